@@ -1,0 +1,97 @@
+/**
+ * Strict parsing of option values and environment variables (DESIGN §8): the trimmed text
+ * must be a finite number (`Number`, not `parseFloat`); unset or empty means the default;
+ * anything else rejects, naming the variable. The environment itself is passed in, so the
+ * core never reads `process`.
+ */
+import { describeValue, InvalidOptionError } from './errors.js';
+
+/** A snapshot of environment variables, as `process.env`. */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Bounds a numeric option must respect. */
+export interface NumberRule {
+  /** Smallest accepted value (inclusive). */
+  min?: number;
+  /** Largest accepted value (inclusive). */
+  max?: number;
+  /** Only whole numbers. */
+  integer?: boolean;
+}
+
+function describeRule(rule: NumberRule): string {
+  const kind = rule.integer ? 'an integer' : 'a number';
+  if (rule.min !== undefined && rule.max !== undefined) return `${kind} in [${rule.min}, ${rule.max}]`;
+  if (rule.min !== undefined) return `${kind} >= ${rule.min}`;
+  if (rule.max !== undefined) return `${kind} <= ${rule.max}`;
+  return kind;
+}
+
+function checkNumber(name: string, value: number, raw: unknown, rule: NumberRule): number {
+  const ok =
+    Number.isFinite(value) &&
+    (rule.min === undefined || value >= rule.min) &&
+    (rule.max === undefined || value <= rule.max) &&
+    (!rule.integer || Number.isInteger(value));
+  if (!ok) throw new InvalidOptionError(`${name} must be ${describeRule(rule)}, got ${describeValue(raw)}`);
+  return value;
+}
+
+/**
+ * Resolves a numeric setting: the option when given, else the environment variable, else the
+ * default. Throws {@link InvalidOptionError} naming the option or variable.
+ */
+export function resolveNumber(
+  optionName: string,
+  optionValue: unknown,
+  env: Environment,
+  envName: string | undefined,
+  fallback: number,
+  rule: NumberRule = {},
+): number {
+  if (optionValue !== undefined) {
+    if (typeof optionValue !== 'number') {
+      throw new InvalidOptionError(`${optionName} must be ${describeRule(rule)}, got ${describeValue(optionValue)}`);
+    }
+    return checkNumber(optionName, optionValue, optionValue, rule);
+  }
+  if (envName === undefined) return fallback;
+  const raw = env[envName];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  return checkNumber(envName, Number(raw.trim()), raw, rule);
+}
+
+/** Resolves a string setting: the option, else the non-empty environment variable, else the default. */
+export function resolveString(
+  optionName: string,
+  optionValue: unknown,
+  env: Environment,
+  envName: string | undefined,
+  fallback: string,
+): string {
+  if (optionValue !== undefined) {
+    if (typeof optionValue !== 'string' || optionValue.trim() === '') {
+      throw new InvalidOptionError(`${optionName} must be a non-empty string, got ${describeValue(optionValue)}`);
+    }
+    return optionValue;
+  }
+  const raw = envName === undefined ? undefined : env[envName];
+  return raw === undefined || raw.trim() === '' ? fallback : raw.trim();
+}
+
+/** Checks that an option, when given, is an array of strings. */
+export function resolveStringList(optionName: string, optionValue: unknown, fallback: readonly string[]): readonly string[] {
+  if (optionValue === undefined) return fallback;
+  if (!Array.isArray(optionValue) || optionValue.some((item) => typeof item !== 'string')) {
+    throw new InvalidOptionError(`${optionName} must be an array of strings, got ${describeValue(optionValue)}`);
+  }
+  return optionValue as string[];
+}
+
+/** Checks that a required string option is a non-empty string. */
+export function requireString(optionName: string, optionValue: unknown): string {
+  if (typeof optionValue !== 'string' || optionValue === '') {
+    throw new InvalidOptionError(`${optionName} must be a non-empty string, got ${describeValue(optionValue)}`);
+  }
+  return optionValue;
+}

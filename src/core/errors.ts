@@ -1,0 +1,89 @@
+/**
+ * Errors. Every error the package throws on purpose is a {@link ContextError} with a
+ * machine-readable `code`; errors from the OS or an SDK are kept as `cause`.
+ */
+
+/** Machine-readable error codes. */
+export type ContextErrorCode =
+  | 'INVALID_OPTION'
+  | 'INVALID_MESSAGE'
+  | 'UNSAFE_PATH'
+  | 'WRITE_FAILED'
+  | 'NO_TOOL_RESULT'
+  | 'SUMMARIZER_FAILED'
+  | 'MISSING_DEPENDENCY';
+
+/** Options of {@link ContextError}. */
+export interface ContextErrorOptions {
+  /** The underlying error (an OS error, an SDK error, ...). */
+  cause?: unknown;
+}
+
+/**
+ * Base class of every error this package throws on purpose.
+ *
+ * @example
+ * ```ts
+ * try { await offloadToolResults(messages, { outputDir }); }
+ * catch (error) {
+ *   if (error instanceof ContextError && error.code === 'WRITE_FAILED') console.error(error.cause);
+ * }
+ * ```
+ */
+export class ContextError extends Error {
+  /** What went wrong, for programs. */
+  readonly code: ContextErrorCode;
+
+  constructor(code: ContextErrorCode, message: string, options: ContextErrorOptions = {}) {
+    super(message, 'cause' in options ? { cause: options.cause } : undefined);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** An option or environment variable has a value outside what it accepts. Code `INVALID_OPTION`. */
+export class InvalidOptionError extends ContextError {
+  constructor(message: string, options: ContextErrorOptions = {}) {
+    super('INVALID_OPTION', message, options);
+  }
+}
+
+/** A message or block is not the shape it must be. Code `INVALID_MESSAGE`; the message names the path of the bad field. */
+export class InvalidMessageError extends ContextError {
+  /** Path of the bad field, e.g. `messages[3].content[0].tool_use_id`. */
+  readonly path: string;
+
+  constructor(path: string, message: string) {
+    super('INVALID_MESSAGE', `${path}: ${message}`);
+    this.path = path;
+  }
+}
+
+/** An id or session would escape the output directory. Code `UNSAFE_PATH`; nothing was written. */
+export class UnsafePathError extends ContextError {
+  constructor(message: string) {
+    super('UNSAFE_PATH', message);
+  }
+}
+
+/** Writing an offload or archive file failed. Code `WRITE_FAILED`; the OS error is the `cause`. */
+export class WriteFailedError extends ContextError {
+  constructor(message: string, options: ContextErrorOptions = {}) {
+    super('WRITE_FAILED', message, options);
+  }
+}
+
+/** An optional peer dependency is needed but not installed. Code `MISSING_DEPENDENCY`. */
+export class MissingDependencyError extends ContextError {
+  constructor(message: string, options: ContextErrorOptions = {}) {
+    super('MISSING_DEPENDENCY', message, options);
+  }
+}
+
+/** Describes a value for an error message: strings quoted, everything else as JSON-ish text. */
+export function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  return `a ${typeof value}`;
+}

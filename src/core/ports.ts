@@ -1,0 +1,80 @@
+/**
+ * Ports: the small interfaces through which the pure core reaches the world. The package
+ * ships Node implementations in `src/infrastructure/`; tests and users may pass their own.
+ */
+import type { Message } from './types.js';
+
+/**
+ * Writes offload and archive files. Spec 01's two methods are required; the optional ones
+ * unlock the safety guarantees of DESIGN §3 (exclusive create, reuse of identical content).
+ */
+export interface FileWriter {
+  /** Creates a directory and its parents; no error when it exists. */
+  ensureDir(dirPath: string): Promise<void>;
+  /** Writes (creates or replaces) a file. */
+  writeFile(filePath: string, content: string): Promise<void>;
+  /**
+   * Creates a file only if no file has that path. Resolves `'created'` when it wrote the file,
+   * `'identical'` when a file with exactly this content is already there (nothing written),
+   * `'exists'` when a file with other content is there (nothing written).
+   */
+  createExclusive?(filePath: string, content: string): Promise<'created' | 'identical' | 'exists'>;
+  /** Lists the file names (not paths) in a directory; `[]` when it does not exist. */
+  listDir?(dirPath: string): Promise<string[]>;
+  /** Resolves a path to an absolute path. Without it, paths are joined as given. */
+  resolvePath?(...segments: string[]): string;
+}
+
+/** Reads files to restore after compaction (spec 05 F-005). */
+export interface FileReader {
+  /** Reads a UTF-8 file. */
+  read(absPath: string): Promise<string>;
+  /** Whether a file exists at that path. */
+  exists(absPath: string): Promise<boolean>;
+  /** The canonical path with symlinks followed; used to keep restoration inside `workDir`. */
+  realpath?(absPath: string): Promise<string>;
+}
+
+/** Options of {@link LlmClient.summarize}. */
+export interface LlmSummarizeOptions {
+  /** Aborts the request. */
+  signal?: AbortSignal;
+  /** Upper bound of the reply, in tokens. */
+  maxTokens?: number;
+}
+
+/** Sends one prompt to an LLM and returns its text reply. */
+export interface LlmClient {
+  /** Returns the model's reply to `prompt`. Rejects on failure; may return blank text (treated as a failure). */
+  summarize(prompt: string, model: string, options?: LlmSummarizeOptions): Promise<string>;
+}
+
+/** Options of {@link Summarizer.summarize}. */
+export interface SummarizerOptions {
+  /** Word budget of the summary (a CJK character counts as a word). */
+  maxWords: number;
+  /** Aborts the work. */
+  signal?: AbortSignal;
+}
+
+/** The whole summarizing strategy: turns the messages to compact (Rest) into a summary. */
+export interface Summarizer {
+  /** Returns the summary of `messages`. Rejects or returns blank text on failure. */
+  summarize(messages: readonly Message[], options: SummarizerOptions): Promise<string>;
+}
+
+/** Counts tokens of a text, synchronously. */
+export interface TokenCounter {
+  /** Number of tokens in `text`. */
+  count(text: string): number;
+}
+
+/** Where warnings go. `console` fits. */
+export interface Logger {
+  warn(message: string): void;
+  info?(message: string): void;
+  debug?(message: string): void;
+}
+
+/** A logger that drops everything. */
+export const silentLogger: Logger = { warn: () => undefined };
