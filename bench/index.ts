@@ -1,0 +1,18 @@
+/**
+ * `npm run bench`: every benchmark of the package, each case against a baseline measured in
+ * the same run. `--quick` runs fewer iterations (used by `npm run check`).
+ */
+import { printRows, type BenchRow, type BenchRunOptions } from './report.js';
+
+type BenchModule = { title: string; run(options: BenchRunOptions): Promise<BenchRow[]> };
+
+const options: BenchRunOptions = { quick: process.argv.includes('--quick') };
+const modules: Array<() => Promise<BenchModule>> = [
+  // Each bench/*.bench.ts module registers itself here.
+];
+
+console.log(`# agent-context-offload benchmarks (node ${process.version}, ${options.quick ? 'quick' : 'full'} run)`);
+for (const load of modules) {
+  const module = await load();
+  printRows(module.title, await module.run(options));
+}

@@ -1,0 +1,67 @@
+/**
+ * Shared pieces of the benchmark harness: every case is measured with tinybench in the same
+ * run as its baseline, and printed with its ratio to that baseline and its goal.
+ */
+import { Bench } from 'tinybench';
+
+/** One printed row of the benchmark report. */
+export interface BenchRow {
+  /** What was measured. */
+  name: string;
+  /** Median time in milliseconds. */
+  medianMs: number;
+  /** The baseline it is compared with, measured in the same run, when there is one. */
+  baseline?: { name: string; medianMs: number };
+  /** Other figures (memory, counts), printed as is. */
+  extra?: string;
+  /** The goal, in words, e.g. `<= 1.5x the floor`. */
+  goal: string;
+  /** Whether the measured figure meets the goal. */
+  met: boolean;
+}
+
+/** Options every bench module receives. */
+export interface BenchRunOptions {
+  /** Fewer iterations: used by `npm run check` so CI stays fast. */
+  quick: boolean;
+}
+
+/** Measures each task with tinybench and returns its median in ms, by name. */
+export async function measureMedians(
+  tasks: Record<string, () => unknown>,
+  options: BenchRunOptions & { iterations?: number; setup?: () => unknown },
+): Promise<Record<string, number>> {
+  const bench = new Bench({
+    iterations: options.quick ? 5 : (options.iterations ?? 30),
+    time: options.quick ? 50 : 1000,
+    warmup: true,
+    warmupIterations: options.quick ? 1 : 3,
+  });
+  for (const [name, fn] of Object.entries(tasks)) bench.add(name, fn);
+  await bench.run();
+  const medians: Record<string, number> = {};
+  for (const task of bench.tasks) {
+    const result = task.result as { latency?: { p50?: number }; error?: unknown } | undefined;
+    if (result?.error) throw result.error;
+    medians[task.name] = result?.latency?.p50 ?? Number.NaN;
+  }
+  return medians;
+}
+
+/** Formats milliseconds for the report. */
+export function formatMs(ms: number): string {
+  return ms >= 100 ? `${ms.toFixed(0)} ms` : ms >= 1 ? `${ms.toFixed(2)} ms` : `${(ms * 1000).toFixed(1)} µs`;
+}
+
+/** Prints the rows as a table. */
+export function printRows(title: string, rows: readonly BenchRow[]): void {
+  console.log(`\n## ${title}\n`);
+  console.log('| case | median | baseline (same run) | ratio | goal | met |');
+  console.log('| --- | --- | --- | --- | --- | --- |');
+  for (const row of rows) {
+    const baseline = row.baseline ? `${row.baseline.name}: ${formatMs(row.baseline.medianMs)}` : '-';
+    const ratio = row.baseline ? `${(row.medianMs / row.baseline.medianMs).toFixed(2)}x` : '-';
+    const median = row.extra ? `${formatMs(row.medianMs)} (${row.extra})` : formatMs(row.medianMs);
+    console.log(`| ${row.name} | ${median} | ${baseline} | ${ratio} | ${row.goal} | ${row.met ? 'yes' : 'no'} |`);
+  }
+}
