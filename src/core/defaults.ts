@@ -9,6 +9,12 @@ export const DEFAULT_OFFLOAD_CHAR_THRESHOLD = 100;
 export const DEFAULT_OFFLOAD_RATIO_THRESHOLD = 0.2;
 /** Direct offload middleware: results of at least this many chars are offloaded (spec 04). */
 export const DEFAULT_DIRECT_OFFLOAD_THRESHOLD = 1000;
+/** Batch offload: the newest this many tool results stay inline (like Anthropic's `keep`). */
+export const DEFAULT_OFFLOAD_KEEP_RECENT = 0;
+/** Offload preview (opt-in): characters shown from the start of the offloaded content. */
+export const DEFAULT_PREVIEW_HEAD_CHARS = 200;
+/** Offload preview (opt-in): characters shown from the end of the offloaded content. */
+export const DEFAULT_PREVIEW_TAIL_CHARS = 100;
 
 /** Longest accepted `tool_use_id` or `sessionId` (DESIGN §5). */
 export const MAX_PATH_SEGMENT_LENGTH = 200;

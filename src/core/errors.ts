@@ -66,6 +66,13 @@ export class UnsafePathError extends ContextError {
   }
 }
 
+/** Direct offload was given a message with no `tool_result` block. Code `NO_TOOL_RESULT`; nothing was written. */
+export class NoToolResultError extends ContextError {
+  constructor(message: string) {
+    super('NO_TOOL_RESULT', message);
+  }
+}
+
 /** Writing an offload or archive file failed. Code `WRITE_FAILED`; the OS error is the `cause`. */
 export class WriteFailedError extends ContextError {
   constructor(message: string, options: ContextErrorOptions = {}) {

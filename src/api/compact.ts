@@ -1,0 +1,139 @@
+/**
+ * Public compaction (spec 05, DESIGN §6): `compactMessages` with its defaults (Node file
+ * reader and writer, the o200k counter, the summarizer chosen from the options and the
+ * environment), and the pieces for users who compose their own loop.
+ */
+import { compactMessagesWith, type CompactResult } from '../core/compact/compact.js';
+import {
+  resolveCompactOptions,
+  resolveRestoreOptions,
+  type CompactOptions,
+  type ResolvedCompactOptions,
+  type RestoreRecentFilesOptions,
+} from '../core/compact/compact-options.js';
+import { createExtractiveSummarizer } from '../core/compact/extractive-summarizer.js';
+import { collectRestoredFiles } from '../core/compact/restore.js';
+import { createLlmSummarizer } from '../core/compact/summarize-with-llm.js';
+import type { Environment } from '../core/env.js';
+import type { Logger, Summarizer, TokenCounter } from '../core/ports.js';
+import type { Message } from '../core/types.js';
+import { assertMessages } from '../core/validate-messages.js';
+import { createAnthropicLlmClient } from '../infrastructure/anthropic-client.js';
+import { NodeFileReader } from '../infrastructure/node-file-reader.js';
+import { NodeFileWriter } from '../infrastructure/node-file-writer.js';
+import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
+
+export type { CompactOptions, RestoreRecentFilesOptions } from '../core/compact/compact-options.js';
+export type { CompactResult, CompactSkipReason } from '../core/compact/compact.js';
+export type { CompactStats } from '../core/compact/stats.js';
+export type { PartitionResult } from '../core/compact/partition.js';
+export type { AssembleMessagesOptions } from '../core/compact/assemble.js';
+export { partitionMessages } from '../core/compact/partition.js';
+export { assembleMessages } from '../core/compact/assemble.js';
+export { buildSummaryPrompt } from '../core/compact/summary-prompt.js';
+
+/** Warnings go to stderr unless the caller passes a logger. */
+const consoleLogger: Logger = { warn: (message) => console.warn(message) };
+
+/** What the extractive fallback says when it is used (DESIGN §6). */
+export const EXTRACTIVE_FALLBACK_WARNING =
+  'compact: no summarizer, llmClient or ANTHROPIC_API_KEY is configured; using the offline extractive summarizer ' +
+  '(deterministic, but far less faithful than an LLM summary)';
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed === undefined || trimmed === '' ? undefined : trimmed;
+}
+
+/** Wraps a summarizer so that each use logs `warning` first. */
+function warnOnUse(summarizer: Summarizer, logger: Logger, warning: string): Summarizer {
+  return {
+    summarize(messages, options) {
+      logger.warn(warning);
+      return summarizer.summarize(messages, options);
+    },
+  };
+}
+
+/**
+ * Picks who writes the summary (DESIGN §6), first that applies: `summarizer`; `llmClient`
+ * (wrapped with spec 05's prompt); an Anthropic client when `ANTHROPIC_API_KEY` is set
+ * (honouring `ANTHROPIC_BASE_URL`; a missing SDK rejects with `MISSING_DEPENDENCY`, it is
+ * not a reason to fall back); else the extractive summarizer, which warns when used.
+ */
+async function selectSummarizer(
+  options: CompactOptions,
+  resolved: ResolvedCompactOptions,
+  env: Environment,
+  tokenCounter: TokenCounter,
+  logger: Logger,
+): Promise<Summarizer> {
+  if (options.summarizer !== undefined) return options.summarizer;
+  const llmOptions = { model: resolved.summaryModel, inputMaxTokens: resolved.summaryInputMaxTokens, tokenCounter };
+  if (options.llmClient !== undefined) return createLlmSummarizer(options.llmClient, llmOptions);
+  const apiKey = nonEmpty(env.ANTHROPIC_API_KEY);
+  if (apiKey !== undefined) {
+    const baseURL = nonEmpty(env.ANTHROPIC_BASE_URL);
+    const client = await createAnthropicLlmClient(baseURL === undefined ? { apiKey } : { apiKey, baseURL });
+    return createLlmSummarizer(client, llmOptions);
+  }
+  return warnOnUse(createExtractiveSummarizer(), logger, EXTRACTIVE_FALLBACK_WARNING);
+}
+
+/**
+ * Compacts a history when it reaches the trigger (spec 05): the leading system messages
+ * (Head) are kept; everything after them (Rest) is archived as JSON, then replaced by a
+ * structured summary, followed by the most recently read files, read again from disk.
+ *
+ * Never mutates `messages`; when nothing is compacted, `result.messages` is the input array
+ * itself and `skippedReason` says why (`'below-threshold'`, `'nothing-to-compact'`,
+ * `'summarizer-failed'` with `error`). Environment variables are read at each call.
+ *
+ * @throws {InvalidMessageError} when `messages` is malformed.
+ * @throws {InvalidOptionError} or {@link UnsafePathError} when an option or variable is out of range — before anything is written.
+ * @throws {MissingDependencyError} when `ANTHROPIC_API_KEY` is set (and no `summarizer` or `llmClient` given) but `@anthropic-ai/sdk` is not installed.
+ * @throws the signal's reason when `signal` aborts.
+ *
+ * @example
+ * ```ts
+ * const result = await compactMessages(messages, { llmClient, resumeMessage: 'Continue with the task.' });
+ * if (result.compacted) messages = result.messages;
+ * ```
+ */
+export async function compactMessages(messages: readonly Message[], options: CompactOptions = {}): Promise<CompactResult> {
+  assertMessages(messages);
+  const env = process.env;
+  const resolved = resolveCompactOptions(options, env, process.cwd());
+  const logger = options.logger ?? consoleLogger;
+  const tokenCounter = options.tokenCounter ?? defaultTokenCounter;
+  const summarizer = await selectSummarizer(options, resolved, env, tokenCounter, logger);
+  return compactMessagesWith(messages, resolved, {
+    summarizer,
+    fileReader: options.fileReader ?? new NodeFileReader(),
+    fileWriter: options.fileWriter ?? new NodeFileWriter(),
+    tokenCounter,
+    logger,
+  });
+}
+
+/**
+ * File restoration on its own (spec 05 F-005): the user messages
+ * `[Restored after compact] {path}:\n{content}` for the files the history read most recently,
+ * within the three budgets, never from outside `workDir` (symlinks followed). Settings as in
+ * {@link compactMessages} (options, else `MAX_RESTORE_*` variables, else defaults). Files that
+ * are missing, unreadable or outside `workDir` are skipped with a warning.
+ *
+ * @throws {InvalidOptionError} when an option or variable is out of range.
+ */
+export async function restoreRecentFiles(messages: readonly Message[], options: RestoreRecentFilesOptions = {}): Promise<Message[]> {
+  assertMessages(messages);
+  const resolved = resolveRestoreOptions(options, process.env, process.cwd());
+  const restored = await collectRestoredFiles(messages, {
+    ...resolved,
+    fileReader: options.fileReader ?? new NodeFileReader(),
+    tokenCounter: options.tokenCounter ?? defaultTokenCounter,
+    logger: options.logger ?? consoleLogger,
+    signal: options.signal,
+  });
+  return restored.map((file) => file.message);
+}

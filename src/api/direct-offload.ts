@@ -1,0 +1,105 @@
+/**
+ * Public entry points of direct offload (spec 04): one message's tool results go to files
+ * before the LLM sees them.
+ */
+import {
+  buildToolResultOffloader,
+  executeDirectOffload,
+  type DirectOffloadResult,
+  type ToolResultOffloader,
+} from '../core/direct-offload.js';
+import {
+  resolveOutputDir,
+  resolvePreview,
+  resolveToolResultOffloaderOptions,
+  type DirectOffloadOptions,
+  type OffloadPreviewOptions,
+  type ToolResultOffloaderOptions,
+} from '../core/offload-options.js';
+import type { FileWriter } from '../core/ports.js';
+import { assertSafePathSegment } from '../core/safe-path.js';
+import type { Message } from '../core/types.js';
+import { NodeFileWriter } from '../infrastructure/node-file-writer.js';
+import { assertFileWriter } from './offload.js';
+
+/** Options of {@link offloadToolResultWithWriter} beyond its positional arguments. */
+export interface DirectOffloadWithWriterOptions {
+  /**
+   * Opt-in: follow each reference with the first and last characters of the content.
+   * @default false
+   */
+  preview?: boolean | OffloadPreviewOptions | undefined;
+}
+
+/**
+ * Writes every `tool_result` block of `message` to `<outputDir>/<sessionId>/<tool_use_id>.md`
+ * through `writer` and returns a deep copy whose blocks read
+ * `[Tool result offloaded to file: <absolute path>]` (spec 04). No threshold check: the caller
+ * decided. Blocks that already are offload references stay as they are; if nothing is left to
+ * write, the message itself comes back with `freedChars: 0`, `file: null`, `files: []`. The
+ * same id in the same session overwrites its earlier file, as spec 04 says.
+ *
+ * @throws {@link InvalidMessageError} for a malformed message; {@link NoToolResultError}
+ * (`NO_TOOL_RESULT`) for a message without `tool_result`; {@link UnsafePathError} for a
+ * `sessionId` or `tool_use_id` that cannot be a path segment; {@link InvalidOptionError} for a
+ * bad `outputDir`, `writer` or option — all before any write; {@link WriteFailedError} when
+ * the OS refuses a write, with its error as `cause`.
+ */
+export async function offloadToolResultWithWriter(
+  message: Message,
+  sessionId: string,
+  outputDir: string,
+  writer: FileWriter,
+  options: DirectOffloadWithWriterOptions = {},
+): Promise<DirectOffloadResult> {
+  assertSafePathSegment('sessionId', sessionId);
+  resolveOutputDir(outputDir);
+  assertFileWriter(writer);
+  const preview = resolvePreview(options.preview);
+  return executeDirectOffload(message, sessionId, outputDir, writer, { preview });
+}
+
+/**
+ * {@link offloadToolResultWithWriter} with the Node file writer (spec 04 F-004): files get mode
+ * 0600, directories 0700, and `file`/`files` and the references hold absolute paths.
+ *
+ * @example
+ * ```ts
+ * const { message: light, file } = await offloadToolResult(toolResultMessage, {
+ *   sessionId: 'session-abc123',
+ *   outputDir: '.offload',
+ * });
+ * ```
+ */
+export async function offloadToolResult(message: Message, options: DirectOffloadOptions): Promise<DirectOffloadResult> {
+  // Read defensively: JavaScript callers may pass no options at all.
+  const fields: Partial<DirectOffloadOptions> = options ?? {};
+  return offloadToolResultWithWriter(message, fields.sessionId as string, fields.outputDir as string, new NodeFileWriter(), {
+    preview: fields.preview,
+  });
+}
+
+/**
+ * Creates the agent-loop middleware of spec 04's user story: pass each user message that
+ * carries tool results (and, optionally, the assistant message that made the calls) before
+ * sending it to the LLM. Blocks of at least `threshold` characters (default 1000) are offloaded
+ * to `<outputDir>/<sessionId>/<tool_use_id>.md`; smaller ones, existing references and results
+ * of `excludeTools` (named by the assistant message's `tool_use` blocks) stay inline. When no
+ * block qualifies, the message object itself is returned.
+ *
+ * Options are validated here, once (`INVALID_OPTION`, `UNSAFE_PATH` for `sessionId`); the
+ * returned function rejects as {@link offloadToolResultWithWriter} does, except that a message
+ * without `tool_result` is returned as is.
+ *
+ * @example
+ * ```ts
+ * const offloadLargeResults = createToolResultOffloader({ sessionId, outputDir: '.offload' });
+ * messages.push(await offloadLargeResults(toolResultsMessage, assistantMessage));
+ * ```
+ */
+export function createToolResultOffloader(options: ToolResultOffloaderOptions): ToolResultOffloader {
+  const resolved = resolveToolResultOffloaderOptions(options);
+  const writer = options.writer ?? new NodeFileWriter();
+  assertFileWriter(writer);
+  return buildToolResultOffloader(writer, resolved);
+}

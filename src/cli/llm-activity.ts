@@ -1,0 +1,50 @@
+/**
+ * Feedback while an LLM writes the summary: a spinner on stderr, only on a terminal, loaded
+ * (`ora`) only when a request starts, so that no other path pays for it.
+ */
+
+/** Shows that a request is in flight. */
+export interface LlmActivity {
+  /** Starts (or updates) the spinner with `text`. */
+  start(text: string): Promise<void>;
+  /** Stops the spinner and clears its line. */
+  stop(): void;
+  /** Writes a line to stderr without garbling the spinner. */
+  writeLine(line: string): void;
+}
+
+interface SpinnerLike {
+  text: string;
+  isSpinning: boolean;
+  start(): unknown;
+  stop(): unknown;
+  clear(): unknown;
+  render(): unknown;
+}
+
+/** The spinner for this process: a real one on a terminal, nothing otherwise. */
+export function createLlmActivity(): LlmActivity {
+  const enabled = process.stderr.isTTY === true;
+  let spinner: SpinnerLike | undefined;
+  return {
+    async start(text) {
+      if (!enabled) return;
+      if (spinner === undefined) {
+        const { default: ora } = await import('ora');
+        // stdin stays untouched: it may be the transcript, and Ctrl-C must reach our handler.
+        spinner = ora({ text, stream: process.stderr, discardStdin: false }) as SpinnerLike;
+      }
+      spinner.text = text;
+      if (!spinner.isSpinning) spinner.start();
+    },
+    stop() {
+      spinner?.stop();
+    },
+    writeLine(line) {
+      const spinning = spinner?.isSpinning === true;
+      if (spinning) spinner?.clear();
+      process.stderr.write(`${line}\n`);
+      if (spinning) spinner?.render();
+    },
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * `agent-context offload <file> --out <dir>`: batch offload of large tool results to files.
+ */
+import { countTokens, offloadToolResults, planOffload } from '../index.js';
+import { parseCommandArguments, readListFlag, readNumberFlag, readStringFlag, requireInputPath } from './arguments.js';
+import { keepDefinedFields } from './defined-fields.js';
+import { UsageError } from './errors.js';
+import { serializeHistory } from './formats/serialize-transcript.js';
+import { FORMAT_LABELS } from './formats/transcript.js';
+import { writeOutput, writeStandardOutput } from './io.js';
+import { countToolDefinitionTokens, createToolDefinitionUsage } from './measure-context.js';
+import { readTranscript } from './read-transcript.js';
+import { formatCount, formatPercent } from './render/format-figures.js';
+import { describeOffloadSkip } from './render/offload-skip.js';
+import { selectReportStream } from './report-stream.js';
+
+const OFFLOAD_FLAGS = {
+  out: { type: 'string' },
+  'char-threshold': { type: 'string' },
+  'ratio-threshold': { type: 'string' },
+  'exclude-tools': { type: 'string' },
+  output: { type: 'string', short: 'o' },
+} as const;
+
+/** Runs `offload` with its arguments. */
+export async function runOffload(args: readonly string[]): Promise<void> {
+  const parsed = parseCommandArguments('offload', args, OFFLOAD_FLAGS, 1);
+  const path = requireInputPath(parsed, 'offload');
+  const outputDir = readStringFlag(parsed, 'out');
+  if (outputDir === undefined || outputDir === '') throw new UsageError('missing --out <dir> (where the offloaded results go)', 'offload');
+  const outputFile = readStringFlag(parsed, 'output');
+  const options = keepDefinedFields({
+    charThreshold: readNumberFlag(parsed, 'char-threshold', 'offload'),
+    ratioThreshold: readNumberFlag(parsed, 'ratio-threshold', 'offload'),
+    excludeTools: readListFlag(parsed, 'exclude-tools'),
+  });
+
+  const transcript = await readTranscript(path);
+  const { messages } = transcript;
+  // The plan says why nothing would be offloaded; the offload itself decides.
+  const plan = planOffload(messages, options);
+  const result = await offloadToolResults(messages, { ...options, outputDir });
+  const usage = createToolDefinitionUsage(countToolDefinitionTokens(transcript));
+  const tokensBefore = countTokens(messages, usage);
+  const tokensAfter = countTokens(result.messages, usage);
+
+  const history = serializeHistory(transcript, result.messages);
+  if (outputFile === undefined) await writeStandardOutput(history);
+  else await writeOutput(outputFile, history);
+
+  const report = selectReportStream(outputFile !== undefined);
+  const { style } = report;
+  const lines = [`${style.bold('offload')}  ${transcript.source} ${style.dim(`(${FORMAT_LABELS[transcript.format]}, ${formatCount(messages.length)} messages)`)}`];
+  if (result.offloadedCount === 0) {
+    lines.push(`  nothing offloaded: ${describeOffloadSkip({ ...plan, candidateCount: plan.candidates.length })}`);
+  } else {
+    const saved = tokensBefore === 0 ? 0 : (tokensBefore - tokensAfter) / tokensBefore;
+    lines.push(
+      `  offloaded ${style.bold(formatCount(result.offloadedCount))} tool results to ${outputDir} (${formatCount(result.files.length)} files)`,
+      `  freed ${style.green(formatCount(result.freedChars))} chars; tokens ${formatCount(tokensBefore)} → ${style.bold(formatCount(tokensAfter))} (${style.green(`-${formatPercent(saved)}`)})`,
+    );
+  }
+  lines.push(
+    `  thresholds: ${formatCount(plan.charThreshold)} chars, ratio ${plan.ratioThreshold} ${style.dim(`(offloadable ${formatPercent(plan.ratio)} of ${formatCount(plan.totalChars)} chars)`)}`,
+    `  history: ${outputFile ?? 'standard output'} ${style.dim(`(${transcript.format === 'request-body' ? 'request body' : transcript.format === 'json' ? 'JSON array' : 'JSON array of messages'})`)}`,
+  );
+  report.writeLines(lines);
+}

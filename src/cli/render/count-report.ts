@@ -1,0 +1,135 @@
+/**
+ * The terminal report of `agent-context count`: totals, bar charts by role and by tool, the
+ * largest tool results, the offload forecast and the compaction gauge.
+ */
+import type { ContextMeasurement } from '../measure-context.js';
+import { FORMAT_LABELS } from '../formats/transcript.js';
+import { drawBar, drawGauge } from './bar-chart.js';
+import { formatCount, formatPercent, padEnd, padStart, truncateText } from './format-figures.js';
+import { describeOffloadSkip } from './offload-skip.js';
+import type { TerminalStyle } from './terminal-style.js';
+
+/** Options of {@link renderCountReport}. */
+export interface RenderCountReportOptions {
+  /** Where the transcript came from (file path or `stdin`), shown in the title. */
+  source: string;
+  /** Colours (or plain text). */
+  style: TerminalStyle;
+  /** Line width to lay out in. */
+  width: number;
+  /** Heading of the report. @default `agent-context count` */
+  title?: string | undefined;
+}
+
+/** A labelled bar row: `  label   12,345  ████▌      42.0%`. */
+function renderBarRows(
+  rows: ReadonlyArray<{ label: string; value: number; note?: string }>,
+  total: number,
+  style: TerminalStyle,
+  width: number,
+): string[] {
+  const labelWidth = Math.min(24, Math.max(...rows.map((row) => Array.from(row.label).length), 4));
+  const noteWidth = Math.max(0, ...rows.map((row) => (row.note ?? '').length));
+  const valueWidth = Math.max(...rows.map((row) => formatCount(row.value).length), 1);
+  const max = Math.max(...rows.map((row) => row.value), 0);
+  const barWidth = Math.max(10, width - labelWidth - noteWidth - valueWidth - 18);
+  return rows.map((row) => {
+    const label = padEnd(truncateText(row.label, labelWidth), labelWidth);
+    const note = noteWidth === 0 ? '' : `${padStart(row.note ?? '', noteWidth)}  `;
+    const value = padStart(formatCount(row.value), valueWidth);
+    const share = padStart(formatPercent(total === 0 ? 0 : row.value / total), 6);
+    return `  ${label}  ${style.dim(note)}${value}  ${style.cyan(drawBar(row.value, max, barWidth))} ${style.dim(share)}`;
+  });
+}
+
+function renderLargestResults(measurement: ContextMeasurement, style: TerminalStyle, width: number): string[] {
+  const results = measurement.largestToolResults;
+  if (results.length === 0) return [style.dim('  (no tool results)')];
+  const tokensWidth = Math.max(6, ...results.map((result) => formatCount(result.tokens).length));
+  const toolWidth = Math.min(16, Math.max(4, ...results.map((result) => (result.tool ?? '?').length)));
+  const idWidth = Math.min(32, Math.max(2, ...results.map((result) => result.toolUseId.length)));
+  const lineWidth = Math.max(12, width - tokensWidth - toolWidth - idWidth - 10);
+  const header = `  ${padStart('tokens', tokensWidth)}  ${padEnd('tool', toolWidth)}  ${padEnd('id', idWidth)}  first line`;
+  return [
+    style.dim(header),
+    ...results.map((result) => {
+      const tokens = padStart(formatCount(result.tokens), tokensWidth);
+      const tool = padEnd(truncateText(result.tool ?? '?', toolWidth), toolWidth);
+      const id = padEnd(truncateText(result.toolUseId, idWidth), idWidth);
+      return `  ${tokens}  ${tool}  ${style.dim(id)}  ${truncateText(result.firstLine, lineWidth)}`;
+    }),
+  ];
+}
+
+function renderOffload(measurement: ContextMeasurement, style: TerminalStyle): string[] {
+  const offload = measurement.offload;
+  const heading = `${style.bold('Batch offload')} ${style.dim(
+    `(char threshold ${formatCount(offload.charThreshold)}, ratio threshold ${offload.ratioThreshold})`,
+  )}`;
+  const share = `${formatCount(offload.offloadableChars)} of ${formatCount(offload.totalChars)} chars (${formatPercent(offload.ratio)})`;
+  if (offload.wouldOffload) {
+    const tokenShare = measurement.totalTokens === 0 ? 0 : offload.freedTokens / measurement.totalTokens;
+    return [
+      heading,
+      `  would offload ${style.bold(formatCount(offload.candidateCount))} of ${formatCount(offload.toolResultCount)} tool results: ${share}`,
+      `  frees ${style.green(formatCount(offload.freedChars))} chars, ~${style.green(formatCount(offload.freedTokens))} tokens (${formatPercent(tokenShare)} of the total; each leaves a one-line reference)`,
+    ];
+  }
+  return [
+    heading,
+    `  would skip: ${describeOffloadSkip(offload)}`,
+    `  ${formatCount(offload.candidateCount)} of ${formatCount(offload.toolResultCount)} tool results qualify: ${share}`,
+  ];
+}
+
+function renderCompaction(measurement: ContextMeasurement, style: TerminalStyle, width: number): string[] {
+  const compaction = measurement.compaction;
+  const heading = `${style.bold('Compaction')} ${style.dim(
+    `(window ${formatCount(compaction.contextTokenLimit)} tokens, triggers at ${formatPercent(compaction.compactThresholdRatio)} = ${formatCount(compaction.thresholdTokens)})`,
+  )}`;
+  const gaugeWidth = Math.max(20, Math.min(50, width - 40));
+  const gauge = drawGauge(compaction.share, compaction.compactThresholdRatio, gaugeWidth);
+  const colour = compaction.wouldTrigger ? style.red : compaction.share >= compaction.compactThresholdRatio * 0.75 ? style.yellow : style.green;
+  const verdict = compaction.wouldTrigger
+    ? style.red(style.bold('would trigger'))
+    : `${style.green('would not trigger')} ${style.dim(`(${formatCount(Math.max(0, compaction.thresholdTokens - measurement.totalTokens))} tokens to go)`)}`;
+  return [heading, `  ${colour(gauge.filled)}${style.dim(gauge.empty)}  ${formatPercent(compaction.share)} of the window: ${verdict}`];
+}
+
+/** Renders the report as lines of text (no trailing newline). */
+export function renderCountReport(measurement: ContextMeasurement, options: RenderCountReportOptions): string {
+  const { style, width } = options;
+  const { byRole } = measurement;
+  const roleRows = [
+    { label: 'system', value: byRole.system },
+    { label: 'user', value: byRole.user },
+    { label: 'assistant', value: byRole.assistant },
+    ...(byRole.tools === undefined ? [] : [{ label: 'tool definitions', value: byRole.tools }]),
+  ];
+  const toolEntries = Object.entries(measurement.byTool);
+  const shownTools = toolEntries.slice(0, 12);
+  const toolRows = shownTools.map(([name, tool]) => ({ label: name, value: tool.tokens, note: `${formatCount(tool.calls)}×` }));
+  const hiddenTools = toolEntries.length - shownTools.length;
+
+  const lines = [
+    `${style.bold(options.title ?? 'agent-context count')}  ${options.source}`,
+    style.dim(`${FORMAT_LABELS[measurement.format]}, ${formatCount(measurement.messageCount)} messages`),
+    '',
+    `${style.bold('Total')}  ${style.bold(formatCount(measurement.totalTokens))} tokens`,
+    '',
+    style.bold('By role'),
+    ...renderBarRows(roleRows, measurement.totalTokens, style, width),
+    '',
+    `${style.bold('By tool')} ${style.dim('(calls, tokens of inputs + results)')}`,
+    ...(toolRows.length === 0 ? [style.dim('  (no tool calls)')] : renderBarRows(toolRows, measurement.totalTokens, style, width)),
+    ...(hiddenTools > 0 ? [style.dim(`  ... and ${hiddenTools} more`)] : []),
+    '',
+    `${style.bold('Largest tool results')}`,
+    ...renderLargestResults(measurement, style, width),
+    '',
+    ...renderOffload(measurement, style),
+    '',
+    ...renderCompaction(measurement, style, width),
+  ];
+  return lines.join('\n');
+}

@@ -1,0 +1,35 @@
+/**
+ * Figures for people: grouped numbers, percentages, cut text.
+ */
+
+const NUMBER_FORMAT = new Intl.NumberFormat('en-US');
+
+/** `84512` → `84,512`. */
+export function formatCount(value: number): string {
+  return NUMBER_FORMAT.format(value);
+}
+
+/** `0.4231` → `42.3%`; shares under 0.1% but above 0 show as `<0.1%`. */
+export function formatPercent(share: number): string {
+  if (share > 0 && share < 0.001) return '<0.1%';
+  return `${(share * 100).toFixed(1)}%`;
+}
+
+/** Cuts `text` to `width` characters with an ellipsis; never splits a surrogate pair. */
+export function truncateText(text: string, width: number): string {
+  const characters = Array.from(text);
+  if (characters.length <= width) return text;
+  return `${characters.slice(0, Math.max(0, width - 1)).join('')}…`;
+}
+
+/** Pads to `width` on the right (text columns). */
+export function padEnd(text: string, width: number): string {
+  const length = Array.from(text).length;
+  return length >= width ? text : text + ' '.repeat(width - length);
+}
+
+/** Pads to `width` on the left (number columns). */
+export function padStart(text: string, width: number): string {
+  const length = Array.from(text).length;
+  return length >= width ? text : ' '.repeat(width - length) + text;
+}

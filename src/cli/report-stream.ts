@@ -1,0 +1,29 @@
+/**
+ * Where a command's stats go (DESIGN §8): to stderr when the new history goes to stdout, so
+ * that `agent-context offload x.json --out d > new.json` gets clean JSON; to stdout when `-o`
+ * names a file.
+ */
+import { createTerminalStyle } from './render/terminal-style.js';
+import type { TerminalStyle } from './render/terminal-style.js';
+
+/** A stream for the stats, with the style fitting it. */
+export interface ReportStream {
+  /** Writes one or more lines. */
+  writeLines(lines: readonly string[]): void;
+  /** Colours for that stream. */
+  style: TerminalStyle;
+  /** The underlying stream. */
+  stream: NodeJS.WriteStream;
+}
+
+/** The stats stream: stdout when the history goes to a file (`-o`), else stderr. */
+export function selectReportStream(historyToFile: boolean): ReportStream {
+  const stream = historyToFile ? process.stdout : process.stderr;
+  return {
+    stream,
+    style: createTerminalStyle(stream),
+    writeLines(lines) {
+      stream.write(`${lines.join('\n')}\n`);
+    },
+  };
+}

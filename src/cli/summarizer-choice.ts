@@ -1,0 +1,125 @@
+/**
+ * Who writes the summary for `compact`: the `--provider` flag, else Anthropic when
+ * `ANTHROPIC_API_KEY` is set, else the offline extractive summarizer — the library's own order
+ * of preference. The CLI picks explicitly (rather than letting `compactMessages` pick) so that
+ * it can always say which one ran.
+ */
+import type { LlmClient, Summarizer } from '../index.js';
+import { UsageError } from './errors.js';
+
+/** The summarizers `--provider` names. */
+export type ProviderName = 'anthropic' | 'openai' | 'extractive';
+
+const PROVIDER_NAMES: readonly ProviderName[] = ['anthropic', 'openai', 'extractive'];
+
+/** The summarizer chosen, before anything is loaded. */
+export interface SummarizerChoice {
+  /** Which one. */
+  provider: ProviderName;
+  /** Why: the flag, or the environment's default. */
+  chosenBy: 'flag' | 'ANTHROPIC_API_KEY' | 'default';
+  /** The model (LLM providers only). */
+  model: string | undefined;
+  /** The base URL given with `--base-url`. */
+  baseURL: string | undefined;
+}
+
+/** Flags that shape the choice. */
+export interface SummarizerFlags {
+  provider: string | undefined;
+  model: string | undefined;
+  baseURL: string | undefined;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+/**
+ * Chooses the summarizer from the flags and the environment.
+ *
+ * @throws {UsageError} for an unknown provider, `--model`/`--base-url` without an LLM
+ * provider, or `openai` without a model (it has no default).
+ */
+export function chooseSummarizer(flags: SummarizerFlags, env: Readonly<Record<string, string | undefined>> = process.env): SummarizerChoice {
+  let provider: ProviderName;
+  let chosenBy: SummarizerChoice['chosenBy'];
+  if (flags.provider !== undefined) {
+    if (!(PROVIDER_NAMES as readonly string[]).includes(flags.provider)) {
+      throw new UsageError(`--provider must be one of ${PROVIDER_NAMES.join(', ')}, got ${JSON.stringify(flags.provider)}`, 'compact');
+    }
+    provider = flags.provider as ProviderName;
+    chosenBy = 'flag';
+  } else if (nonEmpty(env.ANTHROPIC_API_KEY) !== undefined) {
+    provider = 'anthropic';
+    chosenBy = 'ANTHROPIC_API_KEY';
+  } else {
+    provider = 'extractive';
+    chosenBy = 'default';
+  }
+  if (provider === 'extractive') {
+    const stray = flags.model !== undefined ? '--model' : flags.baseURL !== undefined ? '--base-url' : undefined;
+    if (stray !== undefined) {
+      throw new UsageError(`${stray} needs an LLM: pass --provider anthropic or openai (or set ANTHROPIC_API_KEY)`, 'compact');
+    }
+    return { provider, chosenBy, model: undefined, baseURL: undefined };
+  }
+  const model = nonEmpty(flags.model) ?? nonEmpty(env.SUMMARY_MODEL);
+  if (provider === 'openai' && model === undefined) {
+    throw new UsageError('--provider openai needs --model (or SUMMARY_MODEL): OpenAI-compatible servers have no default model', 'compact');
+  }
+  return { provider, chosenBy, model, baseURL: flags.baseURL };
+}
+
+/** Calls made to the summarizer, for the report. */
+export interface SummarizerUse {
+  /** Summaries (extractive) or LLM requests made. */
+  calls: number;
+}
+
+/** Hooks around each LLM request (the spinner). */
+export interface LlmRequestHooks {
+  /** Called before each request, with its 1-based number. */
+  onRequestStart(requestNumber: number): Promise<void>;
+  /** Called after each request, whatever its outcome. */
+  onRequestEnd(): void;
+}
+
+/** What `compactMessages` takes to use the chosen summarizer. */
+export type SummarizerOptions = { summarizer: Summarizer } | { llmClient: LlmClient; summaryModel?: string };
+
+/**
+ * Builds the summarizer (loading an SDK only for an LLM provider), wrapped to count its uses.
+ *
+ * @throws {ContextError} `MISSING_DEPENDENCY` when the provider's SDK is not installed.
+ */
+export async function createChosenSummarizer(choice: SummarizerChoice, use: SummarizerUse, hooks: LlmRequestHooks): Promise<SummarizerOptions> {
+  if (choice.provider === 'extractive') {
+    const { createExtractiveSummarizer } = await import('../index.js');
+    const extractive = createExtractiveSummarizer();
+    return {
+      summarizer: {
+        summarize(messages, options) {
+          use.calls += 1;
+          return extractive.summarize(messages, options);
+        },
+      },
+    };
+  }
+  const library = await import('../index.js');
+  const settings = choice.baseURL === undefined ? {} : { baseURL: choice.baseURL };
+  const client: LlmClient =
+    choice.provider === 'anthropic' ? await library.createAnthropicLlmClient(settings) : await library.createOpenAILlmClient(settings);
+  const llmClient: LlmClient = {
+    async summarize(prompt, model, options) {
+      use.calls += 1;
+      await hooks.onRequestStart(use.calls);
+      try {
+        return await client.summarize(prompt, model, options);
+      } finally {
+        hooks.onRequestEnd();
+      }
+    },
+  };
+  return choice.model === undefined ? { llmClient } : { llmClient, summaryModel: choice.model };
+}

@@ -1,0 +1,43 @@
+/**
+ * Character counts of specs 01 and 03 (DESIGN §2), in UTF-16 code units as
+ * `String.prototype.length` counts them.
+ */
+import type { ContentBlock, Message } from './types.js';
+
+/**
+ * Size of a `tool_result`'s content: a string's `.length`; an array's
+ * `JSON.stringify(content).length` (spec 01 F-002). Missing content counts 0.
+ */
+export function countToolResultChars(content: unknown): number {
+  if (typeof content === 'string') return content.length;
+  if (content === undefined) return 0;
+  return (JSON.stringify(content) ?? '').length;
+}
+
+/**
+ * What one block contributes to the ratio gate's `totalChars` (spec 03 F-006):
+ * `text` → `text.length`; `tool_use` → `JSON.stringify(input).length`; `tool_result` → as
+ * {@link countToolResultChars}; `thinking` → `thinking.length`; any other block → 0.
+ */
+export function countBlockChars(block: ContentBlock): number {
+  switch (block.type) {
+    case 'text':
+      return typeof block.text === 'string' ? block.text.length : 0;
+    case 'tool_use':
+      return block.input === undefined ? 0 : (JSON.stringify(block.input) ?? '').length;
+    case 'tool_result':
+      return countToolResultChars(block.content);
+    case 'thinking':
+      return typeof block.thinking === 'string' ? block.thinking.length : 0;
+    default:
+      return 0;
+  }
+}
+
+/** What one message contributes to `totalChars`: string content → `.length`, else the sum of its blocks. */
+export function countMessageChars(message: Message): number {
+  if (typeof message.content === 'string') return message.content.length;
+  let total = 0;
+  for (const block of message.content) total += countBlockChars(block);
+  return total;
+}

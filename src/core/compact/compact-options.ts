@@ -1,0 +1,340 @@
+/**
+ * Options of `compactMessages` (DESIGN §6) and their resolution: each setting is the option
+ * when given, else its environment variable, else its default. Everything is checked here,
+ * before any side effect, with messages naming the option or variable.
+ */
+import {
+  DEFAULT_COMPACT_MAX_RETRIES,
+  DEFAULT_COMPACT_OUTPUT_DIR,
+  DEFAULT_MAX_RESTORE_FILES,
+  DEFAULT_MAX_RESTORE_TOKENS_PER_FILE,
+  DEFAULT_MAX_RESTORE_TOKENS_TOTAL,
+  DEFAULT_PATH_FIELD,
+  DEFAULT_READ_TOOL_NAMES,
+  DEFAULT_RETRY_BASE_DELAY_MS,
+  DEFAULT_SESSION_ID,
+  DEFAULT_SUMMARY_INPUT_MAX_TOKENS,
+  DEFAULT_SUMMARY_MAX_WORDS,
+  DEFAULT_SUMMARY_MODEL,
+  DEFAULT_TOKEN_SAFETY_FACTOR,
+} from '../defaults.js';
+import { requireString, resolveNumber, resolveString, resolveStringList, type Environment } from '../env.js';
+import { describeValue, InvalidOptionError } from '../errors.js';
+import type { FileReader, FileWriter, LlmClient, Logger, Summarizer, TokenCounter } from '../ports.js';
+import { assertSafePathSegment } from '../safe-path.js';
+import { assertTokenCounter, assertTokenSafetyFactor, resolveCompactTrigger, type LastUsage } from '../tokens.js';
+import { isAbsolutePath, resolvePathFrom } from './path-resolution.js';
+
+/**
+ * Options of `compactMessages`. All optional: with none, compaction triggers at 92% of a
+ * 200,000-token window, archives to `./.compact/default/`, restores up to 5 recently read
+ * files, and summarizes with the first available of `summarizer`, `llmClient`, an Anthropic
+ * client (when `ANTHROPIC_API_KEY` is set) or the offline extractive summarizer.
+ * Environment variables are read at each call.
+ */
+export interface CompactOptions {
+  /**
+   * The context window, in tokens (an integer >= 1).
+   * @default 200000, env `CONTEXT_TOKEN_LIMIT`
+   */
+  contextTokenLimit?: number;
+  /**
+   * Compaction triggers when the history's tokens are >= `contextTokenLimit ×
+   * compactThresholdRatio`. A number in [0, 1].
+   * @default 0.92, env `COMPACT_THRESHOLD_RATIO`
+   */
+  compactThresholdRatio?: number;
+  /**
+   * Compact whatever the token count (the trigger is not checked).
+   * @default false
+   */
+  force?: boolean;
+  /**
+   * The provider's figure for the last request, which makes the trigger's count exact for
+   * the messages it sent (see `countTokens`): `{ inputTokens, messageCount }` or
+   * `{ ...response.usage, messageCount }`.
+   * @default undefined (everything is estimated locally)
+   */
+  lastUsage?: LastUsage;
+  /**
+   * Scales local token estimates (never the provider's figure). Must be > 0.
+   * @default 1
+   */
+  tokenSafetyFactor?: number;
+  /**
+   * Model that writes the summary, for `llmClient` or the Anthropic client.
+   * @default "claude-haiku-4-5-20251001", env `SUMMARY_MODEL`
+   */
+  summaryModel?: string;
+  /**
+   * Word budget of the summary (an integer >= 1; a CJK character counts as a word).
+   * @default 1200, env `SUMMARY_MAX_WORDS`
+   */
+  summaryMaxWords?: number;
+  /**
+   * The text sent to an LLM summarizer never exceeds this many tokens: long tool results are
+   * cut in the middle, and a Rest still too large is summarized in chunks. An integer >= 1.
+   * @default 100000
+   */
+  summaryInputMaxTokens?: number;
+  /**
+   * Retries after a failed summary attempt (a throw or blank text); an integer >= 0.
+   * @default 2, env `COMPACT_MAX_RETRIES`
+   */
+  maxRetries?: number;
+  /**
+   * Wait before the first retry, in ms; each later retry waits twice the one before (an
+   * error's `retryAfterMs` takes precedence). A number >= 0.
+   * @default 1000
+   */
+  retryBaseDelayMs?: number;
+  /**
+   * Where the compacted messages are archived before summarizing, absolute or relative to
+   * `workDir`; each session has a folder in it.
+   * @default ".compact", env `COMPACT_OUTPUT_DIR`
+   */
+  outputDir?: string;
+  /**
+   * The session's archive folder under `outputDir`: 1–200 characters of `[A-Za-z0-9._-]`.
+   * @default "default"
+   */
+  sessionId?: string;
+  /**
+   * How many of the most recently read files are candidates for restoration (an integer >= 0;
+   * 0 restores nothing). A skipped candidate is not replaced by an older one.
+   * @default 5, env `MAX_RESTORE_FILES`
+   */
+  maxRestoreFiles?: number;
+  /**
+   * A file of more tokens than this is not restored (an integer >= 0).
+   * @default 5000, env `MAX_RESTORE_TOKENS_PER_FILE`
+   */
+  maxRestoreTokensPerFile?: number;
+  /**
+   * Restoration stops before the file that would take the restored total above this (an
+   * integer >= 0).
+   * @default 50000, env `MAX_RESTORE_TOKENS_TOTAL`
+   */
+  maxRestoreTokensTotal?: number;
+  /**
+   * Directory that read paths are resolved against and that restoration never leaves
+   * (symlinks are followed for the check). A relative value is resolved against the current
+   * directory.
+   * @default process.cwd()
+   */
+  workDir?: string;
+  /**
+   * Tools whose `tool_use` reads a file, e.g. `['Read']` for Claude Code or
+   * `['str_replace_based_edit_tool']`.
+   * @default ["read_file"]
+   */
+  readToolNames?: readonly string[];
+  /**
+   * Field of the read tool's `input` that holds the path, e.g. `'file_path'` for Claude Code.
+   * @default "path"
+   */
+  pathField?: string;
+  /**
+   * A user message appended after the compacted history (e.g. `"Continue with the task."`),
+   * so the list does not end with an assistant message, which a request would send as a
+   * prefill. Must not be blank.
+   * @default undefined (none, as spec 05)
+   */
+  resumeMessage?: string;
+  /**
+   * The tokenizer for the trigger, the stats and the restore budgets.
+   * @default o200k_base through `gpt-tokenizer`
+   */
+  tokenCounter?: TokenCounter;
+  /**
+   * An LLM to write the summary: the package builds spec 05's prompt (cut and chunked to
+   * `summaryInputMaxTokens`) and sends it with `summaryModel`. Ignored when `summarizer` is
+   * given.
+   * @default an Anthropic client when `ANTHROPIC_API_KEY` is set (honouring `ANTHROPIC_BASE_URL`)
+   */
+  llmClient?: LlmClient;
+  /**
+   * The whole summarizing strategy: takes Rest, returns the summary. Wins over `llmClient`.
+   * @default the first that applies: `llmClient`, the Anthropic client, the extractive summarizer (with a warning)
+   */
+  summarizer?: Summarizer;
+  /**
+   * Reads the files to restore.
+   * @default the Node file reader
+   */
+  fileReader?: FileReader;
+  /**
+   * Writes the archive.
+   * @default the Node file writer (atomic, exclusive create)
+   */
+  fileWriter?: FileWriter;
+  /**
+   * Receives warnings (skipped files, archive failures, the extractive fallback) and, with
+   * `info`, notes on budget skips.
+   * @default console (warnings only)
+   */
+  logger?: Logger;
+  /**
+   * Aborts compaction: `compactMessages` rejects with the signal's reason; nothing is retried.
+   */
+  signal?: AbortSignal;
+}
+
+/** Options of `restoreRecentFiles`: the restoration settings of {@link CompactOptions}. */
+export type RestoreRecentFilesOptions = Pick<
+  CompactOptions,
+  | 'maxRestoreFiles'
+  | 'maxRestoreTokensPerFile'
+  | 'maxRestoreTokensTotal'
+  | 'workDir'
+  | 'readToolNames'
+  | 'pathField'
+  | 'tokenCounter'
+  | 'fileReader'
+  | 'logger'
+  | 'signal'
+>;
+
+/** The restoration settings, resolved and checked. */
+export interface ResolvedRestoreOptions {
+  maxRestoreFiles: number;
+  maxRestoreTokensPerFile: number;
+  maxRestoreTokensTotal: number;
+  /** Absolute. */
+  workDir: string;
+  readToolNames: readonly string[];
+  pathField: string;
+}
+
+/** Every setting of {@link CompactOptions} that is a value, resolved and checked. */
+export interface ResolvedCompactOptions extends ResolvedRestoreOptions {
+  contextTokenLimit: number;
+  compactThresholdRatio: number;
+  force: boolean;
+  lastUsage: LastUsage | undefined;
+  tokenSafetyFactor: number;
+  summaryModel: string;
+  summaryMaxWords: number;
+  summaryInputMaxTokens: number;
+  maxRetries: number;
+  retryBaseDelayMs: number;
+  /** As given (absolute or relative to `workDir`). */
+  outputDir: string;
+  sessionId: string;
+  resumeMessage: string | undefined;
+  signal: AbortSignal | undefined;
+}
+
+function assertPort(name: string, value: unknown, methods: readonly string[]): void {
+  if (value === undefined) return;
+  const ok =
+    typeof value === 'object' &&
+    value !== null &&
+    methods.every((method) => typeof (value as Record<string, unknown>)[method] === 'function');
+  if (!ok) {
+    const list = methods.map((method) => `${method}()`).join(' and ');
+    throw new InvalidOptionError(`${name} must be an object with ${list}, got ${describeValue(value)}`);
+  }
+}
+
+function assertSignal(signal: unknown): asserts signal is AbortSignal | undefined {
+  if (signal === undefined) return;
+  const ok =
+    typeof signal === 'object' &&
+    signal !== null &&
+    typeof (signal as AbortSignal).aborted === 'boolean' &&
+    typeof (signal as AbortSignal).addEventListener === 'function';
+  if (!ok) throw new InvalidOptionError(`signal must be an AbortSignal, got ${describeValue(signal)}`);
+}
+
+/**
+ * Checks the ports given in `options` (each must have its methods), so a wrong object fails
+ * before anything is written.
+ *
+ * @throws {InvalidOptionError}
+ */
+export function assertCompactPorts(options: CompactOptions): void {
+  assertPort('summarizer', options.summarizer, ['summarize']);
+  assertPort('llmClient', options.llmClient, ['summarize']);
+  assertPort('fileReader', options.fileReader, ['read', 'exists']);
+  assertPort('fileWriter', options.fileWriter, ['ensureDir', 'writeFile']);
+  assertPort('logger', options.logger, ['warn']);
+  if (options.tokenCounter !== undefined) assertTokenCounter(options.tokenCounter);
+  assertSignal(options.signal);
+}
+
+function assertOptionsObject(options: unknown): void {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidOptionError(`options must be an object, got ${describeValue(options)}`);
+  }
+}
+
+/**
+ * Resolves the restoration settings (option, else environment, else default) and checks the
+ * ports among them.
+ *
+ * @throws {InvalidOptionError} naming the option or variable.
+ */
+export function resolveRestoreOptions(options: RestoreRecentFilesOptions, env: Environment, currentDir: string): ResolvedRestoreOptions {
+  assertOptionsObject(options);
+  assertPort('fileReader', options.fileReader, ['read', 'exists']);
+  assertPort('logger', options.logger, ['warn']);
+  if (options.tokenCounter !== undefined) assertTokenCounter(options.tokenCounter);
+  assertSignal(options.signal);
+  const count = (name: 'maxRestoreFiles' | 'maxRestoreTokensPerFile' | 'maxRestoreTokensTotal', envName: string, fallback: number): number =>
+    resolveNumber(name, options[name], env, envName, fallback, { min: 0, integer: true });
+  const workDir = options.workDir === undefined ? currentDir : requireString('workDir', options.workDir);
+  return {
+    maxRestoreFiles: count('maxRestoreFiles', 'MAX_RESTORE_FILES', DEFAULT_MAX_RESTORE_FILES),
+    maxRestoreTokensPerFile: count('maxRestoreTokensPerFile', 'MAX_RESTORE_TOKENS_PER_FILE', DEFAULT_MAX_RESTORE_TOKENS_PER_FILE),
+    maxRestoreTokensTotal: count('maxRestoreTokensTotal', 'MAX_RESTORE_TOKENS_TOTAL', DEFAULT_MAX_RESTORE_TOKENS_TOTAL),
+    // A relative workDir is taken from the current directory, as the OS would.
+    workDir: isAbsolutePath(workDir) ? resolvePathFrom(workDir) : resolvePathFrom(currentDir, workDir),
+    readToolNames: resolveStringList('readToolNames', options.readToolNames, DEFAULT_READ_TOOL_NAMES),
+    pathField: options.pathField === undefined ? DEFAULT_PATH_FIELD : requireString('pathField', options.pathField),
+  };
+}
+
+/**
+ * Resolves every value setting of {@link CompactOptions} against the environment `env` and
+ * the current directory `currentDir` (for `workDir`), and checks the ports.
+ *
+ * @throws {InvalidOptionError} naming the option or variable, e.g.
+ *   `MAX_RESTORE_FILES must be an integer >= 0, got "five"`.
+ * @throws {UnsafePathError} when `sessionId` is not a safe folder name.
+ */
+export function resolveCompactOptions(options: CompactOptions, env: Environment, currentDir: string): ResolvedCompactOptions {
+  assertOptionsObject(options);
+  assertCompactPorts(options);
+  const trigger = resolveCompactTrigger(options, env);
+  if (options.force !== undefined && typeof options.force !== 'boolean') {
+    throw new InvalidOptionError(`force must be a boolean, got ${describeValue(options.force)}`);
+  }
+  const tokenSafetyFactor = options.tokenSafetyFactor ?? DEFAULT_TOKEN_SAFETY_FACTOR;
+  assertTokenSafetyFactor(tokenSafetyFactor);
+  if (options.lastUsage !== undefined && (typeof options.lastUsage !== 'object' || options.lastUsage === null)) {
+    throw new InvalidOptionError(`lastUsage must be an object { inputTokens, messageCount }, got ${describeValue(options.lastUsage)}`);
+  }
+  const count = (name: keyof CompactOptions, envName: string | undefined, fallback: number, min: number): number =>
+    resolveNumber(name, options[name], env, envName, fallback, { min, integer: true });
+  const resumeMessage = options.resumeMessage;
+  if (resumeMessage !== undefined && (typeof resumeMessage !== 'string' || resumeMessage.trim() === '')) {
+    throw new InvalidOptionError(`resumeMessage must be a non-blank string, got ${describeValue(resumeMessage)}`);
+  }
+  return {
+    ...trigger,
+    force: options.force ?? false,
+    lastUsage: options.lastUsage,
+    tokenSafetyFactor,
+    summaryModel: resolveString('summaryModel', options.summaryModel, env, 'SUMMARY_MODEL', DEFAULT_SUMMARY_MODEL),
+    summaryMaxWords: count('summaryMaxWords', 'SUMMARY_MAX_WORDS', DEFAULT_SUMMARY_MAX_WORDS, 1),
+    summaryInputMaxTokens: count('summaryInputMaxTokens', undefined, DEFAULT_SUMMARY_INPUT_MAX_TOKENS, 1),
+    maxRetries: count('maxRetries', 'COMPACT_MAX_RETRIES', DEFAULT_COMPACT_MAX_RETRIES, 0),
+    retryBaseDelayMs: resolveNumber('retryBaseDelayMs', options.retryBaseDelayMs, env, undefined, DEFAULT_RETRY_BASE_DELAY_MS, { min: 0 }),
+    outputDir: resolveString('outputDir', options.outputDir, env, 'COMPACT_OUTPUT_DIR', DEFAULT_COMPACT_OUTPUT_DIR),
+    sessionId: assertSafePathSegment('sessionId', options.sessionId ?? DEFAULT_SESSION_ID),
+    ...resolveRestoreOptions(options, env, currentDir),
+    resumeMessage,
+    signal: options.signal,
+  };
+}

@@ -1,0 +1,179 @@
+/**
+ * Compaction (spec 05, DESIGN §6): trigger → partition → archive Rest → summarize (with
+ * retry) → restore recent files → assemble → stats. Pure orchestration over ports.
+ */
+import type { FileReader, FileWriter, Logger, Summarizer, TokenCounter } from '../ports.js';
+import { countHistoryTokens, isAtCompactThreshold } from '../tokens.js';
+import type { Message } from '../types.js';
+import { assembleMessages } from './assemble.js';
+import type { ResolvedCompactOptions } from './compact-options.js';
+import { partitionMessages } from './partition.js';
+import { persistRest } from './persist.js';
+import { collectRestoredFiles } from './restore.js';
+import { summarizeWithRetry, type Sleep } from './retry.js';
+import { computeCompactStats, createEmptyCompactStats, type CompactStats } from './stats.js';
+
+/**
+ * Why nothing was compacted:
+ * - `'below-threshold'`: the history is below the trigger (or empty) and `force` is off;
+ * - `'nothing-to-compact'`: Rest is empty (only system messages);
+ * - `'summarizer-failed'`: every summary attempt threw or returned blank text (`error` holds the last error).
+ */
+export type CompactSkipReason = 'below-threshold' | 'nothing-to-compact' | 'summarizer-failed';
+
+/** What `compactMessages` returns. */
+export interface CompactResult {
+  /**
+   * The compacted history (Head, summary pair, restored file pairs, then the resume message
+   * when one was asked for), or — when nothing was compacted — the input array itself.
+   */
+  messages: Message[];
+  /** Whether the history was compacted. */
+  compacted: boolean;
+  /** Figures of the compaction (spec 05 F-009); all 0 when nothing was compacted. */
+  stats: CompactStats;
+  /**
+   * Absolute path of the JSON archive of the compacted messages (Rest); `null` when nothing
+   * was archived (a skip before archiving, or a write failure, which is logged). Set when
+   * the summarizer failed after the archive was written.
+   */
+  originalMessagesPath: string | null;
+  /** The summary, when compacted. */
+  summary?: string;
+  /** Why nothing was compacted, when `compacted` is false. */
+  skippedReason?: CompactSkipReason;
+  /** The last summarizer error, when `skippedReason` is `'summarizer-failed'`. */
+  error?: unknown;
+}
+
+/** The ports compaction works through. */
+export interface CompactPorts {
+  /** Writes the summary of Rest. */
+  summarizer: Summarizer;
+  /** Reads files to restore. */
+  fileReader: FileReader;
+  /** Writes the archive. */
+  fileWriter: FileWriter;
+  /** Counts tokens. */
+  tokenCounter: TokenCounter;
+  /** Receives warnings. */
+  logger: Logger;
+  /** The wait between retries; tests pass an instant one. */
+  sleep?: Sleep | undefined;
+  /** The clock, for the archive's file name. */
+  now?: (() => Date) | undefined;
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw signal.reason;
+}
+
+function skip(messages: readonly Message[], skippedReason: CompactSkipReason): CompactResult {
+  // The input array itself: a caller can tell "nothing changed" by identity.
+  return { messages: messages as Message[], compacted: false, stats: createEmptyCompactStats(), originalMessagesPath: null, skippedReason };
+}
+
+/**
+ * Compacts `messages` with resolved options and explicit ports. Never mutates the input.
+ *
+ * 1. Trigger: unless `force`, skip (`'below-threshold'`) when the count is below
+ *    `contextTokenLimit × compactThresholdRatio` or the history is empty.
+ * 2. Partition (F-003); an empty Rest skips (`'nothing-to-compact'`).
+ * 3. Archive Rest (v1 F-006) — before summarizing, so it exists even if summarizing fails.
+ * 4. Summarize Rest with retry (v1 F-007); when every attempt fails, resolve the input array
+ *    itself with `'summarizer-failed'` and the last error.
+ * 5. Restore recent files (F-005) from the whole history, then assemble (F-006) and count.
+ *
+ * An abort rejects with the signal's reason at any step.
+ */
+export async function compactMessagesWith(
+  messages: readonly Message[],
+  options: ResolvedCompactOptions,
+  ports: CompactPorts,
+): Promise<CompactResult> {
+  const { signal } = options;
+  const { logger, tokenCounter } = ports;
+  throwIfAborted(signal);
+  const originalTokenCount = countHistoryTokens(messages, {
+    tokenCounter,
+    lastUsage: options.lastUsage,
+    tokenSafetyFactor: options.tokenSafetyFactor,
+  });
+  const triggered =
+    messages.length > 0 && isAtCompactThreshold(originalTokenCount, options.contextTokenLimit, options.compactThresholdRatio);
+  if (!options.force && !triggered) return skip(messages, 'below-threshold');
+
+  const { head, rest } = partitionMessages(messages);
+  if (rest.length === 0) return skip(messages, 'nothing-to-compact');
+
+  const originalMessagesPath = await persistRest(rest, {
+    workDir: options.workDir,
+    outputDir: options.outputDir,
+    sessionId: options.sessionId,
+    fileWriter: ports.fileWriter,
+    logger,
+    now: ports.now,
+  });
+
+  let summary: string;
+  try {
+    summary = await summarizeWithRetry(ports.summarizer, rest, {
+      maxWords: options.summaryMaxWords,
+      maxRetries: options.maxRetries,
+      baseDelayMs: options.retryBaseDelayMs,
+      signal,
+      sleep: ports.sleep,
+      onRetry: (error, retryNumber, delayMs) =>
+        logger.info?.(`compact: summary attempt ${retryNumber} failed (${describeError(error)}); retrying in ${delayMs} ms`),
+    });
+  } catch (error) {
+    throwIfAborted(signal);
+    logger.warn(`compact: every summary attempt failed (${describeError(error)}); the history is left as it was`);
+    return {
+      messages: messages as Message[],
+      compacted: false,
+      stats: createEmptyCompactStats(),
+      originalMessagesPath,
+      skippedReason: 'summarizer-failed',
+      error,
+    };
+  }
+
+  const restored = await collectRestoredFiles(messages, {
+    workDir: options.workDir,
+    readToolNames: options.readToolNames,
+    pathField: options.pathField,
+    maxRestoreFiles: options.maxRestoreFiles,
+    maxRestoreTokensPerFile: options.maxRestoreTokensPerFile,
+    maxRestoreTokensTotal: options.maxRestoreTokensTotal,
+    fileReader: ports.fileReader,
+    tokenCounter,
+    logger,
+    signal,
+  });
+  throwIfAborted(signal);
+  const compactedMessages = assembleMessages(
+    head,
+    summary,
+    restored.map((file) => file.message),
+    { resumeMessage: options.resumeMessage, logger },
+  );
+  const compactedTokenCount = countHistoryTokens(compactedMessages, { tokenCounter, tokenSafetyFactor: options.tokenSafetyFactor });
+  return {
+    messages: compactedMessages,
+    compacted: true,
+    stats: computeCompactStats({
+      originalTokenCount,
+      compactedTokenCount,
+      headLength: head.length,
+      restLength: rest.length,
+      restoredTokenCounts: restored.map((file) => file.tokenCount),
+    }),
+    originalMessagesPath,
+    summary,
+  };
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,511 @@
+/**
+ * The offline, deterministic summarizer (DESIGN §6): what compaction uses when no summarizer,
+ * no LLM client and no API key is configured. It writes spec 05's five sections from facts
+ * read off the messages themselves — no model, no network, same output for the same input.
+ */
+import { describeValue, InvalidOptionError } from '../errors.js';
+import type { Summarizer, SummarizerOptions } from '../ports.js';
+import { isToolResultBlock, isToolUseBlock, type Message } from '../types.js';
+import { countWords, truncateToWords } from '../words.js';
+import {
+  COMPRESSED_CONVERSATION_PREFIX,
+  parseRestoredFileMessage,
+  RESTORED_FILE_ACKNOWLEDGEMENT,
+  SUMMARY_ACKNOWLEDGEMENT,
+} from './assemble.js';
+import { SUMMARY_SECTION_TITLES } from './summary-prompt.js';
+
+/**
+ * Input fields that hold a file path, across common agent tool sets (`read_file`/`path`,
+ * Claude Code's `Read`/`file_path`, `notebook_path`, editor tools' `filePath`, ...).
+ */
+const PATH_FIELDS = [
+  'path',
+  'file_path',
+  'filePath',
+  'filepath',
+  'file_name',
+  'fileName',
+  'filename',
+  'file',
+  'notebook_path',
+  'target_file',
+  'targetFile',
+  'source_path',
+  'destination_path',
+  'old_path',
+  'new_path',
+] as const;
+/** Input fields that hold a list of file paths. */
+const PATH_LIST_FIELDS = ['paths', 'file_paths', 'files'] as const;
+
+/** Subcommands of text-editor tools (`str_replace_based_edit_tool`, `str_replace_editor`). */
+const EDITOR_COMMANDS: Readonly<Record<string, FileOperation>> = {
+  view: 'read',
+  create: 'written',
+  str_replace: 'edited',
+  insert: 'edited',
+  undo_edit: 'edited',
+};
+
+type FileOperation = 'read' | 'written' | 'edited' | 'deleted';
+
+/**
+ * Creates the extractive summarizer: deterministic and offline. It fills the five sections of
+ * spec 05 F-004 from the messages:
+ *
+ * - **Goals & Decisions**: the first user request, verbatim (trimmed), and the first line of
+ *   each later one; what an earlier compaction's summary said there.
+ * - **File Operations**: every path a tool read, wrote, edited or deleted, taken from the tool
+ *   inputs (`path`, `file_path`, `filePath`, `notebook_path`, `paths`, ... and the
+ *   `[Restored after compact]` messages), with the operations, `(failed)` when the call failed.
+ * - **Tool Calls**: the number of calls and failures (`is_error` results), in all and per tool,
+ *   and the most recent calls.
+ * - **Task Status**: the latest user request, verbatim, and whether the assistant replied to
+ *   it; the latest assistant statement, verbatim; the last tool call and its outcome.
+ * - **Errors & Resolutions**: the first line of each failed tool result, what the assistant
+ *   said next and how the next call of the same tool went.
+ *
+ * The summary holds at most `maxWords` words (as {@link countWords} counts them: a CJK
+ * character is a word). When facts do not all fit, the most useful go first: the first and
+ * latest requests, the latest statement and the last call, then errors and files (most recent
+ * first), then the rest; long quotes are cut and marked `[…]`, omitted list items counted.
+ *
+ * Limits: it quotes, it does not understand. Decisions and their reasons are not recognised
+ * (only requests and statements quoted), the next step is the one the latest statement names,
+ * if any, and paths in shell commands (`cat src/a.ts`) are not found, only those in tool
+ * inputs. An LLM summarizer writes a better summary; this one never fails and never leaves
+ * the machine.
+ *
+ * @example
+ * ```ts
+ * const summary = await createExtractiveSummarizer().summarize(rest, { maxWords: 1200 });
+ * ```
+ */
+export function createExtractiveSummarizer(): Summarizer {
+  return {
+    summarize(messages: readonly Message[], options: SummarizerOptions): Promise<string> {
+      try {
+        const { maxWords, signal } = options;
+        if (typeof maxWords !== 'number' || !Number.isInteger(maxWords) || maxWords < 1) {
+          throw new InvalidOptionError(`maxWords must be an integer >= 1, got ${describeValue(maxWords)}`);
+        }
+        signal?.throwIfAborted();
+        return Promise.resolve(writeExtractiveSummary(messages, maxWords));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Facts read off the messages
+
+interface ToolCall {
+  id: string;
+  name: string;
+  input: unknown;
+  messageIndex: number;
+  result?: ToolCallResult;
+}
+
+interface ToolCallResult {
+  isError: boolean;
+  text: string;
+  messageIndex: number;
+}
+
+interface Utterance {
+  text: string;
+  messageIndex: number;
+}
+
+interface FileRecord {
+  path: string;
+  operations: string[];
+  lastMessageIndex: number;
+}
+
+interface Facts {
+  messageCount: number;
+  requests: Utterance[];
+  statements: Utterance[];
+  calls: ToolCall[];
+  files: Map<string, FileRecord>;
+  earlierSummary: string | undefined;
+}
+
+function gatherFacts(messages: readonly Message[]): Facts {
+  const facts: Facts = { messageCount: messages.length, requests: [], statements: [], calls: [], files: new Map(), earlierSummary: undefined };
+  const callsById = new Map<string, ToolCall>();
+
+  messages.forEach((message, messageIndex) => {
+    const blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : Array.isArray(message.content) ? message.content : [];
+    const texts: string[] = [];
+    for (const block of blocks) {
+      if (isToolUseBlock(block) && message.role === 'assistant') {
+        const call: ToolCall = { id: String(block.id), name: typeof block.name === 'string' ? block.name : 'unknown', input: block.input, messageIndex };
+        facts.calls.push(call);
+        callsById.set(call.id, call);
+      } else if (isToolResultBlock(block)) {
+        const call = callsById.get(block.tool_use_id);
+        if (call !== undefined && call.result === undefined) {
+          call.result = { isError: block.is_error === true, text: renderResultText(block.content), messageIndex };
+        }
+      } else if (block.type === 'text' && typeof block.text === 'string') {
+        texts.push(block.text);
+      }
+    }
+    const text = texts.join('\n').trim();
+    if (text === '') return;
+    if (message.role === 'user') {
+      const restoredPath = parseRestoredFileMessage(message);
+      if (restoredPath !== undefined) recordFile(facts.files, restoredPath, 'read', messageIndex);
+      else if (text.startsWith(COMPRESSED_CONVERSATION_PREFIX.trim())) facts.earlierSummary = text.slice(COMPRESSED_CONVERSATION_PREFIX.trim().length).trim();
+      else facts.requests.push({ text, messageIndex });
+    } else if (message.role === 'assistant' && text !== SUMMARY_ACKNOWLEDGEMENT && text !== RESTORED_FILE_ACKNOWLEDGEMENT) {
+      facts.statements.push({ text, messageIndex });
+    }
+  });
+
+  for (const call of facts.calls) {
+    const operation = classifyOperation(call.name, call.input);
+    const label = call.result?.isError === true ? `${operation} (failed)` : operation;
+    for (const path of extractPaths(call.input)) recordFile(facts.files, path, label, call.messageIndex);
+  }
+  return facts;
+}
+
+function recordFile(files: Map<string, FileRecord>, path: string, operation: string, messageIndex: number): void {
+  const record = files.get(path) ?? { path, operations: [], lastMessageIndex: messageIndex };
+  if (!record.operations.includes(operation)) record.operations.push(operation);
+  record.lastMessageIndex = Math.max(record.lastMessageIndex, messageIndex);
+  files.set(path, record);
+}
+
+function extractPaths(input: unknown): string[] {
+  if (typeof input !== 'object' || input === null) return [];
+  const fields = input as Record<string, unknown>;
+  const paths: string[] = [];
+  for (const field of PATH_FIELDS) {
+    if (isPathLike(fields[field])) paths.push(fields[field]);
+  }
+  for (const field of PATH_LIST_FIELDS) {
+    const list = fields[field];
+    if (Array.isArray(list)) for (const item of list) if (isPathLike(item)) paths.push(item);
+  }
+  return [...new Set(paths)];
+}
+
+/** A short, single-line string: file content in a `file` field is not a path. */
+function isPathLike(value: unknown): value is string {
+  return typeof value === 'string' && value.trim() !== '' && value.length <= 500 && !/[\n\r]/.test(value);
+}
+
+/** What a tool did to the files it names, from its name (and a text editor's `command`). */
+function classifyOperation(toolName: string, input: unknown): string {
+  const command = typeof input === 'object' && input !== null ? (input as { command?: unknown }).command : undefined;
+  if (typeof command === 'string' && Object.hasOwn(EDITOR_COMMANDS, command)) return EDITOR_COMMANDS[command] as FileOperation;
+  const name = toolName.toLowerCase();
+  if (/delete|remove|unlink|(^|[^a-z])rm([^a-z]|$)/.test(name)) return 'deleted';
+  if (/edit|replace|patch|insert|update|modify|append/.test(name)) return 'edited';
+  if (/write|create|save/.test(name)) return 'written';
+  if (/read|view|open|(^|[^a-z])cat([^a-z]|$)/.test(name)) return 'read';
+  return `used by ${toolName}`;
+}
+
+function renderResultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((block: unknown) =>
+      typeof block === 'object' && block !== null && (block as { type?: unknown }).type === 'text' ? String((block as { text?: unknown }).text ?? '') : '',
+    )
+    .filter((text) => text !== '')
+    .join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Items: one line (or quote) of the summary, with what decides whether it fits
+
+interface Item {
+  /** Index in SUMMARY_SECTION_TITLES. */
+  section: number;
+  /** Lower tiers are placed first. */
+  tier: number;
+  /** Within a tier, lower goes first. */
+  priority: number;
+  /** Position within its section when written. */
+  order: number;
+  text: string;
+  /** When set, the item may be cut to any length of at least this many words. */
+  minWords?: number;
+  /** Counted in the section's "N more not shown" line when it does not fit. */
+  listed?: boolean;
+}
+
+const GOALS = 0;
+const FILES = 1;
+const TOOLS = 2;
+const STATUS = 3;
+const ERRORS = 4;
+
+/** Marks a quote that was cut short (punctuation only: it costs no word). */
+const CUT_MARK = ' […]';
+
+function writeExtractiveSummary(messages: readonly Message[], maxWords: number): string {
+  const facts = gatherFacts(messages);
+  const items = collectItems(facts, maxWords);
+  const sections = fitItems(items, maxWords);
+  const summary = sections.join('\n\n');
+  // only a budget smaller than the five headings can get here
+  return countWords(summary) <= maxWords ? summary : truncateToWords(summary, maxWords);
+}
+
+function collectItems(facts: Facts, maxWords: number): Item[] {
+  const items: Item[] = [];
+  const share = (fraction: number, floor: number): number => Math.max(floor, Math.floor(maxWords * fraction));
+  const { requests, statements, calls } = facts;
+
+  // Goals & Decisions
+  const first = requests[0];
+  const latest = requests.at(-1);
+  if (facts.earlierSummary !== undefined) {
+    items.push(...carryEarlierSections(facts.earlierSummary, share));
+  }
+  if (first !== undefined) {
+    const label = facts.earlierSummary === undefined ? 'First request:' : 'First request since the previous summary:';
+    items.push({ section: GOALS, tier: 0, priority: 0, order: 1, text: quoteItem(label, first.text, share(0.2, 20)), minWords: 5 });
+  }
+  requests.slice(1, -1).forEach((request, index, later) => {
+    items.push({
+      section: GOALS,
+      tier: 2,
+      priority: later.length - index, // most recent first
+      order: 2 + index,
+      text: `- Later request: ${capWords(firstLine(request.text), 30)}`,
+      listed: true,
+    });
+  });
+
+  // File Operations: all paths, the most recently touched kept first when space runs out
+  [...facts.files.values()].forEach((file, index) => {
+    items.push({
+      section: FILES,
+      tier: 1,
+      priority: -file.lastMessageIndex,
+      order: 1 + index,
+      text: `- ${formatCode(file.path)}: ${file.operations.join(', ')}`,
+      listed: true,
+    });
+  });
+
+  // Tool Calls
+  const failures = calls.filter((call) => call.result?.isError === true).length;
+  if (calls.length > 0) {
+    items.push({ section: TOOLS, tier: 0, priority: 0, order: 1, text: `- ${plural(calls.length, 'tool call')}, ${failures} failed.` });
+  }
+  const perTool = new Map<string, { calls: number; failures: number }>();
+  for (const call of calls) {
+    const stats = perTool.get(call.name) ?? { calls: 0, failures: 0 };
+    stats.calls += 1;
+    if (call.result?.isError === true) stats.failures += 1;
+    perTool.set(call.name, stats);
+  }
+  [...perTool.entries()]
+    .sort(([nameA, a], [nameB, b]) => b.calls - a.calls || (nameA < nameB ? -1 : nameA > nameB ? 1 : 0))
+    .forEach(([name, stats], index) => {
+      const failed = stats.failures > 0 ? `, ${stats.failures} failed` : '';
+      items.push({ section: TOOLS, tier: 2, priority: index, order: 2 + index, text: `- ${formatCode(name)}: ${plural(stats.calls, 'call')}${failed}`, listed: true });
+    });
+  calls.slice(-6, -1).forEach((call, index, recent) => {
+    items.push({
+      section: TOOLS,
+      tier: 3,
+      priority: recent.length - index,
+      order: 1000 + index,
+      text: `- Recent call: ${capWords(describeCall(call), 30)}`,
+      minWords: 4,
+    });
+  });
+
+  // Task Status
+  if (latest !== undefined) {
+    const replied = statements.some((statement) => statement.messageIndex > latest.messageIndex) || calls.some((call) => call.messageIndex > latest.messageIndex);
+    const label = replied ? 'Latest request:' : 'Latest request (no reply yet):';
+    const text = latest === first ? `- ${label} the first request above.` : quoteItem(label, latest.text, share(0.2, 20));
+    items.push({ section: STATUS, tier: 0, priority: 1, order: 1, text, minWords: 5 });
+  }
+  const statement = statements.at(-1);
+  if (statement !== undefined) {
+    items.push({ section: STATUS, tier: 0, priority: 2, order: 2, text: quoteItem('Latest assistant statement:', statement.text, share(0.15, 20)), minWords: 5 });
+  }
+  const lastCall = calls.at(-1);
+  if (lastCall !== undefined) {
+    items.push({ section: STATUS, tier: 0, priority: 3, order: 3, text: `- Last tool call: ${capWords(describeCall(lastCall), 40)}`, minWords: 5 });
+  }
+
+  // Errors & Resolutions: every failed call, the most recent kept first
+  const failed = calls.filter((call) => call.result?.isError === true);
+  failed.forEach((call, index) => {
+    items.push({
+      section: ERRORS,
+      tier: 1,
+      priority: failed.length - index,
+      order: 1 + index,
+      text: capWords(describeError(call, facts), 60),
+      minWords: 8,
+      listed: true,
+    });
+  });
+  return items;
+}
+
+/** Sections of an earlier summary (a previous compaction in Rest), carried under the same titles. */
+function carryEarlierSections(summary: string, share: (fraction: number, floor: number) => number): Item[] {
+  const bodies = new Map<number, string[]>();
+  let section = GOALS; // text before any known heading belongs to the goals
+  for (const line of summary.split('\n')) {
+    const heading = /^#{1,6}\s+(.+?)\s*#*\s*$/.exec(line);
+    const known = heading === null ? -1 : findSection(heading[1] ?? '');
+    if (known !== -1) {
+      section = known;
+      continue;
+    }
+    if (line.trim() === '' || line.trim() === 'None.') continue;
+    bodies.set(section, [...(bodies.get(section) ?? []), line]);
+  }
+  const settings: Record<number, { tier: number; fraction: number }> = {
+    [GOALS]: { tier: 1, fraction: 0.25 },
+    [FILES]: { tier: 2, fraction: 0.15 },
+    [TOOLS]: { tier: 3, fraction: 0.1 },
+    [STATUS]: { tier: 3, fraction: 0.1 },
+    [ERRORS]: { tier: 3, fraction: 0.1 },
+  };
+  const items: Item[] = [];
+  for (const [index, lines] of bodies) {
+    const { tier, fraction } = settings[index] ?? { tier: 3, fraction: 0.1 };
+    const body = lines.map((line) => `  ${line}`).join('\n');
+    items.push({ section: index, tier, priority: -1, order: 0, text: capWords(`- From the previous summary:\n${body}`, share(fraction, 20)), minWords: 10 });
+  }
+  return items;
+}
+
+function findSection(heading: string): number {
+  const normalized = normalizeTitle(heading);
+  return SUMMARY_SECTION_TITLES.findIndex((title) => normalizeTitle(title) === normalized);
+}
+
+function normalizeTitle(title: string): string {
+  return title.toLowerCase().replace(/\band\b/g, '&').replace(/[^a-z&]/g, '');
+}
+
+function describeCall(call: ToolCall): string {
+  const outcome = call.result === undefined ? 'no result yet' : call.result.isError ? `failed: ${firstLine(call.result.text)}` : 'ok';
+  return `${formatCode(call.name)} ${truncateChars(stringifyInput(call.input), 200)} → ${outcome}`;
+}
+
+function describeError(call: ToolCall, facts: Facts): string {
+  const resultIndex = call.result?.messageIndex ?? call.messageIndex;
+  let text = `- ${formatCode(call.name)} failed: ${capWords(firstLine(call.result?.text ?? ''), 30) || '(no message)'}`;
+  const next = facts.statements.find((statement) => statement.messageIndex > resultIndex);
+  if (next !== undefined) text += ` Then: "${capWords(firstLine(next.text), 25)}"`;
+  const retry = facts.calls.find((other) => other.name === call.name && other.messageIndex > call.messageIndex);
+  if (retry !== undefined) {
+    const outcome = retry.result === undefined ? 'has no result yet' : retry.result.isError ? 'failed too' : 'succeeded';
+    text += ` The next ${formatCode(call.name)} call ${outcome}.`;
+  }
+  return text;
+}
+
+/** `- Label:` then the text as a Markdown quote, cut to `maxWords` words. */
+function quoteItem(label: string, text: string, maxWords: number): string {
+  const quoted = capWords(text, maxWords)
+    .split('\n')
+    .map((line) => (line.trim() === '' ? '  >' : `  > ${line}`))
+    .join('\n');
+  return `- ${label}\n${quoted}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fitting the items into the budget
+
+function fitItems(items: readonly Item[], maxWords: number): string[] {
+  const headingWords = SUMMARY_SECTION_TITLES.reduce((total, title) => total + countWords(title), 0);
+  // every section needs its heading, and "None." when nothing else fits
+  let remaining = maxWords - headingWords - SUMMARY_SECTION_TITLES.length;
+  const chosen: Item[] = [];
+  const omitted = SUMMARY_SECTION_TITLES.map(() => 0);
+  const ranked = items
+    .map((item, index) => ({ item, index }))
+    .sort((a, b) => a.item.tier - b.item.tier || a.item.priority - b.item.priority || a.index - b.index)
+    .map(({ item }) => item);
+  for (const item of ranked) {
+    const words = countWords(item.text);
+    if (words <= remaining) {
+      chosen.push(item);
+      remaining -= words;
+    } else if (item.minWords !== undefined && remaining >= item.minWords) {
+      const text = truncateToWords(item.text, remaining) + CUT_MARK;
+      chosen.push({ ...item, text });
+      remaining -= countWords(text);
+    } else if (item.listed === true) {
+      omitted[item.section] = (omitted[item.section] ?? 0) + 1;
+    }
+  }
+  return SUMMARY_SECTION_TITLES.map((title, section) => {
+    const lines = chosen
+      .filter((item) => item.section === section)
+      .sort((a, b) => a.order - b.order)
+      .map((item) => item.text);
+    const count = omitted[section] ?? 0;
+    if (count > 0) {
+      const note = `- (${count} more not shown)`;
+      if (countWords(note) <= remaining) {
+        lines.push(note);
+        remaining -= countWords(note);
+      }
+    }
+    return `## ${title}\n${lines.length > 0 ? lines.join('\n') : 'None.'}`;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small text helpers
+
+/** `text` cut to `maxWords` words, marked `[…]` when cut. */
+function capWords(text: string, maxWords: number): string {
+  const cut = truncateToWords(text, maxWords);
+  return cut.length < text.length ? cut + CUT_MARK : text;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
+}
+
+/** The first `maxChars` characters of one line of `text`, marked `…` when cut; never splits a surrogate pair. */
+function truncateChars(text: string, maxChars: number): string {
+  const flat = text.replace(/\s+/g, ' ');
+  if (flat.length <= maxChars) return flat;
+  let end = maxChars;
+  const code = flat.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return `${flat.slice(0, end)}…`;
+}
+
+function stringifyInput(input: unknown): string {
+  try {
+    return JSON.stringify(input) ?? '';
+  } catch {
+    return '[unserializable input]';
+  }
+}
+
+function formatCode(text: string): string {
+  return text.includes('`') ? text : `\`${text}\``;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}

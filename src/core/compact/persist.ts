@@ -1,0 +1,90 @@
+/**
+ * Archive of the compacted messages (v1 F-006, DESIGN §6): before summarizing, Rest is saved
+ * as indented JSON to `<outputDir>/<sessionId>/compact-<UTC time>-<sequence>.json`, so
+ * nothing compaction drops is lost. The sequence is derived from the files already there
+ * (no global counter), and the file is created exclusively, so two compactions running at
+ * once never overwrite each other.
+ */
+import type { FileWriter, Logger } from '../ports.js';
+import type { Message } from '../types.js';
+import { resolvePathFrom } from './path-resolution.js';
+
+/** Names of archive files: `compact-2026-11-21T23-45-12Z-1.json`. */
+export const ARCHIVE_FILE_NAME_PATTERN = /^compact-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z-(\d+)\.json$/;
+
+/** Attempts at the next sequence number when concurrent writers keep taking it. */
+const MAX_EXCLUSIVE_ATTEMPTS = 1000;
+
+/** Options of {@link persistRest}. */
+export interface PersistRestOptions {
+  /** Absolute directory a relative `outputDir` is resolved against. */
+  workDir: string;
+  /** Archive root, absolute or relative to `workDir`. */
+  outputDir: string;
+  /** Folder of this session's archives, under `outputDir` (a safe path segment). */
+  sessionId: string;
+  /** Creates the directory and writes the file (exclusively when it can). */
+  fileWriter: FileWriter;
+  /** Receives the warning when the archive cannot be written. */
+  logger: Logger;
+  /** The clock, for the file name. @default () => new Date() */
+  now?: (() => Date) | undefined;
+}
+
+/** `2026-11-21T23:45:12.345Z` → `2026-11-21T23-45-12Z`: UTC ISO-8601 to the second, `:` as `-`. */
+export function formatArchiveTimestamp(date: Date): string {
+  return `${date.toISOString().slice(0, 19).replaceAll(':', '-')}Z`;
+}
+
+/** The archive file name for a time and a sequence number. */
+export function formatArchiveFileName(date: Date, sequence: number): string {
+  return `compact-${formatArchiveTimestamp(date)}-${sequence}.json`;
+}
+
+/** One more than the highest sequence among existing archive names; 1 when there is none. */
+export function nextArchiveSequence(fileNames: readonly string[]): number {
+  let highest = 0;
+  for (const name of fileNames) {
+    const match = ARCHIVE_FILE_NAME_PATTERN.exec(name);
+    if (match) highest = Math.max(highest, Number(match[1]));
+  }
+  return highest + 1;
+}
+
+function joinPath(writer: FileWriter, ...segments: [string, ...string[]]): string {
+  return writer.resolvePath !== undefined ? writer.resolvePath(...segments) : resolvePathFrom(...segments);
+}
+
+/**
+ * Writes `rest` as indented JSON to the session's next archive file and resolves its path.
+ * With the writer's `listDir` the sequence continues from the files on disk; with its
+ * `createExclusive` a name taken meanwhile moves on to the next number (a writer with only
+ * spec 01's two methods writes plainly, as sequence 1 when it cannot list). A failure is
+ * logged and resolves `null`: compaction goes on without an archive.
+ */
+export async function persistRest(rest: readonly Message[], options: PersistRestOptions): Promise<string | null> {
+  const { fileWriter, logger } = options;
+  const date = (options.now ?? (() => new Date()))();
+  const directory = joinPath(fileWriter, options.workDir, options.outputDir, options.sessionId);
+  try {
+    await fileWriter.ensureDir(directory);
+    let sequence = nextArchiveSequence(fileWriter.listDir !== undefined ? await fileWriter.listDir(directory) : []);
+    const content = JSON.stringify(rest, null, 2);
+    if (fileWriter.createExclusive === undefined) {
+      const filePath = joinPath(fileWriter, directory, formatArchiveFileName(date, sequence));
+      await fileWriter.writeFile(filePath, content);
+      return filePath;
+    }
+    for (let attempt = 0; attempt < MAX_EXCLUSIVE_ATTEMPTS; attempt += 1, sequence += 1) {
+      const filePath = joinPath(fileWriter, directory, formatArchiveFileName(date, sequence));
+      const outcome = await fileWriter.createExclusive(filePath, content);
+      // 'identical': the same Rest was archived under this name already; that file serves.
+      if (outcome !== 'exists') return filePath;
+    }
+    throw new Error(`no free sequence number after ${MAX_EXCLUSIVE_ATTEMPTS} attempts`);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    logger.warn(`compact: could not archive the compacted messages in ${directory} (${reason}); continuing with originalMessagesPath null`);
+    return null;
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * File restoration (spec 05 F-005, DESIGN §8): after compaction, the files the agent read
+ * most recently are read again from disk and put back into the context, within three budgets
+ * (file count, tokens per file, tokens in all), and never from outside `workDir`.
+ */
+import type { FileReader, Logger, TokenCounter } from '../ports.js';
+import type { Message } from '../types.js';
+import { formatRestoredFileMessage, parseRestoredFileMessage } from './assemble.js';
+import { isPathInside, resolvePathFrom } from './path-resolution.js';
+
+/** A file the history read, as a restoration candidate. */
+export interface ReadFileCandidate {
+  /** The path as the agent last wrote it (`input.path`, or as a restored-file message named it). */
+  path: string;
+  /** `path` resolved against `workDir`, lexically; the de-duplication key. */
+  absolutePath: string;
+  /** Position of the latest read in the history (higher is more recent). */
+  lastReadIndex: number;
+}
+
+/** A file put back into the context. */
+export interface RestoredFile {
+  /** The path as the agent last wrote it; the restored message names it. */
+  path: string;
+  /** The absolute path that was read. */
+  absolutePath: string;
+  /** The file's text. */
+  content: string;
+  /** Tokens of `content` (the budgets are checked against it). */
+  tokenCount: number;
+  /** The user message `[Restored after compact] {path}:\n{content}`. */
+  message: Message;
+}
+
+/** Where to look for file reads in a history. */
+export interface FindRecentlyReadFilesOptions {
+  /** Absolute directory relative paths are resolved against. */
+  workDir: string;
+  /** Names of the tools whose `tool_use` reads a file, e.g. `['read_file']`. */
+  readToolNames: readonly string[];
+  /** Field of the tool's `input` holding the path, e.g. `'path'`. */
+  pathField: string;
+}
+
+/** Options of {@link collectRestoredFiles}: every budget and port, resolved. */
+export interface CollectRestoredFilesOptions extends FindRecentlyReadFilesOptions {
+  /** Most recently read files considered; 0 restores nothing. */
+  maxRestoreFiles: number;
+  /** A file of more tokens than this is skipped. */
+  maxRestoreTokensPerFile: number;
+  /** Restoration stops before the file that would take the total above this. */
+  maxRestoreTokensTotal: number;
+  /** Reads the files (and, with `realpath`, follows symlinks for the containment check). */
+  fileReader: FileReader;
+  /** Counts a file's tokens. */
+  tokenCounter: TokenCounter;
+  /** Receives a warning per file skipped for safety or I/O, and notes on budget skips. */
+  logger: Logger;
+  /** Stops the work: the promise rejects with the signal's reason. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * The files the history read, most recent first, one per resolved absolute path (spec 05
+ * F-005 steps 1–4, DESIGN §8). A read is a `tool_use` in an assistant message whose name is
+ * in `readToolNames` and whose `input[pathField]` is a non-empty string; a
+ * `[Restored after compact] {path}:` user message counts as a read at its position, so a
+ * file stays restored across compactions until newer reads push it out. A partial read
+ * (`view_range`, offset) is a read of the file.
+ */
+export function findRecentlyReadFiles(messages: readonly Message[], options: FindRecentlyReadFilesOptions): ReadFileCandidate[] {
+  const readToolNames = new Set(options.readToolNames);
+  const byAbsolutePath = new Map<string, ReadFileCandidate>();
+  let readIndex = 0;
+  const recordRead = (path: string): void => {
+    const absolutePath = resolvePathFrom(options.workDir, path);
+    // Delete first so that Map order stays "by latest read"; the name is the latest one.
+    byAbsolutePath.delete(absolutePath);
+    byAbsolutePath.set(absolutePath, { path, absolutePath, lastReadIndex: readIndex });
+    readIndex += 1;
+  };
+  for (const message of messages) {
+    if (message.role === 'user') {
+      const restoredPath = parseRestoredFileMessage(message);
+      if (restoredPath !== undefined) recordRead(restoredPath);
+      continue;
+    }
+    if (message.role !== 'assistant' || !Array.isArray(message.content)) continue;
+    for (const block of message.content) {
+      if (block.type !== 'tool_use' || typeof block.name !== 'string' || !readToolNames.has(block.name)) continue;
+      const input = block.input;
+      const path = typeof input === 'object' && input !== null ? (input as Record<string, unknown>)[options.pathField] : undefined;
+      if (typeof path === 'string' && path.trim() !== '') recordRead(path);
+    }
+  }
+  return [...byAbsolutePath.values()].reverse();
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw signal.reason;
+}
+
+/**
+ * Reads back the most recently read files (spec 05 F-005 steps 5–7, DESIGN §8):
+ * 1. take the `maxRestoreFiles` most recent candidates ({@link findRecentlyReadFiles}); a
+ *    candidate skipped below is not replaced by an older one;
+ * 2. for each, most recent first: skip with a warning when its path resolves outside
+ *    `workDir`, when it does not exist, when its real path (symlinks followed, with
+ *    `fileReader.realpath`) is outside the real `workDir`, or when reading fails;
+ * 3. skip when its tokens are > `maxRestoreTokensPerFile`; stop before the file that would
+ *    take the total above `maxRestoreTokensTotal`.
+ *
+ * A file is read whole, even when the agent read part of it. Never rejects for a file; only
+ * an abort rejects (with the signal's reason).
+ */
+export async function collectRestoredFiles(messages: readonly Message[], options: CollectRestoredFilesOptions): Promise<RestoredFile[]> {
+  const { fileReader, logger, workDir } = options;
+  if (options.maxRestoreFiles <= 0) return [];
+  const candidates = findRecentlyReadFiles(messages, options).slice(0, options.maxRestoreFiles);
+  if (candidates.length === 0) return [];
+
+  let realWorkDir: string | undefined;
+  if (fileReader.realpath !== undefined) {
+    try {
+      realWorkDir = await fileReader.realpath(workDir);
+    } catch {
+      realWorkDir = workDir;
+    }
+  }
+
+  const restored: RestoredFile[] = [];
+  let totalTokens = 0;
+  for (const candidate of candidates) {
+    throwIfAborted(options.signal);
+    const { path, absolutePath } = candidate;
+    // Lexical check first: nothing outside workDir is ever touched, not even probed.
+    if (!isPathInside(workDir, absolutePath)) {
+      logger.warn(`restore: skipped "${path}": it resolves to ${absolutePath}, outside workDir ${workDir}`);
+      continue;
+    }
+    let content: string;
+    let readPath = absolutePath;
+    try {
+      if (!(await fileReader.exists(absolutePath))) {
+        logger.warn(`restore: skipped "${path}": no file at ${absolutePath}`);
+        continue;
+      }
+      if (fileReader.realpath !== undefined && realWorkDir !== undefined) {
+        readPath = await fileReader.realpath(absolutePath);
+        if (!isPathInside(realWorkDir, readPath)) {
+          logger.warn(`restore: skipped "${path}": its real path ${readPath} is outside workDir ${realWorkDir}`);
+          continue;
+        }
+      }
+      content = await fileReader.read(readPath);
+    } catch (error) {
+      throwIfAborted(options.signal);
+      logger.warn(`restore: skipped "${path}": could not read it (${describeError(error)})`);
+      continue;
+    }
+    const tokenCount = content === '' ? 0 : options.tokenCounter.count(content);
+    if (tokenCount > options.maxRestoreTokensPerFile) {
+      logger.info?.(`restore: skipped "${path}": ${tokenCount} tokens > maxRestoreTokensPerFile (${options.maxRestoreTokensPerFile})`);
+      continue;
+    }
+    if (totalTokens + tokenCount > options.maxRestoreTokensTotal) {
+      logger.info?.(
+        `restore: stopped before "${path}": ${totalTokens + tokenCount} tokens would exceed maxRestoreTokensTotal (${options.maxRestoreTokensTotal})`,
+      );
+      break;
+    }
+    totalTokens += tokenCount;
+    restored.push({ path, absolutePath: readPath, content, tokenCount, message: formatRestoredFileMessage(path, content) });
+  }
+  return restored;
+}

@@ -1,0 +1,119 @@
+/**
+ * Retry with exponential backoff (v1 F-007, DESIGN §6, §8): a summary attempt that throws or
+ * returns blank text is retried up to `maxRetries` times, waiting `baseDelayMs`, then twice
+ * that, and so on — or what the error's `retryAfterMs` says (a server's `retry-after`). An
+ * abort ends everything at once with the signal's reason: no retry, no further wait.
+ */
+import { ContextError } from '../errors.js';
+import type { Summarizer } from '../ports.js';
+import type { Message } from '../types.js';
+
+/** Waits `delayMs`; rejects with the signal's reason when it aborts first. */
+export type Sleep = (delayMs: number, signal?: AbortSignal) => Promise<void>;
+
+/** Longest wait between two attempts, whatever the backoff or `retry-after` says. */
+export const DEFAULT_MAX_RETRY_DELAY_MS = 60_000;
+
+/** Options of {@link retryWithBackoff}. */
+export interface RetryOptions {
+  /** Retries after the first attempt (0 = one attempt only). */
+  maxRetries: number;
+  /** Wait before the first retry; each later retry waits twice the one before. */
+  baseDelayMs: number;
+  /**
+   * Cap on any wait, `retryAfterMs` included, so a server asking for an hour cannot hang
+   * compaction.
+   * @default 60000
+   */
+  maxDelayMs?: number | undefined;
+  /** Aborts: the promise rejects with `signal.reason`, with no further attempt. */
+  signal?: AbortSignal | undefined;
+  /** The wait; tests pass an instant one. @default a `setTimeout` that the signal cancels */
+  sleep?: Sleep | undefined;
+  /** Called before each wait, with the error that caused it. */
+  onRetry?: ((error: unknown, retryNumber: number, delayMs: number) => void) | undefined;
+}
+
+/** Waits with `setTimeout`; an abort clears the timer and rejects with the signal's reason. */
+export const sleepWithTimeout: Sleep = (delayMs, signal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, delayMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+/** The wait before retry number `retryNumber` (1-based): `baseDelayMs × 2^(retryNumber − 1)`, capped. */
+export function backoffDelayMs(retryNumber: number, baseDelayMs: number, maxDelayMs = DEFAULT_MAX_RETRY_DELAY_MS): number {
+  return Math.min(baseDelayMs * 2 ** (retryNumber - 1), maxDelayMs);
+}
+
+function retryAfterMsOf(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const value = (error as { retryAfterMs?: unknown }).retryAfterMs;
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw signal.reason;
+}
+
+/**
+ * Runs `attempt` until it resolves, at most `1 + maxRetries` times, waiting between attempts
+ * (exponential backoff, or the error's numeric `retryAfterMs` when it has one). Rejects with
+ * the last error when every attempt failed, or with the signal's reason on abort.
+ */
+export async function retryWithBackoff<T>(attempt: (attemptNumber: number) => Promise<T>, options: RetryOptions): Promise<T> {
+  const { signal } = options;
+  const sleep = options.sleep ?? sleepWithTimeout;
+  const maxDelayMs = options.maxDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
+  for (let attemptNumber = 1; ; attemptNumber += 1) {
+    throwIfAborted(signal);
+    try {
+      return await attempt(attemptNumber);
+    } catch (error) {
+      // An abort is the caller's decision, not a failure to retry.
+      throwIfAborted(signal);
+      if (attemptNumber > options.maxRetries) throw error;
+      const retryAfterMs = retryAfterMsOf(error);
+      const delayMs =
+        retryAfterMs === undefined ? backoffDelayMs(attemptNumber, options.baseDelayMs, maxDelayMs) : Math.min(retryAfterMs, maxDelayMs);
+      options.onRetry?.(error, attemptNumber, delayMs);
+      await sleep(delayMs, signal);
+    }
+  }
+}
+
+/**
+ * Asks `summarizer` for a summary of `messages`, with {@link retryWithBackoff}. Blank text (or
+ * anything but a string) is a failure, retried like a thrown error; its error has code
+ * `SUMMARIZER_FAILED`. Resolves the summary, trimmed.
+ */
+export async function summarizeWithRetry(
+  summarizer: Summarizer,
+  messages: readonly Message[],
+  options: RetryOptions & { maxWords: number },
+): Promise<string> {
+  return retryWithBackoff(async (attemptNumber) => {
+    const summary: unknown = await summarizer.summarize(
+      messages,
+      options.signal === undefined ? { maxWords: options.maxWords } : { maxWords: options.maxWords, signal: options.signal },
+    );
+    if (typeof summary !== 'string' || summary.trim() === '') {
+      throw new ContextError(
+        'SUMMARIZER_FAILED',
+        `summary attempt ${attemptNumber} of ${options.maxRetries + 1} returned ${typeof summary === 'string' ? 'blank text' : `no text (${typeof summary})`}`,
+      );
+    }
+    return summary.trim();
+  }, options);
+}

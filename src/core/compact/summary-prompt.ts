@@ -1,0 +1,278 @@
+/**
+ * The summary prompt of spec 05 F-004, and the rendering of messages into the text it
+ * carries. Pure: no tokenizer here (sizes are the business of `summarize-with-llm.ts`).
+ */
+import { describeValue, InvalidOptionError } from '../errors.js';
+import type { ContentBlock, Message } from '../types.js';
+import { isToolResultBlock, isToolUseBlock } from '../types.js';
+
+/** The five sections of every summary, in order (spec 05 F-004 rule 1). */
+export const SUMMARY_SECTION_TITLES = [
+  'Goals & Decisions',
+  'File Operations',
+  'Tool Calls',
+  'Task Status',
+  'Errors & Resolutions',
+] as const;
+
+/** One of {@link SUMMARY_SECTION_TITLES}. */
+export type SummarySectionTitle = (typeof SUMMARY_SECTION_TITLES)[number];
+
+/** The rule spec 05 F-004 (rule 3) adds to the prompt, verbatim. */
+export const SUMMARY_MOST_RECENT_RULE =
+  'Pay special attention to the MOST RECENT messages — summarize the current task state, what was just done, and what the next logical step should be. This information is critical because the original recent messages will NOT be preserved.';
+
+/** What each section asks for. Task Status carries spec 05 F-004 rule 2. */
+const SECTION_INSTRUCTIONS: Readonly<Record<SummarySectionTitle, string>> = {
+  'Goals & Decisions':
+    "The user's goals and requests (quote the first request and the latest one), constraints and preferences the user stated, and the decisions taken, with their reasons.",
+  'File Operations':
+    'Every file that was read, created, modified or deleted: its path, what was done to it, and what matters about its content.',
+  'Tool Calls':
+    'The tool calls that mattered (commands, searches, tests, API calls), with their arguments and outcomes: what succeeded and what failed.',
+  'Task Status':
+    'What is done, what is in progress and what remains. Describe in detail the operation in progress in the most recent round of the interaction and the planned next step: what was just done, its result, and exactly what to do next.',
+  'Errors & Resolutions':
+    'Each error met, its cause, and how it was resolved, or that it is still open.',
+};
+
+/** Options of {@link buildSummaryPrompt}. */
+export interface BuildSummaryPromptOptions {
+  /** Word budget of the summary; a Chinese, Japanese or Korean character counts as a word. */
+  maxWords: number;
+  /**
+   * The summary of the conversation before `conversationText`, when a long history is
+   * summarized in sequential chunks: the reply must merge it with the new part.
+   * @default undefined (the text is the whole conversation)
+   */
+  previousSummary?: string | undefined;
+}
+
+/**
+ * Builds the summary prompt of spec 05 F-004: the conversation (inside `<conversation>` tags,
+ * first, as long documents go before the instructions), then the instructions: the five
+ * sections (Goals & Decisions, File Operations, Tool Calls, Task Status, Errors &
+ * Resolutions), the Task Status instruction about the most recent round, the MOST RECENT rule
+ * verbatim ({@link SUMMARY_MOST_RECENT_RULE}) and the word budget.
+ *
+ * With `previousSummary` the prompt carries that summary (inside `<previous_summary>` tags)
+ * and asks for one updated summary of both: the chunked mode of DESIGN §6.
+ *
+ * @param conversationText - The messages as text, e.g. from {@link renderMessagesForSummary}.
+ * @throws {@link InvalidOptionError} when `maxWords` is not a positive integer.
+ *
+ * @example
+ * ```ts
+ * const prompt = buildSummaryPrompt(renderMessagesForSummary(rest), { maxWords: 1200 });
+ * const summary = await llmClient.summarize(prompt, 'claude-haiku-4-5-20251001');
+ * ```
+ */
+export function buildSummaryPrompt(conversationText: string, options: BuildSummaryPromptOptions): string {
+  const { maxWords, previousSummary } = options;
+  if (!Number.isInteger(maxWords) || maxWords < 1) {
+    throw new InvalidOptionError(`maxWords must be an integer >= 1, got ${describeValue(maxWords)}`);
+  }
+  const chunked = previousSummary !== undefined;
+  const lines: string[] = [
+    "You are compressing the history of an AI agent's working session. The messages below will be replaced by your summary and will NOT be available afterwards: the agent must be able to continue its work from your summary alone.",
+    '',
+  ];
+  if (chunked) {
+    lines.push(
+      'The conversation is too long for one request, so it is summarized in parts, in order. <previous_summary> holds the summary of everything before the part in <conversation>.',
+      '',
+      '<previous_summary>',
+      previousSummary,
+      '</previous_summary>',
+      '',
+    );
+  }
+  lines.push('<conversation>', conversationText, '</conversation>', '');
+  lines.push(
+    chunked
+      ? 'Write one updated summary of the whole conversation so far: keep everything of the previous summary that still matters, add what the new part brings, and bring Task Status up to the end of the new part. Use Markdown with exactly these five sections, in this order:'
+      : 'Write a structured summary in Markdown with exactly these five sections, in this order:',
+    '',
+  );
+  for (const title of SUMMARY_SECTION_TITLES) {
+    lines.push(`## ${title}`, SECTION_INSTRUCTIONS[title], '');
+  }
+  lines.push(
+    'Rules:',
+    `- ${SUMMARY_MOST_RECENT_RULE}`,
+    '- Keep the concrete details the agent needs to continue: file paths, function and variable names, commands, error messages, values and identifiers, quoted exactly.',
+    '- Do not invent anything that is not in the conversation. Write "None." under a section with nothing to report.',
+    `- Use at most ${maxWords} words in total (each Chinese, Japanese or Korean character counts as one word).`,
+    '- Reply with the summary only: no preamble and no closing remarks.',
+  );
+  return lines.join('\n');
+}
+
+/** Options of {@link renderMessagesForSummary}. */
+export interface RenderMessagesForSummaryOptions {
+  /**
+   * Tool results, tool inputs and thinking texts longer than this many characters (UTF-16
+   * code units) are cut in the middle, with a marker such as `[... 41,233 chars cut ...]`.
+   * User and assistant text is never cut here.
+   * @default Infinity (nothing is cut)
+   */
+  maxBlockChars?: number | undefined;
+}
+
+/**
+ * Renders messages as the plain text the summary prompt carries. Each message is numbered
+ * from 1 and gives its role; tool calls show their name, id and JSON input; tool results show
+ * the name of the tool that produced them and whether they were an error; blocks without text
+ * (images, documents, redacted thinking) appear as a `[type]` placeholder.
+ *
+ * @example
+ * ```text
+ * [1] user:
+ * Fix the failing test.
+ *
+ * [2] assistant:
+ * Reading the test first.
+ * [tool_use read_file id=toolu_1]
+ * {"path":"src/a.test.ts"}
+ *
+ * [3] user:
+ * [tool_result read_file id=toolu_1]
+ * import { describe } from 'vitest';
+ * ```
+ */
+export function renderMessagesForSummary(
+  messages: readonly Message[],
+  options: RenderMessagesForSummaryOptions = {},
+): string {
+  const maxBlockChars = options.maxBlockChars ?? Number.POSITIVE_INFINITY;
+  return renderMessageParts(messages)
+    .map((parts) => joinMessageParts(parts, maxBlockChars))
+    .join(MESSAGE_SEPARATOR);
+}
+
+/** Text placed between two rendered messages. */
+export const MESSAGE_SEPARATOR = '\n\n';
+
+/**
+ * One piece of a rendered message. `cuttable` pieces (tool results, tool inputs, thinking) may
+ * be cut in the middle to make the prompt fit; the others (headers, user and assistant text)
+ * are kept whole unless a single message is too large for a request on its own.
+ */
+export interface RenderedPart {
+  /** The text of the piece. */
+  text: string;
+  /** Whether the piece may be cut in the middle. */
+  cuttable: boolean;
+}
+
+/**
+ * Renders each message to its parts, in order; `renderMessagesForSummary` joins them. Exposed
+ * for the summarizer, which sizes and cuts the parts before joining.
+ */
+export function renderMessageParts(messages: readonly Message[]): RenderedPart[][] {
+  const toolNames = new Map<string, string>();
+  return messages.map((message, index) => {
+    const parts: RenderedPart[] = [{ text: `[${index + 1}] ${String(message.role)}:`, cuttable: false }];
+    if (typeof message.content === 'string') {
+      parts.push({ text: message.content, cuttable: false });
+      return parts;
+    }
+    for (const block of Array.isArray(message.content) ? message.content : []) {
+      renderBlock(block, toolNames, parts);
+    }
+    return parts;
+  });
+}
+
+/** Joins the parts of one message, cutting cuttable parts longer than `maxBlockChars`. */
+export function joinMessageParts(parts: readonly RenderedPart[], maxBlockChars: number): string {
+  return parts
+    .map((part) => (part.cuttable && part.text.length > maxBlockChars ? cutTextInMiddle(part.text, maxBlockChars) : part.text))
+    .join('\n');
+}
+
+function renderBlock(block: ContentBlock, toolNames: Map<string, string>, parts: RenderedPart[]): void {
+  if (isToolUseBlock(block)) {
+    const name = typeof block.name === 'string' ? block.name : 'unknown';
+    if (typeof block.id === 'string') toolNames.set(block.id, name);
+    parts.push({ text: `[tool_use ${name} id=${String(block.id)}]`, cuttable: false });
+    parts.push({ text: stringifyJson(block.input), cuttable: true });
+    return;
+  }
+  if (isToolResultBlock(block)) {
+    const name = toolNames.get(block.tool_use_id) ?? 'unknown tool';
+    const error = block.is_error === true ? ', error' : '';
+    parts.push({ text: `[tool_result ${name} id=${String(block.tool_use_id)}${error}]`, cuttable: false });
+    parts.push({ text: renderToolResultContent(block.content), cuttable: true });
+    return;
+  }
+  switch (block.type) {
+    case 'text':
+      if (typeof block.text === 'string') parts.push({ text: block.text, cuttable: false });
+      return;
+    case 'thinking':
+      parts.push({ text: '[thinking]', cuttable: false });
+      if (typeof block.thinking === 'string') parts.push({ text: block.thinking, cuttable: true });
+      return;
+    default: {
+      // server tools and other named blocks keep their name: "[server_tool_use web_search]"
+      const name = typeof block.name === 'string' ? ` ${block.name}` : '';
+      parts.push({ text: `[${String(block.type)}${name}]`, cuttable: false });
+    }
+  }
+}
+
+function renderToolResultContent(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((block: unknown) => {
+      if (typeof block !== 'object' || block === null) return '';
+      const typed = block as { type?: unknown; text?: unknown };
+      if (typed.type === 'text' && typeof typed.text === 'string') return typed.text;
+      return `[${String(typed.type)}]`;
+    })
+    .join('\n');
+}
+
+function stringifyJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch {
+    // a cyclic or BigInt input cannot be serialized; the summary loses only this input
+    return '[unserializable input]';
+  }
+}
+
+/**
+ * Cuts `text` in the middle so that `keepChars` characters (UTF-16 code units) of it remain,
+ * about half from the head and half from the tail, joined by a marker naming how many were
+ * cut: `head\n[... 41,233 chars cut ...]\ntail`. Returns `text` itself when it is not longer
+ * than `keepChars`. Never splits a surrogate pair (so never produces U+FFFD); the marker's own
+ * characters are not counted in `keepChars`.
+ */
+export function cutTextInMiddle(text: string, keepChars: number): string {
+  if (text.length <= keepChars) return text;
+  const keep = Math.max(0, Math.floor(keepChars));
+  let headEnd = Math.ceil(keep / 2);
+  let tailStart = text.length - (keep - headEnd);
+  // move each edge away from the middle of a pair: drop a lone high surrogate at the head's
+  // end and a lone low surrogate at the tail's start
+  if (headEnd > 0 && isHighSurrogate(text.charCodeAt(headEnd - 1))) headEnd -= 1;
+  if (tailStart < text.length && isLowSurrogate(text.charCodeAt(tailStart))) tailStart += 1;
+  const cut = tailStart - headEnd;
+  return `${text.slice(0, headEnd)}\n[... ${formatThousands(cut)} chars cut ...]\n${text.slice(tailStart)}`;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/** `41233` → `41,233`, independent of the runtime's locale data. */
+function formatThousands(value: number): string {
+  return String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}

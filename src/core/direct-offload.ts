@@ -1,0 +1,139 @@
+/**
+ * Direct offload (spec 04, DESIGN §4): the `tool_result` blocks of one message go to
+ * `<outputDir>/<sessionId>/<tool_use_id>.md` before the LLM sees them, and the middleware that
+ * applies it in an agent loop.
+ */
+import { countToolResultChars } from './char-count.js';
+import { NoToolResultError } from './errors.js';
+import { resolveOutputDir, type ResolvedToolResultOffloaderOptions } from './offload-options.js';
+import { appendPreview, buildDirectReference, isOffloadReference, type ResolvedPreview } from './offload-reference.js';
+import {
+  callWriter,
+  copyMessageWithContent,
+  resolveFilePath,
+  runConcurrently,
+  serializeToolResultContent,
+  WRITE_CONCURRENCY,
+} from './offload-files.js';
+import type { FileWriter } from './ports.js';
+import { assertSafePathSegment } from './safe-path.js';
+import { mapToolNames } from './tool-names.js';
+import { isToolResultBlock, type Message, type ToolResultBlock } from './types.js';
+import { assertMessage } from './validate-messages.js';
+
+/** The result of a direct offload (spec 04 F-001). */
+export interface DirectOffloadResult {
+  /**
+   * The new message, a deep copy with each offloaded block's content replaced by
+   * `[Tool result offloaded to file: <absolute path>]`. When nothing was written (every
+   * `tool_result` already is a reference), the input message itself.
+   */
+  message: Message;
+  /**
+   * Characters freed: for each offloaded block, its original count minus the length of its
+   * replacement string (negative for content shorter than the reference).
+   */
+  freedChars: number;
+  /** Path of the first file written (absolute with the Node writer), or `null` when none was. */
+  file: string | null;
+  /** Paths of every file written, in block order. */
+  files: string[];
+}
+
+/** Options of {@link executeDirectOffload}. */
+export interface ExecuteDirectOffloadOptions {
+  /** The preview that follows each reference, or `null`. */
+  preview: ResolvedPreview | null;
+  /** Which `tool_result` blocks to offload (the middleware's threshold); all by default. */
+  select?: (block: ToolResultBlock, chars: number) => boolean;
+}
+
+/**
+ * Offloads the `tool_result` blocks of `message` (every one, unless `select` says otherwise;
+ * existing references are left as they are). All checks come before any write: the message's
+ * shape (`INVALID_MESSAGE`), a message without `tool_result` (`NO_TOOL_RESULT`), the session and
+ * the ids (`UNSAFE_PATH`). The same id in the same session overwrites its file (spec 04); the
+ * same id twice in this one message gets `<id>-1.md` for the second, so no content is lost.
+ */
+export async function executeDirectOffload(
+  message: Message,
+  sessionId: string,
+  outputDir: string,
+  writer: FileWriter,
+  options: ExecuteDirectOffloadOptions,
+): Promise<DirectOffloadResult> {
+  assertMessage(message, 'message');
+  assertSafePathSegment('sessionId', sessionId);
+  resolveOutputDir(outputDir);
+  const blocks = typeof message.content === 'string' ? [] : message.content;
+  if (!blocks.some((block) => isToolResultBlock(block))) {
+    throw new NoToolResultError('message.content must hold at least one tool_result block, got none');
+  }
+
+  const chosen: Array<{ blockIndex: number; toolUseId: string; content: string; chars: number }> = [];
+  blocks.forEach((block, blockIndex) => {
+    if (!isToolResultBlock(block) || isOffloadReference(block.content)) return;
+    const chars = countToolResultChars(block.content);
+    if (options.select && !options.select(block, chars)) return;
+    const toolUseId = assertSafePathSegment(`message.content[${blockIndex}].tool_use_id`, block.tool_use_id);
+    chosen.push({ blockIndex, toolUseId, content: serializeToolResultContent(block.content), chars });
+  });
+  if (chosen.length === 0) return { message, freedChars: 0, file: null, files: [] };
+
+  const directory = resolveFilePath(writer, outputDir, sessionId);
+  const names = new Set<string>();
+  const paths = chosen.map(({ toolUseId }) => {
+    let name = `${toolUseId}.md`;
+    for (let suffix = 1; names.has(name); suffix++) name = `${toolUseId}-${suffix}.md`;
+    names.add(name);
+    return resolveFilePath(writer, directory, name);
+  });
+
+  await callWriter(directory, () => writer.ensureDir(directory));
+  await runConcurrently(chosen.length, WRITE_CONCURRENCY, async (index) => {
+    const path = paths[index]!;
+    await callWriter(path, () => writer.writeFile(path, chosen[index]!.content));
+  });
+
+  const replacements = new Map<number, string>();
+  let freedChars = 0;
+  chosen.forEach((block, index) => {
+    const reference = appendPreview(buildDirectReference(paths[index]!), block.content, options.preview);
+    replacements.set(block.blockIndex, reference);
+    freedChars += block.chars - reference.length;
+  });
+  return { message: copyMessageWithContent(message, replacements), freedChars, file: paths[0]!, files: paths };
+}
+
+/**
+ * The middleware of spec 04's user story: `(message, assistantMessage?) => Promise<Message>`.
+ * Offloads the message's `tool_result` blocks at or above the threshold whose tool is not
+ * excluded (names from `assistantMessage`'s `tool_use` blocks), and returns the message itself
+ * when none qualifies, including a message with no `tool_result` at all.
+ */
+export type ToolResultOffloader = (message: Message, assistantMessage?: Message) => Promise<Message>;
+
+/** Builds the middleware over a writer, with options already resolved. */
+export function buildToolResultOffloader(writer: FileWriter, options: ResolvedToolResultOffloaderOptions): ToolResultOffloader {
+  return async (message, assistantMessage) => {
+    assertMessage(message, 'message');
+    if (assistantMessage !== undefined) assertMessage(assistantMessage, 'assistantMessage');
+    const toolNames = assistantMessage === undefined ? new Map<string, string>() : mapToolNames([assistantMessage]);
+    const select = (block: ToolResultBlock, chars: number): boolean => {
+      if (chars < options.threshold) return false;
+      const toolName = toolNames.get(block.tool_use_id);
+      return toolName === undefined || !options.excludeTools.has(toolName);
+    };
+    const qualifies =
+      typeof message.content !== 'string' &&
+      message.content.some(
+        (block) => isToolResultBlock(block) && !isOffloadReference(block.content) && select(block, countToolResultChars(block.content)),
+      );
+    if (!qualifies) return message;
+    const result = await executeDirectOffload(message, options.sessionId, options.outputDir, writer, {
+      preview: options.preview,
+      select,
+    });
+    return result.message;
+  };
+}

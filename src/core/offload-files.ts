@@ -1,0 +1,96 @@
+/**
+ * What both offload modes share once the blocks are chosen: file paths through the writer
+ * port, bounded parallel writes, error wrapping, and the copy of a changed message.
+ */
+import { ContextError, WriteFailedError } from './errors.js';
+import type { FileWriter } from './ports.js';
+import type { ContentBlock, Message } from './types.js';
+
+/** Files written at the same time by one call: enough to hide disk latency, few enough to keep clear of EMFILE. */
+export const WRITE_CONCURRENCY = 16;
+
+/** Joins a directory and a name with `/` (what a custom writer without `resolvePath` gets). */
+export function joinPath(directory: string, name: string): string {
+  return directory.endsWith('/') || directory.endsWith('\\') ? directory + name : `${directory}/${name}`;
+}
+
+/** The path of `name` in `directory`: absolute through the writer's `resolvePath`, else joined as given. */
+export function resolveFilePath(writer: FileWriter, directory: string, name: string): string {
+  return writer.resolvePath ? writer.resolvePath(directory, name) : joinPath(directory, name);
+}
+
+/** The text written to a file: the string itself, or `JSON.stringify` of a block array (spec 01 F-001, spec 04 F-001). */
+export function serializeToolResultContent(content: unknown): string {
+  if (typeof content === 'string') return content;
+  return JSON.stringify(content) ?? '';
+}
+
+/**
+ * Runs a writer call; an error that is not already a {@link ContextError} becomes a
+ * {@link WriteFailedError} naming the path, with the original error as `cause`.
+ */
+export async function callWriter<T>(path: string, operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (error instanceof ContextError) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new WriteFailedError(`could not write ${path}: ${reason}`, { cause: error });
+  }
+}
+
+/**
+ * Runs `task(0)` ... `task(count - 1)`, at most `limit` at a time. After a failure no new task
+ * starts; it rejects with the first error once the running ones have settled, so nothing is
+ * still writing when the caller sees the error.
+ */
+export async function runConcurrently(count: number, limit: number, task: (index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const work = async (): Promise<void> => {
+    while (failure === undefined && next < count) {
+      const index = next++;
+      try {
+        await task(index);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, count) }, work));
+  if (failure !== undefined) throw failure.error;
+}
+
+/**
+ * A deep copy of JSON-like data: arrays and plain objects are copied, everything else
+ * (strings, numbers, class instances) is kept as is. Key order is kept.
+ */
+export function copyDeep<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((item: unknown) => copyDeep(item)) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (prototype !== Object.prototype && prototype !== null) return value;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = copyDeep((value as Record<string, unknown>)[key]);
+  return copy as T;
+}
+
+/**
+ * A deep copy of `message` in which the blocks at the keys of `replacements` get the mapped
+ * string as `content` (every other field kept, in order). The replaced content itself is
+ * not copied: it may be megabytes and is dropped anyway.
+ */
+export function copyMessageWithContent(message: Message, replacements: ReadonlyMap<number, string>): Message {
+  const blocks = message.content as ContentBlock[];
+  const content = blocks.map((block, index) => {
+    const replacement = replacements.get(index);
+    if (replacement === undefined) return copyDeep(block);
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(block)) copy[key] = key === 'content' ? replacement : copyDeep(block[key]);
+    copy.content = replacement;
+    return copy as ContentBlock;
+  });
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(message)) copy[key] = key === 'content' ? content : copyDeep(message[key]);
+  return copy as Message;
+}

@@ -1,0 +1,230 @@
+/**
+ * Options of both offload modes and their resolution: option, else environment variable, else
+ * default (DESIGN §3, §8). The environment is passed in; the entry points in `src/api` read
+ * `process.env` at call time. Everything is validated here, before any side effect.
+ */
+import {
+  DEFAULT_DIRECT_OFFLOAD_THRESHOLD,
+  DEFAULT_OFFLOAD_CHAR_THRESHOLD,
+  DEFAULT_OFFLOAD_KEEP_RECENT,
+  DEFAULT_OFFLOAD_RATIO_THRESHOLD,
+  DEFAULT_PREVIEW_HEAD_CHARS,
+  DEFAULT_PREVIEW_TAIL_CHARS,
+} from './defaults.js';
+import { resolveNumber, resolveStringList, requireString, type Environment } from './env.js';
+import { describeValue, InvalidOptionError } from './errors.js';
+import type { ResolvedPreview } from './offload-reference.js';
+import type { FileWriter } from './ports.js';
+import { assertSafePathSegment } from './safe-path.js';
+
+/** Environment variable of the batch char threshold. */
+export const OFFLOAD_CHAR_THRESHOLD_ENV = 'OFFLOAD_CHAR_THRESHOLD';
+/** Environment variable of the batch ratio threshold. */
+export const OFFLOAD_RATIO_THRESHOLD_ENV = 'OFFLOAD_RATIO_THRESHOLD';
+
+/**
+ * How the reference to an offloaded file is written: `'relative'` gives spec 01's
+ * `./tool-result-{id}.md` (relative to `outputDir`), `'absolute'` the file's absolute path.
+ */
+export type OffloadReferenceStyle = 'relative' | 'absolute';
+
+/** Size of the opt-in preview that follows a reference. */
+export interface OffloadPreviewOptions {
+  /**
+   * Characters (UTF-16 code units) shown from the start of the offloaded content; a surrogate
+   * pair is never split.
+   * @default 200 ({@link DEFAULT_PREVIEW_HEAD_CHARS})
+   */
+  headChars?: number | undefined;
+  /**
+   * Characters shown from the end of the offloaded content; a surrogate pair is never split.
+   * @default 100 ({@link DEFAULT_PREVIEW_TAIL_CHARS})
+   */
+  tailChars?: number | undefined;
+}
+
+/** What decides which blocks a batch offload takes (shared by `planOffload` and the offload). */
+export interface OffloadPlanOptions {
+  /**
+   * A `tool_result` whose content has at least this many characters is offloaded (spec 01
+   * F-002): a string's `.length`, an array's `JSON.stringify(...).length`. Must be >= 1.
+   * @default env `OFFLOAD_CHAR_THRESHOLD`, else 100 ({@link DEFAULT_OFFLOAD_CHAR_THRESHOLD})
+   */
+  charThreshold?: number | undefined;
+  /**
+   * The offload runs only when offloadable chars / total chars reaches this share (spec 03
+   * F-006); a number in [0, 1]. `0` offloads whenever something qualifies; `1` only when every
+   * counted character would be offloaded.
+   * @default env `OFFLOAD_RATIO_THRESHOLD`, else 0.2 ({@link DEFAULT_OFFLOAD_RATIO_THRESHOLD})
+   */
+  ratioThreshold?: number | undefined;
+  /**
+   * Tool names whose results are never offloaded, e.g. the tool the agent uses to read an
+   * offloaded file back (so that it is not offloaded again, in a loop). The name comes from the
+   * `tool_use` with the same id earlier in the history; a result with no such `tool_use` is
+   * not excluded. No environment variable.
+   * @default []
+   */
+  excludeTools?: readonly string[] | undefined;
+  /**
+   * The newest this many `tool_result` blocks (of any size) stay inline, so the model keeps
+   * its latest tool output at hand. A non-negative integer. No environment variable.
+   * @default 0 ({@link DEFAULT_OFFLOAD_KEEP_RECENT})
+   */
+  keepRecent?: number | undefined;
+}
+
+/** Options of `offloadToolResultsWithWriter`: everything but the output directory. */
+export interface BatchOffloadOptions extends OffloadPlanOptions {
+  /**
+   * Opt-in: follow each reference with the first and last characters of the offloaded content,
+   * so the model knows what it is without reading the file. `true` uses the default sizes.
+   * Off by default, so the reference strings stay exactly the spec's. No environment variable.
+   * @default false
+   */
+  preview?: boolean | OffloadPreviewOptions | undefined;
+  /**
+   * How references name the file: `'relative'` (spec 01: `./tool-result-{id}.md`) or
+   * `'absolute'` (the path also listed in `files`). No environment variable.
+   * @default 'relative'
+   */
+  reference?: OffloadReferenceStyle | undefined;
+}
+
+/** Options of `offloadToolResults`. */
+export interface OffloadOptions extends BatchOffloadOptions {
+  /** Directory the files are written to; created (recursively, mode 0700) when missing. Required. */
+  outputDir: string;
+}
+
+/** Plan options with every default applied. */
+export interface ResolvedPlanOptions {
+  charThreshold: number;
+  ratioThreshold: number;
+  excludeTools: ReadonlySet<string>;
+  keepRecent: number;
+}
+
+/** Batch options with every default applied. */
+export interface ResolvedBatchOffloadOptions extends ResolvedPlanOptions {
+  preview: ResolvedPreview | null;
+  reference: OffloadReferenceStyle;
+}
+
+/** Options of `offloadToolResult`. */
+export interface DirectOffloadOptions {
+  /**
+   * The agent session; files go to `<outputDir>/<sessionId>/`. 1-200 characters of
+   * `[A-Za-z0-9._-]`, not `.` or `..`. Required.
+   */
+  sessionId: string;
+  /** Root directory of the session folders; created recursively when missing. Required. */
+  outputDir: string;
+  /**
+   * Opt-in: follow each reference with the first and last characters of the content (see
+   * {@link BatchOffloadOptions.preview}).
+   * @default false
+   */
+  preview?: boolean | OffloadPreviewOptions | undefined;
+}
+
+/** Options of `createToolResultOffloader` (the middleware of spec 04's user story). */
+export interface ToolResultOffloaderOptions extends DirectOffloadOptions {
+  /**
+   * A `tool_result` whose content has at least this many characters is offloaded; smaller
+   * ones stay inline. Must be >= 1. No environment variable.
+   * @default 1000 ({@link DEFAULT_DIRECT_OFFLOAD_THRESHOLD})
+   */
+  threshold?: number | undefined;
+  /**
+   * Tool names whose results are never offloaded. The name comes from the assistant message
+   * passed as the middleware's second argument; without it, no result is excluded.
+   * @default []
+   */
+  excludeTools?: readonly string[] | undefined;
+  /**
+   * Where files are written.
+   * @default a `NodeFileWriter`
+   */
+  writer?: FileWriter | undefined;
+}
+
+/** Middleware options with every default applied and validated. */
+export interface ResolvedToolResultOffloaderOptions {
+  sessionId: string;
+  outputDir: string;
+  threshold: number;
+  excludeTools: ReadonlySet<string>;
+  preview: ResolvedPreview | null;
+}
+
+function requireOptionsObject(name: string, options: unknown): Record<string, unknown> {
+  if (options === undefined) return {};
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new InvalidOptionError(`${name} must be an object, got ${describeValue(options)}`);
+  }
+  return options as Record<string, unknown>;
+}
+
+/** Resolves `preview`: off (`undefined`, `false`) gives `null`; `true` the default sizes. */
+export function resolvePreview(value: unknown): ResolvedPreview | null {
+  if (value === undefined || value === false) return null;
+  if (value === true) return { headChars: DEFAULT_PREVIEW_HEAD_CHARS, tailChars: DEFAULT_PREVIEW_TAIL_CHARS };
+  const preview = requireOptionsObject('preview', value);
+  const rule = { min: 0, integer: true };
+  return {
+    headChars: resolveNumber('preview.headChars', preview.headChars, {}, undefined, DEFAULT_PREVIEW_HEAD_CHARS, rule),
+    tailChars: resolveNumber('preview.tailChars', preview.tailChars, {}, undefined, DEFAULT_PREVIEW_TAIL_CHARS, rule),
+  };
+}
+
+/**
+ * Resolves the plan options from `options`, else `env`, else the defaults. Throws
+ * {@link InvalidOptionError} naming the option or variable: a char threshold below 1, a ratio
+ * outside [0, 1], text that is not a number, `keepRecent` not a non-negative integer,
+ * `excludeTools` not an array of strings.
+ */
+export function resolvePlanOptions(options: OffloadPlanOptions | undefined, env: Environment): ResolvedPlanOptions {
+  const fields = requireOptionsObject('options', options);
+  return {
+    charThreshold: resolveNumber('charThreshold', fields.charThreshold, env, OFFLOAD_CHAR_THRESHOLD_ENV, DEFAULT_OFFLOAD_CHAR_THRESHOLD, { min: 1 }),
+    ratioThreshold: resolveNumber('ratioThreshold', fields.ratioThreshold, env, OFFLOAD_RATIO_THRESHOLD_ENV, DEFAULT_OFFLOAD_RATIO_THRESHOLD, {
+      min: 0,
+      max: 1,
+    }),
+    excludeTools: new Set(resolveStringList('excludeTools', fields.excludeTools, [])),
+    keepRecent: resolveNumber('keepRecent', fields.keepRecent, env, undefined, DEFAULT_OFFLOAD_KEEP_RECENT, { min: 0, integer: true }),
+  };
+}
+
+/** Resolves every batch option (see {@link resolvePlanOptions}), plus `preview` and `reference`. */
+export function resolveBatchOffloadOptions(options: BatchOffloadOptions | undefined, env: Environment): ResolvedBatchOffloadOptions {
+  const plan = resolvePlanOptions(options, env);
+  const fields = requireOptionsObject('options', options);
+  const reference = fields.reference ?? 'relative';
+  if (reference !== 'relative' && reference !== 'absolute') {
+    throw new InvalidOptionError(`reference must be "relative" or "absolute", got ${describeValue(reference)}`);
+  }
+  return { ...plan, preview: resolvePreview(fields.preview), reference };
+}
+
+/** Validates the output directory option: a non-empty string. */
+export function resolveOutputDir(outputDir: unknown): string {
+  return requireString('outputDir', outputDir);
+}
+
+/**
+ * Validates the middleware options once, when it is created: `sessionId` a safe path segment
+ * (else `UNSAFE_PATH`), `outputDir` a non-empty string, `threshold` a number >= 1,
+ * `excludeTools` an array of strings, `preview` as {@link resolvePreview}.
+ */
+export function resolveToolResultOffloaderOptions(options: ToolResultOffloaderOptions): ResolvedToolResultOffloaderOptions {
+  const fields = requireOptionsObject('options', options);
+  return {
+    sessionId: assertSafePathSegment('sessionId', fields.sessionId),
+    outputDir: resolveOutputDir(fields.outputDir),
+    threshold: resolveNumber('threshold', fields.threshold, {}, undefined, DEFAULT_DIRECT_OFFLOAD_THRESHOLD, { min: 1 }),
+    excludeTools: new Set(resolveStringList('excludeTools', fields.excludeTools, [])),
+    preview: resolvePreview(fields.preview),
+  };
+}

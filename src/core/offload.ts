@@ -1,0 +1,163 @@
+/**
+ * Batch offload (specs 01-03, DESIGN §3): gate first, then the oldest-to-newest walk that writes
+ * each large `tool_result` to a file and puts a reference in its place.
+ */
+import type { ContentBlock, Message } from './types.js';
+import type { FileWriter } from './ports.js';
+import { resolveOutputDir, type ResolvedBatchOffloadOptions } from './offload-options.js';
+import { appendPreview, buildBatchReference } from './offload-reference.js';
+import {
+  callWriter,
+  copyMessageWithContent,
+  resolveFilePath,
+  runConcurrently,
+  serializeToolResultContent,
+  WRITE_CONCURRENCY,
+} from './offload-files.js';
+import { buildBatchFileName, createOffloadPlan, type OffloadCandidate } from './plan-offload.js';
+import { WriteFailedError } from './errors.js';
+import { assertSafePathSegment } from './safe-path.js';
+import { assertMessages } from './validate-messages.js';
+
+/** The result of a batch offload (spec 01 F-004). */
+export interface OffloadResult {
+  /**
+   * The new history. Changed messages are deep copies; untouched ones are the input's own
+   * objects. When the gate skips, this is the input array itself.
+   */
+  messages: Message[];
+  /** Blocks offloaded (a block whose identical file was already on disk counts too). */
+  offloadedCount: number;
+  /** Sum of the offloaded blocks' original character counts (not net of the references). */
+  freedChars: number;
+  /** Path of each offloaded block's file, in walk order: absolute with the Node writer. */
+  files: string[];
+}
+
+/** Suffixes tried for one block before giving up. */
+const MAX_FILE_SUFFIX = 100_000;
+
+interface PlacedFile {
+  name: string;
+  path: string;
+}
+
+/**
+ * Writes each candidate's content under a name no other content holds: the planned name when
+ * it is free or already holds exactly this content, else the next free suffix. Needs the
+ * writer's `createExclusive`; the common case (nothing on disk) runs fully in parallel, and only
+ * names taken on disk are resolved one by one, in walk order, so the choice is deterministic.
+ */
+async function placeExclusively(
+  candidates: readonly OffloadCandidate[],
+  contents: readonly string[],
+  outputDir: string,
+  writer: FileWriter & Required<Pick<FileWriter, 'createExclusive'>>,
+): Promise<PlacedFile[]> {
+  const placed: Array<PlacedFile | undefined> = new Array(candidates.length);
+  const reserved = new Set(candidates.map((candidate) => candidate.fileName));
+  const taken: number[] = [];
+  await runConcurrently(candidates.length, WRITE_CONCURRENCY, async (index) => {
+    const name = candidates[index]!.fileName;
+    const path = resolveFilePath(writer, outputDir, name);
+    const outcome = await callWriter(path, () => writer.createExclusive(path, contents[index]!));
+    if (outcome === 'exists') taken.push(index);
+    else placed[index] = { name, path };
+  });
+  taken.sort((left, right) => left - right);
+  for (const index of taken) {
+    const toolUseId = candidates[index]!.toolUseId;
+    for (let suffix = 1; ; suffix++) {
+      // Only a writer that never creates anything could get here; fail instead of spinning.
+      if (suffix > MAX_FILE_SUFFIX) {
+        throw new WriteFailedError(`no free file name for tool_use_id "${toolUseId}" in ${outputDir} after ${MAX_FILE_SUFFIX} tries`);
+      }
+      const name = buildBatchFileName(toolUseId, suffix);
+      if (reserved.has(name)) continue;
+      reserved.add(name);
+      const path = resolveFilePath(writer, outputDir, name);
+      const outcome = await callWriter(path, () => writer.createExclusive(path, contents[index]!));
+      if (outcome !== 'exists') {
+        placed[index] = { name, path };
+        break;
+      }
+    }
+  }
+  return placed as PlacedFile[];
+}
+
+/** Spec 01's two-method writer: plain writes under the planned names. */
+async function placeWithPlainWrites(
+  candidates: readonly OffloadCandidate[],
+  contents: readonly string[],
+  outputDir: string,
+  writer: FileWriter,
+): Promise<PlacedFile[]> {
+  const placed = candidates.map((candidate) => ({
+    name: candidate.fileName,
+    path: resolveFilePath(writer, outputDir, candidate.fileName),
+  }));
+  await runConcurrently(placed.length, WRITE_CONCURRENCY, async (index) => {
+    const { path } = placed[index]!;
+    await callWriter(path, () => writer.writeFile(path, contents[index]!));
+  });
+  return placed;
+}
+
+function hasExclusiveCreate(writer: FileWriter): writer is FileWriter & Required<Pick<FileWriter, 'createExclusive'>> {
+  return typeof writer.createExclusive === 'function';
+}
+
+/**
+ * The batch offload over the {@link FileWriter} port, with options already resolved.
+ *
+ * Order of checks, all before any side effect: the history's shape (`INVALID_MESSAGE`), the
+ * gate (a skip returns the input array itself and touches nothing), the ids of the blocks to
+ * write (`UNSAFE_PATH`). Then the directory is created and the files written; a failed write
+ * rejects with `WRITE_FAILED` (cause kept) and the input is untouched.
+ */
+export async function executeOffload(
+  messages: readonly Message[],
+  outputDir: string,
+  writer: FileWriter,
+  options: ResolvedBatchOffloadOptions,
+): Promise<OffloadResult> {
+  resolveOutputDir(outputDir);
+  assertMessages(messages);
+  // Gate first: a skip must not copy a message nor touch the disk (spec 03).
+  const plan = createOffloadPlan(messages, options);
+  if (plan.skippedReason !== null) return { messages: messages as Message[], offloadedCount: 0, freedChars: 0, files: [] };
+
+  const { candidates } = plan;
+  for (const candidate of candidates) {
+    assertSafePathSegment(`messages[${candidate.messageIndex}].content[${candidate.blockIndex}].tool_use_id`, candidate.toolUseId);
+  }
+  const blockOf = (candidate: OffloadCandidate): ContentBlock =>
+    (messages[candidate.messageIndex]!.content as ContentBlock[])[candidate.blockIndex]!;
+  const contents = candidates.map((candidate) => serializeToolResultContent(blockOf(candidate).content));
+
+  await callWriter(outputDir, () => writer.ensureDir(outputDir));
+  const placed = hasExclusiveCreate(writer)
+    ? await placeExclusively(candidates, contents, outputDir, writer)
+    : await placeWithPlainWrites(candidates, contents, outputDir, writer);
+
+  const replacementsByMessage = new Map<number, Map<number, string>>();
+  candidates.forEach((candidate, index) => {
+    const file = placed[index]!;
+    const target = options.reference === 'relative' ? `./${file.name}` : file.path;
+    const reference = appendPreview(buildBatchReference(target), contents[index]!, options.preview);
+    let replacements = replacementsByMessage.get(candidate.messageIndex);
+    if (replacements === undefined) replacementsByMessage.set(candidate.messageIndex, (replacements = new Map()));
+    replacements.set(candidate.blockIndex, reference);
+  });
+  const output = messages.map((message, index) => {
+    const replacements = replacementsByMessage.get(index);
+    return replacements === undefined ? message : copyMessageWithContent(message, replacements);
+  });
+  return {
+    messages: output,
+    offloadedCount: candidates.length,
+    freedChars: plan.offloadableChars,
+    files: placed.map((file) => file.path),
+  };
+}

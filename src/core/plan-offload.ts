@@ -1,0 +1,151 @@
+/**
+ * What a batch offload would do, computed without writing anything: the ratio gate of spec 03
+ * and the blocks the walk of spec 01 would take. The offload is built on it; the CLI shows it.
+ */
+import { countBlockChars, countToolResultChars } from './char-count.js';
+import type { Environment } from './env.js';
+import { resolvePlanOptions, type OffloadPlanOptions, type ResolvedPlanOptions } from './offload-options.js';
+import { isOffloadReference } from './offload-reference.js';
+import { recordToolNames } from './tool-names.js';
+import type { Message } from './types.js';
+import { assertMessages } from './validate-messages.js';
+
+/**
+ * Why a batch offload does nothing (spec 03 F-006, checked in this order): `'no-content'`
+ * when the history has no counted characters, `'nothing-to-offload'` when no block qualifies,
+ * `'below-ratio-threshold'` when offloadable chars / total chars < the ratio threshold.
+ */
+export type OffloadSkipReason = 'no-content' | 'nothing-to-offload' | 'below-ratio-threshold';
+
+/** One `tool_result` block the offload would write to a file. */
+export interface OffloadCandidate {
+  /** Index of the message in the history. */
+  messageIndex: number;
+  /** Index of the block in the message's content. */
+  blockIndex: number;
+  /** The block's `tool_use_id`. */
+  toolUseId: string;
+  /** Name of the tool that produced it (from the matching `tool_use`), or `null` when none precedes it. */
+  toolName: string | null;
+  /** The content's character count (spec 01 F-002). */
+  chars: number;
+  /**
+   * The file name this call gives it: `tool-result-{id}.md`, then `-1`, `-2`, ... for later
+   * uses of the same id. On disk, a name holding other content moves to the next free suffix.
+   */
+  fileName: string;
+}
+
+/** The result of `planOffload`. */
+export interface OffloadPlan {
+  /** Characters of the whole history, as spec 03 counts them (DESIGN §2). */
+  totalChars: number;
+  /** Characters of the blocks the walk would offload (the candidates). */
+  offloadableChars: number;
+  /** `offloadableChars / totalChars`, or 0 when `totalChars` is 0. */
+  ratio: number;
+  /** The char threshold in force (option, env or default). */
+  charThreshold: number;
+  /** The ratio threshold in force (option, env or default). */
+  ratioThreshold: number;
+  /** The blocks the walk would offload, oldest first (listed even when the gate skips). */
+  candidates: OffloadCandidate[];
+  /** Why the offload would do nothing, or `null` when it would offload the candidates. */
+  skippedReason: OffloadSkipReason | null;
+}
+
+/** File name of a batch offload (spec 01 F-001): `tool-result-{id}.md`, or `tool-result-{id}-{suffix}.md`. */
+export function buildBatchFileName(toolUseId: string, suffix: number): string {
+  return suffix === 0 ? `tool-result-${toolUseId}.md` : `tool-result-${toolUseId}-${suffix}.md`;
+}
+
+interface ToolResultSighting {
+  messageIndex: number;
+  blockIndex: number;
+  toolUseId: string;
+  toolName: string | null;
+  chars: number;
+  qualifies: boolean;
+}
+
+/** Builds the plan from options already resolved; `messages` must be valid. */
+export function createOffloadPlan(messages: readonly Message[], options: ResolvedPlanOptions): OffloadPlan {
+  const toolNames = new Map<string, string>();
+  const sightings: ToolResultSighting[] = [];
+  let totalChars = 0;
+  for (let messageIndex = 0; messageIndex < messages.length; messageIndex++) {
+    const message = messages[messageIndex] as Message;
+    if (typeof message.content === 'string') {
+      totalChars += message.content.length;
+      continue;
+    }
+    recordToolNames(message, toolNames);
+    const blocks = message.content;
+    for (let blockIndex = 0; blockIndex < blocks.length; blockIndex++) {
+      const block = blocks[blockIndex]!;
+      if (block.type !== 'tool_result') {
+        totalChars += countBlockChars(block);
+        continue;
+      }
+      // Counted once: arrays are stringified, and a history may hold megabytes of them.
+      const chars = countToolResultChars(block.content);
+      totalChars += chars;
+      const toolUseId = block.tool_use_id as string;
+      const toolName = toolNames.get(toolUseId) ?? null;
+      const qualifies =
+        chars >= options.charThreshold &&
+        !isOffloadReference(block.content) &&
+        !(toolName !== null && options.excludeTools.has(toolName));
+      sightings.push({ messageIndex, blockIndex, toolUseId, toolName, chars, qualifies });
+    }
+  }
+
+  const eligibleCount = Math.max(0, sightings.length - options.keepRecent);
+  const candidates: OffloadCandidate[] = [];
+  const usesById = new Map<string, number>();
+  let offloadableChars = 0;
+  for (let index = 0; index < eligibleCount; index++) {
+    const sighting = sightings[index]!;
+    if (!sighting.qualifies) continue;
+    const uses = usesById.get(sighting.toolUseId) ?? 0;
+    usesById.set(sighting.toolUseId, uses + 1);
+    offloadableChars += sighting.chars;
+    candidates.push({
+      messageIndex: sighting.messageIndex,
+      blockIndex: sighting.blockIndex,
+      toolUseId: sighting.toolUseId,
+      toolName: sighting.toolName,
+      chars: sighting.chars,
+      fileName: buildBatchFileName(sighting.toolUseId, uses),
+    });
+  }
+
+  const ratio = totalChars === 0 ? 0 : offloadableChars / totalChars;
+  let skippedReason: OffloadSkipReason | null = null;
+  if (totalChars === 0) skippedReason = 'no-content';
+  else if (offloadableChars === 0) skippedReason = 'nothing-to-offload';
+  else if (ratio < options.ratioThreshold) skippedReason = 'below-ratio-threshold';
+  return {
+    totalChars,
+    offloadableChars,
+    ratio,
+    charThreshold: options.charThreshold,
+    ratioThreshold: options.ratioThreshold,
+    candidates,
+    skippedReason,
+  };
+}
+
+/**
+ * Computes what a batch offload of `messages` would do, writing nothing: the counts of the
+ * ratio gate, the blocks it would offload and why it would skip. Pure: the environment is
+ * passed in (the public `planOffload` passes `process.env`).
+ *
+ * @throws {@link InvalidOptionError} for an invalid option or environment value.
+ * @throws {@link InvalidMessageError} for a malformed history, naming the bad field's path.
+ */
+export function planOffload(messages: readonly Message[], options: OffloadPlanOptions = {}, env: Environment = {}): OffloadPlan {
+  const resolved = resolvePlanOptions(options, env);
+  assertMessages(messages);
+  return createOffloadPlan(messages, resolved);
+}

@@ -1,0 +1,299 @@
+/**
+ * Token counting and the compaction trigger (v1 F-001, F-002; DESIGN §6, §8). Pure: the
+ * tokenizer comes in through the {@link TokenCounter} port.
+ *
+ * What a message costs:
+ * - {@link MESSAGE_TOKEN_OVERHEAD} tokens for the message itself (role marker and separators);
+ * - string content: the tokens of the string;
+ * - each block: {@link BLOCK_TOKEN_OVERHEAD} tokens for its framing, plus
+ *   `text` → its text; `tool_use` → its name and `JSON.stringify(input)`;
+ *   `tool_result` → its string content, or its blocks counted the same way (recursively);
+ *   `thinking` → its thinking text;
+ * - any other block (image, document, redacted_thinking, server tool blocks): 0, overhead
+ *   included — a local tokenizer cannot price them, and the provider's figure
+ *   (`lastUsage`) is the way to account for them.
+ */
+import { DEFAULT_COMPACT_THRESHOLD_RATIO, DEFAULT_CONTEXT_TOKEN_LIMIT, DEFAULT_TOKEN_SAFETY_FACTOR } from './defaults.js';
+import { resolveNumber, type Environment } from './env.js';
+import { describeValue, InvalidOptionError } from './errors.js';
+import type { TokenCounter } from './ports.js';
+import type { ContentBlock, Message } from './types.js';
+
+/**
+ * Tokens added per message for the role marker and turn separators. OpenAI documents 3–4 per
+ * chat message; Claude's framing is of the same size.
+ */
+export const MESSAGE_TOKEN_OVERHEAD = 4;
+/** Tokens added per counted content block for its type tag and delimiters. */
+export const BLOCK_TOKEN_OVERHEAD = 3;
+
+/**
+ * What the provider reported for the last request, which sent the first `messageCount`
+ * messages: the prompt size in tokens, exact for that prefix. Either the generic shape
+ * `{ inputTokens, messageCount }` or an Anthropic `usage` object spread with the count
+ * (`{ ...response.usage, messageCount }`): its prompt size is `input_tokens +
+ * cache_read_input_tokens + cache_creation_input_tokens`.
+ */
+export type LastUsage = GenericUsage | AnthropicUsage;
+
+/** Provider-neutral usage: the prompt size of the last request and how many messages it sent. */
+export interface GenericUsage {
+  /** Prompt tokens the provider counted for the last request (system, tools and messages). */
+  inputTokens: number;
+  /** How many leading messages of the history that request sent. */
+  messageCount: number;
+}
+
+/** An Anthropic `usage` object, spread with the number of messages the request sent. */
+export interface AnthropicUsage {
+  /** Uncached prompt tokens. */
+  input_tokens: number;
+  /** Prompt tokens read from the cache. */
+  cache_read_input_tokens?: number | null;
+  /** Prompt tokens written to the cache. */
+  cache_creation_input_tokens?: number | null;
+  /** How many leading messages of the history that request sent. */
+  messageCount: number;
+  /** Other usage fields (`output_tokens`, `service_tier`, ...) are ignored. */
+  [field: string]: unknown;
+}
+
+/** Options of {@link countHistoryTokens}. */
+export interface CountHistoryTokensOptions {
+  /** The tokenizer. */
+  tokenCounter: TokenCounter;
+  /** The provider's figure for a prefix of the history; only the messages after it are estimated. */
+  lastUsage?: LastUsage | undefined;
+  /**
+   * Scales local estimates (never the provider's figure), for a safety margin.
+   * @default 1
+   */
+  tokenSafetyFactor?: number | undefined;
+  /**
+   * Reuse counts cached per message object. Pass `false` after mutating a message in place:
+   * its count is then computed afresh (and the cache refreshed).
+   * @default true
+   */
+  cache?: boolean | undefined;
+}
+
+/** Options of {@link shouldCompactWith}. */
+export interface ShouldCompactWithOptions extends CountHistoryTokensOptions {
+  /** The context window, in tokens. */
+  contextTokenLimit: number;
+  /** Share of the window at which compaction triggers, in [0, 1]. */
+  compactThresholdRatio: number;
+}
+
+// One cache per counter: two tokenizers give two counts for the same message.
+const cachesByCounter = new WeakMap<TokenCounter, WeakMap<object, number>>();
+
+function cacheOf(counter: TokenCounter): WeakMap<object, number> {
+  let cache = cachesByCounter.get(counter);
+  if (cache === undefined) {
+    cache = new WeakMap();
+    cachesByCounter.set(counter, cache);
+  }
+  return cache;
+}
+
+function countText(counter: TokenCounter, text: unknown): number {
+  return typeof text === 'string' && text !== '' ? counter.count(text) : 0;
+}
+
+function countBlocks(counter: TokenCounter, blocks: readonly unknown[]): number {
+  let total = 0;
+  for (const block of blocks) total += countBlock(counter, block);
+  return total;
+}
+
+/** Tokens of one content block, its overhead included; unknown blocks are 0. */
+export function countBlockTokens(counter: TokenCounter, block: ContentBlock): number {
+  return countBlock(counter, block);
+}
+
+function countBlock(counter: TokenCounter, block: unknown): number {
+  if (typeof block !== 'object' || block === null) return 0;
+  const fields = block as Record<string, unknown>;
+  switch (fields.type) {
+    case 'text':
+      return BLOCK_TOKEN_OVERHEAD + countText(counter, fields.text);
+    case 'thinking':
+      return BLOCK_TOKEN_OVERHEAD + countText(counter, fields.thinking);
+    case 'tool_use': {
+      const input = fields.input === undefined ? '' : JSON.stringify(fields.input);
+      return BLOCK_TOKEN_OVERHEAD + countText(counter, fields.name) + countText(counter, input);
+    }
+    case 'tool_result': {
+      const content = fields.content;
+      const inner = Array.isArray(content) ? countBlocks(counter, content) : countText(counter, content);
+      return BLOCK_TOKEN_OVERHEAD + inner;
+    }
+    default:
+      return 0;
+  }
+}
+
+function countUncached(counter: TokenCounter, message: Message): number {
+  const content: unknown = message.content;
+  if (typeof content === 'string') return MESSAGE_TOKEN_OVERHEAD + countText(counter, content);
+  if (Array.isArray(content)) return MESSAGE_TOKEN_OVERHEAD + countBlocks(counter, content);
+  return MESSAGE_TOKEN_OVERHEAD;
+}
+
+/**
+ * Local token count of one message, its overhead included. Cached per message object (and
+ * per counter): an unchanged message is tokenized once, however often it is counted.
+ */
+export function countMessageTokens(message: Message, counter: TokenCounter, options: { cache?: boolean | undefined } = {}): number {
+  const cache = cacheOf(counter);
+  if (options.cache !== false) {
+    const cached = cache.get(message);
+    if (cached !== undefined) return cached;
+  }
+  const count = countUncached(counter, message);
+  cache.set(message, count);
+  return count;
+}
+
+/** The prompt size a {@link LastUsage} reports. */
+export function usageInputTokens(usage: LastUsage): number {
+  const generic = (usage as Partial<GenericUsage>).inputTokens;
+  if (typeof generic === 'number') return generic;
+  const anthropic = usage as AnthropicUsage;
+  return anthropic.input_tokens + (anthropic.cache_read_input_tokens ?? 0) + (anthropic.cache_creation_input_tokens ?? 0);
+}
+
+function isTokenFigure(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+}
+
+/**
+ * Throws {@link InvalidOptionError} unless `usage` is a {@link LastUsage} whose
+ * `messageCount` fits a history of `messageCount` messages.
+ */
+export function assertLastUsage(usage: unknown, historyLength: number): asserts usage is LastUsage {
+  if (typeof usage !== 'object' || usage === null) {
+    throw new InvalidOptionError(`lastUsage must be an object { inputTokens, messageCount }, got ${describeValue(usage)}`);
+  }
+  const fields = usage as Record<string, unknown>;
+  const count = fields.messageCount;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0 || count > historyLength) {
+    throw new InvalidOptionError(
+      `lastUsage.messageCount must be an integer in [0, ${historyLength}] (messages the last request sent), got ${describeValue(count)}`,
+    );
+  }
+  if ('inputTokens' in fields) {
+    if (!isTokenFigure(fields.inputTokens)) {
+      throw new InvalidOptionError(`lastUsage.inputTokens must be a number >= 0, got ${describeValue(fields.inputTokens)}`);
+    }
+    return;
+  }
+  if (!isTokenFigure(fields.input_tokens)) {
+    throw new InvalidOptionError(
+      `lastUsage must carry inputTokens (or an Anthropic usage's input_tokens) as a number >= 0, got ${describeValue(fields.input_tokens)}`,
+    );
+  }
+  for (const name of ['cache_read_input_tokens', 'cache_creation_input_tokens']) {
+    const value = fields[name];
+    if (value !== undefined && value !== null && !isTokenFigure(value)) {
+      throw new InvalidOptionError(`lastUsage.${name} must be a number >= 0, got ${describeValue(value)}`);
+    }
+  }
+}
+
+/** Throws {@link InvalidOptionError} unless `factor` is a finite number > 0. */
+export function assertTokenSafetyFactor(factor: unknown): asserts factor is number {
+  if (typeof factor !== 'number' || !Number.isFinite(factor) || factor <= 0) {
+    throw new InvalidOptionError(`tokenSafetyFactor must be a number > 0, got ${describeValue(factor)}`);
+  }
+}
+
+/**
+ * Tokens of a history: the provider's figure for the prefix `lastUsage` covers, plus local
+ * counts (scaled by `tokenSafetyFactor`, rounded up) of every message after it. Empty → 0.
+ *
+ * @throws {InvalidOptionError} when `lastUsage` or `tokenSafetyFactor` is malformed.
+ */
+export function countHistoryTokens(messages: readonly Message[], options: CountHistoryTokensOptions): number {
+  const factor = options.tokenSafetyFactor ?? DEFAULT_TOKEN_SAFETY_FACTOR;
+  assertTokenSafetyFactor(factor);
+  let exact = 0;
+  let start = 0;
+  if (options.lastUsage !== undefined) {
+    assertLastUsage(options.lastUsage, messages.length);
+    exact = usageInputTokens(options.lastUsage);
+    start = options.lastUsage.messageCount;
+  }
+  let local = 0;
+  const cacheOptions = { cache: options.cache };
+  for (let index = start; index < messages.length; index += 1) {
+    local += countMessageTokens(messages[index] as Message, options.tokenCounter, cacheOptions);
+  }
+  return exact + (factor === 1 ? local : Math.ceil(local * factor));
+}
+
+/**
+ * The token count at which compaction triggers: `limit × ratio`, rounded up. The product is
+ * first rounded to 6 decimals, so `200000 × 0.92` is 184000 (not 184000.00000000003) and a
+ * history of exactly 184000 tokens triggers.
+ */
+export function compactThresholdTokens(contextTokenLimit: number, compactThresholdRatio: number): number {
+  return Math.ceil(Number((contextTokenLimit * compactThresholdRatio).toFixed(6)));
+}
+
+/** Whether `tokenCount` reaches the trigger (v1 F-002: `>=`). */
+export function isAtCompactThreshold(tokenCount: number, contextTokenLimit: number, compactThresholdRatio: number): boolean {
+  return tokenCount >= compactThresholdTokens(contextTokenLimit, compactThresholdRatio);
+}
+
+/**
+ * The compaction trigger (v1 F-002): true when the history's tokens are >=
+ * `contextTokenLimit × compactThresholdRatio`. An empty history never triggers.
+ */
+export function shouldCompactWith(messages: readonly Message[], options: ShouldCompactWithOptions): boolean {
+  if (messages.length === 0) return false;
+  return isAtCompactThreshold(countHistoryTokens(messages, options), options.contextTokenLimit, options.compactThresholdRatio);
+}
+
+/** The trigger settings, resolved. */
+export interface CompactTrigger {
+  /** The context window, in tokens. */
+  contextTokenLimit: number;
+  /** Share of the window at which compaction triggers. */
+  compactThresholdRatio: number;
+}
+
+/**
+ * Resolves the trigger settings: the option, else `CONTEXT_TOKEN_LIMIT` /
+ * `COMPACT_THRESHOLD_RATIO`, else 200000 / 0.92. The limit is an integer >= 1, the ratio a
+ * number in [0, 1].
+ *
+ * @throws {InvalidOptionError} naming the option or variable.
+ */
+export function resolveCompactTrigger(
+  options: { contextTokenLimit?: unknown; compactThresholdRatio?: unknown },
+  env: Environment,
+): CompactTrigger {
+  return {
+    contextTokenLimit: resolveNumber('contextTokenLimit', options.contextTokenLimit, env, 'CONTEXT_TOKEN_LIMIT', DEFAULT_CONTEXT_TOKEN_LIMIT, {
+      min: 1,
+      integer: true,
+    }),
+    compactThresholdRatio: resolveNumber(
+      'compactThresholdRatio',
+      options.compactThresholdRatio,
+      env,
+      'COMPACT_THRESHOLD_RATIO',
+      DEFAULT_COMPACT_THRESHOLD_RATIO,
+      { min: 0, max: 1 },
+    ),
+  };
+}
+
+/** Throws {@link InvalidOptionError} unless `counter` is an object with a `count(text)` method. */
+export function assertTokenCounter(counter: unknown, optionName = 'tokenCounter'): asserts counter is TokenCounter {
+  if (typeof counter !== 'object' || counter === null || typeof (counter as TokenCounter).count !== 'function') {
+    throw new InvalidOptionError(`${optionName} must be an object with a count(text) method, got ${describeValue(counter)}`);
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * What the Anthropic and OpenAI clients share: loading an optional SDK lazily, reading a
+ * provider's `retry-after` into `retryAfterMs` for the compaction retry, and the abort rule.
+ */
+import { describeValue, InvalidOptionError, MissingDependencyError } from '../core/errors.js';
+
+/** Loads an SDK module; the default is a dynamic `import()` of the package. */
+export type SdkImporter = () => Promise<unknown>;
+
+/** An error that says how long to wait before trying again, as the compaction retry reads it. */
+export interface RetryAfterError extends Error {
+  /** Milliseconds the provider asked to wait (from `retry-after-ms` or `retry-after`). */
+  retryAfterMs: number;
+}
+
+/**
+ * Loads an optional peer dependency. A module that cannot be found rejects with
+ * {@link MissingDependencyError} (code `MISSING_DEPENDENCY`) saying what to install; any other
+ * failure of the import propagates as it is.
+ */
+export async function importOptionalPeer(packageName: string, importer: SdkImporter, purpose: string): Promise<unknown> {
+  try {
+    return await importer();
+  } catch (error) {
+    if (!isModuleNotFound(error)) throw error;
+    throw new MissingDependencyError(
+      `${purpose} needs the optional peer dependency ${packageName}, which is not installed: run \`npm install ${packageName}\``,
+      { cause: error },
+    );
+  }
+}
+
+function isModuleNotFound(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
+}
+
+/**
+ * The SDK's client class from its module: the default export (ESM), the named export, or the
+ * module itself (CommonJS interop).
+ */
+export function pickSdkConstructor<T>(sdkModule: unknown, namedExport: string, packageName: string): new (options: Record<string, unknown>) => T {
+  const candidates = [
+    (sdkModule as { default?: unknown } | null)?.default,
+    (sdkModule as Record<string, unknown> | null)?.[namedExport],
+    ((sdkModule as { default?: unknown } | null)?.default as Record<string, unknown> | undefined)?.[namedExport],
+  ];
+  const found = candidates.find((candidate) => typeof candidate === 'function');
+  if (found === undefined) {
+    throw new MissingDependencyError(`${packageName} was loaded but exports no ${namedExport} client class; install a supported version: \`npm install ${packageName}\``);
+  }
+  return found as new (options: Record<string, unknown>) => T;
+}
+
+/** Checks `maxRetries` (an integer >= 0) when given. */
+export function checkMaxRetries(value: unknown): void {
+  if (value !== undefined && (typeof value !== 'number' || !Number.isInteger(value) || value < 0)) {
+    throw new InvalidOptionError(`maxRetries must be an integer >= 0, got ${describeValue(value)}`);
+  }
+}
+
+/** Rejects settings for a client we would construct when the caller passed their own client. */
+export function checkNoSettingsWithClient(options: { client?: unknown; apiKey?: unknown; baseURL?: unknown; maxRetries?: unknown }): void {
+  if (options.client === undefined) return;
+  const given = (['apiKey', 'baseURL', 'maxRetries'] as const).filter((name) => options[name] !== undefined);
+  if (given.length > 0) {
+    throw new InvalidOptionError(
+      `${given.join(', ')} configure${given.length === 1 ? 's' : ''} the client this function constructs and cannot be combined with client; configure the client you pass instead`,
+    );
+  }
+}
+
+/**
+ * Milliseconds a response's headers ask to wait: `retry-after-ms` (milliseconds), else
+ * `retry-after` (seconds, or an HTTP date). `undefined` when neither holds a usable value.
+ * Accepts a fetch `Headers` object or a plain record (older SDK versions).
+ */
+export function readRetryAfterMs(headers: unknown, now: number = Date.now()): number | undefined {
+  const milliseconds = Number.parseFloat(readHeader(headers, 'retry-after-ms') ?? '');
+  if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
+  const value = readHeader(headers, 'retry-after')?.trim();
+  if (value === undefined || value === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function readHeader(headers: unknown, name: string): string | undefined {
+  if (typeof headers !== 'object' || headers === null) return undefined;
+  const getter = (headers as { get?: unknown }).get;
+  if (typeof getter === 'function') {
+    const value: unknown = getter.call(headers, name);
+    return typeof value === 'string' ? value : undefined;
+  }
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === name && typeof value === 'string') return value;
+  }
+  return undefined;
+}
+
+/**
+ * What a client rethrows for a failed request:
+ * - the signal's reason when the caller aborted (so an abort is never mistaken for a provider
+ *   failure, and is not retried);
+ * - the SDK's own error, with a numeric `retryAfterMs` added when its response headers asked
+ *   for a delay (a frozen error is wrapped instead, keeping it as `cause`);
+ * - any other error unchanged.
+ */
+export function toClientError(error: unknown, signal: AbortSignal | undefined): unknown {
+  if (signal?.aborted === true) return signal.reason;
+  if (typeof error !== 'object' || error === null) return error;
+  const retryAfterMs = readRetryAfterMs((error as { headers?: unknown }).headers);
+  if (retryAfterMs === undefined) return error;
+  try {
+    Object.defineProperty(error, 'retryAfterMs', { value: retryAfterMs, enumerable: true, configurable: true, writable: true });
+    return error;
+  } catch {
+    const message = error instanceof Error ? error.message : String(error);
+    return Object.assign(new Error(message, { cause: error }), { retryAfterMs });
+  }
+}

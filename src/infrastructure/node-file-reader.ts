@@ -1,0 +1,49 @@
+/**
+ * The Node.js file system behind the {@link FileReader} port, for file restoration after
+ * compaction (spec 05 F-005).
+ */
+import { readFile, realpath as resolveRealPath, stat } from 'node:fs/promises';
+import type { FileReader } from '../core/ports.js';
+
+/** Reads a file as UTF-8. */
+async function read(absPath: string): Promise<string> {
+  return readFile(absPath, 'utf8');
+}
+
+/** Whether a regular file is at that path (symlinks followed); a directory is not a file to restore. */
+async function exists(absPath: string): Promise<boolean> {
+  try {
+    return (await stat(absPath)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The canonical path, symlinks followed (`fs.realpath`). */
+async function realpath(absPath: string): Promise<string> {
+  return resolveRealPath(absPath);
+}
+
+/**
+ * The package's {@link FileReader} on the Node.js file system, with `realpath`, so that a
+ * symlink inside `workDir` pointing outside it is never restored. OS errors reject as they
+ * are (restoration logs them and skips the file). Methods do not use `this`.
+ *
+ * @example
+ * ```ts
+ * const messages = await restoreRecentFiles(history, { fileReader: new NodeFileReader() });
+ * ```
+ */
+export class NodeFileReader implements FileReader {
+  /** Reads a file as UTF-8. */
+  readonly read = read;
+  /** Whether a regular file is at that path (symlinks followed). */
+  readonly exists = exists;
+  /** The canonical path with symlinks followed. */
+  readonly realpath = realpath;
+}
+
+/** Creates a {@link NodeFileReader}. */
+export function createNodeFileReader(): NodeFileReader {
+  return new NodeFileReader();
+}

@@ -1,0 +1,175 @@
+/**
+ * An {@link LlmClient} on OpenAI chat completions, through `openai` (an optional peer
+ * dependency, imported only when this factory constructs a client). Works with any
+ * OpenAI-compatible server (vLLM, Ollama, LM Studio, gateways) through `baseURL`. Only
+ * `import type` may name the SDK here: the package root must load without it.
+ */
+import { DEFAULT_SUMMARY_MAX_WORDS } from '../core/defaults.js';
+import { describeValue, InvalidOptionError } from '../core/errors.js';
+import { computeSummaryMaxTokens } from '../core/compact/summarize-with-llm.js';
+import type { LlmClient, LlmSummarizeOptions } from '../core/ports.js';
+import {
+  checkMaxRetries,
+  checkNoSettingsWithClient,
+  importOptionalPeer,
+  pickSdkConstructor,
+  toClientError,
+  type SdkImporter,
+} from './llm-client-support.js';
+
+/** Request options the client passes to the SDK (its second argument). */
+export interface OpenAIRequestOptionsLike {
+  /** Aborts the HTTP request. */
+  signal?: AbortSignal;
+}
+
+/** The part of a chat completion request this client sends. */
+export interface OpenAIChatCreateBodyLike {
+  /** Model id. */
+  model: string;
+  /** One user message holding the prompt. */
+  messages: { role: 'user'; content: string }[];
+  /** Reply bound, for servers that take the classic field. */
+  max_tokens?: number;
+  /** Reply bound, for OpenAI's reasoning models. */
+  max_completion_tokens?: number;
+}
+
+/** The part of a chat completion reply this client reads. */
+export interface OpenAIChatCompletionLike {
+  /** The choices; the first one's message content is the summary. */
+  choices: ReadonlyArray<{ message?: { content?: unknown } | null | undefined }>;
+}
+
+/**
+ * The part of the SDK's `OpenAI` client this package uses. An `OpenAI` instance from `openai`
+ * fits; so does any object with this method.
+ */
+export interface OpenAILike {
+  /** Chat completions. */
+  chat: {
+    /** `POST /chat/completions`. */
+    completions: {
+      /** Creates a (non-streamed) chat completion. */
+      create(body: OpenAIChatCreateBodyLike, options?: OpenAIRequestOptionsLike): PromiseLike<OpenAIChatCompletionLike>;
+    };
+  };
+}
+
+/** Which request field carries the reply bound. */
+export type OpenAIMaxTokensParameter = 'max_tokens' | 'max_completion_tokens';
+
+/** Options of {@link createOpenAILlmClient}. */
+export interface CreateOpenAILlmClientOptions {
+  /**
+   * A client to use as it is, with its own settings (retries included). Without it, one is
+   * constructed from `apiKey`, `baseURL` and `maxRetries`.
+   * @default undefined (construct one)
+   */
+  client?: OpenAILike | undefined;
+  /**
+   * API key of the constructed client. Local servers usually accept any value.
+   * @default the SDK's default: env `OPENAI_API_KEY` (the SDK throws when neither is set)
+   */
+  apiKey?: string | undefined;
+  /**
+   * Base URL of the constructed client, e.g. `http://localhost:11434/v1` for Ollama or
+   * `http://localhost:8000/v1` for vLLM.
+   * @default the SDK's default: env `OPENAI_BASE_URL`, else `https://api.openai.com/v1`
+   */
+  baseURL?: string | undefined;
+  /**
+   * The SDK's own retries for the constructed client. 0 leaves compaction's `maxRetries` as
+   * the only retry policy (DESIGN §8), honouring `retry-after` through `retryAfterMs`.
+   * @default 0
+   */
+  maxRetries?: number | undefined;
+  /**
+   * The request field that bounds the reply. `max_tokens` is what OpenAI-compatible servers
+   * (vLLM, Ollama, LM Studio) and OpenAI's non-reasoning models accept; OpenAI's reasoning
+   * models (o-series, GPT-5) require `max_completion_tokens`, which also counts their hidden
+   * reasoning, so give them a larger `maxTokens`.
+   * @default 'max_tokens'
+   */
+  maxTokensParameter?: OpenAIMaxTokensParameter | undefined;
+  /**
+   * How the SDK is loaded; tests use it to simulate a missing SDK.
+   * @default () => import('openai')
+   */
+  importSdk?: SdkImporter | undefined;
+}
+
+const PACKAGE_NAME = 'openai';
+
+/**
+ * Creates an {@link LlmClient} on OpenAI chat completions, for OpenAI or any compatible server.
+ * There is no default model: `summarize`'s `model` argument (compaction's `summaryModel` /
+ * `SUMMARY_MODEL`) names it.
+ *
+ * `summarize(prompt, model, { maxTokens, signal })` sends `prompt` as one user message
+ * (`max_tokens`, or `max_completion_tokens` per `maxTokensParameter`, = `maxTokens`, default
+ * {@link computeSummaryMaxTokens} of 1200 words), passes `signal` to the SDK, and resolves to
+ * the first choice's message content (possibly blank: the summarizer treats blank as a
+ * failure). On failure it rejects with the SDK's own error, with a numeric `retryAfterMs` added
+ * when the response carried `retry-after-ms` or `retry-after`; an abort rejects with the
+ * signal's reason.
+ *
+ * The SDK is imported only when no `client` is passed. A client this function constructs has
+ * the SDK's retries off (`maxRetries: 0`) unless told otherwise; a passed client keeps its
+ * settings.
+ *
+ * @throws {@link MissingDependencyError} (code `MISSING_DEPENDENCY`) when `openai` is needed
+ * and not installed; {@link InvalidOptionError} for a bad `maxRetries` or
+ * `maxTokensParameter`, or `apiKey`/`baseURL`/`maxRetries` given with `client`.
+ *
+ * @example
+ * ```ts
+ * const llmClient = await createOpenAILlmClient({ baseURL: 'http://localhost:11434/v1', apiKey: 'ollama' });
+ * const result = await compactMessages(messages, { llmClient, summaryModel: 'qwen2.5:14b' });
+ * ```
+ */
+export async function createOpenAILlmClient(options: CreateOpenAILlmClientOptions = {}): Promise<LlmClient> {
+  checkNoSettingsWithClient(options);
+  checkMaxRetries(options.maxRetries);
+  const parameter = options.maxTokensParameter ?? 'max_tokens';
+  if (parameter !== 'max_tokens' && parameter !== 'max_completion_tokens') {
+    throw new InvalidOptionError(`maxTokensParameter must be "max_tokens" or "max_completion_tokens", got ${describeValue(parameter)}`);
+  }
+  const client = options.client ?? (await constructClient(options));
+  return {
+    async summarize(prompt: string, model: string, summarizeOptions: LlmSummarizeOptions = {}): Promise<string> {
+      const { signal } = summarizeOptions;
+      const maxTokens = summarizeOptions.maxTokens ?? computeSummaryMaxTokens(DEFAULT_SUMMARY_MAX_WORDS);
+      const body: OpenAIChatCreateBodyLike = { model, messages: [{ role: 'user', content: prompt }] };
+      body[parameter] = maxTokens;
+      try {
+        const completion = await client.chat.completions.create(body, signal === undefined ? undefined : { signal });
+        return readContent(completion.choices?.[0]?.message?.content);
+      } catch (error) {
+        throw toClientError(error, signal);
+      }
+    },
+  };
+}
+
+async function constructClient(options: CreateOpenAILlmClientOptions): Promise<OpenAILike> {
+  const sdk = await importOptionalPeer(PACKAGE_NAME, options.importSdk ?? importOpenAISdk, 'The OpenAI LLM client');
+  const OpenAI = pickSdkConstructor<OpenAILike>(sdk, 'OpenAI', PACKAGE_NAME);
+  const settings: Record<string, unknown> = { maxRetries: options.maxRetries ?? 0 };
+  if (options.apiKey !== undefined) settings.apiKey = options.apiKey;
+  if (options.baseURL !== undefined) settings.baseURL = options.baseURL;
+  return new OpenAI(settings);
+}
+
+function importOpenAISdk(): Promise<unknown> {
+  return import('openai');
+}
+
+/** A message's content: a string, or (some compatible servers) a list of text parts. */
+function readContent(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part: unknown) => (typeof part === 'object' && part !== null && typeof (part as { text?: unknown }).text === 'string' ? (part as { text: string }).text : ''))
+    .join('');
+}

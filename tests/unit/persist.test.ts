@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import {
+  formatArchiveFileName,
+  formatArchiveTimestamp,
+  nextArchiveSequence,
+  persistRest,
+  type PersistRestOptions,
+} from '../../src/core/compact/persist.js';
+import type { FileWriter } from '../../src/core/ports.js';
+import type { Message } from '../../src/core/types.js';
+import { createRecordingLogger, MemoryFileSystem } from './compact-fixtures.js';
+
+const now = new Date('2026-11-21T23:45:12.789Z');
+const rest: Message[] = [
+  { role: 'user', content: 'Fix the bug.' },
+  { role: 'assistant', content: [{ type: 'text', text: 'Done.' }] },
+];
+const directory = '/work/.compact/default';
+
+function setUp(overrides: Partial<PersistRestOptions> = {}) {
+  const fileSystem = new MemoryFileSystem();
+  const logger = createRecordingLogger();
+  const options: PersistRestOptions = {
+    workDir: '/work',
+    outputDir: '.compact',
+    sessionId: 'default',
+    fileWriter: fileSystem.writer,
+    logger,
+    now: () => now,
+    ...overrides,
+  };
+  return { fileSystem, logger, options };
+}
+
+describe('archive file name (v1 F-006, DESIGN §6)', () => {
+  it('is compact-<UTC ISO to the second, ":" as "-">-<sequence>.json', () => {
+    expect(formatArchiveTimestamp(now)).toBe('2026-11-21T23-45-12Z');
+    expect(formatArchiveFileName(now, 1)).toBe('compact-2026-11-21T23-45-12Z-1.json');
+    expect(formatArchiveFileName(new Date(Date.UTC(2026, 0, 2, 3, 4, 5)), 12)).toBe('compact-2026-01-02T03-04-05Z-12.json');
+  });
+
+  it('takes the sequence after the highest archive already there, ignoring other names', () => {
+    expect(nextArchiveSequence([])).toBe(1);
+    expect(
+      nextArchiveSequence(['compact-2026-11-21T23-45-12Z-1.json', 'compact-2026-11-22T00-00-00Z-7.json', 'compact-x-99.json', 'notes.txt', 'compact-2026-11-21T23-45-12Z-3.json.tmp']),
+    ).toBe(8);
+  });
+});
+
+describe('persistRest (v1 F-006)', () => {
+  it('writes Rest as indented JSON to <workDir>/<outputDir>/<sessionId>/compact-...-1.json', async () => {
+    const { fileSystem, options } = setUp();
+    const path = await persistRest(rest, options);
+    expect(path).toBe(`${directory}/compact-2026-11-21T23-45-12Z-1.json`);
+    expect(fileSystem.files.get(path as string)).toBe(JSON.stringify(rest, null, 2));
+    expect(JSON.parse(fileSystem.files.get(path as string) as string)).toEqual(rest);
+    expect(fileSystem.directories.has(directory)).toBe(true);
+  });
+
+  it('continues the sequence from the files on disk (no global counter)', async () => {
+    const { fileSystem, options } = setUp();
+    fileSystem.files.set(`${directory}/compact-2026-11-20T10-00-00Z-3.json`, '[]');
+    fileSystem.files.set('/work/.compact/other-session/compact-2026-11-20T10-00-00Z-9.json', '[]');
+    expect(await persistRest(rest, options)).toBe(`${directory}/compact-2026-11-21T23-45-12Z-4.json`);
+    expect(await persistRest(rest, options)).toBe(`${directory}/compact-2026-11-21T23-45-12Z-5.json`);
+  });
+
+  it('moves to the next number when the name was taken meanwhile (exclusive create)', async () => {
+    const { fileSystem, options } = setUp();
+    const writer: FileWriter = { ...fileSystem.writer, listDir: async () => [] };
+    fileSystem.files.set(`${directory}/compact-2026-11-21T23-45-12Z-1.json`, 'another compaction');
+    expect(await persistRest(rest, { ...options, fileWriter: writer })).toBe(`${directory}/compact-2026-11-21T23-45-12Z-2.json`);
+    expect(fileSystem.files.get(`${directory}/compact-2026-11-21T23-45-12Z-1.json`)).toBe('another compaction');
+  });
+
+  it('never lets two concurrent compactions clash', async () => {
+    const { fileSystem, options } = setUp();
+    const paths = await Promise.all([persistRest(rest, options), persistRest([rest[0] as Message], options)]);
+    expect(new Set(paths).size).toBe(2);
+    expect(fileSystem.files.size).toBe(2);
+  });
+
+  it('reuses a file that already holds exactly this content', async () => {
+    const { fileSystem, options } = setUp();
+    const path = `${directory}/compact-2026-11-21T23-45-12Z-1.json`;
+    fileSystem.files.set(path, JSON.stringify(rest, null, 2));
+    const writer: FileWriter = { ...fileSystem.writer, listDir: async () => [] };
+    expect(await persistRest(rest, { ...options, fileWriter: writer })).toBe(path);
+  });
+
+  it("writes plainly with spec 01's two-method writer", async () => {
+    const { fileSystem, options } = setUp();
+    expect(await persistRest(rest, { ...options, fileWriter: fileSystem.plainWriter })).toBe(`${directory}/compact-2026-11-21T23-45-12Z-1.json`);
+    expect(fileSystem.events).toEqual([`ensureDir ${directory}`, `writeFile ${directory}/compact-2026-11-21T23-45-12Z-1.json`]);
+  });
+
+  it('uses the writer’s resolvePath and an absolute outputDir as is', async () => {
+    const { fileSystem, options } = setUp({ outputDir: '/archive', sessionId: 's-1' });
+    const joined: string[][] = [];
+    const writer: FileWriter = { ...fileSystem.writer, resolvePath: (...segments) => (joined.push(segments), segments.join('|')) };
+    expect(await persistRest(rest, { ...options, fileWriter: writer })).toBe('/work|/archive|s-1|compact-2026-11-21T23-45-12Z-1.json');
+    expect(await persistRest(rest, options)).toBe('/archive/s-1/compact-2026-11-21T23-45-12Z-1.json');
+    expect(joined[0]).toEqual(['/work', '/archive', 's-1']);
+  });
+
+  it('logs a write failure and resolves null', async () => {
+    const { fileSystem, options, logger } = setUp();
+    fileSystem.failWrites = true;
+    expect(await persistRest(rest, options)).toBeNull();
+    expect(logger.warnings).toEqual([
+      `compact: could not archive the compacted messages in ${directory} (EROFS: read-only file system); continuing with originalMessagesPath null`,
+    ]);
+  });
+});
