@@ -9,6 +9,8 @@ type BenchModule = { title: string; run(options: BenchRunOptions): Promise<Bench
 const options: BenchRunOptions = { quick: process.argv.includes('--quick') };
 const modules: Array<() => Promise<BenchModule>> = [
   // Each bench/*.bench.ts module registers itself here.
+  () => import('./offload.bench.js'),
+  () => import('./compact.bench.js'),
 ];
 
 console.log(`# agent-context-offload benchmarks (node ${process.version}, ${options.quick ? 'quick' : 'full'} run)`);

@@ -82,7 +82,6 @@ export { NodeFileReader, createNodeFileReader } from './infrastructure/node-file
 export {
   buildSummaryPrompt,
   renderMessagesForSummary,
-  cutTextInMiddle,
   SUMMARY_SECTION_TITLES,
   SUMMARY_MOST_RECENT_RULE,
 } from './core/compact/summary-prompt.js';

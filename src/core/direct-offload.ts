@@ -67,7 +67,8 @@ export async function executeDirectOffload(
   resolveOutputDir(outputDir);
   const blocks = typeof message.content === 'string' ? [] : message.content;
   if (!blocks.some((block) => isToolResultBlock(block))) {
-    throw new NoToolResultError('message.content must hold at least one tool_result block, got none');
+    const given = typeof message.content === 'string' ? 'a string' : `${blocks.length} block(s) without one`;
+    throw new NoToolResultError(`message.content must hold at least one tool_result block, got ${given}`);
   }
 
   const chosen: Array<{ blockIndex: number; toolUseId: string; content: string; chars: number }> = [];

@@ -22,12 +22,16 @@ export interface AnthropicRequestOptionsLike {
   signal?: AbortSignal;
 }
 
-/** A message as the Anthropic API takes it. */
+/** A message as the Anthropic API takes it: the history's own messages, without extra fields. */
 export interface AnthropicMessageParamLike {
   /** `user` or `assistant`. */
   role: 'user' | 'assistant';
-  /** Text, or content blocks in the API's shape. */
-  content: string | unknown[];
+  /**
+   * Text, or content blocks in the API's shape (this package's blocks are). Typed `any[]` so
+   * that the SDK's own `ContentBlockParam[]` parameter accepts it, whatever the SDK version.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above: a structural stand-in for the SDK's block union
+  content: string | any[];
 }
 
 /** The part of `messages.create`'s body this client sends. */
@@ -36,8 +40,8 @@ export interface AnthropicCreateBodyLike {
   model: string;
   /** Upper bound of the reply. */
   max_tokens: number;
-  /** The conversation: here, one user message holding the prompt. */
-  messages: AnthropicMessageParamLike[];
+  /** One user message holding the prompt. */
+  messages: { role: 'user'; content: string }[];
 }
 
 /** The part of `messages.countTokens`'s body this client sends. */

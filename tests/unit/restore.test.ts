@@ -205,6 +205,21 @@ describe('collectRestoredFiles (spec 05 F-005)', () => {
     expect(paths(await collectRestoredFiles(history, options))).toEqual(['b.ts', 'a.ts']);
   });
 
+  it('keeps the relative recency of files restored together by an earlier compaction (listed most recent first)', async () => {
+    const { options } = setUp({ '/work/a.ts': 'A', '/work/b.ts': 'B', '/work/c.ts': 'C' }, { maxRestoreFiles: 2 });
+    const history: Message[] = [
+      { role: 'user', content: '[Conversation compressed]\n\nsummary' },
+      { role: 'assistant', content: 'Understood. I have the context from the compressed conversation. Continuing work.' },
+      formatRestoredFileMessage('a.ts', 'A'),
+      { role: 'assistant', content: 'Noted, file content restored.' },
+      formatRestoredFileMessage('b.ts', 'B'),
+      { role: 'assistant', content: 'Noted, file content restored.' },
+      formatRestoredFileMessage('c.ts', 'C'),
+      { role: 'assistant', content: 'Noted, file content restored.' },
+    ];
+    expect(paths(await collectRestoredFiles(history, options))).toEqual(['a.ts', 'b.ts']);
+  });
+
   it('rejects with the abort reason', async () => {
     const { options } = setUp({ '/work/a.ts': 'A' });
     const controller = new AbortController();

@@ -32,7 +32,7 @@ function renderBarRows(
   const noteWidth = Math.max(0, ...rows.map((row) => (row.note ?? '').length));
   const valueWidth = Math.max(...rows.map((row) => formatCount(row.value).length), 1);
   const max = Math.max(...rows.map((row) => row.value), 0);
-  const barWidth = Math.max(10, width - labelWidth - noteWidth - valueWidth - 18);
+  const barWidth = Math.max(10, Math.min(40, width - labelWidth - noteWidth - valueWidth - 18));
   return rows.map((row) => {
     const label = padEnd(truncateText(row.label, labelWidth), labelWidth);
     const note = noteWidth === 0 ? '' : `${padStart(row.note ?? '', noteWidth)}  `;

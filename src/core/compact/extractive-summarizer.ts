@@ -241,7 +241,7 @@ interface Item {
   text: string;
   /** When set, the item may be cut to any length of at least this many words. */
   minWords?: number;
-  /** Counted in the section's "N more not shown" line when it does not fit. */
+  /** Counted in the section's "N more ... not shown" line when it does not fit. */
   listed?: boolean;
 }
 
@@ -250,6 +250,13 @@ const FILES = 1;
 const TOOLS = 2;
 const STATUS = 3;
 const ERRORS = 4;
+
+/** What the listed items of each section are, for `- (N more files not shown)`. */
+const LIST_NOUNS = ['requests', 'files', 'tools', 'items', 'errors'] as const;
+/** Words of `- (N more files not shown)`. */
+const OMISSION_NOTE_WORDS = 5;
+/** Below this many words for items, lists end without a "more ... not shown" line. */
+const MIN_WORDS_FOR_OMISSION_NOTES = 100;
 
 /** Marks a quote that was cut short (punctuation only: it costs no word). */
 const CUT_MARK = ' […]';
@@ -431,16 +438,38 @@ function quoteItem(label: string, text: string, maxWords: number): string {
 // ---------------------------------------------------------------------------------------------
 // Fitting the items into the budget
 
+/**
+ * Chooses the items that fit `maxWords`: tier by tier; within a tier, sections take turns
+ * (the first item of each, then the second of each, ...) so one long list cannot starve the
+ * others. Writes each section's chosen items in their display order.
+ */
 function fitItems(items: readonly Item[], maxWords: number): string[] {
   const headingWords = SUMMARY_SECTION_TITLES.reduce((total, title) => total + countWords(title), 0);
   // every section needs its heading, and "None." when nothing else fits
   let remaining = maxWords - headingWords - SUMMARY_SECTION_TITLES.length;
+  // room for "- (N more files not shown)" under each list, when the budget is not tiny
+  const noted = SUMMARY_SECTION_TITLES.map((_, section) => items.some((item) => item.section === section && item.listed === true));
+  if (remaining >= MIN_WORDS_FOR_OMISSION_NOTES) {
+    remaining -= noted.filter(Boolean).length * OMISSION_NOTE_WORDS;
+  } else {
+    noted.fill(false);
+  }
+
+  const ranks = new Map<Item, number>();
+  const groups = new Map<string, Item[]>();
+  items.forEach((item) => {
+    const key = `${item.tier}:${item.section}`;
+    groups.set(key, [...(groups.get(key) ?? []), item]);
+  });
+  for (const group of groups.values()) {
+    [...group].sort((a, b) => a.priority - b.priority).forEach((item, rank) => ranks.set(item, rank));
+  }
+  const ranked = [...items].sort(
+    (a, b) => a.tier - b.tier || (ranks.get(a) ?? 0) - (ranks.get(b) ?? 0) || a.section - b.section,
+  );
+
   const chosen: Item[] = [];
   const omitted = SUMMARY_SECTION_TITLES.map(() => 0);
-  const ranked = items
-    .map((item, index) => ({ item, index }))
-    .sort((a, b) => a.item.tier - b.item.tier || a.item.priority - b.item.priority || a.index - b.index)
-    .map(({ item }) => item);
   for (const item of ranked) {
     const words = countWords(item.text);
     if (words <= remaining) {
@@ -460,13 +489,7 @@ function fitItems(items: readonly Item[], maxWords: number): string[] {
       .sort((a, b) => a.order - b.order)
       .map((item) => item.text);
     const count = omitted[section] ?? 0;
-    if (count > 0) {
-      const note = `- (${count} more not shown)`;
-      if (countWords(note) <= remaining) {
-        lines.push(note);
-        remaining -= countWords(note);
-      }
-    }
+    if (noted[section] === true && count > 0) lines.push(`- (${count} more ${LIST_NOUNS[section] ?? 'items'} not shown)`);
     return `## ${title}\n${lines.length > 0 ? lines.join('\n') : 'None.'}`;
   });
 }

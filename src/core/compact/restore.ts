@@ -5,7 +5,7 @@
  */
 import type { FileReader, Logger, TokenCounter } from '../ports.js';
 import type { Message } from '../types.js';
-import { formatRestoredFileMessage, parseRestoredFileMessage } from './assemble.js';
+import { formatRestoredFileMessage, parseRestoredFileMessage, RESTORED_FILE_ACKNOWLEDGEMENT } from './assemble.js';
 import { isPathInside, resolvePathFrom } from './path-resolution.js';
 
 /** A file the history read, as a restoration candidate. */
@@ -65,7 +65,9 @@ export interface CollectRestoredFilesOptions extends FindRecentlyReadFilesOption
  * F-005 steps 1–4, DESIGN §8). A read is a `tool_use` in an assistant message whose name is
  * in `readToolNames` and whose `input[pathField]` is a non-empty string; a
  * `[Restored after compact] {path}:` user message counts as a read at its position, so a
- * file stays restored across compactions until newer reads push it out. A partial read
+ * file stays restored across compactions until newer reads push it out; within one run of
+ * such messages (listed most recent first by assembly) the order is read backwards, so the
+ * files keep their relative recency. A partial read
  * (`view_range`, offset) is a read of the file.
  */
 export function findRecentlyReadFiles(messages: readonly Message[], options: FindRecentlyReadFilesOptions): ReadFileCandidate[] {
@@ -79,12 +81,21 @@ export function findRecentlyReadFiles(messages: readonly Message[], options: Fin
     byAbsolutePath.set(absolutePath, { path, absolutePath, lastReadIndex: readIndex });
     readIndex += 1;
   };
+  // Assembly lists restored files most recent first; a run of them is replayed in reverse so
+  // that their relative recency survives the compaction (the run sits at its position).
+  let restoredRun: string[] = [];
+  const flushRestoredRun = (): void => {
+    for (let index = restoredRun.length - 1; index >= 0; index -= 1) recordRead(restoredRun[index] as string);
+    restoredRun = [];
+  };
   for (const message of messages) {
-    if (message.role === 'user') {
-      const restoredPath = parseRestoredFileMessage(message);
-      if (restoredPath !== undefined) recordRead(restoredPath);
+    const restoredPath = parseRestoredFileMessage(message);
+    if (restoredPath !== undefined) {
+      restoredRun.push(restoredPath);
       continue;
     }
+    if (message.role === 'assistant' && message.content === RESTORED_FILE_ACKNOWLEDGEMENT) continue;
+    flushRestoredRun();
     if (message.role !== 'assistant' || !Array.isArray(message.content)) continue;
     for (const block of message.content) {
       if (block.type !== 'tool_use' || typeof block.name !== 'string' || !readToolNames.has(block.name)) continue;
@@ -93,6 +104,7 @@ export function findRecentlyReadFiles(messages: readonly Message[], options: Fin
       if (typeof path === 'string' && path.trim() !== '') recordRead(path);
     }
   }
+  flushRestoredRun();
   return [...byAbsolutePath.values()].reverse();
 }
 

@@ -1,0 +1,146 @@
+/**
+ * Offload benchmarks (issue 2): batch offload of a ~1M-char history against the floor of
+ * writing the same payloads with `fs.promises.writeFile`, the ratio gate's skip path, and one
+ * direct offload of a 100 KB tool result.
+ */
+import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { offloadToolResult } from '../src/api/direct-offload.js';
+import { offloadToolResults, planOffload } from '../src/api/offload.js';
+import type { Message } from '../src/core/types.js';
+import { measureMedians, type BenchRow, type BenchRunOptions } from './report.js';
+
+export const title = 'Offload (specs 01-04)';
+
+const MESSAGE_COUNT = 2000;
+const LARGE_RESULT_COUNT = 200;
+const LARGE_RESULT_CHARS = 4500;
+
+/** A coding-agent history: 1,000 tool calls, 200 of them with large results; ~1M chars in all. */
+function buildHistory(): { messages: Message[]; payloads: string[] } {
+  const messages: Message[] = [];
+  const payloads: string[] = [];
+  const line = 'export function handler(request: Request): Response { return new Response("ok"); }\n';
+  for (let turn = 0; turn < MESSAGE_COUNT / 2; turn++) {
+    const id = `toolu_${String(turn).padStart(6, '0')}`;
+    messages.push({
+      role: 'assistant',
+      content: [
+        { type: 'text', text: `Step ${turn}: reading the next file to check the handler.` },
+        { type: 'tool_use', id, name: 'read_file', input: { path: `src/module-${turn}.ts` } },
+      ],
+    });
+    const large = turn % (MESSAGE_COUNT / 2 / LARGE_RESULT_COUNT) === 0;
+    const content = large ? `// file ${turn}\n${line.repeat(Math.ceil(LARGE_RESULT_CHARS / line.length))}`.slice(0, LARGE_RESULT_CHARS) : `ok: ${turn} lines changed`;
+    if (large) payloads.push(content);
+    messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content }] });
+  }
+  return { messages, payloads };
+}
+
+const FLOOR = 'floor: fs.promises.writeFile x200';
+const BATCH = 'offloadToolResults (batch)';
+
+function computeMedian(values: readonly number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
+  const root = await mkdtemp(join(tmpdir(), 'aco-bench-offload-'));
+  try {
+    const { messages, payloads } = buildHistory();
+    let directoryIndex = 0;
+    const freshDirectory = (): string => join(root, `run-${directoryIndex++}`);
+
+    // Sanity first: the offload takes exactly the 200 payloads, and the skip copies nothing.
+    const check = await offloadToolResults(messages, { outputDir: freshDirectory() });
+    if (check.offloadedCount !== LARGE_RESULT_COUNT) throw new Error(`expected ${LARGE_RESULT_COUNT} offloads, got ${check.offloadedCount}`);
+    const skipDirectory = join(root, 'skip');
+    const skipped = await offloadToolResults(messages, { outputDir: skipDirectory, ratioThreshold: 1 });
+    const skipCopiesNothing = skipped.messages === messages && skipped.offloadedCount === 0;
+    const skipTouchesNoDisk = await access(skipDirectory).then(
+      () => false,
+      () => true,
+    );
+
+    // Disk speed drifts over seconds (journal flushes, other processes), and tinybench runs its
+    // tasks one after the other: rounds alternate which case goes first, and each case reports
+    // the median of its round medians, so drift does not land on one side.
+    const batchTasks: Record<string, () => Promise<void>> = {
+      [FLOOR]: async () => {
+        const directory = freshDirectory();
+        await mkdir(directory, { recursive: true });
+        await Promise.all(payloads.map((payload, index) => writeFile(join(directory, `tool-result-${index}.md`), payload)));
+      },
+      [BATCH]: async () => {
+        await offloadToolResults(messages, { outputDir: freshDirectory() });
+      },
+    };
+    const rounds: Array<Record<string, number>> = [];
+    for (let round = 0; round < (options.quick ? 1 : 6); round++) {
+      const order = round % 2 === 0 ? [FLOOR, BATCH] : [BATCH, FLOOR];
+      rounds.push(await measureMedians(Object.fromEntries(order.map((name) => [name, batchTasks[name]!])), { ...options, iterations: 15 }));
+    }
+    const batch = { [FLOOR]: computeMedian(rounds.map((round) => round[FLOOR]!)), [BATCH]: computeMedian(rounds.map((round) => round[BATCH]!)) };
+    const gate = await measureMedians(
+      {
+        'gate skip': async () => {
+          await offloadToolResults(messages, { outputDir: skipDirectory, ratioThreshold: 1 });
+        },
+      },
+      { ...options, iterations: 200 },
+    );
+
+    const directDirectory = join(root, 'direct');
+    const hundredKilobytes = 'x'.repeat(100 * 1024);
+    const directMessage: Message = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_big', content: hundredKilobytes }] };
+    const direct = await measureMedians(
+      {
+        'floor: fs.promises.writeFile 100 KB': async () => {
+          await mkdir(join(directDirectory, 'floor'), { recursive: true });
+          await writeFile(join(directDirectory, 'floor', 'toolu_big.md'), hundredKilobytes);
+        },
+        'offloadToolResult (100 KB)': async () => {
+          await offloadToolResult(directMessage, { sessionId: 'bench', outputDir: directDirectory });
+        },
+      },
+      { ...options, iterations: 200 },
+    );
+
+    const floor = batch[FLOOR]!;
+    const batchMedian = batch[BATCH]!;
+    const gateMedian = gate['gate skip']!;
+    const directMedian = direct['offloadToolResult (100 KB)']!;
+    const plan = planOffload(messages, { charThreshold: 100, ratioThreshold: 0.2 });
+    const history = `${MESSAGE_COUNT} messages, ${plan.totalChars.toLocaleString('en-US')} chars, ${LARGE_RESULT_COUNT} x ${LARGE_RESULT_CHARS} offloaded; ${rounds.length === 1 ? 'one round' : `median of ${rounds.length} alternating rounds`}`;
+    return [
+      {
+        name: 'batch offload, fresh dir per run',
+        medianMs: batchMedian,
+        baseline: { name: 'writeFile x200 (parallel)', medianMs: floor },
+        extra: history,
+        goal: '<= 1.5x the floor',
+        met: batchMedian <= 1.5 * floor,
+      },
+      {
+        name: 'gate skip path (below the ratio)',
+        medianMs: gateMedian,
+        extra: `result.messages === input: ${skipCopiesNothing}; no directory: ${skipTouchesNoDisk}`,
+        goal: '<= 2 ms, nothing copied',
+        met: gateMedian <= 2 && skipCopiesNothing && skipTouchesNoDisk,
+      },
+      {
+        name: 'direct offload of one 100 KB result',
+        medianMs: directMedian,
+        baseline: { name: 'writeFile 100 KB', medianMs: direct['floor: fs.promises.writeFile 100 KB']! },
+        goal: '< 5 ms median',
+        met: directMedian < 5,
+      },
+    ];
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}

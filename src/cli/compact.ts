@@ -1,0 +1,151 @@
+/**
+ * `agent-context compact <file>`: summarize the history and restore recently read files.
+ */
+import { compactMessages, countTokens, DEFAULT_SUMMARY_MODEL } from '../index.js';
+import type { CompactResult } from '../index.js';
+import { parseCommandArguments, readBooleanFlag, readNumberFlag, readStringFlag, requireInputPath } from './arguments.js';
+import { resolveCompactionTrigger } from './compaction-trigger.js';
+import { keepDefinedFields } from './defined-fields.js';
+import { CliError } from './errors.js';
+import { serializeHistory } from './formats/serialize-transcript.js';
+import { FORMAT_LABELS } from './formats/transcript.js';
+import type { Transcript } from './formats/transcript.js';
+import { writeOutput, writeStandardOutput } from './io.js';
+import { createLlmActivity } from './llm-activity.js';
+import { countToolDefinitionTokens, createToolDefinitionUsage } from './measure-context.js';
+import { readTranscript } from './read-transcript.js';
+import { formatCount, formatPercent } from './render/format-figures.js';
+import { selectReportStream } from './report-stream.js';
+import type { ReportStream } from './report-stream.js';
+import { chooseSummarizer, createChosenSummarizer } from './summarizer-choice.js';
+import type { SummarizerChoice } from './summarizer-choice.js';
+
+const COMPACT_FLAGS = {
+  force: { type: 'boolean' },
+  limit: { type: 'string' },
+  ratio: { type: 'string' },
+  provider: { type: 'string' },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  'work-dir': { type: 'string' },
+  output: { type: 'string', short: 'o' },
+} as const;
+
+/** Exit code after Ctrl-C, as shells report a process ended by SIGINT. */
+const INTERRUPTED_EXIT_CODE = 130;
+
+/** Claude Code reads files with `Read`, whose input names the path `file_path` (DESIGN §8). */
+const CLAUDE_CODE_RESTORE = { readToolNames: ['Read'], pathField: 'file_path' } as const;
+
+function describeSummarizer(choice: SummarizerChoice): string {
+  if (choice.provider === 'extractive') {
+    const why = choice.chosenBy === 'flag' ? '' : '; set ANTHROPIC_API_KEY or pass --provider for an LLM summary';
+    return `extractive (offline, deterministic${why})`;
+  }
+  const model = choice.model ?? DEFAULT_SUMMARY_MODEL;
+  const why = choice.chosenBy === 'ANTHROPIC_API_KEY' ? ', ANTHROPIC_API_KEY is set' : '';
+  return `${choice.provider} ${model}${choice.baseURL === undefined ? '' : ` at ${choice.baseURL}`}${why}`;
+}
+
+function describeHistoryShape(transcript: Transcript): string {
+  return transcript.format === 'request-body' ? 'request body' : transcript.format === 'json' ? 'JSON array' : 'JSON array of messages';
+}
+
+/** Lines that tell what compaction did, or why it did not. */
+function describeOutcome(result: CompactResult, figures: { tokensBefore: number; tokensAfter: number; thresholdTokens: number; limit: number; ratio: number }, report: ReportStream): string[] {
+  const { style } = report;
+  if (!result.compacted) {
+    if (result.skippedReason === 'below-threshold') {
+      return [
+        `  not compacted: ${formatCount(figures.tokensBefore)} tokens, below the trigger (${formatCount(figures.thresholdTokens)} = ${formatPercent(figures.ratio)} of ${formatCount(figures.limit)}); --force compacts anyway`,
+      ];
+    }
+    return ['  not compacted: nothing after the leading system messages'];
+  }
+  const { stats } = result;
+  const share = figures.tokensBefore === 0 ? 0 : figures.tokensAfter / figures.tokensBefore;
+  return [
+    `  tokens ${formatCount(figures.tokensBefore)} → ${style.bold(formatCount(figures.tokensAfter))} ${style.green(`(${formatPercent(share)} of the original)`)}`,
+    `  summarized ${formatCount(stats.compactedMessageCount)} messages, kept ${formatCount(stats.retainedMessageCount)} system messages, restored ${formatCount(stats.restoredFileCount)} files (${formatCount(stats.restoredTokenCount)} tokens)`,
+    `  archive: ${result.originalMessagesPath ?? style.yellow('not written (see the warning above)')}`,
+  ];
+}
+
+/** Runs `compact` with its arguments. */
+export async function runCompact(args: readonly string[]): Promise<void> {
+  const parsed = parseCommandArguments('compact', args, COMPACT_FLAGS, 1);
+  const path = requireInputPath(parsed, 'compact');
+  const outputFile = readStringFlag(parsed, 'output');
+  const workDir = readStringFlag(parsed, 'work-dir');
+  const triggerFlags = {
+    contextTokenLimit: readNumberFlag(parsed, 'limit', 'compact'),
+    compactThresholdRatio: readNumberFlag(parsed, 'ratio', 'compact'),
+  };
+  const choice = chooseSummarizer({
+    provider: readStringFlag(parsed, 'provider'),
+    model: readStringFlag(parsed, 'model'),
+    baseURL: readStringFlag(parsed, 'base-url'),
+  });
+  const trigger = resolveCompactionTrigger(triggerFlags);
+
+  const transcript = await readTranscript(path);
+  const { messages } = transcript;
+  const report = selectReportStream(outputFile !== undefined);
+  const { style } = report;
+  report.writeLines([
+    `${style.bold('compact')}  ${transcript.source} ${style.dim(`(${FORMAT_LABELS[transcript.format]}, ${formatCount(messages.length)} messages)`)}`,
+  ]);
+
+  const activity = createLlmActivity();
+  const use = { calls: 0 };
+  const summarizerOptions = await createChosenSummarizer(choice, use, {
+    onRequestStart: (requestNumber) =>
+      activity.start(`Summarizing ${formatCount(messages.length)} messages with ${choice.provider}${requestNumber > 1 ? ` (request ${requestNumber})` : ''}...`),
+    onRequestEnd: () => activity.stop(),
+  });
+  const usage = createToolDefinitionUsage(countToolDefinitionTokens(transcript));
+  const controller = new AbortController();
+  const interrupt = (): void => controller.abort(new CliError('interrupted', INTERRUPTED_EXIT_CODE));
+  process.once('SIGINT', interrupt);
+
+  let result: CompactResult;
+  try {
+    result = await compactMessages(messages, {
+      ...keepDefinedFields({ ...triggerFlags, workDir }),
+      ...(readBooleanFlag(parsed, 'force') ? { force: true } : {}),
+      ...(transcript.format === 'claude-code' ? CLAUDE_CODE_RESTORE : {}),
+      ...usage,
+      ...summarizerOptions,
+      logger: { warn: (message) => activity.writeLine(`${style.yellow('warning:')} ${message}`) },
+      signal: controller.signal,
+    });
+  } finally {
+    activity.stop();
+    process.removeListener('SIGINT', interrupt);
+  }
+
+  const ran = use.calls === 0 ? 'none ran' : describeSummarizer(choice);
+  const requests = choice.provider !== 'extractive' && use.calls > 1 ? ` (${use.calls} requests)` : '';
+  if (result.skippedReason === 'summarizer-failed') {
+    const reason = result.error instanceof Error ? result.error.message : String(result.error);
+    throw new CliError(`compaction failed: the summarizer (${describeSummarizer(choice)}) failed after ${use.calls} attempts: ${reason.split('\n')[0]}`, undefined, {
+      cause: result.error,
+    });
+  }
+
+  const tokensBefore = countTokens(messages, usage);
+  const tokensAfter = countTokens(result.messages, usage);
+  const history = serializeHistory(transcript, result.messages);
+  if (outputFile === undefined) await writeStandardOutput(history);
+  else await writeOutput(outputFile, history);
+
+  const lines = [
+    `  summarizer: ${ran === 'none ran' ? style.dim('none ran') : style.cyan(ran)}${requests}`,
+    ...describeOutcome(result, { tokensBefore, tokensAfter, thresholdTokens: trigger.thresholdTokens, limit: trigger.contextTokenLimit, ratio: trigger.compactThresholdRatio }, report),
+  ];
+  if (result.compacted && transcript.format === 'claude-code' && workDir === undefined && result.stats.restoredFileCount === 0) {
+    lines.push(style.dim('  (no file restored: pass --work-dir <the project directory> to restore the files the session read)'));
+  }
+  lines.push(`  history: ${outputFile ?? 'standard output'} ${style.dim(`(${describeHistoryShape(transcript)}${result.compacted ? '' : ', unchanged'})`)}`);
+  report.writeLines(lines);
+}

@@ -1,0 +1,153 @@
+/**
+ * The public `compactMessages`: environment at call time, summarizer selection (DESIGN §6),
+ * eager validation. The Anthropic client factory is replaced so no SDK or network is used.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { compactMessages, EXTRACTIVE_FALLBACK_WARNING, restoreRecentFiles } from '../../src/api/compact.js';
+import { InvalidMessageError, InvalidOptionError, MissingDependencyError } from '../../src/core/errors.js';
+import type { LlmClient } from '../../src/core/ports.js';
+import type { Message } from '../../src/core/types.js';
+import { charCounter, createRecordingLogger, createScriptedSummarizer, MemoryFileSystem, readFileTurn } from './compact-fixtures.js';
+
+const { createAnthropicLlmClient } = vi.hoisted(() => ({ createAnthropicLlmClient: vi.fn() }));
+vi.mock('../../src/infrastructure/anthropic-client.js', () => ({ createAnthropicLlmClient }));
+
+const ENV_NAMES = ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'CONTEXT_TOKEN_LIMIT', 'COMPACT_THRESHOLD_RATIO', 'SUMMARY_MODEL', 'MAX_RESTORE_FILES', 'COMPACT_OUTPUT_DIR'];
+let savedEnv: Record<string, string | undefined>;
+beforeEach(() => {
+  savedEnv = Object.fromEntries(ENV_NAMES.map((name) => [name, process.env[name]]));
+  for (const name of ENV_NAMES) delete process.env[name];
+  createAnthropicLlmClient.mockReset();
+});
+afterEach(() => {
+  for (const name of ENV_NAMES) {
+    if (savedEnv[name] === undefined) delete process.env[name];
+    else process.env[name] = savedEnv[name];
+  }
+});
+
+const history: Message[] = [
+  { role: 'system', content: 'You are an agent.' },
+  { role: 'user', content: 'Fix the bug.' },
+  ...readFileTurn('a.ts'),
+  { role: 'assistant', content: 'Fixed.' },
+];
+
+function createPorts() {
+  const fileSystem = new MemoryFileSystem({ '/work/a.ts': 'A' });
+  const logger = createRecordingLogger();
+  return { fileSystem, logger, options: { fileReader: fileSystem.reader, fileWriter: fileSystem.writer, logger, tokenCounter: charCounter, workDir: '/work', force: true } };
+}
+
+function createRecordingClient(reply = 'LLM summary'): LlmClient & { prompts: Array<{ prompt: string; model: string }> } {
+  const prompts: Array<{ prompt: string; model: string }> = [];
+  return { prompts, summarize: async (prompt, model) => (prompts.push({ prompt, model }), reply) };
+}
+
+describe('compactMessages: who writes the summary (DESIGN §6)', () => {
+  it('uses summarizer first, over llmClient and ANTHROPIC_API_KEY', async () => {
+    process.env.ANTHROPIC_API_KEY = 'sk-test';
+    const { options } = createPorts();
+    const summarizer = createScriptedSummarizer(['from summarizer']);
+    const llmClient = createRecordingClient();
+    const result = await compactMessages(history, { ...options, summarizer, llmClient });
+    expect(result.summary).toBe('from summarizer');
+    expect(llmClient.prompts).toHaveLength(0);
+    expect(createAnthropicLlmClient).not.toHaveBeenCalled();
+  });
+
+  it('wraps llmClient with the spec 05 prompt and summaryModel', async () => {
+    process.env.ANTHROPIC_API_KEY = 'sk-test';
+    process.env.SUMMARY_MODEL = 'model-from-env';
+    const { options } = createPorts();
+    const llmClient = createRecordingClient();
+    const result = await compactMessages(history, { ...options, llmClient });
+    expect(result.summary).toBe('LLM summary');
+    expect(llmClient.prompts).toHaveLength(1);
+    expect(llmClient.prompts[0]?.model).toBe('model-from-env');
+    expect(llmClient.prompts[0]?.prompt).toContain('Pay special attention to the MOST RECENT messages');
+    expect(llmClient.prompts[0]?.prompt).toContain('Fix the bug.');
+    expect(createAnthropicLlmClient).not.toHaveBeenCalled();
+  });
+
+  it('creates an Anthropic client when ANTHROPIC_API_KEY is set, honouring ANTHROPIC_BASE_URL', async () => {
+    process.env.ANTHROPIC_API_KEY = ' sk-test ';
+    process.env.ANTHROPIC_BASE_URL = 'http://127.0.0.1:9999';
+    const client = createRecordingClient('anthropic summary');
+    createAnthropicLlmClient.mockResolvedValue(client);
+    const { options } = createPorts();
+    const result = await compactMessages(history, options);
+    expect(createAnthropicLlmClient).toHaveBeenCalledWith({ apiKey: 'sk-test', baseURL: 'http://127.0.0.1:9999' });
+    expect(result.summary).toBe('anthropic summary');
+    expect(client.prompts[0]?.model).toBe('claude-haiku-4-5-20251001');
+  });
+
+  it('rejects with MISSING_DEPENDENCY when the key is set but the SDK is missing (no silent fallback), writing nothing', async () => {
+    process.env.ANTHROPIC_API_KEY = 'sk-test';
+    createAnthropicLlmClient.mockRejectedValue(new MissingDependencyError('install @anthropic-ai/sdk'));
+    const { options, fileSystem } = createPorts();
+    await expect(compactMessages(history, options)).rejects.toMatchObject({ code: 'MISSING_DEPENDENCY' });
+    expect(fileSystem.events).toEqual([]);
+  });
+
+  it('falls back to the extractive summarizer, with a warning when it is used', async () => {
+    const { options, logger } = createPorts();
+    const result = await compactMessages(history, options);
+    expect(result.compacted).toBe(true);
+    expect(result.summary).toMatch(/\S/);
+    expect(logger.warnings).toContain(EXTRACTIVE_FALLBACK_WARNING);
+    expect(createAnthropicLlmClient).not.toHaveBeenCalled();
+  });
+
+  it('does not warn about the fallback when nothing is compacted', async () => {
+    const { options, logger } = createPorts();
+    const result = await compactMessages(history, { ...options, force: false });
+    expect(result.skippedReason).toBe('below-threshold');
+    expect(logger.warnings).toEqual([]);
+  });
+});
+
+describe('compactMessages: environment and validation', () => {
+  it('reads the trigger variables at call time', async () => {
+    const { options } = createPorts();
+    const summarizer = createScriptedSummarizer(['s']);
+    process.env.CONTEXT_TOKEN_LIMIT = '10';
+    expect((await compactMessages(history, { ...options, force: false, summarizer })).compacted).toBe(true);
+    process.env.CONTEXT_TOKEN_LIMIT = '100000';
+    expect((await compactMessages(history, { ...options, force: false, summarizer })).skippedReason).toBe('below-threshold');
+  });
+
+  it('rejects an invalid variable before writing anything', async () => {
+    process.env.MAX_RESTORE_FILES = 'many';
+    const { options, fileSystem } = createPorts();
+    await expect(compactMessages(history, options)).rejects.toThrow(new InvalidOptionError('MAX_RESTORE_FILES must be an integer >= 0, got "many"'));
+    expect(fileSystem.events).toEqual([]);
+  });
+
+  it('rejects a malformed history with the path of the bad field', async () => {
+    const { options } = createPorts();
+    await expect(compactMessages([{ role: 'robot', content: 'x' }] as never, options)).rejects.toThrow(InvalidMessageError);
+  });
+
+  it('honours COMPACT_OUTPUT_DIR relative to workDir', async () => {
+    process.env.COMPACT_OUTPUT_DIR = 'archives';
+    const { options } = createPorts();
+    const result = await compactMessages(history, { ...options, summarizer: createScriptedSummarizer(['s']), sessionId: 'run-7' });
+    expect(result.originalMessagesPath).toMatch(/^\/work\/archives\/run-7\/compact-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z-1\.json$/);
+  });
+});
+
+describe('restoreRecentFiles (public piece)', () => {
+  it('returns the restored file messages (spec 05 F-005 output)', async () => {
+    const { fileSystem, logger } = createPorts();
+    expect(await restoreRecentFiles(history, { workDir: '/work', fileReader: fileSystem.reader, logger, tokenCounter: charCounter })).toEqual([
+      { role: 'user', content: '[Restored after compact] a.ts:\nA' },
+    ]);
+  });
+
+  it('reads MAX_RESTORE_FILES at call time', async () => {
+    process.env.MAX_RESTORE_FILES = '0';
+    const { fileSystem } = createPorts();
+    expect(await restoreRecentFiles(history, { workDir: '/work', fileReader: fileSystem.reader })).toEqual([]);
+  });
+});

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { resolveCompactOptions, resolveRestoreOptions } from '../../src/core/compact/compact-options.js';
+import { InvalidOptionError, UnsafePathError } from '../../src/core/errors.js';
+
+const cwd = '/home/agent/project';
+
+describe('resolveCompactOptions (DESIGN §6)', () => {
+  it('applies every default', () => {
+    expect(resolveCompactOptions({}, {}, cwd)).toEqual({
+      contextTokenLimit: 200_000,
+      compactThresholdRatio: 0.92,
+      force: false,
+      lastUsage: undefined,
+      tokenSafetyFactor: 1,
+      summaryModel: 'claude-haiku-4-5-20251001',
+      summaryMaxWords: 1200,
+      summaryInputMaxTokens: 100_000,
+      maxRetries: 2,
+      retryBaseDelayMs: 1000,
+      outputDir: '.compact',
+      sessionId: 'default',
+      maxRestoreFiles: 5,
+      maxRestoreTokensPerFile: 5000,
+      maxRestoreTokensTotal: 50_000,
+      workDir: cwd,
+      readToolNames: ['read_file'],
+      pathField: 'path',
+      resumeMessage: undefined,
+      signal: undefined,
+    });
+  });
+
+  it('reads every environment variable', () => {
+    const env = {
+      CONTEXT_TOKEN_LIMIT: '100000',
+      COMPACT_THRESHOLD_RATIO: '0.8',
+      SUMMARY_MODEL: ' claude-sonnet-4-5 ',
+      SUMMARY_MAX_WORDS: '500',
+      COMPACT_MAX_RETRIES: '0',
+      COMPACT_OUTPUT_DIR: '/var/archive',
+      MAX_RESTORE_FILES: '3',
+      MAX_RESTORE_TOKENS_PER_FILE: '100',
+      MAX_RESTORE_TOKENS_TOTAL: '200',
+    };
+    expect(resolveCompactOptions({}, env, cwd)).toMatchObject({
+      contextTokenLimit: 100_000,
+      compactThresholdRatio: 0.8,
+      summaryModel: 'claude-sonnet-4-5',
+      summaryMaxWords: 500,
+      maxRetries: 0,
+      outputDir: '/var/archive',
+      maxRestoreFiles: 3,
+      maxRestoreTokensPerFile: 100,
+      maxRestoreTokensTotal: 200,
+    });
+  });
+
+  it('prefers options over the environment', () => {
+    const resolved = resolveCompactOptions({ maxRestoreFiles: 1, summaryModel: 'm', outputDir: 'out' }, { MAX_RESTORE_FILES: '9', SUMMARY_MODEL: 'x', COMPACT_OUTPUT_DIR: 'y' }, cwd);
+    expect(resolved).toMatchObject({ maxRestoreFiles: 1, summaryModel: 'm', outputDir: 'out' });
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(resolveCompactOptions({}, { MAX_RESTORE_FILES: '', SUMMARY_MODEL: '  ' }, cwd)).toMatchObject({ maxRestoreFiles: 5, summaryModel: 'claude-haiku-4-5-20251001' });
+  });
+
+  it('rejects an invalid variable, naming it, what it expects and what it got', () => {
+    expect(() => resolveCompactOptions({}, { MAX_RESTORE_FILES: 'five' }, cwd)).toThrow(new InvalidOptionError('MAX_RESTORE_FILES must be an integer >= 0, got "five"'));
+    expect(() => resolveCompactOptions({}, { COMPACT_MAX_RETRIES: '-1' }, cwd)).toThrow(/COMPACT_MAX_RETRIES must be an integer >= 0, got "-1"/);
+    expect(() => resolveCompactOptions({}, { SUMMARY_MAX_WORDS: '0' }, cwd)).toThrow(/SUMMARY_MAX_WORDS must be an integer >= 1/);
+    expect(() => resolveCompactOptions({}, { MAX_RESTORE_TOKENS_TOTAL: '1e3x' }, cwd)).toThrow(/MAX_RESTORE_TOKENS_TOTAL/);
+  });
+
+  it('rejects an invalid option, naming it', () => {
+    expect(() => resolveCompactOptions({ maxRestoreTokensPerFile: -5 }, {}, cwd)).toThrow(/maxRestoreTokensPerFile must be an integer >= 0, got -5/);
+    expect(() => resolveCompactOptions({ force: 'yes' as never }, {}, cwd)).toThrow(/force must be a boolean, got "yes"/);
+    expect(() => resolveCompactOptions({ readToolNames: 'read_file' as never }, {}, cwd)).toThrow(/readToolNames must be an array of strings/);
+    expect(() => resolveCompactOptions({ resumeMessage: ' ' }, {}, cwd)).toThrow(/resumeMessage must be a non-blank string/);
+    expect(() => resolveCompactOptions({ tokenSafetyFactor: -1 }, {}, cwd)).toThrow(/tokenSafetyFactor must be a number > 0/);
+    expect(() => resolveCompactOptions({ retryBaseDelayMs: -1 }, {}, cwd)).toThrow(/retryBaseDelayMs must be a number >= 0/);
+    expect(() => resolveCompactOptions({ lastUsage: 5 as never }, {}, cwd)).toThrow(/lastUsage must be an object/);
+  });
+
+  it('rejects an unsafe sessionId (path separators, ..)', () => {
+    expect(() => resolveCompactOptions({ sessionId: '../escape' }, {}, cwd)).toThrow(UnsafePathError);
+    expect(() => resolveCompactOptions({ sessionId: 'a/b' }, {}, cwd)).toThrow(/sessionId must be 1-200 characters/);
+  });
+
+  it('rejects ports without their methods', () => {
+    expect(() => resolveCompactOptions({ summarizer: {} as never }, {}, cwd)).toThrow(new InvalidOptionError('summarizer must be an object with summarize(), got a object'));
+    expect(() => resolveCompactOptions({ llmClient: { summarize: 'x' } as never }, {}, cwd)).toThrow(/llmClient must be an object with summarize\(\)/);
+    expect(() => resolveCompactOptions({ fileReader: { read: async () => '' } as never }, {}, cwd)).toThrow(/fileReader must be an object with read\(\) and exists\(\)/);
+    expect(() => resolveCompactOptions({ fileWriter: { ensureDir: async () => undefined } as never }, {}, cwd)).toThrow(/fileWriter must be an object with ensureDir\(\) and writeFile\(\)/);
+    expect(() => resolveCompactOptions({ logger: {} as never }, {}, cwd)).toThrow(/logger must be an object with warn\(\)/);
+    expect(() => resolveCompactOptions({ signal: {} as never }, {}, cwd)).toThrow(/signal must be an AbortSignal/);
+    expect(() => resolveCompactOptions({ tokenCounter: { count: 1 } as never }, {}, cwd)).toThrow(/tokenCounter must be an object with a count\(text\) method/);
+  });
+
+  it('resolves a relative workDir against the current directory and normalizes an absolute one', () => {
+    expect(resolveCompactOptions({ workDir: 'sub/../other' }, {}, cwd).workDir).toBe('/home/agent/project/other');
+    expect(resolveCompactOptions({ workDir: '/srv//app/' }, {}, cwd).workDir).toBe('/srv/app');
+    expect(() => resolveCompactOptions({ workDir: '' }, {}, cwd)).toThrow(/workDir must be a non-empty string/);
+  });
+});
+
+describe('resolveRestoreOptions', () => {
+  it('resolves only the restoration settings, ignoring unrelated variables', () => {
+    expect(resolveRestoreOptions({ pathField: 'file_path', readToolNames: ['Read'] }, { SUMMARY_MAX_WORDS: 'bad', MAX_RESTORE_FILES: '2' }, cwd)).toEqual({
+      maxRestoreFiles: 2,
+      maxRestoreTokensPerFile: 5000,
+      maxRestoreTokensTotal: 50_000,
+      workDir: cwd,
+      readToolNames: ['Read'],
+      pathField: 'file_path',
+    });
+  });
+});

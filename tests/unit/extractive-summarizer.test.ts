@@ -1,0 +1,246 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createExtractiveSummarizer } from '../../src/core/compact/extractive-summarizer.js';
+import { InvalidOptionError } from '../../src/core/errors.js';
+import type { Message } from '../../src/core/types.js';
+import { countWords } from '../../src/core/words.js';
+
+const TITLES = ['Goals & Decisions', 'File Operations', 'Tool Calls', 'Task Status', 'Errors & Resolutions'];
+
+/** The body of one `## Title` section. */
+function sectionOf(summary: string, title: string): string {
+  const start = summary.indexOf(`## ${title}\n`);
+  if (start === -1) throw new Error(`no section ${title}`);
+  const rest = summary.slice(start + title.length + 4);
+  const end = rest.indexOf('\n## ');
+  return (end === -1 ? rest : rest.slice(0, end)).trimEnd();
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+const history: Message[] = [
+  { role: 'user', content: '  Add a --json flag to the CLI and keep the tests green.  ' },
+  {
+    role: 'assistant',
+    content: [
+      { type: 'text', text: 'I will read the CLI entry point first.' },
+      { type: 'tool_use', id: 'r1', name: 'read_file', input: { path: 'src/cli/index.ts' } },
+    ],
+  },
+  { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'r1', content: 'export function main() {}' }] },
+  {
+    role: 'assistant',
+    content: [
+      { type: 'tool_use', id: 'e1', name: 'Edit', input: { file_path: 'src/cli/index.ts', old_string: 'a', new_string: 'b' } },
+      { type: 'tool_use', id: 'w1', name: 'write_file', input: { path: 'src/cli/json.ts', content: 'export const json = true;\n' } },
+    ],
+  },
+  {
+    role: 'user',
+    content: [
+      { type: 'tool_result', tool_use_id: 'e1', content: 'ok' },
+      { type: 'tool_result', tool_use_id: 'w1', content: 'written' },
+    ],
+  },
+  { role: 'assistant', content: [{ type: 'tool_use', id: 'b1', name: 'bash', input: { command: 'npm test' } }] },
+  {
+    role: 'user',
+    content: [
+      {
+        type: 'tool_result',
+        tool_use_id: 'b1',
+        is_error: true,
+        content: [{ type: 'text', text: '\nFAIL tests/cli.test.ts > prints json\nExpected "{" got "N"\n    at line 3' }],
+      },
+    ],
+  },
+  {
+    role: 'assistant',
+    content: [
+      { type: 'text', text: 'The test expects JSON on stdout; fixing the writer.' },
+      { type: 'tool_use', id: 'v1', name: 'str_replace_based_edit_tool', input: { command: 'view', path: 'tests/cli.test.ts' } },
+    ],
+  },
+  { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'v1', content: 'test body' }] },
+  { role: 'assistant', content: [{ type: 'tool_use', id: 'b2', name: 'bash', input: { command: 'npm test' } }] },
+  { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'b2', content: 'Tests 12 passed' }] },
+  { role: 'assistant', content: 'All tests pass now. Next I will update the README.' },
+  { role: 'user', content: 'Also document the flag in the README, please.' },
+];
+
+describe('createExtractiveSummarizer (DESIGN §6 offline fallback, spec 05 F-004 sections)', () => {
+  const summarizer = createExtractiveSummarizer();
+
+  it('writes the five sections, in order', async () => {
+    const summary = await summarizer.summarize(history, { maxWords: 1200 });
+    const positions = TITLES.map((title) => summary.indexOf(`## ${title}\n`));
+    expect(positions.every((position) => position >= 0)).toBe(true);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+    expect(summary.startsWith('## Goals & Decisions\n')).toBe(true);
+  });
+
+  it('is deterministic: the same messages give the same summary, byte for byte', async () => {
+    const first = await summarizer.summarize(history, { maxWords: 1200 });
+    const second = await createExtractiveSummarizer().summarize(structuredClone(history), { maxWords: 1200 });
+    expect(second).toBe(first);
+  });
+
+  it('quotes the first request verbatim, trimmed', async () => {
+    const goals = sectionOf(await summarizer.summarize(history, { maxWords: 1200 }), 'Goals & Decisions');
+    expect(goals).toContain('- First request:\n  > Add a --json flag to the CLI and keep the tests green.');
+    expect(goals).not.toContain('green.  ');
+  });
+
+  it('names every file read, written or edited, with what was done (Read, Edit, write_file, editor view)', async () => {
+    const files = sectionOf(await summarizer.summarize(history, { maxWords: 1200 }), 'File Operations');
+    expect(files).toContain('- `src/cli/index.ts`: read, edited');
+    expect(files).toContain('- `src/cli/json.ts`: written');
+    expect(files).toContain('- `tests/cli.test.ts`: read');
+  });
+
+  it('counts tool calls and failures, in all and per tool', async () => {
+    const tools = sectionOf(await summarizer.summarize(history, { maxWords: 1200 }), 'Tool Calls');
+    expect(tools).toContain('- 6 tool calls, 1 failed.');
+    expect(tools).toContain('- `bash`: 2 calls, 1 failed');
+    expect(tools).toContain('- `read_file`: 1 call');
+  });
+
+  it('gives the latest request (no reply yet), the latest assistant statement and the last tool call as Task Status', async () => {
+    const status = sectionOf(await summarizer.summarize(history, { maxWords: 1200 }), 'Task Status');
+    expect(status).toContain('- Latest request (no reply yet):\n  > Also document the flag in the README, please.');
+    expect(status).toContain('- Latest assistant statement:\n  > All tests pass now. Next I will update the README.');
+    expect(status).toContain('- Last tool call: `bash` {"command":"npm test"} → ok');
+  });
+
+  it("gives each error's first line, what the assistant said next and how the retry went", async () => {
+    const errors = sectionOf(await summarizer.summarize(history, { maxWords: 1200 }), 'Errors & Resolutions');
+    expect(errors).toBe(
+      '- `bash` failed: FAIL tests/cli.test.ts > prints json Then: "The test expects JSON on stdout; fixing the writer." The next `bash` call succeeded.',
+    );
+  });
+
+  it('writes "None." under sections with nothing to report', async () => {
+    const summary = await summarizer.summarize([{ role: 'user', content: 'Hello' }], { maxWords: 1200 });
+    expect(sectionOf(summary, 'File Operations')).toBe('None.');
+    expect(sectionOf(summary, 'Tool Calls')).toBe('None.');
+    expect(sectionOf(summary, 'Errors & Resolutions')).toBe('None.');
+    expect(sectionOf(summary, 'Task Status')).toBe('- Latest request (no reply yet): the first request above.');
+    const empty = await summarizer.summarize([], { maxWords: 1200 });
+    for (const title of TITLES) expect(sectionOf(empty, title)).toBe('None.');
+  });
+
+  it('does not change its input (deep-frozen input works)', async () => {
+    const frozen = deepFreeze(structuredClone(history));
+    await expect(summarizer.summarize(frozen, { maxWords: 50 })).resolves.toEqual(expect.any(String));
+  });
+
+  describe('after an earlier compaction (spec 05 UC-005)', () => {
+    const earlier = (await_summary: string): Message[] => [
+      { role: 'user', content: `[Conversation compressed]\n\n${await_summary}` },
+      { role: 'assistant', content: 'Understood. I have the context from the compressed conversation. Continuing work.' },
+      { role: 'user', content: '[Restored after compact] src/restored.ts:\nexport {}' },
+      { role: 'assistant', content: 'Noted, file content restored.' },
+      { role: 'user', content: 'Continue with the task.' },
+    ];
+
+    it('carries the earlier summary under the same sections and counts a restored file as read', async () => {
+      const summary = await summarizer.summarize(
+        earlier('## Goals & Decisions\n- First request:\n  > Build the exporter.\n\n## File Operations\n- `src/old.ts`: edited\n\n## Task Status\nNone.'),
+        { maxWords: 1200 },
+      );
+      expect(sectionOf(summary, 'Goals & Decisions')).toContain('- From the previous summary:\n  - First request:\n    > Build the exporter.');
+      expect(sectionOf(summary, 'Goals & Decisions')).toContain('- First request since the previous summary:\n  > Continue with the task.');
+      expect(sectionOf(summary, 'File Operations')).toContain('`src/old.ts`: edited');
+      expect(sectionOf(summary, 'File Operations')).toContain('- `src/restored.ts`: read');
+      // the compaction's own acknowledgements are not statements
+      expect(summary).not.toContain('Understood. I have the context');
+      expect(summary).not.toContain('Noted, file content restored.');
+    });
+  });
+
+  describe('word budget (maxWords; a CJK character is a word)', () => {
+    function largeHistory(size: number, text: (index: number) => string): Message[] {
+      const messages: Message[] = [];
+      for (let index = 0; index < size; index += 1) {
+        messages.push({ role: 'user', content: text(index) });
+        messages.push({
+          role: 'assistant',
+          content: [
+            { type: 'text', text: `Step ${index}: ${text(index)}` },
+            { type: 'tool_use', id: `c${index}`, name: index % 3 === 0 ? 'read_file' : 'bash', input: { path: `src/file-${index}.ts`, command: 'make' } },
+          ],
+        });
+        messages.push({
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: `c${index}`, is_error: index % 7 === 0, content: `Error ${index}: ${text(index)}` }],
+        });
+      }
+      return messages;
+    }
+
+    it('stays within maxWords on a 3,000-message history', async () => {
+      const messages = largeHistory(1_000, (index) => `request number ${index} ${'with many words '.repeat(60)}`);
+      for (const maxWords of [1200, 300, 40]) {
+        const summary = await summarizer.summarize(messages, { maxWords });
+        expect(countWords(summary)).toBeLessThanOrEqual(maxWords);
+        for (const title of TITLES) expect(summary).toContain(`## ${title}`);
+      }
+      const summary = await summarizer.summarize(messages, { maxWords: 1200 });
+      // the most useful facts come first: the first request and the last call survive the budget
+      expect(summary).toContain('request number 0 with many words');
+      expect(sectionOf(summary, 'Task Status')).toContain('Last tool call:');
+      expect(sectionOf(summary, 'File Operations')).toContain('`src/file-999.ts`');
+      expect(sectionOf(summary, 'File Operations')).toMatch(/^- \(\d+ more files not shown\)$/m);
+      expect(summary).toContain('[…]');
+    });
+
+    it('counts each CJK character as a word, cutting Chinese text by characters', async () => {
+      const messages = largeHistory(200, (index) => `第${index}个请求：${'请修复这个测试并更新文档'.repeat(30)}`);
+      const summary = await summarizer.summarize(messages, { maxWords: 200 });
+      expect(countWords(summary)).toBeLessThanOrEqual(200);
+      expect(summary).toContain('第0个请求：请修复');
+    });
+
+    it('property: any history, any budget: at most maxWords words, and the same text twice', async () => {
+      const message = fc.oneof(
+        fc.record({ role: fc.constantFrom('user' as const, 'assistant' as const), content: fc.string({ unit: 'grapheme', maxLength: 400 }) }),
+        fc
+          .tuple(fc.string({ minLength: 1, maxLength: 4 }), fc.string({ maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 300 }), fc.boolean())
+          .map(([id, path, result, isError]): Message[] => [
+            { role: 'assistant', content: [{ type: 'tool_use', id, name: 'edit_file', input: { path } }] },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: result, is_error: isError }] },
+          ]),
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.array(message, { maxLength: 30 }), fc.integer({ min: 1, max: 400 }), async (generated, maxWords) => {
+          const messages = generated.flat() as Message[];
+          const summary = await summarizer.summarize(messages, { maxWords });
+          expect(countWords(summary)).toBeLessThanOrEqual(maxWords);
+          expect(await summarizer.summarize(messages, { maxWords })).toBe(summary);
+        }),
+        { numRuns: 150 },
+      );
+    });
+  });
+
+  describe('options', () => {
+    it.each([0, -3, 2.5, Number.NaN])('rejects maxWords %s, naming it', async (maxWords) => {
+      const promise = summarizer.summarize(history, { maxWords });
+      await expect(promise).rejects.toBeInstanceOf(InvalidOptionError);
+      await expect(promise).rejects.toThrow(/^maxWords must be an integer >= 1, got /);
+    });
+
+    it('rejects with the abort reason when the signal is aborted', async () => {
+      const controller = new AbortController();
+      const reason = new Error('stop');
+      controller.abort(reason);
+      await expect(summarizer.summarize(history, { maxWords: 100, signal: controller.signal })).rejects.toBe(reason);
+    });
+  });
+});

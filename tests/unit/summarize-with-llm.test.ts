@@ -1,0 +1,336 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  computeSummaryMaxTokens,
+  createLlmSummarizer,
+  MIN_KEPT_BLOCK_CHARS,
+} from '../../src/core/compact/summarize-with-llm.js';
+import { ContextError, InvalidOptionError } from '../../src/core/errors.js';
+import type { LlmClient, LlmSummarizeOptions, TokenCounter } from '../../src/core/ports.js';
+import type { Message } from '../../src/core/types.js';
+
+/** About four characters per token, like English text under a BPE tokenizer. */
+const quarterCounter: TokenCounter = { count: (text) => Math.ceil(text.length / 4) };
+
+interface RecordedCall {
+  prompt: string;
+  model: string;
+  options: LlmSummarizeOptions | undefined;
+}
+
+/** A fake LLM: records each call, answers from `replies` (the last one repeats), tracks overlap. */
+function createFakeClient(replies: readonly (string | Error)[] = ['## Goals & Decisions\nSummary']) {
+  const calls: RecordedCall[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const client: LlmClient = {
+    async summarize(prompt, model, options) {
+      calls.push({ prompt, model, options });
+      inFlight += 1;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      await Promise.resolve();
+      inFlight -= 1;
+      const reply = replies[Math.min(calls.length - 1, replies.length - 1)] ?? '';
+      if (reply instanceof Error) throw reply;
+      return reply;
+    },
+  };
+  return { client, calls, maxInFlight: () => maxInFlight };
+}
+
+function toolExchange(id: string, result: string, name = 'bash'): Message[] {
+  return [
+    { role: 'assistant', content: [{ type: 'tool_use', id, name, input: { command: `run ${id}` } }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: result }] },
+  ];
+}
+
+describe('createLlmSummarizer (spec 05 F-004)', () => {
+  describe('one request', () => {
+    it('sends spec 05 prompt with the whole conversation, the model and a reply budget sized from maxWords', async () => {
+      const fake = createFakeClient(['  ## Goals & Decisions\nFix it.  \n']);
+      const summarizer = createLlmSummarizer(fake.client, { model: 'claude-test', tokenCounter: quarterCounter });
+      const messages: Message[] = [
+        { role: 'user', content: 'Fix the failing test' },
+        { role: 'assistant', content: 'Looking at it now.' },
+      ];
+      const summary = await summarizer.summarize(messages, { maxWords: 1200 });
+
+      expect(summary).toBe('## Goals & Decisions\nFix it.');
+      expect(fake.calls).toHaveLength(1);
+      const [call] = fake.calls;
+      expect(call?.model).toBe('claude-test');
+      expect(call?.options).toEqual({ maxTokens: computeSummaryMaxTokens(1200) });
+      expect(call?.prompt).toContain('<conversation>\n[1] user:\nFix the failing test\n\n[2] assistant:\nLooking at it now.\n</conversation>');
+      expect(call?.prompt).toContain('Pay special attention to the MOST RECENT messages');
+      expect(call?.prompt).toContain('at most 1200 words');
+      expect(call?.prompt).not.toContain('<previous_summary>');
+    });
+
+    it('sizes the reply as 3 tokens per word plus 256, unless maxTokens is given', async () => {
+      expect(computeSummaryMaxTokens(1200)).toBe(3856);
+      expect(computeSummaryMaxTokens(100)).toBe(556);
+      const fake = createFakeClient();
+      const summarizer = createLlmSummarizer(fake.client, { model: 'm', tokenCounter: quarterCounter, maxTokens: 777 });
+      await summarizer.summarize([{ role: 'user', content: 'hi' }], { maxWords: 1200 });
+      expect(fake.calls[0]?.options?.maxTokens).toBe(777);
+    });
+
+    it('passes the abort signal to the client', async () => {
+      const fake = createFakeClient();
+      const controller = new AbortController();
+      await createLlmSummarizer(fake.client, { model: 'm', tokenCounter: quarterCounter }).summarize([{ role: 'user', content: 'hi' }], {
+        maxWords: 100,
+        signal: controller.signal,
+      });
+      expect(fake.calls[0]?.options?.signal).toBe(controller.signal);
+    });
+
+    it('sends an empty Rest as an empty conversation', async () => {
+      const fake = createFakeClient();
+      await createLlmSummarizer(fake.client, { model: 'm', tokenCounter: quarterCounter }).summarize([], { maxWords: 100 });
+      expect(fake.calls[0]?.prompt).toContain('<conversation>\n\n</conversation>');
+    });
+  });
+
+  describe('cutting long tool results (DESIGN §6)', () => {
+    it('cuts long tool results in the middle, keeping head and tail and stating the chars cut, to fit one request', async () => {
+      const fake = createFakeClient();
+      const inputMaxTokens = 8_000;
+      const summarizer = createLlmSummarizer(fake.client, { model: 'm', inputMaxTokens, tokenCounter: quarterCounter });
+      const big = `HEAD-OF-RESULT ${'a'.repeat(60_000)} TAIL-OF-RESULT`;
+      const messages: Message[] = [
+        { role: 'user', content: 'Please run the build' },
+        ...toolExchange('t1', big),
+        ...toolExchange('t2', big),
+        { role: 'assistant', content: 'Both builds ran.' },
+      ];
+      await summarizer.summarize(messages, { maxWords: 300 });
+
+      expect(fake.calls).toHaveLength(1);
+      const prompt = fake.calls[0]?.prompt ?? '';
+      expect(quarterCounter.count(prompt)).toBeLessThanOrEqual(inputMaxTokens);
+      const markers = [...prompt.matchAll(/\[\.\.\. ([\d,]+) chars cut \.\.\.\]/g)];
+      expect(markers).toHaveLength(2);
+      expect(prompt.match(/HEAD-OF-RESULT/g)).toHaveLength(2);
+      expect(prompt.match(/TAIL-OF-RESULT/g)).toHaveLength(2);
+      // what was cut plus what was kept is the whole result
+      const kept = big.length - Number(markers[0]?.[1]?.replace(/,/g, ''));
+      expect(kept).toBeGreaterThanOrEqual(MIN_KEPT_BLOCK_CHARS);
+      expect(kept).toBeLessThan(big.length);
+      // user and assistant text are never cut
+      expect(prompt).toContain('Please run the build');
+      expect(prompt).toContain('Both builds ran.');
+    });
+
+    it('cuts no more than needed: results under the fitted length stay whole', async () => {
+      const fake = createFakeClient();
+      const summarizer = createLlmSummarizer(fake.client, { model: 'm', inputMaxTokens: 12_000, tokenCounter: quarterCounter });
+      const small = `SMALL ${'s'.repeat(3_000)} END`;
+      const messages = [...toolExchange('t1', 'b'.repeat(100_000)), ...toolExchange('t2', small)];
+      await summarizer.summarize(messages, { maxWords: 300 });
+      const prompt = fake.calls[0]?.prompt ?? '';
+      expect(prompt).toContain(small);
+      expect(prompt.match(/chars cut/g)).toHaveLength(1);
+    });
+  });
+
+  describe('chunks (DESIGN §6, §8: sequential, each carrying the summary so far)', () => {
+    // user text is never cut, so 60 messages of ~1,000 tokens cannot fit one 8,000-token request
+    const messages: Message[] = Array.from({ length: 60 }, (_, index) => ({
+      role: index % 2 === 0 ? 'user' : 'assistant',
+      content: `MESSAGE-${index} ${'word '.repeat(800)}`,
+    }));
+
+    it('summarizes in sequential chunks, each prompt carrying the previous reply, and returns the last reply', async () => {
+      const replies = Array.from({ length: 30 }, (_, index) => `SUMMARY-${index + 1}`);
+      const fake = createFakeClient(replies);
+      const inputMaxTokens = 8_000;
+      const summarizer = createLlmSummarizer(fake.client, { model: 'm', inputMaxTokens, tokenCounter: quarterCounter });
+      const summary = await summarizer.summarize(messages, { maxWords: 200 });
+
+      expect(fake.calls.length).toBeGreaterThan(1);
+      expect(fake.maxInFlight()).toBe(1);
+      expect(summary).toBe(`SUMMARY-${fake.calls.length}`);
+      expect(fake.calls[0]?.prompt).not.toContain('<previous_summary>');
+      fake.calls.slice(1).forEach((call, index) => {
+        expect(call.prompt).toContain(`<previous_summary>\nSUMMARY-${index + 1}\n</previous_summary>`);
+      });
+      for (const call of fake.calls) expect(quarterCounter.count(call.prompt)).toBeLessThanOrEqual(inputMaxTokens);
+    });
+
+    it('sends every message exactly once, in order, whole', async () => {
+      const fake = createFakeClient(['S']);
+      await createLlmSummarizer(fake.client, { model: 'm', inputMaxTokens: 8_000, tokenCounter: quarterCounter }).summarize(messages, {
+        maxWords: 200,
+      });
+      const seen = fake.calls.flatMap((call) => [...call.prompt.matchAll(/MESSAGE-(\d+) /g)].map((match) => Number(match[1])));
+      expect(seen).toEqual(messages.map((_, index) => index));
+      for (const [index, message] of messages.entries()) {
+        expect(fake.calls.some((call) => call.prompt.includes(`[${index + 1}] ${message.role}:\n${String(message.content)}`))).toBe(true);
+      }
+    });
+
+    it('cuts a single message too large for any request, and still fits', async () => {
+      const fake = createFakeClient(['S']);
+      const inputMaxTokens = 3_000;
+      const huge: Message[] = [
+        { role: 'user', content: 'First request' },
+        { role: 'user', content: `PASTE-START ${'p'.repeat(100_000)} PASTE-END` },
+        { role: 'assistant', content: 'Done' },
+      ];
+      await createLlmSummarizer(fake.client, { model: 'm', inputMaxTokens, tokenCounter: quarterCounter }).summarize(huge, { maxWords: 100 });
+      for (const call of fake.calls) expect(quarterCounter.count(call.prompt)).toBeLessThanOrEqual(inputMaxTokens);
+      const all = fake.calls.map((call) => call.prompt).join('\n');
+      expect(all).toContain('PASTE-START');
+      expect(all).toContain('PASTE-END');
+      expect(all).toMatch(/\[\.\.\. [\d,]+ chars cut \.\.\.\]/);
+      expect(all).toContain('First request');
+      expect(all).toContain('Done');
+    });
+
+    it('keeps a long carried summary from crowding out the conversation', async () => {
+      const fake = createFakeClient([`LONG-SUMMARY ${'z'.repeat(50_000)}`]);
+      const inputMaxTokens = 8_000;
+      await createLlmSummarizer(fake.client, { model: 'm', inputMaxTokens, tokenCounter: quarterCounter }).summarize(messages, {
+        maxWords: 200,
+      });
+      expect(fake.calls.length).toBeGreaterThan(1);
+      for (const call of fake.calls) expect(quarterCounter.count(call.prompt)).toBeLessThanOrEqual(inputMaxTokens);
+      expect(fake.calls[1]?.prompt).toContain('LONG-SUMMARY');
+      expect(fake.calls[1]?.prompt).toMatch(/MESSAGE-\d+ /);
+    });
+  });
+
+  describe('never exceeds inputMaxTokens (property)', () => {
+    const block = fc.oneof(
+      fc.record({ type: fc.constant('text' as const), text: fc.string({ unit: 'grapheme', maxLength: 3_000, size: 'max' }) }),
+      fc.record({ type: fc.constant('thinking' as const), thinking: fc.string({ maxLength: 20_000, size: 'max' }) }),
+    );
+    const message = fc.oneof(
+      fc.record({ role: fc.constantFrom('user' as const, 'assistant' as const), content: fc.string({ unit: 'grapheme', maxLength: 6_000, size: 'max' }) }),
+      fc.record({ role: fc.constant('assistant' as const), content: fc.array(block, { maxLength: 3 }) }),
+      fc
+        .tuple(fc.string({ minLength: 1, maxLength: 8 }), fc.string({ maxLength: 40_000, size: 'max' }), fc.boolean())
+        .map(([id, result, isError]): Message[] => [
+          { role: 'assistant', content: [{ type: 'tool_use', id, name: 'bash', input: { command: result.slice(0, 5_000) } }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: result, is_error: isError }] },
+        ]),
+    );
+    // a counter that is not additive over concatenation: non-ASCII text costs more, lines cost extra
+    const unevenCounter: TokenCounter = {
+      count: (text) => {
+        let ascii = 0;
+        let other = 0;
+        for (let index = 0; index < text.length; index += 1) {
+          if (text.charCodeAt(index) < 128) ascii += 1;
+          else other += 1;
+        }
+        return Math.ceil(ascii / 4) + other + (text.split('\n').length - 1);
+      },
+    };
+
+    it('every prompt sent counts at most inputMaxTokens, whatever the history', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(message, { maxLength: 25 }),
+          fc.integer({ min: 3_000, max: 30_000 }),
+          fc.constantFrom(quarterCounter, unevenCounter),
+          async (generated, inputMaxTokens, tokenCounter) => {
+            const messages = generated.flat() as Message[];
+            const fake = createFakeClient(['S'.repeat(4_000)]);
+            await createLlmSummarizer(fake.client, { model: 'm', inputMaxTokens, tokenCounter }).summarize(messages, { maxWords: 150 });
+            expect(fake.calls.length).toBeGreaterThan(0);
+            for (const call of fake.calls) expect(tokenCounter.count(call.prompt)).toBeLessThanOrEqual(inputMaxTokens);
+          },
+        ),
+        { numRuns: 60 },
+      );
+    });
+  });
+
+  describe('failures', () => {
+    it('rejects a blank reply with SUMMARIZER_FAILED (spec 05 F-004: empty content is a failed call)', async () => {
+      const fake = createFakeClient([' \n ']);
+      const promise = createLlmSummarizer(fake.client, { model: 'm', tokenCounter: quarterCounter }).summarize([{ role: 'user', content: 'hi' }], {
+        maxWords: 100,
+      });
+      await expect(promise).rejects.toBeInstanceOf(ContextError);
+      await expect(promise).rejects.toMatchObject({ code: 'SUMMARIZER_FAILED', message: expect.stringContaining('blank summary') });
+    });
+
+    it('rejects when an intermediate chunk reply is blank, without sending later chunks', async () => {
+      const fake = createFakeClient(['first', '']);
+      const messages: Message[] = Array.from({ length: 40 }, (_, index) => ({ role: 'user', content: `M${index} ${'w '.repeat(2_000)}` }));
+      const promise = createLlmSummarizer(fake.client, { model: 'm', inputMaxTokens: 4_000, tokenCounter: quarterCounter }).summarize(messages, {
+        maxWords: 100,
+      });
+      await expect(promise).rejects.toMatchObject({ code: 'SUMMARIZER_FAILED', message: expect.stringContaining('chunk 2') });
+      expect(fake.calls).toHaveLength(2);
+    });
+
+    it('lets the client error through unchanged (the retry reads its retryAfterMs)', async () => {
+      const failure = Object.assign(new Error('overloaded'), { status: 529, retryAfterMs: 1500 });
+      const fake = createFakeClient([failure]);
+      const promise = createLlmSummarizer(fake.client, { model: 'm', tokenCounter: quarterCounter }).summarize([{ role: 'user', content: 'hi' }], {
+        maxWords: 100,
+      });
+      await expect(promise).rejects.toBe(failure);
+    });
+
+    it('rejects with the abort reason before calling the client when the signal is already aborted', async () => {
+      const fake = createFakeClient();
+      const controller = new AbortController();
+      const reason = new Error('stop');
+      controller.abort(reason);
+      const promise = createLlmSummarizer(fake.client, { model: 'm', tokenCounter: quarterCounter }).summarize([{ role: 'user', content: 'hi' }], {
+        maxWords: 100,
+        signal: controller.signal,
+      });
+      await expect(promise).rejects.toBe(reason);
+      expect(fake.calls).toHaveLength(0);
+    });
+
+    it('stops between chunks when the signal aborts', async () => {
+      const controller = new AbortController();
+      const reason = new Error('stop');
+      const client: LlmClient = {
+        summarize: async () => {
+          controller.abort(reason);
+          return 'partial';
+        },
+      };
+      const messages: Message[] = Array.from({ length: 40 }, (_, index) => ({ role: 'user', content: `M${index} ${'w '.repeat(2_000)}` }));
+      const promise = createLlmSummarizer(client, { model: 'm', inputMaxTokens: 4_000, tokenCounter: quarterCounter }).summarize(messages, {
+        maxWords: 100,
+        signal: controller.signal,
+      });
+      await expect(promise).rejects.toBe(reason);
+    });
+  });
+
+  describe('validation', () => {
+    const client = createFakeClient().client;
+
+    it('rejects an inputMaxTokens too small for the prompt, saying the minimum', async () => {
+      const summarizer = createLlmSummarizer(client, { model: 'm', inputMaxTokens: 500, tokenCounter: quarterCounter });
+      const promise = summarizer.summarize([{ role: 'user', content: 'hi' }], { maxWords: 100 });
+      await expect(promise).rejects.toBeInstanceOf(InvalidOptionError);
+      await expect(promise).rejects.toThrow(/^inputMaxTokens must be at least \d+ .*got 500$/);
+    });
+
+    it.each([
+      [{ model: '', tokenCounter: quarterCounter }, /^model must be a non-empty string/],
+      [{ model: 'm', tokenCounter: quarterCounter, inputMaxTokens: 0 }, /^inputMaxTokens must be an integer >= 1, got 0$/],
+      [{ model: 'm', tokenCounter: quarterCounter, maxTokens: 1.5 }, /^maxTokens must be an integer >= 1, got 1.5$/],
+      [{ model: 'm', tokenCounter: {} as TokenCounter }, /^tokenCounter must be an object with a count\(text\) method/],
+    ])('rejects bad options at creation: %o', (options, message) => {
+      expect(() => createLlmSummarizer(client, options)).toThrow(message);
+    });
+
+    it('rejects a bad maxWords, naming it', async () => {
+      const summarizer = createLlmSummarizer(client, { model: 'm', tokenCounter: quarterCounter });
+      await expect(summarizer.summarize([], { maxWords: 0 })).rejects.toThrow(/^maxWords must be an integer >= 1, got 0$/);
+    });
+  });
+});
