@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { offloadToolResult } from '../src/api/direct-offload.js';
 import { offloadToolResults, planOffload } from '../src/api/offload.js';
 import type { Message } from '../src/core/types.js';
+import { Bench } from 'tinybench';
 import { measureMedians, type BenchRow, type BenchRunOptions } from './report.js';
 
 export const title = 'Offload (specs 01-04)';
@@ -48,6 +49,27 @@ function computeMedian(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+/**
+ * Runs each task once per round with tinybench, alternating their order, after two untimed
+ * rounds; returns each task's median over the rounds, by name.
+ */
+async function measureInterleaved(tasks: Record<string, () => Promise<void>>, rounds: number): Promise<Record<string, number>> {
+  const names = Object.keys(tasks);
+  const samples: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
+  for (let round = -2; round < rounds; round++) {
+    const bench = new Bench({ iterations: 1, time: 0, warmup: false });
+    for (const name of round % 2 === 0 ? names : [...names].reverse()) bench.add(name, tasks[name]!);
+    await bench.run();
+    if (round < 0) continue;
+    for (const task of bench.tasks) {
+      const result = task.result as { latency?: { p50?: number }; error?: unknown } | undefined;
+      if (result?.error) throw result.error;
+      samples[task.name]!.push(result?.latency?.p50 ?? Number.NaN);
+    }
+  }
+  return Object.fromEntries(names.map((name) => [name, computeMedian(samples[name]!)]));
+}
+
 export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
   const root = await mkdtemp(join(tmpdir(), 'aco-bench-offload-'));
   try {
@@ -67,24 +89,21 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
     );
 
     // Disk speed drifts over seconds (journal flushes, other processes), and tinybench runs its
-    // tasks one after the other: rounds alternate which case goes first, and each case reports
-    // the median of its round medians, so drift does not land on one side.
-    const batchTasks: Record<string, () => Promise<void>> = {
-      [FLOOR]: async () => {
-        const directory = freshDirectory();
-        await mkdir(directory, { recursive: true });
-        await Promise.all(payloads.map((payload, index) => writeFile(join(directory, `tool-result-${index}.md`), payload)));
+    // tasks one after the other: here every round runs each case once, in alternating order,
+    // so drift hits both sides alike; each case reports the median of its rounds.
+    const batch = await measureInterleaved(
+      {
+        [FLOOR]: async () => {
+          const directory = freshDirectory();
+          await mkdir(directory, { recursive: true });
+          await Promise.all(payloads.map((payload, index) => writeFile(join(directory, `tool-result-${index}.md`), payload)));
+        },
+        [BATCH]: async () => {
+          await offloadToolResults(messages, { outputDir: freshDirectory() });
+        },
       },
-      [BATCH]: async () => {
-        await offloadToolResults(messages, { outputDir: freshDirectory() });
-      },
-    };
-    const rounds: Array<Record<string, number>> = [];
-    for (let round = 0; round < (options.quick ? 1 : 6); round++) {
-      const order = round % 2 === 0 ? [FLOOR, BATCH] : [BATCH, FLOOR];
-      rounds.push(await measureMedians(Object.fromEntries(order.map((name) => [name, batchTasks[name]!])), { ...options, iterations: 15 }));
-    }
-    const batch = { [FLOOR]: computeMedian(rounds.map((round) => round[FLOOR]!)), [BATCH]: computeMedian(rounds.map((round) => round[BATCH]!)) };
+      options.quick ? 5 : 60,
+    );
     const gate = await measureMedians(
       {
         'gate skip': async () => {
@@ -115,7 +134,7 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
     const gateMedian = gate['gate skip']!;
     const directMedian = direct['offloadToolResult (100 KB)']!;
     const plan = planOffload(messages, { charThreshold: 100, ratioThreshold: 0.2 });
-    const history = `${MESSAGE_COUNT} messages, ${plan.totalChars.toLocaleString('en-US')} chars, ${LARGE_RESULT_COUNT} x ${LARGE_RESULT_CHARS} offloaded; ${rounds.length === 1 ? 'one round' : `median of ${rounds.length} alternating rounds`}`;
+    const history = `${MESSAGE_COUNT} messages, ${plan.totalChars.toLocaleString('en-US')} chars, ${LARGE_RESULT_COUNT} x ${LARGE_RESULT_CHARS} offloaded; median of ${options.quick ? 5 : 60} interleaved runs`;
     return [
       {
         name: 'batch offload, fresh dir per run',

@@ -20,24 +20,24 @@ export interface CountTokensOptions {
    * exactly and only the messages after it are estimated locally.
    * @default undefined (everything is estimated locally)
    */
-  lastUsage?: LastUsage;
+  lastUsage?: LastUsage | undefined;
   /**
    * Scales local estimates (never the provider's figure), for a safety margin: 1.1 counts
    * 10% more. Must be > 0.
    * @default 1
    */
-  tokenSafetyFactor?: number;
+  tokenSafetyFactor?: number | undefined;
   /**
    * Reuse counts cached per message object. Messages are treated as immutable; after
    * mutating a message in place, pass `false` so it is counted afresh.
    * @default true
    */
-  cache?: boolean;
+  cache?: boolean | undefined;
   /**
    * The tokenizer. Counts are cached per counter.
    * @default o200k_base through `gpt-tokenizer`, loaded on first use
    */
-  tokenCounter?: TokenCounter;
+  tokenCounter?: TokenCounter | undefined;
 }
 
 /** Options of {@link shouldCompact}. */
@@ -46,12 +46,12 @@ export interface ShouldCompactOptions extends CountTokensOptions {
    * The context window, in tokens (an integer >= 1).
    * @default 200000, env `CONTEXT_TOKEN_LIMIT`
    */
-  contextTokenLimit?: number;
+  contextTokenLimit?: number | undefined;
   /**
    * Share of the window at which compaction triggers, in [0, 1].
    * @default 0.92, env `COMPACT_THRESHOLD_RATIO`
    */
-  compactThresholdRatio?: number;
+  compactThresholdRatio?: number | undefined;
 }
 
 /** Options of {@link estimateTokens}. */
@@ -60,7 +60,7 @@ export interface EstimateTokensOptions {
    * The tokenizer.
    * @default o200k_base through `gpt-tokenizer`
    */
-  tokenCounter?: TokenCounter;
+  tokenCounter?: TokenCounter | undefined;
 }
 
 /** The plugged counter, checked, or the default one. @internal */

@@ -14,7 +14,7 @@ import { writeOutput, writeStandardOutput } from './io.js';
 import { createLlmActivity } from './llm-activity.js';
 import { countToolDefinitionTokens, createToolDefinitionUsage } from './measure-context.js';
 import { readTranscript } from './read-transcript.js';
-import { formatCount, formatPercent } from './render/format-figures.js';
+import { formatCount, formatPercent, formatQuantity } from './render/format-figures.js';
 import { selectReportStream } from './report-stream.js';
 import type { ReportStream } from './report-stream.js';
 import { chooseSummarizer, createChosenSummarizer } from './summarizer-choice.js';
@@ -66,7 +66,7 @@ function describeOutcome(result: CompactResult, figures: { tokensBefore: number;
   const share = figures.tokensBefore === 0 ? 0 : figures.tokensAfter / figures.tokensBefore;
   return [
     `  tokens ${formatCount(figures.tokensBefore)} → ${style.bold(formatCount(figures.tokensAfter))} ${style.green(`(${formatPercent(share)} of the original)`)}`,
-    `  summarized ${formatCount(stats.compactedMessageCount)} messages, kept ${formatCount(stats.retainedMessageCount)} system messages, restored ${formatCount(stats.restoredFileCount)} files (${formatCount(stats.restoredTokenCount)} tokens)`,
+    `  summarized ${formatQuantity(stats.compactedMessageCount, 'message')}, kept ${formatQuantity(stats.retainedMessageCount, 'system message')}, restored ${formatQuantity(stats.restoredFileCount, 'file')} (${formatQuantity(stats.restoredTokenCount, 'token')})`,
     `  archive: ${result.originalMessagesPath ?? style.yellow('not written (see the warning above)')}`,
   ];
 }
@@ -124,7 +124,7 @@ export async function runCompact(args: readonly string[]): Promise<void> {
     process.removeListener('SIGINT', interrupt);
   }
 
-  const ran = use.calls === 0 ? 'none ran' : describeSummarizer(choice);
+  const ran = use.calls === 0 ? `none ran (it would be: ${describeSummarizer(choice)})` : describeSummarizer(choice);
   const requests = choice.provider !== 'extractive' && use.calls > 1 ? ` (${use.calls} requests)` : '';
   if (result.skippedReason === 'summarizer-failed') {
     const reason = result.error instanceof Error ? result.error.message : String(result.error);
@@ -140,7 +140,7 @@ export async function runCompact(args: readonly string[]): Promise<void> {
   else await writeOutput(outputFile, history);
 
   const lines = [
-    `  summarizer: ${ran === 'none ran' ? style.dim('none ran') : style.cyan(ran)}${requests}`,
+    `  summarizer: ${use.calls === 0 ? style.dim(ran) : style.cyan(ran)}${requests}`,
     ...describeOutcome(result, { tokensBefore, tokensAfter, thresholdTokens: trigger.thresholdTokens, limit: trigger.contextTokenLimit, ratio: trigger.compactThresholdRatio }, report),
   ];
   if (result.compacted && transcript.format === 'claude-code' && workDir === undefined && result.stats.restoredFileCount === 0) {

@@ -15,7 +15,7 @@ import { measureContext } from './measure-context.js';
 import type { ContextMeasurement } from './measure-context.js';
 import { drawBar } from './render/bar-chart.js';
 import { renderCountReport } from './render/count-report.js';
-import { formatCount, formatPercent, padEnd, padStart, truncateText } from './render/format-figures.js';
+import { formatCount, formatPercent, formatQuantity, padEnd, padStart, truncateText } from './render/format-figures.js';
 import { describeOffloadSkip } from './render/offload-skip.js';
 import { createTerminalStyle, measureLineWidth } from './render/terminal-style.js';
 import type { TerminalStyle } from './render/terminal-style.js';
@@ -113,7 +113,7 @@ export async function runDemo(args: readonly string[]): Promise<void> {
     await print(`   nothing offloaded: ${describeOffloadSkip({ ...before.offload, skippedReason: before.offload.skippedReason })}`);
   } else {
     await print(
-      `   offloaded ${style.bold(formatCount(offload.offloadedCount))} tool results, ${formatCount(offload.freedChars)} chars, to ${offloadDir}`,
+      `   offloaded ${style.bold(formatQuantity(offload.offloadedCount, 'tool result'))}, ${formatQuantity(offload.freedChars, 'char')}, to ${offloadDir}`,
       `   each replaced by a reference such as ${style.dim(JSON.stringify(findReference(offload.messages) ?? ''))}`,
     );
   }
@@ -146,9 +146,10 @@ export async function runDemo(args: readonly string[]): Promise<void> {
   const { stats } = compaction;
   await print(
     `   summarizer: ${style.cyan('extractive')} ${style.dim('(deterministic, no network; an LLM writes a better summary: agent-context compact --provider anthropic)')}`,
-    `   summarized ${formatCount(stats.compactedMessageCount)} messages, kept ${formatCount(stats.retainedMessageCount)} system message, restored ${formatCount(
+    `   summarized ${formatQuantity(stats.compactedMessageCount, 'message')}, kept ${formatQuantity(stats.retainedMessageCount, 'system message')}, restored ${formatQuantity(
       stats.restoredFileCount,
-    )} recently read files (${formatCount(stats.restoredTokenCount)} tokens) from ${projectDir}`,
+      'recently read file',
+    )} (${formatQuantity(stats.restoredTokenCount, 'token')}) from ${projectDir}`,
     `   tokens ${formatCount(stats.originalTokenCount)} → ${style.bold(formatCount(stats.compactedTokenCount))} ${style.green(`(${formatPercent(stats.compactionRatio)} of the original)`)}`,
     `   archive of the compacted messages: ${compaction.originalMessagesPath ?? 'not written'}`,
     ...warnings.map((warning) => style.dim(`   note: ${warning}`)),

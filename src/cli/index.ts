@@ -63,8 +63,13 @@ async function runCli(args: readonly string[]): Promise<number> {
     const [first, ...rest] = args;
     if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
       const topic = first === 'help' ? rest[0] : undefined;
-      process.stdout.write(`${topic !== undefined && isCommandName(topic) ? COMMAND_HELP[topic] : MAIN_HELP}\n`);
-      if (first === undefined) return USAGE_EXIT_CODE;
+      const help = `${topic !== undefined && isCommandName(topic) ? COMMAND_HELP[topic] : MAIN_HELP}\n`;
+      // No command at all is a usage error: the help goes to stderr, as any error does.
+      if (first === undefined) {
+        process.stderr.write(help);
+        return USAGE_EXIT_CODE;
+      }
+      process.stdout.write(help);
       return 0;
     }
     if (first === '--version' || first === '-v') {

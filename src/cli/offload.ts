@@ -10,7 +10,7 @@ import { FORMAT_LABELS } from './formats/transcript.js';
 import { writeOutput, writeStandardOutput } from './io.js';
 import { countToolDefinitionTokens, createToolDefinitionUsage } from './measure-context.js';
 import { readTranscript } from './read-transcript.js';
-import { formatCount, formatPercent } from './render/format-figures.js';
+import { formatCount, formatPercent, formatQuantity } from './render/format-figures.js';
 import { describeOffloadSkip } from './render/offload-skip.js';
 import { selectReportStream } from './report-stream.js';
 
@@ -56,7 +56,7 @@ export async function runOffload(args: readonly string[]): Promise<void> {
   } else {
     const saved = tokensBefore === 0 ? 0 : (tokensBefore - tokensAfter) / tokensBefore;
     lines.push(
-      `  offloaded ${style.bold(formatCount(result.offloadedCount))} tool results to ${outputDir} (${formatCount(result.files.length)} files)`,
+      `  offloaded ${style.bold(formatQuantity(result.offloadedCount, 'tool result'))} to ${outputDir} (${formatQuantity(result.files.length, 'file')})`,
       `  freed ${style.green(formatCount(result.freedChars))} chars; tokens ${formatCount(tokensBefore)} → ${style.bold(formatCount(tokensAfter))} (${style.green(`-${formatPercent(saved)}`)})`,
     );
   }

@@ -33,3 +33,8 @@ export function padStart(text: string, width: number): string {
   const length = Array.from(text).length;
   return length >= width ? text : ' '.repeat(width - length) + text;
 }
+
+/** `1 file`, `3 files`: a count with its noun (regular plurals only). */
+export function formatQuantity(count: number, noun: string): string {
+  return `${formatCount(count)} ${count === 1 ? noun : `${noun}s`}`;
+}

@@ -37,147 +37,147 @@ export interface CompactOptions {
    * The context window, in tokens (an integer >= 1).
    * @default 200000, env `CONTEXT_TOKEN_LIMIT`
    */
-  contextTokenLimit?: number;
+  contextTokenLimit?: number | undefined;
   /**
    * Compaction triggers when the history's tokens are >= `contextTokenLimit ×
    * compactThresholdRatio`. A number in [0, 1].
    * @default 0.92, env `COMPACT_THRESHOLD_RATIO`
    */
-  compactThresholdRatio?: number;
+  compactThresholdRatio?: number | undefined;
   /**
    * Compact whatever the token count (the trigger is not checked).
    * @default false
    */
-  force?: boolean;
+  force?: boolean | undefined;
   /**
    * The provider's figure for the last request, which makes the trigger's count exact for
    * the messages it sent (see `countTokens`): `{ inputTokens, messageCount }` or
    * `{ ...response.usage, messageCount }`.
    * @default undefined (everything is estimated locally)
    */
-  lastUsage?: LastUsage;
+  lastUsage?: LastUsage | undefined;
   /**
    * Scales local token estimates (never the provider's figure). Must be > 0.
    * @default 1
    */
-  tokenSafetyFactor?: number;
+  tokenSafetyFactor?: number | undefined;
   /**
    * Model that writes the summary, for `llmClient` or the Anthropic client.
    * @default "claude-haiku-4-5-20251001", env `SUMMARY_MODEL`
    */
-  summaryModel?: string;
+  summaryModel?: string | undefined;
   /**
    * Word budget of the summary (an integer >= 1; a CJK character counts as a word).
    * @default 1200, env `SUMMARY_MAX_WORDS`
    */
-  summaryMaxWords?: number;
+  summaryMaxWords?: number | undefined;
   /**
    * The text sent to an LLM summarizer never exceeds this many tokens: long tool results are
    * cut in the middle, and a Rest still too large is summarized in chunks. An integer >= 1.
    * @default 100000
    */
-  summaryInputMaxTokens?: number;
+  summaryInputMaxTokens?: number | undefined;
   /**
    * Retries after a failed summary attempt (a throw or blank text); an integer >= 0.
    * @default 2, env `COMPACT_MAX_RETRIES`
    */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /**
    * Wait before the first retry, in ms; each later retry waits twice the one before (an
    * error's `retryAfterMs` takes precedence). A number >= 0.
    * @default 1000
    */
-  retryBaseDelayMs?: number;
+  retryBaseDelayMs?: number | undefined;
   /**
    * Where the compacted messages are archived before summarizing, absolute or relative to
    * `workDir`; each session has a folder in it.
    * @default ".compact", env `COMPACT_OUTPUT_DIR`
    */
-  outputDir?: string;
+  outputDir?: string | undefined;
   /**
    * The session's archive folder under `outputDir`: 1–200 characters of `[A-Za-z0-9._-]`.
    * @default "default"
    */
-  sessionId?: string;
+  sessionId?: string | undefined;
   /**
    * How many of the most recently read files are candidates for restoration (an integer >= 0;
    * 0 restores nothing). A skipped candidate is not replaced by an older one.
    * @default 5, env `MAX_RESTORE_FILES`
    */
-  maxRestoreFiles?: number;
+  maxRestoreFiles?: number | undefined;
   /**
    * A file of more tokens than this is not restored (an integer >= 0).
    * @default 5000, env `MAX_RESTORE_TOKENS_PER_FILE`
    */
-  maxRestoreTokensPerFile?: number;
+  maxRestoreTokensPerFile?: number | undefined;
   /**
    * Restoration stops before the file that would take the restored total above this (an
    * integer >= 0).
    * @default 50000, env `MAX_RESTORE_TOKENS_TOTAL`
    */
-  maxRestoreTokensTotal?: number;
+  maxRestoreTokensTotal?: number | undefined;
   /**
    * Directory that read paths are resolved against and that restoration never leaves
    * (symlinks are followed for the check). A relative value is resolved against the current
    * directory.
    * @default process.cwd()
    */
-  workDir?: string;
+  workDir?: string | undefined;
   /**
    * Tools whose `tool_use` reads a file, e.g. `['Read']` for Claude Code or
    * `['str_replace_based_edit_tool']`.
    * @default ["read_file"]
    */
-  readToolNames?: readonly string[];
+  readToolNames?: readonly string[] | undefined;
   /**
    * Field of the read tool's `input` that holds the path, e.g. `'file_path'` for Claude Code.
    * @default "path"
    */
-  pathField?: string;
+  pathField?: string | undefined;
   /**
    * A user message appended after the compacted history (e.g. `"Continue with the task."`),
    * so the list does not end with an assistant message, which a request would send as a
    * prefill. Must not be blank.
    * @default undefined (none, as spec 05)
    */
-  resumeMessage?: string;
+  resumeMessage?: string | undefined;
   /**
    * The tokenizer for the trigger, the stats and the restore budgets.
    * @default o200k_base through `gpt-tokenizer`
    */
-  tokenCounter?: TokenCounter;
+  tokenCounter?: TokenCounter | undefined;
   /**
    * An LLM to write the summary: the package builds spec 05's prompt (cut and chunked to
    * `summaryInputMaxTokens`) and sends it with `summaryModel`. Ignored when `summarizer` is
    * given.
    * @default an Anthropic client when `ANTHROPIC_API_KEY` is set (honouring `ANTHROPIC_BASE_URL`)
    */
-  llmClient?: LlmClient;
+  llmClient?: LlmClient | undefined;
   /**
    * The whole summarizing strategy: takes Rest, returns the summary. Wins over `llmClient`.
    * @default the first that applies: `llmClient`, the Anthropic client, the extractive summarizer (with a warning)
    */
-  summarizer?: Summarizer;
+  summarizer?: Summarizer | undefined;
   /**
    * Reads the files to restore.
    * @default the Node file reader
    */
-  fileReader?: FileReader;
+  fileReader?: FileReader | undefined;
   /**
    * Writes the archive.
    * @default the Node file writer (atomic, exclusive create)
    */
-  fileWriter?: FileWriter;
+  fileWriter?: FileWriter | undefined;
   /**
    * Receives warnings (skipped files, archive failures, the extractive fallback) and, with
    * `info`, notes on budget skips.
    * @default console (warnings only)
    */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /**
    * Aborts compaction: `compactMessages` rejects with the signal's reason; nothing is retried.
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** Options of `restoreRecentFiles`: the restoration settings of {@link CompactOptions}. */

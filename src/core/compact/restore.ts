@@ -67,8 +67,8 @@ export interface CollectRestoredFilesOptions extends FindRecentlyReadFilesOption
  * `[Restored after compact] {path}:` user message counts as a read at its position, so a
  * file stays restored across compactions until newer reads push it out; within one run of
  * such messages (listed most recent first by assembly) the order is read backwards, so the
- * files keep their relative recency. A partial read
- * (`view_range`, offset) is a read of the file.
+ * files keep their relative recency. A partial read (`view_range`, offset) is a read of the
+ * file.
  */
 export function findRecentlyReadFiles(messages: readonly Message[], options: FindRecentlyReadFilesOptions): ReadFileCandidate[] {
   const readToolNames = new Set(options.readToolNames);

@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fixturePath, REPOSITORY_ROOT, runCli } from './cli-helpers.js';
+
+const packageVersion = (JSON.parse(readFileSync(join(REPOSITORY_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+describe('agent-context: help and version (issue 4)', () => {
+  it('prints the version from package.json', async () => {
+    const run = await runCli(['--version']);
+    expect(run).toMatchObject({ exitCode: 0, stdout: `${packageVersion}\n`, stderr: '' });
+  });
+
+  it('prints the main help with every command', async () => {
+    const run = await runCli(['--help']);
+    expect(run.exitCode).toBe(0);
+    for (const command of ['count <file>', 'offload <file>', 'compact <file>', 'demo']) expect(run.stdout).toContain(command);
+  });
+
+  it.each(['count', 'offload', 'compact', 'demo'])('prints the help of %s, with or without other arguments', async (command) => {
+    const run = await runCli([command, '--help']);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`^Usage: agent-context ${command}`));
+    expect((await runCli(['help', command])).stdout).toBe(run.stdout);
+    expect((await runCli([command, 'some-file.json', '-h'])).stdout).toBe(run.stdout);
+  });
+
+  it('runs through the bin path (shebang, executable)', () => {
+    const packageJson = JSON.parse(readFileSync(join(REPOSITORY_ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+    const entry = readFileSync(join(REPOSITORY_ROOT, packageJson.bin['agent-context'] ?? ''), 'utf8');
+    expect(entry.startsWith('#!/usr/bin/env node\n')).toBe(true);
+  });
+});
+
+describe('agent-context: usage errors exit 2 with one line (issue 4)', () => {
+  it.each([
+    [[], /^agent-context: see where/],
+    [['frobnicate'], /^agent-context: unknown command "frobnicate" \(commands: count, offload, compact, demo\)\n/],
+    [['--frobnicate'], /^agent-context: unknown option --frobnicate\n/],
+    [['count'], /^agent-context: missing <file> \(a path, or - for standard input\)\nRun "agent-context count --help" for usage\.\n$/],
+    [['count', 'a.json', 'b.json'], /^agent-context: unexpected argument "b.json"\n/],
+    [['count', 'a.json', '--nope'], /^agent-context: unknown option --nope\n/],
+    [['count', 'a.json', '--limit'], /^agent-context: --limit needs a value\n/],
+    [['count', 'a.json', '--json=yes'], /^agent-context: --json does not take a value\n/],
+    [['count', 'a.json', '--limit', '12k'], /^agent-context: --limit must be a number, got "12k"\n/],
+    [['offload', 'a.json'], /^agent-context: missing --out <dir> \(where the offloaded results go\)\n/],
+    [['compact', 'a.json', '--provider', 'gemini'], /^agent-context: --provider must be one of anthropic, openai, extractive, got "gemini"\n/],
+    [['demo', 'extra'], /^agent-context: unexpected argument "extra"\n/],
+  ])('%j', async (args, message) => {
+    const run = await runCli(args);
+    expect(run.exitCode).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(message);
+  });
+
+  it('reports an option value the library rejects as a usage error, naming it', async () => {
+    const run = await runCli(['count', fixturePath('messages.json'), '--ratio-threshold', '1.5']);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toBe('agent-context: ratioThreshold must be a number in [0, 1], got 1.5\n');
+  });
+
+  it('reports an invalid environment variable as a usage error, naming it', async () => {
+    const run = await runCli(['count', fixturePath('messages.json')], { env: { OFFLOAD_CHAR_THRESHOLD: 'lots' } });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/^agent-context: OFFLOAD_CHAR_THRESHOLD must be a number >= 1, got "lots"\n$/);
+  });
+});
+
+describe('agent-context: bad input exits 1 with one clear line (issue 4)', () => {
+  it.each([
+    ['missing.json', 'agent-context: cannot read MISSING: no such file (ENOENT)'],
+    ['bad-json.json', 'agent-context: FILE: invalid JSON at line 3, column 43: unexpected "}", expected a property name'],
+    ['bad-json-truncated.json', 'agent-context: FILE: invalid JSON at line 4, column 1: unexpected end of input, expected "," or "}"'],
+    ['bad-jsonl.jsonl', 'agent-context: FILE: invalid JSON at line 3, column 54: unexpected "\\"", expected "," or "}"'],
+    ['unknown-format.txt', 'agent-context: FILE: unknown format: the input starts with "user: The startOfWeek te...", not JSON;'],
+    ['unknown-object.json', 'agent-context: FILE: unknown format: a JSON object without "messages";'],
+    ['not-a-message.json', 'agent-context: FILE: not a message: messages[2].role: expected "system", "user" or "assistant", got "tool"'],
+    ['not-a-message.jsonl', 'agent-context: FILE: line 3: not a message: messages[2].content[0].tool_use_id: expected a string, got 42'],
+  ])('%s', async (name, expected) => {
+    for (const command of [['count'], ['offload', '--out', '/nonexistent/never-written'], ['compact']]) {
+      const [verb, ...flags] = command as [string, ...string[]];
+      const path = fixturePath(name);
+      const run = await runCli([verb, path, ...flags]);
+      expect(run.exitCode).toBe(1);
+      expect(run.stdout).toBe('');
+      const line = expected.replace('MISSING', path).replace('FILE', path);
+      expect(run.stderr.startsWith(line)).toBe(true);
+      expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
+    }
+  });
+
+  it('reports a directory given as the file', async () => {
+    const run = await runCli(['count', fixturePath('')]);
+    expect(run).toMatchObject({ exitCode: 1, stderr: expect.stringMatching(/: is a directory \(EISDIR\)\n$/) });
+  });
+
+  it('reports empty standard input', async () => {
+    const run = await runCli(['count', '-'], { stdin: '' });
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toMatch(/^agent-context: stdin: empty input;/);
+  });
+
+  it('prints the stack only with --debug', async () => {
+    const plain = await runCli(['count', fixturePath('bad-json.json')]);
+    expect(plain.stderr).not.toMatch(/\n\s+at /);
+    const debug = await runCli(['count', fixturePath('bad-json.json'), '--debug']);
+    expect(debug.exitCode).toBe(1);
+    expect(debug.stderr).toMatch(/^agent-context: .*invalid JSON at line 3, column 43/);
+    expect(debug.stderr).toMatch(/\n\s+at parseJson \(/);
+    expect(debug.stderr).toMatch(/Caused by: SyntaxError/);
+    expect((await runCli(['--debug', 'count', fixturePath('bad-json.json')])).stderr).toMatch(/\n\s+at /);
+  });
+});
