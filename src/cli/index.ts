@@ -59,8 +59,10 @@ function reportError(error: unknown, debug: boolean): void {
  */
 async function runCli(args: readonly string[]): Promise<number> {
   const debug = args.includes('--debug');
+  // `--debug` may come before the command too; every command also accepts it among its flags.
+  const commandArgs = args[0] === '--debug' ? args.slice(1) : args;
   try {
-    const [first, ...rest] = args;
+    const [first, ...rest] = commandArgs;
     if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
       const topic = first === 'help' ? rest[0] : undefined;
       const help = `${topic !== undefined && isCommandName(topic) ? COMMAND_HELP[topic] : MAIN_HELP}\n`;
@@ -76,7 +78,6 @@ async function runCli(args: readonly string[]): Promise<number> {
       process.stdout.write(`${readVersion()}\n`);
       return 0;
     }
-    if (first === '--debug') return await runCli(rest);
     if (first.startsWith('-')) throw new UsageError(`unknown option ${first}`);
     if (!isCommandName(first)) throw new UsageError(`unknown command ${JSON.stringify(first)} (commands: ${COMMAND_NAMES.join(', ')})`);
     if (rest.includes('--help') || rest.includes('-h')) {
