@@ -169,12 +169,12 @@ describe('agent-context count report (issue 4)', () => {
     const measurement = await countJson([fixturePath('claude-code-session.jsonl')]);
     expect(report).toContain('Claude Code session log, 10 messages');
     expect(report).toMatch(new RegExp(`Total  ${measurement.totalTokens.toLocaleString('en-US')} tokens`));
-    expect(report).toMatch(/By role\n  system +0 +0\.0%\n  user +[\d,]+  █+/);
-    expect(report).toMatch(/By tool \(calls, tokens of inputs \+ results\)\n  Bash  2×/);
-    expect(report).toMatch(/Largest tool results\n +tokens  tool  id +first line\n +[\d,]+  Bash  toolu_01Bash1 +RUN  v3\.2\.4 \/home\/dev\/app/);
+    expect(report).toMatch(/By role\n {2}system +0 +0\.0%\n {2}user +[\d,]+ {2}█+/);
+    expect(report).toMatch(/By tool \(calls, tokens of inputs \+ results\)\n {2}Bash {2}2×/);
+    expect(report).toMatch(/Largest tool results\n +tokens {2}tool {2}id +first line\n +[\d,]+ {2}Bash {2}toolu_01Bash1 +RUN {2}v3\.2\.4 \/home\/dev\/app/);
     expect(report).toContain('Batch offload (char threshold 100, ratio threshold 0.2)');
     expect(report).toMatch(/would offload 5 of 5 tool results: 3,239 of 4,411 chars \(73\.4%\)/);
-    expect(report).toMatch(/Compaction \(window 200,000 tokens, triggers at 92\.0% = 184,000\)\n  [█░│┃]+  0\.8% of the window: would not trigger/);
+    expect(report).toMatch(/Compaction \(window 200,000 tokens, triggers at 92\.0% = 184,000\)\n {2}[█░│┃]+ {2}0\.8% of the window: would not trigger/);
   });
 
   it('says why batch offload would skip', async () => {

@@ -38,7 +38,7 @@ describe('agent-context offload (issue 4, DESIGN §8 CLI output)', () => {
     expect(run.exitCode).toBe(0);
     const history = JSON.parse(run.stdout) as Message[];
     expect(Array.isArray(history)).toBe(true);
-    expect(run.stderr).toMatch(/^offload  .*messages\.json \(JSON array of messages, 11 messages\)\n/);
+    expect(run.stderr).toMatch(/^offload {2}.*messages\.json \(JSON array of messages, 11 messages\)\n/);
     expect(run.stderr).toContain(`offloaded 3 tool results to ${outputDir} (3 files)`);
     expect(run.stderr).toMatch(/freed 2,147 chars; tokens 1,073 → \d[\d,]* \(-\d+\.\d%\)/);
     expect(run.stderr).toContain('history: standard output (JSON array)');
@@ -91,16 +91,16 @@ describe('agent-context offload (issue 4, DESIGN §8 CLI output)', () => {
     const outputDir = join(directory.path, 'offload');
     const run = await runCli(['offload', '-', '--out', outputDir], { stdin: await readFile(fixturePath('messages.json'), 'utf8') });
     expect(run.exitCode).toBe(0);
-    expect(run.stderr).toMatch(/^offload  stdin /);
+    expect(run.stderr).toMatch(/^offload {2}stdin /);
     expect(await readdir(outputDir)).toHaveLength(3);
   });
 
   it('follows --char-threshold and --exclude-tools', async () => {
     const outputDir = join(directory.path, 'offload');
-    const run = await runCli(['offload', fixturePath('messages.json'), '--out', outputDir, '--char-threshold', '300', '--exclude-tools', 'read_file,edit_file']);
+    const run = await runCli(['offload', fixturePath('messages.json'), '--out', outputDir, '--char-threshold', '200', '--exclude-tools', 'read_file,edit_file']);
     expect(run.exitCode).toBe(0);
     expect(await readdir(outputDir)).toEqual(['tool-result-toolu_02.md', 'tool-result-toolu_04.md']);
-    expect(run.stderr).toContain('thresholds: 300 chars, ratio 0.2');
+    expect(run.stderr).toContain('thresholds: 200 chars, ratio 0.2');
   });
 
   it('writes nothing and says why when the ratio gate skips; the history is unchanged', async () => {
