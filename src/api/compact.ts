@@ -69,7 +69,13 @@ async function selectSummarizer(
   logger: Logger,
 ): Promise<Summarizer> {
   if (options.summarizer !== undefined) return options.summarizer;
-  const llmOptions = { model: resolved.summaryModel, inputMaxTokens: resolved.summaryInputMaxTokens, tokenCounter };
+  const llmOptions = {
+    model: resolved.summaryModel,
+    inputMaxTokens: resolved.summaryInputMaxTokens,
+    tokenCounter,
+    // the default counter is o200k_base: prompts are then sized from the counts cached for the history
+    tokenCounterEncoding: tokenCounter === defaultTokenCounter ? ('o200k_base' as const) : ('unknown' as const),
+  };
   if (options.llmClient !== undefined) return createLlmSummarizer(options.llmClient, llmOptions);
   const apiKey = nonEmpty(env.ANTHROPIC_API_KEY);
   if (apiKey !== undefined) {

@@ -86,6 +86,9 @@ export async function runDemo(args: readonly string[]): Promise<void> {
   const projectDir = join(demoDir, session.projectName);
   const offloadDir = join(demoDir, 'offload');
   const archiveDir = join(demoDir, 'compact');
+  // The transcript itself, for trying the other commands on it.
+  const samplePath = join(demoDir, 'sample-session.json');
+  await writeFile(samplePath, `${JSON.stringify(session.messages, null, 2)}\n`, 'utf8');
   // The project as it is at the end of the session: compaction restores files from it.
   for (const [path, text] of Object.entries(session.projectFiles)) {
     const filePath = join(projectDir, path);
@@ -153,12 +156,8 @@ export async function runDemo(args: readonly string[]): Promise<void> {
     `   tokens ${formatCount(stats.originalTokenCount)} → ${style.bold(formatCount(stats.compactedTokenCount))} ${style.green(`(${formatPercent(stats.compactionRatio)} of the original)`)}`,
     `   archive of the compacted messages: ${compaction.originalMessagesPath ?? 'not written'}`,
     ...warnings.map((warning) => style.dim(`   note: ${warning}`)),
-    style.dim('   summary, first lines:'),
-    ...(compaction.summary ?? '')
-      .split('\n')
-      .filter((line) => line.trim() !== '')
-      .slice(0, 12)
-      .map((line) => style.dim(`   │ ${truncateText(line, width - 6)}`)),
+    style.dim('   the summary, first lines of each section:'),
+    ...excerptSummary(compaction.summary ?? '', 2).map((line) => style.dim(`   │ ${truncateText(line, width - 6)}`)),
   );
 
   // 5. count
@@ -175,10 +174,28 @@ export async function runDemo(args: readonly string[]): Promise<void> {
   await print(
     '',
     style.bold('Try it on your own transcripts:'),
+    `   agent-context count ${samplePath}`,
     '   agent-context count ~/.claude/projects/<project>/<session>.jsonl',
     '   agent-context offload history.json --out ./offload -o smaller.json',
     '   agent-context compact history.json --provider anthropic -o compacted.json',
   );
+}
+
+/** Each `## ` heading of a summary with the first `linesPerSection` lines under it. */
+function excerptSummary(summary: string, linesPerSection: number): string[] {
+  const excerpt: string[] = [];
+  let shown = 0;
+  for (const line of summary.split('\n')) {
+    if (line.trim() === '') continue;
+    if (line.startsWith('## ')) {
+      excerpt.push(line);
+      shown = 0;
+    } else if (shown < linesPerSection) {
+      excerpt.push(line);
+      shown += 1;
+    }
+  }
+  return excerpt;
 }
 
 /** The first offload reference in a history, to show what one looks like. */

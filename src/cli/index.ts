@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { CliError, FAILURE_EXIT_CODE, USAGE_EXIT_CODE, UsageError } from './errors.js';
 import { COMMAND_HELP, COMMAND_NAMES, MAIN_HELP } from './help.js';
+import { isBrokenPipe } from './io.js';
 import type { CommandName } from './help.js';
 
 /** A command's entry point: runs it with its arguments (the command name excluded). */
@@ -93,5 +94,9 @@ async function runCli(args: readonly string[]): Promise<number> {
   }
 }
 
+// A closed pipe also surfaces as an 'error' event; without a listener it would crash the process.
+process.stdout.on('error', (error) => {
+  if (!isBrokenPipe(error)) throw error;
+});
 // Set the exit code rather than exiting, so that pending writes to a pipe are flushed.
 process.exitCode = await runCli(process.argv.slice(2));

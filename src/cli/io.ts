@@ -62,9 +62,18 @@ export async function writeOutput(path: string, text: string): Promise<void> {
   }
 }
 
-/** Writes to standard output and resolves once the text is handed to the OS (pipes included). */
+/** Whether a write failed because the reader went away (`agent-context count x | head`). */
+export function isBrokenPipe(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED';
+}
+
+/**
+ * Writes to standard output and resolves once the text is handed to the OS (pipes included).
+ * A reader that went away is not a failure: there is just no one left to write to.
+ */
 export function writeStandardOutput(text: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    process.stdout.write(text, (error) => (error ? reject(error) : resolve()));
+    process.stdout.write(text, (error) => (error && !isBrokenPipe(error) ? reject(error) : resolve()));
   });
 }

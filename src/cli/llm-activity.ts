@@ -24,7 +24,8 @@ interface SpinnerLike {
 
 /** The spinner for this process: a real one on a terminal, nothing otherwise. */
 export function createLlmActivity(): LlmActivity {
-  const enabled = process.stderr.isTTY === true;
+  // A terminal that reports no width (a pty without a size) would make the spinner redraw endlessly.
+  const enabled = process.stderr.isTTY === true && (process.stderr.columns ?? 0) > 0;
   let spinner: SpinnerLike | undefined;
   return {
     async start(text) {

@@ -3,7 +3,7 @@
  * `countTokens`/`estimateTokens`, the offload forecast by `planOffload`, the trigger by
  * `shouldCompact`. This file only groups them (by role, by tool, largest results).
  */
-import { countTokens, estimateTokens, planOffload, shouldCompact } from '../index.js';
+import { countTokens, estimateTokens, planOffload, shouldCompact } from './library-subset.js';
 import type { ContentBlock, Message, TokenCounter } from '../index.js';
 import { resolveCompactionTrigger } from './compaction-trigger.js';
 import type { CompactionTrigger } from './compaction-trigger.js';
@@ -31,7 +31,7 @@ export interface ToolResultSize {
   tokens: number;
   /** Index of the message holding it. */
   messageIndex: number;
-  /** First non-blank line of its text, trimmed, at most 120 characters. */
+  /** First line of its text with words in it (else the first non-blank one), trimmed, at most 120 characters. */
   firstLine: string;
 }
 
@@ -133,9 +133,11 @@ function extractFirstLine(content: unknown): string {
     const textBlock = content.find((block: unknown) => typeof (block as { text?: unknown } | null)?.text === 'string') as { text: string } | undefined;
     text = textBlock?.text ?? '';
   }
-  const line = text.split('\n', 50).find((candidate) => candidate.trim() !== '') ?? '';
-  const trimmed = line.trim();
-  return trimmed.length > FIRST_LINE_MAX_CHARS ? `${trimmed.slice(0, FIRST_LINE_MAX_CHARS - 3)}...` : trimmed;
+  // The first line with words: a file that opens with "/**" or "{" says more on the next one.
+  const lines = text.split('\n', 50);
+  const line = lines.find((candidate) => /[\p{L}\p{N}]{3}/u.test(candidate)) ?? lines.find((candidate) => candidate.trim() !== '') ?? '';
+  const characters = Array.from(line.trim());
+  return characters.length > FIRST_LINE_MAX_CHARS ? `${characters.slice(0, FIRST_LINE_MAX_CHARS - 3).join('')}...` : characters.join('');
 }
 
 /** Tokens of a request body's tool definitions (0 for other formats). */

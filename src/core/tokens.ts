@@ -97,48 +97,72 @@ function cacheOf(counter: TokenCounter): WeakMap<object, number> {
   return cache;
 }
 
-function countText(counter: TokenCounter, text: unknown): number {
-  return typeof text === 'string' && text !== '' ? counter.count(text) : 0;
+/**
+ * Calls `visit` with each text {@link countMessageTokens} tokenizes in `message`, in order (empty
+ * texts are skipped: they count 0), and returns the tokens it adds on top of them (message and
+ * block overheads): `countMessageTokens(message, counter)` is that overhead plus
+ * `counter.count(text)` for each visited text. The single definition of what is counted.
+ */
+export function visitCountedTexts(message: Message, visit: (text: string) => void): number {
+  const content: unknown = message.content;
+  if (typeof content === 'string') {
+    visitText(content, visit);
+    return MESSAGE_TOKEN_OVERHEAD;
+  }
+  return MESSAGE_TOKEN_OVERHEAD + (Array.isArray(content) ? visitBlocks(content, visit) : 0);
 }
 
-function countBlocks(counter: TokenCounter, blocks: readonly unknown[]): number {
-  let total = 0;
-  for (const block of blocks) total += countBlock(counter, block);
-  return total;
+function visitText(text: unknown, visit: (text: string) => void): void {
+  if (typeof text === 'string' && text !== '') visit(text);
 }
 
-/** Tokens of one content block, its overhead included; unknown blocks are 0. */
-export function countBlockTokens(counter: TokenCounter, block: ContentBlock): number {
-  return countBlock(counter, block);
+function visitBlocks(blocks: readonly unknown[], visit: (text: string) => void): number {
+  let overhead = 0;
+  for (const block of blocks) overhead += visitBlock(block, visit);
+  return overhead;
 }
 
-function countBlock(counter: TokenCounter, block: unknown): number {
+/** Visits the counted texts of one block; returns its overhead (0 for an unknown block). */
+function visitBlock(block: unknown, visit: (text: string) => void): number {
   if (typeof block !== 'object' || block === null) return 0;
   const fields = block as Record<string, unknown>;
   switch (fields.type) {
     case 'text':
-      return BLOCK_TOKEN_OVERHEAD + countText(counter, fields.text);
+      visitText(fields.text, visit);
+      return BLOCK_TOKEN_OVERHEAD;
     case 'thinking':
-      return BLOCK_TOKEN_OVERHEAD + countText(counter, fields.thinking);
-    case 'tool_use': {
-      const input = fields.input === undefined ? '' : JSON.stringify(fields.input);
-      return BLOCK_TOKEN_OVERHEAD + countText(counter, fields.name) + countText(counter, input);
-    }
+      visitText(fields.thinking, visit);
+      return BLOCK_TOKEN_OVERHEAD;
+    case 'tool_use':
+      visitText(fields.name, visit);
+      visitText(fields.input === undefined ? '' : JSON.stringify(fields.input), visit);
+      return BLOCK_TOKEN_OVERHEAD;
     case 'tool_result': {
       const content = fields.content;
-      const inner = Array.isArray(content) ? countBlocks(counter, content) : countText(counter, content);
-      return BLOCK_TOKEN_OVERHEAD + inner;
+      if (Array.isArray(content)) return BLOCK_TOKEN_OVERHEAD + visitBlocks(content, visit);
+      visitText(content, visit);
+      return BLOCK_TOKEN_OVERHEAD;
     }
     default:
       return 0;
   }
 }
 
+/** Tokens of one content block, its overhead included; unknown blocks are 0. */
+export function countBlockTokens(counter: TokenCounter, block: ContentBlock): number {
+  let total = 0;
+  const overhead = visitBlock(block, (text) => {
+    total += counter.count(text);
+  });
+  return overhead + total;
+}
+
 function countUncached(counter: TokenCounter, message: Message): number {
-  const content: unknown = message.content;
-  if (typeof content === 'string') return MESSAGE_TOKEN_OVERHEAD + countText(counter, content);
-  if (Array.isArray(content)) return MESSAGE_TOKEN_OVERHEAD + countBlocks(counter, content);
-  return MESSAGE_TOKEN_OVERHEAD;
+  let total = 0;
+  const overhead = visitCountedTexts(message, (text) => {
+    total += counter.count(text);
+  });
+  return overhead + total;
 }
 
 /**

@@ -37,6 +37,8 @@ describe('agent-context demo (issue 4)', () => {
     expect((await readdir(join(directory.path, 'offload'))).length).toBeGreaterThan(10);
     expect(existsSync(join(directory.path, 'invoice-kit', 'src', 'money', 'round.ts'))).toBe(true);
     expect(await readdir(join(directory.path, 'compact', 'default'))).toHaveLength(1);
+    const count = await runCli(['count', join(directory.path, 'sample-session.json'), '--json']);
+    expect(JSON.parse(count.stdout)).toMatchObject({ format: 'json', messageCount: 31 });
   });
 
   it('uses a new temporary directory by default, and says where', async () => {

@@ -3,11 +3,22 @@ import { describe, expect, it } from 'vitest';
 import {
   computeSummaryMaxTokens,
   createLlmSummarizer,
+  createRequestPlanner,
   MIN_KEPT_BLOCK_CHARS,
+  type PlannedRequest,
 } from '../../src/core/compact/summarize-with-llm.js';
+import {
+  buildSummaryPrompt,
+  buildSummaryPromptFrame,
+  joinMessageParts,
+  renderMessageParts,
+  renderMessagesForSummary,
+} from '../../src/core/compact/summary-prompt.js';
 import { ContextError, InvalidOptionError } from '../../src/core/errors.js';
 import type { LlmClient, LlmSummarizeOptions, TokenCounter } from '../../src/core/ports.js';
-import type { Message } from '../../src/core/types.js';
+import { countHistoryTokens } from '../../src/core/tokens.js';
+import type { ContentBlock, Message } from '../../src/core/types.js';
+import { defaultTokenCounter } from '../../src/infrastructure/tokenizer.js';
 
 /** About four characters per token, like English text under a BPE tokenizer. */
 const quarterCounter: TokenCounter = { count: (text) => Math.ceil(text.length / 4) };
@@ -249,6 +260,139 @@ describe('createLlmSummarizer (spec 05 F-004)', () => {
     });
   });
 
+  describe("tokenCounterEncoding 'o200k_base': prompts sized from their parts", () => {
+    const counter = defaultTokenCounter;
+    // units that sit on either side of the points where o200k_base's pre-tokenizer splits
+    const unit = fc.constantFrom(
+      '\n', '\r', '\r\n', '\n\n', ' ', '  ', '\t', '/', '//', 'a', 'Ab', 'word', ' word', 'Z', 'é', 'e\u0301', '\u0301', '中文', '压缩',
+      '😀', '\ud83d', '1', '123', '4567', '.', '}', '{"a":1}', '"', "'", "'s", "'LL", '[', ']', '[1] user:', '<', '\u00a0', '\u3000',
+      '\u2028', '_', '-', '\u000b', '<|endoftext|>', '  indented', 'x\n', '\n[tool_use', '²', 'ǅ', 'ʰ',
+    );
+    const text = fc.array(unit, { maxLength: 40 }).map((units) => units.join(''));
+    const longText = fc.tuple(text, fc.integer({ min: 1, max: 300 })).map(([value, times]) => (value === '' ? 'x' : value).repeat(times).slice(0, 9_000));
+    const anyText = fc.oneof({ weight: 4, arbitrary: text }, { weight: 1, arbitrary: longText });
+    const identifier = fc.oneof(fc.constantFrom('toolu_01', 'call_abc', 'x\n[y', ''), fc.stringMatching(/^toolu_[0-9A-Za-z]{1,12}$/));
+    const block: fc.Arbitrary<ContentBlock> = fc.oneof(
+      fc.record({ type: fc.constant('text'), text: anyText }),
+      fc.record({ type: fc.constant('thinking'), thinking: anyText }),
+      fc.record({ type: fc.constant('tool_use'), id: identifier, name: fc.constantFrom('bash', 'read_file', 'mcp__x2__y', ''), input: fc.dictionary(text, anyText, { maxKeys: 2 }) }),
+      fc.record({
+        type: fc.constant('tool_result'),
+        tool_use_id: identifier,
+        content: fc.oneof(
+          anyText,
+          fc.array(fc.oneof(fc.record({ type: fc.constant('text'), text: anyText }), fc.constant({ type: 'image' })), { maxLength: 3 }),
+        ),
+        is_error: fc.boolean(),
+      }),
+      fc.constant({ type: 'redacted_thinking', data: 'x' }),
+    );
+    const message: fc.Arbitrary<Message> = fc.oneof(
+      fc.record({ role: fc.constantFrom('user' as const, 'assistant' as const), content: anyText }),
+      fc.record({ role: fc.constantFrom('user' as const, 'assistant' as const), content: fc.array(block, { maxLength: 4 }) }),
+    );
+
+    /** Every request a run would send, replying `reply` to each chunk. */
+    function planAll(messages: readonly Message[], inputMaxTokens: number, reply: string): { request: PlannedRequest; start: number; previous: string | undefined }[] {
+      const planner = createRequestPlanner(messages, { tokenCounter: counter, tokenCounterEncoding: 'o200k_base', inputMaxTokens, maxWords: 100 });
+      const single = planner.planSingleRequest();
+      if (single !== undefined) return [{ request: single, start: 0, previous: undefined }];
+      const requests: { request: PlannedRequest; start: number; previous: string | undefined }[] = [];
+      let start = 0;
+      let previous: string | undefined;
+      while (start < messages.length || previous === undefined) {
+        const request = planner.planChunk(start, previous);
+        expect(request.end).toBeGreaterThan(start); // progress
+        requests.push({ request, start, previous });
+        previous = reply;
+        start = request.end;
+      }
+      return requests;
+    }
+
+    it('knows the exact count of every prompt, which never exceeds inputMaxTokens, and fills every chunk', () => {
+      fc.assert(
+        fc.property(
+          fc.array(message, { maxLength: 14 }),
+          fc.integer({ min: 1_700, max: 6_000 }),
+          fc.boolean(),
+          (messages, inputMaxTokens, counted) => {
+            // a history the agent loop counted (cached counts) or one never counted
+            if (counted) countHistoryTokens(messages, { tokenCounter: counter });
+            const requests = planAll(messages, inputMaxTokens, 'S');
+            const rendered = renderMessageParts(messages);
+            for (const { request, start, previous } of requests) {
+              const tokens = counter.count(request.prompt);
+              if (request.exact) expect(tokens).toBe(request.tokens);
+              else expect(tokens).toBeLessThanOrEqual(request.tokens);
+              expect(request.tokens).toBeLessThanOrEqual(inputMaxTokens);
+              // a chunk ends where the next message would not have fitted
+              if (requests.length > 1 && request.end < messages.length && request.end - start > 1) {
+                const frame = buildSummaryPromptFrame(previous === undefined ? { maxWords: 100 } : { maxWords: 100, previousSummary: previous });
+                const longer = rendered
+                  .slice(start, request.end + 1)
+                  .map((parts) => joinMessageParts(parts, MIN_KEPT_BLOCK_CHARS))
+                  .join('\n\n');
+                expect(counter.count(frame.before + longer + frame.after)).toBeGreaterThan(inputMaxTokens);
+              }
+            }
+            expect(requests.at(-1)?.request.end).toBe(messages.length);
+          },
+        ),
+        { numRuns: 150 },
+      );
+    });
+
+    it('sends the same single prompt as counting would, with no tokenizing when bounds prove it fits', async () => {
+      const fake = createFakeClient();
+      const messages: Message[] = [
+        { role: 'user', content: 'Fix the failing test' },
+        ...toolExchange('t1', 'FAIL src/a.test.ts\\n  expected 1, got 2\\n'),
+        { role: 'assistant', content: 'Fixed.' },
+      ];
+      countHistoryTokens(messages, { tokenCounter: counter });
+      let counts = 0;
+      const countingCounter: TokenCounter = {
+        count: (value) => {
+          counts += 1;
+          return counter.count(value);
+        },
+      };
+      countHistoryTokens(messages, { tokenCounter: countingCounter });
+      const before = counts;
+      await createLlmSummarizer(fake.client, { model: 'm', tokenCounter: countingCounter, tokenCounterEncoding: 'o200k_base' }).summarize(messages, {
+        maxWords: 100,
+      });
+      expect(fake.calls[0]?.prompt).toBe(buildSummaryPrompt(renderMessagesForSummary(messages), { maxWords: 100 }));
+      // the frame, the marker, tool names and edges: short texts only, never the conversation
+      expect(counts - before).toBeLessThan(20);
+    });
+
+    it('summarizes a long history in full chunks, sending every message once, in order', async () => {
+      const messages: Message[] = Array.from({ length: 300 }, (_, index) =>
+        index % 2 === 0
+          ? { role: 'assistant', content: [{ type: 'tool_use', id: `toolu_${index}`, name: 'bash', input: { command: `ls src/${index}` } }] }
+          : { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${index - 1}`, content: `MESSAGE-${index}\n${'export const a = 1;\n'.repeat(40)}` }] },
+      );
+      countHistoryTokens(messages, { tokenCounter: counter });
+      const fake = createFakeClient(Array.from({ length: 50 }, (_, index) => `SUMMARY-${index + 1}`));
+      const inputMaxTokens = 8_000;
+      const summary = await createLlmSummarizer(fake.client, { model: 'm', inputMaxTokens, tokenCounter: counter, tokenCounterEncoding: 'o200k_base' }).summarize(
+        messages,
+        { maxWords: 200 },
+      );
+      expect(fake.calls.length).toBeGreaterThan(3);
+      expect(summary).toBe(`SUMMARY-${fake.calls.length}`);
+      const seen = fake.calls.flatMap((call) => [...call.prompt.matchAll(/MESSAGE-(\d+)\n/g)].map((match) => Number(match[1])));
+      expect(seen).toEqual(messages.flatMap((_, index) => (index % 2 === 1 ? [index] : [])));
+      for (const call of fake.calls) {
+        const tokens = counter.count(call.prompt);
+        expect(tokens).toBeLessThanOrEqual(inputMaxTokens);
+        if (call !== fake.calls.at(-1)) expect(tokens).toBeGreaterThan(inputMaxTokens * 0.9);
+      }
+    });
+  });
+
   describe('failures', () => {
     it('rejects a blank reply with SUMMARIZER_FAILED (spec 05 F-004: empty content is a failed call)', async () => {
       const fake = createFakeClient([' \n ']);
@@ -324,6 +468,10 @@ describe('createLlmSummarizer (spec 05 F-004)', () => {
       [{ model: 'm', tokenCounter: quarterCounter, inputMaxTokens: 0 }, /^inputMaxTokens must be an integer >= 1, got 0$/],
       [{ model: 'm', tokenCounter: quarterCounter, maxTokens: 1.5 }, /^maxTokens must be an integer >= 1, got 1.5$/],
       [{ model: 'm', tokenCounter: {} as TokenCounter }, /^tokenCounter must be an object with a count\(text\) method/],
+      [
+        { model: 'm', tokenCounter: quarterCounter, tokenCounterEncoding: 'cl100k_base' as 'o200k_base' },
+        /^tokenCounterEncoding must be one of 'unknown', 'o200k_base', got "cl100k_base"$/,
+      ],
     ])('rejects bad options at creation: %o', (options, message) => {
       expect(() => createLlmSummarizer(client, options)).toThrow(message);
     });

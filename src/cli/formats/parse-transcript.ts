@@ -2,7 +2,7 @@
  * Reads a transcript in any supported format, detected from its content (never from the file
  * name): a JSON array of messages, a request body, JSONL messages, or a Claude Code log.
  */
-import { assertMessages, InvalidMessageError } from '../../index.js';
+import { assertMessages, InvalidMessageError } from '../library-subset.js';
 import type { Message } from '../../index.js';
 import { CliError } from '../errors.js';
 import { isClaudeCodeLogLine, rebuildClaudeCodeLog } from './claude-code-log.js';

@@ -72,7 +72,7 @@ function renderOffload(measurement: ContextMeasurement, style: TerminalStyle): s
     return [
       heading,
       `  would offload ${style.bold(formatCount(offload.candidateCount))} of ${formatCount(offload.toolResultCount)} tool results: ${share}`,
-      `  frees ${style.green(formatCount(offload.freedChars))} chars, ~${style.green(formatCount(offload.freedTokens))} tokens (${formatPercent(tokenShare)} of the total; each leaves a one-line reference)`,
+      `  frees ${style.green(formatCount(offload.freedChars))} chars, ~${style.green(formatCount(offload.freedTokens))} tokens (${formatPercent(tokenShare)} of the total)`,
     ];
   }
   return [
@@ -87,13 +87,13 @@ function renderCompaction(measurement: ContextMeasurement, style: TerminalStyle,
   const heading = `${style.bold('Compaction')} ${style.dim(
     `(window ${formatCount(compaction.contextTokenLimit)} tokens, triggers at ${formatPercent(compaction.compactThresholdRatio)} = ${formatCount(compaction.thresholdTokens)})`,
   )}`;
-  const gaugeWidth = Math.max(20, Math.min(50, width - 40));
+  const gaugeWidth = Math.max(20, Math.min(50, width - 30));
   const gauge = drawGauge(compaction.share, compaction.compactThresholdRatio, gaugeWidth);
   const colour = compaction.wouldTrigger ? style.red : compaction.share >= compaction.compactThresholdRatio * 0.75 ? style.yellow : style.green;
   const verdict = compaction.wouldTrigger
     ? style.red(style.bold('would trigger'))
-    : `${style.green('would not trigger')} ${style.dim(`(${formatCount(Math.max(0, compaction.thresholdTokens - measurement.totalTokens))} tokens to go)`)}`;
-  return [heading, `  ${colour(gauge.filled)}${style.dim(gauge.empty)}  ${formatPercent(compaction.share)} of the window: ${verdict}`];
+    : `${style.green('would not trigger')}: ${formatCount(Math.max(0, compaction.thresholdTokens - measurement.totalTokens))} tokens to go`;
+  return [heading, `  ${colour(gauge.filled)}${style.dim(gauge.empty)}  ${formatPercent(compaction.share)} of the window`, `  ${verdict}`];
 }
 
 /** Renders the report as lines of text (no trailing newline). */

@@ -68,17 +68,40 @@ export interface BuildSummaryPromptOptions {
  * ```
  */
 export function buildSummaryPrompt(conversationText: string, options: BuildSummaryPromptOptions): string {
+  const { before, after } = buildSummaryPromptFrame(options);
+  return `${before}${conversationText}${after}`;
+}
+
+/**
+ * The summary prompt around its conversation: {@link buildSummaryPrompt} returns
+ * `before + conversationText + after`. `before` ends with `<conversation>\n` and `after` starts
+ * with `\n</conversation>`, so a summarizer can size the instructions once and the
+ * conversation by its parts.
+ */
+export interface SummaryPromptFrame {
+  /** The text before the conversation. */
+  before: string;
+  /** The text after the conversation. */
+  after: string;
+}
+
+/**
+ * The text {@link buildSummaryPrompt} puts around the conversation.
+ *
+ * @throws {@link InvalidOptionError} when `maxWords` is not a positive integer.
+ */
+export function buildSummaryPromptFrame(options: BuildSummaryPromptOptions): SummaryPromptFrame {
   const { maxWords, previousSummary } = options;
   if (!Number.isInteger(maxWords) || maxWords < 1) {
     throw new InvalidOptionError(`maxWords must be an integer >= 1, got ${describeValue(maxWords)}`);
   }
   const chunked = previousSummary !== undefined;
-  const lines: string[] = [
+  const before: string[] = [
     "You are compressing the history of an AI agent's working session. The messages below will be replaced by your summary and will NOT be available afterwards: the agent must be able to continue its work from your summary alone.",
     '',
   ];
   if (chunked) {
-    lines.push(
+    before.push(
       'The conversation is too long for one request, so it is summarized in parts, in order. <previous_summary> holds the summary of everything before the part in <conversation>.',
       '',
       '<previous_summary>',
@@ -87,17 +110,18 @@ export function buildSummaryPrompt(conversationText: string, options: BuildSumma
       '',
     );
   }
-  lines.push('<conversation>', conversationText, '</conversation>', '');
-  lines.push(
+  before.push('<conversation>');
+  const after: string[] = ['</conversation>', ''];
+  after.push(
     chunked
       ? 'Write one updated summary of the whole conversation so far: keep everything of the previous summary that still matters, add what the new part brings, and bring Task Status up to the end of the new part. Use Markdown with exactly these five sections, in this order:'
       : 'Write a structured summary in Markdown with exactly these five sections, in this order:',
     '',
   );
   for (const title of SUMMARY_SECTION_TITLES) {
-    lines.push(`## ${title}`, SECTION_INSTRUCTIONS[title], '');
+    after.push(`## ${title}`, SECTION_INSTRUCTIONS[title], '');
   }
-  lines.push(
+  after.push(
     'Rules:',
     `- ${SUMMARY_MOST_RECENT_RULE}`,
     '- Keep the concrete details the agent needs to continue: file paths, function and variable names, commands, error messages, values and identifiers, quoted exactly.',
@@ -105,7 +129,7 @@ export function buildSummaryPrompt(conversationText: string, options: BuildSumma
     `- Use at most ${maxWords} words in total (each Chinese, Japanese or Korean character counts as one word).`,
     '- Reply with the summary only: no preamble and no closing remarks.',
   );
-  return lines.join('\n');
+  return { before: `${before.join('\n')}\n`, after: `\n${after.join('\n')}` };
 }
 
 /** Options of {@link renderMessagesForSummary}. */
@@ -163,6 +187,11 @@ export interface RenderedPart {
   text: string;
   /** Whether the piece may be cut in the middle. */
   cuttable: boolean;
+  /**
+   * The texts the piece joins, when it is made of several (a tool result given as blocks):
+   * `text` is `pieces.join('\n')`. Lets a summarizer size the piece from its texts.
+   */
+  pieces?: readonly string[];
 }
 
 /**
@@ -170,18 +199,51 @@ export interface RenderedPart {
  * for the summarizer, which sizes and cuts the parts before joining.
  */
 export function renderMessageParts(messages: readonly Message[]): RenderedPart[][] {
+  const render = createMessagePartsRenderer(messages);
+  return messages.map((_, index) => render(index));
+}
+
+/**
+ * Renders the messages of a history one at a time, in any order, as
+ * {@link renderMessageParts} would (a tool result names the tool of the latest `tool_use` with
+ * its id before it). Only the tool names are kept between calls, so a summarizer holds the
+ * parts of the messages it is working on, not those of the whole history.
+ */
+export function createMessagePartsRenderer(messages: readonly Message[]): (index: number) => RenderedPart[] {
   const toolNames = new Map<string, string>();
-  return messages.map((message, index) => {
+  // the names of the tools the tool results answer, in order, and where each message's start
+  const resultNames: string[] = [];
+  const firstResult = new Uint32Array(messages.length + 1);
+  messages.forEach((message, index) => {
+    firstResult[index] = resultNames.length;
+    for (const block of Array.isArray(message.content) ? message.content : []) {
+      if (isToolUseBlock(block)) {
+        if (typeof block.id === 'string') toolNames.set(block.id, toolNameOf(block));
+      } else if (isToolResultBlock(block)) {
+        resultNames.push(toolNames.get(block.tool_use_id) ?? 'unknown tool');
+      }
+    }
+  });
+  firstResult[messages.length] = resultNames.length;
+  return (index) => {
+    const message = messages[index];
+    if (message === undefined) return [];
     const parts: RenderedPart[] = [{ text: `[${index + 1}] ${String(message.role)}:`, cuttable: false }];
     if (typeof message.content === 'string') {
       parts.push({ text: message.content, cuttable: false });
       return parts;
     }
+    let result = firstResult[index] ?? 0;
     for (const block of Array.isArray(message.content) ? message.content : []) {
-      renderBlock(block, toolNames, parts);
+      const resultName = isToolResultBlock(block) ? resultNames[result++] : undefined;
+      renderBlock(block, resultName ?? 'unknown tool', parts);
     }
     return parts;
-  });
+  };
+}
+
+function toolNameOf(block: ContentBlock): string {
+  return typeof block.name === 'string' ? block.name : 'unknown';
 }
 
 /** Joins the parts of one message, cutting cuttable parts longer than `maxBlockChars`. */
@@ -191,19 +253,24 @@ export function joinMessageParts(parts: readonly RenderedPart[], maxBlockChars: 
     .join('\n');
 }
 
-function renderBlock(block: ContentBlock, toolNames: Map<string, string>, parts: RenderedPart[]): void {
+/** Renders one block; `resultName` is the tool a tool result answers. */
+function renderBlock(block: ContentBlock, resultName: string, parts: RenderedPart[]): void {
   if (isToolUseBlock(block)) {
-    const name = typeof block.name === 'string' ? block.name : 'unknown';
-    if (typeof block.id === 'string') toolNames.set(block.id, name);
-    parts.push({ text: `[tool_use ${name} id=${String(block.id)}]`, cuttable: false });
+    parts.push({ text: `[tool_use ${toolNameOf(block)} id=${String(block.id)}]`, cuttable: false });
     parts.push({ text: stringifyJson(block.input), cuttable: true });
     return;
   }
   if (isToolResultBlock(block)) {
-    const name = toolNames.get(block.tool_use_id) ?? 'unknown tool';
+    const name = resultName;
     const error = block.is_error === true ? ', error' : '';
     parts.push({ text: `[tool_result ${name} id=${String(block.tool_use_id)}${error}]`, cuttable: false });
-    parts.push({ text: renderToolResultContent(block.content), cuttable: true });
+    const content: unknown = block.content;
+    if (Array.isArray(content)) {
+      const pieces = content.map(renderToolResultBlock);
+      parts.push({ text: pieces.join('\n'), cuttable: true, pieces });
+    } else {
+      parts.push({ text: typeof content === 'string' ? content : '', cuttable: true });
+    }
     return;
   }
   switch (block.type) {
@@ -222,17 +289,11 @@ function renderBlock(block: ContentBlock, toolNames: Map<string, string>, parts:
   }
 }
 
-function renderToolResultContent(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((block: unknown) => {
-      if (typeof block !== 'object' || block === null) return '';
-      const typed = block as { type?: unknown; text?: unknown };
-      if (typed.type === 'text' && typeof typed.text === 'string') return typed.text;
-      return `[${String(typed.type)}]`;
-    })
-    .join('\n');
+function renderToolResultBlock(block: unknown): string {
+  if (typeof block !== 'object' || block === null) return '';
+  const typed = block as { type?: unknown; text?: unknown };
+  if (typed.type === 'text' && typeof typed.text === 'string') return typed.text;
+  return `[${String(typed.type)}]`;
 }
 
 function stringifyJson(value: unknown): string {
