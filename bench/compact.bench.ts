@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { compactMessages, restoreRecentFiles } from '../src/api/compact.js';
 import { countTokens } from '../src/api/tokens.js';
 import type { LlmClient, Logger } from '../src/core/ports.js';
-import type { ContentBlock, Message } from '../src/core/types.js';
+import { isTextBlock, isThinkingBlock, isToolResultBlock, isToolUseBlock, type ContentBlock, type Message } from '../src/core/types.js';
 import { measureMedians, type BenchRow, type BenchRunOptions } from './report.js';
 
 export const title = 'Tokens and compaction (spec 05)';
@@ -91,11 +91,11 @@ export function buildHistory(turnCount: number, resultChars: number, seed = 7): 
 function joinCountedText(messages: readonly Message[]): string {
   const parts: string[] = [];
   const visit = (block: ContentBlock): void => {
-    if (block.type === 'text') parts.push(block.text as string);
-    else if (block.type === 'thinking') parts.push(block.thinking as string);
-    else if (block.type === 'tool_use') parts.push(block.name as string, JSON.stringify(block.input));
-    else if (block.type === 'tool_result') {
-      const content = block.content as string | ContentBlock[];
+    if (isTextBlock(block)) parts.push(block.text);
+    else if (isThinkingBlock(block)) parts.push(block.thinking);
+    else if (isToolUseBlock(block)) parts.push(block.name, JSON.stringify(block.input));
+    else if (isToolResultBlock(block)) {
+      const content = block.content;
       if (typeof content === 'string') parts.push(content);
       else content.forEach(visit);
     }

@@ -13,7 +13,15 @@
 import { readFile, rm } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { createToolResultOffloader, offloadToolResults, planOffload, type ContentBlock, type Message } from '../src/index.js';
+import {
+  createToolResultOffloader,
+  isToolResultBlock,
+  offloadToolResults,
+  planOffload,
+  type ContentBlock,
+  type Message,
+  type ToolResultBlock,
+} from '../src/index.js';
 
 const OUTPUT_DIR = '.offload-demo';
 
@@ -110,7 +118,7 @@ function buildConversation(): Message[] {
   ];
 }
 
-function describeResult(block: ContentBlock): string {
+function describeResult(block: ToolResultBlock): string {
   const content = block.content;
   const size = typeof content === 'string' ? content.length : JSON.stringify(content).length;
   const firstLine = typeof content === 'string' ? content.split('\n')[0]! : '(array of blocks)';
@@ -120,7 +128,7 @@ function describeResult(block: ContentBlock): string {
 function listToolResults(messages: readonly Message[]): void {
   for (const message of messages) {
     if (typeof message.content === 'string') continue;
-    for (const block of message.content) if (block.type === 'tool_result') console.log(`  ${describeResult(block)}`);
+    for (const block of message.content) if (isToolResultBlock(block)) console.log(`  ${describeResult(block)}`);
   }
 }
 
@@ -180,9 +188,9 @@ async function main(): Promise<void> {
   const grepOutput = buildLog().split('\n').map((line) => `logs/orders-service.log:${line}`).join('\n');
   const toolMessage: Message = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_05_grep', content: grepOutput }] };
   const sent = await offloadLargeResults(toolMessage, call);
-  const sentBlock = (sent.content as ContentBlock[])[0]!;
+  const sentBlock = (sent.content as ContentBlock[])[0];
   console.log(`  Tool output: ${formatChars(grepOutput.length)} (threshold 1,000)`);
-  console.log(`  Sent to the LLM instead: ${String(sentBlock.content)}`);
+  console.log(`  Sent to the LLM instead: ${isToolResultBlock(sentBlock) ? String(sentBlock.content) : '(no tool result)'}`);
   console.log(`\nDone. Files are in ${OUTPUT_DIR}/ (mode 0600).`);
 }
 

@@ -14,8 +14,10 @@ export type {
   ToolResultBlock,
   ThinkingBlock,
   OtherBlock,
+  ForeignBlock,
+  CacheControl,
 } from './core/types.js';
-export { isToolResultBlock, isToolUseBlock } from './core/types.js';
+export { isTextBlock, isThinkingBlock, isToolResultBlock, isToolUseBlock } from './core/types.js';
 export type { ContextErrorCode, ContextErrorOptions } from './core/errors.js';
 export {
   ContextError,
@@ -24,6 +26,7 @@ export {
   UnsafePathError,
   WriteFailedError,
   MissingDependencyError,
+  SummarizerFailedError,
 } from './core/errors.js';
 export * from './core/defaults.js';
 export type {
@@ -93,10 +96,11 @@ export type {
 export {
   createLlmSummarizer,
   computeSummaryMaxTokens,
+  computeMinSummaryInputTokens,
   MIN_KEPT_BLOCK_CHARS,
   MIN_SUMMARY_CONVERSATION_TOKENS,
 } from './core/compact/summarize-with-llm.js';
-export type { CreateLlmSummarizerOptions } from './core/compact/summarize-with-llm.js';
+export type { CreateLlmSummarizerOptions, TokenCounterEncoding } from './core/compact/summarize-with-llm.js';
 export { createExtractiveSummarizer } from './core/compact/extractive-summarizer.js';
 export { countWords, truncateToWords } from './core/words.js';
 export { createAnthropicLlmClient } from './infrastructure/anthropic-client.js';
@@ -114,6 +118,7 @@ export type {
 export { createOpenAILlmClient } from './infrastructure/openai-client.js';
 export type {
   OpenAILike,
+  OpenAILlmClient,
   CreateOpenAILlmClientOptions,
   OpenAIMaxTokensParameter,
   OpenAIChatCreateBodyLike,

@@ -5,8 +5,10 @@
  */
 import { compactMessagesWith, type CompactResult } from '../core/compact/compact.js';
 import {
+  assertSummaryInputMaxTokens,
   resolveCompactOptions,
   resolveRestoreOptions,
+  resolveSummaryModel,
   type CompactOptions,
   type ResolvedCompactOptions,
   type RestoreRecentFilesOptions,
@@ -15,7 +17,7 @@ import { createExtractiveSummarizer } from '../core/compact/extractive-summarize
 import { collectRestoredFiles } from '../core/compact/restore.js';
 import { createLlmSummarizer } from '../core/compact/summarize-with-llm.js';
 import type { Environment } from '../core/env.js';
-import type { Logger, Summarizer, TokenCounter } from '../core/ports.js';
+import type { LlmClient, Logger, Summarizer, TokenCounter } from '../core/ports.js';
 import type { Message } from '../core/types.js';
 import { assertMessages } from '../core/validate-messages.js';
 import { createAnthropicLlmClient } from '../infrastructure/anthropic-client.js';
@@ -60,6 +62,10 @@ function warnOnUse(summarizer: Summarizer, logger: Logger, warning: string): Sum
  * (wrapped with spec 05's prompt); an Anthropic client when `ANTHROPIC_API_KEY` is set
  * (honouring `ANTHROPIC_BASE_URL`; a missing SDK rejects with `MISSING_DEPENDENCY`, it is
  * not a reason to fall back); else the extractive summarizer, which warns when used.
+ *
+ * For an LLM, `summaryInputMaxTokens` is checked against the prompt first, and the model is
+ * resolved with the client's default ({@link resolveSummaryModel}): both reject before
+ * anything is written.
  */
 async function selectSummarizer(
   options: CompactOptions,
@@ -69,19 +75,23 @@ async function selectSummarizer(
   logger: Logger,
 ): Promise<Summarizer> {
   if (options.summarizer !== undefined) return options.summarizer;
-  const llmOptions = {
-    model: resolved.summaryModel,
-    inputMaxTokens: resolved.summaryInputMaxTokens,
-    tokenCounter,
-    // the default counter is o200k_base: prompts are then sized from the counts cached for the history
-    tokenCounterEncoding: tokenCounter === defaultTokenCounter ? ('o200k_base' as const) : ('unknown' as const),
-  };
-  if (options.llmClient !== undefined) return createLlmSummarizer(options.llmClient, llmOptions);
+  const summarizeWith = (client: LlmClient): Summarizer =>
+    createLlmSummarizer(client, {
+      model: resolveSummaryModel(resolved.summaryModel, client),
+      inputMaxTokens: resolved.summaryInputMaxTokens,
+      tokenCounter,
+      // the default counter is o200k_base: prompts are then sized from the counts cached for the history
+      tokenCounterEncoding: tokenCounter === defaultTokenCounter ? 'o200k_base' : 'unknown',
+    });
+  if (options.llmClient !== undefined) {
+    assertSummaryInputMaxTokens(resolved, tokenCounter);
+    return summarizeWith(options.llmClient);
+  }
   const apiKey = nonEmpty(env.ANTHROPIC_API_KEY);
   if (apiKey !== undefined) {
+    assertSummaryInputMaxTokens(resolved, tokenCounter); // before the SDK is loaded
     const baseURL = nonEmpty(env.ANTHROPIC_BASE_URL);
-    const client = await createAnthropicLlmClient(baseURL === undefined ? { apiKey } : { apiKey, baseURL });
-    return createLlmSummarizer(client, llmOptions);
+    return summarizeWith(await createAnthropicLlmClient(baseURL === undefined ? { apiKey } : { apiKey, baseURL }));
   }
   return warnOnUse(createExtractiveSummarizer(), logger, EXTRACTIVE_FALLBACK_WARNING);
 }
@@ -97,6 +107,9 @@ async function selectSummarizer(
  *
  * @throws {InvalidMessageError} when `messages` is malformed.
  * @throws {InvalidOptionError} or {@link UnsafePathError} when an option or variable is out of range — before anything is written.
+ *   With an LLM summarizer this includes a `summaryInputMaxTokens` too small for the prompt,
+ *   and no model at all with a client that has no default (`llmClient.defaultModel === null`:
+ *   the OpenAI client without `summaryModel`/`SUMMARY_MODEL`).
  * @throws {MissingDependencyError} when `ANTHROPIC_API_KEY` is set (and no `summarizer` or `llmClient` given) but `@anthropic-ai/sdk` is not installed.
  * @throws the signal's reason when `signal` aborts.
  *

@@ -86,6 +86,10 @@ function assertMessageArray(messages: unknown): asserts messages is readonly Mes
  * provider reported it.
  *
  * @throws {InvalidOptionError} on a malformed `lastUsage`, `tokenSafetyFactor` or `tokenCounter`.
+ * @throws {InvalidMessageError} when `messages` is not an array, or a message it tokenizes is
+ *   malformed (`messages[2]: expected a message object, got null`). Each message is checked
+ *   when it is first counted, not again on a cached count, and messages in the `lastUsage`
+ *   prefix are not read.
  * @example
  * ```ts
  * const tokens = countTokens(messages, { lastUsage: { ...response.usage, messageCount: sent.length } });
@@ -118,6 +122,7 @@ export function estimateTokens(text: string, options: EstimateTokensOptions = {}
  * Environment variables are read at each call.
  *
  * @throws {InvalidOptionError} naming the option or variable when a value is out of range.
+ * @throws {InvalidMessageError} as {@link countTokens}.
  */
 export function shouldCompact(messages: readonly Message[], options: ShouldCompactOptions = {}): boolean {
   assertMessageArray(messages);

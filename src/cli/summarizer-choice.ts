@@ -111,6 +111,8 @@ export async function createChosenSummarizer(choice: SummarizerChoice, use: Summ
   const client: LlmClient =
     choice.provider === 'anthropic' ? await library.createAnthropicLlmClient(settings) : await library.createOpenAILlmClient(settings);
   const llmClient: LlmClient = {
+    // the wrapped client's default model (null for OpenAI) still decides when no model is given
+    ...(client.defaultModel === undefined ? {} : { defaultModel: client.defaultModel }),
     async summarize(prompt, model, options) {
       use.calls += 1;
       await hooks.onRequestStart(use.calls);

@@ -2,7 +2,7 @@
  * Character counts of specs 01 and 03 (DESIGN §2), in UTF-16 code units as
  * `String.prototype.length` counts them.
  */
-import type { ContentBlock, Message } from './types.js';
+import { isTextBlock, isThinkingBlock, isToolResultBlock, isToolUseBlock, type ContentBlock, type Message } from './types.js';
 
 /**
  * Size of a `tool_result`'s content: a string's `.length`; an array's
@@ -20,18 +20,11 @@ export function countToolResultChars(content: unknown): number {
  * {@link countToolResultChars}; `thinking` → `thinking.length`; any other block → 0.
  */
 export function countBlockChars(block: ContentBlock): number {
-  switch (block.type) {
-    case 'text':
-      return typeof block.text === 'string' ? block.text.length : 0;
-    case 'tool_use':
-      return block.input === undefined ? 0 : (JSON.stringify(block.input) ?? '').length;
-    case 'tool_result':
-      return countToolResultChars(block.content);
-    case 'thinking':
-      return typeof block.thinking === 'string' ? block.thinking.length : 0;
-    default:
-      return 0;
-  }
+  if (isTextBlock(block)) return typeof block.text === 'string' ? block.text.length : 0;
+  if (isToolUseBlock(block)) return block.input === undefined ? 0 : (JSON.stringify(block.input) ?? '').length;
+  if (isToolResultBlock(block)) return countToolResultChars(block.content);
+  if (isThinkingBlock(block)) return typeof block.thinking === 'string' ? block.thinking.length : 0;
+  return 0;
 }
 
 /** What one message contributes to `totalChars`: string content → `.length`, else the sum of its blocks. */

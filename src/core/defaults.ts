@@ -23,7 +23,11 @@ export const MAX_PATH_SEGMENT_LENGTH = 200;
 export const DEFAULT_CONTEXT_TOKEN_LIMIT = 200_000;
 /** Compaction trigger: compact at this share of the window. Env `COMPACT_THRESHOLD_RATIO`. */
 export const DEFAULT_COMPACT_THRESHOLD_RATIO = 0.92;
-/** Model that writes the summary. Env `SUMMARY_MODEL`. */
+/**
+ * Model that writes the summary when neither `summaryModel` nor env `SUMMARY_MODEL` names one
+ * and the `LlmClient` has no `defaultModel` of its own. Never used with a client whose
+ * `defaultModel` is `null` (the OpenAI client).
+ */
 export const DEFAULT_SUMMARY_MODEL = 'claude-haiku-4-5-20251001';
 /** Word budget of the summary (spec 05 F-004). Env `SUMMARY_MAX_WORDS`. */
 export const DEFAULT_SUMMARY_MAX_WORDS = 1200;

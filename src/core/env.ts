@@ -79,6 +79,13 @@ export function resolveString(
   return raw === undefined || raw.trim() === '' ? fallback : raw.trim();
 }
 
+/** Resolves an optional string setting: the option, else the non-empty environment variable, else `undefined`. */
+export function resolveOptionalString(optionName: string, optionValue: unknown, env: Environment, envName: string): string | undefined {
+  if (optionValue !== undefined) return resolveString(optionName, optionValue, env, envName, '');
+  const raw = env[envName];
+  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
 /** Checks that an option, when given, is an array of strings. */
 export function resolveStringList(optionName: string, optionValue: unknown, fallback: readonly string[]): readonly string[] {
   if (optionValue === undefined) return fallback;

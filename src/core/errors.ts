@@ -80,6 +80,17 @@ export class WriteFailedError extends ContextError {
   }
 }
 
+/**
+ * A summary attempt returned blank text (or no text). Code `SUMMARIZER_FAILED`. A summarizer
+ * made by `createLlmSummarizer` rejects with it; `compactMessages` retries, then reports the
+ * last one in `result.error` (`skippedReason: 'summarizer-failed'`) rather than rejecting.
+ */
+export class SummarizerFailedError extends ContextError {
+  constructor(message: string, options: ContextErrorOptions = {}) {
+    super('SUMMARIZER_FAILED', message, options);
+  }
+}
+
 /** An optional peer dependency is needed but not installed. Code `MISSING_DEPENDENCY`. */
 export class MissingDependencyError extends ContextError {
   constructor(message: string, options: ContextErrorOptions = {}) {

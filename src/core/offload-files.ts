@@ -85,12 +85,15 @@ export function copyMessageWithContent(message: Message, replacements: ReadonlyM
   const content = blocks.map((block, index) => {
     const replacement = replacements.get(index);
     if (replacement === undefined) return copyDeep(block);
+    const fields = block as Readonly<Record<string, unknown>>;
     const copy: Record<string, unknown> = {};
-    for (const key of Object.keys(block)) copy[key] = key === 'content' ? replacement : copyDeep(block[key]);
+    for (const key of Object.keys(fields)) copy[key] = key === 'content' ? replacement : copyDeep(fields[key]);
     copy.content = replacement;
     return copy as ContentBlock;
   });
+  // every field of the message is kept, extra ones (ids, metadata) included
+  const fields = message as unknown as Readonly<Record<string, unknown>>;
   const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(message)) copy[key] = key === 'content' ? content : copyDeep(message[key]);
-  return copy as Message;
+  for (const key of Object.keys(fields)) copy[key] = key === 'content' ? content : copyDeep(fields[key]);
+  return copy as unknown as Message;
 }

@@ -2,7 +2,7 @@
  * Batch offload (specs 01-03, DESIGN §3): gate first, then the oldest-to-newest walk that writes
  * each large `tool_result` to a file and puts a reference in its place.
  */
-import type { ContentBlock, Message } from './types.js';
+import type { Message, ToolResultBlock } from './types.js';
 import type { FileWriter } from './ports.js';
 import { resolveOutputDir, type ResolvedBatchOffloadOptions } from './offload-options.js';
 import { appendPreview, buildBatchReference } from './offload-reference.js';
@@ -132,8 +132,9 @@ export async function executeOffload(
   for (const candidate of candidates) {
     assertSafePathSegment(`messages[${candidate.messageIndex}].content[${candidate.blockIndex}].tool_use_id`, candidate.toolUseId);
   }
-  const blockOf = (candidate: OffloadCandidate): ContentBlock =>
-    (messages[candidate.messageIndex]!.content as ContentBlock[])[candidate.blockIndex]!;
+  // a candidate is a tool_result block (the plan says so)
+  const blockOf = (candidate: OffloadCandidate): ToolResultBlock =>
+    (messages[candidate.messageIndex]!.content as ToolResultBlock[])[candidate.blockIndex]!;
   const contents = candidates.map((candidate) => serializeToolResultContent(blockOf(candidate).content));
 
   await callWriter(outputDir, () => writer.ensureDir(outputDir));

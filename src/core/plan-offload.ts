@@ -7,7 +7,7 @@ import type { Environment } from './env.js';
 import { resolvePlanOptions, type OffloadPlanOptions, type ResolvedPlanOptions } from './offload-options.js';
 import { isOffloadReference } from './offload-reference.js';
 import { recordToolNames } from './tool-names.js';
-import type { Message } from './types.js';
+import { isToolResultBlock, type Message } from './types.js';
 import { assertMessages } from './validate-messages.js';
 
 /**
@@ -83,7 +83,7 @@ export function createOffloadPlan(messages: readonly Message[], options: Resolve
     const blocks = message.content;
     for (let blockIndex = 0; blockIndex < blocks.length; blockIndex++) {
       const block = blocks[blockIndex]!;
-      if (block.type !== 'tool_result') {
+      if (!isToolResultBlock(block)) {
         totalChars += countBlockChars(block);
         continue;
       }

@@ -45,6 +45,17 @@ export interface LlmSummarizeOptions {
 
 /** Sends one prompt to an LLM and returns its text reply. */
 export interface LlmClient {
+  /**
+   * The model `compactMessages` uses with this client when it is given none (neither
+   * `summaryModel` nor `SUMMARY_MODEL`):
+   * - a model id: that model (the Anthropic client: `claude-haiku-4-5-20251001`, or the
+   *   `model` it was created with);
+   * - `null`: the client has no default model (the OpenAI client, unless created with a
+   *   `model`: OpenAI-compatible servers serve different models), so `compactMessages` rejects
+   *   with `InvalidOptionError` before anything is written until a model is given;
+   * - absent: `DEFAULT_SUMMARY_MODEL` (`claude-haiku-4-5-20251001`), as for any client that does not say.
+   */
+  readonly defaultModel?: string | null;
   /** Returns the model's reply to `prompt`. Rejects on failure; may return blank text (treated as a failure). */
   summarize(prompt: string, model: string, options?: LlmSummarizeOptions): Promise<string>;
 }

@@ -18,6 +18,7 @@ import { resolveNumber, type Environment } from './env.js';
 import { describeValue, InvalidOptionError } from './errors.js';
 import type { TokenCounter } from './ports.js';
 import type { ContentBlock, Message } from './types.js';
+import { assertMessage } from './validate-messages.js';
 
 /**
  * Tokens added per message for the role marker and turn separators. OpenAI documents 3–4 per
@@ -168,13 +169,28 @@ function countUncached(counter: TokenCounter, message: Message): number {
 /**
  * Local token count of one message, its overhead included. Cached per message object (and
  * per counter): an unchanged message is tokenized once, however often it is counted.
+ *
+ * @throws {InvalidMessageError} when a message that is not cached is malformed (path `message`).
  */
 export function countMessageTokens(message: Message, counter: TokenCounter, options: { cache?: boolean | undefined } = {}): number {
-  const cache = cacheOf(counter);
-  if (options.cache !== false) {
-    const cached = cache.get(message);
+  return countWithCache(message, undefined, counter, cacheOf(counter), options.cache !== false);
+}
+
+/** {@link countMessageTokens} of `messages[index]` (or of a lone message when `index` is undefined). */
+function countWithCache(
+  message: Message,
+  index: number | undefined,
+  counter: TokenCounter,
+  cache: WeakMap<object, number>,
+  useCache: boolean,
+): number {
+  if (useCache) {
+    const cached = cache.get(message); // undefined for null or a primitive: they are checked below
     if (cached !== undefined) return cached;
   }
+  // checked on a miss only: a cached message was checked when it was counted, so an agent
+  // loop that appends one message pays for one message, the check included
+  assertMessage(message, index === undefined ? 'message' : `messages[${index}]`);
   const count = countUncached(counter, message);
   cache.set(message, count);
   return count;
@@ -238,6 +254,8 @@ export function assertTokenSafetyFactor(factor: unknown): asserts factor is numb
  * counts (scaled by `tokenSafetyFactor`, rounded up) of every message after it. Empty → 0.
  *
  * @throws {InvalidOptionError} when `lastUsage` or `tokenSafetyFactor` is malformed.
+ * @throws {InvalidMessageError} when a message it counts (not cached, after the `lastUsage`
+ *   prefix) is malformed, with its path: `messages[3].content[0].tool_use_id: ...`.
  */
 export function countHistoryTokens(messages: readonly Message[], options: CountHistoryTokensOptions): number {
   const factor = options.tokenSafetyFactor ?? DEFAULT_TOKEN_SAFETY_FACTOR;
@@ -250,9 +268,10 @@ export function countHistoryTokens(messages: readonly Message[], options: CountH
     start = options.lastUsage.messageCount;
   }
   let local = 0;
-  const cacheOptions = { cache: options.cache };
+  const cache = cacheOf(options.tokenCounter);
+  const useCache = options.cache !== false;
   for (let index = start; index < messages.length; index += 1) {
-    local += countMessageTokens(messages[index] as Message, options.tokenCounter, cacheOptions);
+    local += countWithCache(messages[index] as Message, index, options.tokenCounter, cache, useCache);
   }
   return exact + (factor === 1 ? local : Math.ceil(local * factor));
 }

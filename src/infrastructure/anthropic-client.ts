@@ -3,12 +3,13 @@
  * peer dependency, imported only when this factory constructs a client). Only `import type`
  * may name the SDK here: the package root must load without it.
  */
-import { DEFAULT_SUMMARY_MAX_WORDS } from '../core/defaults.js';
+import { DEFAULT_SUMMARY_MAX_WORDS, DEFAULT_SUMMARY_MODEL } from '../core/defaults.js';
 import { computeSummaryMaxTokens } from '../core/compact/summarize-with-llm.js';
 import type { LlmClient, LlmSummarizeOptions } from '../core/ports.js';
 import type { Message } from '../core/types.js';
 import {
   checkMaxRetries,
+  checkModel,
   checkNoSettingsWithClient,
   importOptionalPeer,
   pickSdkConstructor,
@@ -82,6 +83,8 @@ export interface AnthropicCountTokensOptions {
 
 /** An {@link LlmClient} on the Anthropic API that can also ask the API for exact token counts. */
 export interface AnthropicLlmClient extends LlmClient {
+  /** The `model` it was created with, else `claude-haiku-4-5-20251001` ({@link DEFAULT_SUMMARY_MODEL}). */
+  readonly defaultModel: string;
   /**
    * The prompt size of `messages` in tokens, as the API counts them for `model`
    * (`messages.countTokens`, one network call). System messages are sent as the `system`
@@ -93,6 +96,12 @@ export interface AnthropicLlmClient extends LlmClient {
 
 /** Options of {@link createAnthropicLlmClient}. */
 export interface CreateAnthropicLlmClientOptions {
+  /**
+   * The client's default model (its `defaultModel`), used by `compactMessages` when neither
+   * `summaryModel` nor `SUMMARY_MODEL` names one.
+   * @default "claude-haiku-4-5-20251001" ({@link DEFAULT_SUMMARY_MODEL})
+   */
+  model?: string | undefined;
   /**
    * A client to use as it is, with its own settings (retries included). Without it, one is
    * constructed from `apiKey`, `baseURL` and `maxRetries`.
@@ -142,8 +151,9 @@ const PACKAGE_NAME = '@anthropic-ai/sdk';
  * ten-minute rule): summaries up to about 7,000 words.
  *
  * @throws {@link MissingDependencyError} (code `MISSING_DEPENDENCY`) when `@anthropic-ai/sdk`
- * is needed and not installed; {@link InvalidOptionError} when `maxRetries` is not an integer
- * >= 0, or `apiKey`/`baseURL`/`maxRetries` come with `client`.
+ * is needed and not installed; {@link InvalidOptionError} when `model` is not a non-empty
+ * string, `maxRetries` is not an integer >= 0, or `apiKey`/`baseURL`/`maxRetries` come with
+ * `client`.
  *
  * @example
  * ```ts
@@ -154,8 +164,10 @@ const PACKAGE_NAME = '@anthropic-ai/sdk';
 export async function createAnthropicLlmClient(options: CreateAnthropicLlmClientOptions = {}): Promise<AnthropicLlmClient> {
   checkNoSettingsWithClient(options);
   checkMaxRetries(options.maxRetries);
+  checkModel(options.model);
   const client = options.client ?? (await constructClient(options));
   return {
+    defaultModel: options.model ?? DEFAULT_SUMMARY_MODEL,
     async summarize(prompt: string, model: string, summarizeOptions: LlmSummarizeOptions = {}): Promise<string> {
       const { signal } = summarizeOptions;
       const maxTokens = summarizeOptions.maxTokens ?? computeSummaryMaxTokens(DEFAULT_SUMMARY_MAX_WORDS);

@@ -65,6 +65,13 @@ export function checkMaxRetries(value: unknown): void {
   }
 }
 
+/** Checks a client's default `model` (a non-empty string) when given. */
+export function checkModel(value: unknown): void {
+  if (value !== undefined && (typeof value !== 'string' || value.trim() === '')) {
+    throw new InvalidOptionError(`model must be a non-empty string, got ${describeValue(value)}`);
+  }
+}
+
 /** Rejects settings for a client we would construct when the caller passed their own client. */
 export function checkNoSettingsWithClient(options: { client?: unknown; apiKey?: unknown; baseURL?: unknown; maxRetries?: unknown }): void {
   if (options.client === undefined) return;

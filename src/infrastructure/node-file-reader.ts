@@ -36,11 +36,11 @@ async function realpath(absPath: string): Promise<string> {
  */
 export class NodeFileReader implements FileReader {
   /** Reads a file as UTF-8. */
-  readonly read = read;
+  readonly read: (absPath: string) => Promise<string> = read;
   /** Whether a regular file is at that path (symlinks followed). */
-  readonly exists = exists;
+  readonly exists: (absPath: string) => Promise<boolean> = exists;
   /** The canonical path with symlinks followed. */
-  readonly realpath = realpath;
+  readonly realpath: (absPath: string) => Promise<string> = realpath;
 }
 
 /** Creates a {@link NodeFileReader}. */

@@ -143,18 +143,18 @@ function resolvePath(...segments: string[]): string {
  */
 export class NodeFileWriter implements FileWriter {
   /** Creates a directory and its parents (mode 0700); no error when it exists. */
-  readonly ensureDir = ensureDir;
+  readonly ensureDir: (dirPath: string) => Promise<void> = ensureDir;
   /** Writes (creates or replaces) a file atomically, mode 0600. */
-  readonly writeFile = writeFileAtomically;
+  readonly writeFile: (filePath: string, content: string) => Promise<void> = writeFileAtomically;
   /**
    * Creates a file (mode 0600) only if no file has that path: `'created'`, or `'identical'` when
    * the file there holds exactly this content, or `'exists'` when it holds other content.
    */
-  readonly createExclusive = createExclusive;
+  readonly createExclusive: (filePath: string, content: string) => Promise<'created' | 'identical' | 'exists'> = createExclusive;
   /** Lists the names in a directory; `[]` when it does not exist. */
-  readonly listDir = listDir;
+  readonly listDir: (dirPath: string) => Promise<string[]> = listDir;
   /** `path.resolve`: absolute paths against the current directory. */
-  readonly resolvePath = resolvePath;
+  readonly resolvePath: (...segments: string[]) => string = resolvePath;
 }
 
 /** Creates a {@link NodeFileWriter}. */

@@ -10,6 +10,7 @@ import { computeSummaryMaxTokens } from '../core/compact/summarize-with-llm.js';
 import type { LlmClient, LlmSummarizeOptions } from '../core/ports.js';
 import {
   checkMaxRetries,
+  checkModel,
   checkNoSettingsWithClient,
   importOptionalPeer,
   pickSdkConstructor,
@@ -56,11 +57,23 @@ export interface OpenAILike {
   };
 }
 
+/** The {@link LlmClient} {@link createOpenAILlmClient} returns. */
+export interface OpenAILlmClient extends LlmClient {
+  /** The `model` it was created with, else `null`: no default model (compaction then requires `summaryModel` or `SUMMARY_MODEL`). */
+  readonly defaultModel: string | null;
+}
+
 /** Which request field carries the reply bound. */
 export type OpenAIMaxTokensParameter = 'max_tokens' | 'max_completion_tokens';
 
 /** Options of {@link createOpenAILlmClient}. */
 export interface CreateOpenAILlmClientOptions {
+  /**
+   * The client's default model (its `defaultModel`), used by `compactMessages` when neither
+   * `summaryModel` nor `SUMMARY_MODEL` names one, e.g. `'gpt-4.1-mini'` or `'qwen2.5:14b'`.
+   * @default undefined (no default model: `defaultModel` is `null`, and compaction requires `summaryModel` or `SUMMARY_MODEL`)
+   */
+  model?: string | undefined;
   /**
    * A client to use as it is, with its own settings (retries included). Without it, one is
    * constructed from `apiKey`, `baseURL` and `maxRetries`.
@@ -103,8 +116,11 @@ const PACKAGE_NAME = 'openai';
 
 /**
  * Creates an {@link LlmClient} on OpenAI chat completions, for OpenAI or any compatible server.
- * There is no default model: `summarize`'s `model` argument (compaction's `summaryModel` /
- * `SUMMARY_MODEL`) names it.
+ * There is no default model (DESIGN §8): `summarize`'s `model` argument names it, and the
+ * client's `defaultModel` is `null`, so `compactMessages` takes `summaryModel` or
+ * `SUMMARY_MODEL` and rejects with `InvalidOptionError` (before writing anything) when neither
+ * is set — it never sends a Claude model to an OpenAI server. Pass `model` to give the client a
+ * default of your own.
  *
  * `summarize(prompt, model, { maxTokens, signal })` sends `prompt` as one user message
  * (`max_tokens`, or `max_completion_tokens` per `maxTokensParameter`, = `maxTokens`, default
@@ -119,24 +135,27 @@ const PACKAGE_NAME = 'openai';
  * settings.
  *
  * @throws {@link MissingDependencyError} (code `MISSING_DEPENDENCY`) when `openai` is needed
- * and not installed; {@link InvalidOptionError} for a bad `maxRetries` or
+ * and not installed; {@link InvalidOptionError} for a bad `model`, `maxRetries` or
  * `maxTokensParameter`, or `apiKey`/`baseURL`/`maxRetries` given with `client`.
  *
  * @example
  * ```ts
  * const llmClient = await createOpenAILlmClient({ baseURL: 'http://localhost:11434/v1', apiKey: 'ollama' });
  * const result = await compactMessages(messages, { llmClient, summaryModel: 'qwen2.5:14b' });
+ * // or: createOpenAILlmClient({ ..., model: 'qwen2.5:14b' }), then no summaryModel is needed
  * ```
  */
-export async function createOpenAILlmClient(options: CreateOpenAILlmClientOptions = {}): Promise<LlmClient> {
+export async function createOpenAILlmClient(options: CreateOpenAILlmClientOptions = {}): Promise<OpenAILlmClient> {
   checkNoSettingsWithClient(options);
   checkMaxRetries(options.maxRetries);
+  checkModel(options.model);
   const parameter = options.maxTokensParameter ?? 'max_tokens';
   if (parameter !== 'max_tokens' && parameter !== 'max_completion_tokens') {
     throw new InvalidOptionError(`maxTokensParameter must be "max_tokens" or "max_completion_tokens", got ${describeValue(parameter)}`);
   }
   const client = options.client ?? (await constructClient(options));
   return {
+    defaultModel: options.model ?? null,
     async summarize(prompt: string, model: string, summarizeOptions: LlmSummarizeOptions = {}): Promise<string> {
       const { signal } = summarizeOptions;
       const maxTokens = summarizeOptions.maxTokens ?? computeSummaryMaxTokens(DEFAULT_SUMMARY_MAX_WORDS);

@@ -6,7 +6,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { compactMessages } from '../../src/api/compact.js';
 import { retryWithBackoff } from '../../src/core/compact/retry.js';
 import { computeSummaryMaxTokens, createLlmSummarizer } from '../../src/core/compact/summarize-with-llm.js';
@@ -280,6 +280,21 @@ describe('createAnthropicLlmClient over HTTP (spec 05 F-004)', () => {
       await expect(createAnthropicLlmClient({ client: own, apiKey: 'other' })).rejects.toThrow(InvalidOptionError);
       await expect(createAnthropicLlmClient({ client: own, apiKey: 'other' })).rejects.toThrow(/^apiKey configures the client this function constructs/);
       await expect(createAnthropicLlmClient({ apiKey: API_KEY, maxRetries: -1 })).rejects.toThrow(/^maxRetries must be an integer >= 0, got -1$/);
+    });
+
+    it("has the Claude default as defaultModel, or the model it was created with, which compactMessages sends when no model is given", async () => {
+      vi.stubEnv('SUMMARY_MODEL', undefined);
+      try {
+        expect((await createClient()).defaultModel).toBe(MODEL);
+        const llmClient = await createAnthropicLlmClient({ apiKey: API_KEY, baseURL: server.origin, model: 'claude-sonnet-4-5' });
+        expect(llmClient.defaultModel).toBe('claude-sonnet-4-5');
+        server.enqueue('/v1/messages', anthropicMessage('## Task Status\nDone.'));
+        await compactMessages(history, { llmClient, force: true, workDir, logger: silentLogger });
+        expect(server.requestsTo('/v1/messages')[0]?.body).toMatchObject({ model: 'claude-sonnet-4-5' });
+        await expect(createAnthropicLlmClient({ apiKey: API_KEY, model: '' })).rejects.toThrow(/^model must be a non-empty string/);
+      } finally {
+        vi.unstubAllEnvs();
+      }
     });
 
     it('maxRetries turns the SDK retries back on for a constructed client', async () => {

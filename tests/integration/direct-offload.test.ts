@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createToolResultOffloader, offloadToolResult, offloadToolResultWithWriter } from '../../src/api/direct-offload.js';
 import type { ContentBlock } from '../../src/core/types.js';
 import { NodeFileWriter } from '../../src/infrastructure/node-file-writer.js';
-import { assistantMessage, deepFreeze, text, toolResult, toolUse, userMessage } from '../fixtures/offload-fixtures.js';
+import { assistantMessage, blocksOf, deepFreeze, text, toolResult, toolUse, userMessage } from '../fixtures/offload-fixtures.js';
 
 let root: string;
 
@@ -34,7 +34,7 @@ describe('offloadToolResult on the real file system (spec 04 F-004)', () => {
     expect(result.file).toBe(file);
     expect(result.files).toEqual([file]);
     expect(await readFile(file, 'utf8')).toBe(content);
-    expect((result.message.content as ContentBlock[])[0]!.content).toBe(`[Tool result offloaded to file: ${file}]`);
+    expect(blocksOf(result.message)[0]!.content).toBe(`[Tool result offloaded to file: ${file}]`);
     expect(result.freedChars).toBe(content.length - `[Tool result offloaded to file: ${file}]`.length);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect((await stat(join(outputDir, 'session-abc123'))).mode & 0o777).toBe(0o700);
@@ -112,7 +112,7 @@ describe('createToolResultOffloader on the real file system', () => {
     const message = userMessage(toolResult('c1', text(5000)), toolResult('c2', 'no matches'), toolResult('c3', text(5000)));
     const result = await offload(message, calls);
 
-    const blocks = result.content as ContentBlock[];
+    const blocks = blocksOf(result);
     expect(blocks[0]!.content).toBe(`[Tool result offloaded to file: ${join(outputDir, 'loop-1', 'c1.md')}]`);
     expect(blocks[1]!.content).toBe('no matches');
     expect(blocks[2]!.content).toBe(text(5000));

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { offloadToolResults, offloadToolResultsWithWriter } from '../../src/api/offload.js';
-import type { ContentBlock, Message } from '../../src/core/types.js';
+import type { Message } from '../../src/core/types.js';
 import { NodeFileWriter } from '../../src/infrastructure/node-file-writer.js';
-import { assistantMessage, deepFreeze, text, toolResult, toolUse, userMessage } from '../fixtures/offload-fixtures.js';
+import { assistantMessage, blocksOf, deepFreeze, text, toolResult, toolUse, userMessage } from '../fixtures/offload-fixtures.js';
 
 let root: string;
 
@@ -50,8 +50,8 @@ describe('offloadToolResults on the real file system', () => {
     const result = await offloadToolResults(messages, { outputDir });
 
     expect(result.files).toEqual([join(outputDir, 'tool-result-toolu_01abc.md'), join(outputDir, 'tool-result-toolu_02def.md')]);
-    expect(await readFile(result.files[0]!, 'utf8')).toBe((messages[2]!.content as ContentBlock[])[0]!.content);
-    expect(await readFile(result.files[1]!, 'utf8')).toBe(JSON.stringify((messages[4]!.content as ContentBlock[])[0]!.content));
+    expect(await readFile(result.files[0]!, 'utf8')).toBe(blocksOf(messages[2]!)[0]!.content);
+    expect(await readFile(result.files[1]!, 'utf8')).toBe(JSON.stringify(blocksOf(messages[4]!)[0]!.content));
     expect((await stat(outputDir)).mode & 0o777).toBe(0o700);
     for (const file of result.files) expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect((await readdir(outputDir)).sort()).toEqual(['tool-result-toolu_01abc.md', 'tool-result-toolu_02def.md']);
@@ -61,13 +61,13 @@ describe('offloadToolResults on the real file system', () => {
     const outputDir = relative(process.cwd(), join(root, 'rel'));
     const result = await offloadToolResults(sampleHistory(), { outputDir });
     expect(result.files[0]).toBe(join(root, 'rel', 'tool-result-toolu_01abc.md'));
-    expect((result.messages[2]!.content as ContentBlock[])[0]!.content).toBe('[Content offloaded to: ./tool-result-toolu_01abc.md]');
+    expect(blocksOf(result.messages[2]!)[0]!.content).toBe('[Content offloaded to: ./tool-result-toolu_01abc.md]');
   });
 
   it("writes the absolute path into the reference with reference: 'absolute'", async () => {
     const outputDir = join(root, 'abs');
     const result = await offloadToolResults(sampleHistory(), { outputDir, reference: 'absolute' });
-    expect((result.messages[2]!.content as ContentBlock[])[0]!.content).toBe(`[Content offloaded to: ${result.files[0]}]`);
+    expect(blocksOf(result.messages[2]!)[0]!.content).toBe(`[Content offloaded to: ${result.files[0]}]`);
   });
 
   it('UC-006 creates no directory and writes nothing when the gate skips', async () => {
@@ -99,8 +99,8 @@ describe('offloadToolResults on the real file system', () => {
 
     expect(await readFile(first.files[0]!, 'utf8')).toBe(text(500, 'o'));
     expect(second.files[0]).toBe(join(outputDir, 'tool-result-toolu_01abc-1.md'));
-    expect(await readReference(outputDir, (second.messages[2]!.content as ContentBlock[])[0]!.content as string)).toBe(
-      (mine[2]!.content as ContentBlock[])[0]!.content,
+    expect(await readReference(outputDir, blocksOf(second.messages[2]!)[0]!.content as string)).toBe(
+      blocksOf(mine[2]!)[0]!.content,
     );
   });
 
@@ -178,8 +178,8 @@ describe('offloadToolResults under concurrency', () => {
     for (const [call, result] of results.entries()) {
       expect(result.offloadedCount).toBe(12);
       for (const [index, message] of result.messages.entries()) {
-        const reference = (message.content as ContentBlock[])[0]!.content as string;
-        const original = (histories[call]![index]!.content as ContentBlock[])[0]!.content;
+        const reference = blocksOf(message)[0]!.content as string;
+        const original = blocksOf(histories[call]![index]!)[0]!.content;
         expect(await readReference(outputDir, reference)).toBe(original);
       }
     }

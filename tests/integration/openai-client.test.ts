@@ -3,10 +3,10 @@
  * chat completions, as vLLM or Ollama would (spec 05 F-004, F-008, UC-006; DESIGN §6, §8).
  */
 import OpenAI from 'openai';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { compactMessages } from '../../src/api/compact.js';
 import { retryWithBackoff } from '../../src/core/compact/retry.js';
 import { computeSummaryMaxTokens, createLlmSummarizer } from '../../src/core/compact/summarize-with-llm.js';
@@ -99,6 +99,46 @@ describe('createOpenAILlmClient over HTTP (spec 05 F-004)', () => {
     expect(server.requestsTo('/v1/chat/completions')[0]?.body.model).toBe('llama3.1:8b');
   });
 
+  describe('no default model (DESIGN §8)', () => {
+    beforeEach(() => {
+      vi.stubEnv('SUMMARY_MODEL', undefined);
+    });
+    afterEach(() => {
+      vi.unstubAllEnvs();
+    });
+
+    it('has defaultModel null, and compactMessages without a model rejects before writing or sending anything (never a Claude model)', async () => {
+      const llmClient = await createClient();
+      expect(llmClient.defaultModel).toBeNull();
+      const promise = compactMessages(history, { llmClient, force: true, workDir, logger: silentLogger });
+      await expect(promise).rejects.toBeInstanceOf(InvalidOptionError);
+      await expect(promise).rejects.toThrow(/^summaryModel \(or SUMMARY_MODEL\) is required with an OpenAI client/);
+      expect(server.requestsTo('/v1/chat/completions')).toHaveLength(0);
+      expect(await readdir(workDir)).toEqual([]);
+    });
+
+    it('takes SUMMARY_MODEL from the environment', async () => {
+      vi.stubEnv('SUMMARY_MODEL', 'gpt-4.1-mini');
+      server.enqueue('/v1/chat/completions', chatCompletion('## Task Status\nDone.'));
+      const result = await compactMessages(history, { llmClient: await createClient(), force: true, workDir, logger: silentLogger });
+      expect(result.compacted).toBe(true);
+      expect(server.requestsTo('/v1/chat/completions')[0]?.body.model).toBe('gpt-4.1-mini');
+    });
+
+    it('takes the model the client was created with, which summaryModel overrides', async () => {
+      server.enqueue('/v1/chat/completions', chatCompletion('First.'), chatCompletion('Second.'));
+      const llmClient = await createOpenAILlmClient({ apiKey: API_KEY, baseURL: `${server.origin}/v1`, model: MODEL });
+      expect(llmClient.defaultModel).toBe(MODEL);
+      await compactMessages(history, { llmClient, force: true, workDir, logger: silentLogger });
+      await compactMessages(history, { llmClient, summaryModel: 'llama3.1:8b', force: true, workDir, logger: silentLogger });
+      expect(server.requestsTo('/v1/chat/completions').map((request) => request.body.model)).toEqual([MODEL, 'llama3.1:8b']);
+    });
+
+    it('rejects a blank model', async () => {
+      await expect(createOpenAILlmClient({ apiKey: API_KEY, model: ' ' })).rejects.toThrow(new InvalidOptionError('model must be a non-empty string, got " "'));
+    });
+  });
+
   describe('retries (spec 05 F-008, DESIGN §8)', () => {
     it('turns the SDK retries off: a 503 rejects after one request', async () => {
       server.enqueue('/v1/chat/completions', openAIError(503, 'server_error'));
@@ -147,7 +187,7 @@ describe('createOpenAILlmClient over HTTP (spec 05 F-004)', () => {
       const client = await createClient();
       await expect(client.summarize('p', MODEL)).rejects.toMatchObject({ status: 500 });
 
-      const result = await compactMessages(history, { llmClient: client, force: true, maxRetries: 2, retryBaseDelayMs: 0, workDir, logger: silentLogger });
+      const result = await compactMessages(history, { llmClient: client, summaryModel: MODEL, force: true, maxRetries: 2, retryBaseDelayMs: 0, workDir, logger: silentLogger });
       expect(result.compacted).toBe(false);
       expect(result.messages).toBe(history);
       expect(result.skippedReason).toBe('summarizer-failed');
@@ -184,7 +224,7 @@ describe('createOpenAILlmClient over HTTP (spec 05 F-004)', () => {
       const reason = new Error('stop compaction');
       setTimeout(() => controller.abort(reason), 50);
       await expect(
-        compactMessages(history, { llmClient: await createClient(), force: true, workDir, logger: silentLogger, signal: controller.signal }),
+        compactMessages(history, { llmClient: await createClient(), summaryModel: MODEL, force: true, workDir, logger: silentLogger, signal: controller.signal }),
       ).rejects.toBe(reason);
       expect(server.requestsTo('/v1/chat/completions')).toHaveLength(1);
     });

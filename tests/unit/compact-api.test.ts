@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { compactMessages, EXTRACTIVE_FALLBACK_WARNING, restoreRecentFiles } from '../../src/api/compact.js';
 import { InvalidMessageError, InvalidOptionError, MissingDependencyError } from '../../src/core/errors.js';
+import { computeMinSummaryInputTokens } from '../../src/core/compact/summarize-with-llm.js';
 import type { LlmClient } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';
 import { charCounter, createRecordingLogger, createScriptedSummarizer, MemoryFileSystem, readFileTurn } from './compact-fixtures.js';
@@ -39,9 +40,10 @@ function createPorts() {
   return { fileSystem, logger, options: { fileReader: fileSystem.reader, fileWriter: fileSystem.writer, logger, tokenCounter: charCounter, workDir: '/work', force: true } };
 }
 
-function createRecordingClient(reply = 'LLM summary'): LlmClient & { prompts: Array<{ prompt: string; model: string }> } {
+function createRecordingClient(reply = 'LLM summary', defaultModel?: string | null): LlmClient & { prompts: Array<{ prompt: string; model: string }> } {
   const prompts: Array<{ prompt: string; model: string }> = [];
-  return { prompts, summarize: async (prompt, model) => (prompts.push({ prompt, model }), reply) };
+  const client = { prompts, summarize: async (prompt: string, model: string) => (prompts.push({ prompt, model }), reply) };
+  return defaultModel === undefined ? client : { ...client, defaultModel };
 }
 
 describe('compactMessages: who writes the summary (DESIGN §6)', () => {
@@ -104,6 +106,74 @@ describe('compactMessages: who writes the summary (DESIGN §6)', () => {
     const result = await compactMessages(history, { ...options, force: false });
     expect(result.skippedReason).toBe('below-threshold');
     expect(logger.warnings).toEqual([]);
+  });
+});
+
+describe('compactMessages: the summary model (DESIGN §8: the OpenAI client has no default model)', () => {
+  it('rejects a client with no default model (an OpenAI client) when no model is given, before writing anything', async () => {
+    const { options, fileSystem } = createPorts();
+    const llmClient = createRecordingClient('never', null);
+    const promise = compactMessages(history, { ...options, llmClient });
+    await expect(promise).rejects.toBeInstanceOf(InvalidOptionError);
+    await expect(promise).rejects.toThrow(/^summaryModel \(or SUMMARY_MODEL\) is required with an OpenAI client/);
+    expect(fileSystem.events).toEqual([]);
+    expect(llmClient.prompts).toEqual([]);
+  });
+
+  it('sends SUMMARY_MODEL, or summaryModel over it, to a client with no default model', async () => {
+    process.env.SUMMARY_MODEL = 'gpt-4.1-mini';
+    const { options } = createPorts();
+    const llmClient = createRecordingClient('LLM summary', null);
+    expect((await compactMessages(history, { ...options, llmClient })).compacted).toBe(true);
+    await compactMessages(history, { ...options, llmClient, summaryModel: 'qwen2.5:14b' });
+    expect(llmClient.prompts.map((prompt) => prompt.model)).toEqual(['gpt-4.1-mini', 'qwen2.5:14b']);
+  });
+
+  it("uses the client's defaultModel when no model is given, and the Claude default for a client that does not say", async () => {
+    const { options } = createPorts();
+    const withDefault = createRecordingClient('LLM summary', 'llama3.1:8b');
+    const withoutDefault = createRecordingClient();
+    await compactMessages(history, { ...options, llmClient: withDefault });
+    await compactMessages(history, { ...options, llmClient: withoutDefault });
+    expect(withDefault.prompts[0]?.model).toBe('llama3.1:8b');
+    expect(withoutDefault.prompts[0]?.model).toBe('claude-haiku-4-5-20251001');
+  });
+});
+
+describe('compactMessages: summaryInputMaxTokens too small for one prompt', () => {
+  it('rejects up front with the option, the minimum and the value, writing nothing and calling no LLM', async () => {
+    const { options, fileSystem } = createPorts();
+    const llmClient = createRecordingClient();
+    const minimum = computeMinSummaryInputTokens(1200, charCounter);
+    const promise = compactMessages(history, { ...options, llmClient, summaryInputMaxTokens: 500 });
+    await expect(promise).rejects.toBeInstanceOf(InvalidOptionError);
+    await expect(promise).rejects.toThrow(new RegExp(`^summaryInputMaxTokens must be at least ${minimum} for a 1200-word summary .*got 500$`));
+    expect(fileSystem.events).toEqual([]);
+    expect(llmClient.prompts).toEqual([]);
+  });
+
+  it('sizes the minimum for summaryMaxWords and accepts exactly it', async () => {
+    const { options } = createPorts();
+    const llmClient = createRecordingClient();
+    const minimum = computeMinSummaryInputTokens(50, charCounter);
+    await expect(compactMessages(history, { ...options, llmClient, summaryMaxWords: 50, summaryInputMaxTokens: minimum - 1 })).rejects.toThrow(
+      new RegExp(`at least ${minimum} for a 50-word summary`),
+    );
+    expect((await compactMessages(history, { ...options, llmClient, summaryMaxWords: 50, summaryInputMaxTokens: minimum })).compacted).toBe(true);
+  });
+
+  it('rejects with ANTHROPIC_API_KEY set before the Anthropic client is created', async () => {
+    process.env.ANTHROPIC_API_KEY = 'sk-test';
+    const { options, fileSystem } = createPorts();
+    await expect(compactMessages(history, { ...options, summaryInputMaxTokens: 500 })).rejects.toThrow(/^summaryInputMaxTokens must be at least/);
+    expect(createAnthropicLlmClient).not.toHaveBeenCalled();
+    expect(fileSystem.events).toEqual([]);
+  });
+
+  it('does not apply to a summarizer of your own, which never sees the prompt', async () => {
+    const { options } = createPorts();
+    const result = await compactMessages(history, { ...options, summarizer: createScriptedSummarizer(['s']), summaryInputMaxTokens: 500 });
+    expect(result.compacted).toBe(true);
   });
 });
 

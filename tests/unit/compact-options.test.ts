@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { resolveCompactOptions, resolveRestoreOptions } from '../../src/core/compact/compact-options.js';
+import {
+  assertSummaryInputMaxTokens,
+  resolveCompactOptions,
+  resolveRestoreOptions,
+  resolveSummaryModel,
+} from '../../src/core/compact/compact-options.js';
+import { computeMinSummaryInputTokens } from '../../src/core/compact/summarize-with-llm.js';
+import type { LlmClient } from '../../src/core/ports.js';
 import { InvalidOptionError, UnsafePathError } from '../../src/core/errors.js';
 
 const cwd = '/home/agent/project';
@@ -12,7 +19,8 @@ describe('resolveCompactOptions (DESIGN §6)', () => {
       force: false,
       lastUsage: undefined,
       tokenSafetyFactor: 1,
-      summaryModel: 'claude-haiku-4-5-20251001',
+      // no default here: the client's own default applies (resolveSummaryModel)
+      summaryModel: undefined,
       summaryMaxWords: 1200,
       summaryInputMaxTokens: 100_000,
       maxRetries: 2,
@@ -61,7 +69,7 @@ describe('resolveCompactOptions (DESIGN §6)', () => {
   });
 
   it('treats an empty variable as unset', () => {
-    expect(resolveCompactOptions({}, { MAX_RESTORE_FILES: '', SUMMARY_MODEL: '  ' }, cwd)).toMatchObject({ maxRestoreFiles: 5, summaryModel: 'claude-haiku-4-5-20251001' });
+    expect(resolveCompactOptions({}, { MAX_RESTORE_FILES: '', SUMMARY_MODEL: '  ' }, cwd)).toMatchObject({ maxRestoreFiles: 5, summaryModel: undefined });
   });
 
   it('rejects an invalid variable, naming it, what it expects and what it got', () => {
@@ -94,6 +102,9 @@ describe('resolveCompactOptions (DESIGN §6)', () => {
     expect(() => resolveCompactOptions({ logger: {} as never }, {}, cwd)).toThrow(/logger must be an object with warn\(\)/);
     expect(() => resolveCompactOptions({ signal: {} as never }, {}, cwd)).toThrow(/signal must be an AbortSignal/);
     expect(() => resolveCompactOptions({ tokenCounter: { count: 1 } as never }, {}, cwd)).toThrow(/tokenCounter must be an object with a count\(text\) method/);
+    expect(() => resolveCompactOptions({ llmClient: { summarize: async () => '', defaultModel: '' } }, {}, cwd)).toThrow(
+      new InvalidOptionError('llmClient.defaultModel must be a non-empty string or null, got ""'),
+    );
   });
 
   it('resolves a relative workDir against the current directory and normalizes an absolute one', () => {
@@ -113,5 +124,46 @@ describe('resolveRestoreOptions', () => {
       readToolNames: ['Read'],
       pathField: 'file_path',
     });
+  });
+});
+
+describe('resolveSummaryModel (DESIGN §8: the OpenAI client has no default model)', () => {
+  const client = (defaultModel?: string | null): LlmClient =>
+    defaultModel === undefined ? { summarize: async () => 's' } : { summarize: async () => 's', defaultModel };
+
+  it('takes summaryModel (option, else SUMMARY_MODEL) over any client default', () => {
+    expect(resolveSummaryModel('gpt-4.1-mini', client(null))).toBe('gpt-4.1-mini');
+    expect(resolveSummaryModel('claude-sonnet-4-5', client('claude-opus-4-1'))).toBe('claude-sonnet-4-5');
+    const model = resolveCompactOptions({}, { SUMMARY_MODEL: ' qwen2.5:14b ' }, cwd).summaryModel;
+    expect(resolveSummaryModel(model, client(null))).toBe('qwen2.5:14b');
+  });
+
+  it("else the client's defaultModel, else DEFAULT_SUMMARY_MODEL for a client that does not say", () => {
+    expect(resolveSummaryModel(undefined, client('my-model'))).toBe('my-model');
+    expect(resolveSummaryModel(undefined, client())).toBe('claude-haiku-4-5-20251001');
+  });
+
+  it('rejects a client whose defaultModel is null when no model is given', () => {
+    expect(() => resolveSummaryModel(undefined, client(null))).toThrow(InvalidOptionError);
+    expect(() => resolveSummaryModel(undefined, client(null))).toThrow(/^summaryModel \(or SUMMARY_MODEL\) is required with an OpenAI client/);
+  });
+});
+
+describe('assertSummaryInputMaxTokens', () => {
+  const counter = { count: (text: string) => Math.ceil(text.length / 4) };
+
+  it('accepts the minimum one prompt needs and rejects one token less, naming the option, the minimum and the value', () => {
+    const minimum = computeMinSummaryInputTokens(1200, counter);
+    expect(() => assertSummaryInputMaxTokens({ summaryInputMaxTokens: minimum, summaryMaxWords: 1200 }, counter)).not.toThrow();
+    expect(() => assertSummaryInputMaxTokens({ summaryInputMaxTokens: minimum - 1, summaryMaxWords: 1200 }, counter)).toThrow(
+      new InvalidOptionError(
+        `summaryInputMaxTokens must be at least ${minimum} for a 1200-word summary (the prompt's instructions take ${minimum - 1000} tokens, plus 1000 for the conversation), got ${minimum - 1}`,
+      ),
+    );
+  });
+
+  it('accepts the default 100000', () => {
+    const resolved = resolveCompactOptions({}, {}, cwd);
+    expect(() => assertSummaryInputMaxTokens(resolved, counter)).not.toThrow();
   });
 });

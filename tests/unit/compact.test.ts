@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compactMessagesWith, type CompactPorts } from '../../src/core/compact/compact.js';
 import type { ResolvedCompactOptions } from '../../src/core/compact/compact-options.js';
-import { ContextError } from '../../src/core/errors.js';
+import { SummarizerFailedError, type ContextError } from '../../src/core/errors.js';
 import { countHistoryTokens, MESSAGE_TOKEN_OVERHEAD } from '../../src/core/tokens.js';
 import type { Message } from '../../src/core/types.js';
 import {
@@ -213,7 +213,7 @@ describe('compactMessagesWith (spec 05)', () => {
       const { run, summarizer } = setUp({ script: ['   '], resolved: { maxRetries: 1 } });
       const result = await run(createHistory());
       expect(result.skippedReason).toBe('summarizer-failed');
-      expect(result.error).toBeInstanceOf(ContextError);
+      expect(result.error).toBeInstanceOf(SummarizerFailedError);
       expect((result.error as ContextError).code).toBe('SUMMARIZER_FAILED');
       expect(summarizer.calls).toHaveLength(2);
     });

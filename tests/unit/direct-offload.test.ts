@@ -2,14 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { createToolResultOffloader, offloadToolResultWithWriter } from '../../src/api/direct-offload.js';
 import { WriteFailedError } from '../../src/core/errors.js';
 import type { ContentBlock, Message } from '../../src/core/types.js';
-import { assistantMessage, countWrites, createMemoryWriter, deepFreeze, text, toolResult, toolUse, userMessage } from '../fixtures/offload-fixtures.js';
+import { assistantMessage, blocksOf, countWrites, createMemoryWriter, deepFreeze, text, toolResult, toolUse, userMessage } from '../fixtures/offload-fixtures.js';
 
 const SESSION = 'session-abc123';
 const OUT = '.offload';
-
-function blocksOf(message: Message): ContentBlock[] {
-  return message.content as ContentBlock[];
-}
 
 describe('offloadToolResultWithWriter — spec 04 use cases', () => {
   it('spec 04 UC-001 writes a string content whole and replaces it with the path reference', async () => {
@@ -31,7 +27,7 @@ describe('offloadToolResultWithWriter — spec 04 use cases', () => {
 
     expect(writer.files.get('.offload/session-abc123/toolu_arr.md')).toBe(JSON.stringify(content));
     expect(blocksOf(result.message)[0]!.content).toBe('[Tool result offloaded to file: .offload/session-abc123/toolu_arr.md]');
-    expect(result.freedChars).toBe(JSON.stringify(content).length - blocksOf(result.message)[0]!.content!.toString().length);
+    expect(result.freedChars).toBe(JSON.stringify(content).length - String(blocksOf(result.message)[0]!.content).length);
   });
 
   it('spec 04 UC-003 rejects a failed write with WRITE_FAILED, the original error as cause, the message unchanged', async () => {
@@ -80,10 +76,11 @@ describe('offloadToolResultWithWriter — spec 04 F-001 to F-003', () => {
   });
 
   it('spec 04 F-003 returns a deep copy and leaves a deep-frozen input as it was', async () => {
-    const message = deepFreeze<Message>({
-      role: 'user',
+    // a message with a field of its own: not a literal of type Message, which names role and content only
+    const message = deepFreeze({
+      role: 'user' as const,
       id: 'm1',
-      content: [{ type: 'text', text: 'Here:', citations: [{ n: 1 }] }, toolResult('t', text(1000), { is_error: false })],
+      content: [{ type: 'text', text: 'Here:', citations: [{ n: 1 }] }, toolResult('t', text(1000), { is_error: false })] as ContentBlock[],
     });
     const snapshot = structuredClone(message);
     const result = await offloadToolResultWithWriter(message, SESSION, OUT, createMemoryWriter());

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { offloadToolResultWithWriter } from '../../src/api/direct-offload.js';
 import { offloadToolResultsWithWriter } from '../../src/api/offload.js';
 import type { BatchOffloadOptions } from '../../src/core/offload-options.js';
-import type { ContentBlock, Message } from '../../src/core/types.js';
+import { isToolResultBlock, isToolUseBlock, type ContentBlock, type Message } from '../../src/core/types.js';
 import { countWrites, createMemoryWriter, deepFreeze, type MemoryWriter } from '../fixtures/offload-fixtures.js';
 
 beforeEach(() => {
@@ -98,12 +98,13 @@ function restore(output: readonly Message[], input: readonly Message[], writer: 
     return {
       ...outMessage,
       content: outMessage.content.map((block, blockIndex) => {
-        if (block.type !== 'tool_result' || typeof block.content !== 'string') return block;
+        if (!isToolResultBlock(block) || typeof block.content !== 'string') return block;
         const match = pattern.exec(block.content);
         if (match === null) return block;
         const written = writer.files.get(prefix + match[1]!);
         if (written === undefined) throw new Error(`reference to a file never written: ${block.content}`);
-        const wasArray = Array.isArray(inBlocks[blockIndex]!.content);
+        const original = inBlocks[blockIndex];
+        const wasArray = isToolResultBlock(original) && Array.isArray(original.content);
         return { ...block, content: wasArray ? (JSON.parse(written) as ContentBlock[]) : written };
       }),
     };
@@ -115,7 +116,7 @@ function skeleton(messages: readonly Message[]): unknown[] {
   return messages.map((item) =>
     typeof item.content === 'string'
       ? [item.role, 'string']
-      : [item.role, item.content.map((block) => [block.type, block.type === 'tool_result' ? block.tool_use_id : block.type === 'tool_use' ? block.id : null])],
+      : [item.role, item.content.map((block) => [block.type, isToolResultBlock(block) ? block.tool_use_id : isToolUseBlock(block) ? block.id : null])],
   );
 }
 

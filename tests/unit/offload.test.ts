@@ -4,6 +4,7 @@ import { ContextError, WriteFailedError } from '../../src/core/errors.js';
 import type { ContentBlock, Message } from '../../src/core/types.js';
 import {
   assistantMessage,
+  blocksOf,
   countWrites,
   createMemoryWriter,
   deepFreeze,
@@ -109,7 +110,7 @@ describe('offloadToolResultsWithWriter — spec 01 F-001 walk and files', () => 
     expect(writer.files.get('out/tool-result-dup.md')).toBe(text(100, 'a'));
     expect(writer.files.get('out/tool-result-dup-1.md')).toBe(text(100, 'b'));
     expect(writer.files.get('out/tool-result-dup-2.md')).toBe(text(100, 'c'));
-    expect(result.messages.map((message) => (message.content as ContentBlock[])[0]!.content)).toEqual([
+    expect(result.messages.map((message) => blocksOf(message)[0]!.content)).toEqual([
       '[Content offloaded to: ./tool-result-dup.md]',
       '[Content offloaded to: ./tool-result-dup-1.md]',
       '[Content offloaded to: ./tool-result-dup-2.md]',
@@ -132,7 +133,7 @@ describe('offloadToolResultsWithWriter — spec 01 F-001 walk and files', () => 
     const result = await offloadToolResultsWithWriter(conversation(content), OUT, writer);
 
     expect(writer.files.get('out/tool-result-toolu_01abc.md')).toBe(JSON.stringify(content));
-    expect((result.messages[2]!.content as ContentBlock[])[0]!.content).toBe('[Content offloaded to: ./tool-result-toolu_01abc.md]');
+    expect(blocksOf(result.messages[2]!)[0]!.content).toBe('[Content offloaded to: ./tool-result-toolu_01abc.md]');
     expect(result.freedChars).toBe(JSON.stringify(content).length);
   });
 
@@ -156,7 +157,7 @@ describe('offloadToolResultsWithWriter — spec 01 F-001 walk and files', () => 
     const writer = createMemoryWriter({ resolve: true });
     const result = await offloadToolResultsWithWriter(conversation(text(200)), OUT, writer);
     expect(result.files).toEqual(['/abs/out/tool-result-toolu_01abc.md']);
-    expect((result.messages[2]!.content as ContentBlock[])[0]!.content).toBe('[Content offloaded to: ./tool-result-toolu_01abc.md]');
+    expect(blocksOf(result.messages[2]!)[0]!.content).toBe('[Content offloaded to: ./tool-result-toolu_01abc.md]');
   });
 
   it('joins outputDir and the name without doubling a trailing slash', async () => {
@@ -306,8 +307,8 @@ describe('offloadToolResultsWithWriter — immutability and copies (DESIGN §3)'
     expect(result.messages[0]).toBe(messages[0]);
     expect(result.messages[1]).toBe(messages[1]);
     expect(result.messages[2]).not.toBe(messages[2]);
-    const before = messages[2]!.content as ContentBlock[];
-    const after = result.messages[2]!.content as ContentBlock[];
+    const before = blocksOf(messages[2]);
+    const after = blocksOf(result.messages[2]);
     expect(after[0]).toEqual(before[0]);
     expect(after[0]).not.toBe(before[0]);
     expect(after[0]!.meta).not.toBe(before[0]!.meta);
@@ -322,16 +323,16 @@ describe('offloadToolResultsWithWriter — immutability and copies (DESIGN §3)'
   });
 
   it('keeps every field but content on an offloaded block, and unknown blocks and message fields as they are', async () => {
-    const messages: Message[] = [
-      {
-        role: 'user',
-        id: 'msg_1',
-        content: [
-          { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } },
-          toolResult('t', text(300), { is_error: true, cache_control: { type: 'ephemeral' } }),
-        ],
-      },
-    ];
+    // a message with a field of its own: not a literal of type Message, which names role and content only
+    const withId = {
+      role: 'user' as const,
+      id: 'msg_1',
+      content: [
+        { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } },
+        toolResult('t', text(300), { is_error: true, cache_control: { type: 'ephemeral' } }),
+      ] as ContentBlock[],
+    };
+    const messages: Message[] = [withId];
     const result = await offloadToolResultsWithWriter(messages, OUT, createMemoryWriter());
     expect(result.messages).toMatchInlineSnapshot(`
       [
@@ -359,7 +360,7 @@ describe('offloadToolResultsWithWriter — immutability and copies (DESIGN §3)'
         },
       ]
     `);
-    expect(Object.keys((result.messages[0]!.content as ContentBlock[])[1]!)).toEqual(['type', 'tool_use_id', 'content', 'is_error', 'cache_control']);
+    expect(Object.keys(blocksOf(result.messages[0]!)[1]!)).toEqual(['type', 'tool_use_id', 'content', 'is_error', 'cache_control']);
   });
 });
 
@@ -373,7 +374,7 @@ describe('offloadToolResultsWithWriter — existing references (DESIGN §8)', ()
     const writer = createMemoryWriter();
     const messages = [userMessage(toolResult('old', reference), toolResult('new', text(600)))];
     const result = await offloadToolResultsWithWriter(messages, OUT, writer, { charThreshold: 10, ratioThreshold: 0 });
-    expect((result.messages[0]!.content as ContentBlock[])[0]!.content).toBe(reference);
+    expect(blocksOf(result.messages[0]!)[0]!.content).toBe(reference);
     expect([...writer.files.keys()]).toEqual(['out/tool-result-new.md']);
   });
 
@@ -384,7 +385,7 @@ describe('offloadToolResultsWithWriter — existing references (DESIGN §8)', ()
     // The second block's first line does not end with "]": it is content, not a reference.
     const result = await offloadToolResultsWithWriter(messages, OUT, writer, { charThreshold: 10, ratioThreshold: 0 });
     expect([...writer.files.keys()]).toEqual(['out/tool-result-w.md']);
-    expect((result.messages[0]!.content as ContentBlock[])[0]).toEqual((messages[0]!.content as ContentBlock[])[0]);
+    expect(blocksOf(result.messages[0]!)[0]).toEqual(blocksOf(messages[0]!)[0]);
   });
 
   it('offloads a second run\'s output to nothing: its references are left alone', async () => {
@@ -403,7 +404,7 @@ describe('offloadToolResultsWithWriter — never overwrite, reuse identical (DES
     expect(writer.files.get('out/tool-result-t.md')).toBe('someone else');
     expect(writer.files.get('out/tool-result-t-1.md')).toBe(text(200));
     expect(result.files).toEqual(['out/tool-result-t-1.md']);
-    expect((result.messages[0]!.content as ContentBlock[])[0]!.content).toBe('[Content offloaded to: ./tool-result-t-1.md]');
+    expect(blocksOf(result.messages[0]!)[0]!.content).toBe('[Content offloaded to: ./tool-result-t-1.md]');
   });
 
   it('skips every taken suffix, and never gives one name to two blocks of the same call', async () => {
@@ -460,7 +461,7 @@ describe('offloadToolResultsWithWriter — options beyond the specs', () => {
     it("'absolute' writes the file's path into the reference", async () => {
       const writer = createMemoryWriter({ resolve: true });
       const result = await offloadToolResultsWithWriter(conversation(text(200)), OUT, writer, { reference: 'absolute' });
-      expect((result.messages[2]!.content as ContentBlock[])[0]!.content).toBe('[Content offloaded to: /abs/out/tool-result-toolu_01abc.md]');
+      expect(blocksOf(result.messages[2]!)[0]!.content).toBe('[Content offloaded to: /abs/out/tool-result-toolu_01abc.md]');
     });
   });
 
@@ -496,7 +497,7 @@ describe('offloadToolResultsWithWriter — options beyond the specs', () => {
       ];
       const result = await offloadToolResultsWithWriter(messages, OUT, writer, { excludeTools: ['read_file'] });
       expect(result.files).toEqual(['out/tool-result-g.md']);
-      expect((result.messages[1]!.content as ContentBlock[])[0]!.content).toBe(text(300));
+      expect(blocksOf(result.messages[1]!)[0]!.content).toBe(text(300));
     });
 
     it('does not exclude a result that has no matching tool_use', async () => {
@@ -514,7 +515,7 @@ describe('offloadToolResultsWithWriter — options beyond the specs', () => {
       const result = await offloadToolResultsWithWriter(conversation(content), OUT, createMemoryWriter(), {
         preview: { headChars: 5, tailChars: 5 },
       });
-      expect((result.messages[2]!.content as ContentBlock[])[0]!.content).toBe(
+      expect(blocksOf(result.messages[2]!)[0]!.content).toBe(
         '[Content offloaded to: ./tool-result-toolu_01abc.md]\nPreview (first 5 and last 5 of 310 chars):\nHEAD-\n[... 300 chars omitted ...]\n-TAIL',
       );
     });
@@ -524,7 +525,7 @@ describe('offloadToolResultsWithWriter — options beyond the specs', () => {
       const result = await offloadToolResultsWithWriter(conversation(content), OUT, createMemoryWriter(), {
         preview: { headChars: 3, tailChars: 2 },
       });
-      const reference = (result.messages[2]!.content as ContentBlock[])[0]!.content as string;
+      const reference = blocksOf(result.messages[2]!)[0]!.content as string;
       expect(reference).toContain('Preview (first 2 and last 1 of 207 chars):\nab\n');
       expect(reference.endsWith('\nc')).toBe(true);
       expect(reference).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
@@ -535,7 +536,7 @@ describe('offloadToolResultsWithWriter — options beyond the specs', () => {
       const result = await offloadToolResultsWithWriter(conversation(content), OUT, createMemoryWriter(), {
         preview: { headChars: 100, tailChars: 100 },
       });
-      expect((result.messages[2]!.content as ContentBlock[])[0]!.content).toBe(
+      expect(blocksOf(result.messages[2]!)[0]!.content).toBe(
         `[Content offloaded to: ./tool-result-toolu_01abc.md]\nPreview (all 120 chars):\n${content}`,
       );
     });
@@ -543,14 +544,14 @@ describe('offloadToolResultsWithWriter — options beyond the specs', () => {
     it('uses 200 head and 100 tail chars for preview: true', async () => {
       const content = `${text(200, 'h')}${text(500, '.')}${text(100, 't')}`;
       const result = await offloadToolResultsWithWriter(conversation(content), OUT, createMemoryWriter(), { preview: true });
-      expect((result.messages[2]!.content as ContentBlock[])[0]!.content).toBe(
+      expect(blocksOf(result.messages[2]!)[0]!.content).toBe(
         `[Content offloaded to: ./tool-result-toolu_01abc.md]\nPreview (first 200 and last 100 of 800 chars):\n${text(200, 'h')}\n[... 500 chars omitted ...]\n${text(100, 't')}`,
       );
     });
 
     it('leaves the reference exact when preview is off (the default)', async () => {
       const result = await offloadToolResultsWithWriter(conversation(text(300)), OUT, createMemoryWriter(), { preview: false });
-      expect((result.messages[2]!.content as ContentBlock[])[0]!.content).toBe('[Content offloaded to: ./tool-result-toolu_01abc.md]');
+      expect(blocksOf(result.messages[2]!)[0]!.content).toBe('[Content offloaded to: ./tool-result-toolu_01abc.md]');
     });
   });
 });

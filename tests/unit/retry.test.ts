@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backoffDelayMs, retryWithBackoff, sleepWithTimeout, summarizeWithRetry } from '../../src/core/compact/retry.js';
-import { ContextError } from '../../src/core/errors.js';
+import { ContextError, SummarizerFailedError } from '../../src/core/errors.js';
 import type { Message } from '../../src/core/types.js';
 import { createRecordingSleep, createScriptedSummarizer } from './compact-fixtures.js';
 
@@ -148,10 +148,12 @@ describe('summarizeWithRetry (v1 F-007, spec 05 F-004 errors)', () => {
     expect(sleep.delays).toEqual([100, 200]);
   });
 
-  it('rejects with a SUMMARIZER_FAILED error when the last attempt is blank', async () => {
+  it('rejects with a SummarizerFailedError (SUMMARIZER_FAILED) when the last attempt is blank', async () => {
     const summarizer = createScriptedSummarizer(['']);
     const error = await summarizeWithRetry(summarizer, rest, { maxWords: 10, maxRetries: 1, baseDelayMs: 0, sleep: createRecordingSleep() }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(SummarizerFailedError);
     expect(error).toBeInstanceOf(ContextError);
+    expect((error as Error).name).toBe('SummarizerFailedError');
     expect(error).toMatchObject({ code: 'SUMMARIZER_FAILED', message: 'summary attempt 2 of 2 returned blank text' });
   });
 

@@ -1,10 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  computeMinSummaryInputTokens,
   computeSummaryMaxTokens,
   createLlmSummarizer,
   createRequestPlanner,
   MIN_KEPT_BLOCK_CHARS,
+  MIN_SUMMARY_CONVERSATION_TOKENS,
   type PlannedRequest,
 } from '../../src/core/compact/summarize-with-llm.js';
 import {
@@ -14,7 +16,7 @@ import {
   renderMessageParts,
   renderMessagesForSummary,
 } from '../../src/core/compact/summary-prompt.js';
-import { ContextError, InvalidOptionError } from '../../src/core/errors.js';
+import { ContextError, InvalidOptionError, SummarizerFailedError } from '../../src/core/errors.js';
 import type { LlmClient, LlmSummarizeOptions, TokenCounter } from '../../src/core/ports.js';
 import { countHistoryTokens } from '../../src/core/tokens.js';
 import type { ContentBlock, Message } from '../../src/core/types.js';
@@ -394,11 +396,12 @@ describe('createLlmSummarizer (spec 05 F-004)', () => {
   });
 
   describe('failures', () => {
-    it('rejects a blank reply with SUMMARIZER_FAILED (spec 05 F-004: empty content is a failed call)', async () => {
+    it('rejects a blank reply with a SummarizerFailedError, code SUMMARIZER_FAILED (spec 05 F-004: empty content is a failed call)', async () => {
       const fake = createFakeClient([' \n ']);
       const promise = createLlmSummarizer(fake.client, { model: 'm', tokenCounter: quarterCounter }).summarize([{ role: 'user', content: 'hi' }], {
         maxWords: 100,
       });
+      await expect(promise).rejects.toBeInstanceOf(SummarizerFailedError);
       await expect(promise).rejects.toBeInstanceOf(ContextError);
       await expect(promise).rejects.toMatchObject({ code: 'SUMMARIZER_FAILED', message: expect.stringContaining('blank summary') });
     });
@@ -456,11 +459,30 @@ describe('createLlmSummarizer (spec 05 F-004)', () => {
   describe('validation', () => {
     const client = createFakeClient().client;
 
-    it('rejects an inputMaxTokens too small for the prompt, saying the minimum', async () => {
-      const summarizer = createLlmSummarizer(client, { model: 'm', inputMaxTokens: 500, tokenCounter: quarterCounter });
-      const promise = summarizer.summarize([{ role: 'user', content: 'hi' }], { maxWords: 100 });
+    it('rejects an inputMaxTokens too small for any prompt at creation, naming the option, the minimum and the value', () => {
+      const minimum = computeMinSummaryInputTokens(1, quarterCounter);
+      expect(() => createLlmSummarizer(client, { model: 'm', inputMaxTokens: 500, tokenCounter: quarterCounter })).toThrow(InvalidOptionError);
+      expect(() => createLlmSummarizer(client, { model: 'm', inputMaxTokens: 500, tokenCounter: quarterCounter })).toThrow(
+        new RegExp(`^inputMaxTokens must be at least ${minimum} \\(the summary prompt's instructions take ${minimum - MIN_SUMMARY_CONVERSATION_TOKENS} tokens, plus 1000 for the conversation\\), got 500$`),
+      );
+      expect(() => createLlmSummarizer(client, { model: 'm', inputMaxTokens: minimum - 1, tokenCounter: quarterCounter })).toThrow(/at least/);
+      expect(() => createLlmSummarizer(client, { model: 'm', inputMaxTokens: minimum, tokenCounter: quarterCounter })).not.toThrow();
+    });
+
+    it('rejects from summarize an inputMaxTokens too small for the prompt of that maxWords, saying the minimum', async () => {
+      // a 7-digit word budget makes the prompt longer than the 1-word one checked at creation
+      const inputMaxTokens = computeMinSummaryInputTokens(1, quarterCounter);
+      const minimum = computeMinSummaryInputTokens(1_000_000, quarterCounter);
+      expect(minimum).toBeGreaterThan(inputMaxTokens);
+      const summarizer = createLlmSummarizer(client, { model: 'm', inputMaxTokens, tokenCounter: quarterCounter });
+      const promise = summarizer.summarize([{ role: 'user', content: 'hi' }], { maxWords: 1_000_000 });
       await expect(promise).rejects.toBeInstanceOf(InvalidOptionError);
-      await expect(promise).rejects.toThrow(/^inputMaxTokens must be at least \d+ .*got 500$/);
+      await expect(promise).rejects.toThrow(new RegExp(`^inputMaxTokens must be at least ${minimum} .*got ${inputMaxTokens}$`));
+    });
+
+    it('computeMinSummaryInputTokens is the prompt with an empty conversation plus MIN_SUMMARY_CONVERSATION_TOKENS (1,383 for 1,200 words with o200k_base)', () => {
+      expect(computeMinSummaryInputTokens(1200, quarterCounter)).toBe(quarterCounter.count(buildSummaryPrompt('', { maxWords: 1200 })) + 1000);
+      expect(computeMinSummaryInputTokens(1200, defaultTokenCounter)).toBe(1383);
     });
 
     it.each([

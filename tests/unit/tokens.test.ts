@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { countTokens, estimateTokens, shouldCompact } from '../../src/api/tokens.js';
-import { InvalidOptionError } from '../../src/core/errors.js';
+import { InvalidMessageError, InvalidOptionError } from '../../src/core/errors.js';
 import {
   BLOCK_TOKEN_OVERHEAD as BLOCK,
   MESSAGE_TOKEN_OVERHEAD as MESSAGE,
@@ -77,6 +77,56 @@ describe('countTokens (v1 F-001, DESIGN §6)', () => {
 
   it('sums messages', () => {
     expect(count([{ role: 'system', content: 'ab' }, { role: 'user', content: 'cde' }])).toBe(2 * MESSAGE + 5);
+  });
+
+  describe('malformed messages (INVALID_MESSAGE, checked on a cache miss)', () => {
+    it('rejects a null message with InvalidMessageError and its path, not a bare TypeError', () => {
+      const history = [null] as unknown as Message[];
+      expect(() => countTokens(history)).toThrow(InvalidMessageError);
+      expect(() => countTokens(history)).toThrow('messages[0]: expected a message object, got null');
+      expect(() => shouldCompact(history, { contextTokenLimit: 10 })).toThrow(expect.objectContaining({ code: 'INVALID_MESSAGE', path: 'messages[0]' }));
+    });
+
+    it('names the path of the bad field of a later message', () => {
+      const history = [
+        { role: 'user', content: 'fine' },
+        { role: 'user', content: [{ type: 'tool_result', content: 'no id' }] },
+      ] as unknown as Message[];
+      expect(() => countTokens(history, { tokenCounter: charCounter })).toThrow(
+        expect.objectContaining({ code: 'INVALID_MESSAGE', path: 'messages[1].content[0].tool_use_id' }),
+      );
+      expect(() => countTokens([{ role: 'bot', content: 'x' }] as unknown as Message[], { cache: false })).toThrow(
+        expect.objectContaining({ path: 'messages[0].role' }),
+      );
+      expect(() => countMessageTokens(7 as unknown as Message, charCounter)).toThrow(expect.objectContaining({ path: 'message' }));
+    });
+
+    it('checks each message once: appending one message checks (and tokenizes) that message only', () => {
+      const roleReads: number[] = [];
+      const tracked = (index: number, content: string): Message => {
+        roleReads[index] = 0;
+        return {
+          get role() {
+            roleReads[index] = (roleReads[index] ?? 0) + 1;
+            return 'user' as const;
+          },
+          content,
+        };
+      };
+      const counter = createCountingCounter();
+      const history = [tracked(0, 'one'), tracked(1, 'two')];
+      countTokens(history, { tokenCounter: counter });
+      expect(roleReads).toEqual([1, 1]);
+      history.push(tracked(2, 'three'));
+      countTokens(history, { tokenCounter: counter });
+      expect(roleReads).toEqual([1, 1, 1]);
+      expect(counter.calls).toEqual(['one', 'two', 'three']);
+    });
+
+    it('does not read the prefix lastUsage covers', () => {
+      const history = [null, { role: 'user', content: 'after' }] as unknown as Message[];
+      expect(countTokens(history, { tokenCounter: charCounter, lastUsage: { inputTokens: 10, messageCount: 1 } })).toBe(10 + MESSAGE + 5);
+    });
   });
 
   describe('cache (incremental counting)', () => {

@@ -18,12 +18,13 @@ import {
   DEFAULT_SUMMARY_MODEL,
   DEFAULT_TOKEN_SAFETY_FACTOR,
 } from '../defaults.js';
-import { requireString, resolveNumber, resolveString, resolveStringList, type Environment } from '../env.js';
+import { requireString, resolveNumber, resolveOptionalString, resolveString, resolveStringList, type Environment } from '../env.js';
 import { describeValue, InvalidOptionError } from '../errors.js';
 import type { FileReader, FileWriter, LlmClient, Logger, Summarizer, TokenCounter } from '../ports.js';
 import { assertSafePathSegment } from '../safe-path.js';
 import { assertTokenCounter, assertTokenSafetyFactor, resolveCompactTrigger, type LastUsage } from '../tokens.js';
 import { isAbsolutePath, resolvePathFrom } from './path-resolution.js';
+import { computeMinSummaryInputTokens, MIN_SUMMARY_CONVERSATION_TOKENS } from './summarize-with-llm.js';
 
 /**
  * Options of `compactMessages`. All optional: with none, compaction triggers at 92% of a
@@ -62,8 +63,13 @@ export interface CompactOptions {
    */
   tokenSafetyFactor?: number | undefined;
   /**
-   * Model that writes the summary, for `llmClient` or the Anthropic client.
-   * @default "claude-haiku-4-5-20251001", env `SUMMARY_MODEL`
+   * Model that writes the summary, for `llmClient` or the Anthropic client. Resolved as: this
+   * option, else env `SUMMARY_MODEL`, else the client's own `defaultModel`
+   * ({@link LlmClient.defaultModel}), else `"claude-haiku-4-5-20251001"`. An OpenAI client has
+   * no default model (its `defaultModel` is `null` unless it was created with a `model`): with
+   * it, a model must come from here or `SUMMARY_MODEL`, else `compactMessages` rejects with
+   * {@link InvalidOptionError} before anything is written.
+   * @default env `SUMMARY_MODEL`, else the client's default model, else "claude-haiku-4-5-20251001"
    */
   summaryModel?: string | undefined;
   /**
@@ -73,7 +79,11 @@ export interface CompactOptions {
   summaryMaxWords?: number | undefined;
   /**
    * The text sent to an LLM summarizer never exceeds this many tokens: long tool results are
-   * cut in the middle, and a Rest still too large is summarized in chunks. An integer >= 1.
+   * cut in the middle, and a Rest still too large is summarized in chunks. It must leave room
+   * for the prompt's instructions plus {@link MIN_SUMMARY_CONVERSATION_TOKENS} of conversation:
+   * at least `computeMinSummaryInputTokens(summaryMaxWords, tokenCounter)` (1,383 with the
+   * defaults). When an LLM writes the summary (`llmClient`, or `ANTHROPIC_API_KEY`), a smaller
+   * value rejects with {@link InvalidOptionError} before anything is written.
    * @default 100000
    */
   summaryInputMaxTokens?: number | undefined;
@@ -213,7 +223,8 @@ export interface ResolvedCompactOptions extends ResolvedRestoreOptions {
   force: boolean;
   lastUsage: LastUsage | undefined;
   tokenSafetyFactor: number;
-  summaryModel: string;
+  /** The option, else `SUMMARY_MODEL`; `undefined` when neither is set (the client's default applies: {@link resolveSummaryModel}). */
+  summaryModel: string | undefined;
   summaryMaxWords: number;
   summaryInputMaxTokens: number;
   maxRetries: number;
@@ -237,6 +248,13 @@ function assertPort(name: string, value: unknown, methods: readonly string[]): v
   }
 }
 
+function assertDefaultModel(defaultModel: unknown): void {
+  if (defaultModel === undefined || defaultModel === null) return;
+  if (typeof defaultModel !== 'string' || defaultModel.trim() === '') {
+    throw new InvalidOptionError(`llmClient.defaultModel must be a non-empty string or null, got ${describeValue(defaultModel)}`);
+  }
+}
+
 function assertSignal(signal: unknown): asserts signal is AbortSignal | undefined {
   if (signal === undefined) return;
   const ok =
@@ -256,6 +274,7 @@ function assertSignal(signal: unknown): asserts signal is AbortSignal | undefine
 export function assertCompactPorts(options: CompactOptions): void {
   assertPort('summarizer', options.summarizer, ['summarize']);
   assertPort('llmClient', options.llmClient, ['summarize']);
+  if (options.llmClient !== undefined) assertDefaultModel(options.llmClient.defaultModel);
   assertPort('fileReader', options.fileReader, ['read', 'exists']);
   assertPort('fileWriter', options.fileWriter, ['ensureDir', 'writeFile']);
   assertPort('logger', options.logger, ['warn']);
@@ -326,7 +345,7 @@ export function resolveCompactOptions(options: CompactOptions, env: Environment,
     force: options.force ?? false,
     lastUsage: options.lastUsage,
     tokenSafetyFactor,
-    summaryModel: resolveString('summaryModel', options.summaryModel, env, 'SUMMARY_MODEL', DEFAULT_SUMMARY_MODEL),
+    summaryModel: resolveOptionalString('summaryModel', options.summaryModel, env, 'SUMMARY_MODEL'),
     summaryMaxWords: count('summaryMaxWords', 'SUMMARY_MAX_WORDS', DEFAULT_SUMMARY_MAX_WORDS, 1),
     summaryInputMaxTokens: count('summaryInputMaxTokens', undefined, DEFAULT_SUMMARY_INPUT_MAX_TOKENS, 1),
     maxRetries: count('maxRetries', 'COMPACT_MAX_RETRIES', DEFAULT_COMPACT_MAX_RETRIES, 0),
@@ -337,4 +356,48 @@ export function resolveCompactOptions(options: CompactOptions, env: Environment,
     resumeMessage,
     signal: options.signal,
   };
+}
+
+/**
+ * The model that writes the summary with `client`: `summaryModel` (the option, else
+ * `SUMMARY_MODEL`, as resolved) when set, else the client's {@link LlmClient.defaultModel},
+ * else {@link DEFAULT_SUMMARY_MODEL} — except for a client whose `defaultModel` is `null` (the
+ * OpenAI client), which has no default: a model must then be given.
+ *
+ * @throws {InvalidOptionError} when no model is set and `client.defaultModel` is `null`.
+ */
+export function resolveSummaryModel(summaryModel: string | undefined, client: LlmClient): string {
+  if (summaryModel !== undefined) return summaryModel;
+  const defaultModel = client.defaultModel;
+  if (defaultModel === null) {
+    throw new InvalidOptionError(
+      'summaryModel (or SUMMARY_MODEL) is required with an OpenAI client: its defaultModel is null (OpenAI-compatible servers have no common model); ' +
+        'pass summaryModel, set SUMMARY_MODEL, or create the client with { model }',
+    );
+  }
+  return defaultModel ?? DEFAULT_SUMMARY_MODEL;
+}
+
+/**
+ * Checks that `summaryInputMaxTokens` leaves room for one summary prompt of `summaryMaxWords`
+ * words: its instructions as `tokenCounter` counts them plus
+ * {@link MIN_SUMMARY_CONVERSATION_TOKENS} of conversation. Called when an LLM writes the
+ * summary, before anything is written (a smaller value would archive Rest, then fail every
+ * attempt).
+ *
+ * @throws {InvalidOptionError} naming the option, the minimum and the value, e.g.
+ *   `summaryInputMaxTokens must be at least 1383 for a 1200-word summary (...), got 500`.
+ */
+export function assertSummaryInputMaxTokens(
+  options: Pick<ResolvedCompactOptions, 'summaryInputMaxTokens' | 'summaryMaxWords'>,
+  tokenCounter: TokenCounter,
+): void {
+  const { summaryInputMaxTokens, summaryMaxWords } = options;
+  const minimum = computeMinSummaryInputTokens(summaryMaxWords, tokenCounter);
+  if (summaryInputMaxTokens < minimum) {
+    throw new InvalidOptionError(
+      `summaryInputMaxTokens must be at least ${minimum} for a ${summaryMaxWords}-word summary ` +
+        `(the prompt's instructions take ${minimum - MIN_SUMMARY_CONVERSATION_TOKENS} tokens, plus ${MIN_SUMMARY_CONVERSATION_TOKENS} for the conversation), got ${summaryInputMaxTokens}`,
+    );
+  }
 }

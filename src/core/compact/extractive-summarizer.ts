@@ -5,7 +5,7 @@
  */
 import { describeValue, InvalidOptionError } from '../errors.js';
 import type { Summarizer, SummarizerOptions } from '../ports.js';
-import { isToolResultBlock, isToolUseBlock, type Message } from '../types.js';
+import { isTextBlock, isToolResultBlock, isToolUseBlock, type Message } from '../types.js';
 import { countWords, truncateToWords } from '../words.js';
 import {
   COMPRESSED_CONVERSATION_PREFIX,
@@ -153,7 +153,7 @@ function gatherFacts(messages: readonly Message[]): Facts {
         if (call !== undefined && call.result === undefined) {
           call.result = { isError: block.is_error === true, text: renderResultText(block.content), messageIndex };
         }
-      } else if (block.type === 'text' && typeof block.text === 'string') {
+      } else if (isTextBlock(block) && typeof block.text === 'string') {
         texts.push(block.text);
       }
     }

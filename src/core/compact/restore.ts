@@ -4,7 +4,7 @@
  * (file count, tokens per file, tokens in all), and never from outside `workDir`.
  */
 import type { FileReader, Logger, TokenCounter } from '../ports.js';
-import type { Message } from '../types.js';
+import { isToolUseBlock, type Message } from '../types.js';
 import { formatRestoredFileMessage, parseRestoredFileMessage, RESTORED_FILE_ACKNOWLEDGEMENT } from './assemble.js';
 import { isPathInside, resolvePathFrom } from './path-resolution.js';
 
@@ -98,7 +98,7 @@ export function findRecentlyReadFiles(messages: readonly Message[], options: Fin
     flushRestoredRun();
     if (message.role !== 'assistant' || !Array.isArray(message.content)) continue;
     for (const block of message.content) {
-      if (block.type !== 'tool_use' || typeof block.name !== 'string' || !readToolNames.has(block.name)) continue;
+      if (!isToolUseBlock(block) || typeof block.name !== 'string' || !readToolNames.has(block.name)) continue;
       const input = block.input;
       const path = typeof input === 'object' && input !== null ? (input as Record<string, unknown>)[options.pathField] : undefined;
       if (typeof path === 'string' && path.trim() !== '') recordRead(path);

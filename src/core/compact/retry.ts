@@ -4,7 +4,7 @@
  * that, and so on — or what the error's `retryAfterMs` says (a server's `retry-after`). An
  * abort ends everything at once with the signal's reason: no retry, no further wait.
  */
-import { ContextError } from '../errors.js';
+import { SummarizerFailedError } from '../errors.js';
 import type { Summarizer } from '../ports.js';
 import type { Message } from '../types.js';
 
@@ -95,8 +95,8 @@ export async function retryWithBackoff<T>(attempt: (attemptNumber: number) => Pr
 
 /**
  * Asks `summarizer` for a summary of `messages`, with {@link retryWithBackoff}. Blank text (or
- * anything but a string) is a failure, retried like a thrown error; its error has code
- * `SUMMARIZER_FAILED`. Resolves the summary, trimmed.
+ * anything but a string) is a failure, retried like a thrown error: a {@link SummarizerFailedError}
+ * (code `SUMMARIZER_FAILED`). Resolves the summary, trimmed.
  */
 export async function summarizeWithRetry(
   summarizer: Summarizer,
@@ -109,8 +109,7 @@ export async function summarizeWithRetry(
       options.signal === undefined ? { maxWords: options.maxWords } : { maxWords: options.maxWords, signal: options.signal },
     );
     if (typeof summary !== 'string' || summary.trim() === '') {
-      throw new ContextError(
-        'SUMMARIZER_FAILED',
+      throw new SummarizerFailedError(
         `summary attempt ${attemptNumber} of ${options.maxRetries + 1} returned ${typeof summary === 'string' ? 'blank text' : `no text (${typeof summary})`}`,
       );
     }

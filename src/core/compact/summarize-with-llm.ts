@@ -22,7 +22,7 @@
  */
 import { DEFAULT_SUMMARY_INPUT_MAX_TOKENS } from '../defaults.js';
 import { requireString } from '../env.js';
-import { ContextError, describeValue, InvalidOptionError } from '../errors.js';
+import { describeValue, InvalidOptionError, SummarizerFailedError } from '../errors.js';
 import type { LlmClient, Summarizer, SummarizerOptions, TokenCounter } from '../ports.js';
 import { countMessageTokens, visitCountedTexts } from '../tokens.js';
 import type { Message } from '../types.js';
@@ -46,6 +46,36 @@ export const MIN_KEPT_BLOCK_CHARS = 2_000;
 
 /** Tokens the conversation must have room for in a request; a smaller `inputMaxTokens` is rejected. */
 export const MIN_SUMMARY_CONVERSATION_TOKENS = 1_000;
+
+// computeMinSummaryInputTokens, remembered per counter and word budget
+const minimumsByCounter = new WeakMap<TokenCounter, Map<number, number>>();
+
+/**
+ * The smallest `inputMaxTokens` (compaction's `summaryInputMaxTokens`) that a summary of
+ * `maxWords` words can work with: the summary prompt's instructions (the prompt with an empty
+ * conversation) as `tokenCounter` counts them, plus {@link MIN_SUMMARY_CONVERSATION_TOKENS}.
+ * Remembered per counter and `maxWords` (counters are treated as pure, as `countTokens` treats
+ * them), so the check `compactMessages` makes at each call costs one lookup.
+ *
+ * @example
+ * ```ts
+ * computeMinSummaryInputTokens(1200, defaultTokenCounter); // 1383 with the current prompt
+ * ```
+ * @throws {@link InvalidOptionError} when `maxWords` is not a positive integer.
+ */
+export function computeMinSummaryInputTokens(maxWords: number, tokenCounter: TokenCounter): number {
+  let byMaxWords = minimumsByCounter.get(tokenCounter);
+  if (byMaxWords === undefined) {
+    byMaxWords = new Map();
+    minimumsByCounter.set(tokenCounter, byMaxWords);
+  }
+  let minimum = byMaxWords.get(maxWords);
+  if (minimum === undefined) {
+    minimum = tokenCounter.count(buildSummaryPrompt('', { maxWords })) + MIN_SUMMARY_CONVERSATION_TOKENS;
+    byMaxWords.set(maxWords, minimum);
+  }
+  return minimum;
+}
 
 /**
  * What a {@link TokenCounter} is known to implement:
@@ -115,16 +145,17 @@ export function computeSummaryMaxTokens(maxWords: number): number {
  * first, then Rest is summarized in sequential chunks (see the module comment), so compaction
  * never fails because the history is too large.
  *
- * A blank reply (empty or whitespace) rejects with a {@link ContextError} of code
- * `SUMMARIZER_FAILED`, as spec 05 F-004 treats an empty reply as a failed call; the reply is
+ * A blank reply (empty or whitespace) rejects with a {@link SummarizerFailedError} (code
+ * `SUMMARIZER_FAILED`), as spec 05 F-004 treats an empty reply as a failed call; the reply is
  * otherwise returned trimmed. Errors of the client (network, rate limit, abort) propagate
  * unchanged, so a retry can read their `retryAfterMs`.
  *
  * @throws {@link InvalidOptionError} at creation when `model` is not a non-empty string,
- * `inputMaxTokens` or `maxTokens` is not a positive integer, `tokenCounter` has no `count` or
- * `tokenCounterEncoding` is not one of {@link TokenCounterEncoding}; from `summarize` when
- * `maxWords` is not a positive integer or `inputMaxTokens` leaves less than
- * {@link MIN_SUMMARY_CONVERSATION_TOKENS} tokens for the conversation.
+ * `inputMaxTokens` or `maxTokens` is not a positive integer, `tokenCounter` has no `count`,
+ * `tokenCounterEncoding` is not one of {@link TokenCounterEncoding}, or `inputMaxTokens` is too
+ * small for any summary (below `computeMinSummaryInputTokens(1, tokenCounter)`, the shortest
+ * prompt); from `summarize` when `maxWords` is not a positive integer or `inputMaxTokens` is
+ * below {@link computeMinSummaryInputTokens} of that `maxWords` (a few tokens more).
  *
  * @example
  * ```ts
@@ -154,6 +185,13 @@ export function createLlmSummarizer(client: LlmClient, options: CreateLlmSummari
   if (typeof client?.summarize !== 'function') {
     throw new InvalidOptionError(`client must be an LlmClient with a summarize(prompt, model) method, got ${describeValue(client)}`);
   }
+  // too small for even the shortest prompt (a 1-word budget): fail now, not at every summary
+  const minimum = computeMinSummaryInputTokens(1, tokenCounter);
+  if (inputMaxTokens < minimum) {
+    throw new InvalidOptionError(
+      `inputMaxTokens must be at least ${minimum} (the summary prompt's instructions take ${minimum - MIN_SUMMARY_CONVERSATION_TOKENS} tokens, plus ${MIN_SUMMARY_CONVERSATION_TOKENS} for the conversation), got ${inputMaxTokens}`,
+    );
+  }
 
   return {
     async summarize(messages: readonly Message[], summarizeOptions: SummarizerOptions): Promise<string> {
@@ -166,7 +204,7 @@ export function createLlmSummarizer(client: LlmClient, options: CreateLlmSummari
         signal?.throwIfAborted();
         const reply = await client.summarize(prompt, model, signal === undefined ? { maxTokens } : { maxTokens, signal });
         if (typeof reply !== 'string' || reply.trim() === '') {
-          throw new ContextError('SUMMARIZER_FAILED', `The LLM returned a blank summary (model ${JSON.stringify(model)}, ${label})`);
+          throw new SummarizerFailedError(`The LLM returned a blank summary (model ${JSON.stringify(model)}, ${label})`);
         }
         return reply.trim();
       };
@@ -240,9 +278,9 @@ export abstract class RequestPlanner {
     protected readonly maxWords: number,
     protected readonly messages: readonly Message[],
   ) {
-    this.templateTokens = counter.count(buildSummaryPrompt('', { maxWords }));
+    const minimum = computeMinSummaryInputTokens(maxWords, counter);
+    this.templateTokens = minimum - MIN_SUMMARY_CONVERSATION_TOKENS;
     this.markerTokens = counter.count('\n[... 9,999,999 chars cut ...]\n');
-    const minimum = this.templateTokens + MIN_SUMMARY_CONVERSATION_TOKENS;
     if (limit < minimum) {
       throw new InvalidOptionError(
         `inputMaxTokens must be at least ${minimum} (a ${maxWords}-word summary prompt takes ${this.templateTokens} tokens, plus room for the conversation), got ${limit}`,

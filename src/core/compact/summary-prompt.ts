@@ -3,8 +3,7 @@
  * carries. Pure: no tokenizer here (sizes are the business of `summarize-with-llm.ts`).
  */
 import { describeValue, InvalidOptionError } from '../errors.js';
-import type { ContentBlock, Message } from '../types.js';
-import { isToolResultBlock, isToolUseBlock } from '../types.js';
+import { isTextBlock, isThinkingBlock, isToolResultBlock, isToolUseBlock, type ContentBlock, type Message, type ToolUseBlock } from '../types.js';
 
 /** The five sections of every summary, in order (spec 05 F-004 rule 1). */
 export const SUMMARY_SECTION_TITLES = [
@@ -242,7 +241,7 @@ export function createMessagePartsRenderer(messages: readonly Message[]): (index
   };
 }
 
-function toolNameOf(block: ContentBlock): string {
+function toolNameOf(block: ToolUseBlock): string {
   return typeof block.name === 'string' ? block.name : 'unknown';
 }
 
@@ -273,20 +272,19 @@ function renderBlock(block: ContentBlock, resultName: string, parts: RenderedPar
     }
     return;
   }
-  switch (block.type) {
-    case 'text':
-      if (typeof block.text === 'string') parts.push({ text: block.text, cuttable: false });
-      return;
-    case 'thinking':
-      parts.push({ text: '[thinking]', cuttable: false });
-      if (typeof block.thinking === 'string') parts.push({ text: block.thinking, cuttable: true });
-      return;
-    default: {
-      // server tools and other named blocks keep their name: "[server_tool_use web_search]"
-      const name = typeof block.name === 'string' ? ` ${block.name}` : '';
-      parts.push({ text: `[${String(block.type)}${name}]`, cuttable: false });
-    }
+  if (isTextBlock(block)) {
+    if (typeof block.text === 'string') parts.push({ text: block.text, cuttable: false });
+    return;
   }
+  if (isThinkingBlock(block)) {
+    parts.push({ text: '[thinking]', cuttable: false });
+    if (typeof block.thinking === 'string') parts.push({ text: block.thinking, cuttable: true });
+    return;
+  }
+  // server tools and other named blocks keep their name: "[server_tool_use web_search]"
+  const blockName = (block as { name?: unknown }).name;
+  const name = typeof blockName === 'string' ? ` ${blockName}` : '';
+  parts.push({ text: `[${String(block.type)}${name}]`, cuttable: false });
 }
 
 function renderToolResultBlock(block: unknown): string {
