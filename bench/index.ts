@@ -11,6 +11,7 @@ const modules: Array<() => Promise<BenchModule>> = [
   // Each bench/*.bench.ts module registers itself here.
   () => import('./offload.bench.js'),
   () => import('./compact.bench.js'),
+  () => import('./cli.bench.js'),
 ];
 
 console.log(`# agent-context-offload benchmarks (node ${process.version}, ${options.quick ? 'quick' : 'full'} run)`);

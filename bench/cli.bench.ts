@@ -1,0 +1,91 @@
+/**
+ * Command-line benchmark (issue 4): the whole `agent-context count` process on a 1 MB
+ * transcript, against the floor measured in the same run: a Node process that reads the same
+ * file, loads gpt-tokenizer and counts the file's text once. Both are spawned as real
+ * processes, so the figures include Node's start-up, as a user sees them. Needs the built CLI
+ * (`npm run build`).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createSampleSession } from '../src/cli/sample/session.js';
+import type { ContentBlock, Message } from '../src/core/types.js';
+import type { BenchRow, BenchRunOptions } from './report.js';
+
+export const title = 'Command line (issue 4)';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(ROOT, 'dist/cli/index.js');
+const TARGET_BYTES = 1_000_000;
+
+/** Renames the tool ids of one copy of the sample, so repeated copies stay distinct calls. */
+function renameIds(messages: readonly Message[], copy: number): Message[] {
+  const rename = (block: ContentBlock): ContentBlock => {
+    if (block.type === 'tool_use' && 'id' in block) return { ...block, id: `${String(block.id)}_${copy}` } as ContentBlock;
+    if (block.type === 'tool_result' && 'tool_use_id' in block) return { ...block, tool_use_id: `${String(block.tool_use_id)}_${copy}` } as ContentBlock;
+    return block;
+  };
+  return messages.map((message) => (typeof message.content === 'string' ? message : { ...message, content: message.content.map(rename) }));
+}
+
+/** The demo's sample session, repeated (system prompt once) until the JSON reaches 1 MB. */
+function buildOneMegabyteTranscript(): string {
+  const [system, ...rest] = createSampleSession().messages;
+  const messages: Message[] = system === undefined ? [] : [system];
+  for (let copy = 0; JSON.stringify(messages).length < TARGET_BYTES; copy += 1) messages.push(...renameIds(rest, copy));
+  return JSON.stringify(messages);
+}
+
+const FLOOR_SCRIPT = `
+const { readFileSync } = require('node:fs');
+const text = readFileSync(process.argv[1], 'utf8');
+const { countTokens } = require('gpt-tokenizer/cjs/encoding/o200k_base');
+process.stdout.write(String(countTokens(text, { disallowedSpecial: new Set() })));
+`;
+
+/** Runs a command `runs` times and returns the median wall time in ms. */
+function medianWallTimeMs(command: string, args: readonly string[], runs: number): number {
+  const times: number[] = [];
+  for (let run = 0; run < runs; run += 1) {
+    const started = performance.now();
+    const result = spawnSync(command, args, { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    times.push(performance.now() - started);
+    if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${String(result.status)}: ${result.stderr}`);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)] ?? Number.NaN;
+}
+
+/** Measures `agent-context count` on a 1 MB transcript against the floor. */
+export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
+  if (!existsSync(CLI)) {
+    console.log(`(skipping the command-line benchmark: ${CLI} is missing; run npm run build first)`);
+    return [];
+  }
+  const directory = await mkdtemp(join(tmpdir(), 'agent-context-bench-'));
+  try {
+    const transcript = buildOneMegabyteTranscript();
+    const file = join(directory, 'one-mb.json');
+    await writeFile(file, transcript);
+    const runs = options.quick ? 3 : 15;
+    // Interleave one warm-up of each so the disk cache treats both alike.
+    medianWallTimeMs(process.execPath, [CLI, 'count', file], 1);
+    medianWallTimeMs(process.execPath, ['-e', FLOOR_SCRIPT, file], 1);
+    const countMs = medianWallTimeMs(process.execPath, [CLI, 'count', file], runs);
+    const floorMs = medianWallTimeMs(process.execPath, ['-e', FLOOR_SCRIPT, file], runs);
+    return [
+      {
+        name: `agent-context count, whole process, ${(transcript.length / 1e6).toFixed(2)} MB JSON (${runs} runs)`,
+        medianMs: countMs,
+        baseline: { name: 'node: read + load gpt-tokenizer + count the text once', medianMs: floorMs },
+        goal: '<= 1 s',
+        met: countMs <= 1000,
+      },
+    ];
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+}
