@@ -167,12 +167,23 @@ async function measureMemoryInChild(): Promise<void> {
     const { NodeFileWriter } = await import('../src/infrastructure/node-file-writer.js');
     const writer = new NodeFileWriter();
     let probe = createPeakProbe(collect);
+    // Samples while the archive is written: when it is given whole, and every 100 parts (and
+    // after the last) when it is streamed.
+    function* probeParts(parts: Iterable<string>): Generator<string, void, undefined> {
+      let count = 0;
+      for (const part of parts) {
+        yield part;
+        if (++count % 100 === 0) probe.sample();
+      }
+      probe.sample();
+    }
     const probingWriter = {
       ...writer,
       createExclusive: async (path: string, content: string) => {
         probe.sample(); // the archive text is alive here
         return writer.createExclusive(path, content);
       },
+      createExclusiveFromParts: async (path: string, parts: Iterable<string>) => writer.createExclusiveFromParts(path, probeParts(parts)),
     };
     const probingSummarizer = {
       summarize: async () => {

@@ -6,7 +6,8 @@ import type { Message } from './types.js';
 
 /**
  * Writes offload and archive files. Spec 01's two methods are required; the optional ones
- * unlock the safety guarantees of DESIGN §3 (exclusive create, reuse of identical content).
+ * unlock the safety guarantees of DESIGN §3 (exclusive create, reuse of identical content)
+ * and, with `createExclusiveFromParts`, an archive written without its whole text in memory.
  */
 export interface FileWriter {
   /** Creates a directory and its parents; no error when it exists. */
@@ -19,6 +20,14 @@ export interface FileWriter {
    * `'exists'` when a file with other content is there (nothing written).
    */
   createExclusive?(filePath: string, content: string): Promise<'created' | 'identical' | 'exists'>;
+  /**
+   * {@link FileWriter.createExclusive} for content given in parts, so that a large file (the
+   * compaction archive) is never held whole in memory: the content is the parts joined in
+   * order, written as UTF-8. Same outcomes as `createExclusive`. `parts` may be iterated only
+   * once (it can be a generator that serializes as it goes); an error it throws rejects the call.
+   * Without this method, the parts are joined and given to `createExclusive` (or `writeFile`).
+   */
+  createExclusiveFromParts?(filePath: string, parts: Iterable<string>): Promise<'created' | 'identical' | 'exists'>;
   /** Lists the file names (not paths) in a directory; `[]` when it does not exist. */
   listDir?(dirPath: string): Promise<string[]>;
   /** Resolves a path to an absolute path. Without it, paths are joined as given. */

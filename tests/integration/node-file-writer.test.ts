@@ -1,3 +1,4 @@
+import { readdirSync, statSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -114,6 +115,114 @@ describe('NodeFileWriter.createExclusive', () => {
 
   it('rejects with WRITE_FAILED when the directory is missing', async () => {
     await expect(writer.createExclusive(join(root, 'missing', 'a.md'), 'x')).rejects.toMatchObject({
+      code: 'WRITE_FAILED',
+      cause: expect.objectContaining({ code: 'ENOENT' }),
+    });
+  });
+});
+
+describe('NodeFileWriter.createExclusiveFromParts', () => {
+  const PART_BATCH_BYTES = 64 * 1024;
+  // ~600 KB of UTF-8 over 2,000 parts: CJK (3 bytes), emoji (4 bytes), ASCII; several write batches.
+  const parts = Array.from({ length: 2000 }, (_, index) => `${index}: 上下文压缩 😀 ${'x'.repeat(index % 300)}\n`);
+  const content = parts.join('');
+
+  it("streams the parts to a new file with mode 0600: 'created', the parts joined, no temp file left", async () => {
+    const path = join(root, 'archive.json');
+    expect(await writer.createExclusiveFromParts(path, parts)).toBe('created');
+    expect(await readFile(path, 'utf8')).toBe(content);
+    expect(await modeOf(path)).toBe(0o600);
+    expect(await readdir(root)).toEqual(['archive.json']);
+  });
+
+  it('writes while it iterates: earlier batches are on disk before the parts run out', async () => {
+    let writtenBeforeEnd = -1;
+    function* produce(): Generator<string, void, undefined> {
+      yield* parts;
+      // Asked for more after the last part: the batches before it must already be in the temp file.
+      const temp = readdirSync(root).find((name) => name.endsWith('.tmp'));
+      writtenBeforeEnd = temp === undefined ? -1 : statSync(join(root, temp)).size;
+    }
+    const path = join(root, 'archive.json');
+    expect(await writer.createExclusiveFromParts(path, produce())).toBe('created');
+    expect(writtenBeforeEnd).toBeGreaterThan(Buffer.byteLength(content) / 2);
+    expect(await readFile(path, 'utf8')).toBe(content);
+  });
+
+  it("reports 'identical' for a file with exactly this content (compared chunk by chunk), writing nothing", async () => {
+    const path = join(root, 'archive.json');
+    await writeFile(path, content);
+    const before = await stat(path);
+    expect(before.size).toBeGreaterThan(3 * 64 * 1024);
+    expect(await writer.createExclusiveFromParts(path, parts)).toBe('identical');
+    expect((await stat(path)).mtimeMs).toBe(before.mtimeMs);
+    expect(await readdir(root)).toEqual(['archive.json']);
+  });
+
+  it('writes the bytes of the parts joined: a surrogate pair split between parts stays one character', async () => {
+    const cases = [
+      ['a\uD83D', '\uDE00b', '', '\uD83D', '', '\uDE00'],
+      ['lone high at the end \uD83D'],
+      ['lone low \uDE00 and high \uD83D', 'x'],
+      ['x'.repeat(PART_BATCH_BYTES - 1), '\uD83D', '\uDE00', '中'.repeat(PART_BATCH_BYTES)],
+    ];
+    for (const [index, caseParts] of cases.entries()) {
+      const path = join(root, `case-${index}.txt`);
+      expect(await writer.createExclusiveFromParts(path, caseParts)).toBe('created');
+      expect((await readFile(path)).equals(Buffer.from(caseParts.join(''), 'utf8'))).toBe(true);
+    }
+    expect(await readFile(join(root, 'case-0.txt'), 'utf8')).toBe('a😀b😀');
+  });
+
+  it("reports 'identical' for an empty content over an empty file", async () => {
+    const path = join(root, 'empty.json');
+    await writeFile(path, '');
+    expect(await writer.createExclusiveFromParts(path, [])).toBe('identical');
+    expect(await writer.createExclusiveFromParts(join(root, 'new.json'), [])).toBe('created');
+    expect(await readFile(join(root, 'new.json'), 'utf8')).toBe('');
+  });
+
+  it.each([
+    ['the same size, one byte differing after the first chunks', `${content.slice(0, -2)}y\n`],
+    ['the same size, differing in the first byte', `#${content.slice(1)}`],
+    ['a longer content', `${content}more`],
+    ['a shorter content', content.slice(0, 100)],
+  ])("reports 'exists' and never overwrites a file with %s", async (_label, existing) => {
+    const path = join(root, 'archive.json');
+    await writeFile(path, existing);
+    expect(await writer.createExclusiveFromParts(path, parts)).toBe('exists');
+    expect(await readFile(path, 'utf8')).toBe(existing);
+    expect(await readdir(root)).toEqual(['archive.json']);
+  });
+
+  it("reports 'exists' for a directory in the way", async () => {
+    await writer.ensureDir(join(root, 'archive.json'));
+    expect(await writer.createExclusiveFromParts(join(root, 'archive.json'), parts)).toBe('exists');
+  });
+
+  it('lets exactly one of 10 concurrent creators with different content win', async () => {
+    const path = join(root, 'race.json');
+    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, index) => writer.createExclusiveFromParts(path, [`writer ${index}\n`, ...parts])));
+    expect(outcomes.filter((outcome) => outcome === 'created')).toHaveLength(1);
+    expect(outcomes.filter((outcome) => outcome === 'exists')).toHaveLength(9);
+    expect(await readFile(path, 'utf8')).toBe(`writer ${outcomes.indexOf('created')}\n${content}`);
+    expect(await readdir(root)).toEqual(['race.json']);
+  });
+
+  it('rejects with WRITE_FAILED, the error as cause, when the parts throw, leaving nothing behind', async () => {
+    const failure = new TypeError('Converting circular structure to JSON');
+    function* failing(): Generator<string, void, undefined> {
+      yield* parts;
+      throw failure;
+    }
+    const error: unknown = await writer.createExclusiveFromParts(join(root, 'archive.json'), failing()).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(WriteFailedError);
+    expect(error).toMatchObject({ code: 'WRITE_FAILED', cause: failure });
+    expect(await readdir(root)).toEqual([]);
+  });
+
+  it('rejects with WRITE_FAILED, cause ENOENT, when the directory is missing', async () => {
+    await expect(writer.createExclusiveFromParts(join(root, 'missing', 'archive.json'), parts)).rejects.toMatchObject({
       code: 'WRITE_FAILED',
       cause: expect.objectContaining({ code: 'ENOENT' }),
     });

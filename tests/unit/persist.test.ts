@@ -112,3 +112,87 @@ describe('persistRest (v1 F-006)', () => {
     ]);
   });
 });
+
+describe('persistRest with a writer that takes parts (createExclusiveFromParts)', () => {
+  const cjkRest: Message[] = [
+    { role: 'user', content: '修复数据库迁移测试 😀' },
+    { role: 'assistant', content: [{ type: 'text', text: '上下文压缩' }, { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'src/数据.ts' } }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'emoji 🧪 and "quotes"\n' }] }] },
+  ];
+
+  /** The memory writer, taking parts; its `createExclusive` must not be used when parts are taken. */
+  function createPartsWriter(fileSystem: MemoryFileSystem) {
+    const partsPerCall: string[][] = [];
+    const writer: FileWriter = {
+      ...fileSystem.writer,
+      createExclusive: async () => {
+        throw new Error('createExclusive called although the writer takes parts');
+      },
+      createExclusiveFromParts: async (path, parts) => {
+        const list = [...parts];
+        partsPerCall.push(list);
+        return fileSystem.writer.createExclusive(path, list.join(''));
+      },
+    };
+    return { writer, partsPerCall };
+  }
+
+  it('streams Rest one message per part, joined exactly JSON.stringify(rest, null, 2)', async () => {
+    const { fileSystem, options } = setUp();
+    const { writer, partsPerCall } = createPartsWriter(fileSystem);
+    const path = await persistRest(cjkRest, { ...options, fileWriter: writer });
+    expect(path).toBe(`${directory}/compact-2026-11-21T23-45-12Z-1.json`);
+    expect(fileSystem.files.get(path as string)).toBe(JSON.stringify(cjkRest, null, 2));
+    expect(partsPerCall).toHaveLength(1);
+    expect(partsPerCall[0]).toHaveLength(cjkRest.length + 1);
+  });
+
+  it('moves to the next number with fresh parts when the name was taken meanwhile', async () => {
+    const { fileSystem, options } = setUp();
+    const { writer, partsPerCall } = createPartsWriter(fileSystem);
+    fileSystem.files.set(`${directory}/compact-2026-11-21T23-45-12Z-1.json`, 'another compaction');
+    const path = await persistRest(cjkRest, { ...options, fileWriter: { ...writer, listDir: async () => [] } });
+    expect(path).toBe(`${directory}/compact-2026-11-21T23-45-12Z-2.json`);
+    expect(partsPerCall.map((parts) => parts.join(''))).toEqual([JSON.stringify(cjkRest, null, 2), JSON.stringify(cjkRest, null, 2)]);
+    expect(fileSystem.files.get(`${directory}/compact-2026-11-21T23-45-12Z-1.json`)).toBe('another compaction');
+  });
+
+  it('reuses a file that already holds exactly this content', async () => {
+    const { fileSystem, options } = setUp();
+    const { writer } = createPartsWriter(fileSystem);
+    const path = `${directory}/compact-2026-11-21T23-45-12Z-1.json`;
+    fileSystem.files.set(path, JSON.stringify(cjkRest, null, 2));
+    expect(await persistRest(cjkRest, { ...options, fileWriter: { ...writer, listDir: async () => [] } })).toBe(path);
+    expect(fileSystem.files.size).toBe(1);
+  });
+
+  it('works with createExclusiveFromParts alone, called on the writer (this)', async () => {
+    const { fileSystem, options } = setUp();
+    class PartsOnlyWriter implements FileWriter {
+      readonly written = new Map<string, string>();
+      async ensureDir(): Promise<void> {}
+      async writeFile(): Promise<void> {
+        throw new Error('writeFile called although the writer creates exclusively');
+      }
+      async createExclusiveFromParts(path: string, parts: Iterable<string>): Promise<'created' | 'identical' | 'exists'> {
+        this.written.set(path, [...parts].join(''));
+        return 'created';
+      }
+    }
+    const writer = new PartsOnlyWriter();
+    const path = await persistRest(cjkRest, { ...options, fileWriter: writer });
+    expect(writer.written.get(path as string)).toBe(JSON.stringify(cjkRest, null, 2));
+    expect(fileSystem.files.size).toBe(0);
+  });
+
+  it('logs a message that cannot be serialized and resolves null', async () => {
+    const { fileSystem, options, logger } = setUp();
+    const { writer } = createPartsWriter(fileSystem);
+    const cyclic: Record<string, unknown> = { type: 'tool_use', id: 'toolu_1', name: 'bash' };
+    cyclic.input = cyclic;
+    const broken = [{ role: 'assistant', content: [cyclic] }] as unknown as Message[];
+    expect(await persistRest(broken, { ...options, fileWriter: writer })).toBeNull();
+    expect(logger.warnings).toHaveLength(1);
+    expect(logger.warnings[0]).toMatch(/could not archive the compacted messages .*circular/);
+  });
+});

@@ -3,10 +3,12 @@
  * as indented JSON to `<outputDir>/<sessionId>/compact-<UTC time>-<sequence>.json`, so
  * nothing compaction drops is lost. The sequence is derived from the files already there
  * (no global counter), and the file is created exclusively, so two compactions running at
- * once never overwrite each other.
+ * once never overwrite each other. With a writer that takes the text in parts, the archive is
+ * streamed one message at a time and its whole text is never held in memory.
  */
 import type { FileWriter, Logger } from '../ports.js';
 import type { Message } from '../types.js';
+import { stringifyArrayInParts } from './archive-json.js';
 import { resolvePathFrom } from './path-resolution.js';
 
 /** Names of archive files: `compact-2026-11-21T23-45-12Z-1.json`. */
@@ -23,7 +25,7 @@ export interface PersistRestOptions {
   outputDir: string;
   /** Folder of this session's archives, under `outputDir` (a safe path segment). */
   sessionId: string;
-  /** Creates the directory and writes the file (exclusively when it can). */
+  /** Creates the directory and writes the file (exclusively when it can, streamed when it takes parts). */
   fileWriter: FileWriter;
   /** Receives the warning when the archive cannot be written. */
   logger: Logger;
@@ -55,12 +57,31 @@ function joinPath(writer: FileWriter, ...segments: [string, ...string[]]): strin
   return writer.resolvePath !== undefined ? writer.resolvePath(...segments) : resolvePathFrom(...segments);
 }
 
+type CreateArchive = (filePath: string) => Promise<'created' | 'identical' | 'exists'>;
+
 /**
- * Writes `rest` as indented JSON to the session's next archive file and resolves its path.
- * With the writer's `listDir` the sequence continues from the files on disk; with its
- * `createExclusive` a name taken meanwhile moves on to the next number (a writer with only
- * spec 01's two methods writes plainly, as sequence 1 when it cannot list). A failure is
- * logged and resolves `null`: compaction goes on without an archive.
+ * The writer's exclusive create of the archive: from parts when it takes them (the whole text
+ * is then never held), else from the text joined once for every attempt; `undefined` when the
+ * writer has no exclusive create.
+ */
+function selectExclusiveCreate(writer: FileWriter, rest: readonly Message[]): CreateArchive | undefined {
+  const createFromParts = writer.createExclusiveFromParts;
+  // A fresh generator per attempt: a writer may iterate its parts only once.
+  if (createFromParts !== undefined) return (filePath) => createFromParts.call(writer, filePath, stringifyArrayInParts(rest));
+  const createFromText = writer.createExclusive;
+  if (createFromText === undefined) return undefined;
+  const content = JSON.stringify(rest, null, 2);
+  return (filePath) => createFromText.call(writer, filePath, content);
+}
+
+/**
+ * Writes `rest` as indented JSON (exactly `JSON.stringify(rest, null, 2)`) to the session's next
+ * archive file and resolves its path. With the writer's `listDir` the sequence continues from
+ * the files on disk; with its `createExclusiveFromParts` (preferred: the text is streamed one
+ * message at a time) or `createExclusive`, a name taken meanwhile moves on to the next number
+ * and a file already holding exactly this text is reused (a writer with only spec 01's two
+ * methods writes plainly, as sequence 1 when it cannot list). A failure is logged and resolves
+ * `null`: compaction goes on without an archive.
  */
 export async function persistRest(rest: readonly Message[], options: PersistRestOptions): Promise<string | null> {
   const { fileWriter, logger } = options;
@@ -69,15 +90,15 @@ export async function persistRest(rest: readonly Message[], options: PersistRest
   try {
     await fileWriter.ensureDir(directory);
     let sequence = nextArchiveSequence(fileWriter.listDir !== undefined ? await fileWriter.listDir(directory) : []);
-    const content = JSON.stringify(rest, null, 2);
-    if (fileWriter.createExclusive === undefined) {
+    const createExclusive = selectExclusiveCreate(fileWriter, rest);
+    if (createExclusive === undefined) {
       const filePath = joinPath(fileWriter, directory, formatArchiveFileName(date, sequence));
-      await fileWriter.writeFile(filePath, content);
+      await fileWriter.writeFile(filePath, JSON.stringify(rest, null, 2));
       return filePath;
     }
     for (let attempt = 0; attempt < MAX_EXCLUSIVE_ATTEMPTS; attempt += 1, sequence += 1) {
       const filePath = joinPath(fileWriter, directory, formatArchiveFileName(date, sequence));
-      const outcome = await fileWriter.createExclusive(filePath, content);
+      const outcome = await createExclusive(filePath);
       // 'identical': the same Rest was archived under this name already; that file serves.
       if (outcome !== 'exists') return filePath;
     }
