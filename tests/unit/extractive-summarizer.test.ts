@@ -125,6 +125,29 @@ describe('createExtractiveSummarizer (DESIGN §6 offline fallback, spec 05 F-004
     );
   });
 
+  describe('the error line of a failed result', () => {
+    const failing = (result: string): Message[] => [
+      { role: 'user', content: 'Run the tests.' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'bash', input: { command: 'npm test' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', is_error: true, content: result }] },
+    ];
+    const errorsOf = async (result: string): Promise<string> =>
+      sectionOf(await summarizer.summarize(failing(result), { maxWords: 1200 }), 'Errors & Resolutions');
+
+    it('skips a banner and quotes the first error message', async () => {
+      const log = ' RUN  v3.2.4 /home/dev/app\n FAIL  tests/a.test.ts > adds\nAssertionError: expected 1 to be 2\n Tests  1 failed';
+      expect(await errorsOf(log)).toBe('- `bash` failed: AssertionError: expected 1 to be 2');
+    });
+
+    it('falls back to the first line reporting a failure', async () => {
+      expect(await errorsOf('> app@1.0.0 test\nnpm ERR! code ELIFECYCLE\nnpm ERR! errno 1')).toBe('- `bash` failed: npm ERR! code ELIFECYCLE');
+    });
+
+    it('falls back to the first line when no line looks like an error', async () => {
+      expect(await errorsOf('\n  exit status 3\nmore output')).toBe('- `bash` failed: exit status 3');
+    });
+  });
+
   it('writes "None." under sections with nothing to report', async () => {
     const summary = await summarizer.summarize([{ role: 'user', content: 'Hello' }], { maxWords: 1200 });
     expect(sectionOf(summary, 'File Operations')).toBe('None.');

@@ -63,7 +63,8 @@ type FileOperation = 'read' | 'written' | 'edited' | 'deleted';
  *   and the most recent calls.
  * - **Task Status**: the latest user request, verbatim, and whether the assistant replied to
  *   it; the latest assistant statement, verbatim; the last tool call and its outcome.
- * - **Errors & Resolutions**: the first line of each failed tool result, what the assistant
+ * - **Errors & Resolutions**: the error line of each failed tool result (its first error
+ *   message, else its first line reporting a failure, else its first line), what the assistant
  *   said next and how the next call of the same tool went.
  *
  * The summary holds at most `maxWords` words (as {@link countWords} counts them: a CJK
@@ -409,13 +410,13 @@ function normalizeTitle(title: string): string {
 }
 
 function describeCall(call: ToolCall): string {
-  const outcome = call.result === undefined ? 'no result yet' : call.result.isError ? `failed: ${firstLine(call.result.text)}` : 'ok';
+  const outcome = call.result === undefined ? 'no result yet' : call.result.isError ? `failed: ${errorLine(call.result.text)}` : 'ok';
   return `${formatCode(call.name)} ${truncateChars(stringifyInput(call.input), 200)} → ${outcome}`;
 }
 
 function describeError(call: ToolCall, facts: Facts): string {
   const resultIndex = call.result?.messageIndex ?? call.messageIndex;
-  let text = `- ${formatCode(call.name)} failed: ${capWords(firstLine(call.result?.text ?? ''), 30) || '(no message)'}`;
+  let text = `- ${formatCode(call.name)} failed: ${capWords(errorLine(call.result?.text ?? ''), 30) || '(no message)'}`;
   const next = facts.statements.find((statement) => statement.messageIndex > resultIndex);
   if (next !== undefined) text += ` Then: "${capWords(firstLine(next.text), 25)}"`;
   const retry = facts.calls.find((other) => other.name === call.name && other.messageIndex > call.messageIndex);
@@ -505,6 +506,22 @@ function capWords(text: string, maxWords: number): string {
 
 function firstLine(text: string): string {
   return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
+}
+
+/** An error message line: `TypeError: ...`, `error[E0308]: ...`, `fatal: ...`, `panic: ...`. */
+const ERROR_MESSAGE_LINE = /^\s*(?:[\w.]*(?:Error|Exception)\b|error(?:\[\w+\])?:|fatal:|panic(?:ked)?\b)/i;
+/** A line that reports a failure: `FAIL tests/a.test.ts`, `Traceback`, `npm ERR!`, `✗ ...`. */
+const FAILURE_LINE = /\b(?:FAIL(?:ED)?|Traceback)\b|\bERR!|^\s*[✗×✖]/;
+
+/**
+ * The line of a failed tool result that best says what went wrong: the first error message
+ * (`AssertionError: expected 101 to be 102`), else the first line reporting a failure, else
+ * the first line. Tool output often opens with a banner (`RUN v3.2.4 /repo`) that says nothing.
+ */
+function errorLine(text: string): string {
+  const lines = text.split('\n');
+  const found = lines.find((line) => ERROR_MESSAGE_LINE.test(line)) ?? lines.find((line) => FAILURE_LINE.test(line));
+  return found?.trim() ?? firstLine(text);
 }
 
 /** The first `maxChars` characters of one line of `text`, marked `…` when cut; never splits a surrogate pair. */
