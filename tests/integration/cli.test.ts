@@ -70,8 +70,8 @@ describe('agent-context: bad input exits 1 with one clear line (issue 4)', () =>
   it.each([
     ['missing.json', 'agent-context: cannot read MISSING: no such file (ENOENT)'],
     ['bad-json.json', 'agent-context: FILE: invalid JSON at line 3, column 43: unexpected "}", expected a property name'],
-    ['bad-json-truncated.json', 'agent-context: FILE: invalid JSON at line 4, column 1: unexpected end of input, expected "," or "}"'],
-    ['bad-jsonl.jsonl', 'agent-context: FILE: invalid JSON at line 3, column 54: unexpected "\\"", expected "," or "}"'],
+    ['bad-json-truncated.json', 'agent-context: FILE: invalid JSON at line 4, column 1: unexpected end of input, expected "}"'],
+    ['bad-jsonl.jsonl', 'agent-context: FILE: invalid JSON at line 3, column 54: unexpected "\\"tool_use_id\\"", expected ","'],
     ['unknown-format.txt', 'agent-context: FILE: unknown format: the input starts with "user: The startOfWeek te...", not JSON;'],
     ['unknown-object.json', 'agent-context: FILE: unknown format: a JSON object without "messages";'],
     ['not-a-message.json', 'agent-context: FILE: not a message: messages[2].role: expected "system", "user" or "assistant", got "tool"'],

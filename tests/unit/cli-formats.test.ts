@@ -283,15 +283,19 @@ describe('writing a new history back in the input shape (DESIGN §8 CLI output)'
 
 describe('locateJsonError', () => {
   it.each([
-    ['{"a": }', 1, 7, 'unexpected "}"'],
-    ['[1,2', 1, 5, 'unexpected end of input'],
-    ['{"a":1}x', 1, 8, 'unexpected "x"'],
-    ['{"a":tru}', 1, 6, 'unexpected "t"'],
+    ['{"a": }', 1, 7, 'unexpected "}", expected a value'],
+    ['[1,2', 1, 5, 'unexpected end of input, expected "]"'],
+    ['{"a":1}x', 1, 8, 'unexpected "x", not a JSON value'],
+    ['{"a":1} 2', 1, 9, 'unexpected "2", expected the end of the input'],
+    ['{"a":tru}', 1, 6, 'unexpected "tru", not a JSON value'],
     ['{\n"a" 1}', 2, 5, 'unexpected "1", expected ":"'],
-    ['["a\u0001"]', 1, 4, 'control character in string'],
-    ['["\\x"]', 1, 3, 'bad escape in string'],
-    ['[01]', 1, 3, 'unexpected "1"'],
-    ['"abc', 1, 5, 'unterminated string'],
+    ['["a\u0001"]', 1, 2, 'control character in string'],
+    ['["\\x"]', 1, 2, 'bad escape in string'],
+    ['[01]', 1, 3, 'unexpected "1", expected ","'],
+    ['"abc', 1, 1, 'unterminated string'],
+    ['[1,]', 1, 4, 'unexpected "]", expected a value'],
+    ['[1] // note', 1, 5, 'comments are not JSON'],
+    ['[1,\r\n\r\n }]', 3, 2, 'unexpected "}", expected a value'],
   ])('locates the error in %j at line %i, column %i', (text, line, column, reason) => {
     expect(() => JSON.parse(text)).toThrow();
     expect(locateJsonError(text)).toEqual({ line, column, reason: expect.stringContaining(reason) });
