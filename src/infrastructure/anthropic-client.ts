@@ -11,8 +11,7 @@ import {
   checkMaxRetries,
   checkModel,
   checkNoSettingsWithClient,
-  importOptionalPeer,
-  pickSdkConstructor,
+  constructSdkClient,
   toClientError,
   type SdkImporter,
 } from './llm-client-support.js';
@@ -197,13 +196,9 @@ export async function createAnthropicLlmClient(options: CreateAnthropicLlmClient
   };
 }
 
-async function constructClient(options: CreateAnthropicLlmClientOptions): Promise<AnthropicLike> {
-  const sdk = await importOptionalPeer(PACKAGE_NAME, options.importSdk ?? importAnthropicSdk, 'The Anthropic LLM client');
-  const Anthropic = pickSdkConstructor<AnthropicLike>(sdk, 'Anthropic', PACKAGE_NAME);
-  const settings: Record<string, unknown> = { maxRetries: options.maxRetries ?? 0 };
-  if (options.apiKey !== undefined) settings.apiKey = options.apiKey;
-  if (options.baseURL !== undefined) settings.baseURL = options.baseURL;
-  return new Anthropic(settings);
+function constructClient(options: CreateAnthropicLlmClientOptions): Promise<AnthropicLike> {
+  const sdk = { packageName: PACKAGE_NAME, className: 'Anthropic', importer: options.importSdk ?? importAnthropicSdk, purpose: 'The Anthropic LLM client' };
+  return constructSdkClient<AnthropicLike>(sdk, options);
 }
 
 function importAnthropicSdk(): Promise<unknown> {

@@ -58,6 +58,32 @@ export function pickSdkConstructor<T>(sdkModule: unknown, namedExport: string, p
   return found as new (options: Record<string, unknown>) => T;
 }
 
+/** What a client factory needs to construct an SDK client itself. */
+export interface SdkClientSettings {
+  /** Key of the constructed client; the SDK's own default when absent. */
+  apiKey?: string | undefined;
+  /** Base URL of the constructed client; the SDK's own default when absent. */
+  baseURL?: string | undefined;
+  /** The SDK's own retries; 0 when absent, so compaction's retry is the only policy. */
+  maxRetries?: number | undefined;
+}
+
+/**
+ * Imports an optional SDK and constructs its client from the settings given, with the SDK's
+ * retries off unless told otherwise (DESIGN §8). Shared by the Anthropic and OpenAI factories.
+ */
+export async function constructSdkClient<T>(
+  sdk: { packageName: string; className: string; importer: SdkImporter; purpose: string },
+  settings: SdkClientSettings,
+): Promise<T> {
+  const sdkModule = await importOptionalPeer(sdk.packageName, sdk.importer, sdk.purpose);
+  const Client = pickSdkConstructor<T>(sdkModule, sdk.className, sdk.packageName);
+  const options: Record<string, unknown> = { maxRetries: settings.maxRetries ?? 0 };
+  if (settings.apiKey !== undefined) options.apiKey = settings.apiKey;
+  if (settings.baseURL !== undefined) options.baseURL = settings.baseURL;
+  return new Client(options);
+}
+
 /** Checks `maxRetries` (an integer >= 0) when given. */
 export function checkMaxRetries(value: unknown): void {
   if (value !== undefined && (typeof value !== 'number' || !Number.isInteger(value) || value < 0)) {

@@ -12,8 +12,7 @@ import {
   checkMaxRetries,
   checkModel,
   checkNoSettingsWithClient,
-  importOptionalPeer,
-  pickSdkConstructor,
+  constructSdkClient,
   toClientError,
   type SdkImporter,
 } from './llm-client-support.js';
@@ -171,13 +170,9 @@ export async function createOpenAILlmClient(options: CreateOpenAILlmClientOption
   };
 }
 
-async function constructClient(options: CreateOpenAILlmClientOptions): Promise<OpenAILike> {
-  const sdk = await importOptionalPeer(PACKAGE_NAME, options.importSdk ?? importOpenAISdk, 'The OpenAI LLM client');
-  const OpenAI = pickSdkConstructor<OpenAILike>(sdk, 'OpenAI', PACKAGE_NAME);
-  const settings: Record<string, unknown> = { maxRetries: options.maxRetries ?? 0 };
-  if (options.apiKey !== undefined) settings.apiKey = options.apiKey;
-  if (options.baseURL !== undefined) settings.baseURL = options.baseURL;
-  return new OpenAI(settings);
+function constructClient(options: CreateOpenAILlmClientOptions): Promise<OpenAILike> {
+  const sdk = { packageName: PACKAGE_NAME, className: 'OpenAI', importer: options.importSdk ?? importOpenAISdk, purpose: 'The OpenAI LLM client' };
+  return constructSdkClient<OpenAILike>(sdk, options);
 }
 
 function importOpenAISdk(): Promise<unknown> {
