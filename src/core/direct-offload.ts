@@ -16,7 +16,9 @@ import {
   WRITE_CONCURRENCY,
 } from './offload-files.js';
 import type { FileWriter } from './ports.js';
+import { buildDirectFileName, planFileNames, toFileStem } from './offload-names.js';
 import { assertSafePathSegment } from './safe-path.js';
+import { hasLoneSurrogate, toWellFormedText } from './text.js';
 import { mapToolNames } from './tool-names.js';
 import { isToolResultBlock, type Message, type ToolResultBlock } from './types.js';
 import { assertMessage } from './validate-messages.js';
@@ -38,6 +40,12 @@ export interface DirectOffloadResult {
   file: string | null;
   /** Paths of every file written, in block order. */
   files: string[];
+  /**
+   * Offloaded blocks whose text held lone surrogates (half of a UTF-16 pair, which no UTF-8
+   * file can hold): each was written with U+FFFD in their place. Present only when there was
+   * one, so the result keeps spec 04's exact shape otherwise.
+   */
+  repairedCount?: number;
 }
 
 /** Options of {@link executeDirectOffload}. */
@@ -51,9 +59,10 @@ export interface ExecuteDirectOffloadOptions {
 /**
  * Offloads the `tool_result` blocks of `message` (every one, unless `select` says otherwise;
  * existing references are left as they are). All checks come before any write: the message's
- * shape (`INVALID_MESSAGE`), a message without `tool_result` (`NO_TOOL_RESULT`), the session and
- * the ids (`UNSAFE_PATH`). The same id in the same session overwrites its file (spec 04); the
- * same id twice in this one message gets `<id>-1.md` for the second, so no content is lost.
+ * shape (`INVALID_MESSAGE`), a message without `tool_result` (`NO_TOOL_RESULT`), the session
+ * (`UNSAFE_PATH`). An id that cannot be a file name maps to one (`toFileStem`). The same id in
+ * the same session overwrites its file (spec 04); the same id twice in this one message gets
+ * `<id>~1.md` for the second, a name no real id can have, so no content is lost.
  */
 export async function executeDirectOffload(
   message: Message,
@@ -71,24 +80,34 @@ export async function executeDirectOffload(
     throw new NoToolResultError(`message.content must hold at least one tool_result block, got ${given}`);
   }
 
-  const chosen: Array<{ blockIndex: number; toolUseId: string; content: string; chars: number }> = [];
+  const chosen: Array<{ blockIndex: number; stem: string; content: string; chars: number }> = [];
+  const reserved: string[] = [];
+  let repairedCount = 0;
   blocks.forEach((block, blockIndex) => {
-    if (!isToolResultBlock(block) || isOffloadReference(block.content)) return;
+    if (!isToolResultBlock(block)) return;
+    const stem = toFileStem(block.tool_use_id);
+    reserved.push(stem);
+    if (isOffloadReference(block.content)) return;
     const chars = countToolResultChars(block.content);
     if (options.select && !options.select(block, chars)) return;
-    const toolUseId = assertSafePathSegment(`message.content[${blockIndex}].tool_use_id`, block.tool_use_id);
-    chosen.push({ blockIndex, toolUseId, content: serializeToolResultContent(block.content), chars });
+    let content = serializeToolResultContent(block.content);
+    // Written well-formed: what a UTF-8 file of it reads back as.
+    if (hasLoneSurrogate(content)) {
+      repairedCount += 1;
+      content = toWellFormedText(content);
+    }
+    chosen.push({ blockIndex, stem, content, chars });
   });
   if (chosen.length === 0) return { message, freedChars: 0, file: null, files: [] };
 
   const directory = resolveFilePath(writer, outputDir, sessionId);
-  const names = new Set<string>();
-  const paths = chosen.map(({ toolUseId }) => {
-    let name = `${toolUseId}.md`;
-    for (let suffix = 1; names.has(name); suffix++) name = `${toolUseId}-${suffix}.md`;
-    names.add(name);
-    return resolveFilePath(writer, directory, name);
-  });
+  // A repeated id gets `<id>~1.md`: no real id holds `~`, so a later id can never overwrite it.
+  const names = planFileNames(
+    chosen.map((block) => block.stem),
+    reserved,
+    buildDirectFileName,
+  );
+  const paths = names.map((name) => resolveFilePath(writer, directory, name));
 
   await callWriter(directory, () => writer.ensureDir(directory));
   await runConcurrently(chosen.length, WRITE_CONCURRENCY, async (index) => {
@@ -103,7 +122,7 @@ export async function executeDirectOffload(
     replacements.set(block.blockIndex, reference);
     freedChars += block.chars - reference.length;
   });
-  return { message: copyMessageWithContent(message, replacements), freedChars, file: paths[0]!, files: paths };
+  return { message: copyMessageWithContent(message, replacements), freedChars, file: paths[0]!, files: paths, ...(repairedCount > 0 ? { repairedCount } : {}) };
 }
 
 /**

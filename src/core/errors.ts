@@ -103,5 +103,6 @@ export function describeValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
   if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
   if (Array.isArray(value)) return `an array of ${value.length}`;
-  return `a ${typeof value}`;
+  const kind = typeof value;
+  return `${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind}`;
 }

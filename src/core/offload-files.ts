@@ -62,8 +62,18 @@ export async function runConcurrently(count: number, limit: number, task: (index
 }
 
 /**
+ * Sets `key` as an own, enumerable data property. Unlike `target[key] = value`, a key named
+ * `__proto__` (which `JSON.parse` creates as an ordinary property) stays a property instead of
+ * changing the copy's prototype.
+ */
+function defineField(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+/**
  * A deep copy of JSON-like data: arrays and plain objects are copied, everything else
- * (strings, numbers, class instances) is kept as is. Key order is kept.
+ * (strings, numbers, class instances) is kept as is. Key order is kept, `__proto__` keys
+ * included. Recursive: the input was checked for depth and cycles (`assertMessage`).
  */
 export function copyDeep<T>(value: T): T {
   if (Array.isArray(value)) return value.map((item: unknown) => copyDeep(item)) as T;
@@ -71,7 +81,7 @@ export function copyDeep<T>(value: T): T {
   const prototype = Object.getPrototypeOf(value) as unknown;
   if (prototype !== Object.prototype && prototype !== null) return value;
   const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) copy[key] = copyDeep((value as Record<string, unknown>)[key]);
+  for (const key of Object.keys(value)) defineField(copy, key, copyDeep((value as Record<string, unknown>)[key]));
   return copy as T;
 }
 
@@ -87,13 +97,13 @@ export function copyMessageWithContent(message: Message, replacements: ReadonlyM
     if (replacement === undefined) return copyDeep(block);
     const fields = block as Readonly<Record<string, unknown>>;
     const copy: Record<string, unknown> = {};
-    for (const key of Object.keys(fields)) copy[key] = key === 'content' ? replacement : copyDeep(fields[key]);
-    copy.content = replacement;
+    for (const key of Object.keys(fields)) defineField(copy, key, key === 'content' ? replacement : copyDeep(fields[key]));
+    defineField(copy, 'content', replacement);
     return copy as ContentBlock;
   });
   // every field of the message is kept, extra ones (ids, metadata) included
   const fields = message as unknown as Readonly<Record<string, unknown>>;
   const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(fields)) copy[key] = key === 'content' ? content : copyDeep(fields[key]);
+  for (const key of Object.keys(fields)) defineField(copy, key, key === 'content' ? content : copyDeep(fields[key]));
   return copy as unknown as Message;
 }

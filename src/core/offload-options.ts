@@ -11,11 +11,11 @@ import {
   DEFAULT_PREVIEW_HEAD_CHARS,
   DEFAULT_PREVIEW_TAIL_CHARS,
 } from './defaults.js';
-import { resolveNumber, resolveStringList, requireString, type Environment } from './env.js';
+import { resolveNumber, resolveStringList, type Environment } from './env.js';
 import { describeValue, InvalidOptionError } from './errors.js';
 import type { ResolvedPreview } from './offload-reference.js';
 import type { FileWriter } from './ports.js';
-import { assertSafePathSegment } from './safe-path.js';
+import { assertDirectorySetting, assertSafePathSegment } from './safe-path.js';
 
 /** Environment variable of the batch char threshold. */
 export const OFFLOAD_CHAR_THRESHOLD_ENV = 'OFFLOAD_CHAR_THRESHOLD';
@@ -208,9 +208,9 @@ export function resolveBatchOffloadOptions(options: BatchOffloadOptions | undefi
   return { ...plan, preview: resolvePreview(fields.preview), reference };
 }
 
-/** Validates the output directory option: a non-empty string. */
+/** Validates the output directory option: a non-blank string without control characters. */
 export function resolveOutputDir(outputDir: unknown): string {
-  return requireString('outputDir', outputDir);
+  return assertDirectorySetting('outputDir', outputDir);
 }
 
 /**

@@ -2,6 +2,7 @@
  * The strings that replace offloaded content, how they are recognised, and the optional
  * preview that may follow them (DESIGN §3, §4, §8).
  */
+import { isHighSurrogate, isLowSurrogate } from './text.js';
 
 /** Start of a batch offload reference (spec 01 F-003). */
 export const BATCH_REFERENCE_PREFIX = '[Content offloaded to: ';
@@ -16,19 +17,62 @@ export interface ResolvedPreview {
   tailChars: number;
 }
 
-function isReferenceText(text: string): boolean {
-  if (!text.startsWith(BATCH_REFERENCE_PREFIX) && !text.startsWith(DIRECT_REFERENCE_PREFIX)) return false;
-  const lineEnd = text.indexOf('\n');
-  const firstLine = lineEnd === -1 ? text : text.slice(0, lineEnd);
-  return firstLine.endsWith(']');
+const PREVIEW_START = '\nPreview (';
+const WHOLE_PREVIEW_HEADER = /^\nPreview \(all (\d+) chars\):\n/;
+const CUT_PREVIEW_HEADER = /^\nPreview \(first (\d+) and last (\d+) of (\d+) chars\):\n/;
+/** Longest preview header {@link buildPreview} writes, with room for three 16-digit figures. */
+const MAX_PREVIEW_HEADER_CHARS = 100;
+
+/**
+ * Whether `rest` is exactly a preview {@link buildPreview} wrote: its header, then text whose
+ * lengths agree with the figures the header gives. Anything else (a reference line followed by
+ * other text) is not ours.
+ */
+function isPackagePreview(rest: string): boolean {
+  if (!rest.startsWith(PREVIEW_START)) return false;
+  const header = rest.slice(0, MAX_PREVIEW_HEADER_CHARS);
+  const whole = WHOLE_PREVIEW_HEADER.exec(header);
+  if (whole !== null) return rest.length - whole[0].length === Number(whole[1]);
+  const cut = CUT_PREVIEW_HEADER.exec(header);
+  if (cut === null) return false;
+  const [headChars, tailChars, totalChars] = [Number(cut[1]), Number(cut[2]), Number(cut[3])];
+  const omitted = totalChars - headChars - tailChars;
+  if (omitted <= 0) return false;
+  let position = cut[0].length;
+  if (headChars > 0) {
+    position += headChars;
+    if (rest[position] !== '\n') return false;
+    position += 1;
+  }
+  const marker = `[... ${omitted} chars omitted ...]`;
+  if (!rest.startsWith(marker, position)) return false;
+  position += marker.length;
+  if (tailChars > 0) {
+    if (rest[position] !== '\n') return false;
+    position += 1 + tailChars;
+  }
+  return position === rest.length;
 }
 
 /**
- * Whether a `tool_result`'s content already is an offload reference of either mode: text that
- * starts with `[Content offloaded to: ` or `[Tool result offloaded to file: ` and whose first
- * line ends with `]` (a preview may follow). Content that is a single text block holding such
- * text counts too: some frameworks wrap every tool result in a text block, and a reference
- * must never be offloaded again, whatever its length.
+ * A reference is exactly one line, `[Content offloaded to: X]` or `[Tool result offloaded to
+ * file: X]`, optionally followed by this package's own preview. Text that merely starts with a
+ * reference is ordinary content.
+ */
+function isReferenceText(text: string): boolean {
+  if (!text.startsWith(BATCH_REFERENCE_PREFIX) && !text.startsWith(DIRECT_REFERENCE_PREFIX)) return false;
+  const lineEnd = text.indexOf('\n');
+  if (lineEnd === -1) return text.endsWith(']');
+  return text.charCodeAt(lineEnd - 1) === 0x5d /* ] */ && isPackagePreview(text.slice(lineEnd));
+}
+
+/**
+ * Whether a `tool_result`'s content is an offload reference of either mode: its whole text is
+ * one reference line (`[Content offloaded to: ...]` or `[Tool result offloaded to file: ...]`),
+ * optionally followed by the preview this package writes. Content that is a single text block
+ * holding such text counts too: some frameworks wrap every tool result in a text block, and a
+ * reference must never be offloaded again, whatever its length. Content that only starts with a
+ * reference (a tool that printed one, then more) is ordinary content.
  */
 export function isOffloadReference(content: unknown): boolean {
   if (typeof content === 'string') return isReferenceText(content);
@@ -47,14 +91,6 @@ export function buildBatchReference(path: string): string {
 /** `[Tool result offloaded to file: {path}]`, the direct reference of spec 04 F-001. */
 export function buildDirectReference(path: string): string {
   return `${DIRECT_REFERENCE_PREFIX}${path}]`;
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 /** End index of a head of at most `chars` code units that does not split a surrogate pair. */

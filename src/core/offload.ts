@@ -14,9 +14,10 @@ import {
   serializeToolResultContent,
   WRITE_CONCURRENCY,
 } from './offload-files.js';
-import { buildBatchFileName, createOffloadPlan, type OffloadCandidate } from './plan-offload.js';
+import { buildBatchFileName } from './offload-names.js';
+import { createOffloadPlan, type OffloadCandidate } from './plan-offload.js';
 import { WriteFailedError } from './errors.js';
-import { assertSafePathSegment } from './safe-path.js';
+import { hasLoneSurrogate, toWellFormedText } from './text.js';
 import { assertMessages } from './validate-messages.js';
 
 /** The result of a batch offload (spec 01 F-004). */
@@ -32,6 +33,13 @@ export interface OffloadResult {
   freedChars: number;
   /** Path of each offloaded block's file, in walk order: absolute with the Node writer. */
   files: string[];
+  /**
+   * Offloaded blocks whose text held lone surrogates (half of a UTF-16 pair, which no UTF-8
+   * file can hold): each was written with U+FFFD in their place, as any UTF-8 writer would,
+   * and a rerun finds that file identical. Present only when there was one, so the result
+   * keeps spec 01's exact shape otherwise.
+   */
+  repairedCount?: number;
 }
 
 /** Suffixes tried for one block before giving up. */
@@ -42,17 +50,21 @@ interface PlacedFile {
   path: string;
 }
 
+type ExclusiveWriter = FileWriter & Required<Pick<FileWriter, 'createExclusive'>>;
+
 /**
  * Writes each candidate's content under a name no other content holds: the planned name when
  * it is free or already holds exactly this content, else the next free suffix. Needs the
  * writer's `createExclusive`; the common case (nothing on disk) runs fully in parallel, and only
  * names taken on disk are resolved one by one, in walk order, so the choice is deterministic.
+ * For those, the directory is listed once (with `listDir`), so a name already on disk costs a
+ * comparison (`holdsContent`) instead of a temporary copy of the content.
  */
 async function placeExclusively(
   candidates: readonly OffloadCandidate[],
   contents: readonly string[],
   outputDir: string,
-  writer: FileWriter & Required<Pick<FileWriter, 'createExclusive'>>,
+  writer: ExclusiveWriter,
 ): Promise<PlacedFile[]> {
   const placed: Array<PlacedFile | undefined> = new Array(candidates.length);
   const reserved = new Set(candidates.map((candidate) => candidate.fileName));
@@ -64,26 +76,50 @@ async function placeExclusively(
     if (outcome === 'exists') taken.push(index);
     else placed[index] = { name, path };
   });
+  if (taken.length === 0) return placed as PlacedFile[];
   taken.sort((left, right) => left - right);
+  const listDir = writer.listDir;
+  const onDisk = new Set(listDir === undefined ? [] : await callWriter(outputDir, () => listDir.call(writer, outputDir)));
   for (const index of taken) {
-    const toolUseId = candidates[index]!.toolUseId;
-    for (let suffix = 1; ; suffix++) {
-      // Only a writer that never creates anything could get here; fail instead of spinning.
-      if (suffix > MAX_FILE_SUFFIX) {
-        throw new WriteFailedError(`no free file name for tool_use_id "${toolUseId}" in ${outputDir} after ${MAX_FILE_SUFFIX} tries`);
-      }
-      const name = buildBatchFileName(toolUseId, suffix);
-      if (reserved.has(name)) continue;
-      reserved.add(name);
-      const path = resolveFilePath(writer, outputDir, name);
-      const outcome = await callWriter(path, () => writer.createExclusive(path, contents[index]!));
-      if (outcome !== 'exists') {
-        placed[index] = { name, path };
-        break;
-      }
-    }
+    placed[index] = await placeUnderNextSuffix(candidates[index]!, contents[index]!, outputDir, writer, { reserved, onDisk });
   }
   return placed as PlacedFile[];
+}
+
+/** Names no candidate of this call may take, and the names the one listing found on disk. */
+interface TakenNames {
+  reserved: Set<string>;
+  onDisk: Set<string>;
+}
+
+/** Writes one content whose planned name held other content, under the first suffix that serves. */
+async function placeUnderNextSuffix(
+  candidate: OffloadCandidate,
+  content: string,
+  outputDir: string,
+  writer: ExclusiveWriter,
+  names: TakenNames,
+): Promise<PlacedFile> {
+  const holdsContent = writer.holdsContent;
+  for (let suffix = 1; suffix <= MAX_FILE_SUFFIX; suffix++) {
+    const name = buildBatchFileName(candidate.fileStem, suffix);
+    if (names.reserved.has(name)) continue;
+    const path = resolveFilePath(writer, outputDir, name);
+    let outcome: 'created' | 'identical' | 'exists';
+    if (names.onDisk.has(name) && holdsContent !== undefined) {
+      outcome = (await callWriter(path, () => holdsContent.call(writer, path, content))) ? 'identical' : 'exists';
+    } else {
+      outcome = await callWriter(path, () => writer.createExclusive(path, content));
+    }
+    if (outcome !== 'exists') {
+      names.reserved.add(name);
+      return { name, path };
+    }
+    // taken meanwhile by another writer: it is on disk now
+    names.onDisk.add(name);
+  }
+  // Only a writer that never creates anything could get here; fail instead of spinning.
+  throw new WriteFailedError(`no free file name for tool_use_id "${candidate.toolUseId}" in ${outputDir} after ${MAX_FILE_SUFFIX} tries`);
 }
 
 /** Spec 01's two-method writer: plain writes under the planned names. */
@@ -104,16 +140,16 @@ async function placeWithPlainWrites(
   return placed;
 }
 
-function hasExclusiveCreate(writer: FileWriter): writer is FileWriter & Required<Pick<FileWriter, 'createExclusive'>> {
+function hasExclusiveCreate(writer: FileWriter): writer is ExclusiveWriter {
   return typeof writer.createExclusive === 'function';
 }
 
 /**
  * The batch offload over the {@link FileWriter} port, with options already resolved.
  *
- * Order of checks, all before any side effect: the history's shape (`INVALID_MESSAGE`), the
- * gate (a skip returns the input array itself and touches nothing), the ids of the blocks to
- * write (`UNSAFE_PATH`). Then the directory is created and the files written; a failed write
+ * Order of checks, all before any side effect: the history's shape (`INVALID_MESSAGE`), then
+ * the gate (a skip returns the input array itself and touches nothing). An id that cannot be a
+ * file name maps to one (`toFileStem`) instead of failing the call. Then the directory is created and the files written; a failed write
  * rejects with `WRITE_FAILED` (cause kept) and the input is untouched.
  */
 export async function executeOffload(
@@ -129,13 +165,17 @@ export async function executeOffload(
   if (plan.skippedReason !== null) return { messages: messages as Message[], offloadedCount: 0, freedChars: 0, files: [] };
 
   const { candidates } = plan;
-  for (const candidate of candidates) {
-    assertSafePathSegment(`messages[${candidate.messageIndex}].content[${candidate.blockIndex}].tool_use_id`, candidate.toolUseId);
-  }
   // a candidate is a tool_result block (the plan says so)
   const blockOf = (candidate: OffloadCandidate): ToolResultBlock =>
     (messages[candidate.messageIndex]!.content as ToolResultBlock[])[candidate.blockIndex]!;
-  const contents = candidates.map((candidate) => serializeToolResultContent(blockOf(candidate).content));
+  let repairedCount = 0;
+  // Written and compared well-formed: what a UTF-8 file of it reads back as, so a rerun reuses it.
+  const contents = candidates.map((candidate) => {
+    const content = serializeToolResultContent(blockOf(candidate).content);
+    if (!hasLoneSurrogate(content)) return content;
+    repairedCount += 1;
+    return toWellFormedText(content);
+  });
 
   await callWriter(outputDir, () => writer.ensureDir(outputDir));
   const placed = hasExclusiveCreate(writer)
@@ -160,5 +200,6 @@ export async function executeOffload(
     offloadedCount: candidates.length,
     freedChars: plan.offloadableChars,
     files: placed.map((file) => file.path),
+    ...(repairedCount > 0 ? { repairedCount } : {}),
   };
 }

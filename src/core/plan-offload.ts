@@ -5,6 +5,7 @@
 import { countBlockChars, countToolResultChars } from './char-count.js';
 import type { Environment } from './env.js';
 import { resolvePlanOptions, type OffloadPlanOptions, type ResolvedPlanOptions } from './offload-options.js';
+import { buildBatchFileName, planFileNames, toFileStem } from './offload-names.js';
 import { isOffloadReference } from './offload-reference.js';
 import { recordToolNames } from './tool-names.js';
 import { isToolResultBlock, type Message } from './types.js';
@@ -30,8 +31,15 @@ export interface OffloadCandidate {
   /** The content's character count (spec 01 F-002). */
   chars: number;
   /**
-   * The file name this call gives it: `tool-result-{id}.md`, then `-1`, `-2`, ... for later
-   * uses of the same id. On disk, a name holding other content moves to the next free suffix.
+   * The id as it appears in file names: the id itself, or for an id that is not 1-100
+   * characters of `[A-Za-z0-9._-]`, its safe characters, `~` and a hash of it.
+   */
+  fileStem: string;
+  /**
+   * The file name this call gives it: `tool-result-{fileStem}.md`, then `-1`, `-2`, ... for
+   * later uses of the same id, skipping any name another id of the history has (ids `a`, `a`,
+   * `a-1` get `tool-result-a.md`, `tool-result-a-2.md`, `tool-result-a-1.md`). On disk, a name
+   * holding other content moves to the next free suffix.
    */
   fileName: string;
 }
@@ -54,11 +62,6 @@ export interface OffloadPlan {
   skippedReason: OffloadSkipReason | null;
 }
 
-/** File name of a batch offload (spec 01 F-001): `tool-result-{id}.md`, or `tool-result-{id}-{suffix}.md`. */
-export function buildBatchFileName(toolUseId: string, suffix: number): string {
-  return suffix === 0 ? `tool-result-${toolUseId}.md` : `tool-result-${toolUseId}-${suffix}.md`;
-}
-
 interface ToolResultSighting {
   messageIndex: number;
   blockIndex: number;
@@ -66,6 +69,11 @@ interface ToolResultSighting {
   toolName: string | null;
   chars: number;
   qualifies: boolean;
+}
+
+function pickSighting(sighting: ToolResultSighting): Omit<OffloadCandidate, 'fileStem' | 'fileName'> {
+  const { messageIndex, blockIndex, toolUseId, toolName, chars } = sighting;
+  return { messageIndex, blockIndex, toolUseId, toolName, chars };
 }
 
 /** Builds the plan from options already resolved; `messages` must be valid. */
@@ -101,24 +109,23 @@ export function createOffloadPlan(messages: readonly Message[], options: Resolve
   }
 
   const eligibleCount = Math.max(0, sightings.length - options.keepRecent);
-  const candidates: OffloadCandidate[] = [];
-  const usesById = new Map<string, number>();
+  const chosen: number[] = [];
   let offloadableChars = 0;
   for (let index = 0; index < eligibleCount; index++) {
     const sighting = sightings[index]!;
     if (!sighting.qualifies) continue;
-    const uses = usesById.get(sighting.toolUseId) ?? 0;
-    usesById.set(sighting.toolUseId, uses + 1);
     offloadableChars += sighting.chars;
-    candidates.push({
-      messageIndex: sighting.messageIndex,
-      blockIndex: sighting.blockIndex,
-      toolUseId: sighting.toolUseId,
-      toolName: sighting.toolName,
-      chars: sighting.chars,
-      fileName: buildBatchFileName(sighting.toolUseId, uses),
-    });
+    chosen.push(index);
   }
+  // Every id of the history keeps its own name free: a duplicate's suffix never takes it.
+  const reserved = sightings.map((sighting) => toFileStem(sighting.toolUseId));
+  const stems = chosen.map((index) => reserved[index]!);
+  const fileNames = planFileNames(stems, reserved, buildBatchFileName);
+  const candidates: OffloadCandidate[] = chosen.map((sightingIndex, index) => ({
+    ...pickSighting(sightings[sightingIndex]!),
+    fileStem: stems[index]!,
+    fileName: fileNames[index]!,
+  }));
 
   const ratio = totalChars === 0 ? 0 : offloadableChars / totalChars;
   let skippedReason: OffloadSkipReason | null = null;

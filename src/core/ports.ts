@@ -30,6 +30,12 @@ export interface FileWriter {
   createExclusiveFromParts?(filePath: string, parts: Iterable<string>): Promise<'created' | 'identical' | 'exists'>;
   /** Lists the file names (not paths) in a directory; `[]` when it does not exist. */
   listDir?(dirPath: string): Promise<string[]>;
+  /**
+   * Whether a regular file at `filePath` holds exactly `content` (false for a symlink, a
+   * directory or no file). With `listDir`, it lets batch offload find an identical file among
+   * the names already taken without writing a temporary copy per name tried.
+   */
+  holdsContent?(filePath: string, content: string): Promise<boolean>;
   /** Resolves a path to an absolute path. Without it, paths are joined as given. */
   resolvePath?(...segments: string[]): string;
 }

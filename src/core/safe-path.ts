@@ -4,7 +4,7 @@
  * before a single byte is written.
  */
 import { MAX_PATH_SEGMENT_LENGTH } from './defaults.js';
-import { describeValue, UnsafePathError } from './errors.js';
+import { describeValue, InvalidOptionError, UnsafePathError } from './errors.js';
 
 const SAFE_SEGMENT = /^[A-Za-z0-9._-]+$/;
 
@@ -29,6 +29,28 @@ export function assertSafePathSegment(label: string, value: unknown): string {
     throw new UnsafePathError(
       `${label} must be 1-${MAX_PATH_SEGMENT_LENGTH} characters of [A-Za-z0-9._-] and not "." or "..", got ${describeValue(value)}`,
     );
+  }
+  return value;
+}
+
+// C0 controls (NUL, newline, ESC, ...), DEL and C1 controls: never part of a directory a user meant.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * Throws {@link InvalidOptionError} unless `value` is a directory setting a caller can mean: a
+ * string that is not blank and holds no control character (a newline or an escape sequence in
+ * a path is a bug or an attack, and would also break the one-line references). `label` names
+ * the option or variable. Returns the value as given.
+ */
+export function assertDirectorySetting(label: string, value: unknown): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new InvalidOptionError(`${label} must be a non-blank string, got ${describeValue(value)}`);
+  }
+  const control = CONTROL_CHARACTER.exec(value);
+  if (control !== null) {
+    const code = control[0].charCodeAt(0).toString(16).padStart(4, '0');
+    throw new InvalidOptionError(`${label} must not contain control characters, got ${describeValue(value)} (U+${code} at index ${control.index})`);
   }
   return value;
 }

@@ -8,6 +8,95 @@ import type { Message } from './types.js';
 const ROLES = new Set(['system', 'user', 'assistant']);
 
 /**
+ * Deepest nesting of objects and arrays accepted in a message, the message itself counting 1.
+ * Real tool inputs and results nest a few dozen levels; far deeper input is hostile or broken,
+ * and would overflow the stack of `JSON.stringify` and of the copies.
+ */
+export const MAX_MESSAGE_DEPTH = 1000;
+
+/** An object or array met by {@link assertJsonLike}, with the way back to the root for its path. */
+interface Visit {
+  value: object;
+  parent: Visit | undefined;
+  key: string | number;
+  depth: number;
+}
+
+function formatKey(key: string | number): string {
+  if (typeof key === 'number') return `[${key}]`;
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+}
+
+/** Keys shown at each end of a path through very deep input; the levels between are counted. */
+const PATH_END_KEYS = 10;
+
+/** The path of `visit` from `root`; a path through very deep input keeps its ends and counts the middle. */
+function pathOf(visit: Visit, root: string): string {
+  const keys: Array<string | number> = [];
+  for (let current: Visit | undefined = visit; current?.parent !== undefined; current = current.parent) keys.push(current.key);
+  const parts = keys.reverse().map(formatKey);
+  if (parts.length <= 3 * PATH_END_KEYS) return root + parts.join('');
+  const skipped = parts.length - 2 * PATH_END_KEYS;
+  return `${root}${parts.slice(0, PATH_END_KEYS).join('')}...(${skipped} levels)...${parts.slice(-PATH_END_KEYS).join('')}`;
+}
+
+/** What `JSON.stringify` walks into: arrays, and objects without `toJSON` other than binary views. */
+function isWalked(value: object): boolean {
+  if (Array.isArray(value)) return true;
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return false;
+  return typeof (value as { toJSON?: unknown }).toJSON !== 'function';
+}
+
+/**
+ * Throws {@link InvalidMessageError} with the path of the first value `JSON.stringify` and the
+ * copies could not handle: a cycle (an object containing itself), a `BigInt` (unless
+ * `BigInt.prototype.toJSON` is defined), or nesting deeper than {@link MAX_MESSAGE_DEPTH}.
+ * Iterative, so hostile depth cannot overflow the stack here; an object shared by several
+ * fields (not a cycle) is fine and walked once.
+ */
+export function assertJsonLike(value: unknown, path: string): void {
+  if (typeof value !== 'object' || value === null) {
+    assertScalar(value, path);
+    return;
+  }
+  const walked = new Set<object>();
+  const onPath = new Set<object>();
+  const stack: Array<{ visit: Visit; leaving: boolean }> = [{ visit: { value, parent: undefined, key: '', depth: 1 }, leaving: false }];
+  while (stack.length > 0) {
+    const { visit, leaving } = stack.pop()!;
+    if (leaving) {
+      onPath.delete(visit.value);
+      walked.add(visit.value);
+      continue;
+    }
+    if (walked.has(visit.value)) continue;
+    if (visit.depth > MAX_MESSAGE_DEPTH) {
+      throw new InvalidMessageError(pathOf(visit, path), `nested deeper than ${MAX_MESSAGE_DEPTH} levels of objects and arrays`);
+    }
+    onPath.add(visit.value);
+    stack.push({ visit, leaving: true });
+    const fields = visit.value as Record<string, unknown>;
+    const keys = Array.isArray(fields) ? fields.keys() : Object.keys(fields).values();
+    for (const key of keys) {
+      const child = fields[key];
+      if (typeof child !== 'object' || child === null) {
+        assertScalar(child, pathOf({ value: fields, parent: visit, key, depth: visit.depth + 1 }, path));
+        continue;
+      }
+      const childVisit: Visit = { value: child, parent: visit, key, depth: visit.depth + 1 };
+      if (onPath.has(child)) throw new InvalidMessageError(pathOf(childVisit, path), 'a cycle: the value contains itself');
+      if (isWalked(child)) stack.push({ visit: childVisit, leaving: false });
+    }
+  }
+}
+
+function assertScalar(value: unknown, path: string): void {
+  if (typeof value === 'bigint' && typeof (BigInt.prototype as { toJSON?: unknown }).toJSON !== 'function') {
+    throw new InvalidMessageError(path, 'a BigInt, which JSON cannot hold; convert it to a number or a string');
+  }
+}
+
+/**
  * Throws {@link InvalidMessageError} (code `INVALID_MESSAGE`) with the path of the first bad
  * field: not an object, a `role` outside system/user/assistant, `content` neither string nor
  * array, a block that is not an object with a string `type`, a `tool_result` without a string
@@ -22,11 +111,12 @@ export function assertMessage(message: unknown, path: string): asserts message i
   if (typeof role !== 'string' || !ROLES.has(role)) {
     throw new InvalidMessageError(`${path}.role`, `expected "system", "user" or "assistant", got ${describeValue(role)}`);
   }
-  if (typeof content === 'string') return;
-  if (!Array.isArray(content)) {
+  if (typeof content !== 'string' && !Array.isArray(content)) {
     throw new InvalidMessageError(`${path}.content`, `expected a string or an array of blocks, got ${describeValue(content)}`);
   }
-  content.forEach((block: unknown, index) => assertBlock(block, `${path}.content[${index}]`));
+  // Before the block checks: they read fields, which a hostile depth or cycle must not reach.
+  assertJsonLike(message, path);
+  if (Array.isArray(content)) content.forEach((block: unknown, index) => assertBlock(block, `${path}.content[${index}]`));
 }
 
 function assertBlock(block: unknown, path: string): void {

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { copyFile, link, mkdir, open, readdir, readFile, rename, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
+import { copyFile, link, mkdir, open, readdir, rename, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { WriteFailedError } from '../core/errors.js';
 import type { FileWriter } from '../core/ports.js';
@@ -102,15 +102,39 @@ async function writeTemp(filePath: string, content: string | Iterable<string>): 
   return tempPath;
 }
 
-/** Whether the file at `filePath` holds exactly `content`; size first, so most mismatches cost no read. */
+// O_NOFOLLOW: a symlink planted at a target name fails to open (ELOOP) instead of passing its
+// target off as ours, even one holding the same text; O_NONBLOCK: a FIFO in the way cannot hang
+// the open. Windows has neither flag (0): there, symlinks need privileges to create.
+const OPEN_EXISTING_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/**
+ * Opens the regular file at `filePath` for reading, never through a symlink; `undefined` when
+ * there is none (a symlink, a directory, a FIFO, nothing).
+ */
+async function openRegularFile(filePath: string): Promise<{ handle: FileHandle; size: number } | undefined> {
+  const handle = await open(filePath, OPEN_EXISTING_FLAGS).catch(() => undefined);
+  if (handle === undefined) return undefined;
+  const info = await handle.stat().catch(() => undefined);
+  if (info?.isFile() === true) return { handle, size: info.size };
+  await handle.close().catch(() => undefined);
+  return undefined;
+}
+
+/**
+ * Whether a regular file at `filePath` holds exactly `content`; size first, so most mismatches
+ * cost no read. A symlink is never followed, whatever it points to.
+ */
 async function holdsContent(filePath: string, content: string): Promise<boolean> {
+  const file = await openRegularFile(filePath);
+  if (file === undefined) return false;
   try {
-    const info = await stat(filePath);
-    if (!info.isFile() || info.size !== Buffer.byteLength(content, 'utf8')) return false;
-    return (await readFile(filePath, 'utf8')) === content;
+    if (file.size !== Buffer.byteLength(content, 'utf8')) return false;
+    return (await file.handle.readFile('utf8')) === content;
   } catch {
-    // Gone or unreadable: not ours to reuse; the caller moves to another name.
+    // Unreadable: not ours to reuse; the caller moves to another name.
     return false;
+  } finally {
+    await file.handle.close().catch(() => undefined);
   }
 }
 
@@ -132,11 +156,11 @@ async function readChunk(handle: FileHandle, buffer: Buffer, position: number): 
 async function holdsSameBytes(filePath: string, writtenPath: string): Promise<boolean> {
   const handles: FileHandle[] = [];
   try {
-    // Stat before opening: opening a FIFO in the way would block.
-    const [existingInfo, writtenInfo] = await Promise.all([stat(filePath), stat(writtenPath)]);
-    if (!existingInfo.isFile() || existingInfo.size !== writtenInfo.size) return false;
-    const existing = await open(filePath, 'r');
+    const existingFile = await openRegularFile(filePath);
+    if (existingFile === undefined) return false;
+    const existing = existingFile.handle;
     handles.push(existing);
+    if (existingFile.size !== (await stat(writtenPath)).size) return false;
     const written = await open(writtenPath, 'r');
     handles.push(written);
     const existingChunk = Buffer.alloc(COMPARE_CHUNK_BYTES);
@@ -267,6 +291,8 @@ export class NodeFileWriter implements FileWriter {
   readonly createExclusiveFromParts: (filePath: string, parts: Iterable<string>) => Promise<'created' | 'identical' | 'exists'> = createExclusiveFromParts;
   /** Lists the names in a directory; `[]` when it does not exist. */
   readonly listDir: (dirPath: string) => Promise<string[]> = listDir;
+  /** Whether a regular file (never a symlink) at that path holds exactly this content; sizes first. */
+  readonly holdsContent: (filePath: string, content: string) => Promise<boolean> = holdsContent;
   /** `path.resolve`: absolute paths against the current directory. */
   readonly resolvePath: (...segments: string[]) => string = resolvePath;
 }

@@ -151,7 +151,7 @@ describe('offloadToolResults on the real file system', () => {
 
   it('rejects without options or outputDir with INVALID_OPTION', async () => {
     await expect(offloadToolResults(sampleHistory(), undefined as never)).rejects.toMatchObject({ code: 'INVALID_OPTION' });
-    await expect(offloadToolResults(sampleHistory(), {} as never)).rejects.toThrow(/outputDir must be a non-empty string, got undefined/);
+    await expect(offloadToolResults(sampleHistory(), {} as never)).rejects.toThrow(/outputDir must be a non-blank string, got undefined/);
   });
 
   it('offloadToolResultsWithWriter with a NodeFileWriter behaves the same', async () => {

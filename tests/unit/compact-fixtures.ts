@@ -138,6 +138,7 @@ export function createResolvedOptions(overrides: Partial<ResolvedCompactOptions>
     maxRetries: 2,
     retryBaseDelayMs: 1000,
     outputDir: '.compact',
+    archive: 'required',
     sessionId: 'default',
     maxRestoreFiles: 5,
     maxRestoreTokensPerFile: 5000,

@@ -26,6 +26,7 @@ describe('resolveCompactOptions (DESIGN §6)', () => {
       maxRetries: 2,
       retryBaseDelayMs: 1000,
       outputDir: '.compact',
+      archive: 'required',
       sessionId: 'default',
       maxRestoreFiles: 5,
       maxRestoreTokensPerFile: 5000,
@@ -95,7 +96,7 @@ describe('resolveCompactOptions (DESIGN §6)', () => {
   });
 
   it('rejects ports without their methods', () => {
-    expect(() => resolveCompactOptions({ summarizer: {} as never }, {}, cwd)).toThrow(new InvalidOptionError('summarizer must be an object with summarize(), got a object'));
+    expect(() => resolveCompactOptions({ summarizer: {} as never }, {}, cwd)).toThrow(new InvalidOptionError('summarizer must be an object with summarize(), got an object'));
     expect(() => resolveCompactOptions({ llmClient: { summarize: 'x' } as never }, {}, cwd)).toThrow(/llmClient must be an object with summarize\(\)/);
     expect(() => resolveCompactOptions({ fileReader: { read: async () => '' } as never }, {}, cwd)).toThrow(/fileReader must be an object with read\(\) and exists\(\)/);
     expect(() => resolveCompactOptions({ fileWriter: { ensureDir: async () => undefined } as never }, {}, cwd)).toThrow(/fileWriter must be an object with ensureDir\(\) and writeFile\(\)/);
@@ -110,7 +111,7 @@ describe('resolveCompactOptions (DESIGN §6)', () => {
   it('resolves a relative workDir against the current directory and normalizes an absolute one', () => {
     expect(resolveCompactOptions({ workDir: 'sub/../other' }, {}, cwd).workDir).toBe('/home/agent/project/other');
     expect(resolveCompactOptions({ workDir: '/srv//app/' }, {}, cwd).workDir).toBe('/srv/app');
-    expect(() => resolveCompactOptions({ workDir: '' }, {}, cwd)).toThrow(/workDir must be a non-empty string/);
+    expect(() => resolveCompactOptions({ workDir: '' }, {}, cwd)).toThrow(/workDir must be a non-blank string/);
   });
 });
 

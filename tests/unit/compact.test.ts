@@ -171,8 +171,23 @@ describe('compactMessagesWith (spec 05)', () => {
       expect((await run(createHistory())).originalMessagesPath).toBe('/work/.compact/default/compact-2026-11-21T23-45-12Z-7.json');
     });
 
-    it('logs an archive write failure and compacts with originalMessagesPath null', async () => {
-      const { run, fileSystem, logger } = setUp();
+    it('skips compaction when the archive cannot be written: the input itself, archive-failed, the error, no summary asked', async () => {
+      const { run, fileSystem, logger, summarizer } = setUp();
+      fileSystem.failWrites = true;
+      const history = createHistory();
+      const result = await run(history);
+      expect(result).toMatchObject({ compacted: false, skippedReason: 'archive-failed', originalMessagesPath: null });
+      expect(result.messages).toBe(history);
+      expect(String(result.error)).toMatch(/EROFS/);
+      expect(result.stats.originalTokenCount).toBe(0);
+      expect(summarizer.calls).toHaveLength(0);
+      expect(logger.warnings).toHaveLength(2);
+      expect(logger.warnings[0]).toMatch(/could not archive the compacted messages.*EROFS/);
+      expect(logger.warnings[1]).toMatch(/skipped, the history is left as it was \(pass archive: 'best-effort'/);
+    });
+
+    it("with archive: 'best-effort', logs an archive write failure and compacts with originalMessagesPath null (v1 F-006)", async () => {
+      const { run, fileSystem, logger } = setUp({ resolved: { archive: 'best-effort' } });
       fileSystem.failWrites = true;
       const result = await run(createHistory());
       expect(result.compacted).toBe(true);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createToolResultOffloader, offloadToolResultWithWriter } from '../../src/api/direct-offload.js';
 import { WriteFailedError } from '../../src/core/errors.js';
+import { buildDirectReference, buildPreview } from '../../src/core/offload-reference.js';
 import type { ContentBlock, Message } from '../../src/core/types.js';
 import { assistantMessage, blocksOf, countWrites, createMemoryWriter, deepFreeze, text, toolResult, toolUse, userMessage } from '../fixtures/offload-fixtures.js';
 
@@ -114,11 +115,19 @@ describe('offloadToolResultWithWriter — DESIGN §4 details', () => {
     expect(result.freedChars).toBe(4000 - references);
   });
 
-  it('gives the second use of one id in the same message <id>-1.md, so no content is lost', async () => {
+  it('gives the second use of one id in the same message <id>~1.md, a name no real id has, so no content is lost', async () => {
     const writer = createMemoryWriter();
     const result = await offloadToolResultWithWriter(userMessage(toolResult('d', 'one'), toolResult('d', 'two'), toolResult('d-1', 'three')), SESSION, OUT, writer);
-    expect(result.files).toEqual(['.offload/session-abc123/d.md', '.offload/session-abc123/d-1.md', '.offload/session-abc123/d-1-1.md']);
+    expect(result.files).toEqual(['.offload/session-abc123/d.md', '.offload/session-abc123/d~1.md', '.offload/session-abc123/d-1.md']);
     expect([...writer.files.values()]).toEqual(['one', 'two', 'three']);
+  });
+
+  it('keeps a duplicate\'s file when a later message brings a real id that looks like its name', async () => {
+    const writer = createMemoryWriter();
+    await offloadToolResultWithWriter(userMessage(toolResult('d', 'one'), toolResult('d', 'two')), SESSION, OUT, writer);
+    await offloadToolResultWithWriter(userMessage(toolResult('d-1', 'three'), toolResult('d~1', 'four')), SESSION, OUT, writer);
+    expect(writer.files.get('.offload/session-abc123/d~1.md')).toBe('two');
+    expect([...writer.files.values()]).toContain('four');
   });
 
   it('leaves existing references of either mode as they are', async () => {
@@ -162,14 +171,13 @@ describe('offloadToolResultWithWriter — DESIGN §4 details', () => {
     expect(writer.calls).toEqual([]);
   });
 
-  it('rejects an unsafe tool_use_id with UNSAFE_PATH naming its path, before writing any block', async () => {
+  it('maps an unsafe tool_use_id to a safe file name in the session folder instead of failing the message', async () => {
     const writer = createMemoryWriter();
-    const message = userMessage(toolResult('fine', text(1000)), toolResult('../../etc/passwd', text(1000)));
-    await expect(offloadToolResultWithWriter(message, SESSION, OUT, writer)).rejects.toMatchObject({
-      code: 'UNSAFE_PATH',
-      message: expect.stringContaining('message.content[1].tool_use_id'),
-    });
-    expect(writer.calls).toEqual([]);
+    const message = userMessage(toolResult('fine', text(1000)), toolResult('../../etc/passwd', text(1001)));
+    const result = await offloadToolResultWithWriter(message, SESSION, OUT, writer);
+    expect(result.files[0]).toBe('.offload/session-abc123/fine.md');
+    expect(result.files[1]).toMatch(/^\.offload\/session-abc123\/etcpasswd~[0-9a-z]{11}\.md$/);
+    expect(writer.files.get(result.files[1]!)).toBe(text(1001));
   });
 
   it('rejects a malformed message with INVALID_MESSAGE and the path of the bad field', async () => {
@@ -216,7 +224,7 @@ describe('createToolResultOffloader — the middleware of spec 04', () => {
     ['only small results', userMessage(toolResult('a', text(999)), toolResult('b', 'x'))],
     ['no tool_result', userMessage({ type: 'text', text: text(5000) })],
     ['string content', { role: 'user', content: text(5000) }],
-    ['only references', userMessage(toolResult('a', `[Tool result offloaded to file: /o/a.md]\n${text(2000)}`))],
+    ['only references', userMessage(toolResult('a', buildDirectReference('/o/a.md') + buildPreview(text(2000), { headChars: 900, tailChars: 900 })))],
   ])('returns the same message object, writing nothing, for %s', async (_label, message) => {
     const writer = createMemoryWriter();
     const offload = createToolResultOffloader({ sessionId: SESSION, outputDir: OUT, writer });
@@ -263,7 +271,7 @@ describe('createToolResultOffloader — the middleware of spec 04', () => {
 
   it.each([
     [{ sessionId: '../x', outputDir: OUT }, 'UNSAFE_PATH', /sessionId/],
-    [{ sessionId: SESSION, outputDir: '' }, 'INVALID_OPTION', /outputDir must be a non-empty string/],
+    [{ sessionId: SESSION, outputDir: '' }, 'INVALID_OPTION', /outputDir must be a non-blank string/],
     [{ sessionId: SESSION, outputDir: OUT, threshold: 0 }, 'INVALID_OPTION', /threshold must be a number >= 1, got 0/],
     [{ sessionId: SESSION, outputDir: OUT, excludeTools: [1] }, 'INVALID_OPTION', /excludeTools must be an array of strings/],
     [{ sessionId: SESSION, outputDir: OUT, writer: { writeFile: 1 } }, 'INVALID_OPTION', /writer must be a FileWriter/],

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { offloadToolResultWithWriter } from '../../src/api/direct-offload.js';
 import { offloadToolResultsWithWriter } from '../../src/api/offload.js';
 import type { BatchOffloadOptions } from '../../src/core/offload-options.js';
+import { buildPreview } from '../../src/core/offload-reference.js';
 import { isToolResultBlock, isToolUseBlock, type ContentBlock, type Message } from '../../src/core/types.js';
 import { countWrites, createMemoryWriter, deepFreeze, type MemoryWriter } from '../fixtures/offload-fixtures.js';
 
@@ -36,7 +37,9 @@ const nestedBlock: fc.Arbitrary<ContentBlock> = fc.oneof(
 /** Existing references point into `./old/` or elsewhere, where this run never writes. */
 const existingReference = fc.oneof(
   fc.constantFrom('[Content offloaded to: ./old/tool-result-x.md]', '[Tool result offloaded to file: /var/offload/s/x.md]'),
-  someText.map((preview) => `[Content offloaded to: ./old/tool-result-y.md]\n${preview}${'p'.repeat(120)}`),
+  someText.map(
+    (content) => `[Content offloaded to: ./old/tool-result-y.md]${buildPreview(`${content}${'p'.repeat(120)}`, { headChars: 50, tailChars: 20 })}`,
+  ),
 );
 
 const toolResultBlock: fc.Arbitrary<ContentBlock> = fc

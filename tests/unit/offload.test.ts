@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { offloadToolResultsWithWriter } from '../../src/api/offload.js';
 import { ContextError, WriteFailedError } from '../../src/core/errors.js';
 import type { ContentBlock, Message } from '../../src/core/types.js';
+import { buildBatchReference, buildPreview } from '../../src/core/offload-reference.js';
 import {
   assistantMessage,
   blocksOf,
@@ -285,9 +286,13 @@ describe('offloadToolResultsWithWriter — spec 03 F-006 ratio gate', () => {
     const reference = `[Content offloaded to: ./tool-result-old.md]`;
     const messages = [
       assistantMessage(toolUse('keep', 'read_offloaded')),
-      userMessage(toolResult('old', `${reference}\n${text(900)}`), toolResult('keep', text(900)), toolResult('new', text(200))),
+      userMessage(
+        toolResult('old', reference + buildPreview(text(900), { headChars: 200, tailChars: 100 })),
+        toolResult('keep', text(900)),
+        toolResult('new', text(200)),
+      ),
     ];
-    // 200 offloadable of 2 + 945 + 900 + 200 chars: 0.098, below 0.2; without the two, 200 of 202.
+    // 200 offloadable of 2 + 409 + 900 + 200 chars: 0.13, below 0.2; without the two, 200 of 202.
     const result = await offloadToolResultsWithWriter(messages, OUT, writer, { excludeTools: ['read_offloaded'] });
     expect(result.messages).toBe(messages);
     expect(writer.calls).toEqual([]);
@@ -368,7 +373,8 @@ describe('offloadToolResultsWithWriter — existing references (DESIGN §8)', ()
   it.each([
     ['a batch reference', `[Content offloaded to: ./tool-result-old.md]`],
     ['a direct reference', `[Tool result offloaded to file: /tmp/s/old.md]`],
-    ['a batch reference with a preview', `[Content offloaded to: ./tool-result-old.md]\nPreview (first 200 and last 100 of 9000 chars):\n${text(300)}`],
+    ['a batch reference with a preview', buildBatchReference('./tool-result-old.md') + buildPreview(text(9000), { headChars: 200, tailChars: 100 })],
+    ['a batch reference with a whole preview', buildBatchReference('./tool-result-old.md') + buildPreview(text(90), { headChars: 200, tailChars: 100 })],
     ['an absolute batch reference', `[Content offloaded to: /srv/offload/tool-result-old.md]`],
   ])('never offloads %s again, whatever its length', async (_label, reference) => {
     const writer = createMemoryWriter();
@@ -617,7 +623,7 @@ describe('offloadToolResultsWithWriter — thresholds from options and environme
 
   it('rejects an empty outputDir and a writer without its methods', async () => {
     await expect(offloadToolResultsWithWriter(conversation(text(500)), '', createMemoryWriter())).rejects.toThrow(
-      /outputDir must be a non-empty string, got ""/,
+      /outputDir must be a non-blank string, got ""/,
     );
     await expect(offloadToolResultsWithWriter(conversation(text(500)), OUT, { ensureDir: async () => undefined } as never)).rejects.toThrow(
       /writer must be a FileWriter with ensureDir and writeFile methods/,
@@ -634,12 +640,17 @@ describe('offloadToolResultsWithWriter — bad input and failures (DESIGN §5)',
     ['nul\0byte'],
     ['spaces are out'],
     ['x'.repeat(201)],
-  ])('rejects the tool_use_id %j with UNSAFE_PATH before anything is written', async (id) => {
+  ])('maps the tool_use_id %j to a safe file name in outputDir instead of failing the batch', async (id) => {
     const writer = createMemoryWriter();
-    const messages = [userMessage(toolResult('fine', text(300))), userMessage(toolResult(id, text(300)))];
-    const error: unknown = await offloadToolResultsWithWriter(messages, OUT, writer).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ code: 'UNSAFE_PATH', message: expect.stringContaining('messages[1].content[0].tool_use_id') });
-    expect(writer.calls).toEqual([]);
+    const messages = [userMessage(toolResult('fine', text(300))), userMessage(toolResult(id, text(301)))];
+    const result = await offloadToolResultsWithWriter(messages, OUT, writer);
+    expect(result.offloadedCount).toBe(2);
+    const mapped = result.files[1]!;
+    expect(mapped).toMatch(/^out\/tool-result-[A-Za-z0-9._-]*~[0-9a-z]{11}\.md$/);
+    expect(writer.files.get(mapped)).toBe(text(301));
+    expect(blocksOf(result.messages[1]!)[0]!.content).toBe(`[Content offloaded to: ./${mapped.slice('out/'.length)}]`);
+    // the same id maps to the same name on every run
+    expect((await offloadToolResultsWithWriter(messages, OUT, createMemoryWriter())).files[1]).toBe(mapped);
   });
 
   it('does not check the id of a block it does not offload', async () => {

@@ -108,7 +108,7 @@ describe('persistRest (v1 F-006)', () => {
     fileSystem.failWrites = true;
     expect(await persistRest(rest, options)).toBeNull();
     expect(logger.warnings).toEqual([
-      `compact: could not archive the compacted messages in ${directory} (EROFS: read-only file system); continuing with originalMessagesPath null`,
+      `compact: could not archive the compacted messages in ${directory} (EROFS: read-only file system)`,
     ]);
   });
 });

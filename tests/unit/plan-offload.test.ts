@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { planOffload } from '../../src/api/offload.js';
 import { planOffload as planOffloadPure } from '../../src/core/plan-offload.js';
+import { buildDirectReference, buildPreview } from '../../src/core/offload-reference.js';
 import type { Message } from '../../src/core/types.js';
 import { assistantMessage, deepFreeze, text, toolResult, toolUse, userMessage } from '../fixtures/offload-fixtures.js';
 
@@ -38,17 +39,31 @@ describe('planOffload — counts (spec 03 F-006, DESIGN §2)', () => {
       userMessage(toolResult('orphan', text(100))),
     ];
     expect(planOffloadPure(messages).candidates).toEqual([
-      { messageIndex: 1, blockIndex: 0, toolUseId: 'a', toolName: 'grep', chars: 150, fileName: 'tool-result-a.md' },
-      { messageIndex: 1, blockIndex: 2, toolUseId: 'a', toolName: 'grep', chars: 120, fileName: 'tool-result-a-1.md' },
-      { messageIndex: 2, blockIndex: 0, toolUseId: 'orphan', toolName: null, chars: 100, fileName: 'tool-result-orphan.md' },
+      { messageIndex: 1, blockIndex: 0, toolUseId: 'a', toolName: 'grep', chars: 150, fileStem: 'a', fileName: 'tool-result-a.md' },
+      { messageIndex: 1, blockIndex: 2, toolUseId: 'a', toolName: 'grep', chars: 120, fileStem: 'a', fileName: 'tool-result-a-1.md' },
+      { messageIndex: 2, blockIndex: 0, toolUseId: 'orphan', toolName: null, chars: 100, fileStem: 'orphan', fileName: 'tool-result-orphan.md' },
     ]);
   });
 
-  it('writes nothing, does not mutate, and does not reject an unsafe id it would offload', () => {
+  it('writes nothing, does not mutate, and plans a safe name for an unsafe id it would offload', () => {
     const messages = deepFreeze([userMessage(toolResult('../x', text(200)))]);
     const plan = planOffloadPure(messages);
-    expect(plan.candidates[0]!.fileName).toBe('tool-result-../x.md');
+    expect(plan.candidates[0]!.fileName).toMatch(/^tool-result-x~[0-9a-z]{11}\.md$/);
     expect(plan.skippedReason).toBeNull();
+  });
+
+  it('plans a duplicate id\'s suffix around every other id of the history: a, a, a-1 get three names', () => {
+    const messages = [userMessage(toolResult('a', text(150)), toolResult('a', text(151)), toolResult('a-1', text(152)))];
+    expect(planOffloadPure(messages).candidates.map((candidate) => candidate.fileName)).toEqual([
+      'tool-result-a.md',
+      'tool-result-a-2.md',
+      'tool-result-a-1.md',
+    ]);
+  });
+
+  it('keeps the name of an id it does not offload free for it', () => {
+    const messages = [userMessage(toolResult('a', text(150)), toolResult('a', text(151)), toolResult('a-1', 'small'))];
+    expect(planOffloadPure(messages).candidates.map((candidate) => candidate.fileName)).toEqual(['tool-result-a.md', 'tool-result-a-2.md']);
   });
 });
 
@@ -90,7 +105,7 @@ describe('planOffload — options', () => {
     const messages = [
       assistantMessage(toolUse('x', 'read_file')),
       userMessage(
-        toolResult('ref', `[Tool result offloaded to file: /a/b.md]\n${text(300)}`),
+        toolResult('ref', buildDirectReference('/a/b.md') + buildPreview(text(300), { headChars: 100, tailChars: 100 })),
         toolResult('x', text(300)),
         toolResult('old', text(300)),
         toolResult('newest', text(300)),

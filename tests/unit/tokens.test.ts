@@ -116,10 +116,12 @@ describe('countTokens (v1 F-001, DESIGN §6)', () => {
       const counter = createCountingCounter();
       const history = [tracked(0, 'one'), tracked(1, 'two')];
       countTokens(history, { tokenCounter: counter });
-      expect(roleReads).toEqual([1, 1]);
+      const readsPerCheck = roleReads[0]!;
+      expect(readsPerCheck).toBeGreaterThan(0);
+      expect(roleReads).toEqual([readsPerCheck, readsPerCheck]);
       history.push(tracked(2, 'three'));
       countTokens(history, { tokenCounter: counter });
-      expect(roleReads).toEqual([1, 1, 1]);
+      expect(roleReads).toEqual([readsPerCheck, readsPerCheck, readsPerCheck]);
       expect(counter.calls).toEqual(['one', 'two', 'three']);
     });
 

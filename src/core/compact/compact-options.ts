@@ -18,10 +18,10 @@ import {
   DEFAULT_SUMMARY_MODEL,
   DEFAULT_TOKEN_SAFETY_FACTOR,
 } from '../defaults.js';
-import { requireString, resolveNumber, resolveOptionalString, resolveString, resolveStringList, type Environment } from '../env.js';
+import { requireString, resolveNumber, resolveOptionalString, resolveStringList, type Environment } from '../env.js';
 import { describeValue, InvalidOptionError } from '../errors.js';
 import type { FileReader, FileWriter, LlmClient, Logger, Summarizer, TokenCounter } from '../ports.js';
-import { assertSafePathSegment } from '../safe-path.js';
+import { assertDirectorySetting, assertSafePathSegment } from '../safe-path.js';
 import { assertTokenCounter, assertTokenSafetyFactor, resolveCompactTrigger, type LastUsage } from '../tokens.js';
 import { isAbsolutePath, resolvePathFrom } from './path-resolution.js';
 import { computeMinSummaryInputTokens, MIN_SUMMARY_CONVERSATION_TOKENS } from './summarize-with-llm.js';
@@ -104,6 +104,15 @@ export interface CompactOptions {
    * @default ".compact", env `COMPACT_OUTPUT_DIR`
    */
   outputDir?: string | undefined;
+  /**
+   * What to do when the archive of the compacted messages cannot be written (a full disk, a
+   * read-only directory): `'required'` skips the compaction (`skippedReason: 'archive-failed'`,
+   * the history untouched), so nothing is summarized away that is not saved; `'best-effort'`
+   * compacts anyway with `originalMessagesPath: null` (the v1 module's behaviour). Both log a
+   * warning. No environment variable.
+   * @default 'required'
+   */
+  archive?: ArchivePolicy | undefined;
   /**
    * The session's archive folder under `outputDir`: 1–200 characters of `[A-Za-z0-9._-]`.
    * @default "default"
@@ -190,6 +199,9 @@ export interface CompactOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** Whether compaction needs its archive (`'required'`) or may go on without it (`'best-effort'`). */
+export type ArchivePolicy = 'required' | 'best-effort';
+
 /** Options of `restoreRecentFiles`: the restoration settings of {@link CompactOptions}. */
 export type RestoreRecentFilesOptions = Pick<
   CompactOptions,
@@ -231,6 +243,7 @@ export interface ResolvedCompactOptions extends ResolvedRestoreOptions {
   retryBaseDelayMs: number;
   /** As given (absolute or relative to `workDir`). */
   outputDir: string;
+  archive: ArchivePolicy;
   sessionId: string;
   resumeMessage: string | undefined;
   signal: AbortSignal | undefined;
@@ -282,6 +295,21 @@ export function assertCompactPorts(options: CompactOptions): void {
   assertSignal(options.signal);
 }
 
+function resolveArchivePolicy(archive: unknown): ArchivePolicy {
+  if (archive === undefined) return 'required';
+  if (archive !== 'required' && archive !== 'best-effort') {
+    throw new InvalidOptionError(`archive must be "required" or "best-effort", got ${describeValue(archive)}`);
+  }
+  return archive;
+}
+
+/** `outputDir`, else `COMPACT_OUTPUT_DIR`, else `.compact`: non-blank, without control characters. */
+function resolveOutputDirSetting(outputDir: unknown, env: Environment): string {
+  if (outputDir !== undefined) return assertDirectorySetting('outputDir', outputDir);
+  const raw = env.COMPACT_OUTPUT_DIR;
+  return raw === undefined || raw.trim() === '' ? DEFAULT_COMPACT_OUTPUT_DIR : assertDirectorySetting('COMPACT_OUTPUT_DIR', raw.trim());
+}
+
 function assertOptionsObject(options: unknown): void {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidOptionError(`options must be an object, got ${describeValue(options)}`);
@@ -302,7 +330,7 @@ export function resolveRestoreOptions(options: RestoreRecentFilesOptions, env: E
   assertSignal(options.signal);
   const count = (name: 'maxRestoreFiles' | 'maxRestoreTokensPerFile' | 'maxRestoreTokensTotal', envName: string, fallback: number): number =>
     resolveNumber(name, options[name], env, envName, fallback, { min: 0, integer: true });
-  const workDir = options.workDir === undefined ? currentDir : requireString('workDir', options.workDir);
+  const workDir = options.workDir === undefined ? currentDir : assertDirectorySetting('workDir', options.workDir);
   return {
     maxRestoreFiles: count('maxRestoreFiles', 'MAX_RESTORE_FILES', DEFAULT_MAX_RESTORE_FILES),
     maxRestoreTokensPerFile: count('maxRestoreTokensPerFile', 'MAX_RESTORE_TOKENS_PER_FILE', DEFAULT_MAX_RESTORE_TOKENS_PER_FILE),
@@ -350,7 +378,8 @@ export function resolveCompactOptions(options: CompactOptions, env: Environment,
     summaryInputMaxTokens: count('summaryInputMaxTokens', undefined, DEFAULT_SUMMARY_INPUT_MAX_TOKENS, 1),
     maxRetries: count('maxRetries', 'COMPACT_MAX_RETRIES', DEFAULT_COMPACT_MAX_RETRIES, 0),
     retryBaseDelayMs: resolveNumber('retryBaseDelayMs', options.retryBaseDelayMs, env, undefined, DEFAULT_RETRY_BASE_DELAY_MS, { min: 0 }),
-    outputDir: resolveString('outputDir', options.outputDir, env, 'COMPACT_OUTPUT_DIR', DEFAULT_COMPACT_OUTPUT_DIR),
+    outputDir: resolveOutputDirSetting(options.outputDir, env),
+    archive: resolveArchivePolicy(options.archive),
     sessionId: assertSafePathSegment('sessionId', options.sessionId ?? DEFAULT_SESSION_ID),
     ...resolveRestoreOptions(options, env, currentDir),
     resumeMessage,

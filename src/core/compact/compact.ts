@@ -2,13 +2,14 @@
  * Compaction (spec 05, DESIGN §6): trigger → partition → archive Rest → summarize (with
  * retry) → restore recent files → assemble → stats. Pure orchestration over ports.
  */
+import { throwIfAborted } from '../abort.js';
 import type { FileReader, FileWriter, Logger, Summarizer, TokenCounter } from '../ports.js';
 import { countHistoryTokens, isAtCompactThreshold } from '../tokens.js';
 import type { Message } from '../types.js';
 import { assembleMessages } from './assemble.js';
 import type { ResolvedCompactOptions } from './compact-options.js';
 import { partitionMessages } from './partition.js';
-import { persistRest } from './persist.js';
+import { archiveRest } from './persist.js';
 import { collectRestoredFiles } from './restore.js';
 import { summarizeWithRetry, type Sleep } from './retry.js';
 import { computeCompactStats, createEmptyCompactStats, type CompactStats } from './stats.js';
@@ -17,9 +18,11 @@ import { computeCompactStats, createEmptyCompactStats, type CompactStats } from 
  * Why nothing was compacted:
  * - `'below-threshold'`: the history is below the trigger (or empty) and `force` is off;
  * - `'nothing-to-compact'`: Rest is empty (only system messages);
+ * - `'archive-failed'`: the archive of Rest could not be written (`error` holds why), and
+ *   `archive` is `'required'` (the default): nothing is dropped that is not saved;
  * - `'summarizer-failed'`: every summary attempt threw or returned blank text (`error` holds the last error).
  */
-export type CompactSkipReason = 'below-threshold' | 'nothing-to-compact' | 'summarizer-failed';
+export type CompactSkipReason = 'below-threshold' | 'nothing-to-compact' | 'archive-failed' | 'summarizer-failed';
 
 /** What `compactMessages` returns. */
 export interface CompactResult {
@@ -34,15 +37,15 @@ export interface CompactResult {
   stats: CompactStats;
   /**
    * Absolute path of the JSON archive of the compacted messages (Rest); `null` when nothing
-   * was archived (a skip before archiving, or a write failure, which is logged). Set when
-   * the summarizer failed after the archive was written.
+   * was archived (a skip, or with `archive: 'best-effort'` a write failure, which is logged).
+   * Set when the summarizer failed after the archive was written.
    */
   originalMessagesPath: string | null;
   /** The summary, when compacted. */
   summary?: string;
   /** Why nothing was compacted, when `compacted` is false. */
   skippedReason?: CompactSkipReason;
-  /** The last summarizer error, when `skippedReason` is `'summarizer-failed'`. */
+  /** Why the archive could not be written (`'archive-failed'`), or the last summarizer error (`'summarizer-failed'`). */
   error?: unknown;
 }
 
@@ -64,10 +67,6 @@ export interface CompactPorts {
   now?: (() => Date) | undefined;
 }
 
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw signal.reason;
-}
-
 function skip(messages: readonly Message[], skippedReason: CompactSkipReason): CompactResult {
   // The input array itself: a caller can tell "nothing changed" by identity.
   return { messages: messages as Message[], compacted: false, stats: createEmptyCompactStats(), originalMessagesPath: null, skippedReason };
@@ -79,7 +78,9 @@ function skip(messages: readonly Message[], skippedReason: CompactSkipReason): C
  * 1. Trigger: unless `force`, skip (`'below-threshold'`) when the count is below
  *    `contextTokenLimit × compactThresholdRatio` or the history is empty.
  * 2. Partition (F-003); an empty Rest skips (`'nothing-to-compact'`).
- * 3. Archive Rest (v1 F-006) — before summarizing, so it exists even if summarizing fails.
+ * 3. Archive Rest (v1 F-006) — before summarizing, so it exists even if summarizing fails. When
+ *    it cannot be written, skip (`'archive-failed'`, the input array itself) unless `archive`
+ *    is `'best-effort'` (v1's behaviour: go on with `originalMessagesPath: null`).
  * 4. Summarize Rest with retry (v1 F-007); when every attempt fails, resolve the input array
  *    itself with `'summarizer-failed'` and the last error.
  * 5. Restore recent files (F-005) from the whole history, then assemble (F-006) and count.
@@ -106,7 +107,7 @@ export async function compactMessagesWith(
   const { head, rest } = partitionMessages(messages);
   if (rest.length === 0) return skip(messages, 'nothing-to-compact');
 
-  const originalMessagesPath = await persistRest(rest, {
+  const archive = await archiveRest(rest, {
     workDir: options.workDir,
     outputDir: options.outputDir,
     sessionId: options.sessionId,
@@ -114,6 +115,14 @@ export async function compactMessagesWith(
     logger,
     now: ports.now,
   });
+  throwIfAborted(signal);
+  // Without its archive, the summary would be the only trace of Rest: nothing is dropped
+  // unless the caller chose to accept that.
+  if (archive.path === null && options.archive === 'required') {
+    logger.warn(`compact: skipped, the history is left as it was (pass archive: 'best-effort' to compact without an archive)`);
+    return { ...skip(messages, 'archive-failed'), error: archive.error };
+  }
+  const originalMessagesPath = archive.path;
 
   let summary: string;
   try {
@@ -124,7 +133,7 @@ export async function compactMessagesWith(
       signal,
       sleep: ports.sleep,
       onRetry: (error, retryNumber, delayMs) =>
-        logger.info?.(`compact: summary attempt ${retryNumber} failed (${describeError(error)}); retrying in ${delayMs} ms`),
+        logger.warn(`compact: summary attempt ${retryNumber} failed (${describeError(error)}); retrying in ${delayMs} ms`),
     });
   } catch (error) {
     throwIfAborted(signal);

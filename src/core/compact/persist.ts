@@ -74,16 +74,20 @@ function selectExclusiveCreate(writer: FileWriter, rest: readonly Message[]): Cr
   return (filePath) => createFromText.call(writer, filePath, content);
 }
 
+/** What archiving Rest came to: the file's path, or the error that kept it from being written. */
+export type ArchiveOutcome = { path: string; error?: undefined } | { path: null; error: unknown };
+
 /**
  * Writes `rest` as indented JSON (exactly `JSON.stringify(rest, null, 2)`) to the session's next
  * archive file and resolves its path. With the writer's `listDir` the sequence continues from
  * the files on disk; with its `createExclusiveFromParts` (preferred: the text is streamed one
  * message at a time) or `createExclusive`, a name taken meanwhile moves on to the next number
  * and a file already holding exactly this text is reused (a writer with only spec 01's two
- * methods writes plainly, as sequence 1 when it cannot list). A failure is logged and resolves
- * `null`: compaction goes on without an archive.
+ * methods writes plainly, as sequence 1 when it cannot list). Never rejects: a failure is
+ * logged at `warn` and resolves `{ path: null, error }`, and the caller decides whether
+ * compaction may go on without its archive.
  */
-export async function persistRest(rest: readonly Message[], options: PersistRestOptions): Promise<string | null> {
+export async function archiveRest(rest: readonly Message[], options: PersistRestOptions): Promise<ArchiveOutcome> {
   const { fileWriter, logger } = options;
   const date = (options.now ?? (() => new Date()))();
   const directory = joinPath(fileWriter, options.workDir, options.outputDir, options.sessionId);
@@ -94,18 +98,23 @@ export async function persistRest(rest: readonly Message[], options: PersistRest
     if (createExclusive === undefined) {
       const filePath = joinPath(fileWriter, directory, formatArchiveFileName(date, sequence));
       await fileWriter.writeFile(filePath, JSON.stringify(rest, null, 2));
-      return filePath;
+      return { path: filePath };
     }
     for (let attempt = 0; attempt < MAX_EXCLUSIVE_ATTEMPTS; attempt += 1, sequence += 1) {
       const filePath = joinPath(fileWriter, directory, formatArchiveFileName(date, sequence));
       const outcome = await createExclusive(filePath);
       // 'identical': the same Rest was archived under this name already; that file serves.
-      if (outcome !== 'exists') return filePath;
+      if (outcome !== 'exists') return { path: filePath };
     }
     throw new Error(`no free sequence number after ${MAX_EXCLUSIVE_ATTEMPTS} attempts`);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    logger.warn(`compact: could not archive the compacted messages in ${directory} (${reason}); continuing with originalMessagesPath null`);
-    return null;
+    logger.warn(`compact: could not archive the compacted messages in ${directory} (${reason})`);
+    return { path: null, error };
   }
+}
+
+/** {@link archiveRest}, resolving only the path (`null` when the archive could not be written). */
+export async function persistRest(rest: readonly Message[], options: PersistRestOptions): Promise<string | null> {
+  return (await archiveRest(rest, options)).path;
 }

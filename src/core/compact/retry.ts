@@ -4,6 +4,7 @@
  * that, and so on — or what the error's `retryAfterMs` says (a server's `retry-after`). An
  * abort ends everything at once with the signal's reason: no retry, no further wait.
  */
+import { raceWithSignal, throwIfAborted } from '../abort.js';
 import { SummarizerFailedError } from '../errors.js';
 import type { Summarizer } from '../ports.js';
 import type { Message } from '../types.js';
@@ -63,10 +64,6 @@ function retryAfterMsOf(error: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw signal.reason;
-}
-
 /**
  * Runs `attempt` until it resolves, at most `1 + maxRetries` times, waiting between attempts
  * (exponential backoff, or the error's numeric `retryAfterMs` when it has one). Rejects with
@@ -104,9 +101,14 @@ export async function summarizeWithRetry(
   options: RetryOptions & { maxWords: number },
 ): Promise<string> {
   return retryWithBackoff(async (attemptNumber) => {
-    const summary: unknown = await summarizer.summarize(
-      messages,
-      options.signal === undefined ? { maxWords: options.maxWords } : { maxWords: options.maxWords, signal: options.signal },
+    // raced: a summarizer that ignores the signal cannot hold the abort up
+    const summary: unknown = await raceWithSignal(
+      (async () =>
+        summarizer.summarize(
+          messages,
+          options.signal === undefined ? { maxWords: options.maxWords } : { maxWords: options.maxWords, signal: options.signal },
+        ))(),
+      options.signal,
     );
     if (typeof summary !== 'string' || summary.trim() === '') {
       throw new SummarizerFailedError(

@@ -20,6 +20,7 @@
  * that `countTokens` caches, and whole prompts are tokenized only on the rare cutting paths
  * ({@link PartsPlanner}).
  */
+import { raceWithSignal } from '../abort.js';
 import { DEFAULT_SUMMARY_INPUT_MAX_TOKENS } from '../defaults.js';
 import { requireString } from '../env.js';
 import { describeValue, InvalidOptionError, SummarizerFailedError } from '../errors.js';
@@ -202,7 +203,11 @@ export function createLlmSummarizer(client: LlmClient, options: CreateLlmSummari
       const maxTokens = options.maxTokens ?? computeSummaryMaxTokens(maxWords);
       const send = async (prompt: string, label: string): Promise<string> => {
         signal?.throwIfAborted();
-        const reply = await client.summarize(prompt, model, signal === undefined ? { maxTokens } : { maxTokens, signal });
+        // raced: a client that ignores the signal cannot hold the abort up
+        const reply = await raceWithSignal(
+          (async () => client.summarize(prompt, model, signal === undefined ? { maxTokens } : { maxTokens, signal }))(),
+          signal,
+        );
         if (typeof reply !== 'string' || reply.trim() === '') {
           throw new SummarizerFailedError(`The LLM returned a blank summary (model ${JSON.stringify(model)}, ${label})`);
         }

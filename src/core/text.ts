@@ -1,0 +1,33 @@
+/**
+ * UTF-16 helpers shared by every rule that cuts, writes or compares text. JavaScript strings
+ * may hold lone surrogates, which no UTF-8 file can: Node writes each as U+FFFD, so content
+ * read back would never equal what was written.
+ */
+
+/** Whether `code` (a UTF-16 code unit) opens a surrogate pair. */
+export function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+/** Whether `code` (a UTF-16 code unit) closes a surrogate pair. */
+export function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+// A high surrogate not followed by a low one, or a low one not preceded by a high one.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+
+/** Whether `text` holds a lone surrogate (is not well-formed UTF-16). */
+export function hasLoneSurrogate(text: string): boolean {
+  return LONE_SURROGATE.test(text);
+}
+
+/**
+ * `text` with every lone surrogate replaced by U+FFFD, exactly what a UTF-8 file of it reads
+ * back as (`String.prototype.toWellFormed`, which Node 18 lacks). Well-formed text is returned
+ * as is, without a copy.
+ */
+export function toWellFormedText(text: string): string {
+  return hasLoneSurrogate(text) ? text.replace(LONE_SURROGATES, '\uFFFD') : text;
+}
