@@ -71,6 +71,7 @@ export { MESSAGE_TOKEN_OVERHEAD, BLOCK_TOKEN_OVERHEAD, compactThresholdTokens } 
 export { defaultTokenCounter } from './infrastructure/tokenizer.js';
 export { compactMessages, restoreRecentFiles, partitionMessages, assembleMessages } from './api/compact.js';
 export type {
+  ArchivePolicy,
   CompactOptions,
   CompactResult,
   CompactStats,

@@ -25,7 +25,7 @@ import { NodeFileReader } from '../infrastructure/node-file-reader.js';
 import { NodeFileWriter } from '../infrastructure/node-file-writer.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
 
-export type { CompactOptions, RestoreRecentFilesOptions } from '../core/compact/compact-options.js';
+export type { ArchivePolicy, CompactOptions, RestoreRecentFilesOptions } from '../core/compact/compact-options.js';
 export type { CompactResult, CompactSkipReason } from '../core/compact/compact.js';
 export type { CompactStats } from '../core/compact/stats.js';
 export type { PartitionResult } from '../core/compact/partition.js';
@@ -103,7 +103,9 @@ async function selectSummarizer(
  *
  * Never mutates `messages`; when nothing is compacted, `result.messages` is the input array
  * itself and `skippedReason` says why (`'below-threshold'`, `'nothing-to-compact'`,
- * `'summarizer-failed'` with `error`). Environment variables are read at each call.
+ * `'archive-failed'` or `'summarizer-failed'`, both with `error`): with the default
+ * `archive: 'required'`, nothing is summarized away unless its archive was written.
+ * Environment variables are read at each call.
  *
  * @throws {InvalidMessageError} when `messages` is malformed.
  * @throws {InvalidOptionError} or {@link UnsafePathError} when an option or variable is out of range — before anything is written.
@@ -111,7 +113,8 @@ async function selectSummarizer(
  *   and no model at all with a client that has no default (`llmClient.defaultModel === null`:
  *   the OpenAI client without `summaryModel`/`SUMMARY_MODEL`).
  * @throws {MissingDependencyError} when `ANTHROPIC_API_KEY` is set (and no `summarizer` or `llmClient` given) but `@anthropic-ai/sdk` is not installed.
- * @throws the signal's reason when `signal` aborts.
+ * @throws the signal's reason when `signal` aborts, at once, even while a summarizer or LLM
+ *   client that ignores the signal is still working (its late result is discarded).
  *
  * @example
  * ```ts

@@ -1,16 +1,18 @@
 /**
- * `agent-context compact <file>`: summarize the history and restore recently read files.
+ * `agent-context compact <file>`: summarize the history and, from `--work-dir`, restore the
+ * files it read most recently.
  */
+import { stat } from 'node:fs/promises';
 import { compactMessages, countTokens, DEFAULT_SUMMARY_MODEL } from '../index.js';
 import type { CompactResult } from '../index.js';
 import { parseCommandArguments, readBooleanFlag, readNumberFlag, readStringFlag, requireInputPath } from './arguments.js';
 import { resolveCompactionTrigger } from './compaction-trigger.js';
 import { keepDefinedFields } from './defined-fields.js';
-import { CliError } from './errors.js';
+import { CliError, UsageError } from './errors.js';
 import { serializeHistory } from './formats/serialize-transcript.js';
 import { FORMAT_LABELS } from './formats/transcript.js';
 import type { Transcript } from './formats/transcript.js';
-import { writeOutput, writeStandardOutput } from './io.js';
+import { describeOsError, writeOutput, writeStandardOutput } from './io.js';
 import { createLlmActivity } from './llm-activity.js';
 import { countToolDefinitionTokens, createToolDefinitionUsage } from './measure-context.js';
 import { readTranscript } from './read-transcript.js';
@@ -37,6 +39,28 @@ const INTERRUPTED_EXIT_CODE = 130;
 /** Claude Code reads files with `Read`, whose input names the path `file_path` (DESIGN §8). */
 const CLAUDE_CODE_RESTORE = { readToolNames: ['Read'], pathField: 'file_path' } as const;
 
+/**
+ * Without `--work-dir` nothing is restored: a transcript from elsewhere must not pull the
+ * current directory's files into its output (DESIGN §11).
+ */
+const NO_RESTORATION = { maxRestoreFiles: 0 } as const;
+
+/**
+ * Checks that `--work-dir` names an existing directory, before anything is read or written.
+ *
+ * @throws {UsageError} naming the directory: `--work-dir ./nope: no such directory (ENOENT)`.
+ */
+async function assertWorkDirectory(workDir: string): Promise<void> {
+  let isDirectory: boolean;
+  try {
+    isDirectory = (await stat(workDir)).isDirectory();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new UsageError(`--work-dir ${workDir}: ${code === 'ENOENT' ? 'no such directory (ENOENT)' : describeOsError(error)}`, 'compact');
+  }
+  if (!isDirectory) throw new UsageError(`--work-dir ${workDir}: not a directory`, 'compact');
+}
+
 function describeSummarizer(choice: SummarizerChoice): string {
   if (choice.provider === 'extractive') {
     const why = choice.chosenBy === 'flag' ? '' : '; set ANTHROPIC_API_KEY or pass --provider for an LLM summary';
@@ -52,7 +76,12 @@ function describeHistoryShape(transcript: Transcript): string {
 }
 
 /** Lines that tell what compaction did, or why it did not. */
-function describeOutcome(result: CompactResult, figures: { tokensBefore: number; tokensAfter: number; thresholdTokens: number; limit: number; ratio: number }, report: ReportStream): string[] {
+function describeOutcome(
+  result: CompactResult,
+  figures: { tokensBefore: number; tokensAfter: number; thresholdTokens: number; limit: number; ratio: number },
+  restoring: boolean,
+  report: ReportStream,
+): string[] {
   const { style } = report;
   if (!result.compacted) {
     if (result.skippedReason === 'below-threshold') {
@@ -64,9 +93,12 @@ function describeOutcome(result: CompactResult, figures: { tokensBefore: number;
   }
   const { stats } = result;
   const share = figures.tokensBefore === 0 ? 0 : figures.tokensAfter / figures.tokensBefore;
+  const restored = restoring
+    ? `restored ${formatQuantity(stats.restoredFileCount, 'file')} (${formatQuantity(stats.restoredTokenCount, 'token')})`
+    : `restored no files ${style.dim('(pass --work-dir <project dir> to restore the files the history read)')}`;
   return [
     `  tokens ${formatCount(figures.tokensBefore)} → ${style.bold(formatCount(figures.tokensAfter))} ${style.green(`(${formatPercent(share)} of the original)`)}`,
-    `  summarized ${formatQuantity(stats.compactedMessageCount, 'message')}, kept ${formatQuantity(stats.retainedMessageCount, 'system message')}, restored ${formatQuantity(stats.restoredFileCount, 'file')} (${formatQuantity(stats.restoredTokenCount, 'token')})`,
+    `  summarized ${formatQuantity(stats.compactedMessageCount, 'message')}, kept ${formatQuantity(stats.retainedMessageCount, 'system message')}, ${restored}`,
     `  archive: ${result.originalMessagesPath ?? style.yellow('not written (see the warning above)')}`,
   ];
 }
@@ -87,6 +119,7 @@ export async function runCompact(args: readonly string[]): Promise<void> {
     baseURL: readStringFlag(parsed, 'base-url'),
   });
   const trigger = resolveCompactionTrigger(triggerFlags);
+  if (workDir !== undefined) await assertWorkDirectory(workDir);
 
   const transcript = await readTranscript(path);
   const { messages } = transcript;
@@ -113,6 +146,7 @@ export async function runCompact(args: readonly string[]): Promise<void> {
     result = await compactMessages(messages, {
       ...keepDefinedFields({ ...triggerFlags, workDir }),
       ...(readBooleanFlag(parsed, 'force') ? { force: true } : {}),
+      ...(workDir === undefined ? NO_RESTORATION : {}),
       ...(transcript.format === 'claude-code' ? CLAUDE_CODE_RESTORE : {}),
       ...usage,
       ...summarizerOptions,
@@ -126,6 +160,13 @@ export async function runCompact(args: readonly string[]): Promise<void> {
 
   const ran = use.calls === 0 ? `none ran (it would be: ${describeSummarizer(choice)})` : describeSummarizer(choice);
   const requests = choice.provider !== 'extractive' && use.calls > 1 ? ` (${use.calls} requests)` : '';
+  if (result.skippedReason === 'archive-failed') {
+    const reason = result.error instanceof Error ? result.error.message : String(result.error);
+    // Nothing is written: the output would be the input unchanged, and the user asked for a compaction.
+    throw new CliError(`compaction skipped: the archive of the compacted messages could not be written: ${reason.split('\n')[0]}`, undefined, {
+      cause: result.error,
+    });
+  }
   if (result.skippedReason === 'summarizer-failed') {
     const reason = result.error instanceof Error ? result.error.message : String(result.error);
     throw new CliError(`compaction failed: the summarizer (${describeSummarizer(choice)}) failed after ${use.calls} attempts: ${reason.split('\n')[0]}`, undefined, {
@@ -141,11 +182,13 @@ export async function runCompact(args: readonly string[]): Promise<void> {
 
   const lines = [
     `  summarizer: ${use.calls === 0 ? style.dim(ran) : style.cyan(ran)}${requests}`,
-    ...describeOutcome(result, { tokensBefore, tokensAfter, thresholdTokens: trigger.thresholdTokens, limit: trigger.contextTokenLimit, ratio: trigger.compactThresholdRatio }, report),
+    ...describeOutcome(
+      result,
+      { tokensBefore, tokensAfter, thresholdTokens: trigger.thresholdTokens, limit: trigger.contextTokenLimit, ratio: trigger.compactThresholdRatio },
+      workDir !== undefined,
+      report,
+    ),
   ];
-  if (result.compacted && transcript.format === 'claude-code' && workDir === undefined && result.stats.restoredFileCount === 0) {
-    lines.push(style.dim('  (no file restored: pass --work-dir <the project directory> to restore the files the session read)'));
-  }
   lines.push(`  history: ${outputFile ?? 'standard output'} ${style.dim(`(${describeHistoryShape(transcript)}${result.compacted ? '' : ', unchanged'})`)}`);
   report.writeLines(lines);
 }

@@ -177,7 +177,7 @@ export async function runDemo(args: readonly string[]): Promise<void> {
     `   agent-context count ${samplePath}`,
     '   agent-context count ~/.claude/projects/<project>/<session>.jsonl',
     '   agent-context offload history.json --out ./offload -o smaller.json',
-    '   agent-context compact history.json --provider anthropic -o compacted.json',
+    '   agent-context compact history.json --provider anthropic --work-dir <project dir> -o compacted.json',
   );
 }
 

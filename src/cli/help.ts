@@ -11,7 +11,9 @@ export type CommandName = (typeof COMMAND_NAMES)[number];
 const FORMATS_HELP = `Input formats (detected from the content; - reads standard input):
   a JSON array of messages; a request body { system?, messages, tools? };
   JSONL with one message per line; a Claude Code session log
-  (~/.claude/projects/<project>/<session>.jsonl).`;
+  (~/.claude/projects/<project>/<session>.jsonl). A JSONL file whose last line
+  is cut off mid-JSON (a log still being written) is read without that line,
+  with a warning.`;
 
 /** `agent-context --help`. */
 export const MAIN_HELP = `agent-context: see where an agent's context goes, and shrink it.
@@ -22,7 +24,8 @@ Commands:
   count <file>     tokens by role and tool, largest tool results, what offload
                    and compaction would do
   offload <file>   write large tool results to files, keep references
-  compact <file>   summarize the history and restore recently read files
+  compact <file>   summarize the history; restore recently read files from
+                   --work-dir
   demo             the whole story, offline, on a sample coding-agent session
 
 Options:
@@ -65,8 +68,9 @@ Writes every tool result of at least --char-threshold chars to <dir> (when the
 results that qualify reach --ratio-threshold of the history) and replaces it
 with a reference such as [Content offloaded to: ./tool-result-<id>.md].
 The new history goes to standard output (stats to stderr), or to -o <file>
-(stats to stdout). A JSON array or a request body keeps its shape; JSONL and
-Claude Code logs are written as a JSON array of messages.
+(stats to stdout), written atomically (it may be the input file). A JSON
+array or a request body keeps its shape; JSONL and Claude Code logs are
+written as a JSON array of messages.
 
 Options:
   --out <dir>             directory of the offloaded results (required)
@@ -83,11 +87,13 @@ ${FORMATS_HELP}`,
   compact: `Usage: agent-context compact <file> [options]
 
 Summarizes everything after the leading system messages into one structured
-summary and restores the most recently read files, when the history reaches
-the trigger (or with --force). Before summarizing, the compacted messages are
-archived under <work-dir>/.compact/ (env COMPACT_OUTPUT_DIR). Which summarizer
-ran is always printed. The new history goes to standard output (stats to
-stderr), or to -o <file> (stats to stdout).
+summary, when the history reaches the trigger (or with --force), and with
+--work-dir restores the files the history read most recently from that
+directory (without it, none: files are never taken from the current directory
+by default). Before summarizing, the compacted messages are archived under
+<work-dir>/.compact/ (env COMPACT_OUTPUT_DIR). Which summarizer ran is always
+printed. The new history goes to standard output (stats to stderr), or to
+-o <file> (stats to stdout), written atomically (it may be the input file).
 
 Options:
   --force                 compact even below the trigger
@@ -102,9 +108,11 @@ Options:
                           claude-haiku-4-5-20251001 for anthropic; required
                           for openai)
   --base-url <url>        API base URL (an OpenAI-compatible server, a proxy)
-  --work-dir <dir>        where read files are restored from and the archive
-                          goes (default: the current directory); for a Claude
-                          Code log, its project directory
+  --work-dir <dir>        the project directory, which must exist (for a
+                          Claude Code log, the session's project): the files
+                          the history read are restored from it (none without
+                          it), and the archive goes under it (default: the
+                          current directory)
   -o, --output <file>     write the new history to <file>
   -h, --help              this help
 

@@ -2,8 +2,9 @@
  * Reading the input and writing the output of a command: files, `-` for standard input,
  * standard output when no `-o` is given.
  */
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { CliError } from './errors.js';
 
 const OS_ERROR_TEXT: Readonly<Record<string, string>> = {
@@ -12,9 +13,12 @@ const OS_ERROR_TEXT: Readonly<Record<string, string>> = {
   EACCES: 'permission denied',
   EPERM: 'permission denied',
   ENOTDIR: 'a part of the path is not a directory',
+  ENOSPC: 'no space left on the device',
+  EROFS: 'read-only file system',
 };
 
-function describeOsError(error: unknown): string {
+/** What the OS said about a failed file operation: `no such file (ENOENT)`, or its message. */
+export function describeOsError(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && code in OS_ERROR_TEXT) return `${OS_ERROR_TEXT[code]} (${code})`;
   return error instanceof Error ? error.message : String(error);
@@ -48,16 +52,75 @@ export async function readInput(path: string): Promise<InputText> {
   }
 }
 
+function isMissing(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'ENOENT';
+}
+
 /**
- * Writes a file, creating its directory.
+ * The file a write to `path` lands in: a symlink's target, so that `-o link.json` updates the
+ * file it points to rather than replacing the link; `path` itself when it does not exist yet.
+ */
+async function resolveWriteTarget(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch (error) {
+    if (isMissing(error)) return path;
+    throw error;
+  }
+}
+
+/**
+ * Permission bits of an existing file, kept by its replacement; `undefined` for a new file.
  *
- * @throws {CliError} (exit 1) naming the file and what the OS said.
+ * @throws an `EISDIR` error for a directory, before any temporary file is made.
+ */
+async function readPermissions(path: string): Promise<number | undefined> {
+  let status;
+  try {
+    status = await stat(path);
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+  if (status.isDirectory()) throw Object.assign(new Error(`${path} is a directory`), { code: 'EISDIR' });
+  return status.mode & 0o7777;
+}
+
+/**
+ * Writes a file atomically, creating its directory: the text goes to a new temporary file
+ * in the same directory (so that the rename stays on one file system), which then replaces
+ * the target (DESIGN §8, §11). A write that fails half-way (a full disk, a killed process)
+ * leaves the target as it was, which matters when it is also the input
+ * (`agent-context offload h.json --out d -o h.json`). An existing target's permissions are
+ * kept; a symlink is followed. No fsync.
+ *
+ * @throws {CliError} (exit 1) naming the file and what the OS said; the temporary file is
+ * removed and the target untouched.
  */
 export async function writeOutput(path: string, text: string): Promise<void> {
+  let temporaryPath: string | undefined;
   try {
     await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, text, 'utf8');
+    const target = await resolveWriteTarget(path);
+    const permissions = await readPermissions(target);
+    const candidate = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+    // `wx`: never write into a file that is not ours, even one that happens to have the name.
+    const handle = await open(candidate, 'wx', permissions);
+    temporaryPath = candidate;
+    try {
+      // The mode given to open is narrowed by the umask; the original's bits are set as they were.
+      if (permissions !== undefined) await handle.chmod(permissions);
+      await handle.writeFile(text, 'utf8');
+    } catch (error) {
+      // The write's own error is the one to report, not a failure to close after it.
+      await handle.close().catch(() => undefined);
+      throw error;
+    }
+    await handle.close();
+    await rename(candidate, target);
+    temporaryPath = undefined;
   } catch (error) {
+    if (temporaryPath !== undefined) await rm(temporaryPath, { force: true }).catch(() => undefined);
     throw new CliError(`cannot write ${path}: ${describeOsError(error)}`, undefined, { cause: error });
   }
 }

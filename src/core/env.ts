@@ -1,8 +1,8 @@
 /**
- * Strict parsing of option values and environment variables (DESIGN §8): the trimmed text
- * must be a finite number (`Number`, not `parseFloat`); unset or empty means the default;
- * anything else rejects, naming the variable. The environment itself is passed in, so the
- * core never reads `process`.
+ * Strict parsing of option values and environment variables (DESIGN §8, §11): the trimmed
+ * text must be a finite number in decimal notation (`Number` alone would also take `0x10`,
+ * `0b1` and `0o7`); unset or empty means the default; anything else rejects, naming the
+ * variable. The environment itself is passed in, so the core never reads `process`.
  */
 import { describeValue, InvalidOptionError } from './errors.js';
 
@@ -19,12 +19,37 @@ export interface NumberRule {
   integer?: boolean;
 }
 
-function describeRule(rule: NumberRule): string {
+/** How a rule reads in a message: `a number in [0, 1]`, `an integer >= 1`. */
+function describeNumberRule(rule: NumberRule): string {
   const kind = rule.integer ? 'an integer' : 'a number';
   if (rule.min !== undefined && rule.max !== undefined) return `${kind} in [${rule.min}, ${rule.max}]`;
   if (rule.min !== undefined) return `${kind} >= ${rule.min}`;
   if (rule.max !== undefined) return `${kind} <= ${rule.max}`;
   return kind;
+}
+
+/**
+ * Decimal notation only: an optional sign, digits with an optional fraction (`5`, `.5`, `5.`,
+ * `5.0`), an optional exponent (`1e3`, `2.5E-2`). No hex, binary or octal prefix, no `_`
+ * separator, no `Infinity`.
+ */
+const DECIMAL_NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/**
+ * Reads a number written in decimal notation, surrounding whitespace ignored.
+ *
+ * @returns The number, or `undefined` when the text is not a finite decimal number
+ * (`"0x10"`, `"1_000"`, `"Infinity"`, `"1e400"`, `""`).
+ *
+ * @example
+ * parseDecimalNumber(' 2.5e3 '); // 2500
+ * parseDecimalNumber('0x10'); // undefined
+ */
+export function parseDecimalNumber(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (!DECIMAL_NUMBER.test(trimmed)) return undefined;
+  const value = Number(trimmed);
+  return Number.isFinite(value) ? value : undefined;
 }
 
 function checkNumber(name: string, value: number, raw: unknown, rule: NumberRule): number {
@@ -33,8 +58,20 @@ function checkNumber(name: string, value: number, raw: unknown, rule: NumberRule
     (rule.min === undefined || value >= rule.min) &&
     (rule.max === undefined || value <= rule.max) &&
     (!rule.integer || Number.isInteger(value));
-  if (!ok) throw new InvalidOptionError(`${name} must be ${describeRule(rule)}, got ${describeValue(raw)}`);
+  if (!ok) throw new InvalidOptionError(`${name} must be ${describeNumberRule(rule)}, got ${describeValue(raw)}`);
   return value;
+}
+
+/**
+ * Parses the text of a numeric setting (an environment variable, a command-line flag) and
+ * checks it against `rule`.
+ *
+ * @param name The name to put in the message: the variable or the flag as the user wrote it.
+ * @throws {InvalidOptionError} naming `name` and quoting the text when it is not a decimal
+ * number or breaks the rule: `OFFLOAD_CHAR_THRESHOLD must be a number >= 1, got "0x10"`.
+ */
+export function parseNumberText(name: string, text: string, rule: NumberRule = {}): number {
+  return checkNumber(name, parseDecimalNumber(text) ?? Number.NaN, text, rule);
 }
 
 /**
@@ -51,14 +88,14 @@ export function resolveNumber(
 ): number {
   if (optionValue !== undefined) {
     if (typeof optionValue !== 'number') {
-      throw new InvalidOptionError(`${optionName} must be ${describeRule(rule)}, got ${describeValue(optionValue)}`);
+      throw new InvalidOptionError(`${optionName} must be ${describeNumberRule(rule)}, got ${describeValue(optionValue)}`);
     }
     return checkNumber(optionName, optionValue, optionValue, rule);
   }
   if (envName === undefined) return fallback;
   const raw = env[envName];
   if (raw === undefined || raw.trim() === '') return fallback;
-  return checkNumber(envName, Number(raw.trim()), raw, rule);
+  return parseNumberText(envName, raw, rule);
 }
 
 /** Resolves a string setting: the option, else the non-empty environment variable, else the default. */

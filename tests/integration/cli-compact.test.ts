@@ -101,11 +101,11 @@ describe('agent-context compact --force with the extractive summarizer (issue 4)
     expect(run.stderr).toContain('history: standard output (JSON array of messages)');
   });
 
-  it('says how to restore the files of a Claude Code log when none was', async () => {
+  it('says how to restore the files of a Claude Code log, and tries none, without --work-dir', async () => {
     const run = await runCli(['compact', fixturePath('claude-code-session.jsonl'), '--force'], { cwd: directory.path });
     expect(run.exitCode).toBe(0);
-    expect(run.stderr).toContain('(no file restored: pass --work-dir <the project directory> to restore the files the session read)');
-    expect(run.stderr).toMatch(/warning: restore: skipped "\/home\/dev\/app\/src\/date\.ts"/);
+    expect(run.stderr).toContain('summarized 10 messages, kept 0 system messages, restored no files (pass --work-dir <project dir> to restore the files the history read)');
+    expect(run.stderr).not.toContain('warning');
   });
 
   it('keeps a request body a request body', async () => {
@@ -184,17 +184,83 @@ describe('agent-context compact with an LLM (issue 4)', () => {
   });
 });
 
+describe('agent-context compact: restoration only from an explicit --work-dir (issue 10, DESIGN §11)', () => {
+  it('restores nothing from the current directory without --work-dir, and says how to restore', async () => {
+    // The current directory holds the very file the history read: it must not be pulled in.
+    await mkdir(join(directory.path, 'src'), { recursive: true });
+    await writeFile(join(directory.path, 'src/date.ts'), 'export const fromTheCurrentDirectory = true;\n');
+    const run = await runCli(['compact', fixturePath('messages.json'), '--force'], { cwd: directory.path, env: { MAX_RESTORE_FILES: '5' } });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).not.toContain('fromTheCurrentDirectory');
+    expect(firstLines(JSON.parse(run.stdout) as Message[])).toEqual([
+      'system: You are a coding agent. Use the tools to read, run and edit code in /home/dev/app.',
+      'user: [Conversation compressed]',
+      'assistant: Understood. I have the context from the compressed conversation. Continuing work.',
+    ]);
+    expect(run.stderr).toContain('summarized 10 messages, kept 1 system message, restored no files (pass --work-dir <project dir> to restore the files the history read)');
+  });
+
+  it('restores from the current directory when it is named: --work-dir .', async () => {
+    await mkdir(join(directory.path, 'src'), { recursive: true });
+    await writeFile(join(directory.path, 'src/date.ts'), 'export const fromTheCurrentDirectory = true;\n');
+    const run = await runCli(['compact', fixturePath('messages.json'), '--force', '--work-dir', '.'], { cwd: directory.path });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain('fromTheCurrentDirectory');
+    expect(run.stderr).toContain('restored 1 file (');
+  });
+
+  it.each([
+    ['a missing directory', 'missing', (dir: string) => `--work-dir ${join(dir, 'missing')}: no such directory (ENOENT)`],
+    ['a file', 'file.txt', (dir: string) => `--work-dir ${join(dir, 'file.txt')}: not a directory`],
+  ])('exits 2 for %s, naming it, before reading or writing anything', async (_, name, message) => {
+    await writeFile(join(directory.path, 'file.txt'), 'not a directory');
+    const outputFile = join(directory.path, 'out.json');
+    const run = await runCli(['compact', join(directory.path, 'no-such-input.json'), '--force', '--work-dir', join(directory.path, name), '-o', outputFile]);
+    expect(run.exitCode).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(`agent-context: ${message(directory.path)}\nRun "agent-context compact --help" for usage.\n`);
+    expect((await readdir(directory.path)).sort()).toEqual(['file.txt']);
+  });
+
+  it('-o may name the input itself: the file is replaced whole, atomically', async () => {
+    const path = join(directory.path, 'h.json');
+    await writeFile(path, await readFile(fixturePath('messages.json')));
+    const run = await runCli(['compact', path, '--force', '--work-dir', directory.path, '-o', path]);
+    expect(run.exitCode).toBe(0);
+    const history = JSON.parse(await readFile(path, 'utf8')) as Message[];
+    expect(firstLines(history).slice(0, 2)).toEqual(['system: You are a coding agent. Use the tools to read, run and edit code in /home/dev/app.', 'user: [Conversation compressed]']);
+    expect((await readdir(directory.path)).sort()).toEqual(['.compact', 'h.json']);
+  });
+});
+
 describe('agent-context compact: usage errors (issue 4)', () => {
   it.each([
     [['--provider', 'openai'], '--provider openai needs --model (or SUMMARY_MODEL)'],
     [['--model', 'x'], '--model needs an LLM: pass --provider anthropic or openai (or set ANTHROPIC_API_KEY)'],
     [['--provider', 'extractive', '--base-url', 'http://localhost:1'], '--base-url needs an LLM'],
-    [['--limit', '0'], 'contextTokenLimit must be an integer >= 1, got 0'],
-    [['--ratio', '2'], 'compactThresholdRatio must be a number in [0, 1], got 2'],
+    [['--limit', '0'], '--limit must be an integer >= 1, got "0"'],
+    [['--ratio', '2'], '--ratio must be a number in [0, 1], got "2"'],
+    [['--limit', '-5'], '--limit must be an integer >= 1, got "-5"'],
+    [['--ratio=-0.5'], '--ratio must be a number in [0, 1], got "-0.5"'],
+    [['--limit', '0x100000'], '--limit must be an integer >= 1, got "0x100000"'],
   ])('%j exits 2', async (flags, message) => {
     const run = await runCli(['compact', fixturePath('messages.json'), ...flags]);
     expect(run.exitCode).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain(message);
+  });
+});
+
+describe('agent-context compact: an archive that cannot be written (issue: hostile input)', () => {
+  it('exits 1 saying the compaction was skipped, and writes no output', async () => {
+    const blocker = join(directory.path, 'blocker');
+    await writeFile(blocker, 'a file where the archive directory should go');
+    const output = join(directory.path, 'out.json');
+    const run = await runCli(['compact', fixturePath('messages.json'), '--force', '--work-dir', directory.path, '-o', output], {
+      env: { COMPACT_OUTPUT_DIR: join(blocker, 'archive') },
+    });
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain('compaction skipped: the archive of the compacted messages could not be written');
+    expect(existsSync(output)).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { copyFile, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { offloadToolResults } from '../../src/index.js';
@@ -120,12 +120,39 @@ describe('agent-context offload (issue 4, DESIGN §8 CLI output)', () => {
     expect(run.stderr).toContain('nothing offloaded: no tool result has 100,000 chars or more (char threshold)');
   });
 
-  it('exits 2 for a threshold out of range, before writing anything', async () => {
+  it.each([
+    ['0', '0'],
+    ['-5', '-5'],
+  ])('exits 2 for --char-threshold %s, naming the flag, before writing anything', async (value, shown) => {
     const outputDir = join(directory.path, 'offload');
-    const run = await runCli(['offload', fixturePath('messages.json'), '--out', outputDir, '--char-threshold', '0']);
+    const run = await runCli(['offload', fixturePath('messages.json'), '--out', outputDir, '--char-threshold', value]);
     expect(run.exitCode).toBe(2);
-    expect(run.stderr).toBe('agent-context: charThreshold must be a number >= 1, got 0\n');
+    expect(run.stderr).toBe(`agent-context: --char-threshold must be a number >= 1, got "${shown}"\nRun "agent-context offload --help" for usage.\n`);
     expect(existsSync(outputDir)).toBe(false);
+  });
+
+  it('-o may name the input itself: the file is replaced whole, atomically (issue 10, DESIGN §11)', async () => {
+    const path = join(directory.path, 'h.json');
+    await copyFile(fixturePath('messages.json'), path);
+    const outputDir = join(directory.path, 'offload');
+    const run = await runCli(['offload', path, '--out', outputDir, '-o', path]);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain(`history: ${path} (JSON array)`);
+    const history = JSON.parse(await readFile(path, 'utf8')) as Message[];
+    const expected = await offloadToolResults(await readFixtureMessages('messages.json'), { outputDir: join(directory.path, 'library') });
+    expect(history).toEqual(expected.messages);
+    expect((await readdir(directory.path)).sort()).toEqual(['h.json', 'library', 'offload']);
+  });
+
+  it('leaves the input as it was when -o cannot be written (issue 10, DESIGN §11)', async () => {
+    const path = join(directory.path, 'h.json');
+    await copyFile(fixturePath('messages.json'), path);
+    const original = await readFile(path);
+    // The output's directory is a file: nothing can be written there.
+    const run = await runCli(['offload', path, '--out', join(directory.path, 'offload'), '-o', join(path, 'out.json')]);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toMatch(new RegExp(`^agent-context: cannot write ${path}/out\\.json: `));
+    expect((await readFile(path)).equals(original)).toBe(true);
   });
 
   it('exits 1 when the output directory cannot be written', async () => {

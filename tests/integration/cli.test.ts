@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fixturePath, REPOSITORY_ROOT, runCli } from './cli-helpers.js';
+import { createTemporaryDirectory, fixturePath, REPOSITORY_ROOT, runCli } from './cli-helpers.js';
 
 const packageVersion = (JSON.parse(readFileSync(join(REPOSITORY_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -42,7 +42,7 @@ describe('agent-context: usage errors exit 2 with one line (issue 4)', () => {
     [['count', 'a.json', '--nope'], /^agent-context: unknown option --nope\n/],
     [['count', 'a.json', '--limit'], /^agent-context: --limit needs a value\n/],
     [['count', 'a.json', '--json=yes'], /^agent-context: --json does not take a value\n/],
-    [['count', 'a.json', '--limit', '12k'], /^agent-context: --limit must be a number, got "12k"\n/],
+    [['count', 'a.json', '--limit', '12k'], /^agent-context: --limit must be an integer >= 1, got "12k"\n/],
     [['offload', 'a.json'], /^agent-context: missing --out <dir> \(where the offloaded results go\)\n/],
     [['compact', 'a.json', '--provider', 'gemini'], /^agent-context: --provider must be one of anthropic, openai, extractive, got "gemini"\n/],
     [['demo', 'extra'], /^agent-context: unexpected argument "extra"\n/],
@@ -53,16 +53,59 @@ describe('agent-context: usage errors exit 2 with one line (issue 4)', () => {
     expect(run.stderr).toMatch(message);
   });
 
-  it('reports an option value the library rejects as a usage error, naming it', async () => {
+  it('reports a flag value out of the library\'s range as a usage error, naming the flag', async () => {
     const run = await runCli(['count', fixturePath('messages.json'), '--ratio-threshold', '1.5']);
     expect(run.exitCode).toBe(2);
-    expect(run.stderr).toBe('agent-context: ratioThreshold must be a number in [0, 1], got 1.5\n');
+    expect(run.stderr).toBe('agent-context: --ratio-threshold must be a number in [0, 1], got "1.5"\nRun "agent-context count --help" for usage.\n');
   });
 
   it('reports an invalid environment variable as a usage error, naming it', async () => {
     const run = await runCli(['count', fixturePath('messages.json')], { env: { OFFLOAD_CHAR_THRESHOLD: 'lots' } });
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(/^agent-context: OFFLOAD_CHAR_THRESHOLD must be a number >= 1, got "lots"\n$/);
+  });
+
+  it.each(['0x10', '0b1', '0o7', '1_000'])('reads environment numbers in decimal notation only: OFFLOAD_CHAR_THRESHOLD=%s exits 2', async (value) => {
+    const run = await runCli(['count', fixturePath('messages.json')], { env: { OFFLOAD_CHAR_THRESHOLD: value } });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toBe(`agent-context: OFFLOAD_CHAR_THRESHOLD must be a number >= 1, got "${value}"\n`);
+  });
+});
+
+describe('agent-context: negative and non-decimal numbers (issue 10, DESIGN §11)', () => {
+  it.each([
+    [['offload', 'x.json', '--out', 'o', '--char-threshold', '-5'], '--char-threshold must be a number >= 1, got "-5"'],
+    [['offload', 'x.json', '--out', 'o', '--char-threshold=-5'], '--char-threshold must be a number >= 1, got "-5"'],
+    [['offload', 'x.json', '--out', 'o', '--char-threshold', '0x10'], '--char-threshold must be a number >= 1, got "0x10"'],
+    [['offload', 'x.json', '--out', 'o', '--ratio-threshold', '-0.1'], '--ratio-threshold must be a number in [0, 1], got "-0.1"'],
+    [['count', 'x.json', '--char-threshold', '-5'], '--char-threshold must be a number >= 1, got "-5"'],
+    [['count', 'x.json', '--limit', '-5'], '--limit must be an integer >= 1, got "-5"'],
+    [['compact', 'x.json', '--ratio', '-1'], '--ratio must be a number in [0, 1], got "-1"'],
+    [['compact', 'x.json', '--limit=-200000'], '--limit must be an integer >= 1, got "-200000"'],
+  ])('%j exits 2 naming the flag and its bound', async (args, message) => {
+    const [command] = args;
+    const run = await runCli(args);
+    expect(run.exitCode).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(`agent-context: ${message}\nRun "agent-context ${command} --help" for usage.\n`);
+  });
+});
+
+describe('agent-context: a Claude Code log still being written (issue 10, DESIGN §11)', () => {
+  it('reads it without its cut-off last line and warns on stderr, naming the file and line', async () => {
+    const directory = await createTemporaryDirectory('aco-cli-live-');
+    try {
+      const whole = readFileSync(fixturePath('claude-code-session.jsonl'), 'utf8');
+      const path = join(directory.path, 'live.jsonl');
+      // The last line (26, a file-history-snapshot) cut in the middle, as a writer leaves it.
+      writeFileSync(path, whole.slice(0, whole.trimEnd().lastIndexOf('\n') + 60));
+      const run = await runCli(['count', path, '--json']);
+      expect(run.exitCode).toBe(0);
+      expect(run.stderr).toBe(`warning: ${path}: line 26: skipped the last line, cut off mid-JSON (a log still being written?)\n`);
+      expect(JSON.parse(run.stdout)).toMatchObject({ format: 'claude-code', messageCount: 10 });
+    } finally {
+      await directory.remove();
+    }
   });
 });
 

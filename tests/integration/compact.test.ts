@@ -78,13 +78,28 @@ describe('compactMessages on the file system (spec 05 UC-001, v1 F-006)', () => 
     expect(names.filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
-  it('logs an archive failure and still compacts, with originalMessagesPath null', async () => {
+  it('skips compaction when the archive cannot be written, leaving the history as it was', async () => {
     await writeFile(join(workDir, 'blocked'), 'a file where the archive directory should be');
     const settings = options({ outputDir: 'blocked' });
+    const input = history();
+    const result = await compactMessages(input, settings);
+    expect(result).toMatchObject({ compacted: false, skippedReason: 'archive-failed', originalMessagesPath: null });
+    expect(result.messages).toBe(input);
+    expect(result.error).toMatchObject({ code: 'WRITE_FAILED', cause: { code: expect.stringMatching(/^(EEXIST|ENOTDIR)$/) } });
+    expect(settings.logger.warnings.some((warning) => warning.includes('could not archive'))).toBe(true);
+  });
+
+  it("with archive: 'best-effort', logs an archive failure and still compacts, with originalMessagesPath null", async () => {
+    await writeFile(join(workDir, 'blocked'), 'a file where the archive directory should be');
+    const settings = options({ outputDir: 'blocked', archive: 'best-effort' });
     const result = await compactMessages(history(), settings);
     expect(result.compacted).toBe(true);
     expect(result.originalMessagesPath).toBeNull();
     expect(settings.logger.warnings.some((warning) => warning.includes('could not archive'))).toBe(true);
+  });
+
+  it('rejects an archive policy it does not know, before anything is written', async () => {
+    await expect(compactMessages(history(), options({ archive: 'maybe' as never }))).rejects.toThrow('archive must be "required" or "best-effort", got "maybe"');
   });
 
   it('honours an absolute outputDir', async () => {

@@ -80,15 +80,20 @@ describe('offloadToolResult on the real file system (spec 04 F-004)', () => {
     expect(message).toEqual(snapshot);
   });
 
-  it('rejects an unsafe sessionId or id with UNSAFE_PATH and creates nothing outside or inside outputDir', async () => {
+  it.each([['../escape'], [''], ['   '], ['s\u001b]0;title\u0007'], ['tab\tsession']])(
+    'rejects the sessionId %j with UNSAFE_PATH and creates nothing',
+    async (sessionId) => {
+      const outputDir = join(root, 'out');
+      await expect(offloadToolResult(userMessage(toolResult('t', text(1000))), { sessionId, outputDir })).rejects.toMatchObject({ code: 'UNSAFE_PATH' });
+      expect(await readdir(root)).toEqual([]);
+    },
+  );
+
+  it('writes an unsafe id inside the session folder under a mapped name', async () => {
     const outputDir = join(root, 'out');
-    await expect(offloadToolResult(userMessage(toolResult('t', text(1000))), { sessionId: '../escape', outputDir })).rejects.toMatchObject({
-      code: 'UNSAFE_PATH',
-    });
-    await expect(offloadToolResult(userMessage(toolResult('../../x', text(1000))), { sessionId: 's', outputDir })).rejects.toMatchObject({
-      code: 'UNSAFE_PATH',
-    });
-    expect(await readdir(root)).toEqual([]);
+    const result = await offloadToolResult(userMessage(toolResult('../../x', text(1000))), { sessionId: 's', outputDir });
+    expect(result.file).toMatch(new RegExp(`^${outputDir}/s/x~[0-9a-z]{11}\\.md$`));
+    expect(await readdir(root)).toEqual(['out']);
   });
 
   it('rejects without options with INVALID_OPTION or UNSAFE_PATH, writing nothing', async () => {

@@ -1,5 +1,5 @@
 import { readdirSync, statSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -247,5 +247,28 @@ describe('NodeFileWriter.listDir and resolvePath', () => {
     await ensureDir(join(root, 'd'));
     await write(join(root, 'd', 'x.md'), 'ok');
     expect(await readFile(join(root, 'd', 'x.md'), 'utf8')).toBe('ok');
+  });
+});
+
+describe('NodeFileWriter and symlinks at a target name', () => {
+  it('does not follow a symlink at the target name, even to a file holding the same content', async () => {
+    const target = join(root, 'elsewhere.md');
+    await writeFile(target, 'same text');
+    const planted = join(root, 'tool-result-a.md');
+    await symlink(target, planted);
+    expect(await writer.createExclusive(planted, 'same text')).toBe('exists');
+    expect(await writer.holdsContent(planted, 'same text')).toBe(false);
+    expect(await writer.createExclusiveFromParts(planted, ['same ', 'text'])).toBe('exists');
+    expect((await lstat(planted)).isSymbolicLink()).toBe(true);
+    expect(await readFile(target, 'utf8')).toBe('same text');
+  });
+
+  it('says a regular file holds content only when every byte matches', async () => {
+    const path = join(root, 'a.md');
+    await writeFile(path, 'héllo');
+    expect(await writer.holdsContent(path, 'héllo')).toBe(true);
+    expect(await writer.holdsContent(path, 'hello')).toBe(false);
+    expect(await writer.holdsContent(join(root, 'missing.md'), '')).toBe(false);
+    expect(await writer.holdsContent(root, '')).toBe(false);
   });
 });

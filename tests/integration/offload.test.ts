@@ -1,4 +1,4 @@
-import { access, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { access, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -125,12 +125,13 @@ describe('offloadToolResults on the real file system', () => {
     expect(await readFile(outputDir, 'utf8')).toBe('not a directory');
   });
 
-  it('rejects an unsafe tool_use_id with UNSAFE_PATH and creates nothing, not even the directory', async () => {
+  it('writes nothing outside outputDir for an unsafe tool_use_id: it maps to a name inside', async () => {
     const outputDir = join(root, 'unsafe');
     const messages = [userMessage(toolResult('ok', text(300)), toolResult('../../escape', text(300)))];
-    await expect(offloadToolResults(messages, { outputDir })).rejects.toMatchObject({ code: 'UNSAFE_PATH' });
-    expect(await exists(outputDir)).toBe(false);
-    expect(await readdir(root)).toEqual([]);
+    const result = await offloadToolResults(messages, { outputDir });
+    expect(result.offloadedCount).toBe(2);
+    expect(await readdir(root)).toEqual(['unsafe']);
+    expect((await readdir(outputDir)).sort()).toEqual(['tool-result-ok.md', relative(outputDir, result.files[1]!)].sort());
   });
 
   it('reads the environment at call time, and rejects an invalid value naming it before creating anything', async () => {
@@ -189,5 +190,36 @@ describe('offloadToolResults under concurrency', () => {
     expect(names.length).toBe(referenced.size);
     // 20 calls x 12 blocks, minus the 10 shared-0 contents that two calls each send.
     expect(referenced.size).toBe(230);
+  });
+});
+
+describe('offloadToolResults — hostile and unlucky input, on real files', () => {
+  it('moves past a symlink planted at a target name and leaves its target untouched', async () => {
+    const outside = join(root, 'outside.md');
+    await writeFile(outside, 'secret');
+    const outputDir = join(root, 'out');
+    await offloadToolResults([userMessage(toolResult('seed', text(200)))], { outputDir });
+    await symlink(outside, join(outputDir, 'tool-result-a.md'));
+    const result = await offloadToolResults([userMessage(toolResult('a', text(300)))], { outputDir });
+    expect(result.files).toEqual([join(outputDir, 'tool-result-a-1.md')]);
+    expect(await readFile(outside, 'utf8')).toBe('secret');
+  });
+
+  it('reuses its file on a rerun when the content holds a lone surrogate (written as U+FFFD)', async () => {
+    const outputDir = join(root, 'out');
+    const messages = [userMessage(toolResult('s', `half a pair: \uD83D ${text(300)}`))];
+    const first = await offloadToolResults(messages, { outputDir });
+    const second = await offloadToolResults(messages, { outputDir });
+    expect(second.files).toEqual(first.files);
+    expect(await readdir(outputDir)).toEqual(['tool-result-s.md']);
+    expect(await readFile(first.files[0]!, 'utf8')).toBe(`half a pair: \uFFFD ${text(300)}`);
+    expect(first.repairedCount).toBe(1);
+  });
+
+  it('writes an unsafe tool_use_id inside outputDir under a mapped name', async () => {
+    const outputDir = join(root, 'out');
+    const result = await offloadToolResults([userMessage(toolResult('../../escape', text(300)))], { outputDir });
+    expect(relative(outputDir, result.files[0]!)).toMatch(/^tool-result-escape~[0-9a-z]{11}\.md$/);
+    expect(await readdir(root)).toEqual(['out']);
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rebuildClaudeCodeLog } from '../../src/cli/formats/claude-code-log.js';
-import { locateJsonError } from '../../src/cli/formats/json-error-location.js';
+import { isTruncatedJson, locateJsonError } from '../../src/cli/formats/json-error-location.js';
 import { parseTranscript } from '../../src/cli/formats/parse-transcript.js';
 import { readRequestBody, writeRequestBody } from '../../src/cli/formats/request-body.js';
 import { serializeHistory } from '../../src/cli/formats/serialize-transcript.js';
@@ -167,6 +167,58 @@ describe('parseTranscript: bad input (issue 4)', () => {
   });
 });
 
+describe('parseTranscript: a JSONL file still being written (issue 10, DESIGN §11)', () => {
+  const logLines = readFixture('claude-code-session.jsonl').trimEnd().split('\n');
+  const complete = logLines.slice(0, 24);
+  const beingWritten = logLines[24] ?? '';
+  const warning = 'session.jsonl: line 25: skipped the last line, cut off mid-JSON (a log still being written?)';
+
+  it('reads a Claude Code log without its last line when that line is cut off, with a warning naming the file and line', () => {
+    const transcript = parseTranscript([...complete, beingWritten.slice(0, 200)].join('\n'), 'session.jsonl');
+    expect(transcript.format).toBe('claude-code');
+    expect(transcript.messages).toEqual(parseTranscript(complete.join('\n'), 'session.jsonl').messages);
+    expect(transcript.warnings).toEqual([warning]);
+  });
+
+  it('tolerates a cut at any point of the last line', () => {
+    const expected = parseTranscript(complete.join('\n'), 'session.jsonl').messages;
+    for (let length = 1; length < beingWritten.length; length += 1) {
+      const transcript = parseTranscript(`${[...complete, beingWritten.slice(0, length)].join('\n')}`, 'session.jsonl');
+      expect({ length, messages: transcript.messages, warnings: transcript.warnings }).toEqual({ length, messages: expected, warnings: [warning] });
+    }
+  });
+
+  it('looks past blank lines for the last line', () => {
+    const transcript = parseTranscript(`${[...complete, beingWritten.slice(0, 50)].join('\n')}\n\n  \n`, 'session.jsonl');
+    expect(transcript.warnings).toEqual([warning]);
+  });
+
+  it('reads JSONL messages the same way', () => {
+    const lines = readFixture('messages.jsonl').trimEnd().split('\n');
+    const cut = [...lines.slice(0, -1), (lines.at(-1) ?? '').slice(0, 30)].join('\n');
+    const transcript = parseTranscript(cut, 'messages.jsonl');
+    expect(transcript.messages).toEqual(parseTranscript(readFixture('messages.json'), 'messages.json').messages.slice(0, -1));
+    expect(transcript.warnings).toEqual([`messages.jsonl: line ${lines.length}: skipped the last line, cut off mid-JSON (a log still being written?)`]);
+  });
+
+  it('has no warnings for a whole file', () => {
+    expect(parseTranscript(readFixture('claude-code-session.jsonl'), 'session.jsonl').warnings).toBeUndefined();
+  });
+
+  it('still refuses a cut line that is not the last, with its line and column', () => {
+    const text = [...complete.slice(0, 10), complete[10]?.slice(0, 40), ...complete.slice(11)].join('\n');
+    expect(parseError(text, 'session.jsonl')).toMatch(/^session\.jsonl: invalid JSON at line 11, column \d+: /);
+  });
+
+  it('still refuses a last line broken before its end: that is not a line being written', () => {
+    expect(parseError('{"role":"user","content":"a"}\n{"role": ,"content":"b"}', 'x.jsonl')).toBe('x.jsonl: invalid JSON at line 2, column 10: unexpected ",", expected a value');
+  });
+
+  it('still refuses a JSON document cut short (only JSONL lines are written one by one)', () => {
+    expect(parseError('[{"role":"user","content":"a"},\n{"role":"us')).toMatch(/invalid JSON at line 2/);
+  });
+});
+
 describe('Claude Code session logs (DESIGN §8, correcting issue 4)', () => {
   const transcript = parseTranscript(readFixture('claude-code-session.jsonl'), 'session.jsonl');
 
@@ -305,4 +357,20 @@ describe('locateJsonError', () => {
     const text = JSON.stringify({ a: [1, -2.5e3, 'x\n\u00e9\ud83d\ude00', true, false, null, {}] });
     expect(locateJsonError(text)).toBeUndefined();
   });
+});
+
+describe('isTruncatedJson', () => {
+  it.each(['{', '{"type":"us', '{"type":"user",', '{"type":"user","mess', '{"a":[1,', '{"a":1', '{"a":-', '{"a":1.', '{"a":1e', '{"a":t', '{"a":fal', '{"a":nu', '{"a":"x\\', '{"a":"\\u00', '{"a":1 \r'])(
+    '%j is JSON cut short',
+    (text) => {
+      expect(isTruncatedJson(text)).toBe(true);
+    },
+  );
+
+  it.each(['{"a":1}', '{"a": }', '{"a":1}}', '{"a":1 2', '{"a":1,}', '{"a" 1', '{"a":xyz', '{"a":trux', '{"role": "user" "content": "a"}', 'hello'])(
+    '%j is not',
+    (text) => {
+      expect(isTruncatedJson(text)).toBe(false);
+    },
+  );
 });

@@ -207,6 +207,12 @@ describe('compactMessagesWith (spec 05)', () => {
       expect(sleep.delays).toEqual([1000, 2000]);
     });
 
+    it('logs each failed attempt and its retry at warn, so the default logger shows them', async () => {
+      const { run, logger } = setUp({ script: [new Error('529 overloaded'), 'finally'] });
+      await run(createHistory());
+      expect(logger.warnings).toEqual(['compact: summary attempt 1 failed (529 overloaded); retrying in 1000 ms']);
+    });
+
     it('UC-006: when every attempt fails, returns the input array itself, summarizer-failed and the last error', async () => {
       const last = new Error('500 third');
       const { run, sleep, summarizer, logger } = setUp({ script: [new Error('500 first'), new Error('500 second'), last] });
@@ -271,6 +277,40 @@ describe('compactMessagesWith (spec 05)', () => {
       await expect(run(createHistory())).rejects.toBe(reason);
       expect(summarizer.calls).toHaveLength(1);
       expect(sleep.delays).toEqual([]);
+    });
+
+    it('rejects with the reason at once when the summarizer ignores the signal and never settles', async () => {
+      const controller = new AbortController();
+      const reason = new Error('user cancelled');
+      const { run } = setUp({
+        resolved: { signal: controller.signal },
+        script: [
+          () => {
+            setTimeout(() => controller.abort(reason), 5);
+            return new Promise<string>(() => undefined);
+          },
+        ],
+      });
+      await expect(run(createHistory())).rejects.toBe(reason);
+    });
+
+    it('ignores the late result of a summarizer that ignored the abort', async () => {
+      const controller = new AbortController();
+      const reason = new Error('user cancelled');
+      let fail: (error: Error) => void = () => undefined;
+      const { run } = setUp({
+        resolved: { signal: controller.signal },
+        script: [
+          () => {
+            controller.abort(reason);
+            return new Promise<string>((_resolve, reject) => (fail = reject));
+          },
+        ],
+      });
+      await expect(run(createHistory())).rejects.toBe(reason);
+      // a rejection after the abort must not surface as an unhandled rejection (vitest fails the run on one)
+      fail(new Error('late failure'));
+      await new Promise((resolve) => setTimeout(resolve, 10));
     });
 
     it('passes the signal to the summarizer', async () => {

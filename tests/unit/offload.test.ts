@@ -731,3 +731,102 @@ describe('offloadToolResultsWithWriter — bad input and failures (DESIGN §5)',
     expect(started).toBeLessThan(100);
   });
 });
+
+describe('offloadToolResultsWithWriter — hostile and unlucky input', () => {
+  it("gives a, a (duplicate) and a-1 three files with spec 01's two-method writer: no content lost", async () => {
+    const writer = createMemoryWriter({ exclusive: false });
+    const messages = [userMessage(toolResult('a', text(150, 'p')), toolResult('a', text(150, 'q')), toolResult('a-1', text(150, 'r')))];
+    const result = await offloadToolResultsWithWriter(messages, OUT, writer);
+    expect(new Set(result.files).size).toBe(3);
+    expect(result.files.map((file) => writer.files.get(file))).toEqual([text(150, 'p'), text(150, 'q'), text(150, 'r')]);
+  });
+
+  it('lists the directory once after a taken name and writes no temporary copy per name tried', async () => {
+    const taken = Object.fromEntries(
+      Array.from({ length: 50 }, (_, index) => [`out/${index === 0 ? 'tool-result-a.md' : `tool-result-a-${index}.md`}`, `other ${index}`]),
+    );
+    const writer = createMemoryWriter({ listing: true, files: taken });
+    const result = await offloadToolResultsWithWriter([userMessage(toolResult('a', text(300)))], OUT, writer);
+    expect(result.files).toEqual(['out/tool-result-a-50.md']);
+    expect(writer.calls.filter((call) => call.method === 'listDir')).toHaveLength(1);
+    expect(writer.calls.filter((call) => call.method === 'createExclusive')).toHaveLength(2);
+  });
+
+  it('finds an identical file among the taken suffixes, so a rerun in a shared directory writes nothing new', async () => {
+    const writer = createMemoryWriter({ listing: true, files: { 'out/tool-result-a.md': 'other', 'out/tool-result-a-1.md': text(300) } });
+    const result = await offloadToolResultsWithWriter([userMessage(toolResult('a', text(300)))], OUT, writer);
+    expect(result.files).toEqual(['out/tool-result-a-1.md']);
+    expect(countWrites(writer)).toBe(0);
+  });
+
+  it('offloads a large result that merely starts with a reference line: it is not one', async () => {
+    const writer = createMemoryWriter();
+    const content = `[Content offloaded to: ./tool-result-x.md]\n${text(1_000_000)}`;
+    const result = await offloadToolResultsWithWriter([userMessage(toolResult('big', content))], OUT, writer);
+    expect(result.offloadedCount).toBe(1);
+    expect(writer.files.get('out/tool-result-big.md')).toBe(content);
+  });
+
+  it('writes and compares text with lone surrogates well-formed, counting the blocks it repaired', async () => {
+    const writer = createMemoryWriter();
+    const messages = [userMessage(toolResult('s', `broken \uD800 pair ${text(200)}`), toolResult('t', text(200)))];
+    const result = await offloadToolResultsWithWriter(messages, OUT, writer);
+    expect(writer.files.get('out/tool-result-s.md')).toBe(`broken \uFFFD pair ${text(200)}`);
+    expect(result.repairedCount).toBe(1);
+    const again = await offloadToolResultsWithWriter(messages, OUT, writer);
+    expect(again.files).toEqual(result.files);
+    expect(countWrites(writer)).toBe(2);
+  });
+
+  it('keeps a __proto__ key as a property of the copies, not as their prototype', async () => {
+    const messages = JSON.parse(
+      `[{"role":"user","content":[{"type":"text","text":"t","__proto__":{"polluted":true}},{"type":"tool_result","tool_use_id":"p","content":"${text(500)}","__proto__":{"x":1}}]}]`,
+    ) as Message[];
+    const result = await offloadToolResultsWithWriter(messages, OUT, createMemoryWriter());
+    const [textBlock, resultBlock] = blocksOf(result.messages[0]!);
+    for (const block of [textBlock!, resultBlock!]) {
+      expect(Object.getPrototypeOf(block)).toBe(Object.prototype);
+      expect(Object.keys(block)).toContain('__proto__');
+    }
+    expect((textBlock as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getOwnPropertyDescriptor(textBlock, '__proto__')?.value).toEqual({ polluted: true });
+  });
+
+  const deep = (levels: number): Record<string, unknown> => {
+    const root: Record<string, unknown> = {};
+    let node = root;
+    for (let level = 0; level < levels; level += 1) node = (node.next = {}) as Record<string, unknown>;
+    return root;
+  };
+  const cyclic = (): Record<string, unknown> => {
+    const input: Record<string, unknown> = { list: [1] };
+    (input.list as unknown[]).push(input);
+    return input;
+  };
+  it.each([
+    ['a cycle', () => cyclic(), /messages\[0\]\.content\[0\]\.input\.list\[1\]: a cycle/],
+    ['a BigInt', () => ({ size: 10n }), /messages\[0\]\.content\[0\]\.input\.size: a BigInt/],
+    ['20,000 levels of nesting', () => deep(20_000), /messages\[0\]\.content\[0\]\.input\.next.*: nested deeper than 1000 levels/],
+  ])('rejects %s in a message with INVALID_MESSAGE and its path, writing nothing', async (_label, makeInput, message) => {
+    const writer = createMemoryWriter();
+    const messages = [assistantMessage(toolUse('c', 'tool', makeInput())), userMessage(toolResult('c', text(300)))];
+    const error: unknown = await offloadToolResultsWithWriter(messages, OUT, writer).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'INVALID_MESSAGE', message: expect.stringMatching(message) });
+    expect(writer.calls).toEqual([]);
+  });
+
+  it('accepts an object shared by two fields (not a cycle)', async () => {
+    const shared = { path: 'a.txt' };
+    const messages = [assistantMessage(toolUse('c', 'tool', { first: shared, second: shared })), userMessage(toolResult('c', text(300)))];
+    expect((await offloadToolResultsWithWriter(messages, OUT, createMemoryWriter())).offloadedCount).toBe(1);
+  });
+
+  it.each([['out\nput'], ['out\u001b[31m'], ['   '], ['a\u0000b']])('refuses the outputDir %j before anything is written', async (outputDir) => {
+    const writer = createMemoryWriter();
+    await expect(offloadToolResultsWithWriter([userMessage(toolResult('a', text(300)))], outputDir, writer)).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+      message: expect.stringMatching(/^outputDir must (be a non-blank string|not contain control characters)/),
+    });
+    expect(writer.calls).toEqual([]);
+  });
+});

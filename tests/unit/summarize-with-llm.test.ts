@@ -99,6 +99,22 @@ describe('createLlmSummarizer (spec 05 F-004)', () => {
       expect(fake.calls[0]?.options?.signal).toBe(controller.signal);
     });
 
+    it('rejects with the abort reason at once when the client ignores the signal and never answers', async () => {
+      const controller = new AbortController();
+      const reason = new Error('stop');
+      const client = {
+        summarize: () => {
+          setTimeout(() => controller.abort(reason), 5);
+          return new Promise<string>(() => undefined);
+        },
+      };
+      const summary = createLlmSummarizer(client, { model: 'm', tokenCounter: quarterCounter }).summarize([{ role: 'user', content: 'hi' }], {
+        maxWords: 100,
+        signal: controller.signal,
+      });
+      await expect(summary).rejects.toBe(reason);
+    });
+
     it('sends an empty Rest as an empty conversation', async () => {
       const fake = createFakeClient();
       await createLlmSummarizer(fake.client, { model: 'm', tokenCounter: quarterCounter }).summarize([], { maxWords: 100 });

@@ -7,6 +7,7 @@ import type { Message } from '../../index.js';
 import { CliError } from '../errors.js';
 import { isClaudeCodeLogLine, rebuildClaudeCodeLog } from './claude-code-log.js';
 import type { LogLine } from './claude-code-log.js';
+import { isTruncatedJson } from './json-error-location.js';
 import { parseJson } from './parse-json.js';
 import { readRequestBody } from './request-body.js';
 import type { Transcript } from './transcript.js';
@@ -39,17 +40,46 @@ function checkMessages(source: string, messages: unknown[], lines?: readonly num
   }
 }
 
-function parseLines(text: string, source: string): LogLine[] {
+/** Whether a JSON text parses. */
+function isValidJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Parses the lines of a JSONL text. The last non-empty line alone may be cut off mid-JSON:
+ * a log still being written (Claude Code appends a line per block) is read without it, and a
+ * warning says so. Any other broken line, and a last line broken before its end, is an error
+ * with its line and column.
+ */
+function parseLines(text: string, source: string): { lines: LogLine[]; warnings: string[] } {
+  const lineTexts = text.split('\n');
+  let lastIndex = lineTexts.length - 1;
+  while (lastIndex > 0 && (lineTexts[lastIndex] ?? '').trim() === '') lastIndex -= 1;
   const lines: LogLine[] = [];
-  text.split('\n').forEach((lineText, index) => {
+  const warnings: string[] = [];
+  lineTexts.forEach((lineText, index) => {
     if (lineText.trim() === '') return;
+    if (index === lastIndex && !isValidJson(lineText) && isTruncatedJson(lineText)) {
+      warnings.push(`${source}: line ${index + 1}: skipped the last line, cut off mid-JSON (a log still being written?)`);
+      return;
+    }
     lines.push({ value: parseJson(lineText, { source, firstLine: index + 1 }), line: index + 1 });
   });
-  return lines;
+  return { lines, warnings };
+}
+
+/** The warnings field of a transcript: present only when there is something to say. */
+function withWarnings(warnings: readonly string[]): Pick<Transcript, 'warnings'> {
+  return warnings.length === 0 ? {} : { warnings };
 }
 
 function readJsonLines(text: string, source: string): Transcript {
-  const logLines = parseLines(text, source);
+  const { lines: logLines, warnings } = parseLines(text, source);
   for (const logLine of logLines) {
     if (!isObject(logLine.value)) throw new CliError(`${source}: line ${logLine.line}: expected a JSON object, got ${JSON.stringify(logLine.value)?.slice(0, 40)}`);
   }
@@ -57,7 +87,7 @@ function readJsonLines(text: string, source: string): Transcript {
   if (isClaudeCodeLogLine(first)) {
     const rebuilt = rebuildClaudeCodeLog(source, logLines);
     checkMessages(source, rebuilt.messages, rebuilt.lines);
-    return { format: 'claude-code', messages: rebuilt.messages, toolDefinitions: undefined, requestBody: undefined };
+    return { format: 'claude-code', messages: rebuilt.messages, toolDefinitions: undefined, requestBody: undefined, ...withWarnings(warnings) };
   }
   if (isObject(first) && 'role' in first) {
     const messages = logLines.map((logLine) => logLine.value);
@@ -66,7 +96,7 @@ function readJsonLines(text: string, source: string): Transcript {
       messages,
       logLines.map((logLine) => logLine.line),
     );
-    return { format: 'jsonl', messages, toolDefinitions: undefined, requestBody: undefined };
+    return { format: 'jsonl', messages, toolDefinitions: undefined, requestBody: undefined, ...withWarnings(warnings) };
   }
   throw new CliError(`${source}: unknown format: the first line is neither a message nor a Claude Code log line; ${EXPECTED_FORMATS}`);
 }
@@ -96,6 +126,8 @@ function readJsonObject(value: Record<string, unknown>, source: string): Transcr
  *
  * @param text The file's text (a leading byte-order mark is ignored).
  * @param source The file path as given, or `stdin`, for error messages.
+ * @returns The transcript; for JSONL whose last line is cut off mid-JSON, without that line
+ * and with a warning naming it in `warnings`.
  * @throws {CliError} (exit 1) for an empty input, invalid JSON (with line and column), an
  * unknown format, or a message that is not a message (with its index).
  */

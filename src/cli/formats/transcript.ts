@@ -34,4 +34,9 @@ export interface Transcript {
   toolDefinitions: readonly unknown[] | undefined;
   /** A request body as read, to write a new history back in its shape; else `undefined`. */
   requestBody: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * What was read around rather than refused, one line each for stderr: a JSONL file's last
+   * line cut off mid-JSON. Absent when there is nothing to say.
+   */
+  warnings?: readonly string[];
 }

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { parseDecimalNumber, parseNumberText, resolveNumber } from '../../src/core/env.js';
+import { InvalidOptionError } from '../../src/core/errors.js';
+
+describe('parseDecimalNumber: decimal notation only (DESIGN §8, §11)', () => {
+  it.each([
+    ['5', 5],
+    ['-5', -5],
+    ['+5', 5],
+    ['.5', 0.5],
+    ['5.', 5],
+    ['5.0', 5],
+    ['0.25', 0.25],
+    ['1e3', 1000],
+    ['1E3', 1000],
+    ['2.5e-2', 0.025],
+    ['1e+2', 100],
+    ['007', 7],
+    [' \t12\n', 12],
+  ])('reads %j as %d', (text, expected) => {
+    expect(parseDecimalNumber(text)).toBe(expected);
+  });
+
+  it.each(['0x10', '0X10', '0b1', '0o7', '-0x10', '1_000', 'Infinity', '-Infinity', 'NaN', '1e400', '', '  ', '.', '-', 'e3', '1e', '1.2.3', '12abc', '1,000', '5 5', '٣'])(
+    'rejects %j',
+    (text) => {
+      expect(parseDecimalNumber(text)).toBeUndefined();
+    },
+  );
+});
+
+describe('parseNumberText', () => {
+  it('names what it was given and the rule', () => {
+    expect(() => parseNumberText('--limit', '-5', { min: 1, integer: true })).toThrow(new InvalidOptionError('--limit must be an integer >= 1, got "-5"'));
+  });
+  it('returns the number within the rule', () => {
+    expect(parseNumberText('--ratio', '0.5', { min: 0, max: 1 })).toBe(0.5);
+  });
+});
+
+describe('resolveNumber: environment variables are decimal only (issue 10)', () => {
+  it.each(['0x10', '0b1', '0o7', '1_000', 'Infinity'])('rejects OFFLOAD_CHAR_THRESHOLD=%s, naming the variable', (raw) => {
+    expect(() => resolveNumber('charThreshold', undefined, { OFFLOAD_CHAR_THRESHOLD: raw }, 'OFFLOAD_CHAR_THRESHOLD', 100, { min: 1 })).toThrow(
+      new InvalidOptionError(`OFFLOAD_CHAR_THRESHOLD must be a number >= 1, got ${JSON.stringify(raw)}`),
+    );
+  });
+
+  it.each([
+    ['1e3', 1000],
+    ['250.', 250],
+    [' 250 ', 250],
+  ])('reads OFFLOAD_CHAR_THRESHOLD=%j as %d', (raw, expected) => {
+    expect(resolveNumber('charThreshold', undefined, { OFFLOAD_CHAR_THRESHOLD: raw }, 'OFFLOAD_CHAR_THRESHOLD', 100, { min: 1 })).toBe(expected);
+  });
+
+  it('reads a fraction without a leading digit', () => {
+    expect(resolveNumber('ratioThreshold', undefined, { R: '.5' }, 'R', 0.2, { min: 0, max: 1 })).toBe(0.5);
+  });
+});
