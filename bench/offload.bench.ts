@@ -1,9 +1,10 @@
 /**
  * Offload benchmarks (issue 2): batch offload of a ~1M-char history against the floor of
- * writing the same payloads with `fs.promises.writeFile`, the ratio gate's skip path, and one
- * direct offload of a 100 KB tool result.
+ * writing the same payloads with `fs.promises.writeFile`, the ratio gate's skip path, the next
+ * use of an id already offloaded 999 times into a shared directory, and one direct offload of a
+ * 100 KB tool result.
  */
-import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { offloadToolResult } from '../src/api/direct-offload.js';
@@ -41,6 +42,14 @@ function buildHistory(): { messages: Message[]; payloads: string[] } {
 }
 
 const FLOOR = 'floor: fs.promises.writeFile x200';
+
+/** Earlier uses of one id in the shared-directory case. */
+const REUSED_ID_USES = 1000;
+
+/** A tool result of id `call_0`, about 400 chars. */
+function reusedIdMessage(text: string): Message {
+  return { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_0', content: text.repeat(Math.ceil(400 / text.length)) }] };
+}
 const BATCH = 'offloadToolResults (batch)';
 
 function computeMedian(values: readonly number[]): number {
@@ -129,6 +138,26 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
       { ...options, iterations: 200 },
     );
 
+    // A shared directory where one id (say, a tool that always answers with id "call_0") was
+    // offloaded 999 times before: the next use must find its suffix without a copy per name tried.
+    const sharedDirectory = join(root, 'shared');
+    for (let use = 0; use < REUSED_ID_USES - 1; use++) {
+      await offloadToolResults([reusedIdMessage(`earlier result ${use} `)], { outputDir: sharedDirectory });
+    }
+    let nextUse = 0;
+    const shared = await measureMedians(
+      {
+        'floor: readdir': async () => {
+          await readdir(sharedDirectory);
+        },
+        'offload into the shared directory': async () => {
+          await offloadToolResults([reusedIdMessage(`new result ${nextUse++} `)], { outputDir: sharedDirectory });
+        },
+      },
+      { ...options, iterations: 20 },
+    );
+    const sharedMedian = shared['offload into the shared directory']!;
+
     const floor = batch[FLOOR]!;
     const batchMedian = batch[BATCH]!;
     const gateMedian = gate['gate skip']!;
@@ -150,6 +179,14 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
         extra: `result.messages === input: ${skipCopiesNothing}; no directory: ${skipTouchesNoDisk}`,
         goal: '<= 2 ms, nothing copied',
         met: gateMedian <= 2 && skipCopiesNothing && skipTouchesNoDisk,
+      },
+      {
+        name: `offload of an id used ${REUSED_ID_USES.toLocaleString('en-US')}+ times before in a shared directory`,
+        medianMs: sharedMedian,
+        baseline: { name: 'readdir of that directory', medianMs: shared['floor: readdir']! },
+        extra: 'one listing, then size checks in parallel; 145 ms before, with a temp copy per name tried (96f5c96, same machine)',
+        goal: '< 50 ms',
+        met: sharedMedian < 50,
       },
       {
         name: 'direct offload of one 100 KB result',

@@ -92,7 +92,13 @@ interface TakenNames {
   onDisk: Set<string>;
 }
 
-/** Writes one content whose planned name held other content, under the first suffix that serves. */
+/**
+ * Writes one content whose planned name held other content, under the first suffix that
+ * serves: one already holding exactly this content, else the first free one. With
+ * `holdsContent`, the suffixes the listing found are compared in parallel (a shared directory
+ * may hold a thousand uses of one id) and the lowest identical one wins, so the choice stays
+ * deterministic; without it, each is tried with `createExclusive`.
+ */
 async function placeUnderNextSuffix(
   candidate: OffloadCandidate,
   content: string,
@@ -101,22 +107,38 @@ async function placeUnderNextSuffix(
   names: TakenNames,
 ): Promise<PlacedFile> {
   const holdsContent = writer.holdsContent;
-  for (let suffix = 1; suffix <= MAX_FILE_SUFFIX; suffix++) {
-    const name = buildBatchFileName(candidate.fileStem, suffix);
-    if (names.reserved.has(name)) continue;
-    const path = resolveFilePath(writer, outputDir, name);
-    let outcome: 'created' | 'identical' | 'exists';
-    if (names.onDisk.has(name) && holdsContent !== undefined) {
-      outcome = (await callWriter(path, () => holdsContent.call(writer, path, content))) ? 'identical' : 'exists';
-    } else {
-      outcome = await callWriter(path, () => writer.createExclusive(path, content));
+  let suffix = 1;
+  while (suffix <= MAX_FILE_SUFFIX) {
+    const listed: PlacedFile[] = [];
+    for (; suffix <= MAX_FILE_SUFFIX; suffix++) {
+      const name = buildBatchFileName(candidate.fileStem, suffix);
+      if (names.reserved.has(name)) continue;
+      if (holdsContent === undefined || !names.onDisk.has(name)) break;
+      listed.push({ name, path: resolveFilePath(writer, outputDir, name) });
     }
+    if (holdsContent !== undefined && listed.length > 0) {
+      const identical: boolean[] = new Array(listed.length);
+      await runConcurrently(listed.length, WRITE_CONCURRENCY, async (index) => {
+        const { path } = listed[index]!;
+        identical[index] = await callWriter(path, () => holdsContent.call(writer, path, content));
+      });
+      const found = listed[identical.indexOf(true)];
+      if (found !== undefined) {
+        names.reserved.add(found.name);
+        return found;
+      }
+    }
+    if (suffix > MAX_FILE_SUFFIX) break;
+    const name = buildBatchFileName(candidate.fileStem, suffix);
+    const path = resolveFilePath(writer, outputDir, name);
+    const outcome = await callWriter(path, () => writer.createExclusive(path, content));
     if (outcome !== 'exists') {
       names.reserved.add(name);
       return { name, path };
     }
-    // taken meanwhile by another writer: it is on disk now
+    // taken meanwhile by another writer (or, without holdsContent, by anyone): move on
     names.onDisk.add(name);
+    suffix += 1;
   }
   // Only a writer that never creates anything could get here; fail instead of spinning.
   throw new WriteFailedError(`no free file name for tool_use_id "${candidate.toolUseId}" in ${outputDir} after ${MAX_FILE_SUFFIX} tries`);

@@ -59,6 +59,9 @@ export function assertJsonLike(value: unknown, path: string): void {
     assertScalar(value, path);
     return;
   }
+  // Nearly every message is clean: a plain recursive walk proves that cheaply (bounded depth,
+  // so no overflow). Only when it is unsure does the exact walk below find the path and reason.
+  if (isPlainlyClean(value, 1, { nodesLeft: QUICK_WALK_MAX_NODES })) return;
   const walked = new Set<object>();
   const onPath = new Set<object>();
   const stack: Array<{ visit: Visit; leaving: boolean }> = [{ visit: { value, parent: undefined, key: '', depth: 1 }, leaving: false }];
@@ -88,6 +91,27 @@ export function assertJsonLike(value: unknown, path: string): void {
       if (isWalked(child)) stack.push({ visit: childVisit, leaving: false });
     }
   }
+}
+
+/** Objects and arrays the quick walk visits before it leaves a message to the exact walk. */
+const QUICK_WALK_MAX_NODES = 100_000;
+
+/**
+ * Whether `value` certainly holds no cycle, no BigInt and nothing deeper than
+ * {@link MAX_MESSAGE_DEPTH}. `false` means "not sure": a cycle shows here as depth, and a
+ * shared object is walked once per reference, so a large fan-in runs out of `nodesLeft`.
+ */
+function isPlainlyClean(value: object, depth: number, budget: { nodesLeft: number }): boolean {
+  if (depth > MAX_MESSAGE_DEPTH || --budget.nodesLeft < 0) return false;
+  const fields = value as Record<string, unknown>;
+  const keys = Array.isArray(value) ? undefined : Object.keys(fields);
+  const length = keys === undefined ? (value as unknown[]).length : keys.length;
+  for (let index = 0; index < length; index += 1) {
+    const child = keys === undefined ? (value as unknown[])[index] : fields[keys[index]!];
+    if (typeof child === 'bigint') return false;
+    if (typeof child === 'object' && child !== null && isWalked(child) && !isPlainlyClean(child, depth + 1, budget)) return false;
+  }
+  return true;
 }
 
 function assertScalar(value: unknown, path: string): void {

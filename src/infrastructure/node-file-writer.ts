@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { copyFile, link, mkdir, open, readdir, rename, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
+import { copyFile, link, lstat, mkdir, open, readdir, rename, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { WriteFailedError } from '../core/errors.js';
 import type { FileWriter } from '../core/ports.js';
@@ -125,10 +125,15 @@ async function openRegularFile(filePath: string): Promise<{ handle: FileHandle; 
  * cost no read. A symlink is never followed, whatever it points to.
  */
 async function holdsContent(filePath: string, content: string): Promise<boolean> {
+  const byteLength = Buffer.byteLength(content, 'utf8');
+  // One lstat rejects most names (a shared directory may hold a thousand uses of one id);
+  // the open below checks again, so a file swapped for a link meanwhile is still refused.
+  const info = await lstat(filePath).catch(() => undefined);
+  if (info === undefined || !info.isFile() || info.size !== byteLength) return false;
   const file = await openRegularFile(filePath);
   if (file === undefined) return false;
   try {
-    if (file.size !== Buffer.byteLength(content, 'utf8')) return false;
+    if (file.size !== byteLength) return false;
     return (await file.handle.readFile('utf8')) === content;
   } catch {
     // Unreadable: not ours to reuse; the caller moves to another name.
