@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createExtractiveSummarizer } from '../../src/core/compact/extractive-summarizer.js';
 import { InvalidOptionError } from '../../src/core/errors.js';
-import type { Message } from '../../src/core/types.js';
+import type { ContentBlock, Message } from '../../src/core/types.js';
 import { countWords } from '../../src/core/words.js';
 
 const TITLES = ['Goals & Decisions', 'File Operations', 'Tool Calls', 'Task Status', 'Errors & Resolutions'];
@@ -249,6 +249,164 @@ describe('createExtractiveSummarizer (DESIGN §6 offline fallback, spec 05 F-004
         }),
         { numRuns: 150 },
       );
+    });
+  });
+
+  describe('what follows a failure', () => {
+    it('quotes the first statement after the result and says how the next call of the same tool, in a later message, went', async () => {
+      const messages: Message[] = [
+        { role: 'user', content: 'Run the checks.' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Running the tests and the linter.' },
+            { type: 'tool_use', id: 'a1', name: 'bash', input: { command: 'npm test' } },
+            { type: 'tool_use', id: 'a2', name: 'bash', input: { command: 'npm run lint' } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'a1', is_error: true, content: 'Error: 1 test failed' },
+            { type: 'tool_result', tool_use_id: 'a2', content: 'clean' },
+          ],
+        },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'g1', name: 'grep', input: { pattern: 'todo' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'g1', is_error: true, content: 'Error: bad pattern' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: '\nRetrying the tests.\nThey were flaky.' },
+            { type: 'tool_use', id: 'a3', name: 'bash', input: { command: 'npm test' } },
+          ],
+        },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a3', is_error: true, content: 'Error: still failing' }] },
+      ];
+      const errors = sectionOf(await summarizer.summarize(messages, { maxWords: 1200 }), 'Errors & Resolutions');
+      // a2, in the same message as a1, is not its retry; a1's own message's text is not "next"
+      expect(errors).toBe(
+        [
+          '- `bash` failed: Error: 1 test failed Then: "Retrying the tests." The next `bash` call failed too.',
+          '- `grep` failed: Error: bad pattern Then: "Retrying the tests."',
+          '- `bash` failed: Error: still failing',
+        ].join('\n'),
+      );
+    });
+  });
+
+  describe('long and hostile histories (the summary is linear in the input)', () => {
+    it('summarizes 100,000 messages with 30,000 failures, with the expected facts', async () => {
+      const tools = ['bash', 'read_file', 'edit_file'];
+      const perTool = new Map<string, { calls: number; failures: number }>();
+      const messages: Message[] = [{ role: 'user', content: 'Port the service to the new API.' }];
+      // 49,999 rounds of a call and its result; 3 rounds in 5 fail; a statement every 10th
+      // round, a new request every 1,000th; then the latest request: 100,000 messages
+      for (let round = 0; round < 49_999; round += 1) {
+        const name = tools[round % 3] as string;
+        const failed = round % 5 < 3;
+        const stats = perTool.get(name) ?? { calls: 0, failures: 0 };
+        perTool.set(name, { calls: stats.calls + 1, failures: stats.failures + (failed ? 1 : 0) });
+        const statement: ContentBlock[] = round % 10 === 0 ? [{ type: 'text', text: `Step ${round}: checking.` }] : [];
+        const request: ContentBlock[] = round > 0 && round % 1000 === 0 ? [{ type: 'text', text: `Also handle case ${round}.` }] : [];
+        messages.push({ role: 'assistant', content: [...statement, { type: 'tool_use', id: `t${round}`, name, input: { path: `src/module-${round % 1000}.ts` } }] });
+        messages.push({
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: `t${round}`, is_error: failed, content: failed ? ` RUN v3\nError: case ${round} failed` : 'ok' }, ...request],
+        });
+      }
+      messages.push({ role: 'user', content: 'Now write the changelog.' });
+      expect(messages).toHaveLength(100_000);
+
+      const summary = await summarizer.summarize(messages, { maxWords: 1200 });
+      expect(countWords(summary)).toBeLessThanOrEqual(1200);
+      expect(sectionOf(summary, 'Goals & Decisions')).toContain('- First request:\n  > Port the service to the new API.');
+      // errors and files (tier 1) come before the 49 later requests (tier 2) in a 1,200-word budget
+      expect(sectionOf(summary, 'Goals & Decisions')).toContain('- (49 more requests not shown)');
+      const toolCalls = sectionOf(summary, 'Tool Calls');
+      expect(toolCalls).toContain('- 49999 tool calls, 30000 failed.');
+      expect(toolCalls).toContain('- (3 more tools not shown)');
+      const status = sectionOf(summary, 'Task Status');
+      expect(status).toContain('- Latest request (no reply yet):\n  > Now write the changelog.');
+      expect(status).toContain('- Latest assistant statement:\n  > Step 49990: checking.');
+      expect(status).toContain('- Last tool call: `bash` {"path":"src/module-998.ts"} → ok');
+      expect(sectionOf(summary, 'File Operations')).toContain('- `src/module-998.ts`: edited, used by bash, read');
+      const errors = sectionOf(summary, 'Errors & Resolutions').split('\n');
+      // the most recent failures first in the budget, written in the order they happened
+      expect(errors.slice(-8)).toEqual([
+        '- `read_file` failed: Error: case 49987 failed Then: "Step 49990: checking." The next `read_file` call failed too.',
+        '- `read_file` failed: Error: case 49990 failed The next `read_file` call succeeded.',
+        '- `edit_file` failed: Error: case 49991 failed The next `edit_file` call succeeded.',
+        '- `bash` failed: Error: case 49992 failed The next `bash` call failed too.',
+        '- `bash` failed: Error: case 49995 failed The next `bash` call succeeded.',
+        '- `read_file` failed: Error: case 49996 failed',
+        '- `edit_file` failed: Error: case 49997 failed',
+        '- (29950 more errors not shown)',
+      ]);
+
+      // with room for everything: every failure described, and the calls per tool
+      const whole = await summarizer.summarize(messages, { maxWords: 1_000_000 });
+      expect(sectionOf(whole, 'Errors & Resolutions').split('\n')).toHaveLength(30_000);
+      for (const [name, stats] of perTool) expect(sectionOf(whole, 'Tool Calls')).toContain(`- \`${name}\`: ${stats.calls} calls, ${stats.failures} failed`);
+      // headroom for slow machines; the quadratic version took about 10 s per summary here
+    }, 15_000);
+
+    it('gives each of thousands of failures in a row the statement after them, and the next call of their tool', async () => {
+      const messages: Message[] = [{ role: 'user', content: 'Make the build pass.' }];
+      for (let index = 0; index < 5_000; index += 1) {
+        const name = index % 2 === 0 ? 'bash' : 'grep';
+        messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: `f${index}`, name, input: { command: `try ${index}` } }] });
+        messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `f${index}`, is_error: true, content: `Error: attempt ${index}` }] });
+      }
+      messages.push({ role: 'assistant', content: `The cache was stale.\n${'Cleared it and rebuilt. '.repeat(5_000)}` });
+      messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: 'last', name: 'bash', input: { command: 'make' } }] });
+      messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'last', content: 'built' }] });
+      const errors = sectionOf(await summarizer.summarize(messages, { maxWords: 100_000 }), 'Errors & Resolutions').split('\n');
+      expect(errors).toHaveLength(5_000);
+      expect(errors[0]).toBe('- `bash` failed: Error: attempt 0 Then: "The cache was stale." The next `bash` call failed too.');
+      expect(errors).toContain('- `bash` failed: Error: attempt 4998 Then: "The cache was stale." The next `bash` call succeeded.');
+      expect(errors).toContain('- `grep` failed: Error: attempt 4999 Then: "The cache was stale."');
+    });
+
+    it('recognises the headings of an earlier summary whatever their spacing (100,000 spaces in one)', async () => {
+      const earlier = [
+        '## Goals and Decisions',
+        '- Ship the exporter.',
+        '###   tool calls ###',
+        '- 3 calls.',
+        `## Task${' '.repeat(100_000)}Status`,
+        '- Writing the docs.',
+        '####### Task Status',
+        '- seven #s: not a heading',
+      ].join('\n');
+      const summary = await summarizer.summarize([{ role: 'user', content: `[Conversation compressed]\n\n${earlier}` }], { maxWords: 1200 });
+      expect(sectionOf(summary, 'Goals & Decisions')).toBe('- From the previous summary:\n  - Ship the exporter.');
+      expect(sectionOf(summary, 'Tool Calls')).toBe('- From the previous summary:\n  - 3 calls.');
+      expect(sectionOf(summary, 'Task Status')).toBe(
+        '- From the previous summary:\n  - Writing the docs.\n  ####### Task Status\n  - seven #s: not a heading',
+      );
+      expect(sectionOf(summary, 'Errors & Resolutions')).toBe('None.');
+    });
+
+    it('carries an earlier summary of 100,000 lines, cut to its share of the budget', async () => {
+      const earlier = `## Task Status\n${Array.from({ length: 100_000 }, (_, index) => `- step ${index}`).join('\n')}`;
+      const status = sectionOf(await summarizer.summarize([{ role: 'user', content: `[Conversation compressed]\n\n${earlier}` }], { maxWords: 1200 }), 'Task Status');
+      expect(status.startsWith('- From the previous summary:\n  - step 0\n  - step 1\n')).toBe(true);
+      expect(status.endsWith(' […]')).toBe(true);
+      expect(countWords(status)).toBeLessThanOrEqual(120);
+    });
+
+    it('lists the operations on one path once each, in the order first seen, however many tools touched it', async () => {
+      const messages: Message[] = [];
+      for (let index = 0; index < 20_000; index += 1) {
+        const name = index % 4 === 0 ? 'read_file' : index % 4 === 1 ? 'edit_file' : `tool${index % 10_000}`;
+        messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: `p${index}`, name, input: { path: 'src/same.ts' } }] });
+      }
+      const files = sectionOf(await summarizer.summarize(messages, { maxWords: 20_000 }), 'File Operations');
+      expect(files.startsWith('- `src/same.ts`: read, edited, used by tool2, used by tool3, used by tool6, used by tool7, ')).toBe(true);
+      expect(files.endsWith(', used by tool9998, used by tool9999')).toBe(true);
+      // 5,000 other tools, each named once
+      expect(files.match(/used by tool/g)).toHaveLength(5_000);
+      expect(files.match(/used by tool2,/g)).toHaveLength(1);
     });
   });
 

@@ -124,7 +124,8 @@ interface Utterance {
 
 interface FileRecord {
   path: string;
-  operations: string[];
+  /** In first-seen order; a set, since a path touched by many tools has many operations. */
+  operations: Set<string>;
   lastMessageIndex: number;
 }
 
@@ -179,8 +180,8 @@ function gatherFacts(messages: readonly Message[]): Facts {
 }
 
 function recordFile(files: Map<string, FileRecord>, path: string, operation: string, messageIndex: number): void {
-  const record = files.get(path) ?? { path, operations: [], lastMessageIndex: messageIndex };
-  if (!record.operations.includes(operation)) record.operations.push(operation);
+  const record = files.get(path) ?? { path, operations: new Set<string>(), lastMessageIndex: messageIndex };
+  record.operations.add(operation);
   record.lastMessageIndex = Math.max(record.lastMessageIndex, messageIndex);
   files.set(path, record);
 }
@@ -304,7 +305,7 @@ function collectItems(facts: Facts, maxWords: number): Item[] {
       tier: 1,
       priority: -file.lastMessageIndex,
       order: 1 + index,
-      text: `- ${formatCode(file.path)}: ${file.operations.join(', ')}`,
+      text: `- ${formatCode(file.path)}: ${[...file.operations].join(', ')}`,
       listed: true,
     });
   });
@@ -356,13 +357,14 @@ function collectItems(facts: Facts, maxWords: number): Item[] {
 
   // Errors & Resolutions: every failed call, the most recent kept first
   const failed = calls.filter((call) => call.result?.isError === true);
+  const describeError = createErrorDescriber(facts);
   failed.forEach((call, index) => {
     items.push({
       section: ERRORS,
       tier: 1,
       priority: failed.length - index,
       order: 1 + index,
-      text: capWords(describeError(call, facts), 60),
+      text: capWords(describeError(call), 60),
       minWords: 8,
       listed: true,
     });
@@ -375,14 +377,15 @@ function carryEarlierSections(summary: string, share: (fraction: number, floor: 
   const bodies = new Map<number, string[]>();
   let section = GOALS; // text before any known heading belongs to the goals
   for (const line of summary.split('\n')) {
-    const heading = /^#{1,6}\s+(.+?)\s*#*\s*$/.exec(line);
-    const known = heading === null ? -1 : findSection(heading[1] ?? '');
+    const known = findHeadingSection(line);
     if (known !== -1) {
       section = known;
       continue;
     }
     if (line.trim() === '' || line.trim() === 'None.') continue;
-    bodies.set(section, [...(bodies.get(section) ?? []), line]);
+    const lines = bodies.get(section);
+    if (lines === undefined) bodies.set(section, [line]);
+    else lines.push(line);
   }
   const settings: Record<number, { tier: number; fraction: number }> = {
     [GOALS]: { tier: 1, fraction: 0.25 },
@@ -400,6 +403,49 @@ function carryEarlierSections(summary: string, share: (fraction: number, floor: 
   return items;
 }
 
+const WHITESPACE = /\s/;
+/** What `.` does not match in a regex without the `s` flag (`\n` cannot occur: lines are split on it). */
+const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
+/** `\s*#*\s*$`, written so that its two runs of spaces cannot take turns at the same spaces. */
+const HEADING_CLOSING = /^\s*(?:#+\s*)?$/;
+
+/**
+ * The section a Markdown heading line names (`## Task Status`, `# tool calls ##`), else -1.
+ *
+ * The same as matching `/^#{1,6}\s+(.+?)\s*#*\s*$/` and looking up the captured title, without
+ * that regex's backtracking, which is cubic in a run of spaces inside the line (a 4,000-space
+ * line took seconds). The title is looked up in everything after the `#`s: the spaces and `#`s
+ * the regex leaves out of its capture are dropped by {@link normalizeTitle} anyway.
+ */
+function findHeadingSection(line: string): number {
+  let hashes = 0;
+  while (hashes < 7 && line[hashes] === '#') hashes += 1;
+  if (hashes === 0 || hashes === 7) return -1;
+  const rest = line.slice(hashes);
+  return isHeadingTitle(rest) ? findSection(rest) : -1;
+}
+
+/**
+ * Whether the text after a heading's `#`s matches `^\s+(.+?)\s*#*\s*$`: spaces, then a title
+ * without line terminators (what `.` matches), then only spaces and `#`s. One pass: when the
+ * text has a non-space, the title can start there and run to the first line terminator (if
+ * any split matches, this one does); when it has none, any space after the first that is not a line
+ * terminator makes a title.
+ */
+function isHeadingTitle(rest: string): boolean {
+  let start = 0;
+  while (start < rest.length && WHITESPACE.test(rest.charAt(start))) start += 1;
+  if (start === 0) return false;
+  if (start === rest.length) {
+    for (let index = 1; index < rest.length; index += 1) if (!LINE_TERMINATOR.test(rest.charAt(index))) return true;
+    return false;
+  }
+  let end = start;
+  while (end < rest.length && !LINE_TERMINATOR.test(rest.charAt(end))) end += 1;
+  // a line terminator ends the title: what follows it may hold only spaces and `#`s
+  return end === rest.length || HEADING_CLOSING.test(rest.slice(end + 1));
+}
+
 function findSection(heading: string): number {
   const normalized = normalizeTitle(heading);
   return SUMMARY_SECTION_TITLES.findIndex((title) => normalizeTitle(title) === normalized);
@@ -414,17 +460,70 @@ function describeCall(call: ToolCall): string {
   return `${formatCode(call.name)} ${truncateChars(stringifyInput(call.input), 200)} → ${outcome}`;
 }
 
-function describeError(call: ToolCall, facts: Facts): string {
-  const resultIndex = call.result?.messageIndex ?? call.messageIndex;
-  let text = `- ${formatCode(call.name)} failed: ${capWords(errorLine(call.result?.text ?? ''), 30) || '(no message)'}`;
-  const next = facts.statements.find((statement) => statement.messageIndex > resultIndex);
-  if (next !== undefined) text += ` Then: "${capWords(firstLine(next.text), 25)}"`;
-  const retry = facts.calls.find((other) => other.name === call.name && other.messageIndex > call.messageIndex);
-  if (retry !== undefined) {
-    const outcome = retry.result === undefined ? 'has no result yet' : retry.result.isError ? 'failed too' : 'succeeded';
-    text += ` The next ${formatCode(call.name)} call ${outcome}.`;
+/**
+ * Returns the Errors & Resolutions line of a failed call: its error line, what the assistant
+ * said next and how the next call of the same tool went. Both are looked up in tables built
+ * once, not searched from the start for each failure: a long history has thousands of them.
+ */
+function createErrorDescriber(facts: Facts): (call: ToolCall) => string {
+  const nextStatements = indexNextStatements(facts.statements, facts.messageCount);
+  const retries = indexRetries(facts.calls);
+  // many failures in a row share the statement that follows them: quote each statement once
+  const quotes = new Map<Utterance, string>();
+  return (call) => {
+    const resultIndex = call.result?.messageIndex ?? call.messageIndex;
+    let text = `- ${formatCode(call.name)} failed: ${capWords(errorLine(call.result?.text ?? ''), 30) || '(no message)'}`;
+    const next = nextStatements[resultIndex];
+    if (next !== undefined) {
+      let quote = quotes.get(next);
+      if (quote === undefined) {
+        quote = capWords(firstLine(next.text), 25);
+        quotes.set(next, quote);
+      }
+      text += ` Then: "${quote}"`;
+    }
+    const retry = retries.get(call);
+    if (retry !== undefined) {
+      const outcome = retry.result === undefined ? 'has no result yet' : retry.result.isError ? 'failed too' : 'succeeded';
+      text += ` The next ${formatCode(call.name)} call ${outcome}.`;
+    }
+    return text;
+  };
+}
+
+/** For each message index, the first statement in a later message. */
+function indexNextStatements(statements: readonly Utterance[], messageCount: number): Array<Utterance | undefined> {
+  const next = new Array<Utterance | undefined>(messageCount);
+  let position = statements.length;
+  for (let messageIndex = messageCount - 1; messageIndex >= 0; messageIndex -= 1) {
+    while (position > 0 && (statements[position - 1] as Utterance).messageIndex > messageIndex) position -= 1;
+    next[messageIndex] = statements[position];
   }
-  return text;
+  return next;
+}
+
+/**
+ * For each call, the first call of the same tool in a later message (calls of one message are
+ * not retries of each other). One pass from the end, a message at a time.
+ */
+function indexRetries(calls: readonly ToolCall[]): Map<ToolCall, ToolCall> {
+  const retries = new Map<ToolCall, ToolCall>();
+  const nextByName = new Map<string, ToolCall>();
+  let end = calls.length;
+  while (end > 0) {
+    const messageIndex = (calls[end - 1] as ToolCall).messageIndex;
+    let start = end - 1;
+    while (start > 0 && (calls[start - 1] as ToolCall).messageIndex === messageIndex) start -= 1;
+    const group = calls.slice(start, end);
+    for (const call of group) {
+      const retry = nextByName.get(call.name);
+      if (retry !== undefined) retries.set(call, retry);
+    }
+    // last to first, so that the earliest call of each tool in this message is kept
+    for (const call of group.reverse()) nextByName.set(call.name, call);
+    end = start;
+  }
+  return retries;
 }
 
 /** `- Label:` then the text as a Markdown quote, cut to `maxWords` words. */
@@ -458,37 +557,37 @@ function fitItems(items: readonly Item[], maxWords: number): string[] {
 
   const ranks = new Map<Item, number>();
   const groups = new Map<string, Item[]>();
-  items.forEach((item) => {
+  for (const item of items) {
     const key = `${item.tier}:${item.section}`;
-    groups.set(key, [...(groups.get(key) ?? []), item]);
-  });
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [item]);
+    else group.push(item);
+  }
   for (const group of groups.values()) {
-    [...group].sort((a, b) => a.priority - b.priority).forEach((item, rank) => ranks.set(item, rank));
+    group.sort((a, b) => a.priority - b.priority).forEach((item, rank) => ranks.set(item, rank));
   }
   const ranked = [...items].sort(
     (a, b) => a.tier - b.tier || (ranks.get(a) ?? 0) - (ranks.get(b) ?? 0) || a.section - b.section,
   );
 
-  const chosen: Item[] = [];
+  // chosen items by section, in the order they were chosen (which breaks ties of `order`)
+  const chosen: Item[][] = SUMMARY_SECTION_TITLES.map(() => []);
   const omitted = SUMMARY_SECTION_TITLES.map(() => 0);
   for (const item of ranked) {
     const words = countWords(item.text);
     if (words <= remaining) {
-      chosen.push(item);
+      chosen[item.section]?.push(item);
       remaining -= words;
     } else if (item.minWords !== undefined && remaining >= item.minWords) {
       const text = truncateToWords(item.text, remaining) + CUT_MARK;
-      chosen.push({ ...item, text });
+      chosen[item.section]?.push({ ...item, text });
       remaining -= countWords(text);
     } else if (item.listed === true) {
       omitted[item.section] = (omitted[item.section] ?? 0) + 1;
     }
   }
   return SUMMARY_SECTION_TITLES.map((title, section) => {
-    const lines = chosen
-      .filter((item) => item.section === section)
-      .sort((a, b) => a.order - b.order)
-      .map((item) => item.text);
+    const lines = (chosen[section] ?? []).sort((a, b) => a.order - b.order).map((item) => item.text);
     const count = omitted[section] ?? 0;
     if (noted[section] === true && count > 0) lines.push(`- (${count} more ${LIST_NOUNS[section] ?? 'items'} not shown)`);
     return `## ${title}\n${lines.length > 0 ? lines.join('\n') : 'None.'}`;
