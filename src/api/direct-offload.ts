@@ -39,9 +39,12 @@ export interface DirectOffloadWithWriterOptions {
  * write, the message itself comes back with `freedChars: 0`, `file: null`, `files: []`. The
  * same id in the same session overwrites its earlier file, as spec 04 says.
  *
+ * A `tool_use_id` that is not a safe file name maps to one (its safe characters, `~` and a
+ * hash), and a repeated id in the message gets `<id>~1.md`, a name no real id can take.
+ *
  * @throws {@link InvalidMessageError} for a malformed message; {@link NoToolResultError}
  * (`NO_TOOL_RESULT`) for a message without `tool_result`; {@link UnsafePathError} for a
- * `sessionId` or `tool_use_id` that cannot be a path segment; {@link InvalidOptionError} for a
+ * `sessionId` that cannot be a folder name; {@link InvalidOptionError} for a
  * bad `outputDir`, `writer` or option — all before any write; {@link WriteFailedError} when
  * the OS refuses a write, with its error as `cause`.
  */

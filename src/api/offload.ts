@@ -37,11 +37,14 @@ export function assertFileWriter(writer: unknown): asserts writer is FileWriter 
  * already holding exactly this content is reused. Thresholds not given as options are read from
  * `OFFLOAD_CHAR_THRESHOLD` and `OFFLOAD_RATIO_THRESHOLD` at each call. The input is never mutated.
  *
+ * A `tool_use_id` that is not a safe file name (a `/`, `..`, NUL, over 100 characters) maps to
+ * one: its safe characters, `~` and a hash of the id, always inside `outputDir`.
+ *
  * @throws {@link InvalidOptionError} (`INVALID_OPTION`) for an invalid option or environment
  * value, naming it; {@link InvalidMessageError} (`INVALID_MESSAGE`) for a malformed history,
- * with the bad field's path; {@link UnsafePathError} (`UNSAFE_PATH`) for a `tool_use_id` that
- * cannot be a file name; {@link WriteFailedError} (`WRITE_FAILED`) when the OS refuses a write,
- * with its error as `cause`. The first three come before anything is written.
+ * with the bad field's path (a cycle, a BigInt or over-deep nesting included);
+ * {@link WriteFailedError} (`WRITE_FAILED`) when the OS refuses a write, with its error as
+ * `cause`. The first two come before anything is written.
  *
  * @example
  * ```ts

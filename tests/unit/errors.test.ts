@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ContextError, InvalidOptionError, WriteFailedError } from '../../src/core/errors.js';
+import { ContextError, describeValue, InvalidOptionError, WriteFailedError } from '../../src/core/errors.js';
 import { resolveNumber } from '../../src/core/env.js';
 import { assertSafePathSegment } from '../../src/core/safe-path.js';
 import { assertMessages } from '../../src/core/validate-messages.js';
@@ -12,6 +12,20 @@ describe('ContextError', () => {
     expect(error.name).toBe('WriteFailedError');
     expect(error.code).toBe('WRITE_FAILED');
     expect(error.cause).toBe(cause);
+  });
+});
+
+describe('describeValue (values in error messages)', () => {
+  it.each([
+    [{}, 'an object'],
+    [() => undefined, 'a function'],
+    [Symbol('s'), 'a symbol'],
+    [10n, 'a bigint'],
+    [[1, 2], 'an array of 2'],
+    ['x', '"x"'],
+    [null, 'null'],
+  ])('describes %o as %s', (value, text) => {
+    expect(describeValue(value)).toBe(text);
   });
 });
 
