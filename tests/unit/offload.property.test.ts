@@ -218,3 +218,29 @@ describe('offloadToolResultWithWriter — properties', () => {
     );
   });
 });
+
+describe('offloadToolResultsWithWriter — text that is not well-formed UTF-16 (property)', () => {
+  /** A writer that stores what a UTF-8 file would hold: lone surrogates come back as U+FFFD. */
+  function createUtf8Writer(): MemoryWriter {
+    const writer = createMemoryWriter();
+    const createExclusive = writer.createExclusive!;
+    writer.createExclusive = (path, content) => createExclusive(path, Buffer.from(content, 'utf8').toString('utf8'));
+    return writer;
+  }
+
+  it('reuses its files on a rerun and stores each content as a UTF-8 file reads it back', async () => {
+    const content = fc.string({ unit: 'binary', minLength: 100, maxLength: 300 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(content, { minLength: 1, maxLength: 4 }), async (contents) => {
+        const writer = createUtf8Writer();
+        const messages = [{ role: 'user' as const, content: contents.map((text, index) => ({ type: 'tool_result' as const, tool_use_id: `t${index}`, content: text })) }];
+        const first = await offloadToolResultsWithWriter(messages, 'out', writer, { ratioThreshold: 0 });
+        const writes = countWrites(writer);
+        const second = await offloadToolResultsWithWriter(messages, 'out', writer, { ratioThreshold: 0 });
+        expect(second.files).toEqual(first.files);
+        expect(countWrites(writer)).toBe(writes);
+        first.files.forEach((file, index) => expect(writer.files.get(file)).toBe(Buffer.from(contents[index]!, 'utf8').toString('utf8')));
+      }),
+    );
+  });
+});
