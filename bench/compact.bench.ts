@@ -20,6 +20,7 @@ import { countTokens } from '../src/api/tokens.js';
 import type { LlmClient, Logger } from '../src/core/ports.js';
 import { isTextBlock, isThinkingBlock, isToolResultBlock, isToolUseBlock, type ContentBlock, type Message } from '../src/core/types.js';
 import { measureMedians, type BenchRow, type BenchRunOptions } from './report.js';
+import { createRandom } from '../tests/fixtures/random.js';
 
 export const title = 'Tokens and compaction (spec 05)';
 
@@ -31,17 +32,6 @@ const NO_SPECIAL = { disallowedSpecial: new Set<string>() };
 const silentLogger: Logger = { warn: () => undefined };
 const RESTORED_FILE_NAMES = ['src/server.ts', 'src/router.ts', 'src/db/schema.ts', 'package.json', 'README.md'];
 
-/** A small deterministic PRNG (mulberry32), so every run measures the same corpus. */
-function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   'the a to of and in is for that with on as it this be are was by not from or at which have an we can all will ' +

@@ -8,6 +8,7 @@ import { createExtractiveSummarizer } from '../src/core/compact/extractive-summa
 import { isToolResultBlock, isToolUseBlock, type Message } from '../src/core/types.js';
 import { buildHistory } from './compact.bench.js';
 import { measureMedians, type BenchRow, type BenchRunOptions } from './report.js';
+import { createRandom } from '../tests/fixtures/random.js';
 
 export const title = 'Extractive summarizer (offline fallback)';
 
@@ -19,17 +20,6 @@ const FAILURE_RATE = 0.25;
 /** How often a new user request follows a tool result. */
 const REQUEST_RATE = 0.02;
 
-/** A small deterministic PRNG (mulberry32, as in `compact.bench.ts`): every run measures the same history. */
-function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface AgentHistory {
   messages: Message[];

@@ -11,7 +11,9 @@ const modules: Array<() => Promise<BenchModule>> = [
   // Each bench/*.bench.ts module registers itself here.
   () => import('./offload.bench.js'),
   () => import('./compact.bench.js'),
+  () => import('./counting.bench.js'),
   () => import('./cli.bench.js'),
+  () => import('./extractive.bench.js'),
 ];
 
 console.log(`# agent-context-offload benchmarks (node ${process.version}, ${options.quick ? 'quick' : 'full'} run)`);

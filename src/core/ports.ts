@@ -48,6 +48,11 @@ export interface FileReader {
   exists(absPath: string): Promise<boolean>;
   /** The canonical path with symlinks followed; used to keep restoration inside `workDir`. */
   realpath?(absPath: string): Promise<string>;
+  /**
+   * The file's size in bytes. With it, restoration skips a file too large for its token
+   * budget without reading it (a 200 MB log is never loaded just to be counted and skipped).
+   */
+  size?(absPath: string): Promise<number>;
 }
 
 /** Options of {@link LlmClient.summarize}. */

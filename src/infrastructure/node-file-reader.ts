@@ -24,9 +24,15 @@ async function realpath(absPath: string): Promise<string> {
   return resolveRealPath(absPath);
 }
 
+/** The file's size in bytes (`fs.stat`, symlinks followed), read without opening the file. */
+async function size(absPath: string): Promise<number> {
+  return (await stat(absPath)).size;
+}
+
 /**
  * The package's {@link FileReader} on the Node.js file system, with `realpath`, so that a
- * symlink inside `workDir` pointing outside it is never restored. OS errors reject as they
+ * symlink inside `workDir` pointing outside it is never restored, and `size`, so that a file
+ * too large for the token budget is skipped without being read. OS errors reject as they
  * are (restoration logs them and skips the file). Methods do not use `this`.
  *
  * @example
@@ -41,6 +47,8 @@ export class NodeFileReader implements FileReader {
   readonly exists: (absPath: string) => Promise<boolean> = exists;
   /** The canonical path with symlinks followed. */
   readonly realpath: (absPath: string) => Promise<string> = realpath;
+  /** The file's size in bytes. */
+  readonly size: (absPath: string) => Promise<number> = size;
 }
 
 /** Creates a {@link NodeFileReader}. */

@@ -6,9 +6,14 @@
  * The encoding costs ~300 ms to load, so it is loaded on the first count, not on import
  * (DESIGN §8), through its CommonJS build: `require` is synchronous, so counting stays
  * synchronous.
+ *
+ * A text longer than {@link MAX_COUNTED_PIECE_CHARS} is counted in pieces (DESIGN §11): the
+ * library's merge is quadratic in the length of one pre-token, so 100 KB of `A`, of spaces or
+ * of dashes would take seconds whole.
  */
 import { createRequire } from 'node:module';
 import type { TokenCounter } from '../core/ports.js';
+import { forEachPiece, MAX_COUNTED_PIECE_CHARS } from '../core/text-pieces.js';
 
 interface O200kEncoding {
   countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
@@ -18,7 +23,7 @@ let encoding: O200kEncoding | undefined;
 
 // Agent transcripts hold text such as `<|endoftext|>`; gpt-tokenizer rejects it by default.
 // With no disallowed specials, it is counted as the plain text it is.
-const NO_DISALLOWED_SPECIAL_TOKENS = new Set<string>();
+const COUNT_OPTIONS = { disallowedSpecial: new Set<string>() };
 
 function loadEncoding(): O200kEncoding {
   if (encoding === undefined) {
@@ -35,10 +40,25 @@ export function isTokenizerLoaded(): boolean {
 
 /**
  * Counts tokens with o200k_base. Empty text is 0 without loading anything.
+ *
+ * A text longer than {@link MAX_COUNTED_PIECE_CHARS} code units is counted as the sum of its
+ * pieces ({@link forEachPiece}), so the time grows linearly with its length. Pieces end where
+ * o200k_base ends a pre-token anyway, which changes no count, except in a stretch with no such
+ * point longer than the maximum (a run of one character, a long word, base64 without `+` or
+ * `/`): it is cut by length, and each such cut may shift the count by about a token (a run of
+ * one ASCII character stays exact, see {@link MAX_COUNTED_PIECE_CHARS}). Prose, code and JSON,
+ * which have such points every few characters, count exactly as the library counts them whole;
+ * and equal pieces, as in a long run, hit the library's merge cache.
  */
 export function countTextTokens(text: string): number {
   if (text === '') return 0;
-  return loadEncoding().countTokens(text, { disallowedSpecial: NO_DISALLOWED_SPECIAL_TOKENS });
+  const encoding = loadEncoding();
+  if (text.length <= MAX_COUNTED_PIECE_CHARS) return encoding.countTokens(text, COUNT_OPTIONS);
+  let total = 0;
+  forEachPiece(text, MAX_COUNTED_PIECE_CHARS, (piece) => {
+    total += encoding.countTokens(piece, COUNT_OPTIONS);
+  });
+  return total;
 }
 
 /** The package's default token counter (o200k_base via `gpt-tokenizer`, loaded on first use). */

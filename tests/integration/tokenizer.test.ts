@@ -1,11 +1,16 @@
 /**
  * The default counter on the real `gpt-tokenizer` (o200k_base): loaded lazily, exact against
- * the library's own count, and tolerant of special-token text.
+ * the library's own count, tolerant of special-token text, and counting long text in pieces
+ * (DESIGN §11) without changing counts where pieces end at pre-token boundaries.
  */
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as packageRoot from '../../src/index.js';
+import { isPieceBoundary, MAX_COUNTED_PIECE_CHARS } from '../../src/core/text-pieces.js';
 import { countTextTokens, isTokenizerLoaded } from '../../src/infrastructure/tokenizer.js';
+import { createRandom } from '../fixtures/random.js';
 
 const require = createRequire(import.meta.url);
 
@@ -41,5 +46,118 @@ describe('default token counter (gpt-tokenizer o200k_base)', () => {
     expect(() => reference.countTokens(text)).toThrow();
     expect(countTextTokens(text)).toBeGreaterThan(10);
     expect(packageRoot.countTokens([{ role: 'user', content: text }])).toBe(countTextTokens(text) + packageRoot.MESSAGE_TOKEN_OVERHEAD);
+  });
+});
+
+describe('default token counter on long text (DESIGN §11: counted in pieces)', () => {
+  const reference = require('gpt-tokenizer/cjs/encoding/o200k_base') as {
+    countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
+  };
+  /** gpt-tokenizer's own count of the whole text, special-token text counted as plain text. */
+  const countWhole = (text: string): number => (text === '' ? 0 : reference.countTokens(text, { disallowedSpecial: new Set() }));
+
+
+  /** 100,000 chars of this repository's README (repeated): prose, code blocks and tables. */
+  function readProse(): string {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    let text = readme;
+    while (text.length < 100_000) text += `\n${readme}`;
+    return text.slice(0, 100_000);
+  }
+
+  // The library's own count of a 1 MB run would take minutes: the reference is its count of two
+  // pieces' worth, scaled. Runs of one ASCII character tokenize in tokens of 8, 64 or 128 of it
+  // from the start, so the scaled count is the true one (to half a token).
+  for (const [name, unit] of [
+    ["'A'", 'A'],
+    ['spaces', ' '],
+    ['dashes', '-'],
+  ] as const) {
+    it(`counts 1,000,000 ${name} within 1% of the library's count of ${2 * MAX_COUNTED_PIECE_CHARS} of them, scaled`, () => {
+      const sampleChars = 2 * MAX_COUNTED_PIECE_CHARS;
+      const estimate = (countWhole(unit.repeat(sampleChars)) * 1_000_000) / sampleChars;
+      const count = countTextTokens(unit.repeat(1_000_000));
+      expect(Math.abs(count - estimate)).toBeLessThanOrEqual(estimate * 0.01);
+    });
+  }
+
+  it('counts a run of one ASCII character exactly as the library counts it whole, length cuts included', () => {
+    const length = 3 * MAX_COUNTED_PIECE_CHARS + 77;
+    for (const unit of ['A', 'z', ' ', '-', '=', '.', '0', '\n', '\t']) {
+      expect({ unit, count: countTextTokens(unit.repeat(length)) }).toEqual({ unit, count: countWhole(unit.repeat(length)) });
+    }
+  });
+
+  it('counts prose shorter than a piece exactly as the library does', () => {
+    const prose = readProse().slice(0, MAX_COUNTED_PIECE_CHARS);
+    expect(countTextTokens(prose)).toBe(countWhole(prose));
+  });
+
+  // Every cut falls at a pre-token boundary (no stretch of the README without one is longer
+  // than a piece), so the sum over pieces is the library's count of the whole text.
+  it('counts 100 KB of prose exactly as the library counts it whole', () => {
+    const prose = readProse();
+    expect(countTextTokens(prose)).toBe(countWhole(prose));
+  });
+
+  it('counts 100 KB of minified JSON exactly as the library counts it whole', () => {
+    const random = createRandom(3);
+    const rows = Array.from({ length: 2000 }, (_, index) => ({ id: index, name: `item${Math.floor(random() * 1e6)}`, tags: ['a', 'b'], ok: random() > 0.5 }));
+    const json = JSON.stringify(rows).slice(0, 100_000);
+    expect(json.length).toBe(100_000);
+    expect(countTextTokens(json)).toBe(countWhole(json));
+  });
+
+  it('counts 100 KB of random base64 exactly as the library counts it whole (it ends pre-tokens before `+` and `/`)', () => {
+    const random = createRandom(5);
+    const bytes = Buffer.from(Array.from({ length: 75_000 }, () => Math.floor(random() * 256)));
+    const base64 = bytes.toString('base64');
+    expect(countTextTokens(base64)).toBe(countWhole(base64));
+  });
+
+  it('counts a long word within a token per length cut of the library count', () => {
+    const random = createRandom(9);
+    const word = Array.from({ length: 5 * MAX_COUNTED_PIECE_CHARS }, () => String.fromCharCode(97 + Math.floor(random() * 26))).join('');
+    const lengthCuts = Math.ceil(word.length / MAX_COUNTED_PIECE_CHARS) - 1;
+    expect(Math.abs(countTextTokens(word) - countWhole(word))).toBeLessThanOrEqual(lengthCuts);
+  });
+
+  it('ends pieces only where the library ends a pre-token: cut there, the two sides sum to the whole (property)', () => {
+    const unit = fc.constantFrom(
+      ...['a', 'Zq', 'é', 'ß', '中文', 'ㅎ', '\u0301', '0', '٣', '²', ' ', '\t', '\n', '\r', '\u00a0', '\u3000', '\u2028', '\ufeff', '\u0085'],
+      ...['.', ',', "'", "'s", '"', '/', '\\', '-', '{', '}', '😀', '𝐀', '\ud800', '\udc00', '<|endoftext|>', '，', '_'],
+    );
+    fc.assert(
+      fc.property(fc.array(unit, { minLength: 2, maxLength: 40 }), (units) => {
+        const text = units.join('');
+        const whole = countWhole(text);
+        for (let index = 1; index < text.length; index += 1) {
+          if (isPieceBoundary(text, index) && countWhole(text.slice(0, index)) + countWhole(text.slice(index)) !== whole) return false;
+        }
+        return true;
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  // The LLM summarizer sizes prompts from the counts of their parts (DESIGN §8), joined at
+  // pre-token boundaries: that must hold for the pieces' sum too, length cuts included.
+  it('stays additive where two texts meet at a boundary, even with runs longer than a piece (property)', () => {
+    const stretch = fc.oneof(
+      fc.tuple(fc.constantFrom('A', ' ', '-', '0', 'é', 'xy'), fc.integer({ min: MAX_COUNTED_PIECE_CHARS, max: 3 * MAX_COUNTED_PIECE_CHARS })).map(([unit, count]) =>
+        unit.repeat(count),
+      ),
+      fc.string({ unit: fc.constantFrom('a', 'B', ' ', '\n', '.', '7'), maxLength: 50 }),
+    );
+    const text = fc.array(stretch, { maxLength: 4 }).map((stretches) => stretches.join(''));
+    fc.assert(
+      fc.property(text, text, (left, right) => {
+        const first = `${left}x`; // ends with a letter
+        const second = ` ${right}`; // starts with a space: the texts meet at a boundary
+        expect(isPieceBoundary(first + second, first.length)).toBe(true);
+        return countTextTokens(first + second) === countTextTokens(first) + countTextTokens(second);
+      }),
+      { numRuns: 40 },
+    );
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { collectRestoredFiles, findRecentlyReadFiles, type CollectRestoredFilesOptions } from '../../src/core/compact/restore.js';
+import { collectRestoredFiles, findRecentlyReadFiles, MAX_BYTES_PER_TOKEN, type CollectRestoredFilesOptions } from '../../src/core/compact/restore.js';
 import { formatRestoredFileMessage } from '../../src/core/compact/assemble.js';
 import { isPathInside, resolvePathFrom } from '../../src/core/compact/path-resolution.js';
+import type { FileReader } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';
 import { charCounter, createRecordingLogger, MemoryFileSystem, readFileTurn } from './compact-fixtures.js';
 
@@ -218,6 +219,94 @@ describe('collectRestoredFiles (spec 05 F-005)', () => {
       { role: 'assistant', content: 'Noted, file content restored.' },
     ];
     expect(paths(await collectRestoredFiles(history, options))).toEqual(['a.ts', 'b.ts']);
+  });
+
+  describe('file size (with fileReader.size)', () => {
+    const BIG_FILE = '/work/big.log';
+
+    /**
+     * The memory reader plus `size`: the UTF-8 size of a file's content, or `bigFileBytes` for
+     * {@link BIG_FILE}, which has no content: reading it throws, so a test that passes never read it.
+     */
+    function withSize(fileSystem: MemoryFileSystem, bigFileBytes: number): FileReader & { sized: string[] } {
+      const sized: string[] = [];
+      return {
+        sized,
+        exists: async (path) => path === BIG_FILE || fileSystem.reader.exists(path),
+        realpath: fileSystem.reader.realpath,
+        read: async (path) => {
+          if (path === BIG_FILE) throw new Error('the big file must not be read');
+          return fileSystem.reader.read(path);
+        },
+        size: async (path) => {
+          sized.push(path);
+          return path === BIG_FILE ? bigFileBytes : new TextEncoder().encode(await fileSystem.reader.read(path)).length;
+        },
+      };
+    }
+
+    it('skips a file whose size cannot fit maxRestoreTokensPerFile without reading it, with a note', async () => {
+      const { options, logger, fileSystem } = setUp({ '/work/a.ts': 'A' }, { maxRestoreTokensPerFile: 5000 });
+      const fileReader = withSize(fileSystem, 200 * 1024 * 1024);
+      const restored = await collectRestoredFiles([...readFileTurn('a.ts'), ...readFileTurn('big.log')], { ...options, fileReader });
+      expect(paths(restored)).toEqual(['a.ts']);
+      expect(fileReader.sized).toContain(BIG_FILE);
+      expect(logger.infos).toEqual(['restore: skipped "big.log": 209715200 bytes, at least 1638400 tokens > maxRestoreTokensPerFile (5000)']);
+      expect(logger.warnings).toEqual([]);
+    });
+
+    it(`skips without reading a file of one byte more than ${MAX_BYTES_PER_TOKEN} per token allowed`, async () => {
+      const { options, logger, fileSystem } = setUp({}, { maxRestoreTokensPerFile: 10 });
+      const fileReader = withSize(fileSystem, 10 * MAX_BYTES_PER_TOKEN + 1);
+      expect(await collectRestoredFiles(readFileTurn('big.log'), { ...options, fileReader })).toEqual([]);
+      expect(logger.infos).toEqual([`restore: skipped "big.log": ${10 * MAX_BYTES_PER_TOKEN + 1} bytes, at least 11 tokens > maxRestoreTokensPerFile (10)`]);
+    });
+
+    it(`reads a file of exactly ${MAX_BYTES_PER_TOKEN} bytes per token allowed, which could fit, and skips it on its count`, async () => {
+      const content = ' '.repeat(10 * MAX_BYTES_PER_TOKEN);
+      const { options, logger, fileSystem } = setUp({ '/work/spaces.txt': content }, { maxRestoreTokensPerFile: 10 });
+      const fileReader = withSize(fileSystem, 0);
+      expect(await collectRestoredFiles(readFileTurn('spaces.txt'), { ...options, fileReader })).toEqual([]);
+      expect(fileSystem.events).toContain('read /work/spaces.txt');
+      expect(logger.infos).toEqual(['restore: skipped "spaces.txt": 1280 tokens > maxRestoreTokensPerFile (10)']);
+    });
+
+    it('restores a file within the budget after checking its size', async () => {
+      const { options, fileSystem } = setUp({ '/work/a.ts': 'export const a = 1;\n' });
+      const fileReader = withSize(fileSystem, 0);
+      const restored = await collectRestoredFiles(readFileTurn('a.ts'), { ...options, fileReader });
+      expect(restored.map((file) => file.content)).toEqual(['export const a = 1;\n']);
+      expect(fileReader.sized).toEqual(['/work/a.ts']);
+    });
+
+    it('sizes the real path, after the workDir checks: a symlink out of workDir is never sized', async () => {
+      const { options, fileSystem } = setUp({ '/secrets/key': 'KEY', '/etc/passwd': 'root' });
+      fileSystem.links.set('/work/link', '/secrets');
+      const fileReader = withSize(fileSystem, 0);
+      await collectRestoredFiles([...readFileTurn('link/key'), ...readFileTurn('../etc/passwd')], { ...options, fileReader });
+      expect(fileReader.sized).toEqual([]);
+    });
+
+    it('skips a file whose size cannot be taken with a warning, as an unreadable one', async () => {
+      const { options, logger, fileSystem } = setUp({ '/work/a.ts': 'A', '/work/b.ts': 'B' });
+      const reader = withSize(fileSystem, 0);
+      const fileReader: FileReader = {
+        ...reader,
+        size: async (path) => {
+          if (path === '/work/b.ts') throw new Error(`EACCES: permission denied, stat '${path}'`);
+          return reader.size?.(path) ?? 0;
+        },
+      };
+      expect(paths(await collectRestoredFiles([...readFileTurn('a.ts'), ...readFileTurn('b.ts')], { ...options, fileReader }))).toEqual(['a.ts']);
+      expect(logger.warnings).toEqual([`restore: skipped "b.ts": could not read it (EACCES: permission denied, stat '/work/b.ts')`]);
+    });
+
+    it('reads and counts every file when the reader has no size', async () => {
+      const { options, logger, fileSystem } = setUp({ '/work/big.ts': 'x'.repeat(11 * MAX_BYTES_PER_TOKEN) }, { maxRestoreTokensPerFile: 10 });
+      expect(await collectRestoredFiles(readFileTurn('big.ts'), { ...options, fileReader: fileSystem.plainReader })).toEqual([]);
+      expect(fileSystem.events).toContain('read /work/big.ts');
+      expect(logger.infos).toEqual([`restore: skipped "big.ts": ${11 * MAX_BYTES_PER_TOKEN} tokens > maxRestoreTokensPerFile (10)`]);
+    });
   });
 
   it('rejects with the abort reason', async () => {

@@ -8,6 +8,21 @@ import { isToolUseBlock, type Message } from '../types.js';
 import { formatRestoredFileMessage, parseRestoredFileMessage, RESTORED_FILE_ACKNOWLEDGEMENT } from './assemble.js';
 import { isPathInside, resolvePathFrom } from './path-resolution.js';
 
+/**
+ * The most UTF-8 bytes one token of o200k_base (the default counter's encoding) holds: 128, a
+ * run of 128 spaces. Found by taking the longest UTF-8 encoding among the 199,998 entries of
+ * `gpt-tokenizer`'s o200k_base rank table (`gpt-tokenizer/cjs/bpeRanks/o200k_base.js`; the
+ * next longest hold 113 and 112 bytes).
+ *
+ * So a file of `B` bytes holds at least `ceil(B / 128)` tokens as the default counter counts
+ * it: reading it as UTF-8 keeps every valid sequence (a BOM included) and turns each invalid
+ * one (1 to 3 bytes) into U+FFFD (3 bytes), so its text has at least `B` UTF-8 bytes; and the
+ * counter sums the tokens of pieces of that text, cut between code points (DESIGN §11): the
+ * pieces together hold the text's bytes and each token covers at most 128 bytes of its piece,
+ * so the bound holds for the counter as it is, length cuts included.
+ */
+export const MAX_BYTES_PER_TOKEN = 128;
+
 /** A file the history read, as a restoration candidate. */
 export interface ReadFileCandidate {
   /** The path as the agent last wrote it (`input.path`, or as a restored-file message named it). */
@@ -52,7 +67,12 @@ export interface CollectRestoredFilesOptions extends FindRecentlyReadFilesOption
   maxRestoreTokensTotal: number;
   /** Reads the files (and, with `realpath`, follows symlinks for the containment check). */
   fileReader: FileReader;
-  /** Counts a file's tokens. */
+  /**
+   * Counts a file's tokens. Before reading a file, its size (with `fileReader.size`) is taken
+   * to hold at least one token per {@link MAX_BYTES_PER_TOKEN} bytes, as with the default
+   * counter; a custom counter that counts fewer may see a file skipped that it would have
+   * counted within the budget.
+   */
   tokenCounter: TokenCounter;
   /** Receives a warning per file skipped for safety or I/O, and notes on budget skips. */
   logger: Logger;
@@ -123,7 +143,10 @@ function throwIfAborted(signal: AbortSignal | undefined): void {
  * 2. for each, most recent first: skip with a warning when its path resolves outside
  *    `workDir`, when it does not exist, when its real path (symlinks followed, with
  *    `fileReader.realpath`) is outside the real `workDir`, or when reading fails;
- * 3. skip when its tokens are > `maxRestoreTokensPerFile`; stop before the file that would
+ * 3. skip it, without reading it, when `fileReader.size` shows that it cannot fit
+ *    `maxRestoreTokensPerFile`: a file of `B` bytes holds at least `ceil(B / 128)` tokens
+ *    ({@link MAX_BYTES_PER_TOKEN}); a reader without `size` has every file read and counted;
+ * 4. skip when its tokens are > `maxRestoreTokensPerFile`; stop before the file that would
  *    take the total above `maxRestoreTokensTotal`.
  *
  * A file is read whole, even when the agent read part of it. Never rejects for a file; only
@@ -165,6 +188,17 @@ export async function collectRestoredFiles(messages: readonly Message[], options
         readPath = await fileReader.realpath(absolutePath);
         if (!isPathInside(realWorkDir, readPath)) {
           logger.warn(`restore: skipped "${path}": its real path ${readPath} is outside workDir ${realWorkDir}`);
+          continue;
+        }
+      }
+      if (fileReader.size !== undefined) {
+        // before reading: a 200 MB log must not be loaded just to be counted and skipped
+        const bytes = await fileReader.size(readPath);
+        const minimumTokens = Math.ceil(bytes / MAX_BYTES_PER_TOKEN);
+        if (minimumTokens > options.maxRestoreTokensPerFile) {
+          logger.info?.(
+            `restore: skipped "${path}": ${bytes} bytes, at least ${minimumTokens} tokens > maxRestoreTokensPerFile (${options.maxRestoreTokensPerFile})`,
+          );
           continue;
         }
       }

@@ -1,0 +1,106 @@
+/**
+ * Counting long text (issue 10, DESIGN §11 "Counting is linear"): the default counter on
+ * 100 KB of spaces, of one repeated letter, of dashes, of random base64 and of prose, each
+ * against `gpt-tokenizer`'s own `countTokens` on the same text in the same run.
+ *
+ * Every count starts with the library's merge cache cleared, as the first count of a new tool
+ * result does (a warm cache would serve a repeated text from memory). On the three runs of one
+ * character the library alone is quadratic (seconds for 100 KB), so its figure is one count of
+ * the first 20 KB, said so in the row.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { countTextTokens } from '../src/infrastructure/tokenizer.js';
+import { measureMedians, type BenchRow, type BenchRunOptions } from './report.js';
+import { createRandom } from '../tests/fixtures/random.js';
+
+export const title = 'Counting long text (linear on any input)';
+
+const require = createRequire(import.meta.url);
+// the module the default counter loads: one merge cache for both
+const reference = require('gpt-tokenizer/cjs/encoding/o200k_base') as {
+  countTokens(text: string, options?: { disallowedSpecial: Set<string> }): number;
+  clearMergeCache(): void;
+};
+const NO_SPECIAL = { disallowedSpecial: new Set<string>() };
+
+const TEXT_CHARS = 100_000;
+const DEGENERATE_BASELINE_CHARS = 20_000;
+const GOAL_MS = 20;
+const PROSE_GOAL_RATIO = 1.2;
+
+
+function buildBase64(chars: number): string {
+  const random = createRandom(42);
+  const bytes = Buffer.alloc((chars / 4) * 3);
+  for (let index = 0; index < bytes.length; index += 1) bytes[index] = Math.floor(random() * 256);
+  return bytes.toString('base64');
+}
+
+/** The package's README, repeated and cut to `chars`: prose, code blocks and tables. */
+function buildProse(chars: number): string {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  let text = readme;
+  while (text.length < chars) text += `\n${readme}`;
+  return text.slice(0, chars);
+}
+
+const countCold = (count: (text: string) => number, text: string) => (): number => {
+  reference.clearMergeCache();
+  return count(text);
+};
+const countWithLibrary = (text: string): number => reference.countTokens(text, NO_SPECIAL);
+
+/** One count by the library with a cleared merge cache, in ms (its quadratic cases take seconds each). */
+function timeOnce(text: string): number {
+  reference.clearMergeCache();
+  const start = performance.now();
+  countWithLibrary(text);
+  return performance.now() - start;
+}
+
+const format = (count: number): string => count.toLocaleString('en-US');
+
+export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
+  countTextTokens('load the encoding'); // the first count pays the load (~300 ms), not a row
+  const rows: BenchRow[] = [];
+
+  // 1. Runs of one character: one pre-token the library merges in quadratic time.
+  for (const [label, unit] of [
+    ['spaces', ' '],
+    ["one repeated letter ('A')", 'A'],
+    ['dashes', '-'],
+  ] as const) {
+    const text = unit.repeat(TEXT_CHARS);
+    const sample = text.slice(0, DEGENERATE_BASELINE_CHARS);
+    const medians = await measureMedians({ ours: countCold(countTextTokens, text) }, options);
+    const ms = medians.ours as number;
+    rows.push({
+      name: `countTextTokens, 100 KB of ${label}`,
+      medianMs: ms,
+      baseline: { name: `gpt-tokenizer on the first 20 KB only, once (100 KB takes seconds)`, medianMs: timeOnce(sample) },
+      extra: `${format(countTextTokens(text))} tokens; on the 20 KB: ${format(countTextTokens(sample))}, gpt-tokenizer ${format(countWithLibrary(sample))}`,
+      goal: `<= ${GOAL_MS} ms`,
+      met: ms <= GOAL_MS,
+    });
+  }
+
+  // 2. Random base64 and prose: short pre-tokens, the library's own time is the floor.
+  for (const [label, text, isProse] of [
+    ['random base64 (seeded)', buildBase64(TEXT_CHARS), false],
+    ['prose (README.md, repeated)', buildProse(TEXT_CHARS), true],
+  ] as const) {
+    const medians = await measureMedians({ library: countCold(countWithLibrary, text), ours: countCold(countTextTokens, text) }, options);
+    const ms = medians.ours as number;
+    const libraryMs = medians.library as number;
+    rows.push({
+      name: `countTextTokens, 100 KB of ${label}`,
+      medianMs: ms,
+      baseline: { name: 'gpt-tokenizer countTokens, same text', medianMs: libraryMs },
+      extra: `${format(countTextTokens(text))} tokens; gpt-tokenizer ${format(countWithLibrary(text))}`,
+      goal: isProse ? `<= ${GOAL_MS} ms; <= ${PROSE_GOAL_RATIO}x gpt-tokenizer` : `<= ${GOAL_MS} ms (gpt-tokenizer alone bounds it)`,
+      met: ms <= GOAL_MS && (!isProse || ms <= PROSE_GOAL_RATIO * libraryMs),
+    });
+  }
+  return rows;
+}
