@@ -1,6 +1,7 @@
 /**
  * Ports: the small interfaces through which the pure core reaches the world. The package
- * ships Node implementations in `src/infrastructure/`; tests and users may pass their own.
+ * ships Node implementations in `src/infrastructure/` and storage drivers in `src/stores/`;
+ * tests and users may pass their own.
  */
 import type { Message } from './types.js';
 
@@ -38,6 +39,71 @@ export interface FileWriter {
   holdsContent?(filePath: string, content: string): Promise<boolean>;
   /** Resolves a path to an absolute path. Without it, paths are joined as given. */
   resolvePath?(...segments: string[]): string;
+}
+
+/** What a write-once put found: it wrote the value, the same value was there, or another one is. */
+export type PutOutcome = 'created' | 'identical' | 'exists';
+
+/** What a store knows of one entry. */
+export interface StoredEntry {
+  /** Size of the value in bytes (UTF-8). */
+  size: number;
+  /** When it was written, as the backend records it (file mtime, object LastModified, ...). */
+  createdAt: Date;
+}
+
+/** A range of a stored value, in bytes of its UTF-8 encoding. */
+export interface ByteRange {
+  /** First byte. @default 0 */
+  offset?: number;
+  /** Bytes to read at most. @default to the end */
+  length?: number;
+}
+
+/**
+ * Where offloaded content and compaction archives live: a key-value store with write-once
+ * puts. Keys are relative, slash-separated paths (`session-1/tool-result-a.md`), checked by
+ * the caller with `assertStoreKey` before any call; values are text. The package ships file,
+ * memory, Redis and S3 drivers; `testStore` (from `agent-context-offload/testing`) runs the
+ * contract every driver must meet on yours.
+ */
+export interface ContentStore {
+  /** What backs it, for messages and for the read tool: `'file'`, `'memory'`, `'redis'`, `'s3'`, ... */
+  readonly kind: string;
+  /**
+   * Writes `content` under `key` unless a value is there: `'created'`, or `'identical'` when
+   * exactly this content is there, or `'exists'` when other content is (nothing written). Two
+   * concurrent calls never both create; a reader never sees half a value. `content` given as
+   * parts (the compaction archive) is their concatenation, iterated once.
+   */
+  putIfAbsent(key: string, content: string | Iterable<string>): Promise<PutOutcome>;
+  /** Writes (creates or replaces) `content` under `key`, atomically: direct offload's overwrite. */
+  put(key: string, content: string): Promise<void>;
+  /**
+   * The value of `key`, or `undefined` when there is none. With `range`, only those bytes
+   * (a range read where the backend has one), decoded as UTF-8 with a character cut by
+   * either edge of the range left out.
+   */
+  get(key: string, range?: ByteRange): Promise<string | undefined>;
+  /** Size and time of `key`, or `undefined` when there is none. */
+  stat(key: string): Promise<StoredEntry | undefined>;
+  /** Every key that starts with `prefix` (`''` for all), in no particular order. */
+  list(prefix: string): AsyncIterable<string>;
+  /** Removes `key`; no error when it is not there. */
+  delete(key: string): Promise<void>;
+  /**
+   * The text a reference names `key` by: an absolute path for the file store,
+   * `<scheme>://<prefix>/<key>` for the others (`redis://offload/s1/a.md`).
+   */
+  referenceFor(key: string): string;
+  /** The key a reference written by {@link ContentStore.referenceFor} names, or `undefined` for any other text. */
+  keyFor(reference: string): string | undefined;
+  /**
+   * Whether `key` holds exactly `content`, cheaply (sizes first). Batch offload uses it to find
+   * an identical value among names already taken without writing a copy per name tried;
+   * without it, each name is tried with `putIfAbsent`.
+   */
+  holds?(key: string, content: string): Promise<boolean>;
 }
 
 /** Reads files to restore after compaction (spec 05 F-005). */
