@@ -9,6 +9,7 @@ export type ContextErrorCode =
   | 'INVALID_MESSAGE'
   | 'UNSAFE_PATH'
   | 'WRITE_FAILED'
+  | 'READ_FAILED'
   | 'NO_TOOL_RESULT'
   | 'SUMMARIZER_FAILED'
   | 'MISSING_DEPENDENCY';
@@ -63,6 +64,13 @@ export class InvalidMessageError extends ContextError {
 export class UnsafePathError extends ContextError {
   constructor(message: string) {
     super('UNSAFE_PATH', message);
+  }
+}
+
+/** Reading from a store failed (a backend that cannot be reached, a denied read). Code `READ_FAILED`; the backend's error is the `cause`. */
+export class ReadFailedError extends ContextError {
+  constructor(message: string, options: ContextErrorOptions = {}) {
+    super('READ_FAILED', message, options);
   }
 }
 
