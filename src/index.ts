@@ -27,6 +27,7 @@ export {
   WriteFailedError,
   MissingDependencyError,
   SummarizerFailedError,
+  ReadFailedError,
 } from './core/errors.js';
 export * from './core/defaults.js';
 export type {
@@ -38,6 +39,10 @@ export type {
   SummarizerOptions,
   TokenCounter,
   Logger,
+  ContentStore,
+  PutOutcome,
+  StoredEntry,
+  ByteRange,
 } from './core/ports.js';
 export { assertMessages } from './core/validate-messages.js';
 export { isSafePathSegment } from './core/safe-path.js';

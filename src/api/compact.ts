@@ -132,6 +132,7 @@ export async function compactMessages(messages: readonly Message[], options: Com
   return compactMessagesWith(messages, resolved, {
     summarizer,
     fileReader: options.fileReader ?? new NodeFileReader(),
+    store: options.store,
     fileWriter: options.fileWriter ?? new NodeFileWriter(),
     tokenCounter,
     logger,

@@ -9,7 +9,6 @@ import {
   type ToolResultOffloader,
 } from '../core/direct-offload.js';
 import {
-  resolveOutputDir,
   resolvePreview,
   resolveToolResultOffloaderOptions,
   type DirectOffloadOptions,
@@ -19,8 +18,8 @@ import {
 import type { FileWriter } from '../core/ports.js';
 import { assertSafePathSegment } from '../core/safe-path.js';
 import type { Message } from '../core/types.js';
-import { NodeFileWriter } from '../infrastructure/node-file-writer.js';
-import { assertFileWriter } from './offload.js';
+import { InvalidOptionError } from '../core/errors.js';
+import { resolveStoreTarget, resolveWriterTarget } from './store-target.js';
 
 /** Options of {@link offloadToolResultWithWriter} beyond its positional arguments. */
 export interface DirectOffloadWithWriterOptions {
@@ -56,15 +55,16 @@ export async function offloadToolResultWithWriter(
   options: DirectOffloadWithWriterOptions = {},
 ): Promise<DirectOffloadResult> {
   assertSafePathSegment('sessionId', sessionId);
-  resolveOutputDir(outputDir);
-  assertFileWriter(writer);
+  const store = resolveWriterTarget(outputDir, writer);
   const preview = resolvePreview(options.preview);
-  return executeDirectOffload(message, sessionId, outputDir, writer, { preview });
+  return executeDirectOffload(message, sessionId, store, { preview });
 }
 
 /**
  * {@link offloadToolResultWithWriter} with the Node file writer (spec 04 F-004): files get mode
- * 0600, directories 0700, and `file`/`files` and the references hold absolute paths.
+ * 0600, directories 0700, and `file`/`files` and the references hold absolute paths. With
+ * `store` instead of `outputDir`, the content goes to that store under `<sessionId>/<id>.md`
+ * and the references are the store's (`redis://...`).
  *
  * @example
  * ```ts
@@ -77,9 +77,9 @@ export async function offloadToolResultWithWriter(
 export async function offloadToolResult(message: Message, options: DirectOffloadOptions): Promise<DirectOffloadResult> {
   // Read defensively: JavaScript callers may pass no options at all.
   const fields: Partial<DirectOffloadOptions> = options ?? {};
-  return offloadToolResultWithWriter(message, fields.sessionId as string, fields.outputDir as string, new NodeFileWriter(), {
-    preview: fields.preview,
-  });
+  const sessionId = assertSafePathSegment('sessionId', fields.sessionId);
+  const store = resolveStoreTarget(fields);
+  return executeDirectOffload(message, sessionId, store, { preview: resolvePreview(fields.preview) });
 }
 
 /**
@@ -102,7 +102,9 @@ export async function offloadToolResult(message: Message, options: DirectOffload
  */
 export function createToolResultOffloader(options: ToolResultOffloaderOptions): ToolResultOffloader {
   const resolved = resolveToolResultOffloaderOptions(options);
-  const writer = options.writer ?? new NodeFileWriter();
-  assertFileWriter(writer);
-  return buildToolResultOffloader(writer, resolved);
+  if (options.writer !== undefined && options.store !== undefined) {
+    throw new InvalidOptionError('pass either store or writer, not both');
+  }
+  const store = options.writer === undefined ? resolveStoreTarget(options) : resolveWriterTarget(options.outputDir, options.writer);
+  return buildToolResultOffloader(store, resolved);
 }

@@ -2,27 +2,12 @@
  * Public entry points of batch offload (specs 01-03). The environment is read here, at call
  * time, and handed to the pure core.
  */
-import { describeValue, InvalidOptionError } from '../core/errors.js';
 import { executeOffload, type OffloadResult } from '../core/offload.js';
-import {
-  resolveBatchOffloadOptions,
-  resolveOutputDir,
-  type BatchOffloadOptions,
-  type OffloadOptions,
-  type OffloadPlanOptions,
-} from '../core/offload-options.js';
+import { resolveBatchOffloadOptions, type BatchOffloadOptions, type OffloadOptions, type OffloadPlanOptions } from '../core/offload-options.js';
 import { planOffload as planOffloadWithEnvironment, type OffloadPlan } from '../core/plan-offload.js';
 import type { FileWriter } from '../core/ports.js';
 import type { Message } from '../core/types.js';
-import { NodeFileWriter } from '../infrastructure/node-file-writer.js';
-
-/** Throws {@link InvalidOptionError} unless `writer` has spec 01's two methods. */
-export function assertFileWriter(writer: unknown): asserts writer is FileWriter {
-  const methods = writer as Partial<Record<keyof FileWriter, unknown>> | null | undefined;
-  if (typeof methods?.ensureDir !== 'function' || typeof methods.writeFile !== 'function') {
-    throw new InvalidOptionError(`writer must be a FileWriter with ensureDir and writeFile methods, got ${describeValue(writer)}`);
-  }
-}
+import { resolveStoreTarget, resolveWriterTarget } from './store-target.js';
 
 /**
  * Offloads the large `tool_result` blocks of a history to files in `outputDir` and replaces
@@ -53,10 +38,10 @@ export function assertFileWriter(writer: unknown): asserts writer is FileWriter 
  * ```
  */
 export async function offloadToolResults(messages: readonly Message[], options: OffloadOptions): Promise<OffloadResult> {
-  const resolved = resolveBatchOffloadOptions(options, process.env);
   // Read defensively: JavaScript callers may pass no options at all.
-  const outputDir = resolveOutputDir((options as Partial<OffloadOptions> | undefined)?.outputDir);
-  return executeOffload(messages, outputDir, new NodeFileWriter(), resolved);
+  const store = resolveStoreTarget((options ?? {}) as { store?: unknown; outputDir?: unknown });
+  const resolved = resolveBatchOffloadOptions(options, process.env, store.kind);
+  return executeOffload(messages, store, resolved);
 }
 
 /**
@@ -74,8 +59,7 @@ export async function offloadToolResultsWithWriter(
   options: BatchOffloadOptions = {},
 ): Promise<OffloadResult> {
   const resolved = resolveBatchOffloadOptions(options, process.env);
-  assertFileWriter(writer);
-  return executeOffload(messages, resolveOutputDir(outputDir), writer, resolved);
+  return executeOffload(messages, resolveWriterTarget(outputDir, writer), resolved);
 }
 
 /**

@@ -5,17 +5,10 @@
  */
 import { countToolResultChars } from './char-count.js';
 import { NoToolResultError } from './errors.js';
-import { resolveOutputDir, type ResolvedToolResultOffloaderOptions } from './offload-options.js';
+import type { ResolvedToolResultOffloaderOptions } from './offload-options.js';
 import { appendPreview, buildDirectReference, isOffloadReference, type ResolvedPreview } from './offload-reference.js';
-import {
-  callWriter,
-  copyMessageWithContent,
-  resolveFilePath,
-  runConcurrently,
-  serializeToolResultContent,
-  WRITE_CONCURRENCY,
-} from './offload-files.js';
-import type { FileWriter } from './ports.js';
+import { callStore, copyMessageWithContent, runConcurrently, serializeToolResultContent, WRITE_CONCURRENCY } from './offload-files.js';
+import type { ContentStore } from './ports.js';
 import { buildDirectFileName, planFileNames, toFileStem } from './offload-names.js';
 import { assertSafePathSegment } from './safe-path.js';
 import { hasLoneSurrogate, toWellFormedText } from './text.js';
@@ -67,13 +60,11 @@ export interface ExecuteDirectOffloadOptions {
 export async function executeDirectOffload(
   message: Message,
   sessionId: string,
-  outputDir: string,
-  writer: FileWriter,
+  store: ContentStore,
   options: ExecuteDirectOffloadOptions,
 ): Promise<DirectOffloadResult> {
   assertMessage(message, 'message');
   assertSafePathSegment('sessionId', sessionId);
-  resolveOutputDir(outputDir);
   const blocks = typeof message.content === 'string' ? [] : message.content;
   if (!blocks.some((block) => isToolResultBlock(block))) {
     const given = typeof message.content === 'string' ? 'a string' : `${blocks.length} block(s) without one`;
@@ -100,19 +91,18 @@ export async function executeDirectOffload(
   });
   if (chosen.length === 0) return { message, freedChars: 0, file: null, files: [] };
 
-  const directory = resolveFilePath(writer, outputDir, sessionId);
   // A repeated id gets `<id>~1.md`: no real id holds `~`, so a later id can never overwrite it.
   const names = planFileNames(
     chosen.map((block) => block.stem),
     reserved,
     buildDirectFileName,
   );
-  const paths = names.map((name) => resolveFilePath(writer, directory, name));
+  const keys = names.map((name) => `${sessionId}/${name}`);
+  const paths = keys.map((key) => store.referenceFor(key));
 
-  await callWriter(directory, () => writer.ensureDir(directory));
   await runConcurrently(chosen.length, WRITE_CONCURRENCY, async (index) => {
-    const path = paths[index]!;
-    await callWriter(path, () => writer.writeFile(path, chosen[index]!.content));
+    const key = keys[index]!;
+    await callStore(store, key, () => store.put(key, chosen[index]!.content));
   });
 
   const replacements = new Map<number, string>();
@@ -134,7 +124,7 @@ export async function executeDirectOffload(
 export type ToolResultOffloader = (message: Message, assistantMessage?: Message) => Promise<Message>;
 
 /** Builds the middleware over a writer, with options already resolved. */
-export function buildToolResultOffloader(writer: FileWriter, options: ResolvedToolResultOffloaderOptions): ToolResultOffloader {
+export function buildToolResultOffloader(store: ContentStore, options: ResolvedToolResultOffloaderOptions): ToolResultOffloader {
   return async (message, assistantMessage) => {
     assertMessage(message, 'message');
     if (assistantMessage !== undefined) assertMessage(assistantMessage, 'assistantMessage');
@@ -150,7 +140,7 @@ export function buildToolResultOffloader(writer: FileWriter, options: ResolvedTo
         (block) => isToolResultBlock(block) && !isOffloadReference(block.content) && select(block, countToolResultChars(block.content)),
       );
     if (!qualifies) return message;
-    const result = await executeDirectOffload(message, options.sessionId, options.outputDir, writer, {
+    const result = await executeDirectOffload(message, options.sessionId, store, {
       preview: options.preview,
       select,
     });

@@ -3,21 +3,11 @@
  * port, bounded parallel writes, error wrapping, and the copy of a changed message.
  */
 import { ContextError, WriteFailedError } from './errors.js';
-import type { FileWriter } from './ports.js';
+import type { ContentStore } from './ports.js';
 import type { ContentBlock, Message } from './types.js';
 
 /** Files written at the same time by one call: enough to hide disk latency, few enough to keep clear of EMFILE. */
 export const WRITE_CONCURRENCY = 16;
-
-/** Joins a directory and a name with `/` (what a custom writer without `resolvePath` gets). */
-export function joinPath(directory: string, name: string): string {
-  return directory.endsWith('/') || directory.endsWith('\\') ? directory + name : `${directory}/${name}`;
-}
-
-/** The path of `name` in `directory`: absolute through the writer's `resolvePath`, else joined as given. */
-export function resolveFilePath(writer: FileWriter, directory: string, name: string): string {
-  return writer.resolvePath ? writer.resolvePath(directory, name) : joinPath(directory, name);
-}
 
 /** The text written to a file: the string itself, or `JSON.stringify` of a block array (spec 01 F-001, spec 04 F-001). */
 export function serializeToolResultContent(content: unknown): string {
@@ -26,16 +16,17 @@ export function serializeToolResultContent(content: unknown): string {
 }
 
 /**
- * Runs a writer call; an error that is not already a {@link ContextError} becomes a
- * {@link WriteFailedError} naming the path, with the original error as `cause`.
+ * Runs a store call; an error that is not already a {@link ContextError} (a driver of the
+ * user's that throws its own) becomes a {@link WriteFailedError} naming the reference, with
+ * the original error as `cause`.
  */
-export async function callWriter<T>(path: string, operation: () => Promise<T>): Promise<T> {
+export async function callStore<T>(store: ContentStore, key: string, operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (error) {
     if (error instanceof ContextError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
-    throw new WriteFailedError(`could not write ${path}: ${reason}`, { cause: error });
+    throw new WriteFailedError(`could not write ${store.referenceFor(key)}: ${reason}`, { cause: error });
   }
 }
 

@@ -14,7 +14,7 @@ import {
 import { resolveNumber, resolveStringList, type Environment } from './env.js';
 import { describeValue, InvalidOptionError } from './errors.js';
 import type { ResolvedPreview } from './offload-reference.js';
-import type { FileWriter } from './ports.js';
+import type { ContentStore, FileWriter } from './ports.js';
 import { assertDirectorySetting, assertSafePathSegment } from './safe-path.js';
 
 /** Environment variable of the batch char threshold. */
@@ -91,10 +91,19 @@ export interface BatchOffloadOptions extends OffloadPlanOptions {
   reference?: OffloadReferenceStyle | undefined;
 }
 
-/** Options of `offloadToolResults`. */
+/** Options of `offloadToolResults`: where to write (exactly one of `outputDir` and `store`), and how. */
 export interface OffloadOptions extends BatchOffloadOptions {
-  /** Directory the files are written to; created (recursively, mode 0700) when missing. Required. */
-  outputDir: string;
+  /**
+   * Directory the files are written to (atomically, mode 0600); created (recursively, mode
+   * 0700) when missing. Exactly one of `outputDir` and `store`.
+   */
+  outputDir?: string | undefined;
+  /**
+   * Where the content goes instead of `outputDir`: any {@link ContentStore} (`createFileStore`,
+   * `createMemoryStore`, `createRedisStore`, `createS3Store`). Keys are `tool-result-{id}.md`;
+   * references are the store's own (`redis://...`), or `./tool-result-{id}.md` for a file store.
+   */
+  store?: ContentStore | undefined;
 }
 
 /** Plan options with every default applied. */
@@ -114,12 +123,14 @@ export interface ResolvedBatchOffloadOptions extends ResolvedPlanOptions {
 /** Options of `offloadToolResult`. */
 export interface DirectOffloadOptions {
   /**
-   * The agent session; files go to `<outputDir>/<sessionId>/`. 1-200 characters of
-   * `[A-Za-z0-9._-]`, not `.` or `..`. Required.
+   * The agent session; files go to `<outputDir>/<sessionId>/` (keys `<sessionId>/<id>.md` in a
+   * store). 1-200 characters of `[A-Za-z0-9._-]`, not `.` or `..`. Required.
    */
   sessionId: string;
-  /** Root directory of the session folders; created recursively when missing. Required. */
-  outputDir: string;
+  /** Root directory of the session folders; created recursively when missing. Exactly one of `outputDir` and `store`. */
+  outputDir?: string | undefined;
+  /** Where the content goes instead of `outputDir`: any {@link ContentStore}; references are its own (`referenceFor`). */
+  store?: ContentStore | undefined;
   /**
    * Opt-in: follow each reference with the first and last characters of the content (see
    * {@link BatchOffloadOptions.preview}).
@@ -152,7 +163,6 @@ export interface ToolResultOffloaderOptions extends DirectOffloadOptions {
 /** Middleware options with every default applied and validated. */
 export interface ResolvedToolResultOffloaderOptions {
   sessionId: string;
-  outputDir: string;
   threshold: number;
   excludeTools: ReadonlySet<string>;
   preview: ResolvedPreview | null;
@@ -198,14 +208,30 @@ export function resolvePlanOptions(options: OffloadPlanOptions | undefined, env:
 }
 
 /** Resolves every batch option (see {@link resolvePlanOptions}), plus `preview` and `reference`. */
-export function resolveBatchOffloadOptions(options: BatchOffloadOptions | undefined, env: Environment): ResolvedBatchOffloadOptions {
+export function resolveBatchOffloadOptions(
+  options: BatchOffloadOptions | undefined,
+  env: Environment,
+  storeKind = 'file',
+): ResolvedBatchOffloadOptions {
   const plan = resolvePlanOptions(options, env);
   const fields = requireOptionsObject('options', options);
-  const reference = fields.reference ?? 'relative';
-  if (reference !== 'relative' && reference !== 'absolute') {
+  return { ...plan, preview: resolvePreview(fields.preview), reference: resolveReferenceStyle(fields.reference, storeKind) };
+}
+
+/**
+ * `reference`, checked against the store: `'relative'` (`./tool-result-{id}.md`, spec 01) is
+ * the default for files and means nothing elsewhere, so another store takes `'absolute'`, its
+ * own reference (`redis://...`), and rejects an explicit `'relative'`.
+ */
+function resolveReferenceStyle(reference: unknown, storeKind: string): OffloadReferenceStyle {
+  if (reference !== undefined && reference !== 'relative' && reference !== 'absolute') {
     throw new InvalidOptionError(`reference must be "relative" or "absolute", got ${describeValue(reference)}`);
   }
-  return { ...plan, preview: resolvePreview(fields.preview), reference };
+  if (storeKind === 'file') return reference ?? 'relative';
+  if (reference === 'relative') {
+    throw new InvalidOptionError(`reference "relative" needs a file store (a path relative to its directory); a ${storeKind} store names its content by its own reference: leave reference out or pass "absolute"`);
+  }
+  return 'absolute';
 }
 
 /** Validates the output directory option: a non-blank string without control characters. */
@@ -215,14 +241,13 @@ export function resolveOutputDir(outputDir: unknown): string {
 
 /**
  * Validates the middleware options once, when it is created: `sessionId` a safe path segment
- * (else `UNSAFE_PATH`), `outputDir` a non-empty string, `threshold` a number >= 1,
+ * (else `UNSAFE_PATH`), `threshold` a number >= 1,
  * `excludeTools` an array of strings, `preview` as {@link resolvePreview}.
  */
 export function resolveToolResultOffloaderOptions(options: ToolResultOffloaderOptions): ResolvedToolResultOffloaderOptions {
   const fields = requireOptionsObject('options', options);
   return {
     sessionId: assertSafePathSegment('sessionId', fields.sessionId),
-    outputDir: resolveOutputDir(fields.outputDir),
     threshold: resolveNumber('threshold', fields.threshold, {}, undefined, DEFAULT_DIRECT_OFFLOAD_THRESHOLD, { min: 1 }),
     excludeTools: new Set(resolveStringList('excludeTools', fields.excludeTools, [])),
     preview: resolvePreview(fields.preview),

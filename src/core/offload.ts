@@ -3,20 +3,14 @@
  * each large `tool_result` to a file and puts a reference in its place.
  */
 import type { Message, ToolResultBlock } from './types.js';
-import type { FileWriter } from './ports.js';
-import { resolveOutputDir, type ResolvedBatchOffloadOptions } from './offload-options.js';
+import type { ContentStore } from './ports.js';
+import type { ResolvedBatchOffloadOptions } from './offload-options.js';
 import { appendPreview, buildBatchReference } from './offload-reference.js';
-import {
-  callWriter,
-  copyMessageWithContent,
-  resolveFilePath,
-  runConcurrently,
-  serializeToolResultContent,
-  WRITE_CONCURRENCY,
-} from './offload-files.js';
+import { callStore, copyMessageWithContent, runConcurrently, serializeToolResultContent, WRITE_CONCURRENCY } from './offload-files.js';
 import { buildBatchFileName } from './offload-names.js';
 import { createOffloadPlan, type OffloadCandidate } from './plan-offload.js';
 import { WriteFailedError } from './errors.js';
+import { collectKeys } from './store-keys.js';
 import { hasLoneSurrogate, toWellFormedText } from './text.js';
 import { assertMessages } from './validate-messages.js';
 
@@ -31,7 +25,11 @@ export interface OffloadResult {
   offloadedCount: number;
   /** Sum of the offloaded blocks' original character counts (not net of the references). */
   freedChars: number;
-  /** Path of each offloaded block's file, in walk order: absolute with the Node writer. */
+  /**
+   * Where each offloaded block went, in walk order: the store's reference (an absolute path
+   * with the file store and the Node writer; `outputDir` joined with the name for a writer
+   * without `resolvePath`; `redis://...`, `s3://...` for those stores).
+   */
   files: string[];
   /**
    * Offloaded blocks whose text held lone surrogates (half of a UTF-16 pair, which no UTF-8
@@ -45,142 +43,120 @@ export interface OffloadResult {
 /** Suffixes tried for one block before giving up. */
 const MAX_FILE_SUFFIX = 100_000;
 
-interface PlacedFile {
-  name: string;
-  path: string;
+/** Where one content went: its key and the store's reference to it. */
+interface PlacedEntry {
+  key: string;
+  reference: string;
 }
 
-type ExclusiveWriter = FileWriter & Required<Pick<FileWriter, 'createExclusive'>>;
+function placedAt(store: ContentStore, key: string): PlacedEntry {
+  return { key, reference: store.referenceFor(key) };
+}
 
 /**
- * Writes each candidate's content under a name no other content holds: the planned name when
- * it is free or already holds exactly this content, else the next free suffix. Needs the
- * writer's `createExclusive`; the common case (nothing on disk) runs fully in parallel, and only
- * names taken on disk are resolved one by one, in walk order, so the choice is deterministic.
- * For those, the directory is listed once (with `listDir`), so a name already on disk costs a
- * comparison (`holdsContent`) instead of a temporary copy of the content.
+ * Writes each candidate's content under a key no other content holds: the planned one when it
+ * is free or already holds exactly this content, else the next free suffix. The common case
+ * (nothing there yet) runs fully in parallel; only keys already taken are resolved one by one,
+ * in walk order, so the choice is deterministic. For those, the store is listed once per id
+ * (`tool-result-<id>` prefix), so a taken name costs a comparison (`holds`) instead of a write.
  */
 async function placeExclusively(
   candidates: readonly OffloadCandidate[],
   contents: readonly string[],
-  outputDir: string,
-  writer: ExclusiveWriter,
-): Promise<PlacedFile[]> {
-  const placed: Array<PlacedFile | undefined> = new Array(candidates.length);
+  store: ContentStore,
+): Promise<PlacedEntry[]> {
+  const placed: Array<PlacedEntry | undefined> = new Array(candidates.length);
   const reserved = new Set(candidates.map((candidate) => candidate.fileName));
   const taken: number[] = [];
   await runConcurrently(candidates.length, WRITE_CONCURRENCY, async (index) => {
-    const name = candidates[index]!.fileName;
-    const path = resolveFilePath(writer, outputDir, name);
-    const outcome = await callWriter(path, () => writer.createExclusive(path, contents[index]!));
+    const key = candidates[index]!.fileName;
+    const outcome = await callStore(store, key, () => store.putIfAbsent(key, contents[index]!));
     if (outcome === 'exists') taken.push(index);
-    else placed[index] = { name, path };
+    else placed[index] = placedAt(store, key);
   });
-  if (taken.length === 0) return placed as PlacedFile[];
+  if (taken.length === 0) return placed as PlacedEntry[];
   taken.sort((left, right) => left - right);
-  const listDir = writer.listDir;
-  const onDisk = new Set(listDir === undefined ? [] : await callWriter(outputDir, () => listDir.call(writer, outputDir)));
+  const listings = new Map<string, Set<string>>();
   for (const index of taken) {
-    placed[index] = await placeUnderNextSuffix(candidates[index]!, contents[index]!, outputDir, writer, { reserved, onDisk });
+    const candidate = candidates[index]!;
+    let listed = listings.get(candidate.fileStem);
+    if (listed === undefined) {
+      const prefix = buildBatchFileName(candidate.fileStem, 0).slice(0, -'.md'.length);
+      listed = new Set(await callStore(store, candidate.fileName, () => collectKeys(store, prefix)));
+      listings.set(candidate.fileStem, listed);
+    }
+    placed[index] = await placeUnderNextSuffix(candidate, contents[index]!, store, { reserved, listed });
   }
-  return placed as PlacedFile[];
+  return placed as PlacedEntry[];
 }
 
-/** Names no candidate of this call may take, and the names the one listing found on disk. */
-interface TakenNames {
+/** Keys no candidate of this call may take, and the keys the listing found. */
+interface TakenKeys {
   reserved: Set<string>;
-  onDisk: Set<string>;
+  listed: Set<string>;
 }
 
 /**
- * Writes one content whose planned name held other content, under the first suffix that
- * serves: one already holding exactly this content, else the first free one. With
- * `holdsContent`, the suffixes the listing found are compared in parallel (a shared directory
- * may hold a thousand uses of one id) and the lowest identical one wins, so the choice stays
- * deterministic; without it, each is tried with `createExclusive`.
+ * Writes one content whose planned key held other content, under the first suffix that
+ * serves: one already holding exactly this content, else the first free one. With the store's
+ * `holds`, the listed suffixes are compared in parallel (a shared directory may hold a thousand
+ * uses of one id) and the lowest identical one wins, so the choice stays deterministic;
+ * without it, each is tried with `putIfAbsent`.
  */
-async function placeUnderNextSuffix(
-  candidate: OffloadCandidate,
-  content: string,
-  outputDir: string,
-  writer: ExclusiveWriter,
-  names: TakenNames,
-): Promise<PlacedFile> {
-  const holdsContent = writer.holdsContent;
+async function placeUnderNextSuffix(candidate: OffloadCandidate, content: string, store: ContentStore, keys: TakenKeys): Promise<PlacedEntry> {
+  const holds = store.holds;
   let suffix = 1;
   while (suffix <= MAX_FILE_SUFFIX) {
-    const listed: PlacedFile[] = [];
+    const listed: string[] = [];
     for (; suffix <= MAX_FILE_SUFFIX; suffix++) {
-      const name = buildBatchFileName(candidate.fileStem, suffix);
-      if (names.reserved.has(name)) continue;
-      if (holdsContent === undefined || !names.onDisk.has(name)) break;
-      listed.push({ name, path: resolveFilePath(writer, outputDir, name) });
+      const key = buildBatchFileName(candidate.fileStem, suffix);
+      if (keys.reserved.has(key)) continue;
+      if (holds === undefined || !keys.listed.has(key)) break;
+      listed.push(key);
     }
-    if (holdsContent !== undefined && listed.length > 0) {
+    if (holds !== undefined && listed.length > 0) {
       const identical: boolean[] = new Array(listed.length);
       await runConcurrently(listed.length, WRITE_CONCURRENCY, async (index) => {
-        const { path } = listed[index]!;
-        identical[index] = await callWriter(path, () => holdsContent.call(writer, path, content));
+        const key = listed[index]!;
+        identical[index] = await callStore(store, key, () => holds.call(store, key, content));
       });
       const found = listed[identical.indexOf(true)];
       if (found !== undefined) {
-        names.reserved.add(found.name);
-        return found;
+        keys.reserved.add(found);
+        return placedAt(store, found);
       }
     }
     if (suffix > MAX_FILE_SUFFIX) break;
-    const name = buildBatchFileName(candidate.fileStem, suffix);
-    const path = resolveFilePath(writer, outputDir, name);
-    const outcome = await callWriter(path, () => writer.createExclusive(path, content));
+    const key = buildBatchFileName(candidate.fileStem, suffix);
+    const outcome = await callStore(store, key, () => store.putIfAbsent(key, content));
     if (outcome !== 'exists') {
-      names.reserved.add(name);
-      return { name, path };
+      keys.reserved.add(key);
+      return placedAt(store, key);
     }
-    // taken meanwhile by another writer (or, without holdsContent, by anyone): move on
-    names.onDisk.add(name);
+    // taken meanwhile by another writer (or, without holds, by anyone): move on
+    keys.listed.add(key);
     suffix += 1;
   }
-  // Only a writer that never creates anything could get here; fail instead of spinning.
-  throw new WriteFailedError(`no free file name for tool_use_id "${candidate.toolUseId}" in ${outputDir} after ${MAX_FILE_SUFFIX} tries`);
-}
-
-/** Spec 01's two-method writer: plain writes under the planned names. */
-async function placeWithPlainWrites(
-  candidates: readonly OffloadCandidate[],
-  contents: readonly string[],
-  outputDir: string,
-  writer: FileWriter,
-): Promise<PlacedFile[]> {
-  const placed = candidates.map((candidate) => ({
-    name: candidate.fileName,
-    path: resolveFilePath(writer, outputDir, candidate.fileName),
-  }));
-  await runConcurrently(placed.length, WRITE_CONCURRENCY, async (index) => {
-    const { path } = placed[index]!;
-    await callWriter(path, () => writer.writeFile(path, contents[index]!));
-  });
-  return placed;
-}
-
-function hasExclusiveCreate(writer: FileWriter): writer is ExclusiveWriter {
-  return typeof writer.createExclusive === 'function';
+  // Only a store that never creates anything could get here; fail instead of spinning.
+  throw new WriteFailedError(`no free file name for tool_use_id "${candidate.toolUseId}" in ${store.referenceFor(candidate.fileName)} after ${MAX_FILE_SUFFIX} tries`);
 }
 
 /**
- * The batch offload over the {@link FileWriter} port, with options already resolved.
+ * The batch offload into a {@link ContentStore}, with options already resolved. Keys are the
+ * file names at the store's root (`tool-result-<id>.md`).
  *
  * Order of checks, all before any side effect: the history's shape (`INVALID_MESSAGE`), then
  * the gate (a skip returns the input array itself and touches nothing). An id that cannot be a
- * file name maps to one (`toFileStem`) instead of failing the call. Then the directory is created and the files written; a failed write
- * rejects with `WRITE_FAILED` (cause kept) and the input is untouched.
+ * file name maps to one (`toFileStem`) instead of failing the call. Then the contents are
+ * written; a failed write rejects with `WRITE_FAILED` (cause kept) and the input is untouched.
+ * References are `./<key>` with `reference: 'relative'` (a file store), else the store's own
+ * reference (`referenceFor`); `files` lists the store's references (absolute paths for files).
  */
 export async function executeOffload(
   messages: readonly Message[],
-  outputDir: string,
-  writer: FileWriter,
+  store: ContentStore,
   options: ResolvedBatchOffloadOptions,
 ): Promise<OffloadResult> {
-  resolveOutputDir(outputDir);
   assertMessages(messages);
   // Gate first: a skip must not copy a message nor touch the disk (spec 03).
   const plan = createOffloadPlan(messages, options);
@@ -199,15 +175,12 @@ export async function executeOffload(
     return toWellFormedText(content);
   });
 
-  await callWriter(outputDir, () => writer.ensureDir(outputDir));
-  const placed = hasExclusiveCreate(writer)
-    ? await placeExclusively(candidates, contents, outputDir, writer)
-    : await placeWithPlainWrites(candidates, contents, outputDir, writer);
+  const placed = await placeExclusively(candidates, contents, store);
 
   const replacementsByMessage = new Map<number, Map<number, string>>();
   candidates.forEach((candidate, index) => {
     const file = placed[index]!;
-    const target = options.reference === 'relative' ? `./${file.name}` : file.path;
+    const target = options.reference === 'relative' ? `./${file.key}` : file.reference;
     const reference = appendPreview(buildBatchReference(target), contents[index]!, options.preview);
     let replacements = replacementsByMessage.get(candidate.messageIndex);
     if (replacements === undefined) replacementsByMessage.set(candidate.messageIndex, (replacements = new Map()));
@@ -221,7 +194,7 @@ export async function executeOffload(
     messages: output,
     offloadedCount: candidates.length,
     freedChars: plan.offloadableChars,
-    files: placed.map((file) => file.path),
+    files: placed.map((file) => file.reference),
     ...(repairedCount > 0 ? { repairedCount } : {}),
   };
 }

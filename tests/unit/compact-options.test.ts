@@ -99,7 +99,7 @@ describe('resolveCompactOptions (DESIGN §6)', () => {
     expect(() => resolveCompactOptions({ summarizer: {} as never }, {}, cwd)).toThrow(new InvalidOptionError('summarizer must be an object with summarize(), got an object'));
     expect(() => resolveCompactOptions({ llmClient: { summarize: 'x' } as never }, {}, cwd)).toThrow(/llmClient must be an object with summarize\(\)/);
     expect(() => resolveCompactOptions({ fileReader: { read: async () => '' } as never }, {}, cwd)).toThrow(/fileReader must be an object with read\(\) and exists\(\)/);
-    expect(() => resolveCompactOptions({ fileWriter: { ensureDir: async () => undefined } as never }, {}, cwd)).toThrow(/fileWriter must be an object with ensureDir\(\) and writeFile\(\)/);
+    expect(() => resolveCompactOptions({ fileWriter: { ensureDir: async () => undefined } as never }, {}, cwd)).toThrow(/fileWriter must be an object with writeFile\(\)/);
     expect(() => resolveCompactOptions({ logger: {} as never }, {}, cwd)).toThrow(/logger must be an object with warn\(\)/);
     expect(() => resolveCompactOptions({ signal: {} as never }, {}, cwd)).toThrow(/signal must be an AbortSignal/);
     expect(() => resolveCompactOptions({ tokenCounter: { count: 1 } as never }, {}, cwd)).toThrow(/tokenCounter must be an object with a count\(text\) method/);

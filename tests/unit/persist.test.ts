@@ -100,7 +100,7 @@ describe('persistRest (v1 F-006)', () => {
     const writer: FileWriter = { ...fileSystem.writer, resolvePath: (...segments) => (joined.push(segments), segments.join('|')) };
     expect(await persistRest(rest, { ...options, fileWriter: writer })).toBe('/work|/archive|s-1|compact-2026-11-21T23-45-12Z-1.json');
     expect(await persistRest(rest, options)).toBe('/archive/s-1/compact-2026-11-21T23-45-12Z-1.json');
-    expect(joined[0]).toEqual(['/work', '/archive', 's-1']);
+    expect(joined[0]).toEqual(['/work', '/archive']);
   });
 
   it('logs a write failure and resolves null', async () => {
@@ -108,7 +108,7 @@ describe('persistRest (v1 F-006)', () => {
     fileSystem.failWrites = true;
     expect(await persistRest(rest, options)).toBeNull();
     expect(logger.warnings).toEqual([
-      `compact: could not archive the compacted messages in ${directory} (EROFS: read-only file system)`,
+      `compact: could not archive the compacted messages: could not write ${directory}: EROFS: read-only file system`,
     ]);
   });
 });
@@ -193,6 +193,6 @@ describe('persistRest with a writer that takes parts (createExclusiveFromParts)'
     const broken = [{ role: 'assistant', content: [cyclic] }] as unknown as Message[];
     expect(await persistRest(broken, { ...options, fileWriter: writer })).toBeNull();
     expect(logger.warnings).toHaveLength(1);
-    expect(logger.warnings[0]).toMatch(/could not archive the compacted messages .*circular/);
+    expect(logger.warnings[0]).toMatch(/could not archive the compacted messages.*circular/);
   });
 });

@@ -20,7 +20,7 @@ import {
 } from '../defaults.js';
 import { requireString, resolveNumber, resolveOptionalString, resolveStringList, type Environment } from '../env.js';
 import { describeValue, InvalidOptionError } from '../errors.js';
-import type { FileReader, FileWriter, LlmClient, Logger, Summarizer, TokenCounter } from '../ports.js';
+import type { ContentStore, FileReader, FileWriter, LlmClient, Logger, Summarizer, TokenCounter } from '../ports.js';
 import { assertDirectorySetting, assertSafePathSegment } from '../safe-path.js';
 import { assertTokenCounter, assertTokenSafetyFactor, resolveCompactTrigger, type LastUsage } from '../tokens.js';
 import { isAbsolutePath, resolvePathFrom } from './path-resolution.js';
@@ -183,10 +183,16 @@ export interface CompactOptions {
    */
   fileReader?: FileReader | undefined;
   /**
-   * Writes the archive.
+   * Writes the archive under `<workDir>/<outputDir>/<sessionId>/` (`ensureDir` optional).
    * @default the Node file writer (atomic, exclusive create)
    */
   fileWriter?: FileWriter | undefined;
+  /**
+   * Where the archive goes instead of the file system: any `ContentStore` (Redis, S3, ...),
+   * under the key `<sessionId>/compact-<time>-<n>.json`; `originalMessagesPath` is then the
+   * store's reference (`redis://...`). Not with `fileWriter` or `outputDir`.
+   */
+  store?: ContentStore | undefined;
   /**
    * Receives warnings (skipped files, archive failures, the extractive fallback) and, with
    * `info`, notes on budget skips.
@@ -289,7 +295,11 @@ export function assertCompactPorts(options: CompactOptions): void {
   assertPort('llmClient', options.llmClient, ['summarize']);
   if (options.llmClient !== undefined) assertDefaultModel(options.llmClient.defaultModel);
   assertPort('fileReader', options.fileReader, ['read', 'exists']);
-  assertPort('fileWriter', options.fileWriter, ['ensureDir', 'writeFile']);
+  assertPort('fileWriter', options.fileWriter, ['writeFile']);
+  if (options.store !== undefined && (options.fileWriter !== undefined || options.outputDir !== undefined)) {
+    throw new InvalidOptionError('pass store, or fileWriter/outputDir, not both: a store decides where its archive goes');
+  }
+  assertPort('store', options.store, ['putIfAbsent', 'put', 'get', 'stat', 'list', 'delete', 'referenceFor', 'keyFor']);
   assertPort('logger', options.logger, ['warn']);
   if (options.tokenCounter !== undefined) assertTokenCounter(options.tokenCounter);
   assertSignal(options.signal);

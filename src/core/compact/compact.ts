@@ -3,13 +3,13 @@
  * retry) → restore recent files → assemble → stats. Pure orchestration over ports.
  */
 import { throwIfAborted } from '../abort.js';
-import type { FileReader, FileWriter, Logger, Summarizer, TokenCounter } from '../ports.js';
+import type { ContentStore, FileReader, FileWriter, Logger, Summarizer, TokenCounter } from '../ports.js';
 import { countHistoryTokens, isAtCompactThreshold } from '../tokens.js';
 import type { Message } from '../types.js';
 import { assembleMessages } from './assemble.js';
 import type { ResolvedCompactOptions } from './compact-options.js';
 import { partitionMessages } from './partition.js';
-import { archiveRest } from './persist.js';
+import { archiveRest, createArchiveWriterStore } from './persist.js';
 import { collectRestoredFiles } from './restore.js';
 import { summarizeWithRetry, type Sleep } from './retry.js';
 import { computeCompactStats, createEmptyCompactStats, type CompactStats } from './stats.js';
@@ -55,8 +55,10 @@ export interface CompactPorts {
   summarizer: Summarizer;
   /** Reads files to restore. */
   fileReader: FileReader;
-  /** Writes the archive. */
-  fileWriter: FileWriter;
+  /** Where the archive goes: `<sessionId>/compact-*.json` in this store. Wins over `fileWriter`. */
+  store?: ContentStore | undefined;
+  /** Writes the archive under `<workDir>/<outputDir>/<sessionId>/` when no `store` is given. */
+  fileWriter?: FileWriter | undefined;
   /** Counts tokens. */
   tokenCounter: TokenCounter;
   /** Receives warnings. */
@@ -65,6 +67,10 @@ export interface CompactPorts {
   sleep?: Sleep | undefined;
   /** The clock, for the archive's file name. */
   now?: (() => Date) | undefined;
+}
+
+function missingArchiveTarget(): never {
+  throw new TypeError('compactMessagesWith needs ports.store or ports.fileWriter for the archive');
 }
 
 function skip(messages: readonly Message[], skippedReason: CompactSkipReason): CompactResult {
@@ -107,14 +113,8 @@ export async function compactMessagesWith(
   const { head, rest } = partitionMessages(messages);
   if (rest.length === 0) return skip(messages, 'nothing-to-compact');
 
-  const archive = await archiveRest(rest, {
-    workDir: options.workDir,
-    outputDir: options.outputDir,
-    sessionId: options.sessionId,
-    fileWriter: ports.fileWriter,
-    logger,
-    now: ports.now,
-  });
+  const store = ports.store ?? createArchiveWriterStore(ports.fileWriter ?? missingArchiveTarget(), options.workDir, options.outputDir);
+  const archive = await archiveRest(rest, { store, sessionId: options.sessionId, logger, now: ports.now });
   throwIfAborted(signal);
   // Without its archive, the summary would be the only trace of Rest: nothing is dropped
   // unless the caller chose to accept that.

@@ -6,7 +6,10 @@
  * once never overwrite each other. With a writer that takes the text in parts, the archive is
  * streamed one message at a time and its whole text is never held in memory.
  */
-import type { FileWriter, Logger } from '../ports.js';
+import { ContextError } from '../errors.js';
+import { createFileWriterStore } from '../file-writer-store.js';
+import type { ContentStore, FileWriter, Logger } from '../ports.js';
+import { collectKeys } from '../store-keys.js';
 import type { Message } from '../types.js';
 import { stringifyArrayInParts } from './archive-json.js';
 import { resolvePathFrom } from './path-resolution.js';
@@ -53,68 +56,68 @@ export function nextArchiveSequence(fileNames: readonly string[]): number {
   return highest + 1;
 }
 
-function joinPath(writer: FileWriter, ...segments: [string, ...string[]]): string {
-  return writer.resolvePath !== undefined ? writer.resolvePath(...segments) : resolvePathFrom(...segments);
-}
-
-type CreateArchive = (filePath: string) => Promise<'created' | 'identical' | 'exists'>;
-
-/**
- * The writer's exclusive create of the archive: from parts when it takes them (the whole text
- * is then never held), else from the text joined once for every attempt; `undefined` when the
- * writer has no exclusive create.
- */
-function selectExclusiveCreate(writer: FileWriter, rest: readonly Message[]): CreateArchive | undefined {
-  const createFromParts = writer.createExclusiveFromParts;
-  // A fresh generator per attempt: a writer may iterate its parts only once.
-  if (createFromParts !== undefined) return (filePath) => createFromParts.call(writer, filePath, stringifyArrayInParts(rest));
-  const createFromText = writer.createExclusive;
-  if (createFromText === undefined) return undefined;
-  const content = JSON.stringify(rest, null, 2);
-  return (filePath) => createFromText.call(writer, filePath, content);
-}
-
 /** What archiving Rest came to: the file's path, or the error that kept it from being written. */
 export type ArchiveOutcome = { path: string; error?: undefined } | { path: null; error: unknown };
 
+/** Options of {@link archiveRest}. */
+export interface ArchiveRestOptions {
+  /** Where the archive goes: its key is `<sessionId>/compact-<UTC time>-<sequence>.json`. */
+  store: ContentStore;
+  /** Folder of this session's archives (a safe path segment). */
+  sessionId: string;
+  /** Receives the warning when the archive cannot be written. */
+  logger: Logger;
+  /** The clock, for the file name. @default () => new Date() */
+  now?: (() => Date) | undefined;
+}
+
 /**
- * Writes `rest` as indented JSON (exactly `JSON.stringify(rest, null, 2)`) to the session's next
- * archive file and resolves its path. With the writer's `listDir` the sequence continues from
- * the files on disk; with its `createExclusiveFromParts` (preferred: the text is streamed one
- * message at a time) or `createExclusive`, a name taken meanwhile moves on to the next number
- * and a file already holding exactly this text is reused (a writer with only spec 01's two
- * methods writes plainly, as sequence 1 when it cannot list). Never rejects: a failure is
- * logged at `warn` and resolves `{ path: null, error }`, and the caller decides whether
- * compaction may go on without its archive.
+ * Writes `rest` as indented JSON (exactly `JSON.stringify(rest, null, 2)`, streamed one message
+ * at a time) to the session's next archive in `store` and resolves its reference. The sequence
+ * continues from the archives listed there; a name taken meanwhile moves on to the next number
+ * (write-once), and an archive already holding exactly this text is reused. Never rejects: a
+ * failure is logged at `warn` and resolves `{ path: null, error }`, and the caller decides
+ * whether compaction may go on without its archive.
  */
-export async function archiveRest(rest: readonly Message[], options: PersistRestOptions): Promise<ArchiveOutcome> {
-  const { fileWriter, logger } = options;
+export async function archiveRest(rest: readonly Message[], options: ArchiveRestOptions): Promise<ArchiveOutcome> {
+  const { store, logger, sessionId } = options;
   const date = (options.now ?? (() => new Date()))();
-  const directory = joinPath(fileWriter, options.workDir, options.outputDir, options.sessionId);
   try {
-    await fileWriter.ensureDir(directory);
-    let sequence = nextArchiveSequence(fileWriter.listDir !== undefined ? await fileWriter.listDir(directory) : []);
-    const createExclusive = selectExclusiveCreate(fileWriter, rest);
-    if (createExclusive === undefined) {
-      const filePath = joinPath(fileWriter, directory, formatArchiveFileName(date, sequence));
-      await fileWriter.writeFile(filePath, JSON.stringify(rest, null, 2));
-      return { path: filePath };
-    }
+    let sequence = nextArchiveSequence((await collectKeys(store, `${sessionId}/compact-`)).map((key) => key.slice(sessionId.length + 1)));
     for (let attempt = 0; attempt < MAX_EXCLUSIVE_ATTEMPTS; attempt += 1, sequence += 1) {
-      const filePath = joinPath(fileWriter, directory, formatArchiveFileName(date, sequence));
-      const outcome = await createExclusive(filePath);
+      const key = `${sessionId}/${formatArchiveFileName(date, sequence)}`;
+      // A fresh generator per attempt: a store may iterate the parts only once.
+      const outcome = await store.putIfAbsent(key, stringifyArrayInParts(rest));
       // 'identical': the same Rest was archived under this name already; that file serves.
-      if (outcome !== 'exists') return { path: filePath };
+      if (outcome !== 'exists') return { path: store.referenceFor(key) };
     }
     throw new Error(`no free sequence number after ${MAX_EXCLUSIVE_ATTEMPTS} attempts`);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    logger.warn(`compact: could not archive the compacted messages in ${directory} (${reason})`);
+    // a store's own errors name what failed; anything else gets the session's place
+    const reason =
+      error instanceof ContextError ? error.message : `in ${store.referenceFor(sessionId)}: ${error instanceof Error ? error.message : String(error)}`;
+    logger.warn(`compact: could not archive the compacted messages: ${reason}`);
     return { path: null, error };
   }
 }
 
-/** {@link archiveRest}, resolving only the path (`null` when the archive could not be written). */
+/**
+ * The store of archives for a {@link FileWriter}: rooted at `workDir` joined with `outputDir`
+ * (through the writer's `resolvePath` when it has one, else resolved lexically).
+ */
+export function createArchiveWriterStore(fileWriter: FileWriter, workDir: string, outputDir: string): ContentStore {
+  const directory = fileWriter.resolvePath !== undefined ? fileWriter.resolvePath(workDir, outputDir) : resolvePathFrom(workDir, outputDir);
+  return createFileWriterStore(fileWriter, directory, { joinPaths: resolvePathFrom });
+}
+
+/**
+ * {@link archiveRest} through a {@link FileWriter} under `<workDir>/<outputDir>/<sessionId>/`,
+ * resolving only the path (`null` when the archive could not be written). With the writer's
+ * `listDir` the sequence continues from the files on disk; with its `createExclusiveFromParts`
+ * (preferred) or `createExclusive`, names are taken write-once; a writer with only spec 01's
+ * `writeFile` writes plainly, as sequence 1 when it cannot list.
+ */
 export async function persistRest(rest: readonly Message[], options: PersistRestOptions): Promise<string | null> {
-  return (await archiveRest(rest, options)).path;
+  const store = createArchiveWriterStore(options.fileWriter, options.workDir, options.outputDir);
+  return (await archiveRest(rest, { store, sessionId: options.sessionId, logger: options.logger, now: options.now })).path;
 }
