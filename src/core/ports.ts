@@ -11,8 +11,11 @@ import type { Message } from './types.js';
  * and, with `createExclusiveFromParts`, an archive written without its whole text in memory.
  */
 export interface FileWriter {
-  /** Creates a directory and its parents; no error when it exists. */
-  ensureDir(dirPath: string): Promise<void>;
+  /**
+   * Creates a directory and its parents; no error when it exists. Optional: a writer to an
+   * object store has no directories.
+   */
+  ensureDir?(dirPath: string): Promise<void>;
   /** Writes (creates or replaces) a file. */
   writeFile(filePath: string, content: string): Promise<void>;
   /**

@@ -100,7 +100,8 @@ export class MemoryFileSystem {
 
   /** Spec 01's two-method writer. */
   get plainWriter(): FileWriter {
-    return { ensureDir: this.writer.ensureDir, writeFile: this.writer.writeFile };
+    const { ensureDir, writeFile } = this.writer;
+    return ensureDir === undefined ? { writeFile } : { ensureDir, writeFile };
   }
 }
 
