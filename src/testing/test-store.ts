@@ -13,7 +13,7 @@ export interface TestStoreOptions {
    * Creates a store of the same driver whose backend cannot be reached (a closed port, a
    * directory that cannot exist). With it, the suite checks that every write rejects with
    * `WRITE_FAILED` and every read with `READ_FAILED`, each with the backend's error as `cause`.
-   * Without it, those cases are skipped.
+   * Without it, those cases are not run (the console says so).
    */
   createFailingStore?: () => ContentStore | Promise<ContentStore>;
   /** Called after each case with each store `createStore` or `createFailingStore` returned for it (close a client, ...). */
@@ -26,7 +26,7 @@ export interface TestStoreOptions {
   /**
    * Cases not to run, by the name of their `describe` block (`'putIfAbsent under concurrent
    * writers'`, ...): for a backend that cannot give a guarantee, say which and skip it rather
-   * than weaken the suite for everyone.
+   * than weaken the suite for everyone. Left-out cases are not registered; the console names them.
    */
   skip?: readonly TestStoreCase[];
 }
@@ -125,9 +125,13 @@ async function pause(ms: number): Promise<void> {
 export function testStore(name: string, createStore: () => ContentStore | Promise<ContentStore>, options: TestStoreOptions = {}): void {
   const largeValueBytes = options.largeValueBytes ?? DEFAULT_LARGE_VALUE_BYTES;
   const skipped = new Set<TestStoreCase>(options.skip ?? []);
+  // Cases the caller leaves out are not registered at all (no skipped test lingers in the
+  // report); they are named once on the console, so a reader of the log knows.
+  const notRun: string[] = [...skipped].map((title) => `${title} (the skip option)`);
+  if (options.createFailingStore === undefined) notRun.push('unreachable backend (no createFailingStore given)');
+  if (notRun.length > 0) console.info(`testStore(${JSON.stringify(name)}): not run: ${notRun.join('; ')}`);
   const group = (title: TestStoreCase, register: () => void): void => {
-    if (skipped.has(title)) describe.skip(title, register);
-    else describe(title, register);
+    if (!skipped.has(title)) describe(title, register);
   };
 
   describe(`${name}: ContentStore contract`, () => {
@@ -521,11 +525,10 @@ export function testStore(name: string, createStore: () => ContentStore | Promis
     });
 
     group('holds', () => {
-      it('agrees with get', async (context) => {
-        if (store.holds === undefined) {
-          context.skip();
-          return;
-        }
+      it('agrees with get', async () => {
+        // Optional on the port, but without it batch offload tries each taken name with a
+        // write: a driver leaves it out only on purpose, with skip: ['holds'].
+        expect(store.holds, 'holds is not implemented (pass skip: ["holds"] to leave it out)').toBeTypeOf('function');
         const holds = store.holds.bind(store);
         await store.putIfAbsent(key('h.md'), 'held é😀');
         expect(await holds(key('h.md'), 'held é😀')).toBe(true);
@@ -542,8 +545,7 @@ export function testStore(name: string, createStore: () => ContentStore | Promis
     });
 
     const createFailingStore = options.createFailingStore;
-    if (createFailingStore === undefined) describe.skip('unreachable backend (no createFailingStore given)', () => it('is not checked', () => undefined));
-    else {
+    if (createFailingStore !== undefined) {
       group('unreachable backend', () => {
         let failing: ContentStore;
         beforeEach(async () => {
