@@ -4,7 +4,7 @@
  * use of an id already offloaded 999 times into a shared directory, and one direct offload of a
  * 100 KB tool result.
  */
-import { access, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { access, link, mkdir, mkdtemp, readdir, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { offloadToolResult } from '../src/api/direct-offload.js';
@@ -42,6 +42,7 @@ function buildHistory(): { messages: Message[]; payloads: string[] } {
 }
 
 const FLOOR = 'floor: fs.promises.writeFile x200';
+const SAME_GUARANTEE_FLOOR = 'same-guarantee floor: temp (wx, 0600) + link + unlink x200';
 
 /** Earlier uses of one id in the shared-directory case. */
 const REUSED_ID_USES = 1000;
@@ -106,6 +107,19 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
           const directory = freshDirectory();
           await mkdir(directory, { recursive: true });
           await Promise.all(payloads.map((payload, index) => writeFile(join(directory, `tool-result-${index}.md`), payload)));
+        },
+        [SAME_GUARANTEE_FLOOR]: async () => {
+          const directory = freshDirectory();
+          await mkdir(directory, { recursive: true, mode: 0o700 });
+          await Promise.all(
+            payloads.map(async (payload, index) => {
+              const target = join(directory, `tool-result-${index}.md`);
+              const temp = join(directory, `.tool-result-${index}.md.${process.pid}.tmp`);
+              await writeFile(temp, payload, { flag: 'wx', mode: 0o600 });
+              await link(temp, target);
+              await unlink(temp);
+            }),
+          );
         },
         [BATCH]: async () => {
           await offloadToolResults(messages, { outputDir: freshDirectory() });
@@ -172,6 +186,14 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
         extra: history,
         goal: '<= 1.5x the floor',
         met: batchMedian <= 1.5 * floor,
+      },
+      {
+        name: 'batch offload against the same-guarantee floor (issue 7)',
+        medianMs: batchMedian,
+        baseline: { name: 'temp file (wx, 0600) + link + unlink x200, in parallel', medianMs: batch[SAME_GUARANTEE_FLOOR]! },
+        extra: 'the same run as the row above',
+        goal: '<= 1.3x that floor',
+        met: batchMedian <= 1.3 * batch[SAME_GUARANTEE_FLOOR]!,
       },
       {
         name: 'gate skip path (below the ratio)',
