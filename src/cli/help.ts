@@ -3,7 +3,7 @@
  */
 
 /** Names of the commands, in the order `--help` lists them. */
-export const COMMAND_NAMES = ['count', 'offload', 'compact', 'demo'] as const;
+export const COMMAND_NAMES = ['count', 'offload', 'compact', 'prune', 'demo'] as const;
 
 /** A command name. */
 export type CommandName = (typeof COMMAND_NAMES)[number];
@@ -26,6 +26,8 @@ Commands:
   offload <file>   write large tool results to files, keep references
   compact <file>   summarize the history; restore recently read files from
                    --work-dir
+  prune <dir>      remove offloaded results and archives older than an age
+                   (a dry run unless --yes)
   demo             the whole story, offline, on a sample coding-agent session
 
 Options:
@@ -120,6 +122,25 @@ Keys: ANTHROPIC_API_KEY (ANTHROPIC_BASE_URL), OPENAI_API_KEY (OPENAI_BASE_URL).
 Claude Code logs restore files read with Read (input.file_path).
 
 ${FORMATS_HELP}`,
+
+  prune: `Usage: agent-context prune <dir> --older-than <age> [options]
+
+Removes from <dir> the offloaded results and compaction archives written more
+than <age> ago (by file modification time): tool-result-*.md and
+compact-*.json in <dir>, and *.md and compact-*.json in its session folders
+(<dir>/<session>/). Any other file, deeper folders and files being written
+are never touched. A dry run by default: it lists what it would remove and
+the bytes it would free; --yes deletes. The read tool answers "no offloaded
+content" for a reference whose content was removed.
+
+Options:
+  --older-than <age>      required: 30m, 12h, 7d, 2w (s, m, h, d, w; 1.5d too)
+  -y, --yes               delete (without it, nothing is deleted)
+  --json                  print the result as one JSON object
+  -h, --help              this help
+
+Exit codes: 0 success, 1 <dir> cannot be read (or a file cannot be deleted),
+2 usage error (missing <dir> or --older-than, a bad duration).`,
 
   demo: `Usage: agent-context demo [options]
 

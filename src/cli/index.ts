@@ -20,6 +20,7 @@ const COMMAND_LOADERS: Readonly<Record<CommandName, () => Promise<CommandRunner>
   count: async () => (await import('./count.js')).runCount,
   offload: async () => (await import('./offload.js')).runOffload,
   compact: async () => (await import('./compact.js')).runCompact,
+  prune: async () => (await import('./prune.js')).runPrune,
   demo: async () => (await import('./demo.js')).runDemo,
 };
 

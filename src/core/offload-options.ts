@@ -14,6 +14,7 @@ import {
 import { resolveNumber, resolveStringList, type Environment } from './env.js';
 import { describeValue, InvalidOptionError } from './errors.js';
 import type { ResolvedPreview } from './offload-reference.js';
+import { READ_OFFLOADED_TOOL_NAME } from './read-offloaded.js';
 import type { ContentStore, FileWriter } from './ports.js';
 import { assertDirectorySetting, assertSafePathSegment } from './safe-path.js';
 
@@ -62,7 +63,8 @@ export interface OffloadPlanOptions {
    * Tool names whose results are never offloaded, e.g. the tool the agent uses to read an
    * offloaded file back (so that it is not offloaded again, in a loop). The name comes from the
    * `tool_use` with the same id earlier in the history; a result with no such `tool_use` is
-   * not excluded. No environment variable.
+   * not excluded. The package's read tool (`read_offloaded`) is always excluded. No
+   * environment variable.
    * @default []
    */
   excludeTools?: readonly string[] | undefined;
@@ -176,6 +178,14 @@ function requireOptionsObject(name: string, options: unknown): Record<string, un
   return options as Record<string, unknown>;
 }
 
+/**
+ * `excludeTools`, plus the package's own read tool: what it returns is a page of content that
+ * is already offloaded, and offloading it again would send the model in circles.
+ */
+function resolveExcludedTools(excludeTools: unknown): ReadonlySet<string> {
+  return new Set([READ_OFFLOADED_TOOL_NAME, ...resolveStringList('excludeTools', excludeTools, [])]);
+}
+
 /** Resolves `preview`: off (`undefined`, `false`) gives `null`; `true` the default sizes. */
 export function resolvePreview(value: unknown): ResolvedPreview | null {
   if (value === undefined || value === false) return null;
@@ -202,7 +212,7 @@ export function resolvePlanOptions(options: OffloadPlanOptions | undefined, env:
       min: 0,
       max: 1,
     }),
-    excludeTools: new Set(resolveStringList('excludeTools', fields.excludeTools, [])),
+    excludeTools: resolveExcludedTools(fields.excludeTools),
     keepRecent: resolveNumber('keepRecent', fields.keepRecent, env, undefined, DEFAULT_OFFLOAD_KEEP_RECENT, { min: 0, integer: true }),
   };
 }
@@ -249,7 +259,7 @@ export function resolveToolResultOffloaderOptions(options: ToolResultOffloaderOp
   return {
     sessionId: assertSafePathSegment('sessionId', fields.sessionId),
     threshold: resolveNumber('threshold', fields.threshold, {}, undefined, DEFAULT_DIRECT_OFFLOAD_THRESHOLD, { min: 1 }),
-    excludeTools: new Set(resolveStringList('excludeTools', fields.excludeTools, [])),
+    excludeTools: resolveExcludedTools(fields.excludeTools),
     preview: resolvePreview(fields.preview),
   };
 }

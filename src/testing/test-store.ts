@@ -528,8 +528,8 @@ export function testStore(name: string, createStore: () => ContentStore | Promis
       it('agrees with get', async () => {
         // Optional on the port, but without it batch offload tries each taken name with a
         // write: a driver leaves it out only on purpose, with skip: ['holds'].
-        expect(store.holds, 'holds is not implemented (pass skip: ["holds"] to leave it out)').toBeTypeOf('function');
-        const holds = store.holds.bind(store);
+        const holds = store.holds?.bind(store);
+        if (holds === undefined) throw new Error('holds is not implemented (pass skip: ["holds"] to leave it out)');
         await store.putIfAbsent(key('h.md'), 'held é😀');
         expect(await holds(key('h.md'), 'held é😀')).toBe(true);
         expect(await holds(key('h.md'), 'held é😀 ')).toBe(false);

@@ -830,3 +830,13 @@ describe('offloadToolResultsWithWriter — hostile and unlucky input', () => {
     expect(writer.calls).toEqual([]);
   });
 });
+
+describe('offloadToolResultsWithWriter — the read tool (issue 7)', () => {
+  it('never offloads what read_offloaded returned, however large, without being told', async () => {
+    const writer = createMemoryWriter();
+    const messages = [assistantMessage(toolUse('r', 'read_offloaded'), toolUse('b', 'bash')), userMessage(toolResult('r', text(5000)), toolResult('b', text(5000)))];
+    const result = await offloadToolResultsWithWriter(messages, OUT, writer);
+    expect(blocksOf(result.messages[1]!)[0]!.content).toBe(text(5000));
+    expect(result.files).toEqual(['out/tool-result-b.md']);
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * Retention: `pruneOffloaded` removes offloaded results and compaction archives older than a
+ * cutoff, from a store or an output directory, and says what it removed.
+ */
+import { resolveNumber } from '../core/env.js';
+import { describeValue, InvalidOptionError } from '../core/errors.js';
+import type { ContentStore } from '../core/ports.js';
+import { pruneStore, type PruneResult } from '../core/prune.js';
+import { assertStoreKeyPrefix } from '../core/store-keys.js';
+import { createFileStore } from '../stores/file-store.js';
+import { assertContentStore } from './store-target.js';
+
+export type { PrunedEntry, PruneResult } from '../core/prune.js';
+
+/** Options of {@link pruneOffloaded}: where (exactly one of `store` and `outputDir`), and what goes. */
+export interface PruneOffloadedOptions {
+  /** The store the offload and compaction wrote to. */
+  store?: ContentStore | undefined;
+  /** The directory they wrote to (`outputDir`, or a compaction archive directory): pruned through a file store over it. */
+  outputDir?: string | undefined;
+  /** Entries written more than this many milliseconds ago go (`7 * 24 * 60 * 60 * 1000` for a week). Required; >= 0. */
+  olderThanMs: number;
+  /**
+   * Only keys starting with it: a session (`'session-1/'`), or `''` for the whole store.
+   * @default ''
+   */
+  prefix?: string | undefined;
+  /**
+   * List what would be removed, and remove nothing.
+   * @default false
+   */
+  dryRun?: boolean | undefined;
+  /**
+   * The clock the cutoff is measured from.
+   * @default () => new Date()
+   */
+  now?: (() => Date) | undefined;
+}
+
+function resolvePruneStore(fields: Partial<PruneOffloadedOptions>): ContentStore {
+  if (fields.store !== undefined) {
+    if (fields.outputDir !== undefined) throw new InvalidOptionError('pass either store or outputDir, not both');
+    assertContentStore(fields.store);
+    return fields.store;
+  }
+  if (fields.outputDir === undefined) throw new InvalidOptionError('pass store or outputDir: where the offloaded content is');
+  return createFileStore({ dir: fields.outputDir });
+}
+
+/**
+ * Removes the offloaded results and compaction archives written more than `olderThanMs` ago:
+ * every entry under `prefix` whose name is one this package writes (`tool-result-*.md`,
+ * `<session>/*.md`, `compact-*.json` at the top or in a session folder) and whose time
+ * (`createdAt`: a file's modification time) is strictly before `now - olderThanMs`. Other
+ * files in the directory, deeper folders and files being written are never touched. With
+ * `dryRun`, nothing is deleted and the result lists what would be.
+ *
+ * Removing content makes its references unreadable: a history that still holds them gets "no
+ * offloaded content at ..." from the read tool. Prune what no live conversation refers to.
+ *
+ * @returns what was removed (sorted by key), the bytes freed, and whether it was a dry run.
+ * @throws {InvalidOptionError} for both or neither of `store` and `outputDir`, a bad
+ * `olderThanMs`, `dryRun` or `now`, before anything is listed; {@link UnsafePathError} for a
+ * `prefix` that is not a key prefix; `ReadFailedError` / `WriteFailedError` when the store
+ * cannot be listed or an entry cannot be deleted (entries deleted before stay deleted).
+ *
+ * @example
+ * ```ts
+ * const week = 7 * 24 * 60 * 60 * 1000;
+ * const { removed, freedBytes } = await pruneOffloaded({ outputDir: '.offload', olderThanMs: week });
+ * ```
+ */
+export async function pruneOffloaded(options: PruneOffloadedOptions): Promise<PruneResult> {
+  // Read defensively: JavaScript callers may pass no options at all.
+  const fields: Partial<PruneOffloadedOptions> = options ?? {};
+  if (fields.olderThanMs === undefined) throw new InvalidOptionError('olderThanMs is required: the age in milliseconds beyond which entries go');
+  const olderThanMs = resolveNumber('olderThanMs', fields.olderThanMs, {}, undefined, 0, { min: 0 });
+  const prefix = assertStoreKeyPrefix('prefix', fields.prefix ?? '');
+  if (fields.dryRun !== undefined && typeof fields.dryRun !== 'boolean') throw new InvalidOptionError(`dryRun must be a boolean, got ${describeValue(fields.dryRun)}`);
+  if (fields.now !== undefined && typeof fields.now !== 'function') throw new InvalidOptionError(`now must be a function returning a Date, got ${describeValue(fields.now)}`);
+  const now = fields.now === undefined ? new Date() : fields.now();
+  if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new InvalidOptionError(`now must return a valid Date, got ${describeValue(now)}`);
+  const store = resolvePruneStore(fields);
+  return pruneStore(store, { olderThanMs, prefix, dryRun: fields.dryRun ?? false, now });
+}

@@ -1,0 +1,153 @@
+/**
+ * `agent-context prune <dir> --older-than 7d [--yes] [--json]`: removes offloaded results and
+ * compaction archives older than an age. A dry run unless `--yes` is given.
+ */
+import { stat } from 'node:fs/promises';
+import { pruneOffloaded } from '../api/prune.js';
+import type { PrunedEntry, PruneResult } from '../api/prune.js';
+import { parseCommandArguments, readBooleanFlag, readStringFlag } from './arguments.js';
+import { CliError, UsageError } from './errors.js';
+import { describeOsError, writeStandardOutput } from './io.js';
+import { formatCount, formatQuantity, padEnd, padStart } from './render/format-figures.js';
+import { createTerminalStyle } from './render/terminal-style.js';
+
+const PRUNE_FLAGS = {
+  'older-than': { type: 'string' },
+  yes: { type: 'boolean', short: 'y' },
+  json: { type: 'boolean' },
+} as const;
+
+/** Milliseconds per unit of a duration. */
+const DURATION_UNITS: Readonly<Record<string, number>> = {
+  s: 1000,
+  m: 60 * 1000,
+  h: 60 * 60 * 1000,
+  d: 24 * 60 * 60 * 1000,
+  w: 7 * 24 * 60 * 60 * 1000,
+};
+
+/** Entries listed one per line in the report; the rest are counted (`--json` lists all). */
+const MAX_LISTED_ENTRIES = 100;
+
+/**
+ * Milliseconds in a duration: a number and a unit, `30s`, `30m`, `12h`, `7d`, `2w` (`1.5d`
+ * too), or `undefined` when `text` is not one.
+ */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)([smhdw])$/.exec(text.trim());
+  if (match === null) return undefined;
+  const milliseconds = Number(match[1]) * DURATION_UNITS[match[2]!]!;
+  return Number.isFinite(milliseconds) ? milliseconds : undefined;
+}
+
+// C0 and C1 controls, DEL, and the bidirectional overrides that reorder what a terminal shows.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const UNSAFE_FOR_TERMINAL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+// The same, less the C0 controls JSON.stringify already escapes (and the line breaks it indents with).
+const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+function escapeCharacter(character: string): string {
+  return `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/** `text` with every control character written as `\uXXXX`, so a file name never drives the terminal. */
+export function escapeForTerminal(text: string): string {
+  return text.replace(UNSAFE_FOR_TERMINAL, escapeCharacter);
+}
+
+/** `1536` → `1.5 KB`; under 1 KB, bytes. */
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return formatQuantity(bytes, 'byte');
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** `2026-01-02T03:04:05Z`: UTC, to the second. */
+function formatTime(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
+}
+
+/** Fails with exit 1 unless `dir` is a directory that can be looked at. */
+async function assertReadableDirectory(dir: string): Promise<void> {
+  let info;
+  try {
+    info = await stat(dir);
+  } catch (error) {
+    throw new CliError(`cannot read ${escapeForTerminal(dir)}: ${describeOsError(error)}`, undefined, { cause: error });
+  }
+  if (!info.isDirectory()) throw new CliError(`cannot read ${escapeForTerminal(dir)}: not a directory`);
+}
+
+function renderEntries(entries: readonly PrunedEntry[]): string[] {
+  const listed = entries.slice(0, MAX_LISTED_ENTRIES);
+  const keyWidth = Math.min(60, Math.max(...listed.map((entry) => entry.key.length)));
+  const sizes = listed.map((entry) => formatBytes(entry.size));
+  const sizeWidth = Math.max(...sizes.map((size) => size.length));
+  const lines = listed.map((entry, index) => `    ${padEnd(escapeForTerminal(entry.key), keyWidth)}  ${padStart(sizes[index]!, sizeWidth)}  ${formatTime(entry.createdAt)}`);
+  if (entries.length > listed.length) lines.push(`    ... and ${formatQuantity(entries.length - listed.length, 'more file')} (--json lists them all)`);
+  return lines;
+}
+
+function renderReport(dir: string, age: string, cutoff: Date, result: PruneResult): string {
+  const style = createTerminalStyle(process.stdout);
+  const count = result.removed.length;
+  const freed = `${formatBytes(result.freedBytes)}${result.freedBytes >= 1024 ? ` (${formatCount(result.freedBytes)} bytes)` : ''}`;
+  const lines = [`${style.bold('prune')}  ${escapeForTerminal(dir)}${result.dryRun ? ` ${style.dim('(dry run: nothing deleted)')}` : ''}`];
+  const what = `older than ${age} (written before ${formatTime(cutoff)})`;
+  if (count === 0) {
+    lines.push(`  nothing ${what} to remove`);
+    return lines.join('\n');
+  }
+  if (result.dryRun) {
+    lines.push(`  would remove ${style.bold(formatQuantity(count, 'file'))} ${what}, freeing ${style.green(freed)}:`, ...renderEntries(result.removed));
+    lines.push(`  run again with --yes to delete ${count === 1 ? 'it' : 'them'}`);
+  } else {
+    lines.push(`  removed ${style.bold(formatQuantity(count, 'file'))} ${what}, freed ${style.green(freed)}:`, ...renderEntries(result.removed));
+  }
+  return lines.join('\n');
+}
+
+/** Runs `prune` with its arguments. */
+export async function runPrune(args: readonly string[]): Promise<void> {
+  const parsed = parseCommandArguments('prune', args, PRUNE_FLAGS, 1);
+  const dir = parsed.positionals[0];
+  if (dir === undefined || dir === '') throw new UsageError('missing <dir> (the directory the offloaded results and archives are in)', 'prune');
+  // the file store refuses such a path too; checked here so the message never echoes one raw
+  if (CONTROL_CHARACTER.test(dir)) throw new UsageError(`<dir> must not contain control characters, got ${escapeForTerminal(JSON.stringify(dir))}`, 'prune');
+  const age = readStringFlag(parsed, 'older-than');
+  if (age === undefined) throw new UsageError('missing --older-than <age> (e.g. 7d: only what is older goes)', 'prune');
+  const olderThanMs = parseDuration(age);
+  if (olderThanMs === undefined) {
+    throw new UsageError(`--older-than must be a duration such as 30m, 12h, 7d or 2w, got ${escapeForTerminal(JSON.stringify(age))}`, 'prune');
+  }
+  await assertReadableDirectory(dir);
+
+  const now = new Date();
+  const result = await pruneOffloaded({ outputDir: dir, olderThanMs, dryRun: !readBooleanFlag(parsed, 'yes'), now: () => now });
+  const cutoff = new Date(now.getTime() - olderThanMs);
+  if (readBooleanFlag(parsed, 'json')) {
+    const report = {
+      dir,
+      olderThan: age,
+      olderThanMs,
+      cutoff: cutoff.toISOString(),
+      dryRun: result.dryRun,
+      removed: result.removed.map((entry) => ({ key: entry.key, reference: entry.reference, size: entry.size, createdAt: entry.createdAt.toISOString() })),
+      freedBytes: result.freedBytes,
+    };
+    // still valid JSON: those characters only occur inside strings, where \uXXXX means the same
+    await writeStandardOutput(`${JSON.stringify(report, null, 2).replace(UNSAFE_IN_JSON, escapeCharacter)}\n`);
+    return;
+  }
+  await writeStandardOutput(`${renderReport(dir, escapeForTerminal(age.trim()), cutoff, result)}\n`);
+}

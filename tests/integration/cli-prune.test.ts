@@ -1,0 +1,163 @@
+import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTemporaryDirectory, hasAnsi, runCli } from './cli-helpers.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+let temporary: { path: string; remove: () => Promise<void> };
+let dir: string;
+
+beforeEach(async () => {
+  temporary = await createTemporaryDirectory('aco-cli-prune-');
+  dir = join(temporary.path, 'offload');
+});
+afterEach(async () => {
+  await temporary.remove();
+});
+
+/** Writes `files` under `root` (folders created), each modified `ageDays` ago. */
+async function writeAged(root: string, files: Record<string, { ageDays: number; text?: string }>): Promise<void> {
+  for (const [name, { ageDays, text }] of Object.entries(files)) {
+    const path = join(root, ...name.split('/'));
+    await mkdir(join(path, '..'), { recursive: true });
+    await writeFile(path, text ?? `content of ${name}`);
+    const time = new Date(Date.now() - ageDays * DAY_MS);
+    await utimes(path, time, time);
+  }
+}
+
+/** Every file under `root`, as slash-separated relative paths, sorted. */
+async function listFiles(root: string): Promise<string[]> {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(root.length + 1).split('\\').join('/'))
+    .sort();
+}
+
+const FILES = {
+  'tool-result-old.md': { ageDays: 10, text: 'x'.repeat(2048) },
+  'tool-result-new.md': { ageDays: 1 },
+  's1/toolu_old.md': { ageDays: 9, text: 'y'.repeat(100) },
+  's1/toolu_new.md': { ageDays: 0 },
+  's1/compact-2026-01-02T03-04-05Z-1.json': { ageDays: 30, text: '[]' },
+  // a user's own files, however old, are never touched
+  'notes.md': { ageDays: 400 },
+  'data.json': { ageDays: 400 },
+  's1/notes.txt': { ageDays: 400 },
+  'deep/er/tool-result-x.md': { ageDays: 400 },
+  's1/.toolu_old.md.3f2a.tmp': { ageDays: 400 },
+};
+
+describe('agent-context prune', () => {
+  it('lists what it would remove in a dry run, and deletes nothing', async () => {
+    await writeAged(dir, FILES);
+    const before = await listFiles(dir);
+    const run = await runCli(['prune', dir, '--older-than', '7d']);
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).toBe('');
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).toBe(`prune  ${dir} (dry run: nothing deleted)`);
+    expect(lines[1]).toMatch(/^ {2}would remove 3 files older than 7d \(written before \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\), freeing 2\.1 KB \(2,150 bytes\):$/);
+    expect(lines.slice(2, 5).map((line) => line.trim().split(/\s{2,}/)[0])).toEqual(['s1/compact-2026-01-02T03-04-05Z-1.json', 's1/toolu_old.md', 'tool-result-old.md']);
+    expect(lines[4]).toMatch(/^ {4}tool-result-old\.md {2,}2\.0 KB {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(lines[5]).toBe('  run again with --yes to delete them');
+    expect(await listFiles(dir)).toEqual(before);
+  });
+
+  it('deletes only the old package files with --yes', async () => {
+    await writeAged(dir, FILES);
+    const run = await runCli(['prune', dir, '--older-than', '1w', '--yes']);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toMatch(/^prune {2}.*\n {2}removed 3 files older than 1w \(written before [^)]+\), freed 2\.1 KB \(2,150 bytes\):\n/);
+    expect(await listFiles(dir)).toEqual([
+      'data.json',
+      'deep/er/tool-result-x.md',
+      'notes.md',
+      's1/.toolu_old.md.3f2a.tmp',
+      's1/notes.txt',
+      's1/toolu_new.md',
+      'tool-result-new.md',
+    ]);
+  });
+
+  it('says when nothing is old enough', async () => {
+    await writeAged(dir, { 'tool-result-a.md': { ageDays: 1 } });
+    const run = await runCli(['prune', dir, '--older-than', '12h', '--yes']);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toMatch(/^prune {2}.*\n {2}removed 1 file older than 12h .*, freed 27 bytes:\n {4}tool-result-a\.md {2}27 bytes {2}\S+\n$/);
+    const again = await runCli(['prune', dir, '--older-than', '12h']);
+    expect(again.stdout).toMatch(/\n {2}nothing older than 12h \(written before [^)]+\) to remove\n$/);
+  });
+
+  it('prints one JSON object with --json', async () => {
+    await writeAged(dir, FILES);
+    const run = await runCli(['prune', dir, '--older-than', '30m', '--json']);
+    expect(run.exitCode).toBe(0);
+    const report = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(report).toMatchObject({ dir, olderThan: '30m', olderThanMs: 30 * 60 * 1000, dryRun: true, freedBytes: 2150 + 'content of tool-result-new.md'.length });
+    expect((report.removed as Array<{ key: string }>).map((entry) => entry.key)).toEqual([
+      's1/compact-2026-01-02T03-04-05Z-1.json',
+      's1/toolu_old.md',
+      'tool-result-new.md',
+      'tool-result-old.md',
+    ]);
+    expect((report.removed as Array<{ reference: string }>)[3]!.reference).toBe(join(dir, 'tool-result-old.md'));
+    expect(await listFiles(dir)).toHaveLength(Object.keys(FILES).length);
+  });
+
+  it('never prints raw control characters or bidirectional overrides from a path', async () => {
+    const evil = join(temporary.path, 'evil\u001b[31m\u009b\u0007dir');
+    await mkdir(evil);
+    const refused = await runCli(['prune', evil, '--older-than', '7d']);
+    expect(refused.exitCode).toBe(2);
+    expect(hasAnsi(refused.stderr)).toBe(false);
+    // eslint-disable-next-line no-control-regex -- the point is that none is left
+    expect(refused.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(refused.stderr).toContain('<dir> must not contain control characters, got "');
+    expect(refused.stderr).toContain('evil\\u001b[31m\\u009b\\u0007dir"');
+
+    const reordered = join(temporary.path, 'evil\u202edm.txt');
+    await writeAged(reordered, { 'tool-result-a.md': { ageDays: 30 } });
+    const run = await runCli(['prune', reordered, '--older-than', '7d']);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).not.toContain('\u202e');
+    expect(run.stdout).toContain('evil\\u202edm.txt');
+    const json = await runCli(['prune', reordered, '--older-than', '7d', '--json']);
+    expect(json.stdout).not.toContain('\u202e');
+    expect(JSON.parse(json.stdout)).toMatchObject({ dir: reordered });
+  });
+
+  describe('exit codes', () => {
+    it.each([
+      [['prune', '--older-than', '7d'], 'agent-context: missing <dir> (the directory the offloaded results and archives are in)'],
+      [['prune', '.'], 'agent-context: missing --older-than <age> (e.g. 7d: only what is older goes)'],
+      [['prune', '.', '--older-than', '7x'], 'agent-context: --older-than must be a duration such as 30m, 12h, 7d or 2w, got "7x"'],
+      [['prune', '.', '--older-than', '-1d'], 'agent-context: --older-than must be a duration such as 30m, 12h, 7d or 2w, got "-1d"'],
+      [['prune', '.', '--older-than'], 'agent-context: --older-than needs a value'],
+      [['prune', '.', 'extra', '--older-than', '7d'], 'agent-context: unexpected argument "extra"'],
+    ])('exits 2 on a usage error: %j', async (args, message) => {
+      const run = await runCli(args);
+      expect(run.exitCode).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(`${message}\nRun "agent-context prune --help" for usage.\n`);
+    });
+
+    it('exits 1 when the directory does not exist or is a file', async () => {
+      const missing = await runCli(['prune', join(temporary.path, 'nope'), '--older-than', '7d']);
+      expect(missing.exitCode).toBe(1);
+      expect(missing.stderr).toBe(`agent-context: cannot read ${join(temporary.path, 'nope')}: no such file (ENOENT)\n`);
+      const file = join(temporary.path, 'file.md');
+      await writeFile(file, 'x');
+      const notDirectory = await runCli(['prune', file, '--older-than', '7d']);
+      expect(notDirectory.exitCode).toBe(1);
+      expect(notDirectory.stderr).toBe(`agent-context: cannot read ${file}: not a directory\n`);
+    });
+  });
+
+  it('is listed in the main help', async () => {
+    const run = await runCli(['--help']);
+    expect(run.stdout).toContain('  prune <dir>      remove offloaded results and archives older than an age');
+  });
+});

@@ -1,0 +1,161 @@
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { offloadToolResult } from '../../src/api/direct-offload.js';
+import { offloadToolResults } from '../../src/api/offload.js';
+import { createReadOffloadedTool } from '../../src/api/read-offloaded-tool.js';
+import type { ByteRange, ContentStore } from '../../src/core/ports.js';
+import { DEFAULT_READ_CHUNK_BYTES } from '../../src/core/read-offloaded.js';
+import type { Message } from '../../src/core/types.js';
+import { createFileStore } from '../../src/stores/file-store.js';
+
+let directory: string;
+
+beforeEach(async () => {
+  vi.stubEnv('OFFLOAD_CHAR_THRESHOLD', undefined);
+  vi.stubEnv('OFFLOAD_RATIO_THRESHOLD', undefined);
+  directory = await mkdtemp(join(tmpdir(), 'aco-read-tool-'));
+});
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  await rm(directory, { recursive: true, force: true });
+});
+
+/** A store that counts its range reads and the bytes they ask for. */
+function countReads(store: ContentStore): { store: ContentStore; reads: { calls: number; bytes: number; whole: number } } {
+  const reads = { calls: 0, bytes: 0, whole: 0 };
+  return {
+    reads,
+    store: {
+      ...store,
+      async get(key: string, range?: ByteRange) {
+        reads.calls += 1;
+        if (range?.length === undefined) reads.whole += 1;
+        else reads.bytes += range.length;
+        return store.get(key, range);
+      },
+    },
+  };
+}
+
+/** About 10 MB of log lines, numbered, with a multi-byte character on every 7th. */
+function buildTenMegabyteLog(): { text: string; lineCount: number } {
+  const lines: string[] = [];
+  let bytes = 0;
+  for (let index = 1; bytes < 10 * 1024 * 1024; index += 1) {
+    const line = `${String(index).padStart(7, '0')} ${index % 7 === 0 ? 'WARN données reçues — 中文 😀' : 'INFO request handled in 12 ms'} ${'.'.repeat(60)}`;
+    lines.push(line);
+    bytes += Buffer.byteLength(line) + 1;
+  }
+  return { text: `${lines.join('\n')}\n`, lineCount: lines.length };
+}
+
+describe('the read tool on the file store', () => {
+  it('reads the first page of a 10 MB value with one range read of one chunk', async () => {
+    const fileStore = createFileStore({ dir: directory });
+    const { text, lineCount } = buildTenMegabyteLog();
+    await fileStore.putIfAbsent('tool-result-big.md', text);
+    const { store, reads } = countReads(fileStore);
+    const tool = createReadOffloadedTool({ store });
+
+    const page = await tool.execute({ ref: '[Content offloaded to: ./tool-result-big.md]' });
+    expect(page.length).toBeLessThanOrEqual(20_000);
+    expect(page.startsWith('     1\t0000001 INFO request handled in 12 ms')).toBe(true);
+    expect(page).toMatch(/\n\[lines 1-\d+ of a 10,48\d,\d{3}-byte text; more follow: call read_offloaded with \{"ref":".\/tool-result-big.md","offset":\d+\} for the next page\]$/);
+    expect(reads).toEqual({ calls: 1, bytes: DEFAULT_READ_CHUNK_BYTES, whole: 0 });
+
+    // a middle page scans forward by chunks, and the next one starts from what it learned
+    const middle = Math.floor(lineCount / 2);
+    const middlePage = await tool.execute({ ref: './tool-result-big.md', offset: middle, limit: 3 });
+    expect(middlePage.split('\n').slice(0, 3)).toEqual(text.split('\n').slice(middle - 1, middle + 2).map((line, index) => `${String(middle + index).padStart(6)}\t${line}`));
+    expect(reads.whole).toBe(0);
+    const afterMiddle = reads.bytes;
+    await tool.execute({ ref: './tool-result-big.md', offset: middle + 3, limit: 3 });
+    // from the nearest position remembered (at most 1 MB back), not from the start: 5 MB
+    expect(reads.bytes - afterMiddle).toBeLessThanOrEqual(5 * DEFAULT_READ_CHUNK_BYTES);
+    expect(afterMiddle).toBeGreaterThan(5 * 1024 * 1024);
+  });
+
+  it('finds lines by pattern across the whole 10 MB value', async () => {
+    const store = createFileStore({ dir: directory });
+    const { text } = buildTenMegabyteLog();
+    await store.putIfAbsent('tool-result-big.md', text);
+    const tool = createReadOffloadedTool({ store });
+    const output = await tool.execute({ ref: './tool-result-big.md', pattern: '^0099999 |^0100002 ' });
+    expect(output.length).toBeLessThanOrEqual(20_000);
+    expect(output).toContain(' 99999:\t0099999 INFO');
+    expect(output).toContain('100002:\t0100002 WARN données reçues — 中文 😀');
+    expect(output).toContain('100000-\t0100000 INFO');
+    expect(output).toMatch(/\n\[2 matching lines; searched lines 1-\d+ of \d+; end of content\]$/);
+  });
+
+  describe('with outputDir, after a real offload', () => {
+    it('reads back what batch offload wrote, by its relative reference', async () => {
+      const content = Array.from({ length: 300 }, (_, index) => `result line ${index + 1}`).join('\n');
+      const messages: Message[] = [
+        { role: 'user', content: 'list the files' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01', name: 'bash', input: { command: 'ls' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content }] },
+      ];
+      const result = await offloadToolResults(messages, { outputDir: directory });
+      const block = (result.messages[2]!.content as Array<{ content: string }>)[0]!;
+      expect(block.content).toBe('[Content offloaded to: ./tool-result-toolu_01.md]');
+
+      const tool = createReadOffloadedTool({ outputDir: directory });
+      const page = await tool.execute({ ref: block.content, offset: 299 });
+      expect(page).toBe('   299\tresult line 299\n   300\tresult line 300\n[lines 299-300 of 300; end of content]');
+    });
+
+    it('reads one session of direct offload by absolute path, and refuses another session', async () => {
+      const message = (id: string, text: string): Message => ({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: text }] });
+      const mine = await offloadToolResult(message('toolu_1', 'mine\n'), { sessionId: 's1', outputDir: directory });
+      const theirs = await offloadToolResult(message('toolu_1', 'theirs\n'), { sessionId: 's2', outputDir: directory });
+      const referenceOf = (result: typeof mine): string => (result.message.content as Array<{ content: string }>)[0]!.content;
+      expect(referenceOf(mine)).toBe(`[Tool result offloaded to file: ${join(directory, 's1', 'toolu_1.md')}]`);
+
+      const tool = createReadOffloadedTool({ outputDir: directory, sessionId: 's1' });
+      expect(await tool.execute({ ref: referenceOf(mine) })).toBe('     1\tmine\n[line 1 of 1; end of content]');
+      expect(await tool.execute({ ref: referenceOf(theirs) })).toBe(
+        `Refused: ${JSON.stringify(join(directory, 's2', 'toolu_1.md').length > 80 ? `${join(directory, 's2', 'toolu_1.md').slice(0, 77)}...` : join(directory, 's2', 'toolu_1.md'))} belongs to another session; this tool reads only the content offloaded in session "s1".`,
+      );
+    });
+  });
+
+  describe('refusals', () => {
+    it('never reads a file outside the directory, a relative escape, or a non-package file inside it', async () => {
+      const outside = await mkdtemp(join(tmpdir(), 'aco-read-outside-'));
+      try {
+        await writeFile(join(outside, 'tool-result-secret.md'), 'secret');
+        await writeFile(join(directory, 'notes.md'), 'private notes');
+        const tool = createReadOffloadedTool({ outputDir: directory });
+        for (const ref of [join(outside, 'tool-result-secret.md'), '../tool-result-secret.md', `./../${outside.split('/').pop()!}/tool-result-secret.md`, './notes.md', '/etc/passwd']) {
+          expect(await tool.execute({ ref })).toMatch(/^Refused: .* is not a reference to content offloaded here, so it is not read\./);
+        }
+      } finally {
+        await rm(outside, { recursive: true, force: true });
+      }
+    });
+
+    it('does not follow a symlink planted under a package name', async () => {
+      const outside = await mkdtemp(join(tmpdir(), 'aco-read-outside-'));
+      try {
+        await writeFile(join(outside, 'secret.txt'), 'secret');
+        await symlink(join(outside, 'secret.txt'), join(directory, 'tool-result-evil.md'));
+        const tool = createReadOffloadedTool({ outputDir: directory });
+        expect(await tool.execute({ ref: './tool-result-evil.md' })).toBe(
+          'No offloaded content at "./tool-result-evil.md": nothing is stored under that reference (it may have been pruned).',
+        );
+      } finally {
+        await rm(outside, { recursive: true, force: true });
+      }
+    });
+
+    it('answers a missing file with a message', async () => {
+      const tool = createReadOffloadedTool({ outputDir: join(directory, 'never-created') });
+      expect(await tool.execute({ ref: './tool-result-nothing.md' })).toBe(
+        'No offloaded content at "./tool-result-nothing.md": nothing is stored under that reference (it may have been pruned).',
+      );
+    });
+  });
+});
