@@ -53,3 +53,9 @@ export const DEFAULT_SUMMARY_INPUT_MAX_TOKENS = 100_000;
 export const DEFAULT_TOKEN_SAFETY_FACTOR = 1;
 /** First retry delay; doubles on each retry. */
 export const DEFAULT_RETRY_BASE_DELAY_MS = 1000;
+
+/**
+ * Name of the package's read tool (`createReadOffloadedTool`). Batch offload and the direct
+ * offload middleware never offload its results: they are pages of content already offloaded.
+ */
+export const READ_OFFLOADED_TOOL_NAME = 'read_offloaded';

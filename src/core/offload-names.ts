@@ -94,3 +94,28 @@ export function planFileNames(
     return name;
   });
 }
+
+/** Names of compaction archives: `compact-2026-11-21T23-45-12Z-1.json`. */
+export const ARCHIVE_FILE_NAME_PATTERN = /^compact-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z-(\d+)\.json$/;
+
+/** A batch offload's name: `tool-result-{stem}.md` or `tool-result-{stem}-{n}.md` (a mapped stem holds `~`). */
+const BATCH_FILE_NAME = /^tool-result-[A-Za-z0-9._~-]+\.md$/;
+/** A direct offload's name inside a session folder: `{stem}.md` or `{stem}~{n}.md`. */
+const SESSION_FILE_NAME = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]*\.md$/;
+
+/**
+ * Whether `key` has the shape of a key this package writes:
+ * - `tool-result-{id}.md` (batch offload) and `compact-{time}-{n}.json` (a compaction archive)
+ *   at the top of the store;
+ * - `{session}/{id}.md` (direct offload, or batch offload under a session) and
+ *   `{session}/compact-{time}-{n}.json` one level down, `{session}` a safe path segment.
+ * Anything else (another extension, a hidden file, a temporary file, a deeper path) is not ours.
+ */
+export function isOffloadedKey(key: string): boolean {
+  const segments = key.split('/');
+  if (segments.length === 1) return BATCH_FILE_NAME.test(key) || ARCHIVE_FILE_NAME_PATTERN.test(key);
+  if (segments.length !== 2) return false;
+  const [session, name] = segments as [string, string];
+  return isSafePathSegment(session) && (SESSION_FILE_NAME.test(name) || ARCHIVE_FILE_NAME_PATTERN.test(name));
+}
+

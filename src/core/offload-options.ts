@@ -10,11 +10,11 @@ import {
   DEFAULT_OFFLOAD_RATIO_THRESHOLD,
   DEFAULT_PREVIEW_HEAD_CHARS,
   DEFAULT_PREVIEW_TAIL_CHARS,
+  READ_OFFLOADED_TOOL_NAME,
 } from './defaults.js';
 import { resolveNumber, resolveStringList, type Environment } from './env.js';
 import { describeValue, InvalidOptionError } from './errors.js';
 import type { ResolvedPreview } from './offload-reference.js';
-import { READ_OFFLOADED_TOOL_NAME } from './read-offloaded.js';
 import type { ContentStore, FileWriter } from './ports.js';
 import { assertDirectorySetting, assertSafePathSegment } from './safe-path.js';
 

@@ -3,30 +3,8 @@
  * cutoff from a {@link ContentStore}. Only names this package writes are ever touched, so a
  * directory that also holds a user's own files keeps them. Pure: the clock comes in as a value.
  */
-import { ARCHIVE_FILE_NAME_PATTERN } from './compact/persist.js';
 import type { ContentStore } from './ports.js';
-import { isSafePathSegment } from './safe-path.js';
-
-/** A batch offload's name: `tool-result-{stem}.md` or `tool-result-{stem}-{n}.md` (a mapped stem holds `~`). */
-const BATCH_FILE_NAME = /^tool-result-[A-Za-z0-9._~-]+\.md$/;
-/** A direct offload's name inside a session folder: `{stem}.md` or `{stem}~{n}.md`. */
-const SESSION_FILE_NAME = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]*\.md$/;
-
-/**
- * Whether `key` has the shape of a key this package writes:
- * - `tool-result-{id}.md` (batch offload) and `compact-{time}-{n}.json` (a compaction archive)
- *   at the top of the store;
- * - `{session}/{id}.md` (direct offload, or batch offload under a session) and
- *   `{session}/compact-{time}-{n}.json` one level down, `{session}` a safe path segment.
- * Anything else (another extension, a hidden file, a temporary file, a deeper path) is not ours.
- */
-export function isOffloadedKey(key: string): boolean {
-  const segments = key.split('/');
-  if (segments.length === 1) return BATCH_FILE_NAME.test(key) || ARCHIVE_FILE_NAME_PATTERN.test(key);
-  if (segments.length !== 2) return false;
-  const [session, name] = segments as [string, string];
-  return isSafePathSegment(session) && (SESSION_FILE_NAME.test(name) || ARCHIVE_FILE_NAME_PATTERN.test(name));
-}
+import { isOffloadedKey } from './offload-names.js';
 
 /** One entry a prune removed (or, in a dry run, would remove). */
 export interface PrunedEntry {

@@ -13,12 +13,13 @@
 import { describeValue } from './errors.js';
 import { BATCH_REFERENCE_PREFIX, DIRECT_REFERENCE_PREFIX } from './offload-reference.js';
 import type { ContentStore, StoredEntry } from './ports.js';
-import { isOffloadedKey } from './prune.js';
+import { READ_OFFLOADED_TOOL_NAME } from './defaults.js';
+import { isOffloadedKey } from './offload-names.js';
 import { findStoreKeyProblem } from './store-keys.js';
 import { isHighSurrogate } from './text.js';
 
 /** The read tool's name. Its own results are never offloaded: offload paths exclude it. */
-export const READ_OFFLOADED_TOOL_NAME = 'read_offloaded';
+export { READ_OFFLOADED_TOOL_NAME };
 /** Longest answer of the read tool, in characters (UTF-16 code units). */
 export const DEFAULT_READ_MAX_CHARS = 20_000;
 /** Smallest `maxChars` accepted: room for a line, a footer and a message. */

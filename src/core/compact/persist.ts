@@ -14,8 +14,9 @@ import type { Message } from '../types.js';
 import { stringifyArrayInParts } from './archive-json.js';
 import { resolvePathFrom } from './path-resolution.js';
 
-/** Names of archive files: `compact-2026-11-21T23-45-12Z-1.json`. */
-export const ARCHIVE_FILE_NAME_PATTERN = /^compact-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z-(\d+)\.json$/;
+import { ARCHIVE_FILE_NAME_PATTERN } from '../offload-names.js';
+
+export { ARCHIVE_FILE_NAME_PATTERN };
 
 /** Attempts at the next sequence number when concurrent writers keep taking it. */
 const MAX_EXCLUSIVE_ATTEMPTS = 1000;
