@@ -47,6 +47,30 @@ export type {
 export { assertMessages } from './core/validate-messages.js';
 export { isSafePathSegment } from './core/safe-path.js';
 
+// --- Stores, the read tool, retention (issue 7) ---
+export { createFileStore } from './stores/file-store.js';
+export type { FileStoreOptions } from './stores/file-store.js';
+export { createMemoryStore } from './stores/memory-store.js';
+export type { MemoryStoreOptions } from './stores/memory-store.js';
+export { createRedisStore } from './stores/redis-store.js';
+export type { RedisStore, RedisStoreOptions, RedisLike } from './stores/redis-store.js';
+export { createS3Store } from './stores/s3-store.js';
+export type { S3Store, S3StoreOptions, S3ClientLike, S3StoreClientConfig } from './stores/s3-store.js';
+export { createReadOffloadedTool } from './api/read-offloaded-tool.js';
+export type {
+  ReadOffloadedTool,
+  ReadOffloadedToolOptions,
+  ReadOffloadedInput,
+  ReadOffloadedInputSchema,
+  ReadOffloadedSchemaProperty,
+  AnthropicReadOffloadedTool,
+  OpenAIChatReadOffloadedTool,
+  OpenAIResponsesReadOffloadedTool,
+  AiSdkReadOffloadedTool,
+} from './api/read-offloaded-tool.js';
+export { pruneOffloaded } from './api/prune.js';
+export type { PruneOffloadedOptions, PruneResult, PrunedEntry } from './api/prune.js';
+
 // --- Batch offload (specs 01-03) ---
 export { offloadToolResults, offloadToolResultsWithWriter, planOffload } from './api/offload.js';
 export type { OffloadResult } from './core/offload.js';
