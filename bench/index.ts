@@ -14,6 +14,8 @@ const modules: Array<() => Promise<BenchModule>> = [
   () => import('./counting.bench.js'),
   () => import('./cli.bench.js'),
   () => import('./extractive.bench.js'),
+  () => import('./stores.bench.js'),
+  () => import('./read-tool.bench.js'),
 ];
 
 console.log(`# agent-context-offload benchmarks (node ${process.version}, ${options.quick ? 'quick' : 'full'} run)`);

@@ -5,7 +5,8 @@
  * real character.
  */
 
-const decoder = new TextDecoder('utf-8');
+// ignoreBOM: a U+FEFF at the start of a range is content, not a marker to drop
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Bytes a character whose UTF-8 sequence starts with `lead` takes, or 0 for a continuation byte. */
 function sequenceLength(lead: number): number {
