@@ -19,12 +19,15 @@ const MESSAGE_COUNT = 2000;
 const LARGE_RESULT_COUNT = 200;
 const LARGE_RESULT_CHARS = 4500;
 
-/** A coding-agent history: 1,000 tool calls, 200 of them with large results; ~1M chars in all. */
-function buildHistory(): { messages: Message[]; payloads: string[] } {
+/**
+ * A coding-agent history of `messageCount / 2` tool calls, 200 of them with 4.5 KB results: with
+ * 2,000 messages ~1M chars in all; with 400, only the 200 results. Shared with stores.bench.ts.
+ */
+export function buildHistory(messageCount = MESSAGE_COUNT): { messages: Message[]; payloads: string[] } {
   const messages: Message[] = [];
   const payloads: string[] = [];
   const line = 'export function handler(request: Request): Response { return new Response("ok"); }\n';
-  for (let turn = 0; turn < MESSAGE_COUNT / 2; turn++) {
+  for (let turn = 0; turn < messageCount / 2; turn++) {
     const id = `toolu_${String(turn).padStart(6, '0')}`;
     messages.push({
       role: 'assistant',
@@ -33,8 +36,8 @@ function buildHistory(): { messages: Message[]; payloads: string[] } {
         { type: 'tool_use', id, name: 'read_file', input: { path: `src/module-${turn}.ts` } },
       ],
     });
-    const large = turn % (MESSAGE_COUNT / 2 / LARGE_RESULT_COUNT) === 0;
-    const content = large ? `// file ${turn}\n${line.repeat(Math.ceil(LARGE_RESULT_CHARS / line.length))}`.slice(0, LARGE_RESULT_CHARS) : `ok: ${turn} lines changed`;
+    const large = turn % (messageCount / 2 / LARGE_RESULT_COUNT) === 0;
+    const content = large ? `// file ${payloads.length}\n${line.repeat(Math.ceil(LARGE_RESULT_CHARS / line.length))}`.slice(0, LARGE_RESULT_CHARS) : `ok: ${turn} lines changed`;
     if (large) payloads.push(content);
     messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content }] });
   }

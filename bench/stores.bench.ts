@@ -7,7 +7,6 @@ import { Redis } from 'ioredis';
 import { performance } from 'node:perf_hooks';
 import { offloadToolResults } from '../src/api/offload.js';
 import { WRITE_CONCURRENCY } from '../src/core/offload-files.js';
-import type { Message } from '../src/core/types.js';
 import { createRedisStore } from '../src/stores/redis-store.js';
 import { findRedisServerSkipReason, startRedisServer } from '../tests/integration/stores/redis-server.js';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
@@ -15,40 +14,16 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createS3Store } from '../src/stores/s3-store.js';
 import { createTestS3Client, startS3Server } from '../tests/integration/stores/s3-server.js';
+import { buildHistory } from './offload.bench.js';
 import { formatMs, type BenchRow, type BenchRunOptions } from './report.js';
 
 export const title = 'Stores (issue 7)';
 
 const LARGE_RESULT_COUNT = 200;
-const LARGE_RESULT_CHARS = 4500;
 /** Messages of the long history (offload.bench.ts'); the short one holds only the 200 results. */
 const MESSAGE_COUNT = 2000;
 const SHORT_MESSAGE_COUNT = 2 * LARGE_RESULT_COUNT;
 
-/**
- * A coding-agent history of `messageCount / 2` tool calls, 200 of them with 4.5 KB results:
- * with 2,000 messages, offload.bench.ts' history (~1M chars); with 400, only the 200 results.
- */
-function buildHistory(messageCount = MESSAGE_COUNT): { messages: Message[]; payloads: string[] } {
-  const messages: Message[] = [];
-  const payloads: string[] = [];
-  const line = 'export function handler(request: Request): Response { return new Response("ok"); }\n';
-  for (let turn = 0; turn < messageCount / 2; turn++) {
-    const id = `toolu_${String(turn).padStart(6, '0')}`;
-    messages.push({
-      role: 'assistant',
-      content: [
-        { type: 'text', text: `Step ${turn}: reading the next file to check the handler.` },
-        { type: 'tool_use', id, name: 'read_file', input: { path: `src/module-${turn}.ts` } },
-      ],
-    });
-    const large = turn % (messageCount / 2 / LARGE_RESULT_COUNT) === 0;
-    const content = large ? `// file ${payloads.length}\n${line.repeat(Math.ceil(LARGE_RESULT_CHARS / line.length))}`.slice(0, LARGE_RESULT_CHARS) : `ok: ${turn} lines changed`;
-    if (large) payloads.push(content);
-    messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content }] });
-  }
-  return { messages, payloads };
-}
 
 /** Runs `task(index)` for `count` indexes, `limit` at a time (the offload's own pattern). */
 async function runConcurrently(count: number, limit: number, task: (index: number) => Promise<unknown>): Promise<void> {

@@ -114,3 +114,18 @@ export function describeValue(value: unknown): string {
   const kind = typeof value;
   return `${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind}`;
 }
+
+/**
+ * Whether `error` says a module could not be found (`ERR_MODULE_NOT_FOUND`, `MODULE_NOT_FOUND`),
+ * looking through a few levels of `cause`: loaders and test runners may wrap it. Used to turn a
+ * missing optional peer into {@link MissingDependencyError}.
+ */
+export function isModuleNotFoundError(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}

@@ -2,7 +2,7 @@
  * What the Anthropic and OpenAI clients share: loading an optional SDK lazily, reading a
  * provider's `retry-after` into `retryAfterMs` for the compaction retry, and the abort rule.
  */
-import { describeValue, InvalidOptionError, MissingDependencyError } from '../core/errors.js';
+import { describeValue, InvalidOptionError, isModuleNotFoundError, MissingDependencyError } from '../core/errors.js';
 
 /** Loads an SDK module; the default is a dynamic `import()` of the package. */
 export type SdkImporter = () => Promise<unknown>;
@@ -22,7 +22,7 @@ export async function importOptionalPeer(packageName: string, importer: SdkImpor
   try {
     return await importer();
   } catch (error) {
-    if (!isModuleNotFound(error)) throw error;
+    if (!isModuleNotFoundError(error)) throw error;
     throw new MissingDependencyError(
       `${purpose} needs the optional peer dependency ${packageName}, which is not installed: run \`npm install ${packageName}\``,
       { cause: error },
@@ -30,16 +30,6 @@ export async function importOptionalPeer(packageName: string, importer: SdkImpor
   }
 }
 
-/** Whether the import failed because a module was not found; loaders and test runners may wrap that error as a `cause`. */
-function isModuleNotFound(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
-    const code = (current as { code?: unknown }).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
-}
 
 /**
  * The SDK's client class from its module: the default export (ESM), the named export, or the

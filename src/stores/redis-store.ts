@@ -13,7 +13,7 @@
  * line, and a value written under the prefix by other means is not one of this store's (whole
  * reads and `stat` reject it as `READ_FAILED`).
  */
-import { describeValue, InvalidOptionError, MissingDependencyError, ReadFailedError, WriteFailedError } from '../core/errors.js';
+import { describeValue, InvalidOptionError, isModuleNotFoundError, MissingDependencyError, ReadFailedError, WriteFailedError } from '../core/errors.js';
 import type { ByteRange, ContentStore, PutOutcome, StoredEntry } from '../core/ports.js';
 import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem } from '../core/store-keys.js';
 import { toWellFormedText } from '../core/text.js';
@@ -433,7 +433,7 @@ async function importIoredis(): Promise<IoredisConstructor> {
   try {
     sdkModule = await import('ioredis');
   } catch (error) {
-    if (!isModuleNotFound(error)) throw error;
+    if (!isModuleNotFoundError(error)) throw error;
     throw new MissingDependencyError('createRedisStore({ url }) needs the optional peer dependency ioredis, which is not installed: run `npm install ioredis`', {
       cause: error,
     });
@@ -448,16 +448,6 @@ async function importIoredis(): Promise<IoredisConstructor> {
   return found as IoredisConstructor;
 }
 
-/** Whether an import failed because the module is not there (loaders may wrap that error as a `cause`). */
-function isModuleNotFound(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
-    const code = (current as { code?: unknown }).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
-}
 
 let headerTime = Number.NaN;
 let header = '';

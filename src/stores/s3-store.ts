@@ -3,7 +3,7 @@
  * `@aws-sdk/client-s3`, an optional peer dependency imported on first use. Only structural
  * types name the SDK here: the package root must load without it.
  */
-import { describeValue, InvalidOptionError, MissingDependencyError, ReadFailedError, WriteFailedError } from '../core/errors.js';
+import { describeValue, InvalidOptionError, isModuleNotFoundError, MissingDependencyError, ReadFailedError, WriteFailedError } from '../core/errors.js';
 import type { ByteRange, ContentStore, Logger, PutOutcome, StoredEntry } from '../core/ports.js';
 import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem } from '../core/store-keys.js';
 import { decodeUtf8Range } from '../core/utf8.js';
@@ -452,7 +452,7 @@ async function loadSdk(): Promise<S3Sdk> {
   try {
     sdkModule = await import('@aws-sdk/client-s3');
   } catch (error) {
-    if (!isModuleNotFound(error)) throw error;
+    if (!isModuleNotFoundError(error)) throw error;
     throw new MissingDependencyError(`The S3 store needs the optional peer dependency ${PACKAGE_NAME}, which is not installed: run \`npm install ${PACKAGE_NAME}\``, {
       cause: error,
     });
@@ -466,16 +466,6 @@ async function loadSdk(): Promise<S3Sdk> {
   return found as unknown as S3Sdk;
 }
 
-/** Whether an import failed because the module was not found; loaders may wrap that error as a `cause`. */
-function isModuleNotFound(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
-    const code = (current as { code?: unknown }).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
-}
 
 function joinParts(parts: Iterable<string>): string {
   let text = '';
