@@ -5,14 +5,20 @@
  * for a page of it (offset/limit), for the lines matching a pattern, and for the next page of
  * matches, following the footer of the previous answer. The "model" is a script: no network.
  *
- *   npx tsx examples/read-offloaded-loop.ts
+ *   npx tsx examples/read-offloaded-loop.ts                                    # the file store, in a temp dir
+ *   REDIS_URL=redis://127.0.0.1:6379 npx tsx examples/read-offloaded-loop.ts   # the same loop on Redis
+ *
+ * With Redis, the references read `redis://example/<run>/tool-result-toolu_1.md` and the same
+ * read tool pages through them; the run's keys are deleted at the end.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createReadOffloadedTool, type ReadOffloadedInput } from '../src/api/read-offloaded-tool.js';
 import { isTextBlock, offloadToolResults, type ContentBlock, type Message, type ToolUseBlock } from '../src/index.js';
+import type { ContentStore } from '../src/core/ports.js';
 import { createFileStore } from '../src/stores/file-store.js';
+import { createRedisStore } from '../src/stores/redis-store.js';
 
 /** A tool of the agent: returns a large deployment log, a few errors in it. */
 function fetchLogs(): string {
@@ -59,12 +65,15 @@ function scriptedModel(messages: readonly Message[], turn: number): ContentBlock
 }
 
 const directory = await mkdtemp(join(tmpdir(), 'read-offloaded-loop-'));
+const redisUrl = process.env.REDIS_URL;
+const redis = redisUrl === undefined ? undefined : createRedisStore({ url: redisUrl, prefix: `example/run-${Date.now()}` });
+const store: ContentStore = redis ?? createFileStore({ dir: directory });
 try {
-  const store = createFileStore({ dir: directory });
   const readTool = createReadOffloadedTool({ store });
   // What a real loop sends the model with each request (unused by the scripted model).
   const toolDefinitions = [readTool.anthropic, { name: 'fetch_logs', description: 'Fetches a service log.', input_schema: { type: 'object', properties: {} } }];
-  console.log(`tools offered: ${toolDefinitions.map((tool) => tool.name).join(', ')}; offloaded content goes to ${directory}\n`);
+  const where = redis === undefined ? directory : `redis://${redis.prefix}/ on ${redisUrl}`;
+  console.log(`tools offered: ${toolDefinitions.map((tool) => tool.name).join(', ')}; offloaded content goes to ${where}\n`);
 
   let messages: Message[] = [{ role: 'user', content: 'Why did the payment deployment fail this morning?' }];
   for (let turn = 1; ; turn += 1) {
@@ -92,4 +101,8 @@ try {
   }
 } finally {
   await rm(directory, { recursive: true, force: true });
+  if (redis !== undefined) {
+    for await (const key of redis.list('')) await redis.delete(key);
+    await redis.close();
+  }
 }
