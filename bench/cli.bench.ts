@@ -11,7 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createSampleSession } from '../src/cli/sample/session.js';
+import { loadSampleSession } from '../src/cli/sample/load-sample.js';
 import type { ContentBlock, Message } from '../src/core/types.js';
 import type { BenchRow, BenchRunOptions } from './report.js';
 
@@ -32,8 +32,8 @@ function renameIds(messages: readonly Message[], copy: number): Message[] {
 }
 
 /** The demo's sample session, repeated (system prompt once) until the JSON reaches 1 MB. */
-function buildOneMegabyteTranscript(): string {
-  const [system, ...rest] = createSampleSession().messages;
+async function buildOneMegabyteTranscript(): Promise<string> {
+  const [system, ...rest] = (await loadSampleSession()).messages;
   const messages: Message[] = system === undefined ? [] : [system];
   for (let copy = 0; JSON.stringify(messages).length < TARGET_BYTES; copy += 1) messages.push(...renameIds(rest, copy));
   return JSON.stringify(messages);
@@ -67,7 +67,7 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
   }
   const directory = await mkdtemp(join(tmpdir(), 'agent-context-bench-'));
   try {
-    const transcript = buildOneMegabyteTranscript();
+    const transcript = await buildOneMegabyteTranscript();
     const file = join(directory, 'one-mb.json');
     await writeFile(file, transcript);
     const runs = options.quick ? 3 : 15;

@@ -19,7 +19,7 @@ import { formatCount, formatPercent, formatQuantity, padEnd, padStart, truncateT
 import { describeOffloadSkip } from './render/offload-skip.js';
 import { createTerminalStyle, measureLineWidth } from './render/terminal-style.js';
 import type { TerminalStyle } from './render/terminal-style.js';
-import { createSampleSession } from './sample/session.js';
+import { loadSampleSession } from './sample/load-sample.js';
 
 const DEMO_FLAGS = { dir: { type: 'string' } } as const;
 
@@ -82,7 +82,7 @@ export async function runDemo(args: readonly string[]): Promise<void> {
   } catch (error) {
     throw new CliError(`cannot create the demo directory: ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error });
   }
-  const session = createSampleSession();
+  const session = await loadSampleSession();
   const projectDir = join(demoDir, session.projectName);
   const offloadDir = join(demoDir, 'offload');
   const archiveDir = join(demoDir, 'compact');

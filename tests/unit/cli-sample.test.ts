@@ -1,16 +1,34 @@
 import { describe, expect, it } from 'vitest';
 import { assertMessages, countTokens, planOffload } from '../../src/index.js';
 import type { ContentBlock, Message } from '../../src/index.js';
-import { buildFixedSources, buildOriginalSources, SAMPLE_EDITS } from '../../src/cli/sample/project-sources.js';
-import { createSampleSession } from '../../src/cli/sample/session.js';
-import { countSampleTests, renderTestRun } from '../../src/cli/sample/test-runs.js';
+import { loadSampleSession } from '../../src/cli/sample/load-sample.js';
 
 function blocksOf(messages: readonly Message[]): ContentBlock[] {
   return messages.flatMap((message) => (typeof message.content === 'string' ? [] : message.content));
 }
 
+/** The session's tool calls, each with its input and the text of its result. */
+function toolCallsOf(messages: readonly Message[]): Array<{ name: string; input: Record<string, string>; result: string }> {
+  const blocks = blocksOf(messages) as unknown as Array<{ type: string; id?: string; name?: string; input?: Record<string, string>; tool_use_id?: string; content?: string }>;
+  const results = new Map(blocks.filter((block) => block.type === 'tool_result').map((block) => [block.tool_use_id, block.content ?? '']));
+  return blocks
+    .filter((block) => block.type === 'tool_use')
+    .map((block) => ({ name: block.name ?? '', input: block.input ?? {}, result: results.get(block.id) ?? '' }));
+}
+
+const sample = await loadSampleSession();
+const calls = toolCallsOf(sample.messages);
+/** The files as the agent read them, before its edits. */
+const originalSources = Object.fromEntries(calls.filter((call) => call.name === 'read_file').map((call) => [call.input.path, call.result]));
+const sampleEdits = calls.filter((call) => call.name === 'edit_file').map((call) => ({ path: call.input.path ?? '', oldString: call.input.old_string ?? '', newString: call.input.new_string ?? '' }));
+/** The three runs of the whole suite: failing, one failure left, passing with coverage. */
+const suiteRuns = calls.filter((call) => call.name === 'run_command' && call.input.command?.startsWith('npx vitest run --reporter=verbose')).map((call) => call.result);
+const finalMessage = sample.messages.at(-1)?.content;
+/** The number of tests the final summary reports. */
+const sampleTestCount = Number(/All (\d+) tests pass/.exec(typeof finalMessage === 'string' ? finalMessage : '')?.[1]);
+
 describe('the sample session shipped for the demo (issue 4)', () => {
-  const session = createSampleSession();
+  const session = sample;
 
   it('is a valid history that starts with a system prompt', () => {
     expect(() => assertMessages(session.messages)).not.toThrow();
@@ -27,8 +45,8 @@ describe('the sample session shipped for the demo (issue 4)', () => {
     expect(plan.ratio).toBeGreaterThan(0.9);
   });
 
-  it('is the same on every call', () => {
-    expect(createSampleSession()).toEqual(session);
+  it('is the same on every call', async () => {
+    expect(await loadSampleSession()).toEqual(session);
   });
 
   it('answers every tool call, in the next message', () => {
@@ -48,9 +66,11 @@ describe('the sample session shipped for the demo (issue 4)', () => {
     expect(new Set(names)).toEqual(new Set(['run_command', 'list_files', 'read_file', 'search', 'edit_file']));
     expect(blocks.some((block) => block.type === 'tool_result' && (block as { is_error?: boolean }).is_error === true)).toBe(true);
     expect(session.messages.some((message) => typeof message.content !== 'string' && message.content.filter((block) => block.type === 'tool_use').length > 1)).toBe(true);
-    expect(renderTestRun(0)).toMatch(new RegExp(`Tests  9 failed \\| ${countSampleTests() - 9} passed \\(${countSampleTests()}\\)`));
-    expect(renderTestRun(1)).toMatch(/Tests {2}1 failed \|/);
-    expect(renderTestRun(2)).toMatch(new RegExp(`Tests  ${countSampleTests()} passed`));
+    expect(suiteRuns).toHaveLength(3);
+    expect(sampleTestCount).toBeGreaterThan(9);
+    expect(suiteRuns[0]).toMatch(new RegExp(`Tests  9 failed \\| ${sampleTestCount - 9} passed \\(${sampleTestCount}\\)`));
+    expect(suiteRuns[1]).toMatch(/Tests {2}1 failed \|/);
+    expect(suiteRuns[2]).toMatch(new RegExp(`Tests  ${sampleTestCount} passed`));
   });
 
   it('reads files that the project holds, and its edits apply to what was read', () => {
@@ -58,9 +78,10 @@ describe('the sample session shipped for the demo (issue 4)', () => {
       .filter((block) => block.type === 'tool_use' && (block as { name: string }).name === 'read_file')
       .map((block) => (block as unknown as { input: { path: string } }).input.path);
     for (const path of reads) expect(Object.keys(session.projectFiles)).toContain(path);
-    const original = buildOriginalSources();
-    const fixed = buildFixedSources();
-    for (const edit of SAMPLE_EDITS) {
+    const original = originalSources;
+    const fixed = session.projectFiles;
+    expect(sampleEdits).toHaveLength(4);
+    for (const edit of sampleEdits) {
       expect(original[edit.path]).toContain(edit.oldString);
       expect(fixed[edit.path]).toContain(edit.newString);
     }
