@@ -105,6 +105,7 @@ export type {
   CompactResult,
   CompactStats,
   CompactSkipReason,
+  SummarizerKind,
   RestoreRecentFilesOptions,
   PartitionResult,
   AssembleMessagesOptions,

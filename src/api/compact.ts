@@ -1,5 +1,5 @@
 /**
- * Public compaction (spec 05, DESIGN §6): `compactMessages` with its defaults (Node file
+ * Public compaction: `compactMessages` with its defaults (Node file
  * reader and writer, the o200k counter, the summarizer chosen from the options and the
  * environment), and the pieces for users who compose their own loop.
  */
@@ -21,12 +21,13 @@ import type { LlmClient, Logger, Summarizer, TokenCounter } from '../core/ports.
 import type { Message } from '../core/types.js';
 import { assertMessages } from '../core/validate-messages.js';
 import { createAnthropicLlmClient } from '../infrastructure/anthropic-client.js';
+import { sleepWithTimeout, systemNow } from '../infrastructure/clock.js';
 import { NodeFileReader } from '../infrastructure/node-file-reader.js';
 import { NodeFileWriter } from '../infrastructure/node-file-writer.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
 
 export type { ArchivePolicy, CompactOptions, RestoreRecentFilesOptions } from '../core/compact/compact-options.js';
-export type { CompactResult, CompactSkipReason } from '../core/compact/compact.js';
+export type { CompactResult, CompactSkipReason, SummarizerKind } from '../core/compact/compact.js';
 export type { CompactStats } from '../core/compact/stats.js';
 export type { PartitionResult } from '../core/compact/partition.js';
 export type { AssembleMessagesOptions } from '../core/compact/assemble.js';
@@ -37,7 +38,7 @@ export { buildSummaryPrompt } from '../core/compact/summary-prompt.js';
 /** Warnings go to stderr unless the caller passes a logger. */
 const consoleLogger: Logger = { warn: (message) => console.warn(message) };
 
-/** What the extractive fallback says when it is used (DESIGN §6). */
+/** What the extractive fallback says when it is used. */
 export const EXTRACTIVE_FALLBACK_WARNING =
   'compact: no summarizer, llmClient or ANTHROPIC_API_KEY is configured; using the offline extractive summarizer ' +
   '(deterministic, but far less faithful than an LLM summary)';
@@ -57,24 +58,42 @@ function warnOnUse(summarizer: Summarizer, logger: Logger, warning: string): Sum
   };
 }
 
+/** Where the summary comes from: the `kind` that {@link CompactResult.summarizer} reports, with what it takes to build it. */
+export type SummarizerSource =
+  | { kind: 'custom'; summarizer: Summarizer }
+  | { kind: 'llm-client'; llmClient: LlmClient }
+  | { kind: 'anthropic'; apiKey: string; baseURL: string | undefined }
+  | { kind: 'extractive' };
+
 /**
- * Picks who writes the summary (DESIGN §6), first that applies: `summarizer`; `llmClient`
- * (wrapped with spec 05's prompt); an Anthropic client when `ANTHROPIC_API_KEY` is set
- * (honouring `ANTHROPIC_BASE_URL`; a missing SDK rejects with `MISSING_DEPENDENCY`, it is
- * not a reason to fall back); else the extractive summarizer, which warns when used.
+ * Which summarizer `compactMessages` uses with these options and this environment, first that
+ * applies: `summarizer`; `llmClient`; an Anthropic client when `ANTHROPIC_API_KEY`
+ * is set (with `ANTHROPIC_BASE_URL`); else the extractive summarizer. Nothing is loaded or
+ * created, so the CLI asks it too.
+ */
+export function chooseSummarizerSource(options: Pick<CompactOptions, 'summarizer' | 'llmClient'>, env: Environment): SummarizerSource {
+  if (options.summarizer !== undefined) return { kind: 'custom', summarizer: options.summarizer };
+  if (options.llmClient !== undefined) return { kind: 'llm-client', llmClient: options.llmClient };
+  const apiKey = nonEmpty(env.ANTHROPIC_API_KEY);
+  if (apiKey !== undefined) return { kind: 'anthropic', apiKey, baseURL: nonEmpty(env.ANTHROPIC_BASE_URL) };
+  return { kind: 'extractive' };
+}
+
+/**
+ * Builds the summarizer of a {@link SummarizerSource}: an LLM client is wrapped with the summary
+ * prompt; the Anthropic SDK is loaded only now (missing, it rejects with `MISSING_DEPENDENCY`,
+ * not a reason to fall back); the extractive summarizer warns when used.
  *
  * For an LLM, `summaryInputMaxTokens` is checked against the prompt first, and the model is
  * resolved with the client's default ({@link resolveSummaryModel}): both reject before
  * anything is written.
  */
-async function selectSummarizer(
-  options: CompactOptions,
+async function createSummarizer(
+  source: SummarizerSource,
   resolved: ResolvedCompactOptions,
-  env: Environment,
   tokenCounter: TokenCounter,
   logger: Logger,
 ): Promise<Summarizer> {
-  if (options.summarizer !== undefined) return options.summarizer;
   const summarizeWith = (client: LlmClient): Summarizer =>
     createLlmSummarizer(client, {
       model: resolveSummaryModel(resolved.summaryModel, client),
@@ -83,21 +102,24 @@ async function selectSummarizer(
       // the default counter is o200k_base: prompts are then sized from the counts cached for the history
       tokenCounterEncoding: tokenCounter === defaultTokenCounter ? 'o200k_base' : 'unknown',
     });
-  if (options.llmClient !== undefined) {
-    assertSummaryInputMaxTokens(resolved, tokenCounter);
-    return summarizeWith(options.llmClient);
+  switch (source.kind) {
+    case 'custom':
+      return source.summarizer;
+    case 'llm-client':
+      assertSummaryInputMaxTokens(resolved, tokenCounter);
+      return summarizeWith(source.llmClient);
+    case 'anthropic': {
+      assertSummaryInputMaxTokens(resolved, tokenCounter); // before the SDK is loaded
+      const { apiKey, baseURL } = source;
+      return summarizeWith(await createAnthropicLlmClient(baseURL === undefined ? { apiKey } : { apiKey, baseURL }));
+    }
+    case 'extractive':
+      return warnOnUse(createExtractiveSummarizer(), logger, EXTRACTIVE_FALLBACK_WARNING);
   }
-  const apiKey = nonEmpty(env.ANTHROPIC_API_KEY);
-  if (apiKey !== undefined) {
-    assertSummaryInputMaxTokens(resolved, tokenCounter); // before the SDK is loaded
-    const baseURL = nonEmpty(env.ANTHROPIC_BASE_URL);
-    return summarizeWith(await createAnthropicLlmClient(baseURL === undefined ? { apiKey } : { apiKey, baseURL }));
-  }
-  return warnOnUse(createExtractiveSummarizer(), logger, EXTRACTIVE_FALLBACK_WARNING);
 }
 
 /**
- * Compacts a history when it reaches the trigger (spec 05): the leading system messages
+ * Compacts a history when it reaches the trigger: the leading system messages
  * (Head) are kept; everything after them (Rest) is archived as JSON, then replaced by a
  * structured summary, followed by the most recently read files, read again from disk.
  *
@@ -105,6 +127,8 @@ async function selectSummarizer(
  * itself and `skippedReason` says why (`'below-threshold'`, `'nothing-to-compact'`,
  * `'archive-failed'` or `'summarizer-failed'`, both with `error`): with the default
  * `archive: 'required'`, nothing is summarized away unless its archive was written.
+ * `result.summarizer` names the summarizer chosen (`'custom'`, `'llm-client'`, `'anthropic'` or
+ * `'extractive'`), whether or not compaction went as far as running it.
  * Environment variables are read at each call.
  *
  * @throws {InvalidMessageError} when `messages` is malformed.
@@ -128,19 +152,23 @@ export async function compactMessages(messages: readonly Message[], options: Com
   const resolved = resolveCompactOptions(options, env, process.cwd());
   const logger = options.logger ?? consoleLogger;
   const tokenCounter = options.tokenCounter ?? defaultTokenCounter;
-  const summarizer = await selectSummarizer(options, resolved, env, tokenCounter, logger);
-  return compactMessagesWith(messages, resolved, {
+  const source = chooseSummarizerSource(options, env);
+  const summarizer = await createSummarizer(source, resolved, tokenCounter, logger);
+  const outcome = await compactMessagesWith(messages, resolved, {
     summarizer,
     fileReader: options.fileReader ?? new NodeFileReader(),
     store: options.store,
     fileWriter: options.fileWriter ?? new NodeFileWriter(),
     tokenCounter,
     logger,
+    sleep: sleepWithTimeout,
+    now: systemNow,
   });
+  return { ...outcome, summarizer: source.kind };
 }
 
 /**
- * File restoration on its own (spec 05 F-005): the user messages
+ * File restoration on its own: the user messages
  * `[Restored after compact] {path}:\n{content}` for the files the history read most recently,
  * within the three budgets, never from outside `workDir` (symlinks followed). Settings as in
  * {@link compactMessages} (options, else `MAX_RESTORE_*` variables, else defaults). Files that

@@ -1,5 +1,5 @@
 /**
- * Public entry points of direct offload (spec 04): one message's tool results go to files
+ * Public entry points of direct offload: one message's tool results go to files
  * before the LLM sees them.
  */
 import {
@@ -33,10 +33,10 @@ export interface DirectOffloadWithWriterOptions {
 /**
  * Writes every `tool_result` block of `message` to `<outputDir>/<sessionId>/<tool_use_id>.md`
  * through `writer` and returns a deep copy whose blocks read
- * `[Tool result offloaded to file: <absolute path>]` (spec 04). No threshold check: the caller
+ * `[Tool result offloaded to file: <absolute path>]`. No threshold check: the caller
  * decided. Blocks that already are offload references stay as they are; if nothing is left to
  * write, the message itself comes back with `freedChars: 0`, `file: null`, `files: []`. The
- * same id in the same session overwrites its earlier file, as spec 04 says.
+ * same id in the same session overwrites its earlier file.
  *
  * A `tool_use_id` that is not a safe file name maps to one (its safe characters, `~` and a
  * hash), and a repeated id in the message gets `<id>~1.md`, a name no real id can take.
@@ -61,7 +61,7 @@ export async function offloadToolResultWithWriter(
 }
 
 /**
- * {@link offloadToolResultWithWriter} with the Node file writer (spec 04 F-004): files get mode
+ * {@link offloadToolResultWithWriter} with the Node file writer: files get mode
  * 0600, directories 0700, and `file`/`files` and the references hold absolute paths. With
  * `store` instead of `outputDir`, the content goes to that store under `<sessionId>/<id>.md`
  * and the references are the store's (`redis://...`).
@@ -83,7 +83,7 @@ export async function offloadToolResult(message: Message, options: DirectOffload
 }
 
 /**
- * Creates the agent-loop middleware of spec 04's user story: pass each user message that
+ * Creates the direct offload middleware of an agent loop: pass each user message that
  * carries tool results (and, optionally, the assistant message that made the calls) before
  * sending it to the LLM. Blocks of at least `threshold` characters (default 1000) are offloaded
  * to `<outputDir>/<sessionId>/<tool_use_id>.md`; smaller ones, existing references and results

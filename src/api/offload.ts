@@ -1,5 +1,5 @@
 /**
- * Public entry points of batch offload (specs 01-03). The environment is read here, at call
+ * Public entry points of batch offload. The environment is read here, at call
  * time, and handed to the pure core.
  */
 import { executeOffload, type OffloadResult } from '../core/offload.js';
@@ -11,9 +11,9 @@ import { resolveStoreTarget, resolveWriterTarget } from './store-target.js';
 
 /**
  * Offloads the large `tool_result` blocks of a history to files in `outputDir` and replaces
- * each with `[Content offloaded to: ./tool-result-{id}.md]` (specs 01-03).
+ * each with `[Content offloaded to: ./tool-result-{id}.md]`.
  *
- * Gate first (spec 03): when the history has no counted characters, nothing qualifies, or
+ * Gate first: when the history has no counted characters, nothing qualifies, or
  * offloadable chars / total chars is below `ratioThreshold`, it resolves with the input array
  * itself, `offloadedCount: 0`, and writes nothing (not even the directory). Otherwise it walks
  * oldest to newest and offloads every `tool_result` of at least `charThreshold` characters that
@@ -45,7 +45,7 @@ export async function offloadToolResults(messages: readonly Message[], options: 
 }
 
 /**
- * {@link offloadToolResults} over your own {@link FileWriter} (spec 02). A writer with only
+ * {@link offloadToolResults} over your own {@link FileWriter}. A writer with only
  * `ensureDir` and `writeFile` gets plain writes under the planned names; one that also has
  * `createExclusive` gets the never-overwrite and reuse guarantees; `resolvePath` makes `files`
  * absolute (without it, paths are `outputDir` joined with the name by `/`).

@@ -1,6 +1,6 @@
 /**
  * Where an entry point writes: the `store` the caller gave, or the file system under
- * `outputDir` (spec 01/04's way, still the default), or a `FileWriter` rooted there. Checked
+ * `outputDir` (the default), or a `FileWriter` rooted there. Checked
  * once, here, before anything is written.
  */
 import { describeValue, InvalidOptionError } from '../core/errors.js';

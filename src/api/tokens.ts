@@ -1,5 +1,5 @@
 /**
- * Public token counting and the compaction trigger (DESIGN §6). Synchronous and local;
+ * Public token counting and the compaction trigger. Synchronous and local;
  * environment variables are read at call time.
  */
 import { describeValue, InvalidMessageError, InvalidOptionError } from '../core/errors.js';

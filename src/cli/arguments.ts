@@ -117,7 +117,7 @@ export function readBooleanFlag(parsed: CommandArguments, name: string): boolean
  * the message name the flag the user typed. A unit test holds these rules to the library's.
  */
 export const NUMBER_FLAG_RULES = {
-  /** `charThreshold`: a block of 0 chars is never offloaded (DESIGN §8). */
+  /** `charThreshold`: a block of 0 chars is never offloaded. */
   'char-threshold': { min: 1 },
   /** `ratioThreshold`. */
   'ratio-threshold': { min: 0, max: 1 },

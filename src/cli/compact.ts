@@ -158,8 +158,6 @@ export async function runCompact(args: readonly string[]): Promise<void> {
     process.removeListener('SIGINT', interrupt);
   }
 
-  const ran = use.calls === 0 ? `none ran (it would be: ${describeSummarizer(choice)})` : describeSummarizer(choice);
-  const requests = choice.provider !== 'extractive' && use.calls > 1 ? ` (${use.calls} requests)` : '';
   if (result.skippedReason === 'archive-failed') {
     const reason = result.error instanceof Error ? result.error.message : String(result.error);
     // Nothing is written: the output would be the input unchanged, and the user asked for a compaction.
@@ -180,8 +178,12 @@ export async function runCompact(args: readonly string[]): Promise<void> {
   if (outputFile === undefined) await writeStandardOutput(history);
   else await writeOutput(outputFile, history);
 
+  // Past the failures above, the summarizer ran exactly when the history was compacted.
+  const ran = result.compacted ? describeSummarizer(choice) : `none ran (it would be: ${describeSummarizer(choice)})`;
+  // `use.calls` counts LLM requests (a long history takes several); the CLI passes an LLM as `llmClient`
+  const requests = result.summarizer === 'llm-client' && use.calls > 1 ? ` (${use.calls} requests)` : '';
   const lines = [
-    `  summarizer: ${use.calls === 0 ? style.dim(ran) : style.cyan(ran)}${requests}`,
+    `  summarizer: ${result.compacted ? style.cyan(ran) : style.dim(ran)}${requests}`,
     ...describeOutcome(
       result,
       { tokensBefore, tokensAfter, thresholdTokens: trigger.thresholdTokens, limit: trigger.contextTokenLimit, ratio: trigger.compactThresholdRatio },

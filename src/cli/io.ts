@@ -89,7 +89,7 @@ async function readPermissions(path: string): Promise<number | undefined> {
 /**
  * Writes a file atomically, creating its directory: the text goes to a new temporary file
  * in the same directory (so that the rename stays on one file system), which then replaces
- * the target (DESIGN §8, §11). A write that fails half-way (a full disk, a killed process)
+ * the target. A write that fails half-way (a full disk, a killed process)
  * leaves the target as it was, which matters when it is also the input
  * (`agent-context offload h.json --out d -o h.json`). An existing target's permissions are
  * kept; a symlink is followed. No fsync.

@@ -1,5 +1,5 @@
 /**
- * Where a command's stats go (DESIGN §8): to stderr when the new history goes to stdout, so
+ * Where a command's stats go: to stderr when the new history goes to stdout, so
  * that `agent-context offload x.json --out d > new.json` gets clean JSON; to stdout when `-o`
  * names a file.
  */

@@ -1,9 +1,14 @@
 /**
- * Who writes the summary for `compact`: the `--provider` flag, else Anthropic when
- * `ANTHROPIC_API_KEY` is set, else the offline extractive summarizer — the library's own order
- * of preference. The CLI picks explicitly (rather than letting `compactMessages` pick) so that
- * it can always say which one ran.
+ * Who writes the summary for `compact`: the `--provider` flag, else what `compactMessages`
+ * itself would pick from the environment (Anthropic when `ANTHROPIC_API_KEY` is set, else the
+ * offline extractive summarizer). The CLI builds that summarizer itself, rather than letting
+ * `compactMessages` build it, because `--provider openai`, `--provider extractive` and
+ * `--base-url` go beyond what the library picks, and because it wraps the client to count
+ * requests and show a spinner. So the choice is made before compaction, and the result's
+ * `summarizer` can only say `'custom'` or `'llm-client'` for it: how the summarizer is
+ * described (provider, model, base URL, why) stays here.
  */
+import { chooseSummarizerSource } from '../api/compact.js';
 import type { LlmClient, Summarizer } from '../index.js';
 import { UsageError } from './errors.js';
 
@@ -50,7 +55,7 @@ export function chooseSummarizer(flags: SummarizerFlags, env: Readonly<Record<st
     }
     provider = flags.provider as ProviderName;
     chosenBy = 'flag';
-  } else if (nonEmpty(env.ANTHROPIC_API_KEY) !== undefined) {
+  } else if (chooseSummarizerSource({}, env).kind === 'anthropic') {
     provider = 'anthropic';
     chosenBy = 'ANTHROPIC_API_KEY';
   } else {

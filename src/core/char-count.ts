@@ -1,12 +1,12 @@
 /**
- * Character counts of specs 01 and 03 (DESIGN §2), in UTF-16 code units as
+ * Character counts of the offload threshold and the ratio gate, in UTF-16 code units as
  * `String.prototype.length` counts them.
  */
 import { isTextBlock, isThinkingBlock, isToolResultBlock, isToolUseBlock, type ContentBlock, type Message } from './types.js';
 
 /**
  * Size of a `tool_result`'s content: a string's `.length`; an array's
- * `JSON.stringify(content).length` (spec 01 F-002). Missing content counts 0.
+ * `JSON.stringify(content).length`. Missing content counts 0.
  */
 export function countToolResultChars(content: unknown): number {
   if (typeof content === 'string') return content.length;
@@ -15,7 +15,7 @@ export function countToolResultChars(content: unknown): number {
 }
 
 /**
- * What one block contributes to the ratio gate's `totalChars` (spec 03 F-006):
+ * What one block contributes to the ratio gate's `totalChars`:
  * `text` → `text.length`; `tool_use` → `JSON.stringify(input).length`; `tool_result` → as
  * {@link countToolResultChars}; `thinking` → `thinking.length`; any other block → 0.
  */

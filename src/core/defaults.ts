@@ -3,11 +3,11 @@
  * environment variable is unset or empty.
  */
 
-/** Batch offload: a `tool_result` of at least this many chars is offloaded (spec 01 F-002). Env `OFFLOAD_CHAR_THRESHOLD`. */
+/** Batch offload: a `tool_result` of at least this many chars is offloaded. Env `OFFLOAD_CHAR_THRESHOLD`. */
 export const DEFAULT_OFFLOAD_CHAR_THRESHOLD = 100;
-/** Batch offload: skip unless offloadable chars / total chars reaches this share (spec 03 F-006). Env `OFFLOAD_RATIO_THRESHOLD`. */
+/** Batch offload: skip unless offloadable chars / total chars reaches this share. Env `OFFLOAD_RATIO_THRESHOLD`. */
 export const DEFAULT_OFFLOAD_RATIO_THRESHOLD = 0.2;
-/** Direct offload middleware: results of at least this many chars are offloaded (spec 04). */
+/** Direct offload middleware: results of at least this many chars are offloaded. */
 export const DEFAULT_DIRECT_OFFLOAD_THRESHOLD = 1000;
 /** Batch offload: the newest this many tool results stay inline (like Anthropic's `keep`). */
 export const DEFAULT_OFFLOAD_KEEP_RECENT = 0;
@@ -16,7 +16,7 @@ export const DEFAULT_PREVIEW_HEAD_CHARS = 200;
 /** Offload preview (opt-in): characters shown from the end of the offloaded content. */
 export const DEFAULT_PREVIEW_TAIL_CHARS = 100;
 
-/** Longest accepted `tool_use_id` or `sessionId` (DESIGN §5). */
+/** Longest accepted `tool_use_id` or `sessionId`. */
 export const MAX_PATH_SEGMENT_LENGTH = 200;
 
 /** Compaction trigger: the context window in tokens. Env `CONTEXT_TOKEN_LIMIT`. */
@@ -29,7 +29,7 @@ export const DEFAULT_COMPACT_THRESHOLD_RATIO = 0.92;
  * `defaultModel` is `null` (the OpenAI client).
  */
 export const DEFAULT_SUMMARY_MODEL = 'claude-haiku-4-5-20251001';
-/** Word budget of the summary (spec 05 F-004). Env `SUMMARY_MAX_WORDS`. */
+/** Word budget of the summary. Env `SUMMARY_MAX_WORDS`. */
 export const DEFAULT_SUMMARY_MAX_WORDS = 1200;
 /** Retries after the first failed summary attempt. Env `COMPACT_MAX_RETRIES`. */
 export const DEFAULT_COMPACT_MAX_RETRIES = 2;
@@ -37,13 +37,13 @@ export const DEFAULT_COMPACT_MAX_RETRIES = 2;
 export const DEFAULT_COMPACT_OUTPUT_DIR = '.compact';
 /** Session whose archive folder is used when none is given. */
 export const DEFAULT_SESSION_ID = 'default';
-/** Most recently read files restored after compaction (spec 05 F-005). Env `MAX_RESTORE_FILES`. */
+/** Most recently read files restored after compaction. Env `MAX_RESTORE_FILES`. */
 export const DEFAULT_MAX_RESTORE_FILES = 5;
 /** A file above this many tokens is not restored. Env `MAX_RESTORE_TOKENS_PER_FILE`. */
 export const DEFAULT_MAX_RESTORE_TOKENS_PER_FILE = 5000;
 /** Restoration stops before this many tokens in all. Env `MAX_RESTORE_TOKENS_TOTAL`. */
 export const DEFAULT_MAX_RESTORE_TOKENS_TOTAL = 50_000;
-/** Tool names whose `tool_use` reads a file (spec 05 F-005). */
+/** Tool names whose `tool_use` reads a file. */
 export const DEFAULT_READ_TOOL_NAMES: readonly string[] = ['read_file'];
 /** Field of the read tool's input that holds the path. */
 export const DEFAULT_PATH_FIELD = 'path';

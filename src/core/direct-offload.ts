@@ -1,5 +1,5 @@
 /**
- * Direct offload (spec 04, DESIGN §4): the `tool_result` blocks of one message go to
+ * Direct offload: the `tool_result` blocks of one message go to
  * `<outputDir>/<sessionId>/<tool_use_id>.md` before the LLM sees them, and the middleware that
  * applies it in an agent loop.
  */
@@ -16,7 +16,7 @@ import { mapToolNames } from './tool-names.js';
 import { isToolResultBlock, type Message, type ToolResultBlock } from './types.js';
 import { assertMessage } from './validate-messages.js';
 
-/** The result of a direct offload (spec 04 F-001). */
+/** The result of a direct offload. */
 export interface DirectOffloadResult {
   /**
    * The new message, a deep copy with each offloaded block's content replaced by
@@ -36,7 +36,7 @@ export interface DirectOffloadResult {
   /**
    * Offloaded blocks whose text held lone surrogates (half of a UTF-16 pair, which no UTF-8
    * file can hold): each was written with U+FFFD in their place. Present only when there was
-   * one, so the result keeps spec 04's exact shape otherwise.
+   * one, so the result keeps its usual shape otherwise.
    */
   repairedCount?: number;
 }
@@ -54,7 +54,7 @@ export interface ExecuteDirectOffloadOptions {
  * existing references are left as they are). All checks come before any write: the message's
  * shape (`INVALID_MESSAGE`), a message without `tool_result` (`NO_TOOL_RESULT`), the session
  * (`UNSAFE_PATH`). An id that cannot be a file name maps to one (`toFileStem`). The same id in
- * the same session overwrites its file (spec 04); the same id twice in this one message gets
+ * the same session overwrites its file; the same id twice in this one message gets
  * `<id>~1.md` for the second, a name no real id can have, so no content is lost.
  */
 export async function executeDirectOffload(
@@ -116,7 +116,7 @@ export async function executeDirectOffload(
 }
 
 /**
- * The middleware of spec 04's user story: `(message, assistantMessage?) => Promise<Message>`.
+ * The direct offload middleware of an agent loop: `(message, assistantMessage?) => Promise<Message>`.
  * Offloads the message's `tool_result` blocks at or above the threshold whose tool is not
  * excluded (names from `assistantMessage`'s `tool_use` blocks), and returns the message itself
  * when none qualifies, including a message with no `tool_result` at all.

@@ -1,5 +1,5 @@
 /**
- * Strict parsing of option values and environment variables (DESIGN §8, §11): the trimmed
+ * Strict parsing of option values and environment variables: the trimmed
  * text must be a finite number in decimal notation (`Number` alone would also take `0x10`,
  * `0b1` and `0o7`); unset or empty means the default; anything else rejects, naming the
  * variable. The environment itself is passed in, so the core never reads `process`.

@@ -1,5 +1,5 @@
 /**
- * Spec 01's `FileWriter` behind the {@link ContentStore} port, so every entry point that takes
+ * A `FileWriter` behind the {@link ContentStore} port, so every entry point that takes
  * a writer (or an `outputDir`) runs through the one store-based core. Pure: it only calls the
  * writer. It lives in the core, not with the drivers, because the core's own compatibility
  * entry points (`persistRest`) build it.
@@ -43,7 +43,7 @@ async function callWriter<T>(path: string, operation: () => Promise<T>): Promise
  * `directory/s1/a.md` (through the writer's `resolvePath` when it has one). Its directory is
  * created with `ensureDir` (when the writer has it) once, before the first write into it.
  * `putIfAbsent` uses the writer's exclusive create (from parts when it can), else a plain
- * write that reports `'created'` (spec 01's two-method writer); `holds` exists when the writer
+ * write that reports `'created'` (a writer with only `writeFile`); `holds` exists when the writer
  * has `holdsContent`, `list` lists one directory with `listDir` (nothing without it). A writer
  * cannot read nor delete: `get`, `stat` and `delete` reject with `READ_FAILED` saying so.
  */

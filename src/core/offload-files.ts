@@ -9,7 +9,7 @@ import type { ContentBlock, Message } from './types.js';
 /** Files written at the same time by one call: enough to hide disk latency, few enough to keep clear of EMFILE. */
 export const WRITE_CONCURRENCY = 16;
 
-/** The text written to a file: the string itself, or `JSON.stringify` of a block array (spec 01 F-001, spec 04 F-001). */
+/** The text written to a file: the string itself, or `JSON.stringify` of a block array. */
 export function serializeToolResultContent(content: unknown): string {
   if (typeof content === 'string') return content;
   return JSON.stringify(content) ?? '';

@@ -54,12 +54,12 @@ export function toFileStem(toolUseId: string): string {
   return `${kept}${NAME_SEPARATOR}${hashText(toolUseId)}`;
 }
 
-/** File name of a batch offload (spec 01 F-001): `tool-result-{stem}.md`, or `tool-result-{stem}-{suffix}.md`. */
+/** File name of a batch offload: `tool-result-{stem}.md`, or `tool-result-{stem}-{suffix}.md`. */
 export function buildBatchFileName(stem: string, suffix: number): string {
   return suffix === 0 ? `tool-result-${stem}.md` : `tool-result-${stem}-${suffix}.md`;
 }
 
-/** File name of a direct offload (spec 04 F-001): `{stem}.md`, or `{stem}~{duplicate}.md` for a repeated id. */
+/** File name of a direct offload: `{stem}.md`, or `{stem}~{duplicate}.md` for a repeated id. */
 export function buildDirectFileName(stem: string, duplicate: number): string {
   return duplicate === 0 ? `${stem}.md` : `${stem}${NAME_SEPARATOR}${duplicate}.md`;
 }

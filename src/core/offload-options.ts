@@ -1,6 +1,6 @@
 /**
  * Options of both offload modes and their resolution: option, else environment variable, else
- * default (DESIGN §3, §8). The environment is passed in; the entry points in `src/api` read
+ * default. The environment is passed in; the entry points in `src/api` read
  * `process.env` at call time. Everything is validated here, before any side effect.
  */
 import {
@@ -24,7 +24,7 @@ export const OFFLOAD_CHAR_THRESHOLD_ENV = 'OFFLOAD_CHAR_THRESHOLD';
 export const OFFLOAD_RATIO_THRESHOLD_ENV = 'OFFLOAD_RATIO_THRESHOLD';
 
 /**
- * How the reference to an offloaded file is written: `'relative'` gives spec 01's
+ * How the reference to an offloaded file is written: `'relative'` gives
  * `./tool-result-{id}.md` (relative to `outputDir`), `'absolute'` the file's absolute path.
  */
 export type OffloadReferenceStyle = 'relative' | 'absolute';
@@ -47,14 +47,14 @@ export interface OffloadPreviewOptions {
 /** What decides which blocks a batch offload takes (shared by `planOffload` and the offload). */
 export interface OffloadPlanOptions {
   /**
-   * A `tool_result` whose content has at least this many characters is offloaded (spec 01
-   * F-002): a string's `.length`, an array's `JSON.stringify(...).length`. Must be >= 1.
+   * A `tool_result` whose content has at least this many characters is offloaded: a
+   * string's `.length`, an array's `JSON.stringify(...).length`. Must be >= 1.
    * @default env `OFFLOAD_CHAR_THRESHOLD`, else 100 ({@link DEFAULT_OFFLOAD_CHAR_THRESHOLD})
    */
   charThreshold?: number | undefined;
   /**
-   * The offload runs only when offloadable chars / total chars reaches this share (spec 03
-   * F-006); a number in [0, 1]. `0` offloads whenever something qualifies; `1` only when every
+   * The offload runs only when offloadable chars / total chars reaches this share;
+   * a number in [0, 1]. `0` offloads whenever something qualifies; `1` only when every
    * counted character would be offloaded.
    * @default env `OFFLOAD_RATIO_THRESHOLD`, else 0.2 ({@link DEFAULT_OFFLOAD_RATIO_THRESHOLD})
    */
@@ -81,12 +81,12 @@ export interface BatchOffloadOptions extends OffloadPlanOptions {
   /**
    * Opt-in: follow each reference with the first and last characters of the offloaded content,
    * so the model knows what it is without reading the file. `true` uses the default sizes.
-   * Off by default, so the reference strings stay exactly the spec's. No environment variable.
+   * Off by default, so a reference is exactly `[Content offloaded to: {path}]`. No environment variable.
    * @default false
    */
   preview?: boolean | OffloadPreviewOptions | undefined;
   /**
-   * How references name the file: `'relative'` (spec 01: `./tool-result-{id}.md`) or
+   * How references name the file: `'relative'` (`./tool-result-{id}.md`) or
    * `'absolute'` (the path also listed in `files`). No environment variable.
    * @default 'relative'
    */
@@ -141,7 +141,7 @@ export interface DirectOffloadOptions {
   preview?: boolean | OffloadPreviewOptions | undefined;
 }
 
-/** Options of `createToolResultOffloader` (the middleware of spec 04's user story). */
+/** Options of `createToolResultOffloader` (the direct offload middleware of an agent loop). */
 export interface ToolResultOffloaderOptions extends DirectOffloadOptions {
   /**
    * A `tool_result` whose content has at least this many characters is offloaded; smaller
@@ -229,7 +229,7 @@ export function resolveBatchOffloadOptions(
 }
 
 /**
- * `reference`, checked against the store: `'relative'` (`./tool-result-{id}.md`, spec 01) is
+ * `reference`, checked against the store: `'relative'` (`./tool-result-{id}.md`) is
  * the default for files and means nothing elsewhere, so another store takes `'absolute'`, its
  * own reference (`redis://...`), and rejects an explicit `'relative'`.
  */

@@ -1,12 +1,12 @@
 /**
  * The strings that replace offloaded content, how they are recognised, and the optional
- * preview that may follow them (DESIGN §3, §4, §8).
+ * preview that may follow them.
  */
 import { isHighSurrogate, isLowSurrogate } from './text.js';
 
-/** Start of a batch offload reference (spec 01 F-003). */
+/** Start of a batch offload reference. */
 export const BATCH_REFERENCE_PREFIX = '[Content offloaded to: ';
-/** Start of a direct offload reference (spec 04 F-001). */
+/** Start of a direct offload reference. */
 export const DIRECT_REFERENCE_PREFIX = '[Tool result offloaded to file: ';
 
 /** How many characters of the offloaded content follow the reference (a preview). */
@@ -83,12 +83,12 @@ export function isOffloadReference(content: unknown): boolean {
   return type === 'text' && typeof text === 'string' && isReferenceText(text);
 }
 
-/** `[Content offloaded to: {path}]`, the batch reference of spec 01 F-003. */
+/** `[Content offloaded to: {path}]`, the reference a batch offload leaves. */
 export function buildBatchReference(path: string): string {
   return `${BATCH_REFERENCE_PREFIX}${path}]`;
 }
 
-/** `[Tool result offloaded to file: {path}]`, the direct reference of spec 04 F-001. */
+/** `[Tool result offloaded to file: {path}]`, the reference a direct offload leaves. */
 export function buildDirectReference(path: string): string {
   return `${DIRECT_REFERENCE_PREFIX}${path}]`;
 }

@@ -1,5 +1,5 @@
 /**
- * Batch offload (specs 01-03, DESIGN §3): gate first, then the oldest-to-newest walk that writes
+ * Batch offload: gate first, then the oldest-to-newest walk that writes
  * each large `tool_result` to a file and puts a reference in its place.
  */
 import type { Message, ToolResultBlock } from './types.js';
@@ -14,7 +14,7 @@ import { collectKeys } from './store-keys.js';
 import { hasLoneSurrogate, toWellFormedText } from './text.js';
 import { assertMessages } from './validate-messages.js';
 
-/** The result of a batch offload (spec 01 F-004). */
+/** The result of a batch offload. */
 export interface OffloadResult {
   /**
    * The new history. Changed messages are deep copies; untouched ones are the input's own
@@ -35,7 +35,7 @@ export interface OffloadResult {
    * Offloaded blocks whose text held lone surrogates (half of a UTF-16 pair, which no UTF-8
    * file can hold): each was written with U+FFFD in their place, as any UTF-8 writer would,
    * and a rerun finds that file identical. Present only when there was one, so the result
-   * keeps spec 01's exact shape otherwise.
+   * keeps its usual shape otherwise.
    */
   repairedCount?: number;
 }

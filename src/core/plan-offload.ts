@@ -1,6 +1,6 @@
 /**
- * What a batch offload would do, computed without writing anything: the ratio gate of spec 03
- * and the blocks the walk of spec 01 would take. The offload is built on it; the CLI shows it.
+ * What a batch offload would do, computed without writing anything: the ratio gate
+ * and the blocks the oldest-to-newest walk would take. The offload is built on it; the CLI shows it.
  */
 import { countBlockChars, countToolResultChars } from './char-count.js';
 import type { Environment } from './env.js';
@@ -12,7 +12,7 @@ import { isToolResultBlock, type Message } from './types.js';
 import { assertMessages } from './validate-messages.js';
 
 /**
- * Why a batch offload does nothing (spec 03 F-006, checked in this order): `'no-content'`
+ * Why a batch offload does nothing (checked in this order): `'no-content'`
  * when the history has no counted characters, `'nothing-to-offload'` when no block qualifies,
  * `'below-ratio-threshold'` when offloadable chars / total chars < the ratio threshold.
  */
@@ -28,7 +28,7 @@ export interface OffloadCandidate {
   toolUseId: string;
   /** Name of the tool that produced it (from the matching `tool_use`), or `null` when none precedes it. */
   toolName: string | null;
-  /** The content's character count (spec 01 F-002). */
+  /** The content's character count (a string's `.length`, an array's `JSON.stringify(...).length`). */
   chars: number;
   /**
    * The id as it appears in file names: the id itself, or for an id that is not 1-100
@@ -46,7 +46,7 @@ export interface OffloadCandidate {
 
 /** The result of `planOffload`. */
 export interface OffloadPlan {
-  /** Characters of the whole history, as spec 03 counts them (DESIGN §2). */
+  /** Characters of the whole history, as the ratio gate counts them. */
   totalChars: number;
   /** Characters of the blocks the walk would offload (the candidates). */
   offloadableChars: number;

@@ -6,8 +6,8 @@
 import type { Message } from './types.js';
 
 /**
- * Writes offload and archive files. Spec 01's two methods are required; the optional ones
- * unlock the safety guarantees of DESIGN §3 (exclusive create, reuse of identical content)
+ * Writes offload and archive files. `writeFile` is required; the optional methods
+ * unlock the safety guarantees (exclusive create, reuse of identical content)
  * and, with `createExclusiveFromParts`, an archive written without its whole text in memory.
  */
 export interface FileWriter {
@@ -109,7 +109,7 @@ export interface ContentStore {
   holds?(key: string, content: string): Promise<boolean>;
 }
 
-/** Reads files to restore after compaction (spec 05 F-005). */
+/** Reads files to restore after compaction. */
 export interface FileReader {
   /** Reads a UTF-8 file. */
   read(absPath: string): Promise<string>;
@@ -175,6 +175,12 @@ export interface Logger {
   info?(message: string): void;
   debug?(message: string): void;
 }
+
+/**
+ * Waits `delayMs` milliseconds, then resolves; rejects with `signal.reason` when the signal
+ * aborts first (or has already aborted). The core waits only through this port.
+ */
+export type Sleep = (delayMs: number, signal?: AbortSignal) => Promise<void>;
 
 /** A logger that drops everything. */
 export const silentLogger: Logger = { warn: () => undefined };

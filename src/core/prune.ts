@@ -1,5 +1,5 @@
 /**
- * Retention (DESIGN §9): removing offloaded content and compaction archives older than a
+ * Retention: removing offloaded content and compaction archives older than a
  * cutoff from a {@link ContentStore}. Only names this package writes are ever touched, so a
  * directory that also holds a user's own files keeps them. Pure: the clock comes in as a value.
  */

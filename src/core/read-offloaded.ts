@@ -1,5 +1,5 @@
 /**
- * The rules of the read tool, `read_offloaded` (DESIGN §9 "Reading back"): a reference becomes
+ * The rules of the read tool, `read_offloaded`: a reference becomes
  * a key of the store, or a refusal when this package did not write it (or another session
  * did); the value becomes numbered lines (`cat -n` style), a page at a time or the lines that
  * match a pattern, never more than `maxChars` characters, ending with how to go on.

@@ -1,5 +1,5 @@
 /**
- * Path-segment safety (DESIGN §5). The specs trust `tool_use_id` and `sessionId`; we do not:
+ * Path-segment safety. `tool_use_id` and `sessionId` are not trusted:
  * both become file or directory names, so anything that could leave `outputDir` rejects
  * before a single byte is written.
  */

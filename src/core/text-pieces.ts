@@ -1,6 +1,6 @@
 /**
- * Cuts a long text into pieces that a BPE tokenizer can count one by one (DESIGN §11,
- * "Counting is linear"). `gpt-tokenizer`'s merge is quadratic in the length of one
+ * Cuts a long text into pieces that a BPE tokenizer can count one by one, so that
+ * counting stays linear. `gpt-tokenizer`'s merge is quadratic in the length of one
  * pre-token, and tool output holds long ones (base64, padding, rules of dashes): counting
  * pieces of at most {@link MAX_COUNTED_PIECE_CHARS} code units bounds the cost of each, so
  * the cost of a text grows with its length, not its square.

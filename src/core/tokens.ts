@@ -1,5 +1,5 @@
 /**
- * Token counting and the compaction trigger (v1 F-001, F-002; DESIGN §6, §8). Pure: the
+ * Token counting and the compaction trigger. Pure: the
  * tokenizer comes in through the {@link TokenCounter} port.
  *
  * What a message costs:
@@ -285,13 +285,13 @@ export function compactThresholdTokens(contextTokenLimit: number, compactThresho
   return Math.ceil(Number((contextTokenLimit * compactThresholdRatio).toFixed(6)));
 }
 
-/** Whether `tokenCount` reaches the trigger (v1 F-002: `>=`). */
+/** Whether `tokenCount` reaches the trigger (`>=`). */
 export function isAtCompactThreshold(tokenCount: number, contextTokenLimit: number, compactThresholdRatio: number): boolean {
   return tokenCount >= compactThresholdTokens(contextTokenLimit, compactThresholdRatio);
 }
 
 /**
- * The compaction trigger (v1 F-002): true when the history's tokens are >=
+ * The compaction trigger: true when the history's tokens are >=
  * `contextTokenLimit × compactThresholdRatio`. An empty history never triggers.
  */
 export function shouldCompactWith(messages: readonly Message[], options: ShouldCompactWithOptions): boolean {

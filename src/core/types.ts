@@ -1,6 +1,6 @@
 /**
  * Message shapes: the Anthropic Messages API, widened to what real agent histories hold
- * (DESIGN §2). Unknown block types and unknown fields pass through every function of the
+ * in practice. Unknown block types and unknown fields pass through every function of the
  * package untouched.
  *
  * @packageDocumentation

@@ -1,6 +1,6 @@
 /**
  * Shape checks for message histories. Only what the package relies on is checked; unknown
- * block types and fields pass (DESIGN §2).
+ * block types and fields pass.
  */
 import { describeValue, InvalidMessageError } from './errors.js';
 import type { Message } from './types.js';

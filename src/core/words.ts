@@ -1,5 +1,5 @@
 /**
- * Word budgets (spec 05 F-004, DESIGN §8): how many words a text holds, and how to cut a text
+ * Word budgets: how many words a text holds, and how to cut a text
  * to a number of words. A Chinese, Japanese or Korean character counts as one word, since
  * those scripts do not separate words with spaces; everything else is split on whitespace.
  */

@@ -88,7 +88,7 @@ export interface AnthropicLlmClient extends LlmClient {
    * The prompt size of `messages` in tokens, as the API counts them for `model`
    * (`messages.countTokens`, one network call). System messages are sent as the `system`
    * prompt (their texts joined by a blank line); other messages as `{ role, content }`.
-   * Never called by `countTokens`/`shouldCompact`, which count locally (DESIGN §8).
+   * Never called by `countTokens`/`shouldCompact`, which count locally.
    */
   countTokens(messages: readonly Message[], model: string, options?: AnthropicCountTokensOptions): Promise<number>;
 }
@@ -119,7 +119,7 @@ export interface CreateAnthropicLlmClientOptions {
   baseURL?: string | undefined;
   /**
    * The SDK's own retries for the constructed client. 0 leaves compaction's `maxRetries` as
-   * the only retry policy (DESIGN §8), honouring `retry-after` through `retryAfterMs`.
+   * the only retry policy, honouring `retry-after` through `retryAfterMs`.
    * @default 0
    */
   maxRetries?: number | undefined;

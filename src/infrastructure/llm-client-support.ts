@@ -60,7 +60,7 @@ export interface SdkClientSettings {
 
 /**
  * Imports an optional SDK and constructs its client from the settings given, with the SDK's
- * retries off unless told otherwise (DESIGN §8). Shared by the Anthropic and OpenAI factories.
+ * retries off unless told otherwise. Shared by the Anthropic and OpenAI factories.
  */
 export async function constructSdkClient<T>(
   sdk: { packageName: string; className: string; importer: SdkImporter; purpose: string },

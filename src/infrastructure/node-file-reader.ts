@@ -1,6 +1,6 @@
 /**
  * The Node.js file system behind the {@link FileReader} port, for file restoration after
- * compaction (spec 05 F-005).
+ * compaction.
  */
 import { readFile, realpath as resolveRealPath, stat } from 'node:fs/promises';
 import type { FileReader } from '../core/ports.js';

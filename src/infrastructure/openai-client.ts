@@ -92,7 +92,7 @@ export interface CreateOpenAILlmClientOptions {
   baseURL?: string | undefined;
   /**
    * The SDK's own retries for the constructed client. 0 leaves compaction's `maxRetries` as
-   * the only retry policy (DESIGN §8), honouring `retry-after` through `retryAfterMs`.
+   * the only retry policy, honouring `retry-after` through `retryAfterMs`.
    * @default 0
    */
   maxRetries?: number | undefined;
@@ -115,11 +115,11 @@ const PACKAGE_NAME = 'openai';
 
 /**
  * Creates an {@link LlmClient} on OpenAI chat completions, for OpenAI or any compatible server.
- * There is no default model (DESIGN §8): `summarize`'s `model` argument names it, and the
- * client's `defaultModel` is `null`, so `compactMessages` takes `summaryModel` or
- * `SUMMARY_MODEL` and rejects with `InvalidOptionError` (before writing anything) when neither
- * is set — it never sends a Claude model to an OpenAI server. Pass `model` to give the client a
- * default of your own.
+ * There is no default model (OpenAI-compatible servers serve different models): `summarize`'s
+ * `model` argument names it, and the client's `defaultModel` is `null`, so `compactMessages`
+ * takes `summaryModel` or `SUMMARY_MODEL` and rejects with `InvalidOptionError` (before
+ * writing anything) when neither is set — it never sends a Claude model to an OpenAI server.
+ * Pass `model` to give the client a default of your own.
  *
  * `summarize(prompt, model, { maxTokens, signal })` sends `prompt` as one user message
  * (`max_tokens`, or `max_completion_tokens` per `maxTokensParameter`, = `maxTokens`, default

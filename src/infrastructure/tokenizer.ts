@@ -1,13 +1,12 @@
 /**
  * The default {@link TokenCounter}: `gpt-tokenizer`'s o200k_base encoding, an exact BPE
- * counter for that vocabulary and the fastest one in JavaScript (see issue 3). It is not
- * Claude's tokenizer: pass the provider's figure through `lastUsage` when exactness matters.
+ * counter for that vocabulary and the fastest one in JavaScript. It is not Claude's
+ * tokenizer: pass the provider's figure through `lastUsage` when exactness matters.
  *
- * The encoding costs ~300 ms to load, so it is loaded on the first count, not on import
- * (DESIGN §8), through its CommonJS build: `require` is synchronous, so counting stays
- * synchronous.
+ * The encoding costs ~300 ms to load, so it is loaded on the first count, not on import,
+ * through its CommonJS build: `require` is synchronous, so counting stays synchronous.
  *
- * A text longer than {@link MAX_COUNTED_PIECE_CHARS} is counted in pieces (DESIGN §11): the
+ * A text longer than {@link MAX_COUNTED_PIECE_CHARS} is counted in pieces: the
  * library's merge is quadratic in the length of one pre-token, so 100 KB of `A`, of spaces or
  * of dashes would take seconds whole.
  */

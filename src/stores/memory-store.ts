@@ -7,6 +7,7 @@ import type { ByteRange, ContentStore, PutOutcome, StoredEntry } from '../core/p
 import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem } from '../core/store-keys.js';
 import { toWellFormedText } from '../core/text.js';
 import { decodeUtf8Range } from '../core/utf8.js';
+import { systemNow } from '../infrastructure/clock.js';
 
 /** Name of a memory store created without one (its references start `memory://default/`). */
 export const DEFAULT_MEMORY_STORE_NAME = 'default';
@@ -35,10 +36,6 @@ interface MemoryEntry {
 }
 
 const encoder = new TextEncoder();
-
-function systemNow(): Date {
-  return new Date();
-}
 
 function createEntry(content: string, now: () => Date): MemoryEntry {
   // As every other driver stores UTF-8, a lone surrogate is kept as U+FFFD, the same round trip.

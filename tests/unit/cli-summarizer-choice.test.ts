@@ -33,3 +33,12 @@ describe('createChosenSummarizer', () => {
     expect(options).not.toHaveProperty('summaryModel');
   });
 });
+
+describe('chooseSummarizer without --provider', () => {
+  it('picks what compactMessages would: Anthropic when ANTHROPIC_API_KEY is set, else the extractive summarizer', () => {
+    const none = { provider: undefined, model: undefined, baseURL: undefined };
+    expect(chooseSummarizer(none, { ANTHROPIC_API_KEY: 'sk-ant-test' })).toMatchObject({ provider: 'anthropic', chosenBy: 'ANTHROPIC_API_KEY' });
+    expect(chooseSummarizer(none, { ANTHROPIC_API_KEY: ' ' })).toMatchObject({ provider: 'extractive', chosenBy: 'default' });
+    expect(chooseSummarizer(none, {})).toMatchObject({ provider: 'extractive', chosenBy: 'default' });
+  });
+});

@@ -109,6 +109,54 @@ describe('compactMessages: who writes the summary (DESIGN §6)', () => {
   });
 });
 
+describe('compactMessages: result.summarizer names the summarizer chosen', () => {
+  it("is 'custom' for a summarizer of your own, over llmClient and ANTHROPIC_API_KEY", async () => {
+    process.env.ANTHROPIC_API_KEY = 'sk-test';
+    const { options } = createPorts();
+    const result = await compactMessages(history, { ...options, summarizer: createScriptedSummarizer(['s']), llmClient: createRecordingClient() });
+    expect(result).toMatchObject({ compacted: true, summarizer: 'custom' });
+  });
+
+  it("is 'llm-client' for llmClient, over ANTHROPIC_API_KEY", async () => {
+    process.env.ANTHROPIC_API_KEY = 'sk-test';
+    const { options } = createPorts();
+    const result = await compactMessages(history, { ...options, llmClient: createRecordingClient() });
+    expect(result).toMatchObject({ compacted: true, summarizer: 'llm-client' });
+  });
+
+  it("is 'anthropic' for the client created from ANTHROPIC_API_KEY", async () => {
+    process.env.ANTHROPIC_API_KEY = 'sk-test';
+    createAnthropicLlmClient.mockResolvedValue(createRecordingClient('anthropic summary'));
+    const { options } = createPorts();
+    const result = await compactMessages(history, options);
+    expect(result).toMatchObject({ compacted: true, summary: 'anthropic summary', summarizer: 'anthropic' });
+  });
+
+  it("is 'extractive' for the fallback, a blank ANTHROPIC_API_KEY included", async () => {
+    process.env.ANTHROPIC_API_KEY = '  ';
+    const { options } = createPorts();
+    const result = await compactMessages(history, options);
+    expect(result).toMatchObject({ compacted: true, summarizer: 'extractive' });
+    expect(createAnthropicLlmClient).not.toHaveBeenCalled();
+  });
+
+  it('names the summarizer that would have run when nothing was compacted', async () => {
+    const { options, logger } = createPorts();
+    const llmClient = createRecordingClient();
+    expect(await compactMessages(history, { ...options, llmClient, force: false })).toMatchObject({ skippedReason: 'below-threshold', summarizer: 'llm-client' });
+    expect(await compactMessages(history, { ...options, force: false })).toMatchObject({ skippedReason: 'below-threshold', summarizer: 'extractive' });
+    expect(llmClient.prompts).toEqual([]);
+    expect(logger.warnings).toEqual([]);
+  });
+
+  it('names the summarizer that failed', async () => {
+    const { options } = createPorts();
+    const summarizer = createScriptedSummarizer([new Error('down')]);
+    const result = await compactMessages(history, { ...options, summarizer, maxRetries: 0 });
+    expect(result).toMatchObject({ compacted: false, skippedReason: 'summarizer-failed', summarizer: 'custom' });
+  });
+});
+
 describe('compactMessages: the summary model (DESIGN §8: the OpenAI client has no default model)', () => {
   it('rejects a client with no default model (an OpenAI client) when no model is given, before writing anything', async () => {
     const { options, fileSystem } = createPorts();
@@ -204,6 +252,48 @@ describe('compactMessages: environment and validation', () => {
     const { options } = createPorts();
     const result = await compactMessages(history, { ...options, summarizer: createScriptedSummarizer(['s']), sessionId: 'run-7' });
     expect(result.originalMessagesPath).toMatch(/^\/work\/archives\/run-7\/compact-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z-1\.json$/);
+  });
+});
+
+describe('compactMessages: the default clock and timer', () => {
+  it("names the archive with the system clock's UTC time", async () => {
+    const { options } = createPorts();
+    const before = new Date();
+    const result = await compactMessages(history, { ...options, summarizer: createScriptedSummarizer(['s']) });
+    const after = new Date();
+    const stamp = /compact-(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})Z-1\.json$/.exec(result.originalMessagesPath ?? '');
+    expect(stamp).not.toBeNull();
+    const [, day, hours, minutes, seconds] = stamp as unknown as [string, string, string, string, string];
+    const named = Date.parse(`${day}T${hours}:${minutes}:${seconds}Z`);
+    // the name is cut to the second
+    expect(named).toBeGreaterThanOrEqual(Math.floor(before.getTime() / 1000) * 1000);
+    expect(named).toBeLessThanOrEqual(after.getTime());
+  });
+
+  it('waits between summary attempts with a real timer', async () => {
+    const { options, logger } = createPorts();
+    const summarizer = createScriptedSummarizer([new Error('overloaded'), 's']);
+    const started = performance.now();
+    const result = await compactMessages(history, { ...options, summarizer, maxRetries: 1, retryBaseDelayMs: 5 });
+    // timers may fire a millisecond early on some platforms
+    expect(performance.now() - started).toBeGreaterThanOrEqual(4);
+    expect(result.summary).toBe('s');
+    expect(summarizer.calls).toHaveLength(2);
+    expect(logger.warnings).toContain('compact: summary attempt 1 failed (overloaded); retrying in 5 ms');
+  });
+
+  it('cancels that wait when the signal aborts', async () => {
+    const { options } = createPorts();
+    const controller = new AbortController();
+    const reason = new Error('stop');
+    const summarizer = createScriptedSummarizer([
+      async () => {
+        setTimeout(() => controller.abort(reason), 5);
+        throw new Error('overloaded');
+      },
+    ]);
+    // an hour's wait: only a timer the signal clears lets this settle
+    await expect(compactMessages(history, { ...options, summarizer, maxRetries: 1, retryBaseDelayMs: 3_600_000, signal: controller.signal })).rejects.toBe(reason);
   });
 });
 

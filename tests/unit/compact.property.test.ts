@@ -156,6 +156,7 @@ describe('compaction invariants', () => {
           tokenCounter: charCounter,
           logger: createRecordingLogger(),
           sleep: createRecordingSleep(),
+          now: () => new Date('2026-11-21T23:45:12Z'),
         });
         expect(input).toEqual(snapshot);
         if (!result.compacted) expect(result.messages).toBe(input);

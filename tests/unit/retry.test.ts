@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelayMs, retryWithBackoff, sleepWithTimeout, summarizeWithRetry } from '../../src/core/compact/retry.js';
+import { backoffDelayMs, retryWithBackoff, summarizeWithRetry } from '../../src/core/compact/retry.js';
 import { ContextError, SummarizerFailedError } from '../../src/core/errors.js';
+import { sleepWithTimeout } from '../../src/infrastructure/clock.js';
 import type { Message } from '../../src/core/types.js';
 import { createRecordingSleep, createScriptedSummarizer } from './compact-fixtures.js';
 
@@ -92,7 +93,7 @@ describe('retryWithBackoff (v1 F-007)', () => {
       const reason = new Error('user cancelled');
       controller.abort(reason);
       let attempts = 0;
-      await expect(retryWithBackoff(async () => (attempts += 1), { maxRetries: 2, baseDelayMs: 1, signal: controller.signal })).rejects.toBe(reason);
+      await expect(retryWithBackoff(async () => (attempts += 1), { maxRetries: 2, baseDelayMs: 1, signal: controller.signal, sleep: createRecordingSleep() })).rejects.toBe(reason);
       expect(attempts).toBe(0);
     });
 
@@ -121,14 +122,43 @@ describe('retryWithBackoff (v1 F-007)', () => {
           queueMicrotask(() => controller.abort(reason));
           throw new Error('transient');
         },
-        { maxRetries: 1, baseDelayMs: 3_600_000, signal: controller.signal },
+        { maxRetries: 1, baseDelayMs: 3_600_000, signal: controller.signal, sleep: sleepWithTimeout },
       );
       await expect(promise).rejects.toBe(reason);
     });
   });
 
-  it('sleepWithTimeout rejects at once on an aborted signal', async () => {
+  it('waits only through the injected sleep, handing it the signal', async () => {
+    const calls: Array<[number, AbortSignal | undefined]> = [];
+    const signal = new AbortController().signal;
+    let attempts = 0;
+    const result = await retryWithBackoff(
+      async () => {
+        attempts += 1;
+        if (attempts < 3) throw new Error('transient');
+        return 'ok';
+      },
+      // an hour's backoff: only an injected sleep lets this finish at once
+      { maxRetries: 2, baseDelayMs: 3_600_000, maxDelayMs: 86_400_000, signal, sleep: async (delayMs, sleepSignal) => void calls.push([delayMs, sleepSignal]) },
+    );
+    expect(result).toBe('ok');
+    expect(calls).toEqual([
+      [3_600_000, signal],
+      [7_200_000, signal],
+    ]);
+  });
+});
+
+describe('sleepWithTimeout (the real timer the public layer passes)', () => {
+  it('rejects at once on an aborted signal', async () => {
     await expect(sleepWithTimeout(10_000, AbortSignal.abort('gone'))).rejects.toBe('gone');
+  });
+
+  it('resolves after the delay', async () => {
+    const started = performance.now();
+    await sleepWithTimeout(20);
+    // timers may fire a millisecond early on some platforms
+    expect(performance.now() - started).toBeGreaterThanOrEqual(18);
   });
 });
 
@@ -136,7 +166,7 @@ describe('summarizeWithRetry (v1 F-007, spec 05 F-004 errors)', () => {
   it('passes maxWords and the signal to the summarizer and trims the result', async () => {
     const summarizer = createScriptedSummarizer(['  summary \n']);
     const signal = new AbortController().signal;
-    expect(await summarizeWithRetry(summarizer, rest, { maxWords: 1200, maxRetries: 0, baseDelayMs: 0, signal })).toBe('summary');
+    expect(await summarizeWithRetry(summarizer, rest, { maxWords: 1200, maxRetries: 0, baseDelayMs: 0, signal, sleep: createRecordingSleep() })).toBe('summary');
     expect(summarizer.calls[0]?.options).toEqual({ maxWords: 1200, signal });
     expect(summarizer.calls[0]?.messages).toBe(rest);
   });
@@ -159,6 +189,6 @@ describe('summarizeWithRetry (v1 F-007, spec 05 F-004 errors)', () => {
 
   it('treats a non-string reply as a failure', async () => {
     const summarizer = { summarize: async () => undefined as unknown as string };
-    await expect(summarizeWithRetry(summarizer, rest, { maxWords: 10, maxRetries: 0, baseDelayMs: 0 })).rejects.toThrow('returned no text (undefined)');
+    await expect(summarizeWithRetry(summarizer, rest, { maxWords: 10, maxRetries: 0, baseDelayMs: 0, sleep: createRecordingSleep() })).rejects.toThrow('returned no text (undefined)');
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Claude Code session logs (`~/.claude/projects/<project>/<session>.jsonl`), rebuilt into the
- * messages the model saw (DESIGN §8).
+ * messages the model saw.
  *
  * Claude Code writes one line per content block. The lines of one assistant API message share
  * `message.id` but are not always consecutive: with parallel tool calls, each `tool_use` line

@@ -1,5 +1,5 @@
 /**
- * Writes a new history in the shape the user gave it (DESIGN §8): a JSON array stays an array,
+ * Writes a new history in the shape the user gave it: a JSON array stays an array,
  * a request body stays a request body; JSONL and Claude Code logs become a JSON array of
  * messages, the shape every API and this package take.
  */

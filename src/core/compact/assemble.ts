@@ -1,17 +1,17 @@
 /**
- * Assembly (spec 05 F-006): Head, then the summary pair, then one pair per restored file.
- * The texts are the spec's, verbatim.
+ * Assembly: Head, then the summary pair, then one pair per restored file. The texts of the
+ * pairs are fixed (the constants below).
  */
 import type { Logger } from '../ports.js';
 import type { Message } from '../types.js';
 
 /** Prefix of the user message that carries the summary; the summary follows it. */
 export const COMPRESSED_CONVERSATION_PREFIX = '[Conversation compressed]\n\n';
-/** The assistant's reply to the summary message (spec 05 F-006). */
+/** The assistant's reply to the summary message. */
 export const SUMMARY_ACKNOWLEDGEMENT = 'Understood. I have the context from the compressed conversation. Continuing work.';
-/** The assistant's reply to each restored file message (spec 05 F-006). */
+/** The assistant's reply to each restored file message. */
 export const RESTORED_FILE_ACKNOWLEDGEMENT = 'Noted, file content restored.';
-/** Prefix of a restored file message: `[Restored after compact] {path}:\n{content}` (spec 05 F-005). */
+/** Prefix of a restored file message: `[Restored after compact] {path}:\n{content}`. */
 export const RESTORED_FILE_PREFIX = '[Restored after compact] ';
 
 /** Options of {@link assembleMessages}. */
@@ -19,7 +19,7 @@ export interface AssembleMessagesOptions {
   /**
    * A user message appended after the last pair, such as `"Continue with the task."`, so the
    * list does not end with an assistant message (which a request would send as a prefill).
-   * @default undefined (none, as spec 05)
+   * @default undefined (none)
    */
   resumeMessage?: string | undefined;
   /** Receives a warning when the summary is blank. */
@@ -33,7 +33,7 @@ export function formatRestoredFileMessage(path: string, content: string): Messag
 
 /**
  * The path a restored-file message names, or `undefined` when `message` is not one. Used so
- * that such a message in Rest counts as a read of its file (DESIGN §8).
+ * that such a message in Rest counts as a read of its file.
  */
 export function parseRestoredFileMessage(message: Message): string | undefined {
   const content = message.content;
@@ -45,7 +45,7 @@ export function parseRestoredFileMessage(message: Message): string | undefined {
 }
 
 /**
- * Builds the compacted history (spec 05 F-006):
+ * Builds the compacted history:
  * ```
  * ...head
  * user:      "[Conversation compressed]\n\n{summary}"

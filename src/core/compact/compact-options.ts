@@ -1,5 +1,5 @@
 /**
- * Options of `compactMessages` (DESIGN §6) and their resolution: each setting is the option
+ * Options of `compactMessages` and their resolution: each setting is the option
  * when given, else its environment variable, else its default. Everything is checked here,
  * before any side effect, with messages naming the option or variable.
  */
@@ -108,7 +108,7 @@ export interface CompactOptions {
    * What to do when the archive of the compacted messages cannot be written (a full disk, a
    * read-only directory): `'required'` skips the compaction (`skippedReason: 'archive-failed'`,
    * the history untouched), so nothing is summarized away that is not saved; `'best-effort'`
-   * compacts anyway with `originalMessagesPath: null` (the v1 module's behaviour). Both log a
+   * compacts anyway with `originalMessagesPath: null`. Both log a
    * warning. No environment variable.
    * @default 'required'
    */
@@ -157,7 +157,7 @@ export interface CompactOptions {
    * A user message appended after the compacted history (e.g. `"Continue with the task."`),
    * so the list does not end with an assistant message, which a request would send as a
    * prefill. Must not be blank.
-   * @default undefined (none, as spec 05)
+   * @default undefined (none)
    */
   resumeMessage?: string | undefined;
   /**
@@ -166,7 +166,7 @@ export interface CompactOptions {
    */
   tokenCounter?: TokenCounter | undefined;
   /**
-   * An LLM to write the summary: the package builds spec 05's prompt (cut and chunked to
+   * An LLM to write the summary: the package builds its summary prompt (cut and chunked to
    * `summaryInputMaxTokens`) and sends it with `summaryModel`. Ignored when `summarizer` is
    * given.
    * @default an Anthropic client when `ANTHROPIC_API_KEY` is set (honouring `ANTHROPIC_BASE_URL`)

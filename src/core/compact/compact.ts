@@ -1,9 +1,9 @@
 /**
- * Compaction (spec 05, DESIGN §6): trigger → partition → archive Rest → summarize (with
+ * Compaction: trigger → partition → archive Rest → summarize (with
  * retry) → restore recent files → assemble → stats. Pure orchestration over ports.
  */
 import { throwIfAborted } from '../abort.js';
-import type { ContentStore, FileReader, FileWriter, Logger, Summarizer, TokenCounter } from '../ports.js';
+import type { ContentStore, FileReader, FileWriter, Logger, Sleep, Summarizer, TokenCounter } from '../ports.js';
 import { countHistoryTokens, isAtCompactThreshold } from '../tokens.js';
 import type { Message } from '../types.js';
 import { assembleMessages } from './assemble.js';
@@ -11,7 +11,7 @@ import type { ResolvedCompactOptions } from './compact-options.js';
 import { partitionMessages } from './partition.js';
 import { archiveRest, createArchiveWriterStore } from './persist.js';
 import { collectRestoredFiles } from './restore.js';
-import { summarizeWithRetry, type Sleep } from './retry.js';
+import { summarizeWithRetry } from './retry.js';
 import { computeCompactStats, createEmptyCompactStats, type CompactStats } from './stats.js';
 
 /**
@@ -24,6 +24,17 @@ import { computeCompactStats, createEmptyCompactStats, type CompactStats } from 
  */
 export type CompactSkipReason = 'below-threshold' | 'nothing-to-compact' | 'archive-failed' | 'summarizer-failed';
 
+/**
+ * Which summarizer compaction used, or would have used had it gone that far. It is decided from
+ * the options and the environment alone, first that applies:
+ * - `'custom'`: the `summarizer` option;
+ * - `'llm-client'`: the `llmClient` option, with the package's summary prompt (whatever the
+ *   client talks to: an Anthropic or OpenAI client you created yourself is `'llm-client'` too);
+ * - `'anthropic'`: an Anthropic client created because `ANTHROPIC_API_KEY` is set;
+ * - `'extractive'`: the offline extractive summarizer, when none of the above is configured.
+ */
+export type SummarizerKind = 'custom' | 'llm-client' | 'anthropic' | 'extractive';
+
 /** What `compactMessages` returns. */
 export interface CompactResult {
   /**
@@ -33,7 +44,7 @@ export interface CompactResult {
   messages: Message[];
   /** Whether the history was compacted. */
   compacted: boolean;
-  /** Figures of the compaction (spec 05 F-009); all 0 when nothing was compacted. */
+  /** Figures of the compaction; all 0 when nothing was compacted. */
   stats: CompactStats;
   /**
    * Absolute path of the JSON archive of the compacted messages (Rest); `null` when nothing
@@ -47,7 +58,20 @@ export interface CompactResult {
   skippedReason?: CompactSkipReason;
   /** Why the archive could not be written (`'archive-failed'`), or the last summarizer error (`'summarizer-failed'`). */
   error?: unknown;
+  /**
+   * Which summarizer wrote the summary, or would have written it: set on every result, also
+   * when nothing was compacted (below the trigger, nothing to compact, the archive or every
+   * summary attempt failed). Whether it actually ran: `compacted`, or `skippedReason` being
+   * `'summarizer-failed'`.
+   */
+  summarizer: SummarizerKind;
 }
+
+/**
+ * What {@link compactMessagesWith} returns: a {@link CompactResult} but for `summarizer`, which
+ * it cannot know (it is handed a summarizer, not the choice that made it).
+ */
+export type CompactOutcome = Omit<CompactResult, 'summarizer'>;
 
 /** The ports compaction works through. */
 export interface CompactPorts {
@@ -63,17 +87,17 @@ export interface CompactPorts {
   tokenCounter: TokenCounter;
   /** Receives warnings. */
   logger: Logger;
-  /** The wait between retries; tests pass an instant one. */
-  sleep?: Sleep | undefined;
-  /** The clock, for the archive's file name. */
-  now?: (() => Date) | undefined;
+  /** The wait between summary attempts, cancelled by the signal (`compactMessages` passes a real timer). */
+  sleep: Sleep;
+  /** The clock, for the archive's file name (`compactMessages` passes the system clock). */
+  now: () => Date;
 }
 
 function missingArchiveTarget(): never {
   throw new TypeError('compactMessagesWith needs ports.store or ports.fileWriter for the archive');
 }
 
-function skip(messages: readonly Message[], skippedReason: CompactSkipReason): CompactResult {
+function skip(messages: readonly Message[], skippedReason: CompactSkipReason): CompactOutcome {
   // The input array itself: a caller can tell "nothing changed" by identity.
   return { messages: messages as Message[], compacted: false, stats: createEmptyCompactStats(), originalMessagesPath: null, skippedReason };
 }
@@ -83,13 +107,13 @@ function skip(messages: readonly Message[], skippedReason: CompactSkipReason): C
  *
  * 1. Trigger: unless `force`, skip (`'below-threshold'`) when the count is below
  *    `contextTokenLimit × compactThresholdRatio` or the history is empty.
- * 2. Partition (F-003); an empty Rest skips (`'nothing-to-compact'`).
- * 3. Archive Rest (v1 F-006) — before summarizing, so it exists even if summarizing fails. When
+ * 2. Partition; an empty Rest skips (`'nothing-to-compact'`).
+ * 3. Archive Rest — before summarizing, so it exists even if summarizing fails. When
  *    it cannot be written, skip (`'archive-failed'`, the input array itself) unless `archive`
- *    is `'best-effort'` (v1's behaviour: go on with `originalMessagesPath: null`).
- * 4. Summarize Rest with retry (v1 F-007); when every attempt fails, resolve the input array
+ *    is `'best-effort'` (then go on with `originalMessagesPath: null`).
+ * 4. Summarize Rest with retry; when every attempt fails, resolve the input array
  *    itself with `'summarizer-failed'` and the last error.
- * 5. Restore recent files (F-005) from the whole history, then assemble (F-006) and count.
+ * 5. Restore recent files from the whole history, then assemble and count.
  *
  * An abort rejects with the signal's reason at any step.
  */
@@ -97,7 +121,7 @@ export async function compactMessagesWith(
   messages: readonly Message[],
   options: ResolvedCompactOptions,
   ports: CompactPorts,
-): Promise<CompactResult> {
+): Promise<CompactOutcome> {
   const { signal } = options;
   const { logger, tokenCounter } = ports;
   throwIfAborted(signal);

@@ -1,6 +1,6 @@
 /**
- * The offline, deterministic summarizer (DESIGN §6): what compaction uses when no summarizer,
- * no LLM client and no API key is configured. It writes spec 05's five sections from facts
+ * The offline, deterministic summarizer: what compaction uses when no summarizer, no LLM
+ * client and no API key is configured. It writes the summary's five sections from facts
  * read off the messages themselves — no model, no network, same output for the same input.
  */
 import { describeValue, InvalidOptionError } from '../errors.js';
@@ -52,7 +52,7 @@ type FileOperation = 'read' | 'written' | 'edited' | 'deleted';
 
 /**
  * Creates the extractive summarizer: deterministic and offline. It fills the five sections of
- * spec 05 F-004 from the messages:
+ * the summary from the messages:
  *
  * - **Goals & Decisions**: the first user request, verbatim (trimmed), and the first line of
  *   each later one; what an earlier compaction's summary said there.

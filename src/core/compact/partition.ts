@@ -1,5 +1,5 @@
 /**
- * Partition (spec 05 F-003): the Head is the leading run of `system` messages, kept as is;
+ * Partition: the Head is the leading run of `system` messages, kept as is;
  * the Rest is everything after it, all of it compacted. There is no Tail any more.
  */
 import type { Message } from '../types.js';

@@ -1,5 +1,5 @@
 /**
- * Archive of the compacted messages (v1 F-006, DESIGN §6): before summarizing, Rest is saved
+ * Archive of the compacted messages: before summarizing, Rest is saved
  * as indented JSON to `<outputDir>/<sessionId>/compact-<UTC time>-<sequence>.json`, so
  * nothing compaction drops is lost. The sequence is derived from the files already there
  * (no global counter), and the file is created exclusively, so two compactions running at
@@ -33,8 +33,8 @@ export interface PersistRestOptions {
   fileWriter: FileWriter;
   /** Receives the warning when the archive cannot be written. */
   logger: Logger;
-  /** The clock, for the file name. @default () => new Date() */
-  now?: (() => Date) | undefined;
+  /** The clock, for the file name. */
+  now: () => Date;
 }
 
 /** `2026-11-21T23:45:12.345Z` → `2026-11-21T23-45-12Z`: UTC ISO-8601 to the second, `:` as `-`. */
@@ -68,8 +68,8 @@ export interface ArchiveRestOptions {
   sessionId: string;
   /** Receives the warning when the archive cannot be written. */
   logger: Logger;
-  /** The clock, for the file name. @default () => new Date() */
-  now?: (() => Date) | undefined;
+  /** The clock, for the file name. */
+  now: () => Date;
 }
 
 /**
@@ -82,7 +82,7 @@ export interface ArchiveRestOptions {
  */
 export async function archiveRest(rest: readonly Message[], options: ArchiveRestOptions): Promise<ArchiveOutcome> {
   const { store, logger, sessionId } = options;
-  const date = (options.now ?? (() => new Date()))();
+  const date = options.now();
   try {
     let sequence = nextArchiveSequence((await collectKeys(store, `${sessionId}/compact-`)).map((key) => key.slice(sessionId.length + 1)));
     for (let attempt = 0; attempt < MAX_EXCLUSIVE_ATTEMPTS; attempt += 1, sequence += 1) {
@@ -115,7 +115,7 @@ export function createArchiveWriterStore(fileWriter: FileWriter, workDir: string
  * {@link archiveRest} through a {@link FileWriter} under `<workDir>/<outputDir>/<sessionId>/`,
  * resolving only the path (`null` when the archive could not be written). With the writer's
  * `listDir` the sequence continues from the files on disk; with its `createExclusiveFromParts`
- * (preferred) or `createExclusive`, names are taken write-once; a writer with only spec 01's
+ * (preferred) or `createExclusive`, names are taken write-once; a writer with only
  * `writeFile` writes plainly, as sequence 1 when it cannot list.
  */
 export async function persistRest(rest: readonly Message[], options: PersistRestOptions): Promise<string | null> {

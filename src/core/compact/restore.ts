@@ -1,5 +1,5 @@
 /**
- * File restoration (spec 05 F-005, DESIGN §8): after compaction, the files the agent read
+ * File restoration: after compaction, the files the agent read
  * most recently are read again from disk and put back into the context, within three budgets
  * (file count, tokens per file, tokens in all), and never from outside `workDir`.
  */
@@ -17,7 +17,7 @@ import { isPathInside, resolvePathFrom } from './path-resolution.js';
  * So a file of `B` bytes holds at least `ceil(B / 128)` tokens as the default counter counts
  * it: reading it as UTF-8 keeps every valid sequence (a BOM included) and turns each invalid
  * one (1 to 3 bytes) into U+FFFD (3 bytes), so its text has at least `B` UTF-8 bytes; and the
- * counter sums the tokens of pieces of that text, cut between code points (DESIGN §11): the
+ * counter sums the tokens of pieces of that text, cut between code points: the
  * pieces together hold the text's bytes and each token covers at most 128 bytes of its piece,
  * so the bound holds for the counter as it is, length cuts included.
  */
@@ -81,9 +81,9 @@ export interface CollectRestoredFilesOptions extends FindRecentlyReadFilesOption
 }
 
 /**
- * The files the history read, most recent first, one per resolved absolute path (spec 05
- * F-005 steps 1–4, DESIGN §8). A read is a `tool_use` in an assistant message whose name is
- * in `readToolNames` and whose `input[pathField]` is a non-empty string; a
+ * The files the history read, most recent first, one per resolved absolute path. A read is a
+ * `tool_use` in an assistant message whose name is in `readToolNames` and whose
+ * `input[pathField]` is a non-empty string; a
  * `[Restored after compact] {path}:` user message counts as a read at its position, so a
  * file stays restored across compactions until newer reads push it out; within one run of
  * such messages (listed most recent first by assembly) the order is read backwards, so the
@@ -137,7 +137,7 @@ function throwIfAborted(signal: AbortSignal | undefined): void {
 }
 
 /**
- * Reads back the most recently read files (spec 05 F-005 steps 5–7, DESIGN §8):
+ * Reads back the most recently read files:
  * 1. take the `maxRestoreFiles` most recent candidates ({@link findRecentlyReadFiles}); a
  *    candidate skipped below is not replaced by an older one;
  * 2. for each, most recent first: skip with a warning when its path resolves outside

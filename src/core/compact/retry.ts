@@ -1,16 +1,13 @@
 /**
- * Retry with exponential backoff (v1 F-007, DESIGN §6, §8): a summary attempt that throws or
+ * Retry with exponential backoff: a summary attempt that throws or
  * returns blank text is retried up to `maxRetries` times, waiting `baseDelayMs`, then twice
  * that, and so on — or what the error's `retryAfterMs` says (a server's `retry-after`). An
  * abort ends everything at once with the signal's reason: no retry, no further wait.
  */
 import { raceWithSignal, throwIfAborted } from '../abort.js';
 import { SummarizerFailedError } from '../errors.js';
-import type { Summarizer } from '../ports.js';
+import type { Sleep, Summarizer } from '../ports.js';
 import type { Message } from '../types.js';
-
-/** Waits `delayMs`; rejects with the signal's reason when it aborts first. */
-export type Sleep = (delayMs: number, signal?: AbortSignal) => Promise<void>;
 
 /** Longest wait between two attempts, whatever the backoff or `retry-after` says. */
 export const DEFAULT_MAX_RETRY_DELAY_MS = 60_000;
@@ -29,29 +26,11 @@ export interface RetryOptions {
   maxDelayMs?: number | undefined;
   /** Aborts: the promise rejects with `signal.reason`, with no further attempt. */
   signal?: AbortSignal | undefined;
-  /** The wait; tests pass an instant one. @default a `setTimeout` that the signal cancels */
-  sleep?: Sleep | undefined;
+  /** The wait between attempts, cancelled by `signal` (the public layer passes a real timer; tests an instant one). */
+  sleep: Sleep;
   /** Called before each wait, with the error that caused it. */
   onRetry?: ((error: unknown, retryNumber: number, delayMs: number) => void) | undefined;
 }
-
-/** Waits with `setTimeout`; an abort clears the timer and rejects with the signal's reason. */
-export const sleepWithTimeout: Sleep = (delayMs, signal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, delayMs);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 
 /** The wait before retry number `retryNumber` (1-based): `baseDelayMs × 2^(retryNumber − 1)`, capped. */
 export function backoffDelayMs(retryNumber: number, baseDelayMs: number, maxDelayMs = DEFAULT_MAX_RETRY_DELAY_MS): number {
@@ -70,8 +49,7 @@ function retryAfterMsOf(error: unknown): number | undefined {
  * the last error when every attempt failed, or with the signal's reason on abort.
  */
 export async function retryWithBackoff<T>(attempt: (attemptNumber: number) => Promise<T>, options: RetryOptions): Promise<T> {
-  const { signal } = options;
-  const sleep = options.sleep ?? sleepWithTimeout;
+  const { signal, sleep } = options;
   const maxDelayMs = options.maxDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
   for (let attemptNumber = 1; ; attemptNumber += 1) {
     throwIfAborted(signal);

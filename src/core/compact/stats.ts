@@ -1,8 +1,8 @@
 /**
- * Compaction statistics (spec 05 F-009).
+ * Compaction statistics.
  */
 
-/** What one compaction did (spec 05 F-009). Every figure is 0 when nothing was compacted. */
+/** What one compaction did. Every figure is 0 when nothing was compacted. */
 export interface CompactStats {
   /** Tokens of the history before compaction, as the trigger counted them. */
   originalTokenCount: number;

@@ -1,5 +1,5 @@
 /**
- * The LLM-backed summarizer (spec 05 F-004, DESIGN §6 "Who writes the summary"): renders Rest,
+ * The LLM-backed summarizer: renders Rest,
  * builds the prompt, keeps every request within the summarizer's own window, and sends it
  * through the {@link LlmClient} port.
  *
@@ -140,14 +140,14 @@ export function computeSummaryMaxTokens(maxWords: number): number {
 }
 
 /**
- * Creates a {@link Summarizer} that asks an LLM for spec 05's structured summary.
+ * Creates a {@link Summarizer} that asks an LLM for the structured summary (five sections).
  *
  * Each request's prompt stays within `inputMaxTokens`: long tool results are cut in the middle
  * first, then Rest is summarized in sequential chunks (see the module comment), so compaction
  * never fails because the history is too large.
  *
  * A blank reply (empty or whitespace) rejects with a {@link SummarizerFailedError} (code
- * `SUMMARIZER_FAILED`), as spec 05 F-004 treats an empty reply as a failed call; the reply is
+ * `SUMMARIZER_FAILED`): an empty reply counts as a failed call; the reply is
  * otherwise returned trimmed. Errors of the client (network, rate limit, abort) propagate
  * unchanged, so a retry can read their `retryAfterMs`.
  *

@@ -1,11 +1,11 @@
 /**
- * The summary prompt of spec 05 F-004, and the rendering of messages into the text it
+ * The summary prompt, and the rendering of messages into the text it
  * carries. Pure: no tokenizer here (sizes are the business of `summarize-with-llm.ts`).
  */
 import { describeValue, InvalidOptionError } from '../errors.js';
 import { isTextBlock, isThinkingBlock, isToolResultBlock, isToolUseBlock, type ContentBlock, type Message, type ToolUseBlock } from '../types.js';
 
-/** The five sections of every summary, in order (spec 05 F-004 rule 1). */
+/** The five sections of every summary, in order. */
 export const SUMMARY_SECTION_TITLES = [
   'Goals & Decisions',
   'File Operations',
@@ -17,11 +17,11 @@ export const SUMMARY_SECTION_TITLES = [
 /** One of {@link SUMMARY_SECTION_TITLES}. */
 export type SummarySectionTitle = (typeof SUMMARY_SECTION_TITLES)[number];
 
-/** The rule spec 05 F-004 (rule 3) adds to the prompt, verbatim. */
+/** The rule about the most recent messages that the prompt carries, verbatim. */
 export const SUMMARY_MOST_RECENT_RULE =
   'Pay special attention to the MOST RECENT messages — summarize the current task state, what was just done, and what the next logical step should be. This information is critical because the original recent messages will NOT be preserved.';
 
-/** What each section asks for. Task Status carries spec 05 F-004 rule 2. */
+// What each section asks for. Task Status carries spec 05 F-004 rule 2.
 const SECTION_INSTRUCTIONS: Readonly<Record<SummarySectionTitle, string>> = {
   'Goals & Decisions':
     "The user's goals and requests (quote the first request and the latest one), constraints and preferences the user stated, and the decisions taken, with their reasons.",
@@ -48,14 +48,15 @@ export interface BuildSummaryPromptOptions {
 }
 
 /**
- * Builds the summary prompt of spec 05 F-004: the conversation (inside `<conversation>` tags,
+ * Builds the summary prompt: the conversation (inside `<conversation>` tags,
  * first, as long documents go before the instructions), then the instructions: the five
  * sections (Goals & Decisions, File Operations, Tool Calls, Task Status, Errors &
  * Resolutions), the Task Status instruction about the most recent round, the MOST RECENT rule
  * verbatim ({@link SUMMARY_MOST_RECENT_RULE}) and the word budget.
  *
  * With `previousSummary` the prompt carries that summary (inside `<previous_summary>` tags)
- * and asks for one updated summary of both: the chunked mode of DESIGN §6.
+ * and asks for one updated summary of both: how a history too long for one request is
+ * summarized, chunk by chunk.
  *
  * @param conversationText - The messages as text, e.g. from {@link renderMessagesForSummary}.
  * @throws {@link InvalidOptionError} when `maxWords` is not a positive integer.
