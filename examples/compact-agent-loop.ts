@@ -12,12 +12,12 @@ import { join } from 'node:path';
 import {
   compactMessages,
   countTokens,
-  createExtractiveSummarizer,
   offloadToolResults,
   shouldCompact,
   type Message,
   type ToolUseBlock,
 } from '../src/index.js';
+import { createExtractiveSummarizer } from '../src/summarize.js';
 
 /** A tiny window so that compaction fires within a few turns (offloading keeps the history small). */
 const CONTEXT_TOKEN_LIMIT = 1200;

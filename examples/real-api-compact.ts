@@ -11,7 +11,8 @@
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compactMessages, createAnthropicLlmClient, DEFAULT_SUMMARY_MODEL, type Message } from '../src/index.js';
+import { createAnthropicLlmClient } from '../src/anthropic.js';
+import { compactMessages, DEFAULT_SUMMARY_MODEL, type Message } from '../src/index.js';
 
 const apiKey = process.env.ANTHROPIC_API_KEY?.trim();
 if (apiKey === undefined || apiKey === '') {

@@ -13,9 +13,9 @@
 import { readFile, rm } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import { isToolResultBlock } from '../src/messages.js';
 import {
   createToolResultOffloader,
-  isToolResultBlock,
   offloadToolResults,
   planOffload,
   type ContentBlock,

@@ -5,7 +5,8 @@
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { compactMessages, countTokens, createExtractiveSummarizer, isOffloadReference, offloadToolResults } from '../index.js';
+import { compactMessages, countTokens, isOffloadReference, offloadToolResults } from '../index.js';
+import { createExtractiveSummarizer } from '../summarize.js';
 import type { Message } from '../index.js';
 import { parseCommandArguments, readStringFlag } from './arguments.js';
 import { CliError } from './errors.js';

@@ -100,7 +100,7 @@ export type SummarizerOptions = { summarizer: Summarizer } | { llmClient: LlmCli
  */
 export async function createChosenSummarizer(choice: SummarizerChoice, use: SummarizerUse, hooks: LlmRequestHooks): Promise<SummarizerOptions> {
   if (choice.provider === 'extractive') {
-    const { createExtractiveSummarizer } = await import('../index.js');
+    const { createExtractiveSummarizer } = await import('../summarize.js');
     const extractive = createExtractiveSummarizer();
     return {
       summarizer: {
@@ -111,10 +111,11 @@ export async function createChosenSummarizer(choice: SummarizerChoice, use: Summ
       },
     };
   }
-  const library = await import('../index.js');
   const settings = choice.baseURL === undefined ? {} : { baseURL: choice.baseURL };
   const client: LlmClient =
-    choice.provider === 'anthropic' ? await library.createAnthropicLlmClient(settings) : await library.createOpenAILlmClient(settings);
+    choice.provider === 'anthropic'
+      ? await (await import('../anthropic.js')).createAnthropicLlmClient(settings)
+      : await (await import('../openai.js')).createOpenAILlmClient(settings);
   const llmClient: LlmClient = {
     // the wrapped client's default model (null for OpenAI) still decides when no model is given
     ...(client.defaultModel === undefined ? {} : { defaultModel: client.defaultModel }),

@@ -13,22 +13,24 @@ vi.mock('@anthropic-ai/sdk', () => notInstalled('@anthropic-ai/sdk'));
 vi.mock('openai', () => notInstalled('openai'));
 
 describe('without the optional SDKs installed', () => {
-  it('the package root imports, and exports the client factories', async () => {
+  it('the package root and the client subpaths import, and export the client factories', async () => {
     const root = await import('../../src/index.js');
-    expect(typeof root.createAnthropicLlmClient).toBe('function');
-    expect(typeof root.createOpenAILlmClient).toBe('function');
-    expect(typeof root.createExtractiveSummarizer).toBe('function');
+    expect(typeof root.compactMessages).toBe('function');
+    expect(typeof (await import('../../src/anthropic.js')).createAnthropicLlmClient).toBe('function');
+    expect(typeof (await import('../../src/openai.js')).createOpenAILlmClient).toBe('function');
+    expect(typeof (await import('../../src/summarize.js')).createExtractiveSummarizer).toBe('function');
   });
 
   it('createAnthropicLlmClient rejects with MISSING_DEPENDENCY, saying what to install', async () => {
-    const { createAnthropicLlmClient, MissingDependencyError } = await import('../../src/index.js');
+    const { createAnthropicLlmClient } = await import('../../src/anthropic.js');
+    const { MissingDependencyError } = await import('../../src/index.js');
     const promise = createAnthropicLlmClient({ apiKey: 'sk-test' });
     await expect(promise).rejects.toBeInstanceOf(MissingDependencyError);
     await expect(promise).rejects.toThrow('npm install @anthropic-ai/sdk');
   });
 
   it('createOpenAILlmClient rejects with MISSING_DEPENDENCY, saying what to install', async () => {
-    const { createOpenAILlmClient } = await import('../../src/index.js');
+    const { createOpenAILlmClient } = await import('../../src/openai.js');
     await expect(createOpenAILlmClient({ apiKey: 'sk-test' })).rejects.toMatchObject({ code: 'MISSING_DEPENDENCY', message: expect.stringContaining('npm install openai') });
   });
 });

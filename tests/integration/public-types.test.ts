@@ -1,34 +1,45 @@
 /**
  * The published declarations (`dist/`, built by `npm test` before the suites run): every type
- * that an exported declaration names must itself be exported from the package root, or users
- * cannot write it down (publint and tsc do not check this). Also checks the names the review
- * added to the surface.
+ * that an exported declaration names must itself be exported from the package root or one of
+ * its subpaths, or users cannot write it down (publint and tsc do not check this). Also checks
+ * the shape of the surface: a small root, internals kept in.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as packageRoot from '../../src/index.js';
-import type { CreateLlmSummarizerOptions, ForeignBlock, OpenAILlmClient, TokenCounterEncoding } from '../../src/index.js';
+import type { ForeignBlock } from '../../src/index.js';
+import type { OpenAILlmClient } from '../../src/openai.js';
+import type { CreateLlmSummarizerOptions, TokenCounterEncoding } from '../../src/summarize.js';
+import * as messages from '../../src/messages.js';
+import packageJson from '../../package.json' with { type: 'json' };
 
 const distDir = fileURLToPath(new URL('../../dist/', import.meta.url));
 const rootDeclarations = `${distDir}index.d.ts`;
+/** The declaration file of every entry point in package.json `exports`. */
+const entryDeclarations = Object.values(packageJson.exports)
+  .flatMap((target) => (typeof target === 'object' ? [target.types] : []))
+  .map((types) => `${distDir}${types.replace('./dist/', '')}`);
 
-/** The package's own types that exported declarations name but the root does not export, with who names them. */
+/** The package's own types that exported declarations name but no entry point exports, with who names them. */
 function findUnexportedTypes(): string[] {
-  const program = ts.createProgram([rootDeclarations], {
+  const program = ts.createProgram(entryDeclarations, {
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
     skipLibCheck: true,
     noEmit: true,
   });
   const checker = program.getTypeChecker();
-  const source = program.getSourceFile(rootDeclarations);
-  const moduleSymbol = source === undefined ? undefined : checker.getSymbolAtLocation(source);
-  if (moduleSymbol === undefined) throw new Error(`cannot read ${rootDeclarations}`);
   const resolve = (symbol: ts.Symbol): ts.Symbol => (symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol);
   const inPackage = (node: ts.Node): boolean => node.getSourceFile().fileName.startsWith(distDir);
-  const exported = new Set(checker.getExportsOfModule(moduleSymbol).map(resolve));
+  const exported = new Set<ts.Symbol>();
+  for (const file of entryDeclarations) {
+    const source = program.getSourceFile(file);
+    const moduleSymbol = source === undefined ? undefined : checker.getSymbolAtLocation(source);
+    if (moduleSymbol === undefined) throw new Error(`cannot read ${file}`);
+    for (const symbol of checker.getExportsOfModule(moduleSymbol)) exported.add(resolve(symbol));
+  }
   const visited = new Set<ts.Symbol>();
   const missing = new Set<string>();
 
@@ -58,17 +69,26 @@ function findUnexportedTypes(): string[] {
 }
 
 describe('public types', () => {
-  it('every type named by an exported declaration is exported from the package root', () => {
+  it('every type named by an exported declaration is exported from the package root or a subpath', () => {
     expect(existsSync(rootDeclarations), 'run `npm run build` first (npm test does)').toBe(true);
+    expect(entryDeclarations.length).toBeGreaterThanOrEqual(8);
     expect(findUnexportedTypes()).toEqual([]);
   });
 
-  it('exports the names added by the review: TokenCounterEncoding, the block guards and types, SummarizerFailedError', () => {
+  it('keeps the package root small: at most 30 runtime names, no internals', () => {
+    const names = Object.keys(packageRoot);
+    expect(names.length, names.join(', ')).toBeLessThanOrEqual(30);
+    for (const internal of ['MIN_KEPT_BLOCK_CHARS', 'MESSAGE_TOKEN_OVERHEAD', 'BLOCK_TOKEN_OVERHEAD', 'createAnthropicLlmClient', 'NodeFileWriter']) {
+      expect(names, internal).not.toContain(internal);
+    }
+  });
+
+  it('exports the names users write down: TokenCounterEncoding, the block guards and types, SummarizerFailedError', () => {
     expectTypeOf<CreateLlmSummarizerOptions['tokenCounterEncoding']>().toEqualTypeOf<TokenCounterEncoding | undefined>();
     expectTypeOf<ForeignBlock>().toEqualTypeOf<{ type: string }>();
     expectTypeOf<OpenAILlmClient['defaultModel']>().toEqualTypeOf<string | null>();
-    for (const name of ['isTextBlock', 'isThinkingBlock', 'isToolResultBlock', 'isToolUseBlock', 'computeMinSummaryInputTokens']) {
-      expect(typeof (packageRoot as Record<string, unknown>)[name], name).toBe('function');
+    for (const name of ['isTextBlock', 'isThinkingBlock', 'isToolResultBlock', 'isToolUseBlock', 'assertMessages']) {
+      expect(typeof (messages as Record<string, unknown>)[name], name).toBe('function');
     }
     expect(new packageRoot.SummarizerFailedError('blank')).toMatchObject({ name: 'SummarizerFailedError', code: 'SUMMARIZER_FAILED' });
   });

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as packageRoot from '../../src/index.js';
+import { MESSAGE_TOKEN_OVERHEAD } from '../../src/core/tokens.js';
 import { isPieceBoundary, MAX_COUNTED_PIECE_CHARS } from '../../src/core/text-pieces.js';
 import { countTextTokens, isTokenizerLoaded } from '../../src/infrastructure/tokenizer.js';
 import { createRandom } from '../fixtures/random.js';
@@ -45,7 +46,7 @@ describe('default token counter (gpt-tokenizer o200k_base)', () => {
     const text = 'log line <|endoftext|> and <|im_start|>user';
     expect(() => reference.countTokens(text)).toThrow();
     expect(countTextTokens(text)).toBeGreaterThan(10);
-    expect(packageRoot.countTokens([{ role: 'user', content: text }])).toBe(countTextTokens(text) + packageRoot.MESSAGE_TOKEN_OVERHEAD);
+    expect(packageRoot.countTokens([{ role: 'user', content: text }])).toBe(countTextTokens(text) + MESSAGE_TOKEN_OVERHEAD);
   });
 });
 

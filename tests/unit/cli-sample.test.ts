@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { assertMessages, countTokens, planOffload } from '../../src/index.js';
+import { countTokens, planOffload } from '../../src/index.js';
+import { assertMessages } from '../../src/messages.js';
 import type { ContentBlock, Message } from '../../src/index.js';
 import { loadSampleSession } from '../../src/cli/sample/load-sample.js';
 

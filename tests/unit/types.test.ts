@@ -7,12 +7,9 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, expectTypeOf, it } from 'vitest';
+import { isTextBlock, isThinkingBlock, isToolResultBlock, isToolUseBlock } from '../../src/messages.js';
 import {
   countTokens,
-  isTextBlock,
-  isThinkingBlock,
-  isToolResultBlock,
-  isToolUseBlock,
   offloadToolResultsWithWriter,
   planOffload,
   type ContentBlock,

@@ -11,7 +11,7 @@
  *   relative path mapped to its lines (joined with `\n`; a final `""` is a final newline).
  */
 import { readFile } from 'node:fs/promises';
-import { assertMessages } from '../../index.js';
+import { assertMessages } from '../../messages.js';
 import type { Message } from '../../index.js';
 
 /** The sample session and the project it works on. */

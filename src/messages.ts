@@ -1,0 +1,10 @@
+/**
+ * `agent-context-offload/messages`: checks and guards for the message shape the package
+ * works on, and the texts that mark offloaded content.
+ *
+ * @packageDocumentation
+ */
+export { isTextBlock, isThinkingBlock, isToolResultBlock, isToolUseBlock } from './core/types.js';
+export { assertMessages } from './core/validate-messages.js';
+export { isSafePathSegment } from './core/safe-path.js';
+export { BATCH_REFERENCE_PREFIX, DIRECT_REFERENCE_PREFIX } from './core/offload-reference.js';

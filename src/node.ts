@@ -1,0 +1,10 @@
+/**
+ * `agent-context-offload/node`: the Node.js implementations of the ports, for use with the
+ * `...WithWriter` entry points or your own composition: the atomic file writer, the file
+ * reader of restoration, and the default token counter (o200k_base through gpt-tokenizer).
+ *
+ * @packageDocumentation
+ */
+export { NodeFileWriter, createNodeFileWriter, FILE_MODE, DIRECTORY_MODE } from './infrastructure/node-file-writer.js';
+export { NodeFileReader, createNodeFileReader } from './infrastructure/node-file-reader.js';
+export { defaultTokenCounter } from './infrastructure/tokenizer.js';
