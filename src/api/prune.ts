@@ -2,7 +2,7 @@
  * Retention: `pruneOffloaded` removes offloaded results and compaction archives older than a
  * cutoff, from a store or an output directory, and says what it removed.
  */
-import { resolveNumber } from '../core/env.js';
+import { resolveNumberSetting } from '../core/env.js';
 import { describeValue, InvalidOptionError } from '../core/errors.js';
 import type { ContentStore } from '../core/ports.js';
 import { pruneStore, type PruneResult } from '../core/prune.js';
@@ -74,7 +74,7 @@ export async function pruneOffloaded(options: PruneOffloadedOptions): Promise<Pr
   // Read defensively: JavaScript callers may pass no options at all.
   const fields: Partial<PruneOffloadedOptions> = options ?? {};
   if (fields.olderThanMs === undefined) throw new InvalidOptionError('olderThanMs is required: the age in milliseconds beyond which entries go');
-  const olderThanMs = resolveNumber('olderThanMs', fields.olderThanMs, {}, undefined, 0, { min: 0 });
+  const olderThanMs = resolveNumberSetting({ option: 'olderThanMs', default: 0, rule: { min: 0 } }, fields.olderThanMs);
   const prefix = assertStoreKeyPrefix('prefix', fields.prefix ?? '');
   if (fields.dryRun !== undefined && typeof fields.dryRun !== 'boolean') throw new InvalidOptionError(`dryRun must be a boolean, got ${describeValue(fields.dryRun)}`);
   if (fields.now !== undefined && typeof fields.now !== 'function') throw new InvalidOptionError(`now must be a function returning a Date, got ${describeValue(fields.now)}`);

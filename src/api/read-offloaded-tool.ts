@@ -4,7 +4,7 @@
  * tool API (Anthropic Messages, OpenAI Chat Completions and Responses, the AI SDK).
  */
 import { describeValue, InvalidOptionError } from '../core/errors.js';
-import { resolveNumber } from '../core/env.js';
+import { resolveNumberSetting } from '../core/env.js';
 import type { ContentStore } from '../core/ports.js';
 import {
   createLineIndex,
@@ -243,8 +243,8 @@ export function createReadOffloadedTool(options: ReadOffloadedToolOptions): Read
   if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
     throw new InvalidOptionError(`name must be 1-64 characters of [A-Za-z0-9_-] (a tool name every API accepts), got ${describeValue(name)}`);
   }
-  const maxChars = resolveNumber('maxChars', fields.maxChars, {}, undefined, DEFAULT_READ_MAX_CHARS, { min: MIN_READ_MAX_CHARS, integer: true });
-  const contextLines = resolveNumber('contextLines', fields.contextLines, {}, undefined, DEFAULT_READ_CONTEXT_LINES, { min: 0, max: 20, integer: true });
+  const maxChars = resolveNumberSetting({ option: 'maxChars', default: DEFAULT_READ_MAX_CHARS, rule: { min: MIN_READ_MAX_CHARS, integer: true } }, fields.maxChars);
+  const contextLines = resolveNumberSetting({ option: 'contextLines', default: DEFAULT_READ_CONTEXT_LINES, rule: { min: 0, max: 20, integer: true } }, fields.contextLines);
   const sessionId = fields.sessionId === undefined ? undefined : assertSafePathSegment('sessionId', fields.sessionId);
   const store = resolveReadStore(fields);
 

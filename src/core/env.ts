@@ -13,6 +13,8 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 export interface NumberRule {
   /** Smallest accepted value (inclusive). */
   min?: number;
+  /** Values must be greater than this (exclusive), e.g. `0` for a positive factor. */
+  above?: number;
   /** Largest accepted value (inclusive). */
   max?: number;
   /** Only whole numbers. */
@@ -24,6 +26,7 @@ function describeNumberRule(rule: NumberRule): string {
   const kind = rule.integer ? 'an integer' : 'a number';
   if (rule.min !== undefined && rule.max !== undefined) return `${kind} in [${rule.min}, ${rule.max}]`;
   if (rule.min !== undefined) return `${kind} >= ${rule.min}`;
+  if (rule.above !== undefined) return `${kind} > ${rule.above}`;
   if (rule.max !== undefined) return `${kind} <= ${rule.max}`;
   return kind;
 }
@@ -56,6 +59,7 @@ function checkNumber(name: string, value: number, raw: unknown, rule: NumberRule
   const ok =
     Number.isFinite(value) &&
     (rule.min === undefined || value >= rule.min) &&
+    (rule.above === undefined || value > rule.above) &&
     (rule.max === undefined || value <= rule.max) &&
     (!rule.integer || Number.isInteger(value));
   if (!ok) throw new InvalidOptionError(`${name} must be ${describeNumberRule(rule)}, got ${describeValue(raw)}`);
@@ -74,28 +78,31 @@ export function parseNumberText(name: string, text: string, rule: NumberRule = {
   return checkNumber(name, parseDecimalNumber(text) ?? Number.NaN, text, rule);
 }
 
+/** A numeric setting: its option name, its environment variable if any, its default, its rule. */
+export interface NumberSetting {
+  readonly option: string;
+  readonly env?: string | undefined;
+  readonly default: number;
+  readonly rule: NumberRule;
+}
+
 /**
- * Resolves a numeric setting: the option when given, else the environment variable, else the
- * default. Throws {@link InvalidOptionError} naming the option or variable.
+ * Resolves a numeric setting: the option value when given, else the environment variable,
+ * else the default. Throws {@link InvalidOptionError} naming the option or variable. Options
+ * of the option table go through `resolveTableOption` (core/option-table.ts), which calls this.
  */
-export function resolveNumber(
-  optionName: string,
-  optionValue: unknown,
-  env: Environment,
-  envName: string | undefined,
-  fallback: number,
-  rule: NumberRule = {},
-): number {
+export function resolveNumberSetting(setting: NumberSetting, optionValue: unknown, env: Environment = {}): number {
+  const { option, rule } = setting;
   if (optionValue !== undefined) {
     if (typeof optionValue !== 'number') {
-      throw new InvalidOptionError(`${optionName} must be ${describeNumberRule(rule)}, got ${describeValue(optionValue)}`);
+      throw new InvalidOptionError(`${option} must be ${describeNumberRule(rule)}, got ${describeValue(optionValue)}`);
     }
-    return checkNumber(optionName, optionValue, optionValue, rule);
+    return checkNumber(option, optionValue, optionValue, rule);
   }
-  if (envName === undefined) return fallback;
-  const raw = env[envName];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  return parseNumberText(envName, raw, rule);
+  if (setting.env === undefined) return setting.default;
+  const raw = env[setting.env];
+  if (raw === undefined || raw.trim() === '') return setting.default;
+  return parseNumberText(setting.env, raw, rule);
 }
 
 /** Resolves a string setting: the option, else the non-empty environment variable, else the default. */
@@ -117,9 +124,14 @@ export function resolveString(
 }
 
 /** Resolves an optional string setting: the option, else the non-empty environment variable, else `undefined`. */
-export function resolveOptionalString(optionName: string, optionValue: unknown, env: Environment, envName: string): string | undefined {
+export function resolveOptionalString(
+  optionName: string,
+  optionValue: unknown,
+  env: Environment,
+  envName: string | undefined,
+): string | undefined {
   if (optionValue !== undefined) return resolveString(optionName, optionValue, env, envName, '');
-  const raw = env[envName];
+  const raw = envName === undefined ? undefined : env[envName];
   return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
 }
 

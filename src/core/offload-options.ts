@@ -3,25 +3,18 @@
  * default. The environment is passed in; the entry points in `src/api` read
  * `process.env` at call time. Everything is validated here, before any side effect.
  */
-import {
-  DEFAULT_DIRECT_OFFLOAD_THRESHOLD,
-  DEFAULT_OFFLOAD_CHAR_THRESHOLD,
-  DEFAULT_OFFLOAD_KEEP_RECENT,
-  DEFAULT_OFFLOAD_RATIO_THRESHOLD,
-  DEFAULT_PREVIEW_HEAD_CHARS,
-  DEFAULT_PREVIEW_TAIL_CHARS,
-  READ_OFFLOADED_TOOL_NAME,
-} from './defaults.js';
-import { resolveNumber, resolveStringList, type Environment } from './env.js';
+import { DEFAULT_PREVIEW_HEAD_CHARS, DEFAULT_PREVIEW_TAIL_CHARS, READ_OFFLOADED_TOOL_NAME } from './defaults.js';
+import type { Environment } from './env.js';
 import { describeValue, InvalidOptionError } from './errors.js';
 import type { ResolvedPreview } from './offload-reference.js';
+import { OPTIONS, resolveTableOption } from './option-table.js';
 import type { ContentStore, FileWriter } from './ports.js';
 import { assertDirectorySetting, assertSafePathSegment } from './safe-path.js';
 
 /** Environment variable of the batch char threshold. */
-export const OFFLOAD_CHAR_THRESHOLD_ENV = 'OFFLOAD_CHAR_THRESHOLD';
+export const OFFLOAD_CHAR_THRESHOLD_ENV = OPTIONS.charThreshold.env;
 /** Environment variable of the batch ratio threshold. */
-export const OFFLOAD_RATIO_THRESHOLD_ENV = 'OFFLOAD_RATIO_THRESHOLD';
+export const OFFLOAD_RATIO_THRESHOLD_ENV = OPTIONS.ratioThreshold.env;
 
 /**
  * How the reference to an offloaded file is written: `'relative'` gives
@@ -183,7 +176,7 @@ function requireOptionsObject(name: string, options: unknown): Record<string, un
  * is already offloaded, and offloading it again would send the model in circles.
  */
 function resolveExcludedTools(excludeTools: unknown): ReadonlySet<string> {
-  return new Set([READ_OFFLOADED_TOOL_NAME, ...resolveStringList('excludeTools', excludeTools, [])]);
+  return new Set([READ_OFFLOADED_TOOL_NAME, ...resolveTableOption(OPTIONS.excludeTools, excludeTools)]);
 }
 
 /** Resolves `preview`: off (`undefined`, `false`) gives `null`; `true` the default sizes. */
@@ -191,10 +184,9 @@ export function resolvePreview(value: unknown): ResolvedPreview | null {
   if (value === undefined || value === false) return null;
   if (value === true) return { headChars: DEFAULT_PREVIEW_HEAD_CHARS, tailChars: DEFAULT_PREVIEW_TAIL_CHARS };
   const preview = requireOptionsObject('preview', value);
-  const rule = { min: 0, integer: true };
   return {
-    headChars: resolveNumber('preview.headChars', preview.headChars, {}, undefined, DEFAULT_PREVIEW_HEAD_CHARS, rule),
-    tailChars: resolveNumber('preview.tailChars', preview.tailChars, {}, undefined, DEFAULT_PREVIEW_TAIL_CHARS, rule),
+    headChars: resolveTableOption(OPTIONS.previewHeadChars, preview.headChars),
+    tailChars: resolveTableOption(OPTIONS.previewTailChars, preview.tailChars),
   };
 }
 
@@ -207,13 +199,10 @@ export function resolvePreview(value: unknown): ResolvedPreview | null {
 export function resolvePlanOptions(options: OffloadPlanOptions | undefined, env: Environment): ResolvedPlanOptions {
   const fields = requireOptionsObject('options', options);
   return {
-    charThreshold: resolveNumber('charThreshold', fields.charThreshold, env, OFFLOAD_CHAR_THRESHOLD_ENV, DEFAULT_OFFLOAD_CHAR_THRESHOLD, { min: 1 }),
-    ratioThreshold: resolveNumber('ratioThreshold', fields.ratioThreshold, env, OFFLOAD_RATIO_THRESHOLD_ENV, DEFAULT_OFFLOAD_RATIO_THRESHOLD, {
-      min: 0,
-      max: 1,
-    }),
+    charThreshold: resolveTableOption(OPTIONS.charThreshold, fields.charThreshold, env),
+    ratioThreshold: resolveTableOption(OPTIONS.ratioThreshold, fields.ratioThreshold, env),
     excludeTools: resolveExcludedTools(fields.excludeTools),
-    keepRecent: resolveNumber('keepRecent', fields.keepRecent, env, undefined, DEFAULT_OFFLOAD_KEEP_RECENT, { min: 0, integer: true }),
+    keepRecent: resolveTableOption(OPTIONS.keepRecent, fields.keepRecent, env),
   };
 }
 
@@ -258,7 +247,7 @@ export function resolveToolResultOffloaderOptions(options: ToolResultOffloaderOp
   const fields = requireOptionsObject('options', options);
   return {
     sessionId: assertSafePathSegment('sessionId', fields.sessionId),
-    threshold: resolveNumber('threshold', fields.threshold, {}, undefined, DEFAULT_DIRECT_OFFLOAD_THRESHOLD, { min: 1 }),
+    threshold: resolveTableOption(OPTIONS.threshold, fields.threshold),
     excludeTools: resolveExcludedTools(fields.excludeTools),
     preview: resolvePreview(fields.preview),
   };

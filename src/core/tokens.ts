@@ -13,8 +13,9 @@
  *   included — a local tokenizer cannot price them, and the provider's figure
  *   (`lastUsage`) is the way to account for them.
  */
-import { DEFAULT_COMPACT_THRESHOLD_RATIO, DEFAULT_CONTEXT_TOKEN_LIMIT, DEFAULT_TOKEN_SAFETY_FACTOR } from './defaults.js';
-import { resolveNumber, type Environment } from './env.js';
+import { DEFAULT_TOKEN_SAFETY_FACTOR } from './defaults.js';
+import type { Environment } from './env.js';
+import { OPTIONS, resolveTableOption } from './option-table.js';
 import { describeValue, InvalidOptionError } from './errors.js';
 import type { TokenCounter } from './ports.js';
 import type { ContentBlock, Message } from './types.js';
@@ -319,18 +320,8 @@ export function resolveCompactTrigger(
   env: Environment,
 ): CompactTrigger {
   return {
-    contextTokenLimit: resolveNumber('contextTokenLimit', options.contextTokenLimit, env, 'CONTEXT_TOKEN_LIMIT', DEFAULT_CONTEXT_TOKEN_LIMIT, {
-      min: 1,
-      integer: true,
-    }),
-    compactThresholdRatio: resolveNumber(
-      'compactThresholdRatio',
-      options.compactThresholdRatio,
-      env,
-      'COMPACT_THRESHOLD_RATIO',
-      DEFAULT_COMPACT_THRESHOLD_RATIO,
-      { min: 0, max: 1 },
-    ),
+    contextTokenLimit: resolveTableOption(OPTIONS.contextTokenLimit, options.contextTokenLimit, env),
+    compactThresholdRatio: resolveTableOption(OPTIONS.compactThresholdRatio, options.compactThresholdRatio, env),
   };
 }
 

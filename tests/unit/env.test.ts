@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseDecimalNumber, parseNumberText, resolveNumber } from '../../src/core/env.js';
+import { parseDecimalNumber, parseNumberText, resolveNumberSetting } from '../../src/core/env.js';
+import { OPTIONS, resolveTableOption } from '../../src/core/option-table.js';
 import { InvalidOptionError } from '../../src/core/errors.js';
 
 describe('parseDecimalNumber: decimal notation only (DESIGN §8, §11)', () => {
@@ -38,9 +39,9 @@ describe('parseNumberText', () => {
   });
 });
 
-describe('resolveNumber: environment variables are decimal only (issue 10)', () => {
+describe('resolveTableOption: environment variables are decimal only (issue 10)', () => {
   it.each(['0x10', '0b1', '0o7', '1_000', 'Infinity'])('rejects OFFLOAD_CHAR_THRESHOLD=%s, naming the variable', (raw) => {
-    expect(() => resolveNumber('charThreshold', undefined, { OFFLOAD_CHAR_THRESHOLD: raw }, 'OFFLOAD_CHAR_THRESHOLD', 100, { min: 1 })).toThrow(
+    expect(() => resolveTableOption(OPTIONS.charThreshold, undefined, { OFFLOAD_CHAR_THRESHOLD: raw })).toThrow(
       new InvalidOptionError(`OFFLOAD_CHAR_THRESHOLD must be a number >= 1, got ${JSON.stringify(raw)}`),
     );
   });
@@ -50,10 +51,10 @@ describe('resolveNumber: environment variables are decimal only (issue 10)', () 
     ['250.', 250],
     [' 250 ', 250],
   ])('reads OFFLOAD_CHAR_THRESHOLD=%j as %d', (raw, expected) => {
-    expect(resolveNumber('charThreshold', undefined, { OFFLOAD_CHAR_THRESHOLD: raw }, 'OFFLOAD_CHAR_THRESHOLD', 100, { min: 1 })).toBe(expected);
+    expect(resolveTableOption(OPTIONS.charThreshold, undefined, { OFFLOAD_CHAR_THRESHOLD: raw })).toBe(expected);
   });
 
   it('reads a fraction without a leading digit', () => {
-    expect(resolveNumber('ratioThreshold', undefined, { R: '.5' }, 'R', 0.2, { min: 0, max: 1 })).toBe(0.5);
+    expect(resolveNumberSetting({ option: 'ratioThreshold', env: 'R', default: 0.2, rule: { min: 0, max: 1 } }, undefined, { R: '.5' })).toBe(0.5);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ContextError, describeValue, InvalidOptionError, WriteFailedError } from '../../src/core/errors.js';
-import { resolveNumber } from '../../src/core/env.js';
+import { resolveNumberSetting } from '../../src/core/env.js';
 import { assertSafePathSegment } from '../../src/core/safe-path.js';
 import { assertMessages } from '../../src/core/validate-messages.js';
 
@@ -29,25 +29,25 @@ describe('describeValue (values in error messages)', () => {
   });
 });
 
-describe('resolveNumber', () => {
-  const rule = { min: 0, max: 1 };
+describe('resolveNumberSetting', () => {
+  const setting = { option: 'ratioThreshold', env: 'R', default: 0.2, rule: { min: 0, max: 1 } };
   it('prefers the option over the environment', () => {
-    expect(resolveNumber('ratioThreshold', 0.5, { R: '0.1' }, 'R', 0.2, rule)).toBe(0.5);
+    expect(resolveNumberSetting(setting, 0.5, { R: '0.1' })).toBe(0.5);
   });
   it('reads the environment when the option is absent', () => {
-    expect(resolveNumber('ratioThreshold', undefined, { R: ' 0.1 ' }, 'R', 0.2, rule)).toBe(0.1);
+    expect(resolveNumberSetting(setting, undefined, { R: ' 0.1 ' })).toBe(0.1);
   });
   it('falls back to the default when the variable is unset or empty', () => {
-    expect(resolveNumber('ratioThreshold', undefined, {}, 'R', 0.2, rule)).toBe(0.2);
-    expect(resolveNumber('ratioThreshold', undefined, { R: '  ' }, 'R', 0.2, rule)).toBe(0.2);
+    expect(resolveNumberSetting(setting, undefined, {})).toBe(0.2);
+    expect(resolveNumberSetting(setting, undefined, { R: '  ' })).toBe(0.2);
   });
   it('rejects text that parseFloat would accept, naming the variable', () => {
-    expect(() => resolveNumber('ratioThreshold', undefined, { R: '0.3abc' }, 'R', 0.2, rule)).toThrow(
+    expect(() => resolveNumberSetting(setting, undefined, { R: '0.3abc' })).toThrow(
       new InvalidOptionError('R must be a number in [0, 1], got "0.3abc"'),
     );
   });
   it('rejects an out-of-range option, naming the option', () => {
-    expect(() => resolveNumber('ratioThreshold', 2, {}, 'R', 0.2, rule)).toThrow(/ratioThreshold must be a number in \[0, 1\], got 2/);
+    expect(() => resolveNumberSetting(setting, 2, {})).toThrow(/ratioThreshold must be a number in \[0, 1\], got 2/);
   });
 });
 

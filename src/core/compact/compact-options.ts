@@ -3,26 +3,13 @@
  * when given, else its environment variable, else its default. Everything is checked here,
  * before any side effect, with messages naming the option or variable.
  */
-import {
-  DEFAULT_COMPACT_MAX_RETRIES,
-  DEFAULT_COMPACT_OUTPUT_DIR,
-  DEFAULT_MAX_RESTORE_FILES,
-  DEFAULT_MAX_RESTORE_TOKENS_PER_FILE,
-  DEFAULT_MAX_RESTORE_TOKENS_TOTAL,
-  DEFAULT_PATH_FIELD,
-  DEFAULT_READ_TOOL_NAMES,
-  DEFAULT_RETRY_BASE_DELAY_MS,
-  DEFAULT_SESSION_ID,
-  DEFAULT_SUMMARY_INPUT_MAX_TOKENS,
-  DEFAULT_SUMMARY_MAX_WORDS,
-  DEFAULT_SUMMARY_MODEL,
-  DEFAULT_TOKEN_SAFETY_FACTOR,
-} from '../defaults.js';
-import { requireString, resolveNumber, resolveOptionalString, resolveStringList, type Environment } from '../env.js';
+import { DEFAULT_SUMMARY_MODEL } from '../defaults.js';
+import type { Environment } from '../env.js';
 import { describeValue, InvalidOptionError } from '../errors.js';
+import { OPTIONS, resolveTableOption } from '../option-table.js';
 import type { ContentStore, FileReader, FileWriter, LlmClient, Logger, Summarizer, TokenCounter } from '../ports.js';
-import { assertDirectorySetting, assertSafePathSegment } from '../safe-path.js';
-import { assertTokenCounter, assertTokenSafetyFactor, resolveCompactTrigger, type LastUsage } from '../tokens.js';
+import { assertDirectorySetting } from '../safe-path.js';
+import { assertTokenCounter, resolveCompactTrigger, type LastUsage } from '../tokens.js';
 import { isAbsolutePath, resolvePathFrom } from './path-resolution.js';
 import { computeMinSummaryInputTokens, MIN_SUMMARY_CONVERSATION_TOKENS } from './summarize-with-llm.js';
 
@@ -313,13 +300,6 @@ function resolveArchivePolicy(archive: unknown): ArchivePolicy {
   return archive;
 }
 
-/** `outputDir`, else `COMPACT_OUTPUT_DIR`, else `.compact`: non-blank, without control characters. */
-function resolveOutputDirSetting(outputDir: unknown, env: Environment): string {
-  if (outputDir !== undefined) return assertDirectorySetting('outputDir', outputDir);
-  const raw = env.COMPACT_OUTPUT_DIR;
-  return raw === undefined || raw.trim() === '' ? DEFAULT_COMPACT_OUTPUT_DIR : assertDirectorySetting('COMPACT_OUTPUT_DIR', raw.trim());
-}
-
 function assertOptionsObject(options: unknown): void {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidOptionError(`options must be an object, got ${describeValue(options)}`);
@@ -338,17 +318,15 @@ export function resolveRestoreOptions(options: RestoreRecentFilesOptions, env: E
   assertPort('logger', options.logger, ['warn']);
   if (options.tokenCounter !== undefined) assertTokenCounter(options.tokenCounter);
   assertSignal(options.signal);
-  const count = (name: 'maxRestoreFiles' | 'maxRestoreTokensPerFile' | 'maxRestoreTokensTotal', envName: string, fallback: number): number =>
-    resolveNumber(name, options[name], env, envName, fallback, { min: 0, integer: true });
   const workDir = options.workDir === undefined ? currentDir : assertDirectorySetting('workDir', options.workDir);
   return {
-    maxRestoreFiles: count('maxRestoreFiles', 'MAX_RESTORE_FILES', DEFAULT_MAX_RESTORE_FILES),
-    maxRestoreTokensPerFile: count('maxRestoreTokensPerFile', 'MAX_RESTORE_TOKENS_PER_FILE', DEFAULT_MAX_RESTORE_TOKENS_PER_FILE),
-    maxRestoreTokensTotal: count('maxRestoreTokensTotal', 'MAX_RESTORE_TOKENS_TOTAL', DEFAULT_MAX_RESTORE_TOKENS_TOTAL),
+    maxRestoreFiles: resolveTableOption(OPTIONS.maxRestoreFiles, options.maxRestoreFiles, env),
+    maxRestoreTokensPerFile: resolveTableOption(OPTIONS.maxRestoreTokensPerFile, options.maxRestoreTokensPerFile, env),
+    maxRestoreTokensTotal: resolveTableOption(OPTIONS.maxRestoreTokensTotal, options.maxRestoreTokensTotal, env),
     // A relative workDir is taken from the current directory, as the OS would.
     workDir: isAbsolutePath(workDir) ? resolvePathFrom(workDir) : resolvePathFrom(currentDir, workDir),
-    readToolNames: resolveStringList('readToolNames', options.readToolNames, DEFAULT_READ_TOOL_NAMES),
-    pathField: options.pathField === undefined ? DEFAULT_PATH_FIELD : requireString('pathField', options.pathField),
+    readToolNames: resolveTableOption(OPTIONS.readToolNames, options.readToolNames),
+    pathField: resolveTableOption(OPTIONS.pathField, options.pathField),
   };
 }
 
@@ -367,13 +345,11 @@ export function resolveCompactOptions(options: CompactOptions, env: Environment,
   if (options.force !== undefined && typeof options.force !== 'boolean') {
     throw new InvalidOptionError(`force must be a boolean, got ${describeValue(options.force)}`);
   }
-  const tokenSafetyFactor = options.tokenSafetyFactor ?? DEFAULT_TOKEN_SAFETY_FACTOR;
-  assertTokenSafetyFactor(tokenSafetyFactor);
+  // `null` has always meant the default here, as in countTokens.
+  const tokenSafetyFactor = resolveTableOption(OPTIONS.tokenSafetyFactor, options.tokenSafetyFactor ?? undefined);
   if (options.lastUsage !== undefined && (typeof options.lastUsage !== 'object' || options.lastUsage === null)) {
     throw new InvalidOptionError(`lastUsage must be an object { inputTokens, messageCount }, got ${describeValue(options.lastUsage)}`);
   }
-  const count = (name: keyof CompactOptions, envName: string | undefined, fallback: number, min: number): number =>
-    resolveNumber(name, options[name], env, envName, fallback, { min, integer: true });
   const resumeMessage = options.resumeMessage;
   if (resumeMessage !== undefined && (typeof resumeMessage !== 'string' || resumeMessage.trim() === '')) {
     throw new InvalidOptionError(`resumeMessage must be a non-blank string, got ${describeValue(resumeMessage)}`);
@@ -383,14 +359,14 @@ export function resolveCompactOptions(options: CompactOptions, env: Environment,
     force: options.force ?? false,
     lastUsage: options.lastUsage,
     tokenSafetyFactor,
-    summaryModel: resolveOptionalString('summaryModel', options.summaryModel, env, 'SUMMARY_MODEL'),
-    summaryMaxWords: count('summaryMaxWords', 'SUMMARY_MAX_WORDS', DEFAULT_SUMMARY_MAX_WORDS, 1),
-    summaryInputMaxTokens: count('summaryInputMaxTokens', undefined, DEFAULT_SUMMARY_INPUT_MAX_TOKENS, 1),
-    maxRetries: count('maxRetries', 'COMPACT_MAX_RETRIES', DEFAULT_COMPACT_MAX_RETRIES, 0),
-    retryBaseDelayMs: resolveNumber('retryBaseDelayMs', options.retryBaseDelayMs, env, undefined, DEFAULT_RETRY_BASE_DELAY_MS, { min: 0 }),
-    outputDir: resolveOutputDirSetting(options.outputDir, env),
+    summaryModel: resolveTableOption(OPTIONS.summaryModel, options.summaryModel, env),
+    summaryMaxWords: resolveTableOption(OPTIONS.summaryMaxWords, options.summaryMaxWords, env),
+    summaryInputMaxTokens: resolveTableOption(OPTIONS.summaryInputMaxTokens, options.summaryInputMaxTokens, env),
+    maxRetries: resolveTableOption(OPTIONS.maxRetries, options.maxRetries, env),
+    retryBaseDelayMs: resolveTableOption(OPTIONS.retryBaseDelayMs, options.retryBaseDelayMs, env),
+    outputDir: resolveTableOption(OPTIONS.compactOutputDir, options.outputDir, env),
     archive: resolveArchivePolicy(options.archive),
-    sessionId: assertSafePathSegment('sessionId', options.sessionId ?? DEFAULT_SESSION_ID),
+    sessionId: resolveTableOption(OPTIONS.sessionId, options.sessionId),
     ...resolveRestoreOptions(options, env, currentDir),
     resumeMessage,
     signal: options.signal,
