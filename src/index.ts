@@ -78,6 +78,11 @@ export type { LastUsage, GenericUsage, AnthropicUsage } from './core/tokens.js';
 export { compactMessages, restoreRecentFiles } from './api/compact.js';
 export type {
   ArchivePolicy,
+  ArchiveOptions,
+  TriggerOptions,
+  SummaryOptions,
+  RestoreOptions,
+  PortOptions,
   CompactOptions,
   CompactResult,
   CompactStats,

@@ -26,7 +26,16 @@ import { NodeFileReader } from '../infrastructure/node-file-reader.js';
 import { NodeFileWriter } from '../infrastructure/node-file-writer.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
 
-export type { ArchivePolicy, CompactOptions, RestoreRecentFilesOptions } from '../core/compact/compact-options.js';
+export type {
+  ArchivePolicy,
+  ArchiveOptions,
+  CompactOptions,
+  PortOptions,
+  RestoreOptions,
+  RestoreRecentFilesOptions,
+  SummaryOptions,
+  TriggerOptions,
+} from '../core/compact/compact-options.js';
 export type { CompactResult, CompactSkipReason, SummarizerKind } from '../core/compact/compact.js';
 export type { CompactStats } from '../core/compact/stats.js';
 export type { PartitionResult } from '../core/compact/partition.js';

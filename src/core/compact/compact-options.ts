@@ -13,14 +13,8 @@ import { assertTokenCounter, resolveCompactTrigger, type LastUsage } from '../to
 import { isAbsolutePath, resolvePathFrom } from './path-resolution.js';
 import { computeMinSummaryInputTokens, MIN_SUMMARY_CONVERSATION_TOKENS } from './summarize-with-llm.js';
 
-/**
- * Options of `compactMessages`. All optional: with none, compaction triggers at 92% of a
- * 200,000-token window, archives to `./.compact/default/`, restores up to 5 recently read
- * files, and summarizes with the first available of `summarizer`, `llmClient`, an Anthropic
- * client (when `ANTHROPIC_API_KEY` is set) or the offline extractive summarizer.
- * Environment variables are read at each call.
- */
-export interface CompactOptions {
+/** When compaction runs: the window, the trigger and how the history is counted. Part of {@link CompactOptions}. */
+export interface TriggerOptions {
   /**
    * The context window, in tokens (an integer >= 1).
    * @default 200000, env `CONTEXT_TOKEN_LIMIT`
@@ -49,6 +43,10 @@ export interface CompactOptions {
    * @default 1
    */
   tokenSafetyFactor?: number | undefined;
+}
+
+/** Who writes the summary, with what budget, and how failures are retried. Part of {@link CompactOptions}. */
+export interface SummaryOptions {
   /**
    * Model that writes the summary, for `llmClient` or the Anthropic client. Resolved as: this
    * option, else env `SUMMARY_MODEL`, else the client's own `defaultModel`
@@ -86,6 +84,22 @@ export interface CompactOptions {
    */
   retryBaseDelayMs?: number | undefined;
   /**
+   * An LLM to write the summary: the package builds its summary prompt (cut and chunked to
+   * `summaryInputMaxTokens`) and sends it with `summaryModel`. Ignored when `summarizer` is
+   * given.
+   * @default an Anthropic client when `ANTHROPIC_API_KEY` is set (honouring `ANTHROPIC_BASE_URL`)
+   */
+  llmClient?: LlmClient | undefined;
+  /**
+   * The whole summarizing strategy: takes Rest, returns the summary. Wins over `llmClient`.
+   * @default the first that applies: `llmClient`, the Anthropic client, the extractive summarizer (with a warning)
+   */
+  summarizer?: Summarizer | undefined;
+}
+
+/** Where the compacted messages are archived before they are summarized. Part of {@link CompactOptions}. */
+export interface ArchiveOptions {
+  /**
    * Where the compacted messages are archived before summarizing, absolute or relative to
    * `workDir`; each session has a folder in it.
    * @default ".compact", env `COMPACT_OUTPUT_DIR`
@@ -105,6 +119,21 @@ export interface CompactOptions {
    * @default "default"
    */
   sessionId?: string | undefined;
+  /**
+   * Writes the archive under `<workDir>/<outputDir>/<sessionId>/` (`ensureDir` optional).
+   * @default the Node file writer (atomic, exclusive create)
+   */
+  fileWriter?: FileWriter | undefined;
+  /**
+   * Where the archive goes instead of the file system: any `ContentStore` (Redis, S3, ...),
+   * under the key `<sessionId>/compact-<time>-<n>.json`; `originalMessagesPath` is then the
+   * store's reference (`redis://...`). Not with `fileWriter` or `outputDir`.
+   */
+  store?: ContentStore | undefined;
+}
+
+/** Which recently read files are read again and put back after the summary. Part of {@link CompactOptions}. */
+export interface RestoreOptions {
   /**
    * How many of the most recently read files are candidates for restoration (an integer >= 0;
    * 0 restores nothing). A skipped candidate is not replaced by an older one.
@@ -141,45 +170,19 @@ export interface CompactOptions {
    */
   pathField?: string | undefined;
   /**
-   * A user message appended after the compacted history (e.g. `"Continue with the task."`),
-   * so the list does not end with an assistant message, which a request would send as a
-   * prefill. Must not be blank.
-   * @default undefined (none)
+   * Reads the files to restore.
+   * @default the Node file reader
    */
-  resumeMessage?: string | undefined;
+  fileReader?: FileReader | undefined;
+}
+
+/** What compaction and restoration share: the tokenizer, the logger and the abort signal. Part of {@link CompactOptions}. */
+export interface PortOptions {
   /**
    * The tokenizer for the trigger, the stats and the restore budgets.
    * @default o200k_base through `gpt-tokenizer`
    */
   tokenCounter?: TokenCounter | undefined;
-  /**
-   * An LLM to write the summary: the package builds its summary prompt (cut and chunked to
-   * `summaryInputMaxTokens`) and sends it with `summaryModel`. Ignored when `summarizer` is
-   * given.
-   * @default an Anthropic client when `ANTHROPIC_API_KEY` is set (honouring `ANTHROPIC_BASE_URL`)
-   */
-  llmClient?: LlmClient | undefined;
-  /**
-   * The whole summarizing strategy: takes Rest, returns the summary. Wins over `llmClient`.
-   * @default the first that applies: `llmClient`, the Anthropic client, the extractive summarizer (with a warning)
-   */
-  summarizer?: Summarizer | undefined;
-  /**
-   * Reads the files to restore.
-   * @default the Node file reader
-   */
-  fileReader?: FileReader | undefined;
-  /**
-   * Writes the archive under `<workDir>/<outputDir>/<sessionId>/` (`ensureDir` optional).
-   * @default the Node file writer (atomic, exclusive create)
-   */
-  fileWriter?: FileWriter | undefined;
-  /**
-   * Where the archive goes instead of the file system: any `ContentStore` (Redis, S3, ...),
-   * under the key `<sessionId>/compact-<time>-<n>.json`; `originalMessagesPath` is then the
-   * store's reference (`redis://...`). Not with `fileWriter` or `outputDir`.
-   */
-  store?: ContentStore | undefined;
   /**
    * Receives warnings (skipped files, archive failures, the extractive fallback) and, with
    * `info`, notes on budget skips.
@@ -192,23 +195,28 @@ export interface CompactOptions {
   signal?: AbortSignal | undefined;
 }
 
+/**
+ * Options of `compactMessages`. All optional: with none, compaction triggers at 92% of a
+ * 200,000-token window, archives to `./.compact/default/`, restores up to 5 recently read
+ * files, and summarizes with the first available of `summarizer`, `llmClient`, an Anthropic
+ * client (when `ANTHROPIC_API_KEY` is set) or the offline extractive summarizer.
+ * Environment variables are read at each call.
+ */
+export interface CompactOptions extends TriggerOptions, SummaryOptions, ArchiveOptions, RestoreOptions, PortOptions {
+  /**
+   * A user message appended after the compacted history (e.g. `"Continue with the task."`),
+   * so the list does not end with an assistant message, which a request would send as a
+   * prefill. Must not be blank.
+   * @default undefined (none)
+   */
+  resumeMessage?: string | undefined;
+}
+
 /** Whether compaction needs its archive (`'required'`) or may go on without it (`'best-effort'`). */
 export type ArchivePolicy = 'required' | 'best-effort';
 
 /** Options of `restoreRecentFiles`: the restoration settings of {@link CompactOptions}. */
-export type RestoreRecentFilesOptions = Pick<
-  CompactOptions,
-  | 'maxRestoreFiles'
-  | 'maxRestoreTokensPerFile'
-  | 'maxRestoreTokensTotal'
-  | 'workDir'
-  | 'readToolNames'
-  | 'pathField'
-  | 'tokenCounter'
-  | 'fileReader'
-  | 'logger'
-  | 'signal'
->;
+export interface RestoreRecentFilesOptions extends RestoreOptions, PortOptions {}
 
 /** The restoration settings, resolved and checked. */
 export interface ResolvedRestoreOptions {
