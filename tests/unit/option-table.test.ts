@@ -8,9 +8,10 @@ import * as defaults from '../../src/core/defaults.js';
 import { InvalidOptionError } from '../../src/core/errors.js';
 import { OPTION_TABLE, OPTIONS, resolveTableOption, type OptionFunction, type OptionRow } from '../../src/core/option-table.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+/** The reference pages holding the option tables (docs/offload.md, docs/compaction.md), joined. */
+const README = ['offload.md', 'compaction.md'].map((page) => readFileSync(new URL(`../../docs/${page}`, import.meta.url), 'utf8')).join('\n');
 
-/** The README section (`### title`) whose option table documents each function's options. */
+/** The docs section (`## title`) whose option table documents each function's options. */
 const SECTION_OF: Record<OptionFunction, string | undefined> = {
   offloadToolResults: 'Batch offload',
   offloadToolResult: 'Direct offload',
@@ -43,13 +44,13 @@ function codeSpans(cell: string): string[] {
   return [...cell.matchAll(/`([^`]+)`/g)].map((match) => match[1]!.replace(/\\\|/g, '|'));
 }
 
-/** The option tables of each `### ` section of `readme`, by section title. */
+/** The option tables of each `## ` section of `readme`, by section title. */
 function readOptionTables(readme: string): Map<string, DocRow[]> {
   const tables = new Map<string, DocRow[]>();
   let section = '';
   let inTable = false;
   for (const line of readme.split('\n')) {
-    if (line.startsWith('### ')) section = line.slice(4).trim();
+    if (line.startsWith('## ')) section = line.slice(3).trim();
     if (/^\|\s*option\s*\|\s*type\s*\|\s*default\s*\|\s*env\s*\|/.test(line)) {
       inTable = true;
       continue;
