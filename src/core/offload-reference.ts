@@ -2,7 +2,7 @@
  * The strings that replace offloaded content, how they are recognised, and the optional
  * preview that may follow them.
  */
-import { isHighSurrogate, isLowSurrogate } from './text.js';
+import { findHeadEnd, isLowSurrogate } from './text.js';
 
 /** Start of a batch offload reference. */
 export const BATCH_REFERENCE_PREFIX = '[Content offloaded to: ';
@@ -91,12 +91,6 @@ export function buildBatchReference(path: string): string {
 /** `[Tool result offloaded to file: {path}]`, the reference a direct offload leaves. */
 export function buildDirectReference(path: string): string {
   return `${DIRECT_REFERENCE_PREFIX}${path}]`;
-}
-
-/** End index of a head of at most `chars` code units that does not split a surrogate pair. */
-function findHeadEnd(text: string, chars: number): number {
-  const end = Math.min(chars, text.length);
-  return end > 0 && end < text.length && isHighSurrogate(text.charCodeAt(end - 1)) ? end - 1 : end;
 }
 
 /** Start index of a tail of at most `chars` code units that does not split a surrogate pair. */

@@ -12,11 +12,14 @@
  */
 import { describeValue } from './errors.js';
 import { BATCH_REFERENCE_PREFIX, DIRECT_REFERENCE_PREFIX } from './offload-reference.js';
-import type { ContentStore, StoredEntry } from './ports.js';
+import type { ContentStore } from './ports.js';
 import { READ_OFFLOADED_TOOL_NAME } from './defaults.js';
 import { isOffloadedKey } from './offload-names.js';
 import { findStoreKeyProblem } from './store-keys.js';
-import { isHighSurrogate } from './text.js';
+import { callStore, scanLines, StoreFailure, ValueGone, type LineIndex, type ScannedLine, type ValueSource } from './line-scanner.js';
+import { findHeadEnd, isHighSurrogate } from './text.js';
+
+export { createLineIndex, type LineCheckpoint, type LineIndex } from './line-scanner.js';
 
 /** The read tool's name. Its own results are never offloaded: offload paths exclude it. */
 export { READ_OFFLOADED_TOOL_NAME };
@@ -30,12 +33,6 @@ export const DEFAULT_READ_LIMIT = 2000;
 export const DEFAULT_READ_CONTEXT_LINES = 2;
 /** Bytes asked of the store by the first range read of a call. */
 export const DEFAULT_READ_CHUNK_BYTES = 256 * 1024;
-/**
- * While a read goes on past its first range (skipping to a later page, or searching), each
- * range is twice the last, up to this many times the first: fewer store calls for a scan
- * through megabytes, and line positions still remembered every megabyte at most.
- */
-const MAX_CHUNK_GROWTH = 4;
 
 /** What the model passes to the read tool. */
 export interface ReadOffloadedInput {
@@ -47,42 +44,6 @@ export interface ReadOffloadedInput {
   limit?: number | undefined;
   /** A JavaScript regular expression (`error|warn`, or `/timeout/i` with flags): only matching lines, with context. */
   pattern?: string | undefined;
-}
-
-/** A position in a value: byte `byte` lies in line `line`, at its start unless `lineStarted`. */
-export interface LineCheckpoint {
-  byte: number;
-  line: number;
-  lineStarted: boolean;
-}
-
-/**
- * Line positions remembered per value, so that paging through a large value does not rescan it
- * from the start on every page. Keyed by the value's key and version (size and `createdAt`):
- * a value that changed starts afresh.
- */
-export interface LineIndex {
-  /** The checkpoints known for `key` at this version, in byte order; the scan appends to it. */
-  checkpointsOf(key: string, entry: StoredEntry): LineCheckpoint[];
-}
-
-/** A {@link LineIndex} that remembers the `maxValues` values read last. */
-export function createLineIndex(maxValues = 64): LineIndex {
-  const values = new Map<string, { size: number; time: number; checkpoints: LineCheckpoint[] }>();
-  return {
-    checkpointsOf(key, entry) {
-      const known = values.get(key);
-      values.delete(key);
-      if (known !== undefined && known.size === entry.size && known.time === entry.createdAt.getTime()) {
-        values.set(key, known);
-        return known.checkpoints;
-      }
-      const fresh = { size: entry.size, time: entry.createdAt.getTime(), checkpoints: [] as LineCheckpoint[] };
-      values.set(key, fresh);
-      if (values.size > maxValues) values.delete(values.keys().next().value as string);
-      return fresh.checkpoints;
-    },
-  };
 }
 
 /** Settings of {@link readOffloaded}, already checked. */
@@ -218,172 +179,6 @@ function resolveKey(store: ContentStore, ref: string, sessionId: string | undefi
   return { key };
 }
 
-// ---- Scanning lines by byte ranges ------------------------------------------------------------
-
-/** A failure of the store, told apart from a bug of this module: the first becomes a message. */
-class StoreFailure {
-  constructor(readonly error: unknown) {}
-}
-
-/** The value disappeared while it was being read (pruned, or overwritten by a shorter one). */
-class ValueGone {}
-
-async function callStore<T>(operation: () => Promise<T>): Promise<T> {
-  try {
-    return await operation();
-  } catch (error) {
-    throw new StoreFailure(error);
-  }
-}
-
-// eslint-disable-next-line no-control-regex -- ASCII is everything from NUL to DEL
-const NON_ASCII = /[^\u0000-\u007f]/;
-const encoder = new TextEncoder();
-let scratch = new Uint8Array(0);
-
-/**
- * UTF-8 bytes of `text`, the same figure as `countUtf8Bytes`: ASCII text (the common case) by
- * its length; other text encoded into a reused buffer, natively (about 3x the speed of a loop
- * over a chunk of 256 KB). The buffer has room for 3 bytes per UTF-16 unit, the most any takes.
- */
-function measureUtf8(text: string): number {
-  if (!NON_ASCII.test(text)) return text.length;
-  if (scratch.length < text.length * 3) scratch = new Uint8Array(text.length * 3);
-  return encoder.encodeInto(text, scratch).written;
-}
-
-/** End index of a head of at most `chars` code units of `text` that does not split a surrogate pair. */
-function headEnd(text: string, chars: number): number {
-  const end = Math.max(0, Math.min(chars, text.length));
-  return end > 0 && end < text.length && isHighSurrogate(text.charCodeAt(end - 1)) ? end - 1 : end;
-}
-
-/** One line of the value, without its line break (nor a `\r` before it). */
-interface ScannedLine {
-  /** 1-based line number. */
-  number: number;
-  /** The line, or its first `keepChars` characters when `cut`. */
-  text: string;
-  /** The line is longer than `keepChars`; the rest of it was not kept (nor, maybe, read). */
-  cut: boolean;
-}
-
-/** Where a value is read from. */
-interface ValueSource {
-  store: ContentStore;
-  key: string;
-  size: number;
-  chunkBytes: number;
-  checkpoints: LineCheckpoint[];
-}
-
-interface ScanOutcome {
-  /** No line follows the last line visited (or the value had no line from `fromLine` on). */
-  ended: boolean;
-  /** Lines in the value; exact only when the scan went to its end without the visitor stopping it. */
-  lineCount: number;
-}
-
-const ORIGIN: LineCheckpoint = { byte: 0, line: 1, lineStarted: false };
-
-/** The last checkpoint from which line `line` can be reached by reading forward. */
-function findCheckpoint(checkpoints: readonly LineCheckpoint[], line: number): LineCheckpoint {
-  for (let index = checkpoints.length - 1; index >= 0; index -= 1) {
-    const checkpoint = checkpoints[index]!;
-    if (checkpoint.line < line || (checkpoint.line === line && !checkpoint.lineStarted)) return checkpoint;
-  }
-  return ORIGIN;
-}
-
-/**
- * Reads the value forward by chunks from the nearest checkpoint, counting lines, and gives
- * each line from `fromLine` on to `visit` until it returns false. Lines before `fromLine`
- * are counted, never built. A line longer than `keepChars` is kept cut and handed over as
- * soon as that is known, so a page never reads a huge line to its end.
- */
-async function scanLines(source: ValueSource, fromLine: number, keepChars: number, visit: (line: ScannedLine) => boolean): Promise<ScanOutcome> {
-  const start = findCheckpoint(source.checkpoints, fromLine);
-  let byte = start.byte;
-  let line = start.line;
-  let lineStarted = start.lineStarted;
-  let collecting = line >= fromLine;
-  let kept = '';
-  let cut = false;
-  let cutVisited = false;
-
-  let length = source.chunkBytes;
-  while (byte < source.size) {
-    const range = { offset: byte, length };
-    const text = await callStore(() => source.store.get(source.key, range));
-    if (text === undefined) throw new ValueGone();
-    if (text === '') break;
-    const last = source.checkpoints[source.checkpoints.length - 1];
-    if (byte > (last?.byte ?? 0)) source.checkpoints.push({ byte, line, lineStarted });
-    const textBytes = measureUtf8(text);
-    let position = 0;
-
-    if (!collecting) {
-      while (line < fromLine) {
-        const newline = text.indexOf('\n', position);
-        if (newline === -1) break;
-        line += 1;
-        position = newline + 1;
-      }
-      if (line < fromLine) {
-        byte += textBytes;
-        length = Math.min(length * 2, source.chunkBytes * MAX_CHUNK_GROWTH);
-        // a chunk without a line break continues the line; else the text after its last one starts a line
-        lineStarted = position === 0 || position < text.length;
-        continue;
-      }
-      collecting = true;
-      lineStarted = false;
-      // the page itself needs little: start small again
-      length = source.chunkBytes;
-    }
-
-    for (;;) {
-      const newline = text.indexOf('\n', position);
-      const end = newline === -1 ? text.length : newline;
-      if (end > position) {
-        lineStarted = true;
-        if (!cut) {
-          const room = keepChars - kept.length;
-          if (end - position <= room) kept += text.slice(position, end);
-          else {
-            const piece = text.slice(position, position + room + 1);
-            kept += piece.slice(0, headEnd(piece, room));
-            cut = true;
-          }
-        }
-      }
-      if (newline === -1) break;
-      if (!cutVisited && !visit({ number: line, text: cut ? kept : stripCarriageReturn(kept), cut })) {
-        return { ended: newline + 1 === text.length && byte + textBytes >= source.size, lineCount: line };
-      }
-      line += 1;
-      kept = '';
-      cut = false;
-      cutVisited = false;
-      lineStarted = false;
-      position = newline + 1;
-    }
-    byte += textBytes;
-    length = Math.min(length * 2, source.chunkBytes * MAX_CHUNK_GROWTH);
-    // a line too long to keep is handed over now, not after reading the rest of it
-    if (cut && !cutVisited) {
-      cutVisited = true;
-      if (!visit({ number: line, text: kept, cut: true })) return { ended: byte >= source.size, lineCount: line };
-    }
-  }
-  if (lineStarted && collecting && !cutVisited) visit({ number: line, text: cut ? kept : stripCarriageReturn(kept), cut });
-  return { ended: true, lineCount: lineStarted ? line : line - 1 };
-}
-
-function stripCarriageReturn(text: string): string {
-  return text.endsWith('\r') ? text.slice(0, -1) : text;
-}
-
 // ---- Answers --------------------------------------------------------------------------------
 
 /** `cat -n`: the number right-aligned in 6 columns. */
@@ -456,7 +251,7 @@ function formatPageFooter(footer: PageFooter, size: number, next: NextCall): str
 /** `prefix` and as much of `text` as fits in `width` characters with the cut marker. */
 function formatCutLine(prefix: string, text: string, width: number): string {
   const room = width - prefix.length - CUT_LINE_MARKER.length;
-  return `${prefix}${text.slice(0, headEnd(text, room))}${CUT_LINE_MARKER}`;
+  return `${prefix}${text.slice(0, findHeadEnd(text, room))}${CUT_LINE_MARKER}`;
 }
 
 async function readPage(source: ValueSource, request: ReadRequest, options: ResolvedReadOffloadedOptions): Promise<string> {
@@ -518,7 +313,7 @@ const MAX_PATTERN_ECHO_CHARS = 60;
 /** `text` cut to `width` characters, `…` marking the cut. */
 function clipLine(text: string, width: number): string {
   if (text.length <= width) return text;
-  return `${text.slice(0, headEnd(text, width - 1))}…`;
+  return `${text.slice(0, findHeadEnd(text, width - 1))}…`;
 }
 
 /** Start index of `text` moved off a low surrogate, so a window never starts mid-pair. */
@@ -533,7 +328,7 @@ function windowStart(text: string, index: number): number {
  */
 function formatMatchText(text: string, regex: RegExp, width: number): string {
   if (text.length <= width) return text;
-  if (width < 3) return text.slice(0, headEnd(text, width));
+  if (width < 3) return text.slice(0, findHeadEnd(text, width));
   const match = regex.exec(text);
   const index = match?.index ?? 0;
   const suffix = ` [char ${groupDigits(index + 1)}/${groupDigits(text.length)}]`;
@@ -542,14 +337,14 @@ function formatMatchText(text: string, regex: RegExp, width: number): string {
   const matchChars = Math.min(match?.[0].length ?? 0, Math.floor(room / 2));
   let start = Math.max(0, index - Math.floor((room - matchChars) / 3));
   start = windowStart(text, Math.max(0, Math.min(start, text.length - room)));
-  const end = start + headEnd(text.slice(start, start + room + 1), room);
+  const end = start + findHeadEnd(text.slice(start, start + room + 1), room);
   return `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}${withSuffix ? suffix : ''}`;
 }
 
 /** The pattern as a regular expression literal (`/error|warn/`), cut to {@link MAX_PATTERN_ECHO_CHARS}. */
 function describePattern(pattern: string): string {
   const literal = SLASHED_PATTERN.test(pattern) ? pattern : `/${pattern}/`;
-  return literal.length <= MAX_PATTERN_ECHO_CHARS ? literal : `${literal.slice(0, headEnd(literal, MAX_PATTERN_ECHO_CHARS - 1))}…`;
+  return literal.length <= MAX_PATTERN_ECHO_CHARS ? literal : `${literal.slice(0, findHeadEnd(literal, MAX_PATTERN_ECHO_CHARS - 1))}…`;
 }
 
 async function searchLines(source: ValueSource, request: ReadRequest, options: ResolvedReadOffloadedOptions): Promise<string> {
@@ -670,7 +465,7 @@ function describeError(error: unknown): string {
 
 /** Cuts a message (never a page: pages are built to fit) to `maxChars`. */
 function fitMessage(text: string, maxChars: number): string {
-  return text.length <= maxChars ? text : `${text.slice(0, headEnd(text, maxChars - 1))}…`;
+  return text.length <= maxChars ? text : `${text.slice(0, findHeadEnd(text, maxChars - 1))}…`;
 }
 
 /**

@@ -31,3 +31,9 @@ export function hasLoneSurrogate(text: string): boolean {
 export function toWellFormedText(text: string): string {
   return hasLoneSurrogate(text) ? text.replace(LONE_SURROGATES, '\uFFFD') : text;
 }
+
+/** End index of a head of at most `chars` code units of `text` that does not split a surrogate pair. */
+export function findHeadEnd(text: string, chars: number): number {
+  const end = Math.max(0, Math.min(chars, text.length));
+  return end > 0 && end < text.length && isHighSurrogate(text.charCodeAt(end - 1)) ? end - 1 : end;
+}

@@ -2,6 +2,10 @@
  * A {@link ContentStore} on Amazon S3 (or any server speaking its protocol), through
  * `@aws-sdk/client-s3`, an optional peer dependency imported on first use. Only structural
  * types name the SDK here: the package root must load without it.
+ *
+ * Over 500 lines on purpose: one driver per file (the layout of `src/stores/`), and most of
+ * the length is S3's error cases (412 compared, 409 retried, 501, a missing bucket told apart
+ * from a missing key, servers that answer a range with more than was asked), each documented.
  */
 import { describeValue, InvalidOptionError, isModuleNotFoundError, MissingDependencyError, ReadFailedError, WriteFailedError } from '../core/errors.js';
 import type { ByteRange, ContentStore, Logger, PutOutcome, StoredEntry } from '../core/ports.js';

@@ -1,6 +1,9 @@
 /**
  * The contract every {@link ContentStore} driver meets, as a vitest suite: the package runs it on
  * its file, memory, Redis and S3 drivers, and a user runs it on their own driver.
+ *
+ * Over 500 lines on purpose: it is one list of cases, each a short `it`, kept in one file so a
+ * driver's author reads the whole contract in one place.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ContentStore } from '../core/ports.js';
