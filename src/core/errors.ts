@@ -129,3 +129,23 @@ export function isModuleNotFoundError(error: unknown): boolean {
   }
   return false;
 }
+
+/** Loads a module; the default is a dynamic `import()` of the package. */
+export type SdkImporter = () => Promise<unknown>;
+
+/**
+ * Loads an optional peer dependency. A module that cannot be found rejects with
+ * {@link MissingDependencyError} (code `MISSING_DEPENDENCY`) saying what to install; any other
+ * failure of the import propagates as it is.
+ */
+export async function importOptionalPeer(packageName: string, importer: SdkImporter, purpose: string): Promise<unknown> {
+  try {
+    return await importer();
+  } catch (error) {
+    if (!isModuleNotFoundError(error)) throw error;
+    throw new MissingDependencyError(
+      `${purpose} needs the optional peer dependency ${packageName}, which is not installed: run \`npm install ${packageName}\``,
+      { cause: error },
+    );
+  }
+}

@@ -3,8 +3,8 @@
  * paths. Every key is checked before any I/O, so no driver ever sees one that could leave its
  * directory or prefix.
  */
-import { describeValue, UnsafePathError } from './errors.js';
-import type { ContentStore } from './ports.js';
+import { describeValue, InvalidOptionError, UnsafePathError } from './errors.js';
+import type { ByteRange, ContentStore } from './ports.js';
 
 /** Longest key accepted (S3 allows 1,024 bytes; the file store's names stay well under it). */
 export const MAX_STORE_KEY_LENGTH = 1024;
@@ -61,4 +61,20 @@ export async function collectKeys(store: ContentStore, prefix: string): Promise<
   const keys: string[] = [];
   for await (const key of store.list(prefix)) keys.push(key);
   return keys;
+}
+
+/**
+ * The `offset` and `length` of a range read, checked: integers >= 0 (`offset` 0 and no length
+ * when absent). Every driver checks its ranges here, so all refuse the same values alike.
+ *
+ * @throws {InvalidOptionError} naming `range.offset` or `range.length`.
+ */
+export function resolveByteRange(range: ByteRange | undefined): { offset: number; length: number | undefined } {
+  const offset = range?.offset ?? 0;
+  const length = range?.length;
+  if (!Number.isSafeInteger(offset) || offset < 0) throw new InvalidOptionError(`range.offset must be an integer >= 0, got ${describeValue(offset)}`);
+  if (length !== undefined && (!Number.isSafeInteger(length) || length < 0)) {
+    throw new InvalidOptionError(`range.length must be an integer >= 0, got ${describeValue(length)}`);
+  }
+  return { offset, length };
 }

@@ -2,32 +2,14 @@
  * What the Anthropic and OpenAI clients share: loading an optional SDK lazily, reading a
  * provider's `retry-after` into `retryAfterMs` for the compaction retry, and the abort rule.
  */
-import { describeValue, InvalidOptionError, isModuleNotFoundError, MissingDependencyError } from '../core/errors.js';
+import { describeValue, importOptionalPeer, InvalidOptionError, MissingDependencyError, type SdkImporter } from '../core/errors.js';
 
-/** Loads an SDK module; the default is a dynamic `import()` of the package. */
-export type SdkImporter = () => Promise<unknown>;
+export { importOptionalPeer, type SdkImporter };
 
 /** An error that says how long to wait before trying again, as the compaction retry reads it. */
 export interface RetryAfterError extends Error {
   /** Milliseconds the provider asked to wait (from `retry-after-ms` or `retry-after`). */
   retryAfterMs: number;
-}
-
-/**
- * Loads an optional peer dependency. A module that cannot be found rejects with
- * {@link MissingDependencyError} (code `MISSING_DEPENDENCY`) saying what to install; any other
- * failure of the import propagates as it is.
- */
-export async function importOptionalPeer(packageName: string, importer: SdkImporter, purpose: string): Promise<unknown> {
-  try {
-    return await importer();
-  } catch (error) {
-    if (!isModuleNotFoundError(error)) throw error;
-    throw new MissingDependencyError(
-      `${purpose} needs the optional peer dependency ${packageName}, which is not installed: run \`npm install ${packageName}\``,
-      { cause: error },
-    );
-  }
 }
 
 

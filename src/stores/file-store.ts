@@ -6,10 +6,10 @@
 import type { Dirent } from 'node:fs';
 import { lstat, mkdir, readdir, unlink } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
-import { ContextError, describeValue, InvalidOptionError, ReadFailedError, WriteFailedError } from '../core/errors.js';
+import { ContextError, ReadFailedError, WriteFailedError } from '../core/errors.js';
 import type { ByteRange, ContentStore, PutOutcome, StoredEntry } from '../core/ports.js';
 import { assertDirectorySetting } from '../core/safe-path.js';
-import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem } from '../core/store-keys.js';
+import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem, resolveByteRange } from '../core/store-keys.js';
 import { decodeUtf8Range } from '../core/utf8.js';
 import {
   createExclusive,
@@ -47,12 +47,6 @@ function wrapReadError(action: string, path: string, error: unknown): ContextErr
   return new ReadFailedError(`could not ${action} ${path}: ${describeError(error)}`, { cause: error });
 }
 
-
-function assertByteCount(label: string, value: number | undefined): void {
-  if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
-    throw new InvalidOptionError(`${label} must be a non-negative integer, got ${describeValue(value)}`);
-  }
-}
 
 /**
  * Creates the file system {@link ContentStore}:
@@ -206,8 +200,7 @@ export function createFileStore(options: FileStoreOptions): ContentStore {
     },
     async get(key: string, range?: ByteRange): Promise<string | undefined> {
       const path = pathOf(assertStoreKey('key', key));
-      assertByteCount('range.offset', range?.offset);
-      assertByteCount('range.length', range?.length);
+      resolveByteRange(range);
       try {
         if (!(await areDirectories(parentsOf(key)))) return undefined;
         const file = await openRegularFileOrFail(path);

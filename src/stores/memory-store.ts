@@ -4,7 +4,7 @@
  */
 import { describeValue, InvalidOptionError } from '../core/errors.js';
 import type { ByteRange, ContentStore, PutOutcome, StoredEntry } from '../core/ports.js';
-import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem } from '../core/store-keys.js';
+import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem, resolveByteRange } from '../core/store-keys.js';
 import { toWellFormedText } from '../core/text.js';
 import { decodeUtf8Range } from '../core/utf8.js';
 import { systemNow } from '../infrastructure/clock.js';
@@ -42,12 +42,6 @@ function createEntry(content: string, now: () => Date): MemoryEntry {
   const text = toWellFormedText(content);
   const bytes = encoder.encode(text);
   return { text, size: bytes.length, createdAt: new Date(now().getTime()), bytes };
-}
-
-function assertByteCount(label: string, value: number | undefined): void {
-  if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
-    throw new InvalidOptionError(`${label} must be a non-negative integer, got ${describeValue(value)}`);
-  }
 }
 
 function readRange(entry: MemoryEntry, range: ByteRange): string {
@@ -96,8 +90,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ContentStor
     },
     async get(key: string, range?: ByteRange): Promise<string | undefined> {
       assertStoreKey('key', key);
-      assertByteCount('range.offset', range?.offset);
-      assertByteCount('range.length', range?.length);
+      resolveByteRange(range);
       const entry = entries.get(key);
       if (entry === undefined) return undefined;
       return range === undefined ? entry.text : readRange(entry, range);

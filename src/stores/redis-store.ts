@@ -13,9 +13,9 @@
  * line, and a value written under the prefix by other means is not one of this store's (whole
  * reads and `stat` reject it as `READ_FAILED`).
  */
-import { describeValue, InvalidOptionError, isModuleNotFoundError, MissingDependencyError, ReadFailedError, WriteFailedError } from '../core/errors.js';
+import { describeValue, importOptionalPeer, InvalidOptionError, MissingDependencyError, ReadFailedError, WriteFailedError } from '../core/errors.js';
 import type { ByteRange, ContentStore, PutOutcome, StoredEntry } from '../core/ports.js';
-import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem } from '../core/store-keys.js';
+import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem, resolveByteRange } from '../core/store-keys.js';
 import { toWellFormedText } from '../core/text.js';
 import { countUtf8Bytes, decodeUtf8Range } from '../core/utf8.js';
 
@@ -214,7 +214,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
           return text;
         });
       }
-      const { offset, length } = checkRange(range);
+      const { offset, length } = resolveByteRange(range);
       return read(`${referenceBase}${key}`, async (redis) => {
         if (length === 0) return (await redis.call('EXISTS', target)) === 0 ? undefined : '';
         const start = HEADER_BYTES + offset;
@@ -327,15 +327,6 @@ function checkOptions(options: RedisStoreOptions): { client?: RedisLike; url?: s
   };
 }
 
-/** `offset` and `length` of a range: integers >= 0. */
-function checkRange(range: ByteRange): { offset: number; length: number | undefined } {
-  const { offset = 0, length } = range;
-  if (!Number.isSafeInteger(offset) || offset < 0) throw new InvalidOptionError(`range.offset must be an integer >= 0, got ${describeValue(offset)}`);
-  if (length !== undefined && (!Number.isSafeInteger(length) || length < 0)) {
-    throw new InvalidOptionError(`range.length must be an integer >= 0, got ${describeValue(length)}`);
-  }
-  return { offset, length };
-}
 
 /** Where the client comes from, and whether the store may close it. */
 interface Connection {
@@ -429,15 +420,7 @@ type IoredisConstructor = new (url: string, options: Record<string, unknown>) =>
 
 /** ioredis' client class, imported on first use; `MISSING_DEPENDENCY` when it is not installed. */
 async function importIoredis(): Promise<IoredisConstructor> {
-  let sdkModule: unknown;
-  try {
-    sdkModule = await import('ioredis');
-  } catch (error) {
-    if (!isModuleNotFoundError(error)) throw error;
-    throw new MissingDependencyError('createRedisStore({ url }) needs the optional peer dependency ioredis, which is not installed: run `npm install ioredis`', {
-      cause: error,
-    });
-  }
+  const sdkModule = await importOptionalPeer('ioredis', () => import('ioredis'), 'createRedisStore({ url })');
   const candidates = [
     (sdkModule as { default?: unknown }).default,
     (sdkModule as { Redis?: unknown }).Redis,

@@ -7,9 +7,9 @@
  * the length is S3's error cases (412 compared, 409 retried, 501, a missing bucket told apart
  * from a missing key, servers that answer a range with more than was asked), each documented.
  */
-import { describeValue, InvalidOptionError, isModuleNotFoundError, MissingDependencyError, ReadFailedError, WriteFailedError } from '../core/errors.js';
+import { describeValue, importOptionalPeer, InvalidOptionError, MissingDependencyError, ReadFailedError, WriteFailedError } from '../core/errors.js';
 import type { ByteRange, ContentStore, Logger, PutOutcome, StoredEntry } from '../core/ports.js';
-import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem } from '../core/store-keys.js';
+import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem, resolveByteRange } from '../core/store-keys.js';
 import { decodeUtf8Range } from '../core/utf8.js';
 
 /**
@@ -286,7 +286,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
 
     async get(key, range?: ByteRange) {
       assertStoreKey('key', key);
-      const { offset, length } = checkRange(range);
+      const { offset, length } = resolveByteRange(range);
       try {
         if (length === 0) {
           const head = await headObject(key);
@@ -440,27 +440,9 @@ function checkOptions(options: S3StoreOptions): { bucket: string; prefix: string
   return { bucket, prefix: prefix as string, objectPrefix, referencePrefix: `s3://${bucket}/${objectPrefix}` };
 }
 
-/** Checks a byte range: integers >= 0. */
-function checkRange(range: ByteRange | undefined): { offset: number; length: number | undefined } {
-  const offset = range?.offset ?? 0;
-  const length = range?.length;
-  if (!Number.isSafeInteger(offset) || offset < 0) throw new InvalidOptionError(`range.offset must be an integer >= 0, got ${describeValue(offset)}`);
-  if (length !== undefined && (!Number.isSafeInteger(length) || length < 0)) {
-    throw new InvalidOptionError(`range.length must be an integer >= 0, got ${describeValue(length)}`);
-  }
-  return { offset, length };
-}
 
 async function loadSdk(): Promise<S3Sdk> {
-  let sdkModule: unknown;
-  try {
-    sdkModule = await import('@aws-sdk/client-s3');
-  } catch (error) {
-    if (!isModuleNotFoundError(error)) throw error;
-    throw new MissingDependencyError(`The S3 store needs the optional peer dependency ${PACKAGE_NAME}, which is not installed: run \`npm install ${PACKAGE_NAME}\``, {
-      cause: error,
-    });
-  }
+  const sdkModule = await importOptionalPeer(PACKAGE_NAME, () => import('@aws-sdk/client-s3'), 'The S3 store');
   // ESM named exports, or a CommonJS module under `default`
   const candidates = [sdkModule, (sdkModule as { default?: unknown } | null)?.default] as Array<Record<string, unknown> | null | undefined>;
   const found = candidates.find((candidate) => SDK_EXPORTS.every((name) => typeof candidate?.[name] === 'function'));
