@@ -4,7 +4,7 @@
  */
 import { describeValue, importOptionalPeer, InvalidOptionError, MissingDependencyError, type SdkImporter } from '../core/errors.js';
 
-export { importOptionalPeer, type SdkImporter };
+export type { SdkImporter };
 
 /** An error that says how long to wait before trying again, as the compaction retry reads it. */
 export interface RetryAfterError extends Error {
