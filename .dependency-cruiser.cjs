@@ -16,6 +16,20 @@ module.exports = {
       to: { path: '^src/cli/' },
     },
     {
+      name: 'formats-import-only-core',
+      comment: 'Format adapters are pure and SDK-free: they import only core types and helpers.',
+      severity: 'error',
+      from: { path: '^src/formats/' },
+      to: { pathNot: '^src/(core|formats)/' },
+    },
+    {
+      name: 'core-never-imports-formats-or-integrations',
+      comment: 'The public layer hands a format to the core as a value.',
+      severity: 'error',
+      from: { path: '^src/(core|formats|stores|api)/' },
+      to: { path: '^src/integrations/' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       from: {},
