@@ -89,6 +89,10 @@ export type {
   CompactSkipReason,
   SummarizerKind,
   RestoreRecentFilesOptions,
+  CompactLedger,
+  LedgerError,
+  LedgerList,
+  OffloadedResultEntry,
 } from './api/compact.js';
 
 // --- Stores, the read tool, retention ---

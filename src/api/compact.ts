@@ -15,9 +15,10 @@ import {
 } from '../core/compact/compact-options.js';
 import { createExtractiveSummarizer } from '../core/compact/extractive-summarizer.js';
 import { collectRestoredFiles } from '../core/compact/restore.js';
-import { createLlmSummarizer } from '../core/compact/summarize-with-llm.js';
+import { createLlmSummarizer, createUsageTotal } from '../core/compact/summarize-with-llm.js';
+import { assertReusePrefixSource, createPrefixReusingSummarizer } from '../core/compact/summarize-reusing-prefix.js';
 import type { Environment } from '../core/env.js';
-import type { LlmClient, Logger, Summarizer, TokenCounter } from '../core/ports.js';
+import type { LlmClient, LlmUsage, Logger, Summarizer, TokenCounter } from '../core/ports.js';
 import type { Message } from '../core/types.js';
 import { assertMessages } from '../core/validate-messages.js';
 import { createAnthropicLlmClient } from '../infrastructure/anthropic-client.js';
@@ -38,6 +39,7 @@ export type {
 } from '../core/compact/compact-options.js';
 export type { CompactResult, CompactSkipReason, SummarizerKind } from '../core/compact/compact.js';
 export type { CompactStats } from '../core/compact/stats.js';
+export type { CompactLedger, LedgerError, LedgerList, OffloadedResultEntry } from '../core/compact/ledger.js';
 export type { PartitionResult } from '../core/compact/partition.js';
 export type { AssembleMessagesOptions } from '../core/compact/assemble.js';
 export { partitionMessages } from '../core/compact/partition.js';
@@ -102,15 +104,21 @@ async function createSummarizer(
   resolved: ResolvedCompactOptions,
   tokenCounter: TokenCounter,
   logger: Logger,
+  onUsage: (usage: LlmUsage) => void,
 ): Promise<Summarizer> {
+  const { conversationRequest } = resolved;
+  assertReusePrefixSource(conversationRequest, source.kind); // summaryMode 'reuse-prefix' needs an LLM client
   const summarizeWith = (client: LlmClient): Summarizer =>
-    createLlmSummarizer(client, {
-      model: resolveSummaryModel(resolved.summaryModel, client),
-      inputMaxTokens: resolved.summaryInputMaxTokens,
-      tokenCounter,
-      // the default counter is o200k_base: prompts are then sized from the counts cached for the history
-      tokenCounterEncoding: tokenCounter === defaultTokenCounter ? 'o200k_base' : 'unknown',
-    });
+    conversationRequest !== undefined
+      ? createPrefixReusingSummarizer(client, { conversationRequest, onUsage })
+      : createLlmSummarizer(client, {
+          model: resolveSummaryModel(resolved.summaryModel, client),
+          inputMaxTokens: resolved.summaryInputMaxTokens,
+          tokenCounter,
+          // the default counter is o200k_base: prompts are then counted message by message
+          tokenCounterEncoding: tokenCounter === defaultTokenCounter ? 'o200k_base' : 'unknown',
+          onUsage,
+        });
   switch (source.kind) {
     case 'custom':
       return source.summarizer;
@@ -132,10 +140,17 @@ async function createSummarizer(
  * (Head) are kept; everything after them (Rest) is archived as JSON, then replaced by a
  * structured summary, followed by the most recently read files, read again from disk.
  *
+ * The summary message ends with a ledger that no summarizer can drop: the archive's
+ * reference (which the read tool opens), the offloaded results of Rest (tool, id, reference),
+ * the task and the latest request, the files read and edited, the commands run and the last
+ * error, carried over from an earlier summary's ledger. A summarizer's text over
+ * `computeSummaryMaxTokens(summaryMaxWords)` tokens is cut to it, with a marker.
+ *
  * Never mutates `messages`; when nothing is compacted, `result.messages` is the input array
  * itself and `skippedReason` says why (`'below-threshold'`, `'nothing-to-compact'`,
- * `'archive-failed'` or `'summarizer-failed'`, both with `error`): with the default
- * `archive: 'required'`, nothing is summarized away unless its archive was written.
+ * `'archive-failed'` or `'summarizer-failed'`, both with `error`, or `'no-gain'` when the
+ * compacted history would not have been smaller, its archive written all the same): with the
+ * default `archive: 'required'`, nothing is summarized away unless its archive was written.
  * `result.summarizer` names the summarizer chosen (`'custom'`, `'llm-client'`, `'anthropic'` or
  * `'extractive'`), whether or not compaction went as far as running it.
  * Environment variables are read at each call.
@@ -162,7 +177,8 @@ export async function compactMessages(messages: readonly Message[], options: Com
   const logger = options.logger ?? consoleLogger;
   const tokenCounter = options.tokenCounter ?? defaultTokenCounter;
   const source = chooseSummarizerSource(options, env);
-  const summarizer = await createSummarizer(source, resolved, tokenCounter, logger);
+  const usage = createUsageTotal();
+  const summarizer = await createSummarizer(source, resolved, tokenCounter, logger, usage.add);
   const outcome = await compactMessagesWith(messages, resolved, {
     summarizer,
     fileReader: options.fileReader ?? new NodeFileReader(),
@@ -173,6 +189,8 @@ export async function compactMessages(messages: readonly Message[], options: Com
     sleep: sleepWithTimeout,
     now: systemNow,
   });
+  const summaryUsage = usage.total();
+  if (outcome.compacted && summaryUsage !== undefined) return { ...outcome, stats: { ...outcome.stats, summaryUsage }, summarizer: source.kind };
   return { ...outcome, summarizer: source.kind };
 }
 

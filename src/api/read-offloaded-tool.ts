@@ -166,6 +166,7 @@ function buildDescription(maxChars: number, contextLines: number): string {
     'Reads back content that was offloaded out of this conversation to keep it short: a tool result replaced by a reference',
     'such as "[Content offloaded to: ./tool-result-abc.md]" or "[Tool result offloaded to file: ...]".',
     'Pass that reference as ref (the whole bracketed line, or just the path or URI in it).',
+    'A summary of compacted messages names their archive (a ".../compact-<time>-<n>.json" reference: the messages as indented JSON) and lists offloaded results: each opens the same way.',
     `Returns numbered lines (line number, tab, text), at most ${groupDigits(maxChars)} characters per call;`,
     'the last line says whether the content goes on and how to call again for the next page.',
     'Page with offset (first line, 1-based) and limit (number of lines).',
@@ -212,7 +213,9 @@ function resolveReadStore(fields: Partial<ReadOffloadedToolOptions>): ContentSto
 
 /**
  * Creates the read tool over the store the offload wrote to. The model passes a reference it
- * saw (`[Content offloaded to: ./tool-result-abc.md]`, the whole line or the path in it) and
+ * saw (`[Content offloaded to: ./tool-result-abc.md]`, the whole line or the path in it, or
+ * the archive a compaction summary names: give the tool the store, or for the default file
+ * writer the directory `<workDir>/<outputDir>`, that the compaction wrote to) and
  * gets back numbered lines, `cat -n` style, a page at a time (`offset`, `limit`) or only the
  * lines matching a `pattern` with context, never more than `maxChars` characters, ending with
  * the call that reads on. It reads only what this store wrote, under the names this package

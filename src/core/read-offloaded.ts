@@ -138,7 +138,8 @@ function parseInput(input: unknown, defaultLimit: number): ReadRequest | string 
 /**
  * The reference inside `ref`: the text between `[Content offloaded to: ` (or `[Tool result
  * offloaded to file: `) and `]` when the model passed the whole line (a preview after it
- * ignored), else `ref` trimmed.
+ * ignored), the string inside the quotes when it passed a JSON string (a compaction summary
+ * writes its references that way), else `ref` trimmed.
  */
 export function extractReference(ref: string): string {
   const trimmed = ref.trim();
@@ -148,7 +149,20 @@ export function extractReference(ref: string): string {
     const line = (lineEnd === -1 ? trimmed : trimmed.slice(0, lineEnd)).trimEnd();
     if (line.endsWith(']')) return line.slice(prefix.length, -1);
   }
+  if (trimmed.length >= 2 && trimmed.startsWith('"') && trimmed.endsWith('"')) {
+    const unquoted = parseJsonString(trimmed);
+    if (unquoted !== undefined) return unquoted.trim();
+  }
   return trimmed;
+}
+
+function parseJsonString(text: string): string | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 // ---- References -----------------------------------------------------------------------------

@@ -29,7 +29,15 @@ afterEach(async () => {
 });
 
 const system: Message = { role: 'system', content: 'You are a coding agent.' };
-const history = (): Message[] => [system, { role: 'user', content: 'Fix src/a.ts.' }, ...readFileTurn('README.md'), ...readFileTurn('src/a.ts'), { role: 'assistant', content: 'Done.' }];
+/** What a read printed: long enough that the summary and the restored files take less room. */
+const readOutput = (path: string): string => `${path}\n${'a line of what the tool printed\n'.repeat(100)}`;
+const history = (): Message[] => [
+  system,
+  { role: 'user', content: 'Fix src/a.ts.' },
+  ...readFileTurn('README.md', readOutput('README.md')),
+  ...readFileTurn('src/a.ts', readOutput('src/a.ts')),
+  { role: 'assistant', content: 'Done.' },
+];
 const ARCHIVE_NAME = /^compact-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z-(\d+)\.json$/;
 
 function options(extra: CompactOptions = {}): CompactOptions & { logger: ReturnType<typeof createRecordingLogger> } {

@@ -2,6 +2,7 @@ import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { compactMessages } from '../../src/api/compact.js';
 import { offloadToolResult } from '../../src/api/direct-offload.js';
 import { offloadToolResults } from '../../src/api/offload.js';
 import { createReadOffloadedTool } from '../../src/api/read-offloaded-tool.js';
@@ -9,6 +10,7 @@ import type { ByteRange, ContentStore } from '../../src/core/ports.js';
 import { DEFAULT_READ_CHUNK_BYTES } from '../../src/core/read-offloaded.js';
 import type { Message } from '../../src/core/types.js';
 import { createFileStore } from '../../src/stores/file-store.js';
+import { createRecordingLogger, createScriptedSummarizer } from '../unit/compact-fixtures.js';
 
 let directory: string;
 
@@ -156,6 +158,83 @@ describe('the read tool on the file store', () => {
       expect(await tool.execute({ ref: './tool-result-nothing.md' })).toBe(
         'No offloaded content at "./tool-result-nothing.md": nothing is stored under that reference (it may have been pruned).',
       );
+    });
+  });
+
+  describe('after a compaction (issue 9: recoverable compaction)', () => {
+    /** A session that ran a build and read its long log. */
+    function createSession(): Message[] {
+      const log = Array.from({ length: 400 }, (_, index) => (index === 250 ? 'error TS2322: Type "string" is not assignable to type "number". (src/a.ts:7)' : `build step ${index + 1} ok`)).join('\n');
+      return [
+        { role: 'system', content: 'You are a coding agent.' },
+        { role: 'user', content: 'Find why the build fails.' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_build', name: 'bash', input: { command: 'npm run build' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_build', is_error: true, content: log }] },
+        { role: 'assistant', content: 'The build fails in src/a.ts, line 7.' },
+      ];
+    }
+
+    /** The value of one ledger line of the summary message, as JSON. */
+    function readLedgerLine(messages: Message[], label: string): unknown {
+      const summary = String(messages.find((message) => String(message.content).startsWith('[Conversation compressed]'))?.content);
+      const line = summary.split('\n').find((text) => text.startsWith(`- ${label}: `));
+      return line === undefined ? undefined : (JSON.parse(line.slice(label.length + 4)) as unknown);
+    }
+
+    const compactOptions = () => ({ force: true, summarizer: createScriptedSummarizer(['## Task Status\nThe build fails.']), workDir: directory, logger: createRecordingLogger() });
+
+    it('reads the archive the summary names, after compacting into a file store: a page, then a search', async () => {
+      const store = createFileStore({ dir: directory });
+      const session = createSession();
+      const result = await compactMessages(session, { ...compactOptions(), store });
+      expect(result.compacted).toBe(true);
+      const ref = readLedgerLine(result.messages, 'Archive of the compacted messages');
+      expect(ref).toBe(result.archiveReference);
+      expect(ref).toBe(join(directory, 'default', (ref as string).split('/').at(-1)!));
+
+      const tool = createReadOffloadedTool({ store });
+      const page = await tool.execute({ ref, limit: 5 });
+      expect(page).toBe(
+        [
+          '     1\t[',
+          '     2\t  {',
+          '     3\t    "role": "user",',
+          '     4\t    "content": "Find why the build fails."',
+          '     5\t  },',
+          `[lines 1-5 of a ${Buffer.byteLength(JSON.stringify(session.slice(1), null, 2)).toLocaleString('en-US')}-byte text; more follow: call read_offloaded with {"ref":${JSON.stringify(ref)},"offset":6} for the next page]`,
+        ].join('\n'),
+      );
+      const found = await tool.execute({ ref, pattern: 'TS2322', limit: 1 });
+      expect(found).toContain('error TS2322: Type \\"string\\" is not assignable');
+    });
+
+    it('reads the archive written under outputDir (the default file writer) with a tool over that directory and session', async () => {
+      const result = await compactMessages(createSession(), { ...compactOptions(), sessionId: 'agent-7' });
+      const ref = readLedgerLine(result.messages, 'Archive of the compacted messages') as string;
+      expect(ref.startsWith(join(directory, '.compact', 'agent-7', 'compact-'))).toBe(true);
+      const tool = createReadOffloadedTool({ outputDir: join(directory, '.compact'), sessionId: 'agent-7' });
+      expect(await tool.execute({ ref, pattern: 'build fails in src' })).toContain(':\t    "content": "The build fails in src/a.ts, line 7."');
+      const other = createReadOffloadedTool({ outputDir: join(directory, '.compact'), sessionId: 'agent-8' });
+      expect(await other.execute({ ref })).toMatch(/^Refused: .* belongs to another session/);
+    });
+
+    it('opens every offloaded result the summary lists: offload, compact, then read by the listed reference', async () => {
+      const store = createFileStore({ dir: directory });
+      // a long explanation stays inline, so compacting the offloaded history still gains room
+      const session = [...createSession(), { role: 'user' as const, content: 'Explain it.' }, { role: 'assistant' as const, content: 'The type of the value comes from the config. '.repeat(100) }];
+      const offloaded = await offloadToolResults(session, { store, charThreshold: 5000, ratioThreshold: 0 });
+      const result = await compactMessages(offloaded.messages, { ...compactOptions(), store });
+      expect(result.compacted).toBe(true);
+      const summary = String(result.messages[1]?.content);
+      const entry = summary.split('\n').find((line) => line.startsWith('  - ["'));
+      const [tool, id, ref] = JSON.parse(entry!.slice(4)) as string[];
+      expect([tool, id, ref]).toEqual(['bash', 'toolu_build', './tool-result-toolu_build.md']);
+
+      const readTool = createReadOffloadedTool({ store });
+      expect(await readTool.execute({ ref, offset: 251, limit: 1 })).toMatch(/^ {3}251\terror TS2322: .*\n\[line 251 of a [\d,]+-byte text; more follow/);
+      // and the archive holds the reference the history had
+      const archived = await readTool.execute({ ref: result.archiveReference, pattern: 'Content offloaded to' });
+      expect(archived).toContain('"content": "[Content offloaded to: ./tool-result-toolu_build.md]"');
     });
   });
 });

@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { compactMessages, EXTRACTIVE_FALLBACK_WARNING, restoreRecentFiles } from '../../src/api/compact.js';
 import { InvalidMessageError, InvalidOptionError, MissingDependencyError } from '../../src/core/errors.js';
+import { stripLedger } from '../../src/core/compact/ledger.js';
 import { computeMinSummaryInputTokens } from '../../src/core/compact/summarize-with-llm.js';
 import type { LlmClient } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';
@@ -30,7 +31,8 @@ afterEach(() => {
 const history: Message[] = [
   { role: 'system', content: 'You are an agent.' },
   { role: 'user', content: 'Fix the bug.' },
-  ...readFileTurn('a.ts'),
+  // a long read: the summary and the restored file take less room than the history
+  ...readFileTurn('a.ts', `contents of a.ts\n${'.'.repeat(3000)}`),
   { role: 'assistant', content: 'Fixed.' },
 ];
 
@@ -53,7 +55,7 @@ describe('compactMessages: who writes the summary (DESIGN §6)', () => {
     const summarizer = createScriptedSummarizer(['from summarizer']);
     const llmClient = createRecordingClient();
     const result = await compactMessages(history, { ...options, summarizer, llmClient });
-    expect(result.summary).toBe('from summarizer');
+    expect(stripLedger(result.summary ?? '')).toBe('from summarizer');
     expect(llmClient.prompts).toHaveLength(0);
     expect(createAnthropicLlmClient).not.toHaveBeenCalled();
   });
@@ -64,7 +66,7 @@ describe('compactMessages: who writes the summary (DESIGN §6)', () => {
     const { options } = createPorts();
     const llmClient = createRecordingClient();
     const result = await compactMessages(history, { ...options, llmClient });
-    expect(result.summary).toBe('LLM summary');
+    expect(stripLedger(result.summary ?? '')).toBe('LLM summary');
     expect(llmClient.prompts).toHaveLength(1);
     expect(llmClient.prompts[0]?.model).toBe('model-from-env');
     expect(llmClient.prompts[0]?.prompt).toContain('Pay special attention to the MOST RECENT messages');
@@ -80,7 +82,7 @@ describe('compactMessages: who writes the summary (DESIGN §6)', () => {
     const { options } = createPorts();
     const result = await compactMessages(history, options);
     expect(createAnthropicLlmClient).toHaveBeenCalledWith({ apiKey: 'sk-test', baseURL: 'http://127.0.0.1:9999' });
-    expect(result.summary).toBe('anthropic summary');
+    expect(stripLedger(result.summary ?? '')).toBe('anthropic summary');
     expect(client.prompts[0]?.model).toBe('claude-haiku-4-5-20251001');
   });
 
@@ -129,7 +131,8 @@ describe('compactMessages: result.summarizer names the summarizer chosen', () =>
     createAnthropicLlmClient.mockResolvedValue(createRecordingClient('anthropic summary'));
     const { options } = createPorts();
     const result = await compactMessages(history, options);
-    expect(result).toMatchObject({ compacted: true, summary: 'anthropic summary', summarizer: 'anthropic' });
+    expect(result).toMatchObject({ compacted: true, summarizer: 'anthropic' });
+    expect(stripLedger(result.summary ?? '')).toBe('anthropic summary');
   });
 
   it("is 'extractive' for the fallback, a blank ANTHROPIC_API_KEY included", async () => {
@@ -277,7 +280,7 @@ describe('compactMessages: the default clock and timer', () => {
     const result = await compactMessages(history, { ...options, summarizer, maxRetries: 1, retryBaseDelayMs: 5 });
     // timers may fire a millisecond early on some platforms
     expect(performance.now() - started).toBeGreaterThanOrEqual(4);
-    expect(result.summary).toBe('s');
+    expect(stripLedger(result.summary ?? '')).toBe('s');
     expect(summarizer.calls).toHaveLength(2);
     expect(logger.warnings).toContain('compact: summary attempt 1 failed (overloaded); retrying in 5 ms');
   });

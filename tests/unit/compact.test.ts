@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { compactMessagesWith, type CompactPorts } from '../../src/core/compact/compact.js';
 import type { ResolvedCompactOptions } from '../../src/core/compact/compact-options.js';
+import { createExtractiveSummarizer } from '../../src/core/compact/extractive-summarizer.js';
+import { parseLedger, stripLedger } from '../../src/core/compact/ledger.js';
+import { computeSummaryMaxTokens } from '../../src/core/compact/summarize-with-llm.js';
 import { SummarizerFailedError, type ContextError } from '../../src/core/errors.js';
+import { appendPreview, buildBatchReference } from '../../src/core/offload-reference.js';
 import { countHistoryTokens, MESSAGE_TOKEN_OVERHEAD } from '../../src/core/tokens.js';
 import type { Message } from '../../src/core/types.js';
+import { createMemoryStore } from '../../src/stores/memory-store.js';
 import {
   charCounter,
   createRecordingLogger,
@@ -29,10 +34,30 @@ function setUp(options: { files?: Record<string, string>; script?: Parameters<ty
   return { fileSystem, summarizer, logger, sleep, ports, resolved, run: (messages: readonly Message[]) => compactMessagesWith(messages, resolved, ports) };
 }
 
+/** What a read returned: long enough that a summary and the restored files take less room. */
+const readOutput = (path: string): string => `contents of ${path} as the tool printed them\n${'.'.repeat(1000)}`;
+
 /** A history of a system prompt and turns that read two files. */
 function createHistory(): Message[] {
-  return [system, { role: 'user', content: 'Fix the bug in src/a.ts.' }, ...readFileTurn('README.md'), ...readFileTurn('src/a.ts'), { role: 'assistant', content: 'Found it.' }];
+  return [
+    system,
+    { role: 'user', content: 'Fix the bug in src/a.ts.' },
+    ...readFileTurn('README.md', readOutput('README.md')),
+    ...readFileTurn('src/a.ts', readOutput('src/a.ts')),
+    { role: 'assistant', content: 'Found it.' },
+  ];
 }
+
+/** The ledger section `createHistory()` gets, with the archive it was written to. */
+const historyLedger = (archive: string): string =>
+  [
+    '## Context Ledger',
+    'Facts kept by compaction. The read tool opens any reference below (pass it as ref); what a list leaves out is in the archives.',
+    `- Archive of the compacted messages: "${archive}"`,
+    '- Task: "Fix the bug in src/a.ts."',
+    '- Latest request: the task above',
+    '- Files read: ["README.md", "src/a.ts"]',
+  ].join('\n');
 
 /** A user message of exactly `tokens` tokens with the character counter. */
 const messageOfTokens = (tokens: number, role: 'user' | 'assistant' = 'user'): Message => ({ role, content: 'x'.repeat(tokens - MESSAGE_TOKEN_OVERHEAD) });
@@ -44,11 +69,12 @@ describe('compactMessagesWith (spec 05)', () => {
     const result = await run(history);
     expect(result.compacted).toBe(true);
     expect(result.skippedReason).toBeUndefined();
-    expect(result.summary).toBe('## Goals & Decisions\nFix the bug.');
+    expect(result.summary).toBe(`## Goals & Decisions\nFix the bug.\n\n${historyLedger(archive1)}`);
     expect(result.originalMessagesPath).toBe(archive1);
+    expect(result.archiveReference).toBe(archive1);
     expect(result.messages).toEqual([
       system,
-      { role: 'user', content: '[Conversation compressed]\n\n## Goals & Decisions\nFix the bug.' },
+      { role: 'user', content: `[Conversation compressed]\n\n## Goals & Decisions\nFix the bug.\n\n${historyLedger(archive1)}` },
       { role: 'assistant', content: 'Understood. I have the context from the compressed conversation. Continuing work.' },
       { role: 'user', content: '[Restored after compact] src/a.ts:\nexport const a = 1;' },
       { role: 'assistant', content: 'Noted, file content restored.' },
@@ -73,7 +99,8 @@ describe('compactMessagesWith (spec 05)', () => {
 
   it('UC-002: without read_file calls, yields Head + summary pair only', async () => {
     const { run } = setUp();
-    const result = await run([system, { role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi' }]);
+    const result = await run([system, { role: 'user', content: 'hello' }, messageOfTokens(1000, 'assistant')]);
+    expect(result.compacted).toBe(true);
     expect(result.messages).toHaveLength(3);
     expect(result.stats.restoredFileCount).toBe(0);
     expect(result.stats.restoredTokenCount).toBe(0);
@@ -81,7 +108,7 @@ describe('compactMessagesWith (spec 05)', () => {
 
   it('UC-003 / UC-004: skips a deleted file and a file over the per-file limit, restoring the others', async () => {
     const { run, logger } = setUp({ files: { '/work/big.ts': 'b'.repeat(100), '/work/ok.ts': 'ok' }, resolved: { maxRestoreTokensPerFile: 50 } });
-    const result = await run([{ role: 'user', content: 'go' }, ...readFileTurn('ok.ts'), ...readFileTurn('deleted.ts'), ...readFileTurn('big.ts')]);
+    const result = await run([{ role: 'user', content: 'go' }, ...readFileTurn('ok.ts', readOutput('ok.ts')), ...readFileTurn('deleted.ts'), ...readFileTurn('big.ts', readOutput('big.ts'))]);
     expect(result.compacted).toBe(true);
     expect(result.messages.filter((message) => String(message.content).startsWith('[Restored after compact]')).map((message) => message.content)).toEqual([
       '[Restored after compact] ok.ts:\nok',
@@ -93,7 +120,7 @@ describe('compactMessagesWith (spec 05)', () => {
     // limit 1000 × ratio 0.5 → 500 tokens
     it('compacts a history of exactly the threshold', async () => {
       const { run } = setUp({ resolved: { force: false } });
-      const result = await run([messageOfTokens(250), messageOfTokens(250, 'assistant')]);
+      const result = await run([messageOfTokens(250, 'assistant'), messageOfTokens(250, 'assistant')]);
       expect(result.compacted).toBe(true);
       expect(result.stats.originalTokenCount).toBe(500);
     });
@@ -107,6 +134,7 @@ describe('compactMessagesWith (spec 05)', () => {
         compacted: false,
         skippedReason: 'below-threshold',
         originalMessagesPath: null,
+        archiveReference: null,
         stats: { originalTokenCount: 0, compactedTokenCount: 0, compactionRatio: 0, compactedMessageCount: 0, retainedMessageCount: 0, restoredFileCount: 0, restoredTokenCount: 0 },
       });
       expect(result.messages).toBe(history);
@@ -121,11 +149,11 @@ describe('compactMessagesWith (spec 05)', () => {
 
     it('compacts below the threshold with force', async () => {
       const { run } = setUp({ resolved: { force: true } });
-      expect((await run([messageOfTokens(10)])).compacted).toBe(true);
+      expect((await run([messageOfTokens(450, 'assistant')])).compacted).toBe(true);
     });
 
     it('uses the provider figure (lastUsage) for the trigger and the original count', async () => {
-      const history = [messageOfTokens(10), messageOfTokens(10, 'assistant')];
+      const history = [messageOfTokens(400, 'assistant'), messageOfTokens(10, 'assistant')];
       const { run } = setUp({ resolved: { force: false, lastUsage: { inputTokens: 490, messageCount: 1 } } });
       const result = await run(history);
       expect(result.compacted).toBe(true);
@@ -134,7 +162,7 @@ describe('compactMessagesWith (spec 05)', () => {
 
     it('scales local estimates with tokenSafetyFactor', async () => {
       const { run } = setUp({ resolved: { force: false, tokenSafetyFactor: 2 } });
-      expect((await run([messageOfTokens(250)])).compacted).toBe(true);
+      expect((await run([messageOfTokens(450, 'assistant')])).compacted).toBe(true);
     });
   });
 
@@ -202,7 +230,7 @@ describe('compactMessagesWith (spec 05)', () => {
       const { run, sleep, summarizer } = setUp({ script: [new Error('529 overloaded'), new Error('503'), 'finally'] });
       const result = await run(createHistory());
       expect(result.compacted).toBe(true);
-      expect(result.summary).toBe('finally');
+      expect(result.summary).toMatch(/^finally\n\n## Context Ledger\n/);
       expect(summarizer.calls).toHaveLength(3);
       expect(sleep.delays).toEqual([1000, 2000]);
     });
@@ -344,14 +372,30 @@ describe('compactMessagesWith (spec 05)', () => {
     });
     const first = await run(createHistory());
     expect(first.compacted).toBe(true);
-    const continued: Message[] = [...first.messages, { role: 'user', content: 'Now add a test.' }, ...readFileTurn('new.ts'), { role: 'assistant', content: 'Added.' }];
+    const continued: Message[] = [
+      ...first.messages,
+      { role: 'user', content: 'Now add a test.' },
+      ...readFileTurn('new.ts', readOutput('new.ts')),
+      { role: 'assistant', content: 'Added.' },
+    ];
     const second = await run(continued);
     expect(second.compacted).toBe(true);
     expect(summarizer.calls[1]?.messages).toEqual(continued.slice(1));
-    expect(summarizer.calls[1]?.messages[0]?.content).toBe('[Conversation compressed]\n\nfirst summary');
+    expect(summarizer.calls[1]?.messages[0]?.content).toBe(`[Conversation compressed]\n\nfirst summary\n\n${historyLedger(archive1)}`);
+    const archive2 = '/work/.compact/default/compact-2026-11-21T23-45-12Z-2.json';
+    // the first ledger carries over: its task, its archive, its files before the new ones
+    const secondLedger = [
+      '## Context Ledger',
+      'Facts kept by compaction. The read tool opens any reference below (pass it as ref); what a list leaves out is in the archives.',
+      `- Archive of the compacted messages: "${archive2}"`,
+      `- Earlier archives: ["${archive1}"]`,
+      '- Task: "Fix the bug in src/a.ts."',
+      '- Latest request: "Now add a test."',
+      '- Files read: ["src/a.ts", "README.md", "new.ts"]',
+    ].join('\n');
     expect(second.messages.map((message) => message.content)).toEqual([
       system.content,
-      '[Conversation compressed]\n\nsecond summary',
+      `[Conversation compressed]\n\nsecond summary\n\n${secondLedger}`,
       'Understood. I have the context from the compressed conversation. Continuing work.',
       '[Restored after compact] new.ts:\nN',
       'Noted, file content restored.',
@@ -359,7 +403,208 @@ describe('compactMessagesWith (spec 05)', () => {
       '[Restored after compact] src/a.ts:\nA',
       'Noted, file content restored.',
     ]);
-    expect(second.originalMessagesPath).toBe('/work/.compact/default/compact-2026-11-21T23-45-12Z-2.json');
+    expect(second.originalMessagesPath).toBe(archive2);
     expect(fileSystem.files.has(archive1)).toBe(true);
+  });
+
+  describe('recoverable compaction (issue 9: the summary names its archive and carries a ledger)', () => {
+    /** A history whose tool results were offloaded (batch, direct, with a preview), with a failed command. */
+    function createOffloadedHistory(): Message[] {
+      return [
+        system,
+        { role: 'user', content: 'Make the tests pass.' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool_use', id: 'toolu_read', name: 'Read', input: { file_path: 'src/a.ts' } },
+            { type: 'tool_use', id: 'toolu_grep', name: 'Grep', input: { pattern: 'TODO', path: 'src' } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'toolu_read', content: '[Content offloaded to: ./tool-result-toolu_read.md]' },
+            { type: 'tool_result', tool_use_id: 'toolu_grep', content: [{ type: 'text', text: '[Tool result offloaded to file: /srv/offload/s1/toolu_grep.md]' }] },
+          ],
+        },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_test', name: 'Bash', input: { command: 'npm test' } }] },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 'toolu_test',
+              is_error: true,
+              content: appendPreview(buildBatchReference('./tool-result-toolu_test.md'), 'AssertionError: expected 1 to be 2\nat a.ts', { headChars: 500, tailChars: 0 }),
+            },
+          ],
+        },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_edit', name: 'Edit', input: { file_path: 'src/a.ts', old_string: '1', new_string: '2' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_edit', content: 'ok' }] },
+        { role: 'assistant', content: 'Fixed the constant. '.repeat(500) },
+      ];
+    }
+
+    it('names the archive and lists every offloaded result of Rest (tool, id, reference) in the summary message', async () => {
+      const { run } = setUp();
+      const result = await run(createOffloadedHistory());
+      expect(result.compacted).toBe(true);
+      const summaryMessage = String(result.messages[1]?.content);
+      expect(summaryMessage).toContain(`- Archive of the compacted messages: "${archive1}"`);
+      expect(summaryMessage).toContain(
+        [
+          '- Offloaded tool results [tool, id, reference]:',
+          '  - ["Read","toolu_read","./tool-result-toolu_read.md"]',
+          '  - ["Grep","toolu_grep","/srv/offload/s1/toolu_grep.md"]',
+          '  - ["Bash","toolu_test","./tool-result-toolu_test.md"]',
+        ].join('\n'),
+      );
+    });
+
+    it('merges the ledger into the summary whoever wrote it: files read and edited, commands, last error, requests', async () => {
+      const { run, ports, resolved } = setUp();
+      const extractive = await compactMessagesWith(createOffloadedHistory(), resolved, { ...ports, summarizer: createExtractiveSummarizer() });
+      const scripted = await run(createOffloadedHistory());
+      for (const result of [extractive, scripted]) {
+        expect(result.compacted).toBe(true);
+        expect(result.summary).toContain(
+          [
+            '- Task: "Make the tests pass."',
+            '- Latest request: the task above',
+            '- Files read: ["src/a.ts"]',
+            '- Files edited: ["src/a.ts"]',
+            '- Commands run: ["npm test"]',
+            '- Last error: {"tool":"Bash","id":"toolu_test","error":"AssertionError: expected 1 to be 2"}',
+          ].join('\n'),
+        );
+      }
+      expect(stripLedger(scripted.summary ?? '')).toBe('## Goals & Decisions\nFix the bug.');
+      expect(extractive.summary?.startsWith('## Goals & Decisions\n')).toBe(true);
+      // the same facts, only the archives differ (the second run took the next name)
+      expect(extractive.ledger).toEqual({ ...scripted.ledger, archiveReference: archive1 });
+    });
+
+    it('returns the ledger it wrote, which reads back from the summary', async () => {
+      const { run } = setUp();
+      const result = await run(createOffloadedHistory());
+      expect(result.ledger?.archiveReference).toBe(archive1);
+      expect(parseLedger(result.summary ?? '')).toEqual(result.ledger);
+    });
+
+    it("names the store's reference of the archive when compacting into a store", async () => {
+      const store = createMemoryStore();
+      const { ports, resolved } = setUp();
+      const result = await compactMessagesWith(createHistory(), resolved, { ...ports, store });
+      expect(result.archiveReference).toMatch(/^memory:\/\/.*default\/compact-2026-11-21T23-45-12Z-1\.json$/);
+      expect(result.archiveReference).toBe(store.referenceFor('default/compact-2026-11-21T23-45-12Z-1.json'));
+      expect(result.summary).toContain(`- Archive of the compacted messages: ${JSON.stringify(result.archiveReference)}`);
+    });
+
+    it("says there is no archive when it could not be written (archive: 'best-effort')", async () => {
+      const { run, fileSystem } = setUp({ resolved: { archive: 'best-effort' } });
+      fileSystem.failWrites = true;
+      const result = await run(createHistory());
+      expect(result.compacted).toBe(true);
+      expect(result.archiveReference).toBeNull();
+      expect(result.summary).toContain('- Archive of the compacted messages: none (the archive could not be written)');
+    });
+
+    it('carries the ledger over a later compaction: offloaded results, the last error and the archive stay reachable', async () => {
+      const { run } = setUp({ script: ['first summary', 'second summary'] });
+      const first = await run(createOffloadedHistory());
+      const second = await run([...first.messages, { role: 'user', content: 'Now update the docs.' }, messageOfTokens(1000, 'assistant')]);
+      expect(second.compacted).toBe(true);
+      expect(second.ledger).toMatchObject({
+        archiveReference: '/work/.compact/default/compact-2026-11-21T23-45-12Z-2.json',
+        earlierArchiveReferences: { items: [archive1], omittedCount: 0 },
+        task: 'Make the tests pass.',
+        latestRequest: 'Now update the docs.',
+        commands: { items: ['npm test'], omittedCount: 0 },
+        lastError: { toolName: 'Bash', toolUseId: 'toolu_test', message: 'AssertionError: expected 1 to be 2' },
+      });
+      expect(second.ledger?.offloadedResults.items.map((entry) => entry.toolUseId)).toEqual(['toolu_read', 'toolu_grep', 'toolu_test']);
+    });
+
+    it('does not take the resume message for the latest request', async () => {
+      const { run } = setUp({ script: ['first summary', 'second summary'], resolved: { resumeMessage: 'Continue with the task.' } });
+      const first = await run(createOffloadedHistory());
+      expect(first.messages.at(-1)?.content).toBe('Continue with the task.');
+      const second = await run([...first.messages, messageOfTokens(1000, 'assistant')]);
+      expect(second.ledger?.latestRequest).toBe('Make the tests pass.');
+    });
+  });
+
+  describe('a summary far over its budget (issue 9 faults)', () => {
+    const budget = computeSummaryMaxTokens(1200);
+    const runaway = 'The same line again and again.\n'.repeat(135_300); // 4 MB
+    // what the summarizer returned, as compaction takes it (trimmed)
+    const returned = runaway.trim();
+
+    it('cuts the summary to its budget with a marker, and warns', async () => {
+      const { run, logger } = setUp({ script: [runaway] });
+      const result = await run([system, { role: 'user', content: 'Fix it.' }, messageOfTokens(20_000, 'assistant')]);
+      expect(result.compacted).toBe(true);
+      const text = stripLedger(result.summary ?? '');
+      expect(charCounter.count(text)).toBeLessThanOrEqual(budget);
+      expect(text.endsWith(`\n\n[… summary cut to its budget of 3,856 tokens: the summarizer returned ${returned.length.toLocaleString('en-US')} characters]`)).toBe(true);
+      expect(text.startsWith('The same line again and again.\n')).toBe(true);
+      expect(logger.warnings).toContain(`compact: the summary (${returned.length} characters) is over its budget of ${budget} tokens; it was cut to fit`);
+      // the ledger is never cut
+      expect(result.summary).toContain('- Task: "Fix it."');
+    });
+
+    it('keeps a summary of exactly its budget as it is', async () => {
+      const exact = 'x'.repeat(budget);
+      const { run } = setUp({ script: [exact] });
+      const result = await run([system, { role: 'user', content: 'Fix it.' }, messageOfTokens(20_000, 'assistant')]);
+      expect(stripLedger(result.summary ?? '')).toBe(exact);
+    });
+
+    it("skips a 4 MB summary of a 797-character history as 'no-gain': the history kept, the archive written", async () => {
+      const { run, fileSystem, logger } = setUp({ script: [runaway] });
+      const history: Message[] = [system, { role: 'user', content: 'Fix it.' }, messageOfTokens(797 - 2 * MESSAGE_TOKEN_OVERHEAD - 7 - 23, 'assistant')];
+      const result = await run(history);
+      expect(result.compacted).toBe(false);
+      expect(result.skippedReason).toBe('no-gain');
+      expect(result.messages).toBe(history);
+      expect(result.originalMessagesPath).toBe(archive1);
+      expect(result.archiveReference).toBe(archive1);
+      expect(JSON.parse(fileSystem.files.get(archive1) as string)).toEqual(history.slice(1));
+      expect(result.summary).toBeUndefined();
+      expect(result.stats.compactedTokenCount).toBe(0);
+      expect(logger.warnings.at(-1)).toMatch(/^compact: skipped, the compacted history \(\d+ tokens\) would not be smaller than the history \(\d+ tokens\); the history is left as it was$/);
+    });
+  });
+
+  describe("no gain (issue 9: 'no-gain')", () => {
+    /** A summarizer of `length` characters, so that the result's size is set to the token. */
+    const summaryOfLength = (length: number): string => 'y'.repeat(length);
+
+    it('skips a compaction whose result would be exactly as large as its input, and keeps one a token smaller', async () => {
+      const history = createHistory();
+      const inputTokens = countHistoryTokens(history, { tokenCounter: charCounter });
+      const probe = await setUp({ script: [summaryOfLength(1)] }).run(history);
+      expect(probe.compacted).toBe(true);
+      const equalLength = 1 + inputTokens - probe.stats.compactedTokenCount;
+      const equal = await setUp({ script: [summaryOfLength(equalLength)] }).run(history);
+      expect(equal).toMatchObject({ compacted: false, skippedReason: 'no-gain', originalMessagesPath: archive1 });
+      expect(equal.messages).toBe(history);
+      const smaller = await setUp({ script: [summaryOfLength(equalLength - 1)] }).run(history);
+      expect(smaller.compacted).toBe(true);
+      expect(smaller.stats.compactedTokenCount).toBe(inputTokens - 1);
+    });
+
+    it('returns the ledger with a no-gain skip, so a caller still knows the archive', async () => {
+      const { run } = setUp();
+      const result = await run([system, { role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi' }]);
+      expect(result.skippedReason).toBe('no-gain');
+      expect(result.ledger?.archiveReference).toBe(archive1);
+    });
+
+    it('compares local counts: a provider figure (lastUsage) above the local count does not make a larger result look smaller', async () => {
+      const { run } = setUp({ resolved: { force: false, lastUsage: { inputTokens: 100_000, messageCount: 2 } } });
+      const history: Message[] = [{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi' }];
+      expect((await run(history)).skippedReason).toBe('no-gain');
+    });
   });
 });

@@ -185,6 +185,27 @@ describe('createExtractiveSummarizer (DESIGN §6 offline fallback, spec 05 F-004
       expect(summary).not.toContain('Understood. I have the context');
       expect(summary).not.toContain('Noted, file content restored.');
     });
+
+    it("leaves the earlier summary's ledger section out: compaction appends a new one", async () => {
+      const ledger = '## Context Ledger\nFacts kept by compaction. The read tool opens any reference below (pass it as ref); what a list leaves out is in the archives.\n- Task: "Build the exporter."';
+      const summary = await summarizer.summarize(earlier(`## Task Status\nExporting.\n\n${ledger}`), { maxWords: 1200 });
+      expect(sectionOf(summary, 'Task Status')).toContain('- From the previous summary:\n  Exporting.');
+      expect(summary).not.toContain('Context Ledger');
+      expect(summary).not.toContain('Facts kept by compaction');
+    });
+
+    it('finds the files an apply_patch call names in its patch', async () => {
+      const patch = '*** Begin Patch\n*** Update File: src/a.ts\n@@\n-1\n+2\n*** Delete File: src/old.ts\n*** End Patch';
+      const summary = await summarizer.summarize(
+        [
+          { role: 'user', content: 'Patch it.' },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'p1', name: 'apply_patch', input: { input: patch } }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'p1', content: 'Done!' }] },
+        ],
+        { maxWords: 1200 },
+      );
+      expect(sectionOf(summary, 'File Operations')).toBe('- `src/a.ts`: edited\n- `src/old.ts`: edited');
+    });
   });
 
   describe('word budget (maxWords; a CJK character is a word)', () => {

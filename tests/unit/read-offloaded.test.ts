@@ -463,6 +463,23 @@ describe('readOffloaded', () => {
       expect(extractReference('[Tool result offloaded to file: /srv/offload/s1/toolu_1.md]')).toBe('/srv/offload/s1/toolu_1.md');
     });
 
+    it('takes a reference with the quotes a summary ledger writes it in (a JSON string)', async () => {
+      const store = await createStoreWith({ 'tool-result-a.md': 'hello' });
+      expect(await readOffloaded(store, { ref: ' "memory://default/tool-result-a.md" ' }, resolvedOptions())).toBe('     1\thello\n[line 1 of 1; end of content]');
+      expect(extractReference('"not json')).toBe('"not json');
+    });
+
+    it("opens a compaction archive: the package's own write, at the top or in a session", async () => {
+      const archive = '[\n  {\n    "role": "user",\n    "content": "hi"\n  }\n]';
+      const store = await createStoreWith({ 'compact-2026-11-21T23-45-12Z-1.json': archive, 's1/compact-2026-11-21T23-45-12Z-2.json': archive });
+      for (const key of ['compact-2026-11-21T23-45-12Z-1.json', 's1/compact-2026-11-21T23-45-12Z-2.json']) {
+        expect(await readOffloaded(store, { ref: referenceTo(key), pattern: 'content' }, resolvedOptions())).toContain('     4:\t    "content": "hi"');
+      }
+      expect(await readOffloaded(store, { ref: referenceTo('s1/compact-2026-11-21T23-45-12Z-2.json') }, resolvedOptions({ sessionId: 's2' }))).toMatch(
+        /^Refused: .* belongs to another session/,
+      );
+    });
+
     it('takes its arguments as JSON text, as a model wrote them', async () => {
       const store = await createStoreWith({ 'tool-result-a.md': 'hello' });
       expect(await readOffloaded(store, '{"ref":"memory://default/tool-result-a.md"}', resolvedOptions())).toBe('     1\thello\n[line 1 of 1; end of content]');

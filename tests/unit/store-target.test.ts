@@ -91,7 +91,8 @@ describe('the store option (issue 7: offloaded content in any store)', () => {
     const history: Message[] = [
       { role: 'system', content: 'You are an agent.' },
       { role: 'user', content: 'Fix the bug.' },
-      { role: 'assistant', content: 'Fixed.' },
+      // long enough that the summary (and its ledger) take less room: else compaction skips with 'no-gain'
+      { role: 'assistant', content: `Fixed. ${'The cause was an off-by-one in the loop. '.repeat(40)}` },
     ];
 
     it('archives Rest in the store under <sessionId>/compact-<time>-<n>.json and names it by its reference', async () => {

@@ -10,9 +10,12 @@ import { assembleMessages } from './assemble.js';
 import type { ResolvedCompactOptions } from './compact-options.js';
 import { partitionMessages } from './partition.js';
 import { archiveRest, createArchiveWriterStore } from './persist.js';
+import { appendLedger, buildLedger, type CompactLedger } from './ledger.js';
 import { collectRestoredFiles } from './restore.js';
 import { summarizeWithRetry } from './retry.js';
 import { computeCompactStats, createEmptyCompactStats, type CompactStats } from './stats.js';
+import { fitSummaryToBudget } from './summary-budget.js';
+import { computeSummaryMaxTokens } from './summarize-with-llm.js';
 
 /**
  * Why nothing was compacted:
@@ -20,9 +23,12 @@ import { computeCompactStats, createEmptyCompactStats, type CompactStats } from 
  * - `'nothing-to-compact'`: Rest is empty (only system messages);
  * - `'archive-failed'`: the archive of Rest could not be written (`error` holds why), and
  *   `archive` is `'required'` (the default): nothing is dropped that is not saved;
- * - `'summarizer-failed'`: every summary attempt threw or returned blank text (`error` holds the last error).
+ * - `'summarizer-failed'`: every summary attempt threw or returned blank text (`error` holds the last error);
+ * - `'no-gain'`: the compacted history would not have been smaller than the input (as counted
+ *   locally): a summary, its ledger and the restored files as large as what they replace. The
+ *   archive is written all the same (`originalMessagesPath`).
  */
-export type CompactSkipReason = 'below-threshold' | 'nothing-to-compact' | 'archive-failed' | 'summarizer-failed';
+export type CompactSkipReason = 'below-threshold' | 'nothing-to-compact' | 'archive-failed' | 'summarizer-failed' | 'no-gain';
 
 /**
  * Which summarizer compaction used, or would have used had it gone that far. It is decided from
@@ -52,8 +58,22 @@ export interface CompactResult {
    * Set when the summarizer failed after the archive was written.
    */
   originalMessagesPath: string | null;
-  /** The summary, when compacted. */
+  /**
+   * The archive's reference as the read tool takes it, and as the summary names it: the same
+   * value as `originalMessagesPath` (a path for files, `redis://...` and the like for stores).
+   */
+  archiveReference: string | null;
+  /**
+   * The summary as the summary message holds it: the summarizer's text (cut to its budget
+   * when it was over, with a marker), then the ledger section. Set when compacted.
+   */
   summary?: string;
+  /**
+   * The facts the summary's ledger section holds (archive, offloaded results, task, latest
+   * request, files read and edited, commands, last error). Set when compacted, and with
+   * `'no-gain'`.
+   */
+  ledger?: CompactLedger;
   /** Why nothing was compacted, when `compacted` is false. */
   skippedReason?: CompactSkipReason;
   /** Why the archive could not be written (`'archive-failed'`), or the last summarizer error (`'summarizer-failed'`). */
@@ -99,7 +119,14 @@ function missingArchiveTarget(): never {
 
 function skip(messages: readonly Message[], skippedReason: CompactSkipReason): CompactOutcome {
   // The input array itself: a caller can tell "nothing changed" by identity.
-  return { messages: messages as Message[], compacted: false, stats: createEmptyCompactStats(), originalMessagesPath: null, skippedReason };
+  return {
+    messages: messages as Message[],
+    compacted: false,
+    stats: createEmptyCompactStats(),
+    originalMessagesPath: null,
+    archiveReference: null,
+    skippedReason,
+  };
 }
 
 /**
@@ -112,8 +139,12 @@ function skip(messages: readonly Message[], skippedReason: CompactSkipReason): C
  *    it cannot be written, skip (`'archive-failed'`, the input array itself) unless `archive`
  *    is `'best-effort'` (then go on with `originalMessagesPath: null`).
  * 4. Summarize Rest with retry; when every attempt fails, resolve the input array
- *    itself with `'summarizer-failed'` and the last error.
- * 5. Restore recent files from the whole history, then assemble and count.
+ *    itself with `'summarizer-failed'` and the last error. A summary over
+ *    `computeSummaryMaxTokens(summaryMaxWords)` tokens is cut to it, with a marker.
+ * 5. Append the ledger of Rest (the archive's reference, offloaded results, task, latest
+ *    request, files, commands, last error) to the summary.
+ * 6. Restore recent files from the whole history, then assemble and count. A result not
+ *    smaller than the input (both counted locally) is not kept: the input array itself, `'no-gain'`.
  *
  * An abort rejects with the signal's reason at any step.
  */
@@ -148,9 +179,9 @@ export async function compactMessagesWith(
   }
   const originalMessagesPath = archive.path;
 
-  let summary: string;
+  let summarizerText: string;
   try {
-    summary = await summarizeWithRetry(ports.summarizer, rest, {
+    summarizerText = await summarizeWithRetry(ports.summarizer, rest, {
       maxWords: options.summaryMaxWords,
       maxRetries: options.maxRetries,
       baseDelayMs: options.retryBaseDelayMs,
@@ -167,10 +198,23 @@ export async function compactMessagesWith(
       compacted: false,
       stats: createEmptyCompactStats(),
       originalMessagesPath,
+      archiveReference: originalMessagesPath,
       skippedReason: 'summarizer-failed',
       error,
     };
   }
+  const summaryMaxTokens = computeSummaryMaxTokens(options.summaryMaxWords);
+  const fitted = fitSummaryToBudget(summarizerText, summaryMaxTokens, tokenCounter);
+  if (fitted.cut) {
+    logger.warn(`compact: the summary (${summarizerText.length} characters) is over its budget of ${summaryMaxTokens} tokens; it was cut to fit`);
+  }
+  const ledger = buildLedger(rest, {
+    archiveReference: originalMessagesPath,
+    readToolNames: options.readToolNames,
+    pathField: options.pathField,
+    resumeMessage: options.resumeMessage,
+  });
+  const summary = appendLedger(fitted.text, ledger);
 
   const restored = await collectRestoredFiles(messages, {
     workDir: options.workDir,
@@ -192,6 +236,15 @@ export async function compactMessagesWith(
     { resumeMessage: options.resumeMessage, logger },
   );
   const compactedTokenCount = countHistoryTokens(compactedMessages, { tokenCounter, tokenSafetyFactor: options.tokenSafetyFactor });
+  // local against local: a provider's figure for the input (lastUsage) also counts what the
+  // messages do not hold (system prompt, tools), which would make any result look smaller
+  const inputTokenCount = countHistoryTokens(messages, { tokenCounter, tokenSafetyFactor: options.tokenSafetyFactor });
+  if (compactedTokenCount >= inputTokenCount) {
+    logger.warn(
+      `compact: skipped, the compacted history (${compactedTokenCount} tokens) would not be smaller than the history (${inputTokenCount} tokens); the history is left as it was`,
+    );
+    return { ...skip(messages, 'no-gain'), originalMessagesPath, archiveReference: originalMessagesPath, ledger };
+  }
   return {
     messages: compactedMessages,
     compacted: true,
@@ -203,7 +256,9 @@ export async function compactMessagesWith(
       restoredTokenCounts: restored.map((file) => file.tokenCount),
     }),
     originalMessagesPath,
+    archiveReference: originalMessagesPath,
     summary,
+    ledger,
   };
 }
 

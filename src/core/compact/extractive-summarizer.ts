@@ -1,58 +1,16 @@
 /**
  * The offline, deterministic summarizer: what compaction uses when no summarizer, no LLM
  * client and no API key is configured. It writes the summary's five sections from facts
- * read off the messages themselves — no model, no network, same output for the same input.
- *
- * Over 500 lines: gathering the facts, ranking them into the word budget and writing them are
- * three steps of one algorithm whose output is pinned byte for byte; a split is left for when
- * one of them changes on its own.
+ * read off the messages themselves (`conversation-facts.ts`, shared with the compaction
+ * ledger) — no model, no network, same output for the same input.
  */
 import { describeValue, InvalidOptionError } from '../errors.js';
 import type { Summarizer, SummarizerOptions } from '../ports.js';
-import { isTextBlock, isToolResultBlock, isToolUseBlock, type Message } from '../types.js';
+import type { Message } from '../types.js';
 import { countWords, truncateToWords } from '../words.js';
-import {
-  COMPRESSED_CONVERSATION_PREFIX,
-  parseRestoredFileMessage,
-  RESTORED_FILE_ACKNOWLEDGEMENT,
-  SUMMARY_ACKNOWLEDGEMENT,
-} from './assemble.js';
+import { errorLine, firstLine, gatherFacts, type ConversationFacts, type ToolCall, type Utterance } from './conversation-facts.js';
+import { stripLedger } from './ledger.js';
 import { SUMMARY_SECTION_TITLES } from './summary-prompt.js';
-
-/**
- * Input fields that hold a file path, across common agent tool sets (`read_file`/`path`,
- * Claude Code's `Read`/`file_path`, `notebook_path`, editor tools' `filePath`, ...).
- */
-const PATH_FIELDS = [
-  'path',
-  'file_path',
-  'filePath',
-  'filepath',
-  'file_name',
-  'fileName',
-  'filename',
-  'file',
-  'notebook_path',
-  'target_file',
-  'targetFile',
-  'source_path',
-  'destination_path',
-  'old_path',
-  'new_path',
-] as const;
-/** Input fields that hold a list of file paths. */
-const PATH_LIST_FIELDS = ['paths', 'file_paths', 'files'] as const;
-
-/** Subcommands of text-editor tools (`str_replace_based_edit_tool`, `str_replace_editor`). */
-const EDITOR_COMMANDS: Readonly<Record<string, FileOperation>> = {
-  view: 'read',
-  create: 'written',
-  str_replace: 'edited',
-  insert: 'edited',
-  undo_edit: 'edited',
-};
-
-type FileOperation = 'read' | 'written' | 'edited' | 'deleted';
 
 /**
  * Creates the extractive summarizer: deterministic and offline. It fills the five sections of
@@ -107,25 +65,6 @@ export function createExtractiveSummarizer(): Summarizer {
 // ---------------------------------------------------------------------------------------------
 // Facts read off the messages
 
-interface ToolCall {
-  id: string;
-  name: string;
-  input: unknown;
-  messageIndex: number;
-  result?: ToolCallResult;
-}
-
-interface ToolCallResult {
-  isError: boolean;
-  text: string;
-  messageIndex: number;
-}
-
-interface Utterance {
-  text: string;
-  messageIndex: number;
-}
-
 interface FileRecord {
   path: string;
   /** In first-seen order; a set, since a path touched by many tools has many operations. */
@@ -133,103 +72,21 @@ interface FileRecord {
   lastMessageIndex: number;
 }
 
-interface Facts {
-  messageCount: number;
-  requests: Utterance[];
-  statements: Utterance[];
-  calls: ToolCall[];
+interface Facts extends ConversationFacts {
   files: Map<string, FileRecord>;
-  earlierSummary: string | undefined;
 }
 
-function gatherFacts(messages: readonly Message[]): Facts {
-  const facts: Facts = { messageCount: messages.length, requests: [], statements: [], calls: [], files: new Map(), earlierSummary: undefined };
-  const callsById = new Map<string, ToolCall>();
-
-  messages.forEach((message, messageIndex) => {
-    const blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : Array.isArray(message.content) ? message.content : [];
-    const texts: string[] = [];
-    for (const block of blocks) {
-      if (isToolUseBlock(block) && message.role === 'assistant') {
-        const call: ToolCall = { id: String(block.id), name: typeof block.name === 'string' ? block.name : 'unknown', input: block.input, messageIndex };
-        facts.calls.push(call);
-        callsById.set(call.id, call);
-      } else if (isToolResultBlock(block)) {
-        const call = callsById.get(block.tool_use_id);
-        if (call !== undefined && call.result === undefined) {
-          call.result = { isError: block.is_error === true, text: renderResultText(block.content), messageIndex };
-        }
-      } else if (isTextBlock(block) && typeof block.text === 'string') {
-        texts.push(block.text);
-      }
-    }
-    const text = texts.join('\n').trim();
-    if (text === '') return;
-    if (message.role === 'user') {
-      const restoredPath = parseRestoredFileMessage(message);
-      if (restoredPath !== undefined) recordFile(facts.files, restoredPath, 'read', messageIndex);
-      else if (text.startsWith(COMPRESSED_CONVERSATION_PREFIX.trim())) facts.earlierSummary = text.slice(COMPRESSED_CONVERSATION_PREFIX.trim().length).trim();
-      else facts.requests.push({ text, messageIndex });
-    } else if (message.role === 'assistant' && text !== SUMMARY_ACKNOWLEDGEMENT && text !== RESTORED_FILE_ACKNOWLEDGEMENT) {
-      facts.statements.push({ text, messageIndex });
-    }
-  });
-
-  for (const call of facts.calls) {
-    const operation = classifyOperation(call.name, call.input);
-    const label = call.result?.isError === true ? `${operation} (failed)` : operation;
-    for (const path of extractPaths(call.input)) recordFile(facts.files, path, label, call.messageIndex);
+function collectFacts(messages: readonly Message[]): Facts {
+  const facts = gatherFacts(messages);
+  const files = new Map<string, FileRecord>();
+  for (const event of facts.fileEvents) {
+    const label = event.failed ? `${event.operation} (failed)` : event.operation;
+    const record = files.get(event.path) ?? { path: event.path, operations: new Set<string>(), lastMessageIndex: event.messageIndex };
+    record.operations.add(label);
+    record.lastMessageIndex = Math.max(record.lastMessageIndex, event.messageIndex);
+    files.set(event.path, record);
   }
-  return facts;
-}
-
-function recordFile(files: Map<string, FileRecord>, path: string, operation: string, messageIndex: number): void {
-  const record = files.get(path) ?? { path, operations: new Set<string>(), lastMessageIndex: messageIndex };
-  record.operations.add(operation);
-  record.lastMessageIndex = Math.max(record.lastMessageIndex, messageIndex);
-  files.set(path, record);
-}
-
-function extractPaths(input: unknown): string[] {
-  if (typeof input !== 'object' || input === null) return [];
-  const fields = input as Record<string, unknown>;
-  const paths: string[] = [];
-  for (const field of PATH_FIELDS) {
-    if (isPathLike(fields[field])) paths.push(fields[field]);
-  }
-  for (const field of PATH_LIST_FIELDS) {
-    const list = fields[field];
-    if (Array.isArray(list)) for (const item of list) if (isPathLike(item)) paths.push(item);
-  }
-  return [...new Set(paths)];
-}
-
-/** A short, single-line string: file content in a `file` field is not a path. */
-function isPathLike(value: unknown): value is string {
-  return typeof value === 'string' && value.trim() !== '' && value.length <= 500 && !/[\n\r]/.test(value);
-}
-
-/** What a tool did to the files it names, from its name (and a text editor's `command`). */
-function classifyOperation(toolName: string, input: unknown): string {
-  const command = typeof input === 'object' && input !== null ? (input as { command?: unknown }).command : undefined;
-  if (typeof command === 'string' && Object.hasOwn(EDITOR_COMMANDS, command)) return EDITOR_COMMANDS[command] as FileOperation;
-  const name = toolName.toLowerCase();
-  if (/delete|remove|unlink|(^|[^a-z])rm([^a-z]|$)/.test(name)) return 'deleted';
-  if (/edit|replace|patch|insert|update|modify|append/.test(name)) return 'edited';
-  if (/write|create|save/.test(name)) return 'written';
-  if (/read|view|open|(^|[^a-z])cat([^a-z]|$)/.test(name)) return 'read';
-  return `used by ${toolName}`;
-}
-
-function renderResultText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((block: unknown) =>
-      typeof block === 'object' && block !== null && (block as { type?: unknown }).type === 'text' ? String((block as { text?: unknown }).text ?? '') : '',
-    )
-    .filter((text) => text !== '')
-    .join('\n');
+  return { ...facts, files };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -268,7 +125,7 @@ const MIN_WORDS_FOR_OMISSION_NOTES = 100;
 const CUT_MARK = ' […]';
 
 function writeExtractiveSummary(messages: readonly Message[], maxWords: number): string {
-  const facts = gatherFacts(messages);
+  const facts = collectFacts(messages);
   const items = collectItems(facts, maxWords);
   const sections = fitItems(items, maxWords);
   const summary = sections.join('\n\n');
@@ -285,7 +142,7 @@ function collectItems(facts: Facts, maxWords: number): Item[] {
   const first = requests[0];
   const latest = requests.at(-1);
   if (facts.earlierSummary !== undefined) {
-    items.push(...carryEarlierSections(facts.earlierSummary, share));
+    items.push(...carryEarlierSections(stripLedger(facts.earlierSummary), share));
   }
   if (first !== undefined) {
     const label = facts.earlierSummary === undefined ? 'First request:' : 'First request since the previous summary:';
@@ -605,26 +462,6 @@ function fitItems(items: readonly Item[], maxWords: number): string[] {
 function capWords(text: string, maxWords: number): string {
   const cut = truncateToWords(text, maxWords);
   return cut.length < text.length ? cut + CUT_MARK : text;
-}
-
-function firstLine(text: string): string {
-  return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
-}
-
-/** An error message line: `TypeError: ...`, `error[E0308]: ...`, `fatal: ...`, `panic: ...`. */
-const ERROR_MESSAGE_LINE = /^\s*(?:[\w.]*(?:Error|Exception)\b|error(?:\[\w+\])?:|fatal:|panic(?:ked)?\b)/i;
-/** A line that reports a failure: `FAIL tests/a.test.ts`, `Traceback`, `npm ERR!`, `✗ ...`. */
-const FAILURE_LINE = /\b(?:FAIL(?:ED)?|Traceback)\b|\bERR!|^\s*[✗×✖]/;
-
-/**
- * The line of a failed tool result that best says what went wrong: the first error message
- * (`AssertionError: expected 101 to be 102`), else the first line reporting a failure, else
- * the first line. Tool output often opens with a banner (`RUN v3.2.4 /repo`) that says nothing.
- */
-function errorLine(text: string): string {
-  const lines = text.split('\n');
-  const found = lines.find((line) => ERROR_MESSAGE_LINE.test(line)) ?? lines.find((line) => FAILURE_LINE.test(line));
-  return found?.trim() ?? firstLine(text);
 }
 
 /** The first `maxChars` characters of one line of `text`, marked `…` when cut; never splits a surrogate pair. */

@@ -1,0 +1,409 @@
+/**
+ * The compaction ledger: the facts that every summary carries whoever wrote it — where the
+ * compacted messages were archived, the offloaded results still reachable, the task and the
+ * latest request, the files read and edited, the commands run and the last error. It is read
+ * off the messages (no model), written as a short section of fixed lines after the
+ * summarizer's text, and read back from an earlier summary at the next compaction, so its
+ * facts carry over from one compaction to the next. Pure.
+ */
+import { findHeadEnd } from '../text.js';
+import type { Message } from '../types.js';
+import {
+  errorLine,
+  findOffloadedReference,
+  gatherFacts,
+  isPathLike,
+  renderResultText,
+  type ConversationFacts,
+} from './conversation-facts.js';
+
+/** The heading of the ledger section: the last one in a summary is the ledger. */
+export const LEDGER_HEADING = '## Context Ledger';
+
+/** What the model is told under the heading. */
+const LEDGER_NOTE = 'Facts kept by compaction. The read tool opens any reference below (pass it as ref); what a list leaves out is in the archives.';
+/** The latest request when it is the task: not written twice. */
+const SAME_AS_TASK = 'the task above';
+
+/** A list of which the ledger keeps the most recent entries. */
+export interface LedgerList<T> {
+  /** Oldest first. */
+  items: T[];
+  /** Older entries left out to keep the section short. */
+  omittedCount: number;
+}
+
+/** The last failed tool result. */
+export interface LedgerError {
+  /** The tool that failed (`'unknown'` when its call is not in the messages). */
+  toolName: string;
+  toolUseId: string;
+  /** The line of the result that best says what went wrong, cut to a few hundred characters. */
+  message: string;
+}
+
+/** A tool result that was offloaded: the read tool opens `reference`. */
+export interface OffloadedResultEntry {
+  /** The tool that produced it (`'unknown'` when its call is not in the messages). */
+  toolName: string;
+  toolUseId: string;
+  /** As the read tool takes it: `./tool-result-x.md`, an absolute path, `redis://...`. */
+  reference: string;
+}
+
+/** The facts every summary of a compaction carries. */
+export interface CompactLedger {
+  /** The archive of the messages this summary replaces, or `null` when it could not be written. */
+  archiveReference: string | null;
+  /** Archives of earlier compactions, carried from the summaries before. */
+  earlierArchiveReferences: LedgerList<string>;
+  /** The task: the first request of the session (carried from an earlier summary when there is one). */
+  task: string | undefined;
+  /** The latest user request. */
+  latestRequest: string | undefined;
+  /** Files read (by a successful call or a restored-file message), least recent first. */
+  filesRead: LedgerList<string>;
+  /** Files written, edited or deleted by a successful call, least recent first. */
+  filesEdited: LedgerList<string>;
+  /** Shell commands run, least recent first, each once (at its latest run). */
+  commands: LedgerList<string>;
+  /** The last tool result marked `is_error`. */
+  lastError: LedgerError | undefined;
+  /** Offloaded tool results, least recent first. */
+  offloadedResults: LedgerList<OffloadedResultEntry>;
+}
+
+/** Options of {@link buildLedger}. */
+export interface BuildLedgerOptions {
+  /** Where the messages were archived, as the read tool takes it; `null` when they were not. */
+  archiveReference: string | null;
+  /** Tools whose `tool_use` reads a file, besides those the name tells (`Read`, `view_file`, ...). */
+  readToolNames?: readonly string[] | undefined;
+  /** The field of those tools' input holding the path. */
+  pathField?: string | undefined;
+  /** A user message compaction itself appends (`"Continue with the task."`): not a request. */
+  resumeMessage?: string | undefined;
+}
+
+/** How much the ledger keeps: it must stay a short section whatever the history. */
+const LIMITS = {
+  requestChars: 400,
+  files: 15,
+  commands: 8,
+  commandChars: 150,
+  errorChars: 300,
+  offloadedResults: 10,
+  earlierArchives: 3,
+} as const;
+
+/** Marks text cut short. */
+const CUT_MARK = ' […]';
+
+const LABELS = {
+  archive: 'Archive of the compacted messages',
+  earlierArchives: 'Earlier archives',
+  task: 'Task',
+  latestRequest: 'Latest request',
+  filesRead: 'Files read',
+  filesEdited: 'Files edited',
+  commands: 'Commands run',
+  lastError: 'Last error',
+  offloadedResults: 'Offloaded tool results [tool, id, reference]',
+} as const;
+
+/** `- Label: value`, or `- Label (N most recent; M earlier not listed): value`. */
+const LEDGER_LINE = /^- ([A-Za-z ,[\]]+?)(?: \(\d+ most recent; (\d+) earlier not listed\))?:(?: (.*))?$/;
+const ENTRY_LINE = /^ {2}- (.*)$/;
+/** A tool that runs shell commands: `Bash`, `bash`, `shell`, `local_shell`, `run_command`, `execute_command`, ... */
+const SHELL_TOOL_NAME = /bash|shell|terminal|command|^(?:sh|zsh|exec|run)$/;
+/** `['bash', '-lc', 'npm test']`: the script is the command. */
+const SHELL_SCRIPT_FLAG = /^-l?c$/;
+
+/**
+ * Builds the ledger of `messages` (the Rest a compaction replaces). When they start from an
+ * earlier compaction, that summary's ledger is carried over: its task, its files, commands and
+ * offloaded results before the new ones, its archive among the earlier archives, and its
+ * latest request and last error unless the messages have newer ones. Each list keeps its most
+ * recent entries (15 files of each kind, 8 commands, 10 offloaded results, 3 earlier
+ * archives) and counts the others, which stay in the archives; texts are cut to a few hundred
+ * characters.
+ */
+export function buildLedger(messages: readonly Message[], options: BuildLedgerOptions): CompactLedger {
+  const facts = gatherFacts(messages);
+  const previous = facts.earlierSummary === undefined ? undefined : parseLedger(facts.earlierSummary);
+  const resumeMessage = options.resumeMessage?.trim();
+  const requests = facts.requests.filter((request) => request.text !== resumeMessage);
+  const { reads, edits } = collectFileTouches(facts, options);
+  const commands = facts.calls.flatMap((call) => {
+    const command = extractCommand(call.name, call.input);
+    return command === undefined ? [] : [cutText(command, LIMITS.commandChars)];
+  });
+  const offloaded = facts.results.flatMap((result): OffloadedResultEntry[] => {
+    const reference = findOffloadedReference(result.content);
+    return reference === undefined ? [] : [{ toolName: result.toolName ?? 'unknown', toolUseId: result.toolUseId, reference }];
+  });
+  const failed = facts.results.filter((result) => result.isError).at(-1);
+  const firstRequest = requests[0];
+  const latestRequest = requests.at(-1);
+  return {
+    archiveReference: options.archiveReference,
+    earlierArchiveReferences: mergeList(
+      previous?.earlierArchiveReferences,
+      previous?.archiveReference == null ? [] : [previous.archiveReference],
+      LIMITS.earlierArchives,
+      (reference) => reference,
+    ),
+    task: previous?.task ?? (firstRequest === undefined ? undefined : cutText(firstRequest.text, LIMITS.requestChars)),
+    latestRequest: latestRequest === undefined ? previous?.latestRequest : cutText(latestRequest.text, LIMITS.requestChars),
+    filesRead: mergeList(previous?.filesRead, reads, LIMITS.files, (path) => path),
+    filesEdited: mergeList(previous?.filesEdited, edits, LIMITS.files, (path) => path),
+    commands: mergeList(previous?.commands, commands, LIMITS.commands, (command) => command),
+    lastError:
+      failed === undefined
+        ? previous?.lastError
+        : {
+            toolName: failed.toolName ?? 'unknown',
+            toolUseId: failed.toolUseId,
+            message: cutText(errorLine(renderResultText(failed.content)) || '(no message)', LIMITS.errorChars),
+          },
+    offloadedResults: mergeList(previous?.offloadedResults, offloaded, LIMITS.offloadedResults, (entry) => entry.reference),
+  };
+}
+
+/** The paths read and edited by successful calls (and restored-file messages), in message order. */
+function collectFileTouches(facts: ConversationFacts, options: BuildLedgerOptions): { reads: string[]; edits: string[] } {
+  const touches: Array<{ path: string; read: boolean; messageIndex: number }> = [];
+  for (const event of facts.fileEvents) {
+    if (event.failed) continue;
+    if (event.operation === 'read') touches.push({ path: event.path, read: true, messageIndex: event.messageIndex });
+    else if (event.operation === 'written' || event.operation === 'edited' || event.operation === 'deleted') {
+      touches.push({ path: event.path, read: false, messageIndex: event.messageIndex });
+    }
+  }
+  // the configured read tool, whatever its name and path field
+  const { readToolNames = [], pathField } = options;
+  if (pathField !== undefined) {
+    for (const call of facts.calls) {
+      if (call.result?.isError === true || !readToolNames.includes(call.name)) continue;
+      const path = typeof call.input === 'object' && call.input !== null ? (call.input as Record<string, unknown>)[pathField] : undefined;
+      if (isPathLike(path)) touches.push({ path, read: true, messageIndex: call.messageIndex });
+    }
+  }
+  touches.sort((a, b) => a.messageIndex - b.messageIndex); // stable: ties keep their order
+  return {
+    reads: touches.filter((touch) => touch.read).map((touch) => touch.path),
+    edits: touches.filter((touch) => !touch.read).map((touch) => touch.path),
+  };
+}
+
+/** The command a shell tool's input runs (`command` or `cmd`, a string or an argv list). */
+function extractCommand(toolName: string, input: unknown): string | undefined {
+  if (!SHELL_TOOL_NAME.test(toolName.toLowerCase()) || typeof input !== 'object' || input === null) return undefined;
+  const fields = input as { command?: unknown; cmd?: unknown };
+  const value = fields.command ?? fields.cmd;
+  if (typeof value === 'string') return value.trim() === '' ? undefined : value.trim();
+  if (!Array.isArray(value) || value.length === 0 || !value.every((part) => typeof part === 'string')) return undefined;
+  const parts = value as string[];
+  return parts.length === 3 && SHELL_SCRIPT_FLAG.test(parts[1] as string) ? parts[2] : parts.join(' ');
+}
+
+/**
+ * `previous`'s entries then `added`, each key once at its latest place, the `limit` most
+ * recent kept and the rest counted.
+ */
+function mergeList<T>(previous: LedgerList<T> | undefined, added: readonly T[], limit: number, keyOf: (item: T) => string): LedgerList<T> {
+  const all = [...(previous?.items ?? []), ...added];
+  const seen = new Set<string>();
+  const kept: T[] = [];
+  for (let index = all.length - 1; index >= 0; index -= 1) {
+    const item = all[index] as T;
+    const key = keyOf(item);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    kept.push(item);
+  }
+  kept.reverse();
+  const dropped = Math.max(0, kept.length - limit);
+  return { items: kept.slice(dropped), omittedCount: (previous?.omittedCount ?? 0) + dropped };
+}
+
+function cutText(text: string, maxChars: number): string {
+  return text.length <= maxChars ? text : text.slice(0, findHeadEnd(text, maxChars)) + CUT_MARK;
+}
+
+// ---- Writing ----------------------------------------------------------------------------------
+
+/**
+ * The ledger as the section appended to a summary: the heading, a note, then one line per
+ * fact that has a value, each value written as JSON (one line, read back exactly):
+ * ```
+ * ## Context Ledger
+ * Facts kept by compaction. The read tool opens any reference below (pass it as ref); ...
+ * - Archive of the compacted messages: "/work/.compact/default/compact-2026-11-21T23-45-12Z-1.json"
+ * - Task: "Fix the failing test in src/a.ts."
+ * - Latest request: "Now add a test."
+ * - Files read: ["src/a.ts", "README.md"]
+ * - Files edited: ["src/a.ts"]
+ * - Commands run: ["npm test"]
+ * - Last error: {"tool":"bash","id":"toolu_9","error":"AssertionError: expected 1 to be 2"}
+ * - Offloaded tool results [tool, id, reference]:
+ *   - ["Read","toolu_1","./tool-result-toolu_1.md"]
+ * ```
+ * A list cut short says so: `- Files read (15 most recent; 7 earlier not listed): [...]`; a
+ * latest request that is the task is written `the task above`.
+ */
+export function renderLedger(ledger: CompactLedger): string {
+  const lines = [LEDGER_HEADING, LEDGER_NOTE];
+  const archive = ledger.archiveReference === null ? 'none (the archive could not be written)' : toJson(ledger.archiveReference);
+  lines.push(`- ${LABELS.archive}: ${archive}`);
+  const pushList = (label: string, list: LedgerList<string>): void => {
+    if (list.items.length > 0) lines.push(`- ${describeList(label, list)}: [${list.items.map((item) => toJson(item)).join(', ')}]`);
+  };
+  pushList(LABELS.earlierArchives, ledger.earlierArchiveReferences);
+  if (ledger.task !== undefined) lines.push(`- ${LABELS.task}: ${toJson(ledger.task)}`);
+  if (ledger.latestRequest !== undefined) {
+    const latest = ledger.latestRequest === ledger.task ? SAME_AS_TASK : toJson(ledger.latestRequest);
+    lines.push(`- ${LABELS.latestRequest}: ${latest}`);
+  }
+  pushList(LABELS.filesRead, ledger.filesRead);
+  pushList(LABELS.filesEdited, ledger.filesEdited);
+  pushList(LABELS.commands, ledger.commands);
+  const error = ledger.lastError;
+  if (error !== undefined) lines.push(`- ${LABELS.lastError}: ${toJson({ tool: error.toolName, id: error.toolUseId, error: error.message })}`);
+  if (ledger.offloadedResults.items.length > 0) {
+    lines.push(`- ${describeList(LABELS.offloadedResults, ledger.offloadedResults)}:`);
+    for (const entry of ledger.offloadedResults.items) {
+      lines.push(`  - ${toJson([entry.toolName, entry.toolUseId, entry.reference])}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+/** `value` as JSON on one line: U+2028 and U+2029, which JSON leaves as they are, escaped too. */
+function toJson(value: unknown): string {
+  return JSON.stringify(value).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+function describeList(label: string, list: LedgerList<unknown>): string {
+  return list.omittedCount === 0 ? label : `${label} (${list.items.length} most recent; ${list.omittedCount} earlier not listed)`;
+}
+
+/** `summary`, a blank line, then the ledger section. */
+export function appendLedger(summary: string, ledger: CompactLedger): string {
+  return `${summary}\n\n${renderLedger(ledger)}`;
+}
+
+// ---- Reading back ------------------------------------------------------------------------------
+
+/** Where the last ledger section of `summary` starts, or -1. */
+function findLedgerStart(summary: string): number {
+  const heading = `${LEDGER_HEADING}\n`;
+  let index = summary.lastIndexOf(heading);
+  while (index > 0 && summary[index - 1] !== '\n') index = summary.lastIndexOf(heading, index - 1);
+  return index;
+}
+
+/** `summary` without its ledger section (the summarizer's text alone). */
+export function stripLedger(summary: string): string {
+  const start = findLedgerStart(summary);
+  return start === -1 ? summary : summary.slice(0, start).trimEnd();
+}
+
+function emptyList<T>(): LedgerList<T> {
+  return { items: [], omittedCount: 0 };
+}
+
+function parseJson(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function readStrings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+function readString(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The fields of a JSON object line whose named fields are all strings, else `undefined`. */
+function readRecord<K extends string>(value: unknown, keys: readonly K[]): Record<K, string> | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const fields = value as Record<string, unknown>;
+  return keys.every((key) => typeof fields[key] === 'string') ? (fields as Record<K, string>) : undefined;
+}
+
+/**
+ * The ledger written at the end of `summary` by {@link renderLedger}, or `undefined` when it
+ * has none. A line that does not read back (edited by hand, cut) leaves its fact empty.
+ */
+export function parseLedger(summary: string): CompactLedger | undefined {
+  const start = findLedgerStart(summary);
+  if (start === -1) return undefined;
+  const ledger: CompactLedger = {
+    archiveReference: null,
+    earlierArchiveReferences: emptyList(),
+    task: undefined,
+    latestRequest: undefined,
+    filesRead: emptyList(),
+    filesEdited: emptyList(),
+    commands: emptyList(),
+    lastError: undefined,
+    offloadedResults: emptyList(),
+  };
+  let inOffloadedResults = false;
+  for (const line of summary.slice(start).split('\n').slice(1)) {
+    if (line.startsWith('## ')) break;
+    const entry = ENTRY_LINE.exec(line);
+    if (entry !== null) {
+      const fields = inOffloadedResults ? parseJson(entry[1]) : undefined;
+      if (Array.isArray(fields) && fields.length === 3 && fields.every((field) => typeof field === 'string')) {
+        const [toolName, toolUseId, reference] = fields as [string, string, string];
+        ledger.offloadedResults.items.push({ toolName, toolUseId, reference });
+      }
+      continue;
+    }
+    const match = LEDGER_LINE.exec(line);
+    inOffloadedResults = match?.[1] === LABELS.offloadedResults;
+    if (match === null) continue;
+    const [, label, omitted, text] = match;
+    const value = parseJson(text);
+    const list = <T>(items: T[]): LedgerList<T> => ({ items, omittedCount: omitted === undefined ? 0 : Number(omitted) });
+    switch (label) {
+      case LABELS.archive:
+        ledger.archiveReference = readString(value) ?? null;
+        break;
+      case LABELS.earlierArchives:
+        ledger.earlierArchiveReferences = list(readStrings(value));
+        break;
+      case LABELS.task:
+        ledger.task = readString(value);
+        break;
+      case LABELS.latestRequest:
+        ledger.latestRequest = text === SAME_AS_TASK ? ledger.task : readString(value);
+        break;
+      case LABELS.filesRead:
+        ledger.filesRead = list(readStrings(value));
+        break;
+      case LABELS.filesEdited:
+        ledger.filesEdited = list(readStrings(value));
+        break;
+      case LABELS.commands:
+        ledger.commands = list(readStrings(value));
+        break;
+      case LABELS.lastError: {
+        const fields = readRecord(value, ['tool', 'id', 'error'] as const);
+        ledger.lastError = fields === undefined ? undefined : { toolName: fields.tool, toolUseId: fields.id, message: fields.error };
+        break;
+      }
+      case LABELS.offloadedResults:
+        ledger.offloadedResults = list<OffloadedResultEntry>([]);
+        break;
+    }
+  }
+  return ledger;
+}

@@ -1,0 +1,45 @@
+/**
+ * The summary's budget: a summarizer stuck repeating itself can return megabytes for a short
+ * history, and a summary must never be what makes a context too large. A summary over its
+ * budget is cut, at a line when one is near, and says that it was.
+ */
+import type { TokenCounter } from '../ports.js';
+import { findHeadEnd } from '../text.js';
+import { MAX_BYTES_PER_TOKEN } from './restore.js';
+
+/** What {@link fitSummaryToBudget} returns. */
+export interface FittedSummary {
+  /** The summary, or its head and a marker when it was over budget. */
+  text: string;
+  /** Whether it was cut. */
+  cut: boolean;
+}
+
+/**
+ * `summary` when it holds at most `maxTokens` tokens as `tokenCounter` counts them; else its
+ * longest head that fits together with a marker saying so (`[… summary cut to its budget of
+ * 3,856 tokens: the summarizer returned 4,194,304 characters]`), ended at a line break when
+ * one is in the second half of that head. No surrogate pair is split.
+ *
+ * Only the first `maxTokens × 128` characters are ever counted: no head that fits the budget
+ * is longer (a token of the default counter holds at most 128 UTF-8 bytes), so a 4 MB summary
+ * costs what a summary of that length costs.
+ */
+export function fitSummaryToBudget(summary: string, maxTokens: number, tokenCounter: TokenCounter): FittedSummary {
+  const scanEnd = findHeadEnd(summary, maxTokens * MAX_BYTES_PER_TOKEN);
+  if (scanEnd === summary.length && tokenCounter.count(summary) <= maxTokens) return { text: summary, cut: false };
+  const marker = `\n\n[… summary cut to its budget of ${maxTokens.toLocaleString('en-US')} tokens: the summarizer returned ${summary.length.toLocaleString('en-US')} characters]`;
+  const room = Math.max(0, maxTokens - tokenCounter.count(marker));
+  let end = scanEnd;
+  let count = tokenCounter.count(summary.slice(0, end));
+  // each step cuts in proportion to the excess (exact for a counter proportional to length),
+  // then a little more, so the loop ends in a few counts
+  for (let step = 0; count > room && end > 0; step += 1) {
+    end = findHeadEnd(summary, Math.floor(((end * room) / count) * (step === 0 ? 1 : 0.98)));
+    count = tokenCounter.count(summary.slice(0, end));
+  }
+  let head = summary.slice(0, end);
+  const lineEnd = head.lastIndexOf('\n');
+  if (lineEnd > head.length / 2) head = head.slice(0, lineEnd);
+  return { text: head.trimEnd() + marker, cut: true };
+}
