@@ -12,7 +12,8 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAnthropicLlmClient } from '../src/anthropic.js';
-import { compactMessages, DEFAULT_SUMMARY_MODEL, type Message } from '../src/index.js';
+import { compactMessages, type Message } from '../src/index.js';
+import { DEFAULT_SUMMARY_MODEL } from '../src/defaults.js';
 
 const apiKey = process.env.ANTHROPIC_API_KEY?.trim();
 if (apiKey === undefined || apiKey === '') {

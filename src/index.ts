@@ -34,7 +34,7 @@ export {
   SummarizerFailedError,
   MissingDependencyError,
 } from './core/errors.js';
-export { DEFAULT_CONTEXT_TOKEN_LIMIT, DEFAULT_COMPACT_THRESHOLD_RATIO, DEFAULT_SUMMARY_MODEL } from './core/defaults.js';
+export { DEFAULT_CONTEXT_TOKEN_LIMIT, DEFAULT_COMPACT_THRESHOLD_RATIO } from './core/defaults.js';
 export type {
   FileWriter,
   FileReader,
@@ -51,6 +51,46 @@ export type {
   ByteRange,
 } from './core/ports.js';
 
+// --- The context manager: one call per model request ---
+export { createContextManager } from './api/context-manager.js';
+export type {
+  ContextManagerOptions,
+  CompactBudgets,
+  ContextAction,
+  ContextCompactAction,
+  ContextCompactSkippedAction,
+  ContextCompactSkipReason,
+  ContextManager,
+  ContextManagerHooks,
+  ContextOffloadAction,
+  ContextStats,
+  ContextUsageIgnoredAction,
+  PrepareOptions,
+  PrepareResult,
+  ToolCallIdentity,
+  ProviderFamily,
+} from './api/context-manager.js';
+
+// --- Message formats ---
+export { formats } from './formats/index.js';
+export type { FormatName, MessageFormat } from './core/format.js';
+export type {
+  TypedMessageFormat,
+  AiSdkMessage,
+  AiSdkPart,
+  LangChainMessage,
+  LangChainMessageClass,
+  LangChainMessageClasses,
+  LangchainFormatOptions,
+  OpenAIAgentsContentPart,
+  OpenAIAgentsItem,
+  OpenAIChatContentPart,
+  OpenAIChatMessage,
+  OpenAIChatToolCall,
+  OpenAIResponsesContentPart,
+  OpenAIResponsesItem,
+} from './formats/index.js';
+
 // --- Batch offload ---
 export { offloadToolResults, offloadToolResultsWithWriter, planOffload } from './api/offload.js';
 export type { OffloadResult } from './core/offload.js';
@@ -64,7 +104,6 @@ export type {
   DirectOffloadOptions,
   ToolResultOffloaderOptions,
 } from './core/offload-options.js';
-export { isOffloadReference } from './core/offload-reference.js';
 
 // --- Direct offload ---
 export { offloadToolResult, offloadToolResultWithWriter, createToolResultOffloader } from './api/direct-offload.js';

@@ -1,6 +1,7 @@
 /**
  * `agent-context-offload/messages`: checks and guards for the message shape the package
- * works on, and the texts that mark offloaded content.
+ * works on, the texts that mark offloaded content, and the message formats (`formats`,
+ * `resolveFormat`, `detectFormat`, `createLangchainFormat`).
  *
  * @packageDocumentation
  */
@@ -8,3 +9,5 @@ export { isTextBlock, isThinkingBlock, isToolResultBlock, isToolUseBlock } from 
 export { assertMessages } from './core/validate-messages.js';
 export { isSafePathSegment } from './core/safe-path.js';
 export { BATCH_REFERENCE_PREFIX, DIRECT_REFERENCE_PREFIX } from './core/offload-reference.js';
+export { isOffloadReference } from './core/offload-reference.js';
+export { formats, createLangchainFormat, detectFormat, resolveFormat } from './formats/index.js';

@@ -1,0 +1,120 @@
+/**
+ * `contextOffloadMiddleware(options)`: the context manager as a LangChain `createAgent`
+ * middleware. LangChain is imported when the middleware is created, never when the subpath is
+ * loaded.
+ */
+import type { BaseMessage } from '@langchain/core/messages';
+import { createContextManager, type ContextManagerOptions } from '../../api/context-manager.js';
+import { describeValue, InvalidOptionError } from '../../core/errors.js';
+import type { MessageFormat } from '../../core/format.js';
+import { createLangchainFormat } from '../../formats/langchain.js';
+import { loadLangchainModules } from './langchain-modules.js';
+import { buildContextOffloadMiddleware, type ContextOffloadMiddleware } from './middleware.js';
+import { buildLangchainReadTool } from './read-tool.js';
+import { createThreadSessions, DEFAULT_THREAD_SESSION, sessionForThread, threadIdOf } from './thread-sessions.js';
+
+/** The middleware's name unless given another. */
+export const DEFAULT_MIDDLEWARE_NAME = 'ContextOffloadMiddleware';
+
+/**
+ * The user message appended after a compaction unless `resumeMessage` says otherwise: a
+ * compacted history ends with the assistant's acknowledgement of the summary, and an agent
+ * whose last message is its own reply without tool calls would stop (or, with some providers,
+ * have its reply continued as a prefill).
+ */
+export const DEFAULT_RESUME_MESSAGE = 'Continue with the task.';
+
+/**
+ * Options of {@link contextOffloadMiddleware}: those of `createContextManager` (where offloaded
+ * content goes, `threshold`, `contextTokenLimit`, the summarizer, hooks, ...), without `format`
+ * (always LangChain messages), plus the middleware's name.
+ */
+export interface ContextOffloadMiddlewareOptions extends Omit<ContextManagerOptions<BaseMessage>, 'format'> {
+  /**
+   * The middleware's name, as LangChain shows it in errors and traces. Two middleware of one
+   * agent must not share a name.
+   * @default 'ContextOffloadMiddleware'
+   */
+  name?: string | undefined;
+  /**
+   * The user message appended after a compaction, so that the agent goes on with its task
+   * after the summary.
+   * @default 'Continue with the task.'
+   */
+  resumeMessage?: string | undefined;
+}
+
+/**
+ * Creates a LangChain.js `createAgent` middleware that keeps the agent's context small:
+ * - `wrapToolCall`: each tool result of at least `threshold` characters goes to the store as
+ *   it arrives, and the `ToolMessage` the agent keeps in its state holds the reference instead
+ *   (the raw result never enters the history);
+ * - `beforeModel`: before every model call, the context manager's `prepare` runs on the
+ *   agent's messages (results that arrived another way, the ratio gate, and compaction when the
+ *   history is still over `contextTokenLimit × compactThresholdRatio`); when it changed
+ *   anything, the state's messages are replaced with its result, so a compaction persists.
+ *   Compaction summarizes whole turns (a tool call and its result are never split) and
+ *   ends with `resumeMessage`, so the agent goes on;
+ * - `tools`: it registers the read tool (`read_offloaded`), with which the model opens any
+ *   reference; its own results are never offloaded.
+ *
+ * Asynchronous because it imports `langchain` and `@langchain/core` (optional peers) when
+ * called, so importing `agent-context-offload/langchain` costs nothing until then.
+ *
+ * One agent serves many conversations: without `sessionId`, each LangGraph thread
+ * (`configurable.thread_id`) gets its own context manager and its own session folder in the
+ * store (the thread id, or a safe form of it), and the read tool of a thread opens only that
+ * thread's references. Invocations without a thread id share the session `'default'`. With
+ * `sessionId`, every invocation is that one conversation.
+ *
+ * @throws {InvalidOptionError} (rejects) naming the option, as `createContextManager` does,
+ * before anything is written; {@link MissingDependencyError} when `langchain` or
+ * `@langchain/core` is not installed.
+ *
+ * @example
+ * ```ts
+ * import { createAgent } from 'langchain';
+ * import { contextOffloadMiddleware } from 'agent-context-offload/langchain';
+ *
+ * const agent = createAgent({
+ *   model: 'anthropic:claude-sonnet-4-5',
+ *   tools: [searchDocs, readFile],
+ *   middleware: [await contextOffloadMiddleware({ outputDir: '.context', contextTokenLimit: 200_000 })],
+ * });
+ * ```
+ */
+export async function contextOffloadMiddleware(options: ContextOffloadMiddlewareOptions): Promise<ContextOffloadMiddleware> {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidOptionError(`options must be an object { outputDir or store, ... }, got ${describeValue(options)}`);
+  }
+  const { name = DEFAULT_MIDDLEWARE_NAME, resumeMessage = DEFAULT_RESUME_MESSAGE, ...managerOptions } = options;
+  if (typeof name !== 'string' || name.trim() === '') {
+    throw new InvalidOptionError(`name must be a non-empty string (the middleware's name), got ${describeValue(name)}`);
+  }
+  if ('format' in managerOptions && (managerOptions as { format?: unknown }).format !== undefined) {
+    throw new InvalidOptionError('format is not an option of contextOffloadMiddleware: the agent state holds LangChain messages');
+  }
+  const modules = await loadLangchainModules();
+  const { AIMessage, HumanMessage, SystemMessage, ToolMessage } = modules;
+  // Fresh messages (a compaction's summary) are built with the caller's own classes.
+  const format = createLangchainFormat({ messageClasses: { AIMessage, HumanMessage, SystemMessage, ToolMessage } });
+  const createManager = (sessionId: string | undefined) =>
+    createContextManager<BaseMessage>({
+      ...managerOptions,
+      ...(sessionId === undefined ? {} : { sessionId }),
+      resumeMessage,
+      format: format as unknown as MessageFormat<BaseMessage>,
+    });
+  // Created now, so that a bad option rejects here rather than at the first model call.
+  const first = createManager(managerOptions.sessionId);
+  // A fixed sessionId is one conversation; else each LangGraph thread is its own.
+  const sessions = createThreadSessions((session) => (session === DEFAULT_THREAD_SESSION ? first : createManager(session)));
+  const managerFor =
+    managerOptions.sessionId === undefined ? (runtime: unknown) => sessions.get(sessionForThread(threadIdOf(runtime))) : () => first;
+  return buildContextOffloadMiddleware({
+    name,
+    modules,
+    managerFor,
+    readTool: buildLangchainReadTool(first.readTool, (config) => managerFor(config).readTool, modules.tool),
+  });
+}

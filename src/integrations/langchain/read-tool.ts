@@ -1,0 +1,26 @@
+/**
+ * The read tool as a LangChain tool: the package's `read_offloaded` definition (name,
+ * description, JSON Schema input) built with LangChain's own `tool()`, so an agent registers it
+ * like any other tool and its calls run the package's reader, for the conversation they belong to.
+ */
+import type { DynamicStructuredTool } from '@langchain/core/tools';
+import type { ReadOffloadedTool } from '../../api/read-offloaded-tool.js';
+import type { LangchainModules } from './langchain-modules.js';
+
+/**
+ * Builds the LangChain tool with LangChain's `tool()`: named and described as `definition`,
+ * each call run by the read tool `readToolFor` picks from the call's LangGraph config (its
+ * thread). Its input is checked against the JSON Schema by LangChain, then again by the reader,
+ * which answers every bad call with a message for the model instead of throwing.
+ */
+export function buildLangchainReadTool(
+  definition: ReadOffloadedTool,
+  readToolFor: (config: unknown) => ReadOffloadedTool,
+  tool: LangchainModules['tool'],
+): DynamicStructuredTool {
+  return tool(async (input: unknown, config: unknown) => readToolFor(config).execute(input), {
+    name: definition.name,
+    description: definition.description,
+    schema: definition.inputSchema,
+  }) as DynamicStructuredTool;
+}

@@ -1,0 +1,74 @@
+/**
+ * One context manager per LangGraph thread. An agent is usually created once and invoked for
+ * many conversations (`configurable.thread_id`); each conversation gets its own manager (its
+ * decisions, its calibration) and its own session in the store, so the read tool of one thread
+ * cannot open another thread's references.
+ */
+import { DEFAULT_SESSION_ID } from '../../core/defaults.js';
+import { isSafePathSegment } from '../../core/safe-path.js';
+
+/** The session of invocations without a `thread_id`: the context manager's own default. */
+export const DEFAULT_THREAD_SESSION = DEFAULT_SESSION_ID;
+
+/** Most managers kept at once; the least recently used goes first (its thread then starts a fresh one). */
+export const MAX_THREAD_MANAGERS = 1000;
+
+/** The longest readable part of a session built from an unsafe thread id. */
+const READABLE_CHARS = 120;
+
+/** FNV-1a, 32 bits, as 8 hex digits: tells apart thread ids that read the same once made safe. */
+function hashText(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, '0');
+}
+
+/**
+ * The session folder of a thread: the thread id itself when it is a safe folder name
+ * (`[A-Za-z0-9._-]`, as UUIDs are), else its safe characters and a hash of the whole id.
+ */
+export function sessionForThread(threadId: unknown): string {
+  if (threadId === undefined || threadId === null || threadId === '') return DEFAULT_THREAD_SESSION;
+  const text = String(threadId);
+  // Widened: the guard would narrow `text` to never below.
+  if (isSafePathSegment(text as unknown)) return text;
+  return `thread-${text.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, READABLE_CHARS)}-${hashText(text)}`;
+}
+
+/** The `thread_id` of a LangGraph runtime or config, when it has one. */
+export function threadIdOf(runtime: unknown): unknown {
+  const configurable = (runtime as { configurable?: { thread_id?: unknown } } | null | undefined)?.configurable;
+  return configurable?.thread_id;
+}
+
+/** Managers by session, created on first use, the least recently used dropped past the cap. */
+export interface ThreadSessions<T> {
+  /** The manager of `session`, created when there is none. */
+  get(session: string): T;
+}
+
+/** Creates the cache; `create` builds the manager of a session. */
+export function createThreadSessions<T>(create: (session: string) => T, maxSessions = MAX_THREAD_MANAGERS): ThreadSessions<T> {
+  const sessions = new Map<string, T>();
+  return {
+    get(session) {
+      const found = sessions.get(session);
+      if (found !== undefined) {
+        // Most recently used last: a Map iterates in insertion order.
+        sessions.delete(session);
+        sessions.set(session, found);
+        return found;
+      }
+      const created = create(session);
+      sessions.set(session, created);
+      if (sessions.size > maxSessions) {
+        const oldest = sessions.keys().next().value as string;
+        sessions.delete(oldest);
+      }
+      return created;
+    },
+  };
+}

@@ -1,0 +1,395 @@
+/**
+ * agent-context-offload/ai-sdk with `ai` 7 (issue 8 item 2; DESIGN §9 "Framework integrations"):
+ * the real generateText / ToolLoopAgent / wrapLanguageModel, the SDK's own MockLanguageModelV4,
+ * a real file store in a temp directory and the real extractive summarizer. Every assertion is on
+ * what the mock model received (`doGenerateCalls[i].prompt`) or what the SDK returned.
+ */
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateText, jsonSchema, simulateReadableStream, stepCountIs, streamText, tool, ToolLoopAgent, wrapLanguageModel, type ModelMessage } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createContextMiddleware, createPrepareStep, createReadTool, offloadTools, withOffload } from '../../src/ai-sdk.js';
+import { createContextManager } from '../../src/api/context-manager.js';
+import { createReadOffloadedTool } from '../../src/api/read-offloaded-tool.js';
+import { InvalidOptionError } from '../../src/core/errors.js';
+import {
+  createCountingSummarizer,
+  LISTING_TEXT,
+  LOG_MIDDLE_LINE,
+  LOG_TEXT,
+  oldConversation,
+  OLD_TURNS,
+  promptMessages,
+  promptTexts,
+  REFERENCE,
+  SCENARIO_LIMITS,
+  scriptedResponse,
+  toolResultValue,
+} from './ai-sdk-scenario.js';
+
+const directories: string[] = [];
+async function createTempDir(): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), 'aco-ai-sdk-'));
+  directories.push(directory);
+  return directory;
+}
+afterAll(async () => {
+  await Promise.all(directories.map((directory) => rm(directory, { recursive: true, force: true })));
+});
+
+/** A part of the stream a V4 model returns (the provider package's `LanguageModelV4StreamPart`). */
+type LanguageModelV4StreamPart = Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer PART> ? PART : never;
+
+const emptyInput = jsonSchema<Record<string, never>>({ type: 'object', properties: {}, additionalProperties: false });
+
+/** The scenario's own tools: a 50 KB log, a 10,000-character listing, a tiny ping. */
+function scenarioTools() {
+  return {
+    fetch_log: tool({ description: 'Fetches the request log.', inputSchema: emptyInput, execute: async () => LOG_TEXT }),
+    list_files: tool({ description: 'Lists the files.', inputSchema: emptyInput, execute: async () => LISTING_TEXT }),
+    ping: tool({ description: 'Pings.', inputSchema: emptyInput, execute: async () => 'pong' }),
+  };
+}
+
+/** A MockLanguageModelV4 that answers each call as the scenario scripts it. */
+function createScriptedModel(): MockLanguageModelV4 {
+  let calls = 0;
+  return new MockLanguageModelV4({ doGenerate: async (options) => scriptedResponse(calls++, options.prompt) });
+}
+
+async function createScenarioManager(outputDir: string) {
+  const summarizer = createCountingSummarizer();
+  const manager = createContextManager({ format: 'ai-sdk', outputDir, summarizer, ...SCENARIO_LIMITS, excludeTools: [...SCENARIO_LIMITS.excludeTools] });
+  return { manager, summarizer };
+}
+
+describe('ai 7: generateText with offloadTools, createPrepareStep and the read tool', () => {
+  let model: MockLanguageModelV4;
+  let summarizer: ReturnType<typeof createCountingSummarizer>;
+  let result: Awaited<ReturnType<typeof generateText<ReturnType<typeof scenarioTools> & { read_offloaded: ReturnType<typeof createReadTool> }>>>;
+  let outputDir: string;
+
+  beforeAll(async () => {
+    outputDir = await createTempDir();
+    const scenario = await createScenarioManager(outputDir);
+    summarizer = scenario.summarizer;
+    model = createScriptedModel();
+    result = await generateText({
+      model,
+      messages: oldConversation(),
+      tools: offloadTools({ ...scenarioTools(), read_offloaded: createReadTool(scenario.manager) }, scenario.manager),
+      prepareStep: createPrepareStep(scenario.manager),
+      stopWhen: stepCountIs(6),
+    });
+  });
+
+  it('runs the five model calls of the loop', () => {
+    expect(model.doGenerateCalls).toHaveLength(5);
+    expect(result.text).toBe('tenant-3 requests are slow but none fails.');
+  });
+
+  it('offloads the 50 KB tool result before the model sees it: the next prompt holds the reference', async () => {
+    const shown = toolResultValue(model.doGenerateCalls[1]!.prompt, 'fetch_log');
+    expect(shown).toMatch(REFERENCE);
+    expect(JSON.stringify(model.doGenerateCalls[1]!.prompt)).not.toContain(LOG_MIDDLE_LINE);
+    expect(JSON.stringify(model.doGenerateCalls[1]!.prompt).length).toBeLessThan(5_000);
+    expect((await readdir(outputDir, { recursive: true })).length).toBeGreaterThan(0);
+  });
+
+  it('keeps the reference in responseMessages and the raw output in steps[0].toolResults', () => {
+    const stored = JSON.stringify(result.responseMessages);
+    expect(stored).not.toContain(LOG_MIDDLE_LINE);
+    expect(stored).toMatch(/offloaded to/);
+    expect(result.steps[0]!.toolResults[0]!.output).toBe(LOG_TEXT);
+  });
+
+  it('gives the content back when the model calls the read tool with the reference', () => {
+    const page = toolResultValue(model.doGenerateCalls[2]!.prompt, 'read_offloaded');
+    expect(typeof page).toBe('string');
+    expect(page).toContain(LOG_TEXT.split('\n')[0]!.replace(/\.+$/, ''));
+    expect(page).toContain(LOG_TEXT.split('\n')[2]!.replace(/\.+$/, ''));
+    expect(page).not.toContain(LOG_TEXT.split('\n')[3]!.replace(/\.+$/, ''));
+  });
+
+  it('compacts the over-limit history: the next prompt holds the summary, not the old messages', () => {
+    const before = promptTexts(model.doGenerateCalls[2]!.prompt);
+    expect(before).toContain(OLD_TURNS[1]);
+    const after = promptTexts(model.doGenerateCalls[3]!.prompt);
+    expect(after.some((text) => text.startsWith('[Conversation compressed]'))).toBe(true);
+    for (const turn of OLD_TURNS) expect(after).not.toContain(turn);
+    expect(result.steps[2]!.toolResults[0]!.output).toBe(LISTING_TEXT);
+    expect(toolResultValue(model.doGenerateCalls[3]!.prompt, 'list_files')).toBeUndefined();
+  });
+
+  it('carries the compacted history forward: the last call shows the same summary and the summarizer ran once', () => {
+    const summaryAt = (index: number) => promptTexts(model.doGenerateCalls[index]!.prompt).find((text) => text.startsWith('[Conversation compressed]'));
+    expect(summaryAt(4)).toBe(summaryAt(3));
+    expect(toolResultValue(model.doGenerateCalls[4]!.prompt, 'ping')).toBe('pong');
+    expect(summarizer.calls).toBe(1);
+  });
+});
+
+describe('ai 7: ToolLoopAgent with createPrepareStep', () => {
+  it('offloads a large tool result before the second model call', async () => {
+    const { manager } = await createScenarioManager(await createTempDir());
+    const model = createScriptedModel();
+    const agent = new ToolLoopAgent({
+      model,
+      tools: offloadTools({ ...scenarioTools(), read_offloaded: createReadTool(manager) }, manager),
+      prepareStep: createPrepareStep(manager),
+      stopWhen: stepCountIs(3),
+    });
+    await agent.generate({ messages: oldConversation() });
+    expect(model.doGenerateCalls).toHaveLength(3);
+    expect(toolResultValue(model.doGenerateCalls[1]!.prompt, 'fetch_log')).toMatch(REFERENCE);
+    expect(toolResultValue(model.doGenerateCalls[2]!.prompt, 'read_offloaded')).toContain('0001 INFO');
+  });
+});
+
+describe('ai 7: streamText with offloadTools and createPrepareStep', () => {
+  it('offloads a large tool result before the second streamed model call', async () => {
+    const { manager } = await createScenarioManager(await createTempDir());
+    const usage = { inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } };
+    let calls = 0;
+    const model = new MockLanguageModelV4({
+      doStream: async () => {
+        calls += 1;
+        const chunks: LanguageModelV4StreamPart[] =
+          calls === 1
+            ? [
+                { type: 'tool-call' as const, toolCallId: 'call-fetch', toolName: 'fetch_log', input: '{}' },
+                { type: 'finish' as const, finishReason: { unified: 'tool-calls' as const, raw: undefined }, usage },
+              ]
+            : [
+                { type: 'text-start' as const, id: 'text-1' },
+                { type: 'text-delta' as const, id: 'text-1', delta: 'done' },
+                { type: 'text-end' as const, id: 'text-1' },
+                { type: 'finish' as const, finishReason: { unified: 'stop' as const, raw: undefined }, usage },
+              ];
+        return { stream: simulateReadableStream({ chunks }) };
+      },
+    });
+    const result = streamText({
+      model,
+      messages: oldConversation(),
+      tools: offloadTools(scenarioTools(), manager),
+      prepareStep: createPrepareStep(manager),
+      stopWhen: stepCountIs(3),
+    });
+    expect(await result.text).toBe('done');
+    expect(model.doStreamCalls).toHaveLength(2);
+    expect(toolResultValue(model.doStreamCalls[1]!.prompt, 'fetch_log')).toMatch(REFERENCE);
+  });
+});
+
+describe('ai 7: wrapLanguageModel with createContextMiddleware', () => {
+  let base: MockLanguageModelV4;
+  let summarizer: ReturnType<typeof createCountingSummarizer>;
+  let responseMessages: ModelMessage[];
+
+  beforeAll(async () => {
+    const scenario = await createScenarioManager(await createTempDir());
+    const manager = scenario.manager;
+    summarizer = scenario.summarizer;
+    base = createScriptedModel();
+    const result = await generateText({
+      model: wrapLanguageModel({ model: base, middleware: createContextMiddleware(manager) }),
+      messages: oldConversation(),
+      tools: { ...scenarioTools(), read_offloaded: createReadTool(manager) },
+      stopWhen: stepCountIs(6),
+    });
+    responseMessages = result.responseMessages;
+  });
+
+  it('offloads the large tool result in the prompt the provider receives', () => {
+    expect(toolResultValue(base.doGenerateCalls[1]!.prompt, 'fetch_log')).toMatch(REFERENCE);
+    expect(JSON.stringify(base.doGenerateCalls[1]!.prompt)).not.toContain(LOG_MIDDLE_LINE);
+  });
+
+  it('leaves the loop history as it was (stateless): responseMessages keep the raw output', () => {
+    expect(toolResultValue(responseMessages, 'fetch_log')).toBe(LOG_TEXT);
+  });
+
+  it('lets the model read the reference back', () => {
+    expect(toolResultValue(base.doGenerateCalls[2]!.prompt, 'read_offloaded')).toContain('0001 INFO');
+  });
+
+  it('compacts an over-limit prompt into the summary, in provider shape (text parts, not strings)', () => {
+    const prompt = base.doGenerateCalls[3]!.prompt;
+    expect(promptTexts(prompt).some((text) => text.startsWith('[Conversation compressed]'))).toBe(true);
+    for (const turn of OLD_TURNS) expect(promptTexts(prompt)).not.toContain(turn);
+    for (const message of promptMessages(prompt)) {
+      if (message.role === 'user' || message.role === 'assistant') expect(Array.isArray(message.content)).toBe(true);
+    }
+  });
+
+  it('recognises the messages of the previous call, so the next call keeps the summary without summarizing again', () => {
+    const summaryAt = (index: number) => promptTexts(base.doGenerateCalls[index]!.prompt).find((text) => text.startsWith('[Conversation compressed]'));
+    expect(summaryAt(3)).toBeDefined();
+    expect(summaryAt(4)).toBe(summaryAt(3));
+    for (const turn of OLD_TURNS) expect(promptTexts(base.doGenerateCalls[4]!.prompt)).not.toContain(turn);
+    expect(summarizer.calls).toBe(1);
+  });
+});
+
+describe('withOffload', () => {
+  async function managerIn(options: { threshold: number }) {
+    return createContextManager({ format: 'ai-sdk', outputDir: await createTempDir(), threshold: options.threshold });
+  }
+  // The SDK's own call of toModelOutput, typed loosely: each tool here declares its own output type.
+  const call = (output: unknown) => ({ toolCallId: 'call-1', input: {} as Record<string, never>, output: output as never });
+
+  it('sends a small output as the SDK would: text for a string, JSON otherwise', async () => {
+    const manager = await managerIn({ threshold: 1_000 });
+    const wrapped = withOffload(tool({ inputSchema: emptyInput, execute: async () => 'small' }), manager, { toolName: 'small' });
+    expect(await wrapped.toModelOutput!(call('small'))).toEqual({ type: 'text', value: 'small' });
+    expect(await wrapped.toModelOutput!(call({ rows: [1, 2], at: undefined }))).toEqual({ type: 'json', value: { rows: [1, 2] } });
+  });
+
+  it('offloads a large JSON output as a text reference', async () => {
+    const manager = await managerIn({ threshold: 1_000 });
+    const wrapped = withOffload(tool({ inputSchema: emptyInput, execute: async () => ({}) }), manager, { toolName: 'rows' });
+    const output = await wrapped.toModelOutput!(call({ rows: Array.from({ length: 200 }, (_, index) => ({ index, name: `row-${index}` })) }));
+    expect(output.type).toBe('text');
+    expect((output as { value: string }).value).toMatch(REFERENCE);
+  });
+
+  it("runs the tool's own toModelOutput first and offloads the text it returns", async () => {
+    const manager = await managerIn({ threshold: 1_000 });
+    const wrapped = withOffload(
+      tool({
+        inputSchema: emptyInput,
+        execute: async () => ({ log: LOG_TEXT }),
+        toModelOutput: ({ output }) => ({ type: 'text', value: `log:\n${(output as { log: string }).log}` }),
+      }),
+      manager,
+      { toolName: 'log' },
+    );
+    const output = await wrapped.toModelOutput!(call({ log: LOG_TEXT }));
+    expect(output).toEqual({ type: 'text', value: expect.stringMatching(REFERENCE) });
+  });
+
+  it("keeps an error output an error when it offloads it", async () => {
+    const manager = await managerIn({ threshold: 1_000 });
+    const wrapped = withOffload(
+      tool({ inputSchema: emptyInput, execute: async () => LOG_TEXT, toModelOutput: ({ output }) => ({ type: 'error-text', value: String(output) }) }),
+      manager,
+      { toolName: 'failing' },
+    );
+    expect(await wrapped.toModelOutput!(call(LOG_TEXT))).toEqual({ type: 'error-text', value: expect.stringMatching(REFERENCE) });
+  });
+
+  it('leaves a tool without execute as it is (its results come from the client)', async () => {
+    const manager = await managerIn({ threshold: 1_000 });
+    const clientSide = tool({ inputSchema: emptyInput });
+    expect(withOffload(clientSide, manager, { toolName: 'client_side' })).toBe(clientSide);
+  });
+
+  it('does not change the tools it is given', async () => {
+    const manager = await managerIn({ threshold: 1_000 });
+    const tools = scenarioTools();
+    const wrapped = offloadTools(tools, manager);
+    expect(wrapped).not.toBe(tools);
+    expect(tools.fetch_log.toModelOutput).toBeUndefined();
+    expect(typeof wrapped.fetch_log.toModelOutput).toBe('function');
+  });
+
+  it('never wraps the read tool, whatever its key', async () => {
+    const manager = await managerIn({ threshold: 1_000 });
+    const readTool = createReadTool(manager);
+    expect(offloadTools({ pages: readTool }, manager).pages).toBe(readTool);
+  });
+
+  it('requires the tool name, which excludeTools is matched against', async () => {
+    const manager = await managerIn({ threshold: 1_000 });
+    expect(() => withOffload(scenarioTools().fetch_log, manager, {} as never)).toThrow(/toolName must be a non-empty string/);
+  });
+
+  it("keeps an excluded tool's output inline", async () => {
+    const manager = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir(), threshold: 1_000, excludeTools: ['fetch_log'] });
+    const wrapped = withOffload(scenarioTools().fetch_log, manager, { toolName: 'fetch_log' });
+    expect(await wrapped.toModelOutput!(call(LOG_TEXT))).toEqual({ type: 'text', value: LOG_TEXT });
+  });
+
+  it('rejects something that is not a context manager, naming it', () => {
+    expect(() => offloadTools(scenarioTools(), {} as never)).toThrow(InvalidOptionError);
+    expect(() => offloadTools(scenarioTools(), {} as never)).toThrow(/manager must be a context manager/);
+  });
+});
+
+describe('createReadTool', () => {
+  it('accepts a read tool made with createReadOffloadedTool and answers with numbered lines', async () => {
+    const outputDir = await createTempDir();
+    const manager = createContextManager({ format: 'ai-sdk', outputDir, threshold: 1_000 });
+    const reference = await manager.offloadOutput(LOG_TEXT, { toolName: 'fetch_log', toolCallId: 'call-x' });
+    const readTool = createReadTool(createReadOffloadedTool({ outputDir }));
+    const page = await readTool.execute({ ref: reference, limit: 2 });
+    expect(page).toContain('0001 INFO');
+    expect(page).not.toContain('0003 INFO');
+  });
+
+  it('reaches the model inline, its pages never offloaded, even when longer than the threshold', async () => {
+    const manager = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir(), threshold: 1_000 });
+    let calls = 0;
+    const model = new MockLanguageModelV4({
+      doGenerate: async ({ prompt }) => {
+        calls += 1;
+        // 1: fetch the log; 2: read 40 lines (about 4,000 characters) of it back; 3: answer.
+        return calls === 1
+          ? scriptedResponse(0, prompt)
+          : calls === 2
+            ? { ...scriptedResponse(1, prompt), content: [{ type: 'tool-call' as const, toolCallId: 'call-read', toolName: 'read_offloaded', input: JSON.stringify({ ref: toolResultValue(prompt, 'fetch_log'), limit: 40 }) }] }
+            : scriptedResponse(4, prompt);
+      },
+    });
+    await generateText({
+      model,
+      messages: oldConversation(),
+      tools: offloadTools({ ...scenarioTools(), read_offloaded: createReadTool(manager) }, manager),
+      prepareStep: createPrepareStep(manager),
+      stopWhen: stepCountIs(4),
+    });
+    const page = toolResultValue(model.doGenerateCalls[2]!.prompt, 'read_offloaded');
+    expect(typeof page === 'string' && page.length).toBeGreaterThan(1_000);
+    expect(page).toContain('0040 INFO');
+    expect(page).not.toMatch(REFERENCE);
+  });
+
+  it('gives the AI SDK its JSON Schema through the Standard Schema converter', () => {
+    const readTool = createReadTool(createReadOffloadedTool({ outputDir: tmpdir() }));
+    expect(readTool.inputSchema['~standard'].jsonSchema.input({ target: 'draft-07' })).toMatchObject({ required: ['ref'] });
+  });
+
+  it('rejects a source that is neither a manager nor a read tool', () => {
+    expect(() => createReadTool({} as never)).toThrow(InvalidOptionError);
+  });
+});
+
+describe('createPrepareStep', () => {
+  it("passes the last step's input tokens as lastUsage, with the number of messages that step sent", async () => {
+    const manager = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir() });
+    const seen: unknown[] = [];
+    const spied = { ...manager, prepare: (messages: readonly unknown[], options?: Parameters<typeof manager.prepare>[1]) => {
+      seen.push(options?.lastUsage);
+      return manager.prepare(messages as never, options);
+    } };
+    const prepareStep = createPrepareStep(spied);
+    const first: ModelMessage[] = oldConversation();
+    await prepareStep({ messages: first, stepNumber: 0, steps: [] });
+    const next: ModelMessage[] = [...first, { role: 'assistant', content: 'thinking' }, { role: 'user', content: 'more' }];
+    await prepareStep({ messages: next, stepNumber: 1, steps: [{ usage: { inputTokens: 321 } }] });
+    expect(seen).toEqual([undefined, { inputTokens: 321, messageCount: first.length }]);
+  });
+
+  it('returns undefined when nothing needs doing, so the SDK sends its own messages', async () => {
+    const manager = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir() });
+    expect(await createPrepareStep(manager)({ messages: oldConversation(), stepNumber: 0, steps: [] })).toBeUndefined();
+  });
+
+  it('rejects messages that are not an array, naming the field', async () => {
+    const manager = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir() });
+    await expect(createPrepareStep(manager)({ messages: 'hello' as never })).rejects.toThrow(/options\.messages must be an array/);
+  });
+});
