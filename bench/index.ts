@@ -16,6 +16,9 @@ const modules: Array<() => Promise<BenchModule>> = [
   () => import('./extractive.bench.js'),
   () => import('./stores.bench.js'),
   () => import('./read-tool.bench.js'),
+  () => import('./integrations.bench.js'),
+  () => import('./formats.bench.js'),
+  () => import('./manager.bench.js'),
 ];
 
 console.log(`# agent-context-offload benchmarks (node ${process.version}, ${options.quick ? 'quick' : 'full'} run)`);

@@ -1,0 +1,101 @@
+/**
+ * Small checks and conversions every adapter shares: reading a field of an unknown message with
+ * a clear error, and the JSON arguments string of a tool call.
+ */
+import { describeValue, InvalidMessageError } from '../core/errors.js';
+import type { ContentBlock, TextBlock, ToolResultBlock } from '../core/types.js';
+
+/** A plain record, as read from an unknown message. */
+export type Fields = Readonly<Record<string, unknown>>;
+
+/** Whether `value` is a non-null object that is not an array. */
+export function isRecord(value: unknown): value is Fields {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** An {@link InvalidMessageError} for `messages[index]` plus `field`, saying what was expected and what came. */
+export function invalidField(index: number, field: string, expected: string, value: unknown): InvalidMessageError {
+  return new InvalidMessageError(`messages[${index}]${field}`, `${expected}, got ${describeValue(value)}`);
+}
+
+/** `message` as a record, or `INVALID_MESSAGE` naming its index. */
+export function requireRecord(message: unknown, index: number, what: string): Fields {
+  if (!isRecord(message)) throw invalidField(index, '', `must be ${what}`, message);
+  return message;
+}
+
+/** The string at `fields[key]`, or `INVALID_MESSAGE` naming the field. */
+export function requireString(fields: Fields, key: string, index: number, prefix = ''): string {
+  const value = fields[key];
+  if (typeof value !== 'string') throw invalidField(index, `${prefix}.${key}`, 'must be a string', value);
+  return value;
+}
+
+/** The array at `fields[key]`, or `INVALID_MESSAGE` naming the field. */
+export function requireArray(fields: Fields, key: string, index: number, prefix = ''): readonly unknown[] {
+  const value = fields[key];
+  if (!Array.isArray(value)) throw invalidField(index, `${prefix}.${key}`, 'must be an array', value);
+  return value;
+}
+
+/** Checks that every element of a parts array is an object with a string `type`. */
+export function requireParts(parts: readonly unknown[], index: number, field: string): readonly Fields[] {
+  for (let part = 0; part < parts.length; part += 1) {
+    const value = parts[part];
+    if (!isRecord(value) || typeof value.type !== 'string') {
+      throw invalidField(index, `${field}[${part}]`, 'must be a content part object with a string type', value);
+    }
+  }
+  return parts as readonly Fields[];
+}
+
+/**
+ * The canonical `input` of a tool call whose arguments are a JSON string. Arguments that do not
+ * parse, or parse to something other than an object, give `{}`: the canonical model needs an
+ * object, and the caller's own message (kept whenever it is passed back) still holds the text.
+ */
+export function parseToolArguments(text: string): Record<string, unknown> {
+  if (text === '') return {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isRecord(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The canonical `input` of a tool call whose input is any value: an object as it is, anything else `{}`. */
+export function toToolInput(value: unknown): Record<string, unknown> {
+  return isRecord(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** A canonical text block. */
+export function textBlock(text: string): TextBlock {
+  return { type: 'text', text };
+}
+
+/** A canonical `tool_result` block; `is_error` only when set. */
+export function toolResultBlock(toolUseId: string, content: string | ContentBlock[], isError: boolean): ToolResultBlock {
+  return isError ? { type: 'tool_result', tool_use_id: toolUseId, content, is_error: true } : { type: 'tool_result', tool_use_id: toolUseId, content };
+}
+
+/** The blocks of a canonical message's content, a string read as one text block. */
+export function blocksOf(content: string | readonly ContentBlock[]): readonly ContentBlock[] {
+  return typeof content === 'string' ? [textBlock(content)] : content;
+}
+
+/** Reads a canonical block's fields without narrowing the block union. */
+export function fieldsOf(block: ContentBlock): Fields {
+  return block as unknown as Fields;
+}
+
+/** The text of a canonical `tool_result` content: a string as it is, the text blocks joined. */
+export function textOfToolContent(content: string | readonly ContentBlock[]): string {
+  if (typeof content === 'string') return content;
+  let text = '';
+  for (const block of content) {
+    const fields = fieldsOf(block);
+    if (fields.type === 'text' && typeof fields.text === 'string') text += fields.text;
+  }
+  return text;
+}

@@ -1,0 +1,167 @@
+/**
+ * OpenAI Responses API input items (`ResponseInputItem`) to and from the canonical shape. The
+ * shapes are written here structurally: this file imports no SDK.
+ */
+import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../core/types.js';
+import { defineMessageFormat, type FormatCodec, type ToolOutputChange, type TypedMessageFormat } from './define-format.js';
+import { fieldsOf, invalidField, isRecord, parseToolArguments, requireParts, requireRecord, requireString, textBlock, toolResultBlock, type Fields } from './fields.js';
+import { unwrapItem, wrapItem } from './opaque-items.js';
+
+/** A content part of a Responses message or tool output: `input_text`, `output_text`, `input_image`, `input_file`, `refusal`, ... */
+export type OpenAIResponsesContentPart = { type: string; [field: string]: unknown } | { type: string };
+
+/**
+ * A Responses API input item, as the OpenAI SDK's `ResponseInputItem` describes it (any item of
+ * that type fits): a message, a `function_call`, a `function_call_output`, or any other item
+ * (reasoning, compaction, hosted tool calls, ...), which is kept as it is.
+ */
+export type OpenAIResponsesItem =
+  | { type?: 'message' | undefined; role: 'user' | 'assistant' | 'system' | 'developer'; content: string | readonly OpenAIResponsesContentPart[] }
+  | { type: 'function_call'; call_id: string; name: string; arguments: string }
+  | { type: 'function_call_output'; call_id: string; output: string | readonly OpenAIResponsesContentPart[] }
+  | { type?: string | null | undefined; id?: string | null | undefined };
+
+const FORMAT = 'openai-responses';
+
+const MESSAGE_ROLES = new Set(['user', 'assistant', 'system', 'developer']);
+const PART_TYPES = new Set(['input_text', 'output_text', 'input_image', 'input_file', 'input_audio', 'refusal']);
+const TEXT_PART_TYPES = new Set(['input_text', 'output_text']);
+
+/** Item types of the Responses API other than messages, for detection. */
+const ITEM_TYPES = new Set([
+  'function_call', 'function_call_output', 'reasoning', 'compaction', 'item_reference', 'file_search_call',
+  'computer_call', 'computer_call_output', 'web_search_call', 'image_generation_call', 'code_interpreter_call',
+  'local_shell_call', 'local_shell_call_output', 'shell_call', 'shell_call_output', 'apply_patch_call',
+  'apply_patch_call_output', 'mcp_list_tools', 'mcp_approval_request', 'mcp_approval_response', 'mcp_call',
+  'custom_tool_call', 'custom_tool_call_output', 'tool_search_call', 'tool_search_output',
+]);
+
+/** Canonical blocks of Responses parts: text parts become text blocks, the rest are kept as they are. */
+function readParts(parts: readonly unknown[], index: number, field: string): ContentBlock[] {
+  return requireParts(parts, index, field).map((part, position) => {
+    if (!TEXT_PART_TYPES.has(part.type as string)) return part as unknown as ContentBlock;
+    if (typeof part.text !== 'string') throw invalidField(index, `${field}[${position}].text`, 'must be a string', part.text);
+    return textBlock(part.text);
+  });
+}
+
+function readMessage(item: Fields, index: number): Message {
+  const { role, content } = item;
+  if (typeof role !== 'string' || !MESSAGE_ROLES.has(role)) {
+    throw invalidField(index, '.role', 'must be "user", "assistant", "system" or "developer"', role);
+  }
+  const canonicalRole = role === 'developer' ? 'system' : (role as Message['role']);
+  if (typeof content === 'string') return { role: canonicalRole, content };
+  if (Array.isArray(content)) return { role: canonicalRole, content: readParts(content, index, '.content') };
+  throw invalidField(index, '.content', 'must be a string or an array of content parts', content);
+}
+
+function toCanonical(message: unknown, index: number): Message {
+  const item = requireRecord(message, index, 'a Responses API input item object');
+  const { type } = item;
+  if (type === 'message' || ((type === undefined || type === null) && 'role' in item)) return readMessage(item, index);
+  if (type === 'function_call') {
+    const block: ToolUseBlock = {
+      type: 'tool_use',
+      id: requireString(item, 'call_id', index),
+      name: requireString(item, 'name', index),
+      input: parseToolArguments(requireString(item, 'arguments', index)),
+    };
+    return { role: 'assistant', content: [block] };
+  }
+  if (type === 'function_call_output') {
+    const callId = requireString(item, 'call_id', index);
+    const { output } = item;
+    if (typeof output === 'string') return { role: 'user', content: [toolResultBlock(callId, output, false)] };
+    if (Array.isArray(output)) return { role: 'user', content: [toolResultBlock(callId, readParts(output, index, '.output'), false)] };
+    throw invalidField(index, '.output', 'must be a string or an array of content parts', output);
+  }
+  if (typeof type === 'string') return wrapItem(FORMAT, type, item);
+  if ((type === undefined || type === null) && typeof item.id === 'string') return wrapItem(FORMAT, 'item_reference', item);
+  throw invalidField(index, '.type', 'must be an item type ("message", "function_call", "function_call_output", ...) or a message with a role', type);
+}
+
+function matches(message: unknown): boolean {
+  if (!isRecord(message)) return false;
+  const { type } = message;
+  if (type === 'message' || (type === undefined && 'role' in message)) {
+    if (typeof message.role !== 'string' || !MESSAGE_ROLES.has(message.role)) return false;
+    const { content } = message;
+    return typeof content === 'string' || (Array.isArray(content) && content.every((part: unknown) => isRecord(part) && PART_TYPES.has(part.type as string)));
+  }
+  if (type === 'function_call' || type === 'function_call_output') return typeof message.call_id === 'string';
+  return typeof type === 'string' && ITEM_TYPES.has(type);
+}
+
+/** A canonical block as a Responses content part of a message of `role` (or of a tool output). */
+function toPart(block: ContentBlock, textType: 'input_text' | 'output_text'): OpenAIResponsesContentPart {
+  const fields = fieldsOf(block);
+  if (fields.type !== 'text' || typeof fields.text !== 'string') return block;
+  return textType === 'output_text' ? { type: 'output_text', text: fields.text, annotations: [] } as OpenAIResponsesContentPart : { type: 'input_text', text: fields.text } as OpenAIResponsesContentPart;
+}
+
+function toOutput(content: string | readonly ContentBlock[]): string | OpenAIResponsesContentPart[] {
+  return typeof content === 'string' ? content : content.map((block) => toPart(block, 'input_text'));
+}
+
+/** Items for a canonical message built fresh, in block order: a run of plain blocks makes one message. */
+function buildItems(message: Message): OpenAIResponsesItem[] {
+  const { role, content } = message;
+  if (typeof content === 'string') return [{ role, content }];
+  const items: OpenAIResponsesItem[] = [];
+  let run: ContentBlock[] = [];
+  const flush = (): void => {
+    if (run.length === 0) return;
+    const single = run.length === 1 ? fieldsOf(run[0]!) : undefined;
+    const textType = role === 'assistant' ? 'output_text' : 'input_text';
+    items.push({ role, content: single?.type === 'text' && typeof single.text === 'string' ? single.text : run.map((block) => toPart(block, textType)) });
+    run = [];
+  };
+  for (const block of content) {
+    const fields = fieldsOf(block);
+    const item = unwrapItem(FORMAT, block);
+    if (item !== undefined) {
+      flush();
+      items.push(item as OpenAIResponsesItem);
+    } else if (fields.type === 'tool_use') {
+      flush();
+      const use = block as ToolUseBlock;
+      items.push({ type: 'function_call', call_id: use.id, name: use.name, arguments: JSON.stringify(use.input ?? {}) });
+    } else if (fields.type === 'tool_result') {
+      flush();
+      const result = block as ToolResultBlock;
+      items.push({ type: 'function_call_output', call_id: result.tool_use_id, output: toOutput(result.content) });
+    } else if (fields.type !== 'thinking' && fields.type !== 'redacted_thinking') {
+      // Reasoning goes back only as the reasoning items it came from: thinking built fresh is dropped.
+      run.push(block);
+    }
+  }
+  flush();
+  return items;
+}
+
+function replaceToolOutputs(original: OpenAIResponsesItem, changes: readonly ToolOutputChange[]): OpenAIResponsesItem | undefined {
+  const change = changes[0];
+  if (original.type !== 'function_call_output' || change === undefined) return undefined;
+  return { ...(original as Extract<OpenAIResponsesItem, { type: 'function_call_output' }>), output: toOutput(change.block.content) };
+}
+
+const codec: FormatCodec<OpenAIResponsesItem> = { name: FORMAT, matches, toCanonical, fromCanonical: buildItems, replaceToolOutputs };
+
+/**
+ * OpenAI Responses API input items (`ResponseInputItem`, and the output items of a response
+ * passed back as input).
+ *
+ * - A `message` item keeps its role (`developer` becomes canonical `system`); `input_text` and
+ *   `output_text` parts become text blocks, other parts (`input_image`, `input_file`, ...) are
+ *   kept as blocks.
+ * - `function_call` becomes an assistant message with one `tool_use` (`call_id` -> `id`,
+ *   `arguments` parsed); `function_call_output` a user message with one `tool_result`.
+ * - Every other item (`reasoning`, `compaction`, hosted tool calls, `item_reference`, types not
+ *   known yet) becomes an assistant message holding one block of type
+ *   `openai-responses:<item type>` that keeps the item; it converts back to that very item.
+ *
+ * Items nothing changed come back as the caller's own objects; an offloaded
+ * `function_call_output` comes back as a copy of the original whose `output` is the reference text.
+ */
+export const openaiResponses: TypedMessageFormat<OpenAIResponsesItem> = defineMessageFormat(codec);
