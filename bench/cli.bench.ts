@@ -4,6 +4,11 @@
  * file, loads gpt-tokenizer and counts the file's text once. Both are spawned as real
  * processes, so the figures include Node's start-up, as a user sees them. Needs the built CLI
  * (`npm run build`).
+ *
+ * Formats (issue 8): the same history as OpenAI Chat Completions messages, against the
+ * Anthropic file in the same run: what detecting and converting the format costs a user. (The
+ * Chat file can come out faster: each tool message holds one result, so a message's count and
+ * its result's count are the same text and the tokenizer's cache serves the second.)
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -12,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadSampleSession } from '../src/cli/sample/load-sample.js';
+import { formats } from '../src/formats/index.js';
 import type { ContentBlock, Message } from '../src/core/types.js';
 import type { BenchRow, BenchRunOptions } from './report.js';
 
@@ -32,11 +38,11 @@ function renameIds(messages: readonly Message[], copy: number): Message[] {
 }
 
 /** The demo's sample session, repeated (system prompt once) until the JSON reaches 1 MB. */
-async function buildOneMegabyteTranscript(): Promise<string> {
+async function buildOneMegabyteHistory(): Promise<Message[]> {
   const [system, ...rest] = (await loadSampleSession()).messages;
   const messages: Message[] = system === undefined ? [] : [system];
   for (let copy = 0; JSON.stringify(messages).length < TARGET_BYTES; copy += 1) messages.push(...renameIds(rest, copy));
-  return JSON.stringify(messages);
+  return messages;
 }
 
 const FLOOR_SCRIPT = `
@@ -67,15 +73,20 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
   }
   const directory = await mkdtemp(join(tmpdir(), 'agent-context-bench-'));
   try {
-    const transcript = await buildOneMegabyteTranscript();
+    const history = await buildOneMegabyteHistory();
+    const transcript = JSON.stringify(history);
     const file = join(directory, 'one-mb.json');
     await writeFile(file, transcript);
+    const chatFile = join(directory, 'one-mb-openai-chat.json');
+    await writeFile(chatFile, JSON.stringify(formats.openaiChat.fromCanonical(history)));
     const runs = options.quick ? 3 : 15;
     // Interleave one warm-up of each so the disk cache treats both alike.
     medianWallTimeMs(process.execPath, [CLI, 'count', file], 1);
     medianWallTimeMs(process.execPath, ['-e', FLOOR_SCRIPT, file], 1);
+    medianWallTimeMs(process.execPath, [CLI, 'count', chatFile], 1);
     const countMs = medianWallTimeMs(process.execPath, [CLI, 'count', file], runs);
     const floorMs = medianWallTimeMs(process.execPath, ['-e', FLOOR_SCRIPT, file], runs);
+    const chatCountMs = medianWallTimeMs(process.execPath, [CLI, 'count', chatFile], runs);
     return [
       {
         name: `agent-context count, whole process, ${(transcript.length / 1e6).toFixed(2)} MB JSON (${runs} runs)`,
@@ -83,6 +94,13 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
         baseline: { name: 'node: read + load gpt-tokenizer + count the text once', medianMs: floorMs },
         goal: '<= 1 s',
         met: countMs <= 1000,
+      },
+      {
+        name: `agent-context count, the same history as OpenAI Chat Completions messages (${runs} runs)`,
+        medianMs: chatCountMs,
+        baseline: { name: 'agent-context count on the Anthropic file', medianMs: countMs },
+        goal: '<= 1.2x the Anthropic file',
+        met: chatCountMs <= countMs * 1.2,
       },
     ];
   } finally {

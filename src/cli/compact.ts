@@ -3,20 +3,21 @@
  * files it read most recently.
  */
 import { stat } from 'node:fs/promises';
-import { compactMessages, countTokens, DEFAULT_SUMMARY_MODEL } from '../index.js';
+import { compactMessages, countTokens } from '../index.js';
+import { DEFAULT_SUMMARY_MODEL } from '../defaults.js';
 import type { CompactResult } from '../index.js';
 import { parseCommandArguments, readBooleanFlag, readNumberFlag, readStringFlag, requireInputPath } from './arguments.js';
 import { resolveCompactionTrigger } from './compaction-trigger.js';
 import { keepDefinedFields } from './defined-fields.js';
 import { CliError, UsageError } from './errors.js';
 import { serializeHistory } from './formats/serialize-transcript.js';
-import { FORMAT_LABELS } from './formats/transcript.js';
-import type { Transcript } from './formats/transcript.js';
 import { describeOsError, writeOutput, writeStandardOutput } from './io.js';
 import { createLlmActivity } from './llm-activity.js';
 import { countToolDefinitionTokens, createToolDefinitionUsage } from './measure-context.js';
-import { readTranscript } from './read-transcript.js';
+import { readTranscript, resolveFormatFlag } from './read-transcript.js';
 import { formatCount, formatPercent, formatQuantity } from './render/format-figures.js';
+import { toTerminalText } from './render/terminal-text.js';
+import { describeTranscript, describeWrittenShape } from './render/transcript-labels.js';
 import { selectReportStream } from './report-stream.js';
 import type { ReportStream } from './report-stream.js';
 import { chooseSummarizer, createChosenSummarizer } from './summarizer-choice.js';
@@ -31,6 +32,7 @@ const COMPACT_FLAGS = {
   'base-url': { type: 'string' },
   'work-dir': { type: 'string' },
   output: { type: 'string', short: 'o' },
+  format: { type: 'string' },
 } as const;
 
 /** Exit code after Ctrl-C, as shells report a process ended by SIGINT. */
@@ -71,10 +73,6 @@ function describeSummarizer(choice: SummarizerChoice): string {
   return `${choice.provider} ${model}${choice.baseURL === undefined ? '' : ` at ${choice.baseURL}`}${why}`;
 }
 
-function describeHistoryShape(transcript: Transcript): string {
-  return transcript.format === 'request-body' ? 'request body' : transcript.format === 'json' ? 'JSON array' : 'JSON array of messages';
-}
-
 /** Lines that tell what compaction did, or why it did not. */
 function describeOutcome(
   result: CompactResult,
@@ -89,6 +87,9 @@ function describeOutcome(
         `  not compacted: ${formatCount(figures.tokensBefore)} tokens, below the trigger (${formatCount(figures.thresholdTokens)} = ${formatPercent(figures.ratio)} of ${formatCount(figures.limit)}); --force compacts anyway`,
       ];
     }
+    if (result.skippedReason === 'no-gain') {
+      return [`  not compacted: the summary and restored files would not make the history (${formatCount(figures.tokensBefore)} tokens) smaller`];
+    }
     return ['  not compacted: nothing after the leading system messages'];
   }
   const { stats } = result;
@@ -99,7 +100,7 @@ function describeOutcome(
   return [
     `  tokens ${formatCount(figures.tokensBefore)} → ${style.bold(formatCount(figures.tokensAfter))} ${style.green(`(${formatPercent(share)} of the original)`)}`,
     `  summarized ${formatQuantity(stats.compactedMessageCount, 'message')}, kept ${formatQuantity(stats.retainedMessageCount, 'system message')}, ${restored}`,
-    `  archive: ${result.originalMessagesPath ?? style.yellow('not written (see the warning above)')}`,
+    `  archive: ${result.originalMessagesPath === undefined ? style.yellow('not written (see the warning above)') : toTerminalText(result.originalMessagesPath)}`,
   ];
 }
 
@@ -119,14 +120,15 @@ export async function runCompact(args: readonly string[]): Promise<void> {
     baseURL: readStringFlag(parsed, 'base-url'),
   });
   const trigger = resolveCompactionTrigger(triggerFlags);
+  const format = resolveFormatFlag(readStringFlag(parsed, 'format'), 'compact');
   if (workDir !== undefined) await assertWorkDirectory(workDir);
 
-  const transcript = await readTranscript(path);
+  const transcript = await readTranscript(path, { format });
   const { messages } = transcript;
   const report = selectReportStream(outputFile !== undefined);
   const { style } = report;
   report.writeLines([
-    `${style.bold('compact')}  ${transcript.source} ${style.dim(`(${FORMAT_LABELS[transcript.format]}, ${formatCount(messages.length)} messages)`)}`,
+    `${style.bold('compact')}  ${toTerminalText(transcript.source)} ${style.dim(`(${describeTranscript(transcript)}, ${formatCount(messages.length)} messages)`)}`,
   ]);
 
   const activity = createLlmActivity();
@@ -147,10 +149,11 @@ export async function runCompact(args: readonly string[]): Promise<void> {
       ...keepDefinedFields({ ...triggerFlags, workDir }),
       ...(readBooleanFlag(parsed, 'force') ? { force: true } : {}),
       ...(workDir === undefined ? NO_RESTORATION : {}),
-      ...(transcript.format === 'claude-code' ? CLAUDE_CODE_RESTORE : {}),
+      ...(transcript.shape === 'claude-code' ? CLAUDE_CODE_RESTORE : {}),
       ...usage,
       ...summarizerOptions,
-      logger: { warn: (message) => activity.writeLine(`${style.yellow('warning:')} ${message}`) },
+      // A warning may quote a path or a value from the transcript.
+      logger: { warn: (message) => activity.writeLine(`${style.yellow('warning:')} ${toTerminalText(message)}`) },
       signal: controller.signal,
     });
   } finally {
@@ -174,9 +177,9 @@ export async function runCompact(args: readonly string[]): Promise<void> {
 
   const tokensBefore = countTokens(messages, usage);
   const tokensAfter = countTokens(result.messages, usage);
-  const history = serializeHistory(transcript, result.messages);
-  if (outputFile === undefined) await writeStandardOutput(history);
-  else await writeOutput(outputFile, history);
+  // Written in the input's own shape and format; the summary becomes a message of that format.
+  if (outputFile === undefined) await writeStandardOutput(serializeHistory(transcript, result.messages, 'standard-output'));
+  else await writeOutput(outputFile, serializeHistory(transcript, result.messages, 'file'));
 
   // Past the failures above, the summarizer ran exactly when the history was compacted.
   const ran = result.compacted ? describeSummarizer(choice) : `none ran (it would be: ${describeSummarizer(choice)})`;
@@ -191,6 +194,8 @@ export async function runCompact(args: readonly string[]): Promise<void> {
       report,
     ),
   ];
-  lines.push(`  history: ${outputFile ?? 'standard output'} ${style.dim(`(${describeHistoryShape(transcript)}${result.compacted ? '' : ', unchanged'})`)}`);
+  lines.push(
+    `  history: ${outputFile === undefined ? 'standard output' : toTerminalText(outputFile)} ${style.dim(`(${describeWrittenShape(transcript)}${result.compacted ? '' : ', unchanged'})`)}`,
+  );
   report.writeLines(lines);
 }

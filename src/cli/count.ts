@@ -1,12 +1,13 @@
 /**
- * `agent-context count <file> [--json]`: where the context goes.
+ * `agent-context count <file> [--json] [--format <name>]`: where the context goes.
  */
-import { parseCommandArguments, readBooleanFlag, readListFlag, readNumberFlag, requireInputPath } from './arguments.js';
+import { parseCommandArguments, readBooleanFlag, readListFlag, readNumberFlag, readStringFlag, requireInputPath } from './arguments.js';
 import { writeStandardOutput } from './io.js';
 import { measureContext } from './measure-context.js';
-import { readTranscript } from './read-transcript.js';
+import { readTranscript, resolveFormatFlag } from './read-transcript.js';
 import { renderCountReport } from './render/count-report.js';
 import { createTerminalStyle, measureLineWidth } from './render/terminal-style.js';
+import { toTerminalJson } from './render/terminal-text.js';
 
 const COUNT_FLAGS = {
   json: { type: 'boolean' },
@@ -15,6 +16,7 @@ const COUNT_FLAGS = {
   'exclude-tools': { type: 'string' },
   limit: { type: 'string' },
   ratio: { type: 'string' },
+  format: { type: 'string' },
 } as const;
 
 /** Runs `count` with its arguments. */
@@ -28,10 +30,12 @@ export async function runCount(args: readonly string[]): Promise<void> {
     contextTokenLimit: readNumberFlag(parsed, 'limit', 'count'),
     compactThresholdRatio: readNumberFlag(parsed, 'ratio', 'count'),
   };
-  const transcript = await readTranscript(path);
+  const format = resolveFormatFlag(readStringFlag(parsed, 'format'), 'count');
+  const transcript = await readTranscript(path, { format });
   const measurement = measureContext(transcript, options);
   if (readBooleanFlag(parsed, 'json')) {
-    await writeStandardOutput(`${JSON.stringify(measurement, null, 2)}\n`);
+    // Tool names, ids and previews come from the transcript: nothing in them may drive a terminal.
+    await writeStandardOutput(`${toTerminalJson(JSON.stringify(measurement, null, 2))}\n`);
     return;
   }
   const report = renderCountReport(measurement, {

@@ -5,12 +5,13 @@
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { compactMessages, countTokens, isOffloadReference, offloadToolResults } from '../index.js';
+import { compactMessages, countTokens, offloadToolResults } from '../index.js';
+import { isOffloadReference } from '../messages.js';
 import { createExtractiveSummarizer } from '../summarize.js';
+import { anthropic } from '../formats/anthropic.js';
 import type { Message } from '../index.js';
 import { parseCommandArguments, readStringFlag } from './arguments.js';
 import { CliError } from './errors.js';
-import type { Transcript } from './formats/transcript.js';
 import { writeStandardOutput } from './io.js';
 import { measureContext } from './measure-context.js';
 import type { ContextMeasurement } from './measure-context.js';
@@ -20,6 +21,7 @@ import { formatCount, formatPercent, formatQuantity, padEnd, padStart, truncateT
 import { describeOffloadSkip } from './render/offload-skip.js';
 import { createTerminalStyle, measureLineWidth } from './render/terminal-style.js';
 import type { TerminalStyle } from './render/terminal-style.js';
+import { toTerminalText } from './render/terminal-text.js';
 import { loadSampleSession } from './sample/load-sample.js';
 
 const DEMO_FLAGS = { dir: { type: 'string' } } as const;
@@ -32,8 +34,8 @@ function sizeDemoWindow(tokens: number): number {
   return Math.ceil(tokens / 0.95 / 1000) * 1000;
 }
 
-function asTranscript(messages: Message[]): Transcript {
-  return { format: 'json', messages, toolDefinitions: undefined, requestBody: undefined };
+function asTranscript(messages: Message[]): Parameters<typeof measureContext>[0] {
+  return { shape: 'json', format: anthropic, messages, toolDefinitions: undefined };
 }
 
 function renderStepHeading(style: TerminalStyle, step: number, title: string, note?: string): string {
@@ -62,8 +64,8 @@ function renderTotal(style: TerminalStyle, after: ContextMeasurement, before: Co
 }
 
 function describeMessage(message: Message): string {
-  if (typeof message.content === 'string') return message.content.split('\n', 1)[0] ?? '';
-  return message.content.map((block) => block.type).join(', ');
+  if (typeof message.content === 'string') return toTerminalText(message.content.split('\n', 1)[0] ?? '');
+  return toTerminalText(message.content.map((block) => block.type).join(', '));
 }
 
 /** Runs `demo` with its arguments. */
@@ -101,7 +103,7 @@ export async function runDemo(args: readonly string[]): Promise<void> {
     style.bold('agent-context demo'),
     style.dim(`A coding agent fixes the failing test suite of "${session.projectName}" after a rounding change: it reads files,`),
     style.dim('runs the suite (long logs), searches, edits three places and re-runs. The sample ships with the package.'),
-    style.dim(`Everything runs offline; files go to ${demoDir}`),
+    style.dim(`Everything runs offline; files go to ${toTerminalText(demoDir)}`),
   );
 
   // 1. count
@@ -117,8 +119,8 @@ export async function runDemo(args: readonly string[]): Promise<void> {
     await print(`   nothing offloaded: ${describeOffloadSkip({ ...before.offload, skippedReason: before.offload.skippedReason })}`);
   } else {
     await print(
-      `   offloaded ${style.bold(formatQuantity(offload.offloadedCount, 'tool result'))}, ${formatQuantity(offload.freedChars, 'char')}, to ${offloadDir}`,
-      `   each replaced by a reference such as ${style.dim(JSON.stringify(findReference(offload.messages) ?? ''))}`,
+      `   offloaded ${style.bold(formatQuantity(offload.offloadedCount, 'tool result'))}, ${formatQuantity(offload.freedChars, 'char')}, to ${toTerminalText(offloadDir)}`,
+      `   each replaced by a reference such as ${style.dim(toTerminalText(JSON.stringify(findReference(offload.messages) ?? '')))}`,
     );
   }
 
@@ -153,12 +155,12 @@ export async function runDemo(args: readonly string[]): Promise<void> {
     `   summarized ${formatQuantity(stats.compactedMessageCount, 'message')}, kept ${formatQuantity(stats.retainedMessageCount, 'system message')}, restored ${formatQuantity(
       stats.restoredFileCount,
       'recently read file',
-    )} (${formatQuantity(stats.restoredTokenCount, 'token')}) from ${projectDir}`,
+    )} (${formatQuantity(stats.restoredTokenCount, 'token')}) from ${toTerminalText(projectDir)}`,
     `   tokens ${formatCount(stats.originalTokenCount)} → ${style.bold(formatCount(stats.compactedTokenCount))} ${style.green(`(${formatPercent(stats.compactionRatio)} of the original)`)}`,
-    `   archive of the compacted messages: ${compaction.originalMessagesPath ?? 'not written'}`,
-    ...warnings.map((warning) => style.dim(`   note: ${warning}`)),
+    `   archive of the compacted messages: ${toTerminalText(compaction.originalMessagesPath ?? 'not written')}`,
+    ...warnings.map((warning) => style.dim(`   note: ${toTerminalText(warning)}`)),
     style.dim('   the summary, first lines of each section:'),
-    ...excerptSummary(compaction.summary ?? '', 2).map((line) => style.dim(`   │ ${truncateText(line, width - 6)}`)),
+    ...excerptSummary(compaction.summary ?? '', 2).map((line) => style.dim(`   │ ${truncateText(toTerminalText(line), width - 6)}`)),
   );
 
   // 5. count
@@ -175,7 +177,7 @@ export async function runDemo(args: readonly string[]): Promise<void> {
   await print(
     '',
     style.bold('Try it on your own transcripts:'),
-    `   agent-context count ${samplePath}`,
+    `   agent-context count ${toTerminalText(samplePath)}`,
     '   agent-context count ~/.claude/projects/<project>/<session>.jsonl',
     '   agent-context offload history.json --out ./offload -o smaller.json',
     '   agent-context compact history.json --provider anthropic --work-dir <project dir> -o compacted.json',

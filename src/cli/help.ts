@@ -3,17 +3,27 @@
  */
 
 /** Names of the commands, in the order `--help` lists them. */
-export const COMMAND_NAMES = ['count', 'offload', 'compact', 'prune', 'demo'] as const;
+export const COMMAND_NAMES = ['count', 'offload', 'compact', 'prune', 'demo', 'replay', 'eval'] as const;
 
 /** A command name. */
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
-const FORMATS_HELP = `Input formats (detected from the content; - reads standard input):
-  a JSON array of messages; a request body { system?, messages, tools? };
-  JSONL with one message per line; a Claude Code session log
-  (~/.claude/projects/<project>/<session>.jsonl). A JSONL file whose last line
-  is cut off mid-JSON (a log still being written) is read without that line,
-  with a warning.`;
+const FORMATS_HELP = `Input (detected from the content; - reads standard input):
+  a JSON array of messages; a request body { system?, messages, tools? } or
+  { instructions?, input, tools? }; JSONL with one message per line; a Claude
+  Code session log (~/.claude/projects/<project>/<session>.jsonl). A JSONL
+  file whose last line is cut off mid-JSON (a log still being written) is
+  read without that line, with a warning.
+Message formats (detected, or --format <name>): anthropic (Messages API),
+  openai-chat (Chat Completions), openai-responses (Responses input items),
+  openai-agents (Agents SDK items), ai-sdk (AI SDK ModelMessage), langchain
+  (LangChain messages in their JSON forms). A history mixing formats is an
+  error.`;
+
+/** The --format option, as each command lists it. */
+const FORMAT_OPTION = `  --format <name>         the message format, when detection is not wanted:
+                          anthropic, openai-chat, openai-responses,
+                          openai-agents, ai-sdk, langchain`;
 
 /** `agent-context --help`. */
 export const MAIN_HELP = `agent-context: see where an agent's context goes, and shrink it.
@@ -29,6 +39,10 @@ Commands:
   prune <dir>      remove offloaded results and archives older than an age
                    (a dry run unless --yes)
   demo             the whole story, offline, on a sample coding-agent session
+  replay <file>    replay a transcript request by request through the context
+                   manager: tokens and cost with and without it, a chart
+                   (--html for a page)
+  eval <file>      compact a transcript and score what the context still holds
 
 Options:
   -h, --help       help (also: agent-context <command> --help)
@@ -60,6 +74,7 @@ Options:
                           (default: env CONTEXT_TOKEN_LIMIT, else 200000)
   --ratio <r>             compaction triggers at this share of the window
                           (default: env COMPACT_THRESHOLD_RATIO, else 0.92)
+${FORMAT_OPTION}
   -h, --help              this help
 
 ${FORMATS_HELP}`,
@@ -70,9 +85,9 @@ Writes every tool result of at least --char-threshold chars to <dir> (when the
 results that qualify reach --ratio-threshold of the history) and replaces it
 with a reference such as [Content offloaded to: ./tool-result-<id>.md].
 The new history goes to standard output (stats to stderr), or to -o <file>
-(stats to stdout), written atomically (it may be the input file). A JSON
-array or a request body keeps its shape; JSONL and Claude Code logs are
-written as a JSON array of messages.
+(stats to stdout), written atomically (it may be the input file), in the
+input's message format. A JSON array or a request body keeps its shape; JSONL
+and Claude Code logs are written as a JSON array of messages.
 
 Options:
   --out <dir>             directory of the offloaded results (required)
@@ -82,6 +97,7 @@ Options:
                           history (default: env OFFLOAD_RATIO_THRESHOLD, else 0.2)
   --exclude-tools <a,b>   tools whose results are never offloaded
   -o, --output <file>     write the new history to <file>
+${FORMAT_OPTION}
   -h, --help              this help
 
 ${FORMATS_HELP}`,
@@ -95,7 +111,8 @@ directory (without it, none: files are never taken from the current directory
 by default). Before summarizing, the compacted messages are archived under
 <work-dir>/.compact/ (env COMPACT_OUTPUT_DIR). Which summarizer ran is always
 printed. The new history goes to standard output (stats to stderr), or to
--o <file> (stats to stdout), written atomically (it may be the input file).
+-o <file> (stats to stdout), written atomically (it may be the input file),
+in the input's shape and message format.
 
 Options:
   --force                 compact even below the trigger
@@ -116,6 +133,7 @@ Options:
                           it), and the archive goes under it (default: the
                           current directory)
   -o, --output <file>     write the new history to <file>
+${FORMAT_OPTION}
   -h, --help              this help
 
 Keys: ANTHROPIC_API_KEY (ANTHROPIC_BASE_URL), OPENAI_API_KEY (OPENAI_BASE_URL).
@@ -153,4 +171,70 @@ Options:
   --dir <dir>             where the demo writes its files (default: a new
                           directory under the system's temp directory)
   -h, --help              this help`,
+
+  replay: `Usage: agent-context replay <file> [options]
+
+Replays the transcript's model requests (one per assistant message: the history
+before it is what the agent sent) through one context manager in the given
+window. After each request the next real turn of the transcript is appended to
+the managed history, as an agent loop does. Prints, per request, the tokens
+sent without the manager (the raw history) and with it, as a chart, then the
+totals: peak context, input tokens of all requests, the estimated input cost,
+the tool results offloaded and the compactions. Tokens are local estimates
+(o200k_base), for both lines and for the window.
+
+Options:
+  --window <n>            the context window in tokens: 30000, 100k, 1.5m
+                          (default: env CONTEXT_TOKEN_LIMIT, else 200000)
+  --ratio <r>             compaction triggers at this share of the window
+                          (default: env COMPACT_THRESHOLD_RATIO, else 0.92)
+  --threshold <n>         tool results of at least n chars are offloaded as
+                          they arrive (default: 1000)
+  --provider <name>       who writes the summaries: extractive (offline, the
+                          default, whatever the environment), anthropic, openai
+  --model <model>         summary model (LLM providers)
+  --base-url <url>        API base URL (an OpenAI-compatible server, a proxy)
+  --price-per-mtok <usd>  input price per million tokens for the cost
+                          estimate (default: 3, an example, not a quote)
+  --out <dir>             keep the offloaded results and archives in <dir>
+                          (default: a temporary directory, removed)
+  --html <file>           also write a self-contained page with the curves
+  --json                  print every request and the totals as one JSON object
+${FORMAT_OPTION}
+  -h, --help              this help
+
+Exit codes: 0 success, 1 failure (unreadable input, no assistant message to
+replay), 2 usage error (a bad flag, a window not larger than the system prompt).
+
+${FORMATS_HELP}`,
+
+  eval: `Usage: agent-context eval <file> [options]
+
+Compacts the transcript as the context manager does when it must (tool results
+of --threshold chars or more offloaded first, then a summary with its ledger,
+the compacted messages archived), then scores what the compacted context still
+holds against facts read off the raw transcript: the task, the latest request,
+every edited file, the last file read, the last command, the last error, the
+archive's reference and every offloaded reference. A probe is kept when its
+text (a request's first line, a path, a command, an error line, a reference)
+appears in the compacted messages. Prints a table per kind of probe and the
+score.
+
+Options:
+  --threshold <n>         tool results of at least n chars are offloaded
+                          before compaction (default: 1000)
+  --provider <name>       who writes the summary: extractive (offline, the
+                          default, whatever the environment), anthropic, openai
+  --model <model>         summary model (LLM providers)
+  --base-url <url>        API base URL (an OpenAI-compatible server, a proxy)
+  --out <dir>             keep the offloaded results and the archive in <dir>
+                          (default: a temporary directory, removed)
+  --json                  print the score and every probe as one JSON object
+${FORMAT_OPTION}
+  -h, --help              this help
+
+Exit codes: 0 success, 1 failure (unreadable input, no assistant message, a
+failed summary), 2 usage error (a bad flag, an unknown --provider).
+
+${FORMATS_HELP}`,
 };

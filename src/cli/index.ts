@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { CliError, FAILURE_EXIT_CODE, USAGE_EXIT_CODE, UsageError } from './errors.js';
 import { COMMAND_HELP, COMMAND_NAMES, MAIN_HELP } from './help.js';
 import { isBrokenPipe } from './io.js';
+import { toTerminalText } from './render/terminal-text.js';
 import type { CommandName } from './help.js';
 
 /** A command's entry point: runs it with its arguments (the command name excluded). */
@@ -22,6 +23,8 @@ const COMMAND_LOADERS: Readonly<Record<CommandName, () => Promise<CommandRunner>
   compact: async () => (await import('./compact.js')).runCompact,
   prune: async () => (await import('./prune.js')).runPrune,
   demo: async () => (await import('./demo.js')).runDemo,
+  replay: async () => (await import('./replay.js')).runReplay,
+  eval: async () => (await import('./eval.js')).runEval,
 };
 
 function readVersion(): string {
@@ -42,15 +45,22 @@ function exitCodeOf(error: unknown): number {
   return FAILURE_EXIT_CODE;
 }
 
+/**
+ * Writes an error to stderr. Its message may quote a value from the transcript or the command
+ * line (a file name, a role, an id), so every line is escaped for the terminal.
+ */
 function reportError(error: unknown, debug: boolean): void {
   const message = error instanceof Error ? error.message : String(error);
-  const lines = [`agent-context: ${message.split('\n')[0] ?? message}`];
+  const lines = [`agent-context: ${toTerminalText(message.split('\n')[0] ?? message)}`];
   if (error instanceof UsageError) {
     lines.push(`Run "agent-context${error.command === undefined ? '' : ` ${error.command}`} --help" for usage.`);
   }
   if (debug && error instanceof Error && error.stack !== undefined) {
-    lines.push(error.stack);
-    if (error.cause !== undefined) lines.push(`Caused by: ${error.cause instanceof Error ? (error.cause.stack ?? error.cause.message) : String(error.cause)}`);
+    lines.push(toTerminalText(error.stack, { multiline: true }));
+    if (error.cause !== undefined) {
+      const cause = error.cause instanceof Error ? (error.cause.stack ?? error.cause.message) : String(error.cause);
+      lines.push(`Caused by: ${toTerminalText(cause, { multiline: true })}`);
+    }
   }
   process.stderr.write(`${lines.join('\n')}\n`);
 }

@@ -7,7 +7,7 @@ import { countTokens, estimateTokens, planOffload, shouldCompact } from './libra
 import type { ContentBlock, Message, TokenCounter } from '../index.js';
 import { resolveCompactionTrigger } from './compaction-trigger.js';
 import type { CompactionTrigger } from './compaction-trigger.js';
-import type { Transcript, TranscriptFormat } from './formats/transcript.js';
+import type { Transcript, TranscriptShape } from '../formats/transcripts/transcript.js';
 
 /** Tokens of one tool: its calls' inputs plus its results. */
 export interface ToolTokens {
@@ -71,8 +71,10 @@ export interface CompactionForecast extends CompactionTrigger {
 
 /** Everything `count` reports; `count --json` prints exactly this object. */
 export interface ContextMeasurement {
-  /** The detected input format. */
-  format: TranscriptFormat;
+  /** How the file holds the history: `json`, `request-body`, `jsonl` or `claude-code`. */
+  format: TranscriptShape;
+  /** The message format of the history: `anthropic`, `openai-chat`, `openai-responses`, `openai-agents`, `ai-sdk`, `langchain`. */
+  messageFormat: string;
   /** Messages in the history (a request body's `system` counts as one). */
   messageCount: number;
   /** Tokens of the history, plus a request body's tool definitions. */
@@ -141,7 +143,7 @@ function extractFirstLine(content: unknown): string {
 }
 
 /** Tokens of a request body's tool definitions (0 for other formats). */
-export function countToolDefinitionTokens(transcript: Transcript): number {
+export function countToolDefinitionTokens(transcript: Pick<Transcript, 'toolDefinitions'>): number {
   return transcript.toolDefinitions === undefined ? 0 : estimateTokens(JSON.stringify(transcript.toolDefinitions));
 }
 
@@ -160,7 +162,7 @@ export function createToolDefinitionUsage(toolDefinitionTokens: number): { lastU
  *
  * @throws {ContextError} `INVALID_OPTION` for a threshold (flag or env) out of range.
  */
-export function measureContext(transcript: Transcript, options: MeasureContextOptions = {}): ContextMeasurement {
+export function measureContext(transcript: Pick<Transcript, 'shape' | 'format' | 'messages' | 'toolDefinitions'>, options: MeasureContextOptions = {}): ContextMeasurement {
   const { messages } = transcript;
   const tokenCounter = createMemoizedCounter();
   // A block's tokens are its message's tokens minus those of the same message without it.
@@ -237,7 +239,8 @@ export function measureContext(transcript: Transcript, options: MeasureContextOp
   const byTool = Object.fromEntries([...tools.entries()].sort((left, right) => right[1].tokens - left[1].tokens));
   const largestToolResults = [...results].sort((left, right) => right.tokens - left.tokens).slice(0, LARGEST_RESULT_COUNT);
   return {
-    format: transcript.format,
+    format: transcript.shape,
+    messageFormat: transcript.format.name,
     messageCount: messages.length,
     totalTokens,
     byRole,

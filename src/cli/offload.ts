@@ -1,17 +1,19 @@
 /**
- * `agent-context offload <file> --out <dir>`: batch offload of large tool results to files.
+ * `agent-context offload <file> --out <dir>`: batch offload of large tool results to files, in
+ * any message format the CLI reads; the new history is written back in that format.
  */
 import { countTokens, offloadToolResults, planOffload } from '../index.js';
 import { parseCommandArguments, readListFlag, readNumberFlag, readStringFlag, requireInputPath } from './arguments.js';
 import { keepDefinedFields } from './defined-fields.js';
 import { UsageError } from './errors.js';
 import { serializeHistory } from './formats/serialize-transcript.js';
-import { FORMAT_LABELS } from './formats/transcript.js';
 import { writeOutput, writeStandardOutput } from './io.js';
 import { countToolDefinitionTokens, createToolDefinitionUsage } from './measure-context.js';
-import { readTranscript } from './read-transcript.js';
+import { readTranscript, resolveFormatFlag } from './read-transcript.js';
 import { formatCount, formatPercent, formatQuantity } from './render/format-figures.js';
 import { describeOffloadSkip } from './render/offload-skip.js';
+import { toTerminalText } from './render/terminal-text.js';
+import { describeTranscript, describeWrittenShape } from './render/transcript-labels.js';
 import { selectReportStream } from './report-stream.js';
 
 const OFFLOAD_FLAGS = {
@@ -20,6 +22,7 @@ const OFFLOAD_FLAGS = {
   'ratio-threshold': { type: 'string' },
   'exclude-tools': { type: 'string' },
   output: { type: 'string', short: 'o' },
+  format: { type: 'string' },
 } as const;
 
 /** Runs `offload` with its arguments. */
@@ -35,7 +38,8 @@ export async function runOffload(args: readonly string[]): Promise<void> {
     excludeTools: readListFlag(parsed, 'exclude-tools'),
   });
 
-  const transcript = await readTranscript(path);
+  const format = resolveFormatFlag(readStringFlag(parsed, 'format'), 'offload');
+  const transcript = await readTranscript(path, { format });
   const { messages } = transcript;
   // The plan says why nothing would be offloaded; the offload itself decides.
   const plan = planOffload(messages, options);
@@ -44,25 +48,25 @@ export async function runOffload(args: readonly string[]): Promise<void> {
   const tokensBefore = countTokens(messages, usage);
   const tokensAfter = countTokens(result.messages, usage);
 
-  const history = serializeHistory(transcript, result.messages);
-  if (outputFile === undefined) await writeStandardOutput(history);
-  else await writeOutput(outputFile, history);
+  // Written in the input's own shape and format; the offloaded results come back as that format's tool outputs.
+  if (outputFile === undefined) await writeStandardOutput(serializeHistory(transcript, result.messages, 'standard-output'));
+  else await writeOutput(outputFile, serializeHistory(transcript, result.messages, 'file'));
 
   const report = selectReportStream(outputFile !== undefined);
   const { style } = report;
-  const lines = [`${style.bold('offload')}  ${transcript.source} ${style.dim(`(${FORMAT_LABELS[transcript.format]}, ${formatCount(messages.length)} messages)`)}`];
+  const lines = [`${style.bold('offload')}  ${toTerminalText(transcript.source)} ${style.dim(`(${describeTranscript(transcript)}, ${formatCount(messages.length)} messages)`)}`];
   if (result.offloadedCount === 0) {
     lines.push(`  nothing offloaded: ${describeOffloadSkip({ ...plan, candidateCount: plan.candidates.length })}`);
   } else {
     const saved = tokensBefore === 0 ? 0 : (tokensBefore - tokensAfter) / tokensBefore;
     lines.push(
-      `  offloaded ${style.bold(formatQuantity(result.offloadedCount, 'tool result'))} to ${outputDir} (${formatQuantity(result.files.length, 'file')})`,
+      `  offloaded ${style.bold(formatQuantity(result.offloadedCount, 'tool result'))} to ${toTerminalText(outputDir)} (${formatQuantity(result.files.length, 'file')})`,
       `  freed ${style.green(formatCount(result.freedChars))} chars; tokens ${formatCount(tokensBefore)} → ${style.bold(formatCount(tokensAfter))} (${style.green(`-${formatPercent(saved)}`)})`,
     );
   }
   lines.push(
     `  thresholds: ${formatCount(plan.charThreshold)} chars, ratio ${plan.ratioThreshold} ${style.dim(`(offloadable ${formatPercent(plan.ratio)} of ${formatCount(plan.totalChars)} chars)`)}`,
-    `  history: ${outputFile ?? 'standard output'} ${style.dim(`(${transcript.format === 'request-body' ? 'request body' : transcript.format === 'json' ? 'JSON array' : 'JSON array of messages'})`)}`,
+    `  history: ${outputFile === undefined ? 'standard output' : toTerminalText(outputFile)} ${style.dim(`(${describeWrittenShape(transcript)})`)}`,
   );
   report.writeLines(lines);
 }

@@ -10,6 +10,7 @@ import { CliError, UsageError } from './errors.js';
 import { describeOsError, writeStandardOutput } from './io.js';
 import { formatCount, formatQuantity, padEnd, padStart } from './render/format-figures.js';
 import { createTerminalStyle } from './render/terminal-style.js';
+import { toTerminalJson, toTerminalText } from './render/terminal-text.js';
 
 const PRUNE_FLAGS = {
   'older-than': { type: 'string' },
@@ -40,24 +41,14 @@ export function parseDuration(text: string): number | undefined {
   return Number.isFinite(milliseconds) ? milliseconds : undefined;
 }
 
-// C0 and C1 controls, DEL, and the bidirectional overrides that reorder what a terminal shows.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const UNSAFE_FOR_TERMINAL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
-// The same, less the C0 controls JSON.stringify already escapes (and the line breaks it indents with).
-const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-function escapeCharacter(character: string): string {
-  return `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
-}
-
-/** `text` with every control character written as `\uXXXX`, so a file name never drives the terminal. */
-export function escapeForTerminal(text: string): string {
-  return text.replace(UNSAFE_FOR_TERMINAL, escapeCharacter);
-}
+/**
+ * `text` with every control character written as `\uXXXX`, so a file name never drives the
+ * terminal (the CLI's one escaping rule, {@link toTerminalText}).
+ */
+export const escapeForTerminal = (text: string): string => toTerminalText(text);
 
 /** `1536` → `1.5 KB`; under 1 KB, bytes. */
 function formatBytes(bytes: number): string {
@@ -83,17 +74,18 @@ async function assertReadableDirectory(dir: string): Promise<void> {
   try {
     info = await stat(dir);
   } catch (error) {
-    throw new CliError(`cannot read ${escapeForTerminal(dir)}: ${describeOsError(error)}`, undefined, { cause: error });
+    throw new CliError(`cannot read ${toTerminalText(dir)}: ${describeOsError(error)}`, undefined, { cause: error });
   }
-  if (!info.isDirectory()) throw new CliError(`cannot read ${escapeForTerminal(dir)}: not a directory`);
+  if (!info.isDirectory()) throw new CliError(`cannot read ${toTerminalText(dir)}: not a directory`);
 }
 
 function renderEntries(entries: readonly PrunedEntry[]): string[] {
   const listed = entries.slice(0, MAX_LISTED_ENTRIES);
-  const keyWidth = Math.min(60, Math.max(...listed.map((entry) => entry.key.length)));
+  const keys = listed.map((entry) => toTerminalText(entry.key));
+  const keyWidth = Math.min(60, Math.max(...keys.map((key) => key.length)));
   const sizes = listed.map((entry) => formatBytes(entry.size));
   const sizeWidth = Math.max(...sizes.map((size) => size.length));
-  const lines = listed.map((entry, index) => `    ${padEnd(escapeForTerminal(entry.key), keyWidth)}  ${padStart(sizes[index]!, sizeWidth)}  ${formatTime(entry.createdAt)}`);
+  const lines = listed.map((entry, index) => `    ${padEnd(keys[index]!, keyWidth)}  ${padStart(sizes[index]!, sizeWidth)}  ${formatTime(entry.createdAt)}`);
   if (entries.length > listed.length) lines.push(`    ... and ${formatQuantity(entries.length - listed.length, 'more file')} (--json lists them all)`);
   return lines;
 }
@@ -102,7 +94,7 @@ function renderReport(dir: string, age: string, cutoff: Date, result: PruneResul
   const style = createTerminalStyle(process.stdout);
   const count = result.removed.length;
   const freed = `${formatBytes(result.freedBytes)}${result.freedBytes >= 1024 ? ` (${formatCount(result.freedBytes)} bytes)` : ''}`;
-  const lines = [`${style.bold('prune')}  ${escapeForTerminal(dir)}${result.dryRun ? ` ${style.dim('(dry run: nothing deleted)')}` : ''}`];
+  const lines = [`${style.bold('prune')}  ${toTerminalText(dir)}${result.dryRun ? ` ${style.dim('(dry run: nothing deleted)')}` : ''}`];
   const what = `older than ${age} (written before ${formatTime(cutoff)})`;
   if (count === 0) {
     lines.push(`  nothing ${what} to remove`);
@@ -123,12 +115,12 @@ export async function runPrune(args: readonly string[]): Promise<void> {
   const dir = parsed.positionals[0];
   if (dir === undefined || dir === '') throw new UsageError('missing <dir> (the directory the offloaded results and archives are in)', 'prune');
   // the file store refuses such a path too; checked here so the message never echoes one raw
-  if (CONTROL_CHARACTER.test(dir)) throw new UsageError(`<dir> must not contain control characters, got ${escapeForTerminal(JSON.stringify(dir))}`, 'prune');
+  if (CONTROL_CHARACTER.test(dir)) throw new UsageError(`<dir> must not contain control characters, got ${toTerminalText(JSON.stringify(dir))}`, 'prune');
   const age = readStringFlag(parsed, 'older-than');
   if (age === undefined) throw new UsageError('missing --older-than <age> (e.g. 7d: only what is older goes)', 'prune');
   const olderThanMs = parseDuration(age);
   if (olderThanMs === undefined) {
-    throw new UsageError(`--older-than must be a duration such as 30m, 12h, 7d or 2w, got ${escapeForTerminal(JSON.stringify(age))}`, 'prune');
+    throw new UsageError(`--older-than must be a duration such as 30m, 12h, 7d or 2w, got ${toTerminalText(JSON.stringify(age))}`, 'prune');
   }
   await assertReadableDirectory(dir);
 
@@ -146,8 +138,8 @@ export async function runPrune(args: readonly string[]): Promise<void> {
       freedBytes: result.freedBytes,
     };
     // still valid JSON: those characters only occur inside strings, where \uXXXX means the same
-    await writeStandardOutput(`${JSON.stringify(report, null, 2).replace(UNSAFE_IN_JSON, escapeCharacter)}\n`);
+    await writeStandardOutput(`${toTerminalJson(JSON.stringify(report, null, 2))}\n`);
     return;
   }
-  await writeStandardOutput(`${renderReport(dir, escapeForTerminal(age.trim()), cutoff, result)}\n`);
+  await writeStandardOutput(`${renderReport(dir, toTerminalText(age.trim()), cutoff, result)}\n`);
 }

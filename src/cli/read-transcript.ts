@@ -1,29 +1,54 @@
 /**
  * Reads and parses the input of a command.
  */
+import type { FormatName, MessageFormat } from '../core/format.js';
+import { formats, resolveFormat } from '../formats/index.js';
 import { parseTranscript } from './formats/parse-transcript.js';
-import type { Transcript } from './formats/transcript.js';
+import type { ParsedTranscript } from './formats/parse-transcript.js';
+import { UsageError } from './errors.js';
 import { readInput } from './io.js';
 import { createTerminalStyle } from './render/terminal-style.js';
+import { toTerminalText } from './render/terminal-text.js';
 
 /** A parsed transcript and where it came from. */
-export interface SourcedTranscript extends Transcript {
+export interface SourcedTranscript extends ParsedTranscript {
   /** The file path as given, or `stdin`. */
   source: string;
 }
 
+/** The names `--format` takes. */
+export const FORMAT_NAMES: readonly string[] = Object.values(formats).map((format) => format.name);
+
 /**
- * Reads `path` (`-` for standard input) and parses it, detecting the format. The parse's
- * warnings (a last line cut off mid-JSON) go to stderr, whatever the command prints.
+ * The message format `--format` names, or `undefined` (detect it) when the flag is absent.
+ *
+ * @throws {UsageError} for a name that is not a format: `--format must be one of anthropic, ..., got "x"`.
+ */
+export function resolveFormatFlag(name: string | undefined, command: string): MessageFormat | undefined {
+  if (name === undefined) return undefined;
+  if (!FORMAT_NAMES.includes(name)) throw new UsageError(`--format must be one of ${FORMAT_NAMES.join(', ')}, got ${JSON.stringify(name)}`, command);
+  return resolveFormat(name as FormatName);
+}
+
+/** Options of {@link readTranscript}. */
+export interface ReadTranscriptFileOptions {
+  /** The message format (`--format`); detected from the content when absent. */
+  format?: MessageFormat | undefined;
+}
+
+/**
+ * Reads `path` (`-` for standard input) and parses it, detecting the shape and, unless given,
+ * the message format. The parse's warnings (a last line cut off mid-JSON) go to stderr,
+ * whatever the command prints.
  *
  * @throws {CliError} (exit 1) when the file cannot be read or parsed.
  */
-export async function readTranscript(path: string): Promise<SourcedTranscript> {
+export async function readTranscript(path: string, options: ReadTranscriptFileOptions = {}): Promise<SourcedTranscript> {
   const input = await readInput(path);
-  const transcript = parseTranscript(input.text, input.source);
+  const transcript = parseTranscript(input.text, input.source, { format: options.format });
   if (transcript.warnings !== undefined) {
     const style = createTerminalStyle(process.stderr);
-    process.stderr.write(transcript.warnings.map((warning) => `${style.yellow('warning:')} ${warning}\n`).join(''));
+    process.stderr.write(transcript.warnings.map((warning) => `${style.yellow('warning:')} ${toTerminalText(warning)}\n`).join(''));
   }
   return { ...transcript, source: input.source };
 }

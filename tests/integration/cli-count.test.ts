@@ -33,11 +33,15 @@ function blocksOf(messages: readonly Message[]): ContentBlock[] {
 }
 
 describe('agent-context count --json (issue 4, DESIGN §8 CLI output)', () => {
-  it.each(FORMAT_FIXTURES)('%s: prints exactly { format, messageCount, totalTokens, byRole, byTool, largestToolResults, offload, compaction }', async (name, format) => {
-    const report = await countJson([fixturePath(name)]);
-    expect(Object.keys(report)).toEqual(['format', 'messageCount', 'totalTokens', 'byRole', 'byTool', 'largestToolResults', 'offload', 'compaction']);
-    expect(report.format).toBe(format);
-  });
+  it.each(FORMAT_FIXTURES)(
+    '%s: prints exactly { format, messageFormat, messageCount, totalTokens, byRole, byTool, largestToolResults, offload, compaction }',
+    async (name, format) => {
+      const report = await countJson([fixturePath(name)]);
+      expect(Object.keys(report)).toEqual(['format', 'messageFormat', 'messageCount', 'totalTokens', 'byRole', 'byTool', 'largestToolResults', 'offload', 'compaction']);
+      expect(report.format).toBe(format);
+      expect(report.messageFormat).toBe('anthropic');
+    },
+  );
 
   it.each(FORMAT_FIXTURES)('%s: the figures are the library functions on the same messages', async (name) => {
     const transcript = await readFixtureTranscript(name);

@@ -11,7 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Message } from '../../src/index.js';
 import { parseTranscript } from '../../src/cli/formats/parse-transcript.js';
-import type { Transcript } from '../../src/cli/formats/transcript.js';
+import type { ParsedTranscript } from '../../src/cli/formats/parse-transcript.js';
 
 /** The repository root. */
 export const REPOSITORY_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -93,7 +93,7 @@ export async function createTemporaryDirectory(prefix = 'aco-cli-'): Promise<{ p
 }
 
 /** Parses a fixture the way the CLI does. */
-export async function readFixtureTranscript(name: string): Promise<Transcript> {
+export async function readFixtureTranscript(name: string): Promise<ParsedTranscript> {
   return parseTranscript(await readFile(fixturePath(name), 'utf8'), name);
 }
 

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { rebuildClaudeCodeLog } from '../../src/cli/formats/claude-code-log.js';
 import { isTruncatedJson, locateJsonError } from '../../src/cli/formats/json-error-location.js';
 import { parseTranscript } from '../../src/cli/formats/parse-transcript.js';
-import { readRequestBody, writeRequestBody } from '../../src/cli/formats/request-body.js';
 import { serializeHistory } from '../../src/cli/formats/serialize-transcript.js';
 import { CliError } from '../../src/cli/errors.js';
+import { rebuildClaudeCodeLog } from '../../src/formats/transcripts/claude-code-log.js';
+import { readTranscriptDocument } from '../../src/formats/transcripts/read-transcript.js';
 import type { ContentBlock, Message } from '../../src/index.js';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/cli');
@@ -45,7 +45,8 @@ function logLine(fields: Record<string, unknown>): string {
 describe('parseTranscript: format detection (issue 4, DESIGN §8)', () => {
   it('reads a JSON array of messages', () => {
     const transcript = parseTranscript(readFixture('messages.json'), 'messages.json');
-    expect(transcript.format).toBe('json');
+    expect(transcript.shape).toBe('json');
+    expect(transcript.format.name).toBe('anthropic');
     expect(transcript.messages).toHaveLength(11);
     expect(transcript.messages[0]).toEqual({ role: 'system', content: expect.stringContaining('coding agent') });
     expect(transcript.toolDefinitions).toBeUndefined();
@@ -53,13 +54,13 @@ describe('parseTranscript: format detection (issue 4, DESIGN §8)', () => {
 
   it('reads JSONL, one message per line, to the same messages as the array', () => {
     const lines = parseTranscript(readFixture('messages.jsonl'), 'messages.jsonl');
-    expect(lines.format).toBe('jsonl');
+    expect(lines.shape).toBe('jsonl');
     expect(lines.messages).toEqual(parseTranscript(readFixture('messages.json'), 'messages.json').messages);
   });
 
   it('reads a request body: block system becomes the leading system message, tools are kept for counting', () => {
     const transcript = parseTranscript(readFixture('request-body.json'), 'request-body.json');
-    expect(transcript.format).toBe('request-body');
+    expect(transcript.shape).toBe('request-body');
     expect(transcript.messages[0]).toEqual({
       role: 'system',
       content: [{ type: 'text', text: 'You are a coding agent working in /home/dev/app.', cache_control: { type: 'ephemeral' } }],
@@ -80,12 +81,12 @@ describe('parseTranscript: format detection (issue 4, DESIGN §8)', () => {
   });
 
   it('reads a Claude Code session log', () => {
-    expect(parseTranscript(readFixture('claude-code-session.jsonl'), 'session.jsonl').format).toBe('claude-code');
+    expect(parseTranscript(readFixture('claude-code-session.jsonl'), 'session.jsonl').shape).toBe('claude-code');
   });
 
   it('reads a file of one message (JSON and JSONL at once) as JSONL', () => {
     const transcript = parseTranscript('{"role":"user","content":"hello"}\n', 'one.jsonl');
-    expect(transcript.format).toBe('jsonl');
+    expect(transcript.shape).toBe('jsonl');
     expect(transcript.messages).toEqual([{ role: 'user', content: 'hello' }]);
   });
 
@@ -95,7 +96,7 @@ describe('parseTranscript: format detection (issue 4, DESIGN §8)', () => {
   });
 
   it('reads an empty array as an empty history', () => {
-    expect(parseTranscript('[]', 'x.json')).toMatchObject({ format: 'json', messages: [] });
+    expect(parseTranscript('[]', 'x.json')).toMatchObject({ shape: 'json', messages: [] });
   });
 });
 
@@ -123,7 +124,7 @@ describe('parseTranscript: bad input (issue 4)', () => {
   });
 
   it('reports an unknown format: an object without messages', () => {
-    expect(parseError(readFixture('unknown-object.json'))).toMatch(/unknown format: a JSON object without "messages"/);
+    expect(parseError(readFixture('unknown-object.json'))).toMatch(/unknown format: a JSON object without "messages"; expected .* a request body \{ messages \} or \{ input \}/);
   });
 
   it('reports an unknown format: JSONL of objects that are neither messages nor log lines', () => {
@@ -137,6 +138,27 @@ describe('parseTranscript: bad input (issue 4)', () => {
   it('names the index of a message that is not a message', () => {
     expect(parseError(readFixture('not-a-message.json'), 'not-a-message.json')).toBe(
       'not-a-message.json: not a message: messages[2].role: expected "system", "user" or "assistant", got "tool"',
+    );
+  });
+
+  it('names the index of a message that breaks with the format of the ones before it (issue 8: mixed formats are an error, not a guess)', () => {
+    const mixed = [
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01', name: 'read_file', input: {} }] },
+      { role: 'tool', tool_call_id: 'toolu_01', content: 'Edited src/date.ts' },
+    ];
+    expect(parseError(JSON.stringify(mixed), 'mixed.json')).toBe(
+      'mixed.json: messages[1]: mixes message formats: this message is openai-chat, the messages before it are anthropic',
+    );
+  });
+
+  it('names the JSONL line of the message that mixes formats', () => {
+    const lines = ['{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"x"}]}', '{"role":"tool","tool_call_id":"a","content":"x"}'];
+    expect(parseError(lines.join('\n'), 'mixed.jsonl')).toMatch(/^mixed\.jsonl: line 2: messages\[1\]: mixes message formats/);
+  });
+
+  it('names the index and field of a message that fits no format, checked in the format of the ones before it', () => {
+    expect(parseError(JSON.stringify([{ role: 'user', content: 'a' }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 7 }] }]))).toBe(
+      'input.json: not a message: messages[1].content[0].tool_use_id: expected a string, got 7',
     );
   });
 
@@ -175,7 +197,7 @@ describe('parseTranscript: a JSONL file still being written (issue 10, DESIGN §
 
   it('reads a Claude Code log without its last line when that line is cut off, with a warning naming the file and line', () => {
     const transcript = parseTranscript([...complete, beingWritten.slice(0, 200)].join('\n'), 'session.jsonl');
-    expect(transcript.format).toBe('claude-code');
+    expect(transcript.shape).toBe('claude-code');
     expect(transcript.messages).toEqual(parseTranscript(complete.join('\n'), 'session.jsonl').messages);
     expect(transcript.warnings).toEqual([warning]);
   });
@@ -303,7 +325,7 @@ describe('Claude Code session logs (DESIGN §8, correcting issue 4)', () => {
   });
 
   it('rebuildClaudeCodeLog reports the first line of each rebuilt message', () => {
-    const rebuilt = rebuildClaudeCodeLog('x', [
+    const rebuilt = rebuildClaudeCodeLog([
       { value: { type: 'user', message: { role: 'user', content: 'a' } }, line: 3 },
       { value: { type: 'assistant', message: { id: 'm', role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'X', input: {} }] } }, line: 5 },
       { value: { type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: '' }] } }, line: 9 },
@@ -315,14 +337,23 @@ describe('Claude Code session logs (DESIGN §8, correcting issue 4)', () => {
 describe('writing a new history back in the input shape (DESIGN §8 CLI output)', () => {
   it('keeps a request body a request body: system back in place, other fields kept', () => {
     const body = { model: 'm', max_tokens: 10, system: 'S', tools: [{ name: 't' }], messages: [{ role: 'user', content: 'a' }] };
-    const transcript = readRequestBody(body, 'body.json');
+    const transcript = readTranscriptDocument(body);
     const written = JSON.parse(serializeHistory(transcript, [...transcript.messages, { role: 'assistant', content: 'b' }])) as unknown;
     expect(written).toEqual({ ...body, messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }] });
   });
 
   it('keeps block system content as blocks', () => {
-    const system = [{ type: 'text', text: 'S' }];
-    expect(writeRequestBody({ system, messages: [] }, [{ role: 'system', content: system as ContentBlock[] }])).toEqual({ system, messages: [] });
+    const system = [{ type: 'text', text: 'S', cache_control: { type: 'ephemeral' } }];
+    const transcript = readTranscriptDocument({ system, messages: [] });
+    expect(JSON.parse(serializeHistory(transcript, transcript.messages))).toEqual({ system, messages: [] });
+  });
+
+  it('writes a new first system message back to system when the old one was replaced', () => {
+    const transcript = readTranscriptDocument({ system: 'S', messages: [{ role: 'user', content: 'a' }] });
+    expect(JSON.parse(serializeHistory(transcript, [{ role: 'system', content: 'T' }, { role: 'user', content: 'b' }]))).toEqual({
+      system: 'T',
+      messages: [{ role: 'user', content: 'b' }],
+    });
   });
 
   it('writes JSONL and Claude Code logs as a JSON array of messages', () => {
@@ -330,6 +361,17 @@ describe('writing a new history back in the input shape (DESIGN §8 CLI output)'
       const transcript = parseTranscript(readFixture(name), name);
       expect(JSON.parse(serializeHistory(transcript, transcript.messages))).toEqual(transcript.messages);
     }
+  });
+
+  it('keeps a file\'s characters exactly, and escapes for standard output only what a terminal would obey, as JSON escapes', () => {
+    const text = 'a\u001b[31mb\u0085c\u202ed\u007fe';
+    const transcript = readTranscriptDocument([{ role: 'user', content: text }]);
+    const file = serializeHistory(transcript, transcript.messages, 'file');
+    const terminal = serializeHistory(transcript, transcript.messages, 'standard-output');
+    expect(file).toContain('\u0085c\u202ed\u007fe');
+    expect(terminal).not.toMatch(/[\u0080-\u009f\u202e\u007f]/);
+    expect(terminal).toContain('\\u0085c\\u202ed\\u007fe');
+    expect(JSON.parse(terminal)).toEqual(JSON.parse(file));
   });
 });
 

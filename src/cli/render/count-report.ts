@@ -3,11 +3,12 @@
  * largest tool results, the offload forecast and the compaction gauge.
  */
 import type { ContextMeasurement } from '../measure-context.js';
-import { FORMAT_LABELS } from '../formats/transcript.js';
 import { drawBar, drawGauge } from './bar-chart.js';
 import { formatCount, formatPercent, padEnd, padStart, truncateText } from './format-figures.js';
 import { describeOffloadSkip } from './offload-skip.js';
 import type { TerminalStyle } from './terminal-style.js';
+import { toTerminalText } from './terminal-text.js';
+import { labelFormat, SHAPE_LABELS } from './transcript-labels.js';
 
 /** Options of {@link renderCountReport}. */
 export interface RenderCountReportOptions {
@@ -43,19 +44,25 @@ function renderBarRows(
 }
 
 function renderLargestResults(measurement: ContextMeasurement, style: TerminalStyle, width: number): string[] {
-  const results = measurement.largestToolResults;
+  // Names, ids and previews come from the transcript: escaped before they are measured or shown.
+  const results = measurement.largestToolResults.map((result) => ({
+    tokens: formatCount(result.tokens),
+    tool: toTerminalText(result.tool ?? '?'),
+    id: toTerminalText(result.toolUseId),
+    firstLine: toTerminalText(result.firstLine),
+  }));
   if (results.length === 0) return [style.dim('  (no tool results)')];
-  const tokensWidth = Math.max(6, ...results.map((result) => formatCount(result.tokens).length));
-  const toolWidth = Math.min(16, Math.max(4, ...results.map((result) => (result.tool ?? '?').length)));
-  const idWidth = Math.min(32, Math.max(2, ...results.map((result) => result.toolUseId.length)));
+  const tokensWidth = Math.max(6, ...results.map((result) => result.tokens.length));
+  const toolWidth = Math.min(16, Math.max(4, ...results.map((result) => Array.from(result.tool).length)));
+  const idWidth = Math.min(32, Math.max(2, ...results.map((result) => Array.from(result.id).length)));
   const lineWidth = Math.max(12, width - tokensWidth - toolWidth - idWidth - 10);
   const header = `  ${padStart('tokens', tokensWidth)}  ${padEnd('tool', toolWidth)}  ${padEnd('id', idWidth)}  first line`;
   return [
     style.dim(header),
     ...results.map((result) => {
-      const tokens = padStart(formatCount(result.tokens), tokensWidth);
-      const tool = padEnd(truncateText(result.tool ?? '?', toolWidth), toolWidth);
-      const id = padEnd(truncateText(result.toolUseId, idWidth), idWidth);
+      const tokens = padStart(result.tokens, tokensWidth);
+      const tool = padEnd(truncateText(result.tool, toolWidth), toolWidth);
+      const id = padEnd(truncateText(result.id, idWidth), idWidth);
       return `  ${tokens}  ${tool}  ${style.dim(id)}  ${truncateText(result.firstLine, lineWidth)}`;
     }),
   ];
@@ -96,7 +103,16 @@ function renderCompaction(measurement: ContextMeasurement, style: TerminalStyle,
   return [heading, `  ${colour(gauge.filled)}${style.dim(gauge.empty)}  ${formatPercent(compaction.share)} of the window`, `  ${verdict}`];
 }
 
-/** Renders the report as lines of text (no trailing newline). */
+/** `JSON array of messages`, `request body (OpenAI Chat Completions)`. */
+function describeMeasuredTranscript(measurement: ContextMeasurement): string {
+  const shape = SHAPE_LABELS[measurement.format];
+  return measurement.messageFormat === 'anthropic' ? shape : `${shape} (${labelFormat(measurement.messageFormat)})`;
+}
+
+/**
+ * Renders the report as lines of text (no trailing newline). Every text taken from the
+ * transcript (source, tool names, ids, previews) is escaped for the terminal.
+ */
 export function renderCountReport(measurement: ContextMeasurement, options: RenderCountReportOptions): string {
   const { style, width } = options;
   const { byRole } = measurement;
@@ -108,12 +124,12 @@ export function renderCountReport(measurement: ContextMeasurement, options: Rend
   ];
   const toolEntries = Object.entries(measurement.byTool);
   const shownTools = toolEntries.slice(0, 12);
-  const toolRows = shownTools.map(([name, tool]) => ({ label: name, value: tool.tokens, note: `${formatCount(tool.calls)}×` }));
+  const toolRows = shownTools.map(([name, tool]) => ({ label: toTerminalText(name), value: tool.tokens, note: `${formatCount(tool.calls)}×` }));
   const hiddenTools = toolEntries.length - shownTools.length;
 
   const lines = [
-    `${style.bold(options.title ?? 'agent-context count')}  ${options.source}`,
-    style.dim(`${FORMAT_LABELS[measurement.format]}, ${formatCount(measurement.messageCount)} messages`),
+    `${style.bold(options.title ?? 'agent-context count')}  ${toTerminalText(options.source)}`,
+    style.dim(`${describeMeasuredTranscript(measurement)}, ${formatCount(measurement.messageCount)} messages`),
     '',
     `${style.bold('Total')}  ${style.bold(formatCount(measurement.totalTokens))} tokens`,
     '',

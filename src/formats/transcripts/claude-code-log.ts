@@ -12,8 +12,8 @@
  * `attachment`, `queue-operation`, `custom-title`, `file-history-snapshot`, ...) are not part
  * of the main conversation and are dropped. Unknown blocks pass through untouched.
  */
-import type { ContentBlock, Message } from '../../index.js';
-import { CliError } from '../errors.js';
+import type { ContentBlock, Message } from '../../core/types.js';
+import { TranscriptError } from './transcript.js';
 
 /** One parsed line of a log, with its 1-based line number in the file. */
 export interface LogLine {
@@ -34,6 +34,22 @@ export interface RebuiltClaudeCodeLog {
 /** Line types that carry a conversation message. */
 const MESSAGE_LINE_TYPES = new Set(['user', 'assistant']);
 
+/** Line types Claude Code writes; a line of another type is still one when it has the log's own fields. */
+const LOG_LINE_TYPES = new Set([
+  'user',
+  'assistant',
+  'system',
+  'summary',
+  'attachment',
+  'progress',
+  'queue-operation',
+  'custom-title',
+  'file-history-snapshot',
+]);
+
+/** Fields only log lines have (message items of the APIs never do). */
+const LOG_LINE_FIELDS = ['uuid', 'sessionId', 'leafUuid', 'parentUuid'];
+
 /** One assistant API message and the tool results that answer it. */
 interface AssistantTurn {
   kind: 'turn';
@@ -50,21 +66,26 @@ interface UserEntry {
   line: number;
 }
 
-/** Whether a parsed JSONL line looks like a Claude Code log line rather than a message. */
+/**
+ * Whether a parsed JSONL line looks like a Claude Code log line rather than a message or an
+ * item: a `type` and no `role`, and a type Claude Code writes or a field of its own
+ * (`uuid`, `sessionId`, ...). A Responses item (`{ type: 'function_call', ... }`) is not one.
+ */
 export function isClaudeCodeLogLine(value: unknown): boolean {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const fields = value as Record<string, unknown>;
-  return typeof fields.type === 'string' && !('role' in fields);
+  if (typeof fields.type !== 'string' || 'role' in fields) return false;
+  return LOG_LINE_TYPES.has(fields.type) || LOG_LINE_FIELDS.some((field) => field in fields);
 }
 
-function readLineMessage(source: string, logLine: LogLine, type: string): { id: unknown; content: string | ContentBlock[] } {
+function readLineMessage(logLine: LogLine, type: string): { id: unknown; content: string | ContentBlock[] } {
   const message = (logLine.value as { message?: unknown }).message;
   if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-    throw new CliError(`${source}: line ${logLine.line}: a "${type}" line without a message object`);
+    throw new TranscriptError(`a "${type}" line without a message object`, { line: logLine.line });
   }
   const { id, content } = message as { id?: unknown; content?: unknown };
   if (typeof content !== 'string' && !Array.isArray(content)) {
-    throw new CliError(`${source}: line ${logLine.line}: message.content must be a string or an array of blocks`);
+    throw new TranscriptError('message.content must be a string or an array of blocks', { line: logLine.line });
   }
   return { id, content: content as string | ContentBlock[] };
 }
@@ -96,10 +117,10 @@ function orderResults(turn: AssistantTurn): ContentBlock[] {
 /**
  * Rebuilds the main conversation of a Claude Code log from its parsed lines.
  *
- * @throws {CliError} when a user or assistant line has no `message` object or its content is
- * neither a string nor an array (the line number is in the message).
+ * @throws {TranscriptError} with the line, when a user or assistant line has no `message`
+ * object or its content is neither a string nor an array.
  */
-export function rebuildClaudeCodeLog(source: string, logLines: readonly LogLine[]): RebuiltClaudeCodeLog {
+export function rebuildClaudeCodeLog(logLines: readonly LogLine[]): RebuiltClaudeCodeLog {
   const entries: Array<AssistantTurn | UserEntry> = [];
   const turnsByMessageId = new Map<string, AssistantTurn>();
   const turnsByToolUseId = new Map<string, AssistantTurn>();
@@ -108,7 +129,7 @@ export function rebuildClaudeCodeLog(source: string, logLines: readonly LogLine[
     const fields = logLine.value as Record<string, unknown>;
     const type = fields.type;
     if (typeof type !== 'string' || !MESSAGE_LINE_TYPES.has(type) || fields.isSidechain === true) continue;
-    const { id, content } = readLineMessage(source, logLine, type);
+    const { id, content } = readLineMessage(logLine, type);
 
     if (type === 'assistant') {
       const blocks: ContentBlock[] = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
