@@ -14,6 +14,7 @@ export type {
   AnthropicCountTokensBodyLike,
   AnthropicMessageLike,
   AnthropicMessageParamLike,
+  AnthropicUsageLike,
   AnthropicRequestOptionsLike,
 } from './infrastructure/anthropic-client.js';
 export type { SdkImporter, RetryAfterError } from './infrastructure/llm-client-support.js';

@@ -1,16 +1,31 @@
 /**
  * `agent-context-offload/summarize`: the summarizers compaction can use and the pieces they are
- * built from, for a custom strategy: the LLM summarizer over any `LlmClient`, the offline
- * extractive one, the summary prompt, and the partition and assembly steps of compaction.
+ * built from, for a custom strategy: the LLM summarizer over any `LlmClient`, the one that
+ * reuses the conversation's prompt cache, the offline extractive one, the summary prompt, and
+ * the partition and assembly steps of compaction.
  *
  * @packageDocumentation
  */
 export { createLlmSummarizer, computeSummaryMaxTokens, computeMinSummaryInputTokens, MIN_SUMMARY_CONVERSATION_TOKENS } from './core/compact/summarize-with-llm.js';
 export type { CreateLlmSummarizerOptions, TokenCounterEncoding } from './core/compact/summarize-with-llm.js';
 export { createExtractiveSummarizer } from './core/compact/extractive-summarizer.js';
-export { buildSummaryPrompt, renderMessagesForSummary, SUMMARY_SECTION_TITLES, SUMMARY_MOST_RECENT_RULE } from './core/compact/summary-prompt.js';
-export type { BuildSummaryPromptOptions, RenderMessagesForSummaryOptions, SummarySectionTitle } from './core/compact/summary-prompt.js';
+export { createPrefixReusingSummarizer } from './core/compact/summarize-reusing-prefix.js';
+export type { CreatePrefixReusingSummarizerOptions, SummaryMode } from './core/compact/summarize-reusing-prefix.js';
+export {
+  buildSummaryInstruction,
+  buildSummaryPrompt,
+  renderMessagesForSummary,
+  SUMMARY_SECTION_TITLES,
+  SUMMARY_MOST_RECENT_RULE,
+} from './core/compact/summary-prompt.js';
+export type {
+  BuildSummaryInstructionOptions,
+  BuildSummaryPromptOptions,
+  RenderMessagesForSummaryOptions,
+  SummarySectionTitle,
+} from './core/compact/summary-prompt.js';
 export { partitionMessages, assembleMessages } from './api/compact.js';
 export type { PartitionResult, AssembleMessagesOptions } from './api/compact.js';
 export { compactThresholdTokens } from './core/tokens.js';
 export { countWords, truncateToWords } from './core/words.js';
+export type { ConversationRequest, ConversationSummaryRequest, LlmUsage } from './core/ports.js';

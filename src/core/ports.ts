@@ -130,6 +130,53 @@ export interface LlmSummarizeOptions {
   signal?: AbortSignal;
   /** Upper bound of the reply, in tokens. */
   maxTokens?: number;
+  /** Called with the reply's token usage, when the provider reports it. Optional for a client to honour. */
+  onUsage?: (usage: LlmUsage) => void;
+}
+
+/**
+ * Token usage of one or more LLM requests, split by how the provider billed the input. With
+ * Anthropic, the prompt size is `inputTokens + cacheReadInputTokens + cacheCreationInputTokens`;
+ * with OpenAI, `cacheReadInputTokens` is the part of the prompt served from its cache and
+ * `inputTokens` the rest.
+ */
+export interface LlmUsage {
+  /** Input tokens billed at the full rate: neither read from nor written to the prompt cache. */
+  inputTokens: number;
+  /** Input tokens read from the prompt cache (billed at the cache-read rate). */
+  cacheReadInputTokens: number;
+  /** Input tokens written to the prompt cache (billed at the cache-write rate). */
+  cacheCreationInputTokens: number;
+  /** Output tokens. */
+  outputTokens: number;
+  /** How many requests these figures sum. */
+  requestCount: number;
+}
+
+/**
+ * The request parameters of the conversation being compacted, as the agent loop sends them.
+ * A summary that reuses the provider's prompt cache repeats them exactly: the cache is per
+ * model, and `tools` and `system` come before the messages in the cached prefix.
+ */
+export interface ConversationRequest {
+  /** The model the conversation runs on. */
+  model: string;
+  /** The `system` prompt the loop sends, exactly as it sends it (a string, or the API's text blocks). */
+  system?: string | readonly unknown[] | undefined;
+  /** The `tools` the loop sends, exactly as it sends them. */
+  tools?: readonly unknown[] | undefined;
+  /** The `tool_choice` the loop sends, if any (a change of it invalidates the cached messages). */
+  tool_choice?: unknown;
+  /** The `thinking` setting the loop sends, if any (a change of it invalidates the cached messages). */
+  thinking?: unknown;
+}
+
+/** What {@link LlmClient.summarizeConversation} sends: the conversation's own request, then one user message. */
+export interface ConversationSummaryRequest extends ConversationRequest {
+  /** The conversation's messages (no `system` role), as the loop sent them. */
+  messages: readonly Message[];
+  /** The user message that asks for the summary, added after the conversation. */
+  instruction: string;
 }
 
 /** Sends one prompt to an LLM and returns its text reply. */
@@ -147,6 +194,13 @@ export interface LlmClient {
   readonly defaultModel?: string | null;
   /** Returns the model's reply to `prompt`. Rejects on failure; may return blank text (treated as a failure). */
   summarize(prompt: string, model: string, options?: LlmSummarizeOptions): Promise<string>;
+  /**
+   * Optional: sends the conversation's own request (`model`, `system`, `tools`, the messages,
+   * with a prompt-cache breakpoint after the last one) followed by `instruction` as one user
+   * message, so that the provider's prompt cache serves the conversation, and returns the
+   * reply's text. Needed by `summaryMode: 'reuse-prefix'`; the Anthropic client has it.
+   */
+  summarizeConversation?(request: ConversationSummaryRequest, options?: LlmSummarizeOptions): Promise<string>;
 }
 
 /** Options of {@link Summarizer.summarize}. */

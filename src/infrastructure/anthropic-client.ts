@@ -5,7 +5,7 @@
  */
 import { DEFAULT_SUMMARY_MAX_WORDS, DEFAULT_SUMMARY_MODEL } from '../core/defaults.js';
 import { computeSummaryMaxTokens } from '../core/compact/summarize-with-llm.js';
-import type { LlmClient, LlmSummarizeOptions } from '../core/ports.js';
+import type { ConversationSummaryRequest, LlmClient, LlmSummarizeOptions, LlmUsage } from '../core/ports.js';
 import type { Message } from '../core/types.js';
 import {
   checkMaxRetries,
@@ -40,8 +40,25 @@ export interface AnthropicCreateBodyLike {
   model: string;
   /** Upper bound of the reply. */
   max_tokens: number;
-  /** One user message holding the prompt. */
-  messages: { role: 'user'; content: string }[];
+  /**
+   * One user message holding the prompt; or, for a summary that reuses the prompt cache, the
+   * conversation's messages followed by one user message asking for the summary.
+   */
+  messages: AnthropicMessageParamLike[];
+  // The fields below are typed `any` so that the SDK's own parameter types accept them, whatever
+  // the SDK version: they are the caller's values, passed through as given.
+  /** The conversation's system prompt (a summary that reuses the prompt cache only). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+  system?: string | any[];
+  /** The conversation's tools (a summary that reuses the prompt cache only). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+  tools?: any[];
+  /** The conversation's `tool_choice` (a summary that reuses the prompt cache only). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+  tool_choice?: any;
+  /** The conversation's `thinking` setting (a summary that reuses the prompt cache only). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+  thinking?: any;
 }
 
 /** The part of `messages.countTokens`'s body this client sends. */
@@ -58,6 +75,20 @@ export interface AnthropicCountTokensBodyLike {
 export interface AnthropicMessageLike {
   /** Reply blocks; the text of `text` blocks is the summary. */
   content: ReadonlyArray<{ type: string; text?: unknown }>;
+  /** Token usage, reported through `onUsage`. */
+  usage?: AnthropicUsageLike | null;
+}
+
+/** The part of an Anthropic `usage` object this client reads. */
+export interface AnthropicUsageLike {
+  /** Input tokens neither read from nor written to the prompt cache. */
+  input_tokens?: number | null;
+  /** Input tokens read from the prompt cache. */
+  cache_read_input_tokens?: number | null;
+  /** Input tokens written to the prompt cache. */
+  cache_creation_input_tokens?: number | null;
+  /** Output tokens. */
+  output_tokens?: number | null;
 }
 
 /**
@@ -80,10 +111,24 @@ export interface AnthropicCountTokensOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** An {@link LlmClient} on the Anthropic API that can also ask the API for exact token counts. */
+/**
+ * An {@link LlmClient} on the Anthropic API that can also ask the API for exact token counts,
+ * and summarize a conversation with its own request, so that the prompt cache serves it.
+ */
 export interface AnthropicLlmClient extends LlmClient {
   /** The `model` it was created with, else `claude-haiku-4-5-20251001` ({@link DEFAULT_SUMMARY_MODEL}). */
   readonly defaultModel: string;
+  /**
+   * Sends the conversation's own request and one more user message: `model`, `system`, `tools`,
+   * `tool_choice` and `thinking` as given; the messages as `{ role, content }` with a
+   * `cache_control: { type: 'ephemeral' }` breakpoint on the last block of the last message (a
+   * string content becomes one text block; thinking blocks cannot carry one, so it goes on the
+   * last other block; a block that has one keeps it); then `{ role: 'user', content:
+   * instruction }`. `max_tokens` is `maxTokens`, plus `thinking.budget_tokens` when thinking is
+   * enabled. Resolves to the text of the reply's `text` blocks, like `summarize`, and reports
+   * the reply's `usage` through `onUsage`.
+   */
+  summarizeConversation(request: ConversationSummaryRequest, options?: LlmSummarizeOptions): Promise<string>;
   /**
    * The prompt size of `messages` in tokens, as the API counts them for `model`
    * (`messages.countTokens`, one network call). System messages are sent as the `system`
@@ -146,6 +191,10 @@ const PACKAGE_NAME = '@anthropic-ai/sdk';
  * the SDK's retries off (`maxRetries: 0`) unless told otherwise; a passed client keeps its
  * settings.
  *
+ * `summarizeConversation(request, options)` sends the conversation's own request plus one user
+ * message, with a prompt-cache breakpoint after the conversation (`summaryMode:
+ * 'reuse-prefix'`). Both methods report the reply's `usage` through `options.onUsage`.
+ *
  * Replies are not streamed, so the SDK refuses a `maxTokens` above about 21,000 (its
  * ten-minute rule): summaries up to about 7,000 words.
  *
@@ -165,20 +214,26 @@ export async function createAnthropicLlmClient(options: CreateAnthropicLlmClient
   checkMaxRetries(options.maxRetries);
   checkModel(options.model);
   const client = options.client ?? (await constructClient(options));
+  const send = async (body: AnthropicCreateBodyLike, requestOptions: LlmSummarizeOptions): Promise<string> => {
+    const { signal, onUsage } = requestOptions;
+    let reply: AnthropicMessageLike;
+    try {
+      reply = await client.messages.create(body, signal === undefined ? undefined : { signal });
+    } catch (error) {
+      throw toClientError(error, signal);
+    }
+    if (onUsage !== undefined && typeof reply.usage === 'object' && reply.usage !== null) onUsage(toLlmUsage(reply.usage));
+    return joinTextBlocks(reply.content);
+  };
   return {
     defaultModel: options.model ?? DEFAULT_SUMMARY_MODEL,
-    async summarize(prompt: string, model: string, summarizeOptions: LlmSummarizeOptions = {}): Promise<string> {
-      const { signal } = summarizeOptions;
+    summarize(prompt: string, model: string, summarizeOptions: LlmSummarizeOptions = {}): Promise<string> {
       const maxTokens = summarizeOptions.maxTokens ?? computeSummaryMaxTokens(DEFAULT_SUMMARY_MAX_WORDS);
-      try {
-        const reply = await client.messages.create(
-          { model, max_tokens: maxTokens, messages: [{ role: 'user', content: prompt }] },
-          signal === undefined ? undefined : { signal },
-        );
-        return joinTextBlocks(reply.content);
-      } catch (error) {
-        throw toClientError(error, signal);
-      }
+      return send({ model, max_tokens: maxTokens, messages: [{ role: 'user', content: prompt }] }, summarizeOptions);
+    },
+    summarizeConversation(request: ConversationSummaryRequest, summarizeOptions: LlmSummarizeOptions = {}): Promise<string> {
+      const maxTokens = summarizeOptions.maxTokens ?? computeSummaryMaxTokens(DEFAULT_SUMMARY_MAX_WORDS);
+      return send(toConversationBody(request, maxTokens), summarizeOptions);
     },
     async countTokens(messages: readonly Message[], model: string, countOptions: AnthropicCountTokensOptions = {}): Promise<number> {
       const countTokens = client.messages.countTokens;
@@ -211,6 +266,60 @@ function joinTextBlocks(content: AnthropicMessageLike['content'] | undefined): s
     .filter((block) => block.type === 'text' && typeof block.text === 'string')
     .map((block) => block.text as string)
     .join('');
+}
+
+function toLlmUsage(usage: AnthropicUsageLike): LlmUsage {
+  return {
+    inputTokens: usage.input_tokens ?? 0,
+    cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
+    cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
+    outputTokens: usage.output_tokens ?? 0,
+    requestCount: 1,
+  };
+}
+
+/** The conversation's request with its breakpoint, then the instruction (see {@link AnthropicLlmClient.summarizeConversation}). */
+function toConversationBody(request: ConversationSummaryRequest, maxTokens: number): AnthropicCreateBodyLike {
+  const { model, system, tools, tool_choice: toolChoice, thinking, messages, instruction } = request;
+  const body: AnthropicCreateBodyLike = { model, max_tokens: maxTokens + thinkingBudget(thinking), messages: [] };
+  // the order of the API's cache prefix: tools, system, messages
+  if (system !== undefined) body.system = typeof system === 'string' ? system : [...system];
+  if (tools !== undefined) body.tools = [...tools];
+  if (toolChoice !== undefined) body.tool_choice = toolChoice;
+  if (thinking !== undefined) body.thinking = thinking;
+  const params: AnthropicMessageParamLike[] = messages.map((message) => ({ role: message.role as 'user' | 'assistant', content: message.content }));
+  const last = params.at(-1);
+  if (last !== undefined) params[params.length - 1] = withCacheBreakpoint(last);
+  body.messages = [...params, { role: 'user', content: instruction }];
+  return body;
+}
+
+/** With extended thinking on, `max_tokens` covers the thinking budget as well as the reply. */
+function thinkingBudget(thinking: unknown): number {
+  if (typeof thinking !== 'object' || thinking === null) return 0;
+  const { type, budget_tokens: budget } = thinking as { type?: unknown; budget_tokens?: unknown };
+  return type === 'enabled' && typeof budget === 'number' && Number.isFinite(budget) && budget > 0 ? budget : 0;
+}
+
+const BREAKPOINT = { type: 'ephemeral' } as const;
+
+/** A copy of `message` with a cache breakpoint on its last block that can carry one (thinking blocks cannot). */
+function withCacheBreakpoint(message: AnthropicMessageParamLike): AnthropicMessageParamLike {
+  if (typeof message.content === 'string') {
+    return { role: message.role, content: [{ type: 'text', text: message.content, cache_control: BREAKPOINT }] };
+  }
+  const blocks: unknown[] = message.content;
+  for (let index = blocks.length - 1; index >= 0; index -= 1) {
+    const block = blocks[index];
+    if (typeof block !== 'object' || block === null) continue;
+    const { type, cache_control: existing } = block as { type?: unknown; cache_control?: unknown };
+    if (type === 'thinking' || type === 'redacted_thinking') continue;
+    if (existing !== undefined && existing !== null) return message;
+    const content = [...blocks];
+    content[index] = { ...block, cache_control: BREAKPOINT };
+    return { role: message.role, content };
+  }
+  return message;
 }
 
 function toCountTokensBody(messages: readonly Message[], model: string): AnthropicCountTokensBodyLike {

@@ -7,7 +7,7 @@
 import { DEFAULT_SUMMARY_MAX_WORDS } from '../core/defaults.js';
 import { describeValue, InvalidOptionError } from '../core/errors.js';
 import { computeSummaryMaxTokens } from '../core/compact/summarize-with-llm.js';
-import type { LlmClient, LlmSummarizeOptions } from '../core/ports.js';
+import type { LlmClient, LlmSummarizeOptions, LlmUsage } from '../core/ports.js';
 import {
   checkMaxRetries,
   checkModel,
@@ -39,7 +39,18 @@ export interface OpenAIChatCreateBodyLike {
 export interface OpenAIChatCompletionLike {
   /** The choices; the first one's message content is the summary. */
   choices: ReadonlyArray<{ message?: { content?: unknown } | null | undefined }>;
+  /**
+   * Token usage, reported through `onUsage`: `prompt_tokens` (cached ones included),
+   * `completion_tokens`, and `prompt_tokens_details.cached_tokens` (what the prompt cache served).
+   */
+  usage?: {
+    prompt_tokens?: number | null;
+    completion_tokens?: number | null;
+    prompt_tokens_details?: { cached_tokens?: number | null } | null;
+  } | null;
 }
+
+type OpenAIUsageLike = NonNullable<OpenAIChatCompletionLike['usage']>;
 
 /**
  * The part of the SDK's `OpenAI` client this package uses. An `OpenAI` instance from `openai`
@@ -125,7 +136,7 @@ const PACKAGE_NAME = 'openai';
  * (`max_tokens`, or `max_completion_tokens` per `maxTokensParameter`, = `maxTokens`, default
  * {@link computeSummaryMaxTokens} of 1200 words), passes `signal` to the SDK, and resolves to
  * the first choice's message content (possibly blank: the summarizer treats blank as a
- * failure). On failure it rejects with the SDK's own error, with a numeric `retryAfterMs` added
+ * failure), reporting the reply's `usage` through `onUsage`. On failure it rejects with the SDK's own error, with a numeric `retryAfterMs` added
  * when the response carried `retry-after-ms` or `retry-after`; an abort rejects with the
  * signal's reason.
  *
@@ -160,13 +171,28 @@ export async function createOpenAILlmClient(options: CreateOpenAILlmClientOption
       const maxTokens = summarizeOptions.maxTokens ?? computeSummaryMaxTokens(DEFAULT_SUMMARY_MAX_WORDS);
       const body: OpenAIChatCreateBodyLike = { model, messages: [{ role: 'user', content: prompt }] };
       body[parameter] = maxTokens;
+      let completion: OpenAIChatCompletionLike;
       try {
-        const completion = await client.chat.completions.create(body, signal === undefined ? undefined : { signal });
-        return readContent(completion.choices?.[0]?.message?.content);
+        completion = await client.chat.completions.create(body, signal === undefined ? undefined : { signal });
       } catch (error) {
         throw toClientError(error, signal);
       }
+      const { onUsage } = summarizeOptions;
+      if (onUsage !== undefined && typeof completion.usage === 'object' && completion.usage !== null) onUsage(toLlmUsage(completion.usage));
+      return readContent(completion.choices?.[0]?.message?.content);
     },
+  };
+}
+
+/** OpenAI's prompt tokens include the cached ones; the cache has no write charge. */
+function toLlmUsage(usage: OpenAIUsageLike): LlmUsage {
+  const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
+  return {
+    inputTokens: Math.max(0, (usage.prompt_tokens ?? 0) - cached),
+    cacheReadInputTokens: cached,
+    cacheCreationInputTokens: 0,
+    outputTokens: usage.completion_tokens ?? 0,
+    requestCount: 1,
   };
 }
 

@@ -27,7 +27,8 @@ const history: Message[] = [
   { role: 'system', content: 'You are a coding agent.' },
   { role: 'user', content: 'Rename the exporter and update its tests.' },
   { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'src/exporter.ts' } }] },
-  { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'export function exportAll() {}' }] },
+  // long enough that its summary is smaller: compaction keeps no result that does not shrink the history
+  { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: `export function exportAll() {}\n${'// generated line\n'.repeat(300)}` }] },
   { role: 'assistant', content: 'Renamed; running the tests next.' },
 ];
 
@@ -208,8 +209,9 @@ describe('createAnthropicLlmClient over HTTP (spec 05 F-004)', () => {
         logger: silentLogger,
       });
       expect(result.compacted).toBe(true);
-      expect(result.summary).toBe('## Task Status\nRunning the tests.');
-      expect(result.messages[1]).toEqual({ role: 'user', content: '[Conversation compressed]\n\n## Task Status\nRunning the tests.' });
+      // the summary from the server, then the ledger compaction appends to every summary
+      expect(result.summary?.startsWith('## Task Status\nRunning the tests.\n')).toBe(true);
+      expect(result.messages[1]).toEqual({ role: 'user', content: `[Conversation compressed]\n\n${result.summary}` });
       expect(server.requestsTo('/v1/messages')).toHaveLength(2);
     });
 

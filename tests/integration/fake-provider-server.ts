@@ -2,8 +2,10 @@
  * A small HTTP server on 127.0.0.1 that speaks just enough of the Anthropic and OpenAI APIs for
  * the real SDKs: `POST /v1/messages`, `POST /v1/messages/count_tokens`,
  * `POST /v1/chat/completions`. Tests script its responses per route and read back every
- * request it received (headers and parsed JSON body).
+ * request it received (headers, the body's bytes and its parsed JSON). With `promptCache`, it
+ * also plays Anthropic's prompt cache on `/v1/messages` (see {@link FakeProviderOptions}).
  */
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -25,6 +27,25 @@ export interface RecordedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: Record<string, unknown>;
+  /** The body exactly as it arrived (UTF-8). */
+  rawBody: string;
+}
+
+/** Options of {@link startFakeProviderServer}. */
+export interface FakeProviderOptions {
+  /**
+   * Plays Anthropic's prompt cache on `/v1/messages`: the `usage` of each reply is replaced by
+   * what the cache did with the request. The request is read as a sequence of blocks (each
+   * tool, the system prompt or each of its blocks, each block of each message with its role),
+   * keyed with the model; a block's tokens are a quarter of its JSON's length, rounded up, and
+   * `cache_control` is left out of the key, as the API matches content, not breakpoints. A
+   * request with breakpoints reads the longest prefix, ending at a block boundary at or before
+   * its last breakpoint, that an earlier request wrote (`cache_read_input_tokens`), and writes
+   * the prefix at each of its breakpoints (`cache_creation_input_tokens` for what was not
+   * read); the rest is `input_tokens`. No minimum length, no expiry.
+   * @default false
+   */
+  promptCache?: boolean;
 }
 
 export type Route = '/v1/messages' | '/v1/messages/count_tokens' | '/v1/chat/completions';
@@ -92,9 +113,64 @@ function fallback(route: Route): ScriptedResponse {
   }
 }
 
-export async function startFakeProviderServer(): Promise<FakeProviderServer> {
+/** One block of a request as the prompt cache sees it. */
+interface CacheUnit {
+  text: string;
+  breakpoint: boolean;
+}
+
+function toCacheUnit(prefix: string, block: unknown): CacheUnit {
+  if (typeof block !== 'object' || block === null) return { text: `${prefix}${JSON.stringify(block)}`, breakpoint: false };
+  const { cache_control: breakpoint, ...content } = block as Record<string, unknown>;
+  return { text: `${prefix}${JSON.stringify(content)}`, breakpoint: breakpoint !== undefined && breakpoint !== null };
+}
+
+/** The blocks of a Messages API body in the cache's order: tools, system, messages. */
+function toCacheUnits(body: Record<string, unknown>): CacheUnit[] {
+  const units: CacheUnit[] = [];
+  for (const tool of Array.isArray(body.tools) ? body.tools : []) units.push(toCacheUnit('tool:', tool));
+  if (typeof body.system === 'string') units.push({ text: `system:${JSON.stringify(body.system)}`, breakpoint: false });
+  for (const block of Array.isArray(body.system) ? body.system : []) units.push(toCacheUnit('system:', block));
+  for (const message of Array.isArray(body.messages) ? (body.messages as { role?: unknown; content?: unknown }[]) : []) {
+    const role = `${String(message.role)}:`;
+    if (Array.isArray(message.content)) for (const block of message.content) units.push(toCacheUnit(role, block));
+    else units.push({ text: `${role}${JSON.stringify(message.content)}`, breakpoint: false });
+  }
+  return units;
+}
+
+/** The usage Anthropic's prompt cache would report for `body`, writing its breakpoints to `cache`. */
+function playPromptCache(body: Record<string, unknown>, cache: Set<string>): Record<string, number> {
+  const units = toCacheUnits(body);
+  const keys: string[] = [];
+  const tokensUpTo: number[] = [];
+  let hash = createHash('sha256').update(String(body.model)).digest('hex');
+  let tokens = 0;
+  for (const unit of units) {
+    hash = createHash('sha256').update(hash).update(unit.text).digest('hex');
+    tokens += Math.ceil(unit.text.length / 4);
+    keys.push(hash);
+    tokensUpTo.push(tokens);
+  }
+  const lastBreakpoint = units.map((unit) => unit.breakpoint).lastIndexOf(true);
+  let read = 0;
+  for (let index = lastBreakpoint; index >= 0; index -= 1) {
+    if (cache.has(keys[index] ?? '')) {
+      read = tokensUpTo[index] ?? 0;
+      break;
+    }
+  }
+  units.forEach((unit, index) => {
+    if (unit.breakpoint) cache.add(keys[index] ?? '');
+  });
+  const written = lastBreakpoint === -1 ? 0 : Math.max(0, (tokensUpTo[lastBreakpoint] ?? 0) - read);
+  return { input_tokens: tokens - read - written, cache_read_input_tokens: read, cache_creation_input_tokens: written };
+}
+
+export async function startFakeProviderServer(options: FakeProviderOptions = {}): Promise<FakeProviderServer> {
   const requests: RecordedRequest[] = [];
   const queues = new Map<string, ScriptedResponse[]>();
+  const promptCache = new Set<string>();
 
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -108,11 +184,15 @@ export async function startFakeProviderServer(): Promise<FakeProviderServer> {
       } catch {
         body = { unparsed: text };
       }
-      requests.push({ method: request.method ?? '', path, headers: request.headers, body });
+      requests.push({ method: request.method ?? '', path, headers: request.headers, body, rawBody: text });
       const known = path === '/v1/messages' || path === '/v1/messages/count_tokens' || path === '/v1/chat/completions';
-      const scripted = known
+      let scripted = known
         ? (queues.get(path)?.shift() ?? fallback(path))
         : { status: 404, body: { error: { message: `no route ${path}` } } };
+      const reply = scripted.body as { usage?: Record<string, unknown> } | null;
+      if (options.promptCache === true && path === '/v1/messages' && typeof reply?.usage === 'object') {
+        scripted = { ...scripted, body: { ...reply, usage: { ...reply.usage, ...playPromptCache(body, promptCache) } } };
+      }
       const send = (): void => {
         if (response.destroyed) return;
         response.writeHead(scripted.status ?? 200, { 'content-type': 'application/json', ...scripted.headers });

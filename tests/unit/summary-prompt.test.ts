@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  buildSummaryInstruction,
   buildSummaryPrompt,
   cutTextInMiddle,
   renderMessagesForSummary,
@@ -186,5 +187,28 @@ describe('cutTextInMiddle (DESIGN §8 text cuts)', () => {
         expect(cut).not.toMatch(LONE_SURROGATE);
       }),
     );
+  });
+});
+
+describe("buildSummaryInstruction (summaryMode 'reuse-prefix': the conversation is the request's own messages)", () => {
+  const instruction = buildSummaryInstruction({ maxWords: 800 });
+
+  it('asks for the same five sections, in order, with the MOST RECENT rule verbatim and the word budget', () => {
+    const positions = SUMMARY_SECTION_TITLES.map((title) => instruction.indexOf(`## ${title}\n`));
+    expect(positions.every((position) => position >= 0)).toBe(true);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+    expect(instruction).toContain(MOST_RECENT_RULE);
+    expect(instruction).toContain('at most 800 words');
+  });
+
+  it('speaks of the conversation above, quotes none, and forbids tool calls (the tools are sent too)', () => {
+    expect(instruction).toContain('conversation above');
+    expect(instruction).toContain('Do not call any tool.');
+    expect(instruction).not.toContain('<conversation>');
+  });
+
+  it('rejects a bad maxWords, naming it', () => {
+    expect(() => buildSummaryInstruction({ maxWords: 0 })).toThrow(InvalidOptionError);
+    expect(() => buildSummaryInstruction({ maxWords: 1.5 })).toThrow(/^maxWords must be an integer >= 1, got 1.5$/);
   });
 });

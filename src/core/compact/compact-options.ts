@@ -7,11 +7,12 @@ import { DEFAULT_SUMMARY_MODEL } from '../defaults.js';
 import type { Environment } from '../env.js';
 import { describeValue, InvalidOptionError } from '../errors.js';
 import { OPTIONS, resolveTableOption } from '../option-table.js';
-import type { ContentStore, FileReader, FileWriter, LlmClient, Logger, Summarizer, TokenCounter } from '../ports.js';
+import type { ContentStore, ConversationRequest, FileReader, FileWriter, LlmClient, Logger, Summarizer, TokenCounter } from '../ports.js';
 import { assertDirectorySetting } from '../safe-path.js';
 import { assertTokenCounter, resolveCompactTrigger, type LastUsage } from '../tokens.js';
 import { isAbsolutePath, resolvePathFrom } from './path-resolution.js';
 import { computeMinSummaryInputTokens, MIN_SUMMARY_CONVERSATION_TOKENS } from './summarize-with-llm.js';
+import { resolveSummaryMode, type SummaryMode } from './summarize-reusing-prefix.js';
 
 /** When compaction runs: the window, the trigger and how the history is counted. Part of {@link CompactOptions}. */
 export interface TriggerOptions {
@@ -58,7 +59,9 @@ export interface SummaryOptions {
    */
   summaryModel?: string | undefined;
   /**
-   * Word budget of the summary (an integer >= 1; a CJK character counts as a word).
+   * Word budget of the summary (an integer >= 1; a CJK character counts as a word). A
+   * summarizer's text over `computeSummaryMaxTokens(summaryMaxWords)` tokens (3,856 at 1,200
+   * words) is cut to that, with a marker.
    * @default 1200, env `SUMMARY_MAX_WORDS`
    */
   summaryMaxWords?: number | undefined;
@@ -95,6 +98,31 @@ export interface SummaryOptions {
    * @default the first that applies: `llmClient`, the Anthropic client, the extractive summarizer (with a warning)
    */
   summarizer?: Summarizer | undefined;
+  /**
+   * How an LLM is asked for the summary:
+   * - `'prompt'`: Rest is quoted in a new prompt (cut and chunked to `summaryInputMaxTokens`)
+   *   and sent to `summaryModel`;
+   * - `'reuse-prefix'`: the summary request repeats the conversation's own request
+   *   (`conversationRequest`: model, system, tools; then Rest as its messages, with a
+   *   prompt-cache breakpoint after the last one) and adds one user message asking for the
+   *   summary, so the provider's prompt cache serves what the loop's last request sent: the
+   *   history is billed at the cache-read rate. Needs an LLM client with
+   *   `summarizeConversation` (the Anthropic client, given as `llmClient` or built from
+   *   `ANTHROPIC_API_KEY`); with a custom `summarizer`, another client or no LLM at all,
+   *   `compactMessages` rejects with `InvalidOptionError` before anything is written.
+   *   `summaryModel` and `summaryInputMaxTokens` do not apply. `stats.summaryUsage` reports
+   *   the cached and uncached input tokens. No environment variable.
+   * @default 'prompt'
+   */
+  summaryMode?: SummaryMode | undefined;
+  /**
+   * The request parameters the agent loop sends, repeated exactly by `summaryMode:
+   * 'reuse-prefix'` (required there, rejected otherwise): `{ model, system?, tools?,
+   * tool_choice?, thinking? }`. Pass the very values the loop sends: the cached prefix
+   * matches byte for byte or not at all.
+   * @default undefined
+   */
+  conversationRequest?: ConversationRequest | undefined;
 }
 
 /** Where the compacted messages are archived before they are summarized. Part of {@link CompactOptions}. */
@@ -240,6 +268,8 @@ export interface ResolvedCompactOptions extends ResolvedRestoreOptions {
   summaryModel: string | undefined;
   summaryMaxWords: number;
   summaryInputMaxTokens: number;
+  /** The conversation's request to repeat: present with `summaryMode: 'reuse-prefix'` only. */
+  conversationRequest?: ConversationRequest;
   maxRetries: number;
   retryBaseDelayMs: number;
   /** As given (absolute or relative to `workDir`). */
@@ -370,6 +400,7 @@ export function resolveCompactOptions(options: CompactOptions, env: Environment,
     summaryModel: resolveTableOption(OPTIONS.summaryModel, options.summaryModel, env),
     summaryMaxWords: resolveTableOption(OPTIONS.summaryMaxWords, options.summaryMaxWords, env),
     summaryInputMaxTokens: resolveTableOption(OPTIONS.summaryInputMaxTokens, options.summaryInputMaxTokens, env),
+    ...resolveSummaryMode(options),
     maxRetries: resolveTableOption(OPTIONS.maxRetries, options.maxRetries, env),
     retryBaseDelayMs: resolveTableOption(OPTIONS.retryBaseDelayMs, options.retryBaseDelayMs, env),
     outputDir: resolveTableOption(OPTIONS.compactOutputDir, options.outputDir, env),

@@ -1,6 +1,7 @@
 /**
  * Compaction statistics.
  */
+import type { LlmUsage } from '../ports.js';
 
 /** What one compaction did. Every figure is 0 when nothing was compacted. */
 export interface CompactStats {
@@ -18,6 +19,13 @@ export interface CompactStats {
   restoredFileCount: number;
   /** Tokens of the restored files' contents. */
   restoredTokenCount: number;
+  /**
+   * What the summary requests cost, as the LLM provider reported it (all requests of the
+   * compaction summed, chunks and retries included): input tokens billed at the full rate, read
+   * from the prompt cache and written to it, and output tokens. Set when compacted by an LLM
+   * client that reports usage (the package's Anthropic and OpenAI clients do).
+   */
+  summaryUsage?: LlmUsage;
 }
 
 /** Stats of a compaction that did not happen: every figure 0 (a new object each call). */

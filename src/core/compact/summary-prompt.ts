@@ -1,6 +1,6 @@
 /**
  * The summary prompt, and the rendering of messages into the text it
- * carries. Pure: no tokenizer here (sizes are the business of `summarize-with-llm.ts`).
+ * carries. Pure: no tokenizer here (sizes are the business of `summary-input.ts`).
  */
 import { describeValue, InvalidOptionError } from '../errors.js';
 import { isTextBlock, isThinkingBlock, isToolResultBlock, isToolUseBlock, type ContentBlock, type Message, type ToolUseBlock } from '../types.js';
@@ -75,8 +75,7 @@ export function buildSummaryPrompt(conversationText: string, options: BuildSumma
 /**
  * The summary prompt around its conversation: {@link buildSummaryPrompt} returns
  * `before + conversationText + after`. `before` ends with `<conversation>\n` and `after` starts
- * with `\n</conversation>`, so a summarizer can size the instructions once and the
- * conversation by its parts.
+ * with `\n</conversation>`, so a summarizer can build one prompt per chunk around its part.
  */
 export interface SummaryPromptFrame {
   /** The text before the conversation. */
@@ -111,17 +110,25 @@ export function buildSummaryPromptFrame(options: BuildSummaryPromptOptions): Sum
     );
   }
   before.push('<conversation>');
-  const after: string[] = ['</conversation>', ''];
-  after.push(
+  const after: string[] = [
+    '</conversation>',
+    '',
     chunked
       ? 'Write one updated summary of the whole conversation so far: keep everything of the previous summary that still matters, add what the new part brings, and bring Task Status up to the end of the new part. Use Markdown with exactly these five sections, in this order:'
       : 'Write a structured summary in Markdown with exactly these five sections, in this order:',
     '',
-  );
+    ...buildSectionsAndRules(maxWords),
+  ];
+  return { before: `${before.join('\n')}\n`, after: `\n${after.join('\n')}` };
+}
+
+/** The five sections with what each asks for, then the rules (the MOST RECENT rule, the word budget). */
+function buildSectionsAndRules(maxWords: number): string[] {
+  const lines: string[] = [];
   for (const title of SUMMARY_SECTION_TITLES) {
-    after.push(`## ${title}`, SECTION_INSTRUCTIONS[title], '');
+    lines.push(`## ${title}`, SECTION_INSTRUCTIONS[title], '');
   }
-  after.push(
+  lines.push(
     'Rules:',
     `- ${SUMMARY_MOST_RECENT_RULE}`,
     '- Keep the concrete details the agent needs to continue: file paths, function and variable names, commands, error messages, values and identifiers, quoted exactly.',
@@ -129,7 +136,37 @@ export function buildSummaryPromptFrame(options: BuildSummaryPromptOptions): Sum
     `- Use at most ${maxWords} words in total (each Chinese, Japanese or Korean character counts as one word).`,
     '- Reply with the summary only: no preamble and no closing remarks.',
   );
-  return { before: `${before.join('\n')}\n`, after: `\n${after.join('\n')}` };
+  return lines;
+}
+
+/** Options of {@link buildSummaryInstruction}. */
+export interface BuildSummaryInstructionOptions {
+  /** Word budget of the summary; a Chinese, Japanese or Korean character counts as a word. */
+  maxWords: number;
+}
+
+/**
+ * The user message that asks for the summary of the conversation that comes before it: the
+ * instructions of {@link buildSummaryPrompt} (the five sections, the MOST RECENT rule, the word
+ * budget) worded for a conversation sent as the request's own messages rather than quoted in
+ * `<conversation>` tags. Used by `summaryMode: 'reuse-prefix'`, where the summary request
+ * repeats the conversation's request so that the provider's prompt cache serves it; it also asks
+ * the model not to call a tool, since the conversation's `tools` are sent too.
+ *
+ * @throws {@link InvalidOptionError} when `maxWords` is not a positive integer.
+ */
+export function buildSummaryInstruction(options: BuildSummaryInstructionOptions): string {
+  const { maxWords } = options;
+  if (!Number.isInteger(maxWords) || maxWords < 1) {
+    throw new InvalidOptionError(`maxWords must be an integer >= 1, got ${describeValue(maxWords)}`);
+  }
+  return [
+    "Stop working on the task now: this session's history is being compressed. Everything above this message will be replaced by your summary and will NOT be available afterwards: the agent must be able to continue its work from your summary alone. Do not call any tool.",
+    '',
+    'Write a structured summary of the conversation above in Markdown with exactly these five sections, in this order:',
+    '',
+    ...buildSectionsAndRules(maxWords),
+  ].join('\n');
 }
 
 /** Options of {@link renderMessagesForSummary}. */
@@ -187,11 +224,6 @@ export interface RenderedPart {
   text: string;
   /** Whether the piece may be cut in the middle. */
   cuttable: boolean;
-  /**
-   * The texts the piece joins, when it is made of several (a tool result given as blocks):
-   * `text` is `pieces.join('\n')`. Lets a summarizer size the piece from its texts.
-   */
-  pieces?: readonly string[];
 }
 
 /**
@@ -204,10 +236,10 @@ export function renderMessageParts(messages: readonly Message[]): RenderedPart[]
 }
 
 /**
- * Renders the messages of a history one at a time, in any order, as
- * {@link renderMessageParts} would (a tool result names the tool of the latest `tool_use` with
- * its id before it). Only the tool names are kept between calls, so a summarizer holds the
- * parts of the messages it is working on, not those of the whole history.
+ * Renders the messages of a history one at a time, in any order, as {@link renderMessageParts}
+ * would (a tool result names the tool of the latest `tool_use` with its id before it). Only the
+ * tool names are kept between calls, so a summarizer holds the parts of the messages it is
+ * working on, not those of the whole history.
  */
 export function createMessagePartsRenderer(messages: readonly Message[]): (index: number) => RenderedPart[] {
   const toolNames = new Map<string, string>();
@@ -266,8 +298,7 @@ function renderBlock(block: ContentBlock, resultName: string, parts: RenderedPar
     parts.push({ text: `[tool_result ${name} id=${String(block.tool_use_id)}${error}]`, cuttable: false });
     const content: unknown = block.content;
     if (Array.isArray(content)) {
-      const pieces = content.map(renderToolResultBlock);
-      parts.push({ text: pieces.join('\n'), cuttable: true, pieces });
+      parts.push({ text: content.map(renderToolResultBlock).join('\n'), cuttable: true });
     } else {
       parts.push({ text: typeof content === 'string' ? content : '', cuttable: true });
     }
