@@ -3,70 +3,123 @@
  * when offloading was not enough. The implementation lives next to this file; integrations
  * (`agent-context-offload/ai-sdk`, `/langchain`, `/openai-agents`) code against these types.
  */
+import type { CompactResult, CompactSkipReason } from '../compact/compact.js';
 import type { LastUsage } from '../tokens.js';
 
+/** What an offload step did: which results went to the store, and what now stands in their place. */
+export interface ContextOffloadAction {
+  /**
+   * `'direct-offload'`: new tool results of at least `threshold` characters went to the store
+   * before the model saw them. `'batch-offload'`: older results of at least `charThreshold`
+   * characters went to the store because the ratio gate passed, or because the history was over
+   * the compaction trigger (then the gate is not asked: offloading comes before summarizing).
+   */
+  type: 'direct-offload' | 'batch-offload';
+  /** Why a batch offload ran: the ratio gate passed, or the history was over the trigger. Absent for a direct offload. */
+  reason?: 'ratio-gate' | 'over-trigger' | undefined;
+  /** The tool call ids whose results were offloaded, oldest first. */
+  toolCallIds: string[];
+  /** The reference text now in the history, one per id (`[Content offloaded to: ...]`). */
+  references: string[];
+  /** Characters removed from the history: the results' sizes minus their references'. */
+  freedChars: number;
+}
+
+/** A compaction that ran: the history was replaced by a summary (and restored files). */
+export interface ContextCompactAction {
+  type: 'compact';
+  /** Estimated prompt tokens (calibrated) right before and right after the compaction. */
+  tokensBefore: number;
+  tokensAfter: number;
+  /** What the compacted context was fitted to: half of the trigger. */
+  targetTokens: number;
+  /** The archive's reference (readable with the read tool), when it was written. */
+  archiveReference?: string | undefined;
+  /** Which summarizer ran: `'custom'`, `'llm-client'`, `'anthropic'` or `'extractive'`. */
+  summarizer: string;
+  /** Files read again and put back after the summary. */
+  restoredFileCount: number;
+  /** The budgets this compaction ran with, after they were shrunk to fit `targetTokens`. */
+  budgets: CompactBudgets;
+}
+
+/** The summary and restore budgets one compaction ran with. */
+export interface CompactBudgets {
+  /** Word budget of the summary. */
+  summaryMaxWords: number;
+  /** Most recently read files considered for restoration. */
+  maxRestoreFiles: number;
+  /** A file of more tokens than this is not restored (local count). */
+  maxRestoreTokensPerFile: number;
+  /** Restoration stops before this many tokens in all (local count). */
+  maxRestoreTokensTotal: number;
+}
+
+/**
+ * Why a needed compaction did not happen:
+ * - `'backing-off'`: earlier compactions failed in a row; the manager waits a few calls before
+ *   trying again (`retryInCalls` says how many);
+ * - `'failed'`: compaction threw (`error` holds why);
+ * - any reason compaction gives itself (`'summarizer-failed'`, `'archive-failed'`,
+ *   `'nothing-to-compact'`, ...), with its `error` when it has one.
+ */
+export type ContextCompactSkipReason = 'backing-off' | 'failed' | CompactSkipReason;
+
+/** A compaction that was needed but did not happen; the history is returned with the offloads done so far. */
+export interface ContextCompactSkippedAction {
+  type: 'compact-skipped';
+  reason: ContextCompactSkipReason;
+  /** The error, when one caused the skip. */
+  error?: unknown;
+  /** Calls to `prepare` that will not try to compact before the next attempt (0: the next call tries). */
+  retryInCalls: number;
+}
+
+/** A `lastUsage` that does not fit the history: ignored, never trusted. */
+export interface ContextUsageIgnoredAction {
+  type: 'usage-ignored';
+  /** What was wrong with it. */
+  reason: string;
+}
+
 /** What one `prepare` call did, step by step, in order. */
-export type ContextAction =
-  | {
-      /** New tool results over `threshold` moved to the store before the model saw them. */
-      type: 'direct-offload';
-      /** The tool call ids whose results were offloaded. */
-      toolCallIds: string[];
-      /** The references now in the history, one per id. */
-      references: string[];
-      /** Characters removed from the history. */
-      freedChars: number;
-    }
-  | {
-      /** The ratio gate passed and older large results were offloaded. */
-      type: 'batch-offload';
-      toolCallIds: string[];
-      references: string[];
-      freedChars: number;
-    }
-  | {
-      /** The history was over the trigger and was compacted. */
-      type: 'compact';
-      /** Token estimate before and after. */
-      tokensBefore: number;
-      tokensAfter: number;
-      /** The archive's reference (readable with the read tool), when it was written. */
-      archiveReference?: string | undefined;
-      /** Which summarizer ran. */
-      summarizer: string;
-    }
-  | {
-      /** Compaction was needed but did not happen; `reason` says why (the next call retries, with back-off). */
-      type: 'compact-skipped';
-      reason: string;
-      /** The error, when one caused the skip. */
-      error?: unknown;
-    }
-  | {
-      /** A `lastUsage` that does not fit the history was ignored. */
-      type: 'usage-ignored';
-      reason: string;
-    };
+export type ContextAction = ContextOffloadAction | ContextCompactAction | ContextCompactSkippedAction | ContextUsageIgnoredAction;
 
 /** Figures of one `prepare` call. */
 export interface ContextStats {
   /** Messages in and out. */
   messagesIn: number;
   messagesOut: number;
-  /** Estimated prompt tokens of the history before and after this call (calibrated). */
+  /**
+   * Estimated prompt tokens of the history before and after this call (calibrated). Both are
+   * computed when first read (a call far below the trigger does not tokenize the references it
+   * just wrote). A tool result offloaded in this call before it was ever counted is estimated
+   * from its characters (4 per token), so offloading never pays for tokenizing what it removes.
+   */
   tokensBefore: number;
   tokensAfter: number;
   /** The compaction trigger in tokens (`contextTokenLimit × compactThresholdRatio`). */
   triggerTokens: number;
-  /** Provider tokens per local token, as learned from `lastUsage` (1 before any usage, or the family's default margin). */
+  /**
+   * Provider tokens per local token: the provider family's default margin until usage arrives,
+   * then learned from each `lastUsage` (smoothed, within [0.5, 3]).
+   */
   calibrationRatio: number;
+  /** How many usage figures the ratio has learned from (0: it is still the default margin). */
+  calibrationSamples: number;
+  /** Leading messages whose tokens came from the provider's figure (`lastUsage`) rather than a local estimate. */
+  anchoredMessages: number;
 }
 
 /** Options of one `prepare` call. */
 export interface PrepareOptions {
-  /** The usage of the last model request, with how many leading messages it sent. */
+  /**
+   * The usage of the last model request, with how many leading messages of this history it
+   * sent: `{ inputTokens, messageCount }`, or `{ ...response.usage, messageCount }` for
+   * Anthropic. A figure that does not fit the history is ignored with a warning.
+   */
   lastUsage?: LastUsage | undefined;
-  /** Cancels a pending compaction. */
+  /** Cancels a pending compaction: `prepare` rejects with the signal's reason. */
   signal?: AbortSignal | undefined;
 }
 
@@ -81,6 +134,21 @@ export interface PrepareResult<M> {
 export interface ToolCallIdentity {
   toolName: string;
   toolCallId: string;
+}
+
+/** Hooks the manager calls after each step that changed the history. */
+export interface ContextManagerHooks {
+  /**
+   * Called after each offload (direct or batch, and for {@link ContextManager.offloadOutput}).
+   * A promise it returns is awaited; a hook that throws (or rejects) is logged at `warn`, and
+   * the offload stands.
+   */
+  onOffload?: ((action: ContextOffloadAction) => unknown) | undefined;
+  /**
+   * Called after each compaction, with the compaction's own result (summary, stats). A promise
+   * it returns is awaited; a hook that throws (or rejects) is logged at `warn`.
+   */
+  onCompact?: ((action: ContextCompactAction, result: CompactResult) => unknown) | undefined;
 }
 
 /**

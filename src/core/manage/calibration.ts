@@ -1,0 +1,96 @@
+/**
+ * Self-calibrating token counts. The local tokenizer (o200k) is not every provider's: Claude
+ * counts about a third more for the same messages. Each usage figure the provider reports
+ * teaches the manager the ratio provider tokens / local tokens for the messages added since the
+ * previous figure; the ratio scales every local estimate (the messages the provider has not
+ * counted yet). Until the first figure arrives, a margin per provider family keeps the estimate
+ * from under-counting.
+ */
+
+/** Which tokenizer family the model belongs to: it decides the margin used before any usage arrives. */
+export type ProviderFamily = 'anthropic' | 'openai' | 'other';
+
+/**
+ * Provider tokens per local (o200k) token assumed before the first usage figure arrives.
+ * - `anthropic` 1.5: on real Claude Code sessions the provider counted a median 1.29x-1.37x the
+ *   local count for the same messages (p10 1.13-1.18, p90 1.5-1.7); 1.5 sits above the median
+ *   with room, and a whole history's ratio stays near the median.
+ * - `openai` 1: o200k is the tokenizer of OpenAI's current models; the local count is theirs.
+ * - `other` 1.5: an unknown tokenizer is assumed to count like the one measured to count most.
+ */
+export const DEFAULT_CALIBRATION_MARGINS: Readonly<Record<ProviderFamily, number>> = Object.freeze({
+  anthropic: 1.5,
+  openai: 1,
+  other: 1.5,
+});
+
+/** The learned ratio never leaves this range, whatever a figure says. */
+export const MIN_CALIBRATION_RATIO = 0.5;
+/** See {@link MIN_CALIBRATION_RATIO}. */
+export const MAX_CALIBRATION_RATIO = 3;
+/**
+ * Weight of each new figure in the smoothed ratio (exponential moving average): a figure moves
+ * the ratio 30% of the way to itself, so one odd request cannot swing it, and about ten requests
+ * replace the starting margin.
+ */
+export const CALIBRATION_SMOOTHING = 0.3;
+/**
+ * Figures covering fewer local tokens than this are not learned from: on a few tokens the fixed
+ * per-message overheads and rounding dominate the ratio.
+ */
+export const MIN_CALIBRATION_SAMPLE_TOKENS = 100;
+
+/**
+ * The family of a model, from its name: `claude-*` is `'anthropic'`; `gpt-*`, `chatgpt-*`,
+ * `o1`, `o3`, `o4`... and `codex-*` are `'openai'`; anything else `'other'`. A provider prefix
+ * (`anthropic/claude-sonnet-4-5`, `openai:gpt-5`) is looked through.
+ */
+export function inferProviderFamily(model: string): ProviderFamily {
+  const name = model.toLowerCase().replace(/^.*[/:]/, '');
+  if (name.startsWith('claude')) return 'anthropic';
+  if (/^(?:gpt-|chatgpt|o\d|codex)/.test(name)) return 'openai';
+  return 'other';
+}
+
+function clampRatio(ratio: number): number {
+  return Math.min(MAX_CALIBRATION_RATIO, Math.max(MIN_CALIBRATION_RATIO, ratio));
+}
+
+/** The smoothed ratio provider tokens / local tokens, and how many figures it learned from. */
+export interface TokenCalibration {
+  /** Provider tokens per local token: the starting margin until a figure is learned. */
+  readonly ratio: number;
+  /** Figures learned so far. */
+  readonly samples: number;
+  /**
+   * Learns from one figure: the provider counted `providerTokens` for messages the local
+   * tokenizer counts `localTokens`. Ignored when `localTokens` is below
+   * {@link MIN_CALIBRATION_SAMPLE_TOKENS} or either figure is not a positive finite number.
+   * Returns whether it was learned.
+   */
+  observe(providerTokens: number, localTokens: number): boolean;
+}
+
+/** A calibration starting at `initialRatio` (the family's margin), clamped to [0.5, 3]. */
+export function createTokenCalibration(initialRatio: number): TokenCalibration {
+  let ratio = clampRatio(initialRatio);
+  let samples = 0;
+  return {
+    get ratio() {
+      return ratio;
+    },
+    get samples() {
+      return samples;
+    },
+    observe(providerTokens, localTokens) {
+      const usable =
+        Number.isFinite(providerTokens) && Number.isFinite(localTokens) && providerTokens > 0 && localTokens >= MIN_CALIBRATION_SAMPLE_TOKENS;
+      if (!usable) return false;
+      // the sample is clamped too: one absurd figure moves the ratio by at most 30% of the range
+      const sample = clampRatio(providerTokens / localTokens);
+      ratio = clampRatio(ratio + CALIBRATION_SMOOTHING * (sample - ratio));
+      samples += 1;
+      return true;
+    },
+  };
+}

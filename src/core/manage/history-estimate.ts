@@ -1,0 +1,92 @@
+/**
+ * The manager's token estimate of a history: the provider's figure for the leading messages the
+ * last request sent (adjusted for any of them the manager changed since), plus the local count
+ * of the rest scaled by the calibration ratio. Local counts are cached per message object.
+ */
+import { countMessageTokens, visitCountedTexts } from '../tokens.js';
+import type { TokenCounter } from '../ports.js';
+import type { Message } from '../types.js';
+import { countUtf8Bytes } from '../utf8.js';
+
+/** Local counts cached per message object, and a cheap upper bound for messages not counted yet. */
+export interface LocalCounts {
+  /** The local token count of `message` (tokenized on first use). */
+  of(message: Message): number;
+  /** The count when `message` was already counted, else `undefined` (nothing is tokenized). */
+  peek(message: Message): number | undefined;
+  /**
+   * At least the local count of `message`, without tokenizing: its count when known, else
+   * (with a byte-level tokenizer, which never makes more tokens than UTF-8 bytes) its texts'
+   * UTF-8 bytes plus the overheads, else its count.
+   */
+  bound(message: Message): number;
+}
+
+/**
+ * Local counts through `counter`, cached per message object. `countsAtMostUtf8Bytes` says the
+ * counter never counts more tokens than a text has UTF-8 bytes (true of the default o200k BPE:
+ * every token is at least one byte), which makes {@link LocalCounts.bound} cheap.
+ */
+export function createLocalCounts(counter: TokenCounter, countsAtMostUtf8Bytes: boolean): LocalCounts {
+  const counts = new WeakMap<Message, number>();
+  const of = (message: Message): number => {
+    let count = counts.get(message);
+    if (count === undefined) {
+      count = countMessageTokens(message, counter);
+      counts.set(message, count);
+    }
+    return count;
+  };
+  return {
+    of,
+    peek: (message) => counts.get(message),
+    bound(message) {
+      const known = counts.get(message);
+      if (known !== undefined) return known;
+      if (!countsAtMostUtf8Bytes) return of(message);
+      let bytes = 0;
+      const overhead = visitCountedTexts(message, (text) => {
+        bytes += countUtf8Bytes(text);
+      });
+      return overhead + bytes;
+    },
+  };
+}
+
+/** The provider's figure for the first `messageCount` messages of `base`. */
+export interface EstimateAnchor {
+  inputTokens: number;
+  messageCount: number;
+  /** The history the figure was given for, at the start of the call. */
+  base: readonly Message[];
+}
+
+/**
+ * Estimated prompt tokens of `messages`: without an anchor, `ratio ×` the local count of every
+ * message; with one, the provider's figure, less `ratio ×` what the manager removed from the
+ * messages it covered (changed since: offloaded), plus `ratio ×` the local count of the rest.
+ * `localOf` gives a message's local count (or an upper bound of it, for an upper bound of the
+ * estimate); the messages of the anchor's base are always counted exactly. `messages` must have
+ * the base's length when an anchor is given.
+ */
+export function estimateHistoryTokens(
+  messages: readonly Message[],
+  ratio: number,
+  counts: LocalCounts,
+  anchor: EstimateAnchor | undefined,
+  localOf: (message: Message) => number = counts.of,
+): number {
+  let local = 0;
+  let start = 0;
+  if (anchor !== undefined) {
+    start = anchor.messageCount;
+    for (let index = 0; index < start; index += 1) {
+      const before = anchor.base[index] as Message;
+      const message = messages[index] as Message;
+      if (message !== before) local += localOf(message) - counts.of(before);
+    }
+  }
+  for (let index = start; index < messages.length; index += 1) local += localOf(messages[index] as Message);
+  const scaled = Math.ceil(ratio * local);
+  return anchor === undefined ? Math.max(0, scaled) : Math.max(0, anchor.inputTokens + scaled);
+}

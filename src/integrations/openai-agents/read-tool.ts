@@ -1,0 +1,63 @@
+/**
+ * The read tool as an Agents SDK function tool: the package's `read_offloaded` definition
+ * (name, description, JSON Schema input) in the shape the SDK's runner calls, so an agent lists
+ * it with its other tools and the model reads offloaded content back through it.
+ */
+import type { FunctionTool } from '@openai/agents';
+import type { ReadOffloadedInputSchema, ReadOffloadedTool } from '../../api/read-offloaded-tool.js';
+import { describeValue, InvalidOptionError } from '../../core/errors.js';
+import type { AgentsContextManager } from './context-source.js';
+
+/**
+ * The read tool for an Agents SDK agent: a function tool (`type: 'function'`, non-strict JSON
+ * Schema parameters) whose `invoke` runs the package's reader. Its result is always text.
+ */
+export type ReadOffloadedAgentTool = FunctionTool<unknown, ReadOffloadedInputSchema, string>;
+
+function isReadTool(value: unknown): value is ReadOffloadedTool {
+  const fields = value as Partial<Record<keyof ReadOffloadedTool, unknown>> | null;
+  return typeof value === 'object' && value !== null && typeof fields?.execute === 'function' && typeof fields.name === 'string' && typeof fields.inputSchema === 'object';
+}
+
+const neverNeedsApproval = async (): Promise<boolean> => false;
+const alwaysEnabled = async (): Promise<boolean> => true;
+
+/**
+ * Creates the read tool as an Agents SDK function tool, from the context manager (its
+ * `readTool`, over the store the manager offloads to) or from a read tool made with
+ * `createReadOffloadedTool({ store | outputDir, ... })`. The model passes a reference it saw and
+ * gets numbered lines back, a page at a time or by pattern; a bad call gets a message, never a
+ * failed run. Its own results are never offloaded.
+ *
+ * It is built as the object `tool()` returns (no import of the SDK at run time), with
+ * `strict: false`: the input's `offset`, `limit` and `pattern` are optional, which strict mode
+ * does not allow.
+ *
+ * @param source - the context manager, or a read tool.
+ * @throws {InvalidOptionError} when `source` is neither a read tool nor a manager that has one.
+ *
+ * @example
+ * ```ts
+ * const manager = createContextManager({ format: 'openai-agents', outputDir: '.offload' });
+ * const agent = new Agent({ name: 'assistant', tools: [...myTools, createReadTool(manager)] });
+ * ```
+ */
+export function createReadTool(source: AgentsContextManager | ReadOffloadedTool): ReadOffloadedAgentTool {
+  const readTool = isReadTool(source) ? source : (source as AgentsContextManager | null | undefined)?.readTool;
+  if (!isReadTool(readTool)) {
+    throw new InvalidOptionError(
+      `source must be a read tool (createReadOffloadedTool(...)) or a context manager with a readTool, got ${describeValue(source)}${typeof source === 'object' && source !== null ? ' without a readTool' : ''}`,
+    );
+  }
+  return {
+    type: 'function',
+    name: readTool.name,
+    description: readTool.description,
+    parameters: readTool.inputSchema,
+    strict: false,
+    // The runner passes the model's arguments as JSON text, which the reader parses and checks.
+    invoke: (_runContext, input) => readTool.execute(input),
+    needsApproval: neverNeedsApproval,
+    isEnabled: alwaysEnabled,
+  };
+}

@@ -1,0 +1,271 @@
+/**
+ * `createContextManager` as users call it (DESIGN §9 "The context manager", "A compacted
+ * context fits with room to spare", "Counting calibrates itself"): real files in temp dirs, the
+ * o200k counter, real compaction, and an agent loop with the real Anthropic SDK over HTTP
+ * against the local fake provider.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createContextManager } from '../../src/api/context-manager.js';
+import { countTokens } from '../../src/api/tokens.js';
+import { createExtractiveSummarizer } from '../../src/core/compact/extractive-summarizer.js';
+import { InvalidOptionError, UnsafePathError } from '../../src/core/errors.js';
+import type { ContextAction, ContextCompactAction } from '../../src/core/manage/types.js';
+import type { Logger } from '../../src/core/ports.js';
+import type { ContentBlock, Message } from '../../src/core/types.js';
+import { createMemoryStore } from '../../src/stores/memory-store.js';
+import { anthropicMessage, startFakeProviderServer, type FakeProviderServer } from './fake-provider-server.js';
+
+let root: string;
+const warnings: string[] = [];
+const logger: Logger = { warn: (message) => void warnings.push(message) };
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'aco-manager-'));
+  warnings.length = 0;
+});
+
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+function words(count: number, seed: string): string {
+  return Array.from({ length: count }, (_, index) => `${seed}${index % 97}`).join(' ');
+}
+
+function toolTurn(id: string, name: string, input: Record<string, unknown>, result: string): Message[] {
+  return [
+    { role: 'assistant', content: [{ type: 'text', text: `Calling ${name}.` }, { type: 'tool_use', id, name, input }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: result }] },
+  ];
+}
+
+function resultOf(message: Message | undefined): unknown {
+  const blocks = message?.content as Array<{ type: string; content?: unknown }> | undefined;
+  return blocks?.find((block) => block.type === 'tool_result')?.content;
+}
+
+describe('createContextManager: options are checked once, at creation', () => {
+  it.each([
+    ['neither outputDir nor store', {}, /pass store or outputDir/],
+    ['both outputDir and store', { outputDir: 'x', store: createMemoryStore() }, /pass either store or outputDir, not both/],
+    ['an unknown format', { outputDir: 'x', format: 'cohere' }, /format must be one of "anthropic"/],
+    ['an unknown provider', { outputDir: 'x', provider: 'google' }, /provider must be "anthropic", "openai" or "other", got "google"/],
+    ['a threshold below 1', { outputDir: 'x', threshold: 0 }, /threshold must be a number >= 1, got 0/],
+    ['a ratio over 1', { outputDir: 'x', ratioThreshold: 1.5 }, /ratioThreshold must be a number in \[0, 1\], got 1.5/],
+    ['a hook that is not a function', { outputDir: 'x', onCompact: 'yes' }, /onCompact must be a function, got "yes"/],
+    ['a store without its methods', { store: { kind: 'file' } }, /store must be a ContentStore/],
+    ['a summarizer without summarize()', { outputDir: 'x', summarizer: {} }, /summarizer must be an object with summarize\(\)/],
+    ['a window that is not an integer', { outputDir: 'x', contextTokenLimit: 1000.5 }, /contextTokenLimit must be an integer >= 1/],
+  ])('rejects %s, naming the option', (_, options, message) => {
+    expect(() => createContextManager(options as never)).toThrow(InvalidOptionError);
+    expect(() => createContextManager(options as never)).toThrow(message);
+  });
+
+  it('rejects a sessionId that cannot be a folder name', () => {
+    expect(() => createContextManager({ outputDir: root, sessionId: '../other' })).toThrow(UnsafePathError);
+  });
+
+  it('reads the environment once, at creation, naming the variable', () => {
+    const saved = process.env.OFFLOAD_CHAR_THRESHOLD;
+    process.env.OFFLOAD_CHAR_THRESHOLD = 'many';
+    try {
+      expect(() => createContextManager({ outputDir: root })).toThrow(/OFFLOAD_CHAR_THRESHOLD must be a number >= 1, got "many"/);
+    } finally {
+      if (saved === undefined) delete process.env.OFFLOAD_CHAR_THRESHOLD;
+      else process.env.OFFLOAD_CHAR_THRESHOLD = saved;
+    }
+  });
+});
+
+describe('createContextManager over a file store', () => {
+  it('writes direct offloads to <outputDir>/<sessionId>/<id>.md, referenced by absolute path, readable with readTool', async () => {
+    const outputDir = join(root, 'context');
+    const manager = createContextManager({ outputDir, sessionId: 'session-1', logger });
+    const output = `${words(400, 'line')}\nneedle: found it\n${words(100, 'tail')}`;
+    const result = await manager.prepare([{ role: 'user', content: 'Search the logs.' }, ...toolTurn('toolu_1', 'bash', { command: 'grep' }, output)]);
+
+    const path = join(outputDir, 'session-1', 'toolu_1.md');
+    expect(await readFile(path, 'utf8')).toBe(output);
+    expect(resultOf(result.messages[2])).toBe(`[Tool result offloaded to file: ${path}]`);
+    const page = await manager.readTool.execute({ ref: path, pattern: 'needle' });
+    expect(page).toContain('needle: found it');
+  });
+
+  it('writes batch offloads under the session too, where the session-bound read tool opens them', async () => {
+    const outputDir = join(root, 'context');
+    const manager = createContextManager({ outputDir, sessionId: 'session-1', threshold: 100_000, logger });
+    const result = await manager.prepare([{ role: 'user', content: 'Go.' }, ...toolTurn('toolu_2', 'bash', {}, words(200, 'out'))]);
+
+    expect(await readdir(join(outputDir, 'session-1'))).toEqual(['tool-result-toolu_2.md']);
+    const reference = resultOf(result.messages[2]) as string;
+    expect(reference).toBe(`[Content offloaded to: ${join(outputDir, 'session-1', 'tool-result-toolu_2.md')}]`);
+    expect(await manager.readTool.execute({ ref: reference })).toContain('out0 out1 out2');
+  });
+
+  it('binds the read tool to its session: another session\'s content is refused', async () => {
+    const outputDir = join(root, 'context');
+    const other = createContextManager({ outputDir, sessionId: 'tenant-b', logger });
+    const theirs = await other.offloadOutput(words(400, 'secret'), { toolName: 'bash', toolCallId: 'toolu_9' });
+    const mine = createContextManager({ outputDir, sessionId: 'tenant-a', logger });
+    expect(await mine.readTool.execute({ ref: theirs })).toMatch(/^Refused: .* belongs to another session/);
+  });
+
+  it('registers the read tool in every API shape', () => {
+    const manager = createContextManager({ outputDir: root, logger });
+    expect(manager.readTool.name).toBe('read_offloaded');
+    expect(manager.readTool.anthropic.name).toBe('read_offloaded');
+    expect(manager.readTool.openai.function.name).toBe('read_offloaded');
+  });
+});
+
+describe('an agent loop with the Anthropic SDK over HTTP', () => {
+  let server: FakeProviderServer;
+
+  beforeEach(async () => {
+    server = await startFakeProviderServer();
+  });
+
+  afterEach(async () => {
+    await server.close();
+  });
+
+  it('sends a byte-stable prefix on every request, and anchors each estimate on the last usage', async () => {
+    const client = new Anthropic({ apiKey: 'sk-ant-test', baseURL: server.origin, maxRetries: 0 });
+    const manager = createContextManager({ outputDir: join(root, 'context'), model: 'claude-sonnet-4-5', logger });
+    // four model turns: three tool calls (one with a large result), then the answer
+    const replies = [
+      [{ type: 'tool_use', id: 'toolu_a', name: 'bash', input: { command: 'ls' } }],
+      [{ type: 'tool_use', id: 'toolu_b', name: 'bash', input: { command: 'cat big.log' } }],
+      [{ type: 'tool_use', id: 'toolu_c', name: 'bash', input: { command: 'wc -l big.log' } }],
+      [{ type: 'text', text: 'The log has 400 lines.' }],
+    ];
+    replies.forEach((content, index) => {
+      const response = anthropicMessage(content, 'claude-sonnet-4-5');
+      (response.body as { usage: Record<string, number> }).usage = { input_tokens: 20, cache_read_input_tokens: 3000 + 900 * index, cache_creation_input_tokens: 100, output_tokens: 30 };
+      server.enqueue('/v1/messages', response);
+    });
+    const toolOutputs: Record<string, string> = { toolu_a: 'big.log\nsrc/', toolu_b: words(1200, 'entry'), toolu_c: '400 big.log' };
+
+    let history: Message[] = [{ role: 'user', content: 'How long is big.log?' }];
+    let lastUsage: Record<string, unknown> | undefined;
+    const stats = [];
+    for (let turn = 0; turn < replies.length; turn += 1) {
+      const prepared = await manager.prepare(history, lastUsage === undefined ? {} : { lastUsage: lastUsage as never });
+      stats.push(prepared.stats);
+      const response = await client.messages.create({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 1024,
+        messages: prepared.messages as Anthropic.MessageParam[],
+        tools: [manager.readTool.anthropic],
+      });
+      lastUsage = { ...response.usage, messageCount: prepared.messages.length };
+      history = [...prepared.messages, { role: 'assistant', content: response.content as ContentBlock[] }];
+      const call = response.content.find((block) => block.type === 'tool_use');
+      if (call?.type === 'tool_use') history.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: toolOutputs[call.id]! }] });
+    }
+
+    const sent = server.requestsTo('/v1/messages').map((request) => request.body.messages as unknown[]);
+    expect(sent).toHaveLength(4);
+    for (let index = 1; index < sent.length; index += 1) {
+      const previous = sent[index - 1]!;
+      expect(JSON.stringify(sent[index]!.slice(0, previous.length))).toBe(JSON.stringify(previous));
+    }
+    // the large result went out as a reference, from the request that first carried it
+    expect(JSON.stringify(sent[2])).toContain('[Tool result offloaded to file: ');
+    expect(JSON.stringify(sent[2])).not.toContain('entry500');
+    expect(server.requestsTo('/v1/messages')[0]!.body.tools).toEqual([expect.objectContaining({ name: 'read_offloaded' })]);
+    expect(stats.map((figures) => figures.anchoredMessages)).toEqual([0, 1, 3, 5]);
+    expect(stats[1]!.tokensAfter).toBeGreaterThanOrEqual(3120);
+  });
+});
+
+describe('a compacted context fits with room to spare (30,000-token window)', () => {
+  it('compacts to at most half of the trigger, restoring fewer files than the default budgets would', async () => {
+    const workDir = join(root, 'project');
+    await mkdir(join(workDir, 'src'), { recursive: true });
+    const history: Message[] = [
+      { role: 'system', content: 'You are a coding agent. Use read_file to read files.' },
+      { role: 'user', content: 'Refactor the date helpers and keep the tests green.' },
+    ];
+    for (let file = 0; file < 8; file += 1) {
+      const path = `src/module-${file}.ts`;
+      const text = Array.from({ length: 260 }, (_, line) => `export const value${file}_${line} = computeSomething(${line}, "${file}");`).join('\n');
+      await writeFile(join(workDir, path), text);
+      history.push(...toolTurn(`toolu_read_${file}`, 'read_file', { path }, text.slice(0, 600)));
+      history.push({ role: 'assistant', content: words(1000, `thought${file}-`) });
+    }
+    const actions: ContextAction[] = [];
+    const manager = createContextManager({
+      outputDir: join(root, 'context'),
+      workDir,
+      contextTokenLimit: 30_000,
+      summarizer: createExtractiveSummarizer(),
+      provider: 'openai',
+      logger,
+      onCompact: (action) => void actions.push(action),
+    });
+    const before = countTokens(history);
+    expect(before).toBeGreaterThan(27_600);
+
+    const result = await manager.prepare(history);
+    const compaction = result.actions.find((action): action is ContextCompactAction => action.type === 'compact');
+    expect(compaction).toBeDefined();
+    expect(actions).toEqual([compaction]);
+    expect(result.stats.triggerTokens).toBe(27_600);
+    expect(result.stats.tokensAfter).toBeLessThanOrEqual(13_800);
+    expect(countTokens(result.messages)).toBeLessThanOrEqual(13_800);
+    expect(compaction!.budgets.maxRestoreTokensTotal).toBeLessThan(50_000);
+    expect(compaction!.restoredFileCount).toBeGreaterThan(0);
+    expect(compaction!.restoredFileCount).toBeLessThanOrEqual(5);
+  });
+
+  it('archives what it compacted where the read tool opens it', async () => {
+    const manager = createContextManager({ outputDir: join(root, 'context'), contextTokenLimit: 4000, summarizer: createExtractiveSummarizer(), logger });
+    const history: Message[] = [{ role: 'user', content: 'Summarize the incident.' }, { role: 'assistant', content: words(3000, 'incident') }];
+    const result = await manager.prepare(history);
+    const compaction = result.actions.find((action): action is ContextCompactAction => action.type === 'compact');
+    expect(compaction?.archiveReference).toMatch(/context[\\/]default[\\/]compact-.*\.json$/);
+    expect(await manager.readTool.execute({ ref: compaction!.archiveReference!, pattern: 'incident2999|incident96' })).toContain('incident96');
+  });
+});
+
+describe('faults with the real compaction', () => {
+  it('returns the history with its offloads when every summary attempt fails, then backs off', async () => {
+    const summarizer = {
+      summarize: async (): Promise<string> => {
+        throw new Error('model overloaded');
+      },
+    };
+    const manager = createContextManager({ outputDir: join(root, 'context'), contextTokenLimit: 4000, summarizer, maxRetries: 0, logger });
+    const history: Message[] = [{ role: 'user', content: 'Go.' }, ...toolTurn('toolu_1', 'bash', {}, words(1500, 'log')), { role: 'assistant', content: words(3000, 'plan') }];
+    const reasons: string[] = [];
+    for (let call = 0; call < 5; call += 1) {
+      const result = await manager.prepare(history);
+      expect(resultOf(result.messages[2])).toMatch(/^\[Tool result offloaded to file: /);
+      const skip = result.actions.find((action) => action.type === 'compact-skipped');
+      reasons.push(skip?.type === 'compact-skipped' ? skip.reason : 'none');
+    }
+    expect(reasons).toEqual(['summarizer-failed', 'summarizer-failed', 'summarizer-failed', 'backing-off', 'backing-off']);
+  });
+});
+
+describe('calibration before the first usage', () => {
+  const history: Message[] = [{ role: 'user', content: words(2000, 'alpha') }];
+
+  it('counts a Claude history at 1.5x the local o200k count', async () => {
+    const manager = createContextManager({ store: createMemoryStore(), model: 'claude-sonnet-4-5', logger });
+    const result = await manager.prepare(history);
+    expect(result.stats.calibrationRatio).toBe(1.5);
+    expect(result.stats.tokensAfter).toBe(Math.ceil(1.5 * countTokens(history)));
+  });
+
+  it('counts an OpenAI history at the local o200k count', async () => {
+    const manager = createContextManager({ store: createMemoryStore(), model: 'gpt-5', logger });
+    const result = await manager.prepare(history);
+    expect(result.stats.tokensAfter).toBe(countTokens(history));
+  });
+});

@@ -1,0 +1,114 @@
+/**
+ * Counting calibrates itself (DESIGN §9, issue 9 item 4): the provider's figure counts the
+ * prefix it covered; each figure teaches the ratio provider/local that scales the rest; before
+ * the first figure, the family's margin keeps Claude histories from being under-counted.
+ */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CALIBRATION_MARGINS } from '../../../src/core/manage/calibration.js';
+import type { Message } from '../../../src/core/types.js';
+import { createTestManager, SYSTEM, TASK, textOf, toolTurn } from './manager-fixtures.js';
+import { ADDED_LOCAL_TOKENS, ADDED_RATIOS, buildUsagePairs, FIXED_PROMPT_TOKENS, quantile } from './usage-series.js';
+
+/** A user message the quarter counter counts exactly `tokens` (4 of them are its overhead). */
+function messageOfTokens(tokens: number, index: number): Message {
+  const body = `m${index} `.padEnd(4 * (tokens - 4), 'x');
+  return { role: index % 2 === 0 ? 'user' : 'assistant', content: body };
+}
+
+describe('before any usage: the family margin', () => {
+  it('scales the local count by the Claude margin, so the estimate is not below what Claude counts', async () => {
+    const { manager } = createTestManager({ initialCalibrationRatio: DEFAULT_CALIBRATION_MARGINS.anthropic });
+    const pairs = buildUsagePairs();
+    const history = ADDED_LOCAL_TOKENS.map(messageOfTokens);
+    const result = await manager.prepare(history);
+
+    const local = pairs.at(-1)!.localTokens;
+    expect(result.stats.calibrationRatio).toBe(1.5);
+    expect(result.stats.tokensAfter).toBe(Math.ceil(1.5 * local));
+    expect(result.stats.tokensAfter).toBeGreaterThanOrEqual(pairs.at(-1)!.providerInputTokens - FIXED_PROMPT_TOKENS);
+  });
+});
+
+describe('learning from each lastUsage', () => {
+  /** Runs the series as an agent loop: each request adds one message; the next call gets its usage. */
+  async function runSeries() {
+    const { manager } = createTestManager({ initialCalibrationRatio: DEFAULT_CALIBRATION_MARGINS.anthropic });
+    const pairs = buildUsagePairs();
+    let history: Message[] = [];
+    let lastUsage: { inputTokens: number; messageCount: number } | undefined;
+    const ratios: number[] = [];
+    for (let index = 0; index < pairs.length; index += 1) {
+      history = [...history, messageOfTokens(ADDED_LOCAL_TOKENS[index]!, index)];
+      const result = await manager.prepare(history, lastUsage === undefined ? {} : { lastUsage });
+      ratios.push(result.stats.calibrationRatio);
+      history = result.messages;
+      lastUsage = { inputTokens: pairs[index]!.providerInputTokens, messageCount: history.length };
+    }
+    const last = await manager.prepare([...history, messageOfTokens(500, 999)], { lastUsage: lastUsage! });
+    return { ratios, last, pairs };
+  }
+
+  it('learns from every figure after the first (which only anchors)', async () => {
+    const { last, pairs } = await runSeries();
+    expect(last.stats.calibrationSamples).toBe(pairs.length - 1);
+  });
+
+  it('ends near the series median, inside its p10-p90, never outside [0.5, 3]', async () => {
+    const { ratios, last } = await runSeries();
+    expect(last.stats.calibrationRatio).toBeGreaterThanOrEqual(quantile(ADDED_RATIOS, 0.1));
+    expect(last.stats.calibrationRatio).toBeLessThanOrEqual(quantile(ADDED_RATIOS, 0.9));
+    expect(Math.abs(last.stats.calibrationRatio - quantile(ADDED_RATIOS, 0.5))).toBeLessThan(0.12);
+    for (const ratio of ratios) expect(ratio).toBeGreaterThanOrEqual(0.5);
+    for (const ratio of ratios) expect(ratio).toBeLessThanOrEqual(3);
+  });
+
+  it('counts the prefix the figure covered exactly and the messages after it with the learned ratio', async () => {
+    const { last, pairs } = await runSeries();
+    expect(last.stats.anchoredMessages).toBe(pairs.length);
+    expect(last.stats.tokensAfter).toBe(pairs.at(-1)!.providerInputTokens + Math.ceil(last.stats.calibrationRatio * 500));
+  });
+
+  it('estimates each next request within 5% of what the provider counts', async () => {
+    const { manager } = createTestManager({ initialCalibrationRatio: DEFAULT_CALIBRATION_MARGINS.anthropic });
+    const pairs = buildUsagePairs();
+    let history: Message[] = [];
+    let lastUsage: { inputTokens: number; messageCount: number } | undefined;
+    for (let index = 0; index < pairs.length; index += 1) {
+      history = [...history, messageOfTokens(ADDED_LOCAL_TOKENS[index]!, index)];
+      const result = await manager.prepare(history, lastUsage === undefined ? {} : { lastUsage });
+      // from the third request on, the ratio has learned; the provider's figure for this request is pairs[index]
+      if (index >= 2) expect(Math.abs(result.stats.tokensAfter - pairs[index]!.providerInputTokens) / pairs[index]!.providerInputTokens).toBeLessThan(0.05);
+      history = result.messages;
+      lastUsage = { inputTokens: pairs[index]!.providerInputTokens, messageCount: history.length };
+    }
+  });
+});
+
+describe('the anchor', () => {
+  it('keeps serving later calls without a lastUsage while the history still starts with what it covered', async () => {
+    const { manager } = createTestManager();
+    const first = await manager.prepare([SYSTEM, TASK], { lastUsage: { inputTokens: 20_000, messageCount: 2 } });
+    const second = await manager.prepare([...first.messages, { role: 'assistant', content: 'abcd'.repeat(25) }]);
+    expect(second.stats.anchoredMessages).toBe(2);
+    expect(second.stats.tokensAfter).toBe(20_000 + 29);
+  });
+
+  it('takes out what an offload removed from a message the figure covered', async () => {
+    const { manager } = createTestManager({ threshold: 100_000, charThreshold: 100, ratioThreshold: 0.5 });
+    const history = [TASK, ...toolTurn('a', 'abcd'.repeat(1000))];
+    // the figure covers all three messages; the batch offload then shrinks the third
+    const result = await manager.prepare(history, { lastUsage: { inputTokens: 30_000, messageCount: 3 } });
+    expect(result.actions.map((action) => action.type)).toEqual(['batch-offload']);
+    expect(result.stats.tokensBefore).toBe(30_000);
+    expect(result.stats.tokensAfter).toBeLessThan(30_000 - 900);
+    expect(result.stats.anchoredMessages).toBe(3);
+  });
+
+  it('is dropped after a compaction: the compacted history is counted locally', async () => {
+    const { manager } = createTestManager({ contextTokenLimit: 3000 });
+    const history: Message[] = [SYSTEM, TASK, { role: 'assistant', content: textOf(12_000) }];
+    const result = await manager.prepare(history, { lastUsage: { inputTokens: 3100, messageCount: 3 } });
+    expect(result.actions.map((action) => action.type)).toEqual(['compact']);
+    expect(result.stats.anchoredMessages).toBe(0);
+  });
+});

@@ -1,0 +1,198 @@
+/**
+ * Shared pieces of the context manager's unit tests: the core manager over a memory store, a
+ * deterministic tokenizer (a token per 4 characters), a compaction port that records its calls,
+ * and small history builders.
+ */
+import { createEmptyCompactStats } from '../../../src/core/compact/stats.js';
+import type { CompactResult } from '../../../src/core/compact/compact.js';
+import type { MessageFormat } from '../../../src/core/format.js';
+import { createContextManagerWith, type CompactCall, type ContextManagerPorts } from '../../../src/core/manage/context-manager.js';
+import type { ResolvedContextManagerOptions } from '../../../src/core/manage/manager-options.js';
+import type { ContextManager, ContextManagerHooks } from '../../../src/core/manage/types.js';
+import { resolveBatchOffloadOptions } from '../../../src/core/offload-options.js';
+import type { ContentStore, Logger, TokenCounter } from '../../../src/core/ports.js';
+import type { ContentBlock, Message } from '../../../src/core/types.js';
+import { createMemoryStore } from '../../../src/stores/memory-store.js';
+import { formats } from '../../../src/formats/index.js';
+
+/** A token per 4 characters: counts anyone can check by hand. */
+export const quarterCounter: TokenCounter = { count: (text) => Math.ceil(text.length / 4) };
+
+/** A logger that keeps its warnings. */
+export interface RecordingLogger extends Logger {
+  warnings: string[];
+}
+
+export function createRecordingLogger(): RecordingLogger {
+  const warnings: string[] = [];
+  return { warnings, warn: (message) => void warnings.push(message) };
+}
+
+/** A compaction port: records each call and answers with `answer(messages, call)`. */
+export interface RecordingCompact {
+  calls: Array<{ messages: readonly Message[]; call: CompactCall }>;
+  compact: ContextManagerPorts['compact'];
+}
+
+/** A compaction that keeps the leading system messages and puts one summary pair after them. */
+export function summarizeTo(summary: string): (messages: readonly Message[]) => CompactResult {
+  return (messages) => {
+    let head = 0;
+    while (messages[head]?.role === 'system') head += 1;
+    const output: Message[] = [
+      ...messages.slice(0, head),
+      { role: 'user', content: `[Conversation compressed]\n\n${summary}` },
+      { role: 'assistant', content: 'Understood.' },
+    ];
+    return {
+      messages: output,
+      compacted: true,
+      stats: { ...createEmptyCompactStats(), compactedMessageCount: messages.length - head, retainedMessageCount: head },
+      originalMessagesPath: 'memory://default/s1/compact-2026-01-01T00-00-00Z-1.json',
+      archiveReference: 'memory://default/s1/compact-2026-01-01T00-00-00Z-1.json',
+      summary,
+      summarizer: 'custom',
+    };
+  };
+}
+
+export function createRecordingCompact(
+  answer: (messages: readonly Message[], call: CompactCall) => CompactResult | Promise<CompactResult> = summarizeTo('Summary of the work so far.'),
+): RecordingCompact {
+  const calls: RecordingCompact['calls'] = [];
+  return {
+    calls,
+    compact: async (messages, call) => {
+      calls.push({ messages, call });
+      return answer(messages, call);
+    },
+  };
+}
+
+/** Settings of a manager in a unit test; everything has a small default. */
+export interface TestManagerSettings<M = Message> {
+  store?: ContentStore;
+  compact?: RecordingCompact;
+  logger?: Logger;
+  format?: MessageFormat<M>;
+  sessionId?: string;
+  threshold?: number;
+  charThreshold?: number;
+  ratioThreshold?: number;
+  keepRecent?: number;
+  excludeTools?: string[];
+  contextTokenLimit?: number;
+  compactThresholdRatio?: number;
+  initialCalibrationRatio?: number;
+  resumeMessage?: string;
+  hooks?: ContextManagerHooks;
+  maxRestoreFiles?: number;
+  maxRestoreTokensPerFile?: number;
+  maxRestoreTokensTotal?: number;
+  summaryMaxWords?: number;
+}
+
+/** The resolved options a unit test runs the core with. */
+export function buildResolvedOptions<M = Message>(settings: TestManagerSettings<M> = {}): ResolvedContextManagerOptions<M> {
+  const batch = {
+    ...resolveBatchOffloadOptions(
+      {
+        charThreshold: settings.charThreshold ?? 100,
+        ratioThreshold: settings.ratioThreshold ?? 0.2,
+        keepRecent: settings.keepRecent ?? 0,
+        excludeTools: settings.excludeTools ?? [],
+      },
+      {},
+    ),
+    reference: 'absolute' as const,
+  };
+  return {
+    format: settings.format ?? (formats.anthropic as unknown as MessageFormat<M>),
+    sessionId: settings.sessionId ?? 's1',
+    threshold: settings.threshold ?? 1000,
+    excludeTools: batch.excludeTools,
+    preview: null,
+    batch,
+    contextTokenLimit: settings.contextTokenLimit ?? 200_000,
+    compactThresholdRatio: settings.compactThresholdRatio ?? 0.92,
+    budgets: {
+      summaryMaxWords: settings.summaryMaxWords ?? 1200,
+      maxRestoreFiles: settings.maxRestoreFiles ?? 5,
+      maxRestoreTokensPerFile: settings.maxRestoreTokensPerFile ?? 5000,
+      maxRestoreTokensTotal: settings.maxRestoreTokensTotal ?? 50_000,
+    },
+    resumeMessage: settings.resumeMessage,
+    initialCalibrationRatio: settings.initialCalibrationRatio ?? 1,
+    hooks: settings.hooks ?? {},
+  };
+}
+
+/** A core manager over a memory store (or `settings.store`) and the quarter counter. */
+export function createTestManager<M = Message>(settings: TestManagerSettings<M> = {}): {
+  manager: ContextManager<M>;
+  store: ContentStore;
+  compact: RecordingCompact;
+  logger: Logger;
+} {
+  const store = settings.store ?? createMemoryStore();
+  const compact = settings.compact ?? createRecordingCompact();
+  const logger = settings.logger ?? createRecordingLogger();
+  const manager = createContextManagerWith(buildResolvedOptions(settings), {
+    store,
+    tokenCounter: quarterCounter,
+    countsAtMostUtf8Bytes: true,
+    logger,
+    compact: compact.compact,
+  });
+  return { manager, store, compact, logger };
+}
+
+/** `count` characters of readable text. */
+export function textOf(count: number, word = 'lorem'): string {
+  return `${word} `.repeat(Math.ceil(count / (word.length + 1))).slice(0, count);
+}
+
+/** One tool round: the assistant's call and the user message with its result. */
+export function toolTurn(id: string, result: string | ContentBlock[], toolName = 'bash'): [Message, Message] {
+  return [
+    { role: 'assistant', content: [{ type: 'text', text: `Calling ${toolName}.` }, { type: 'tool_use', id, name: toolName, input: { command: id } }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: result }] },
+  ];
+}
+
+/** The content of the first tool_result in `message`. */
+export function resultContent(message: Message | undefined): unknown {
+  const blocks = message?.content;
+  if (!Array.isArray(blocks)) return undefined;
+  const block = blocks.find((candidate) => candidate.type === 'tool_result') as { content?: unknown } | undefined;
+  return block?.content;
+}
+
+/** Every key in `store`, sorted. */
+export async function listKeys(store: ContentStore): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const key of store.list('')) keys.push(key);
+  return keys.sort();
+}
+
+/** A store that counts its writes, over a memory store. */
+export function createCountingStore(): ContentStore & { writes: string[] } {
+  const inner = createMemoryStore();
+  const writes: string[] = [];
+  return {
+    ...inner,
+    writes,
+    kind: inner.kind,
+    putIfAbsent: (key, content) => {
+      writes.push(key);
+      return inner.putIfAbsent(key, content);
+    },
+    put: (key, content) => {
+      writes.push(key);
+      return inner.put(key, content);
+    },
+  };
+}
+
+export const SYSTEM: Message = { role: 'system', content: 'You are a careful coding agent.' };
+export const TASK: Message = { role: 'user', content: 'Fix the failing test in src/date.ts.' };
