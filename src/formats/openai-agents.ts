@@ -56,8 +56,14 @@ function readOutput(output: unknown, index: number): string | ContentBlock[] {
   if (typeof output === 'string') return output;
   if (Array.isArray(output)) return readParts(output, index, '.output');
   if (isRecord(output) && typeof output.type === 'string') {
-    // A single structured output ({ type: 'text', text }, an image, a file): one block, kept as it is.
-    if (output.type === 'text' && typeof output.text !== 'string') throw invalidField(index, '.output.text', 'must be a string', output.text);
+    if (output.type === 'text') {
+      if (typeof output.text !== 'string') throw invalidField(index, '.output.text', 'must be a string', output.text);
+      // The SDK wraps every string a tool returns as { type: 'text', text }: read it as the
+      // string it was, so an offloaded file holds the text (pageable by line), not its JSON.
+      // The way back rebuilds the wrapper on the original (toOutput).
+      return output.text;
+    }
+    // Any other single structured output (an image, a file): one block, kept as it is.
     return [output as unknown as ContentBlock];
   }
   throw invalidField(index, '.output', 'must be a string, an output object ({ type: "text", text }, ...) or an array of content parts', output);

@@ -19,14 +19,14 @@ describe('openai-agents toCanonical', () => {
     ]);
   });
 
-  it('reads a structured output as blocks: one text or image output, or a list of parts', () => {
+  it('reads a text output as its string, and an image output or a list of parts as blocks', () => {
     const image = { type: 'input_image' as const, image: 'https://x/a.png' };
     const history: AgentInputItem[] = [
       { type: 'function_call_result', callId: 'c1', name: 'f', status: 'completed', output: { type: 'text', text: 'one' } },
       { type: 'function_call_result', callId: 'c2', name: 'f', status: 'completed', output: [{ type: 'input_text', text: 'two' }, image] },
     ];
     expect(openaiAgents.toCanonical(history).map((message) => message.content)).toEqual([
-      [{ type: 'tool_result', tool_use_id: 'c1', content: [{ type: 'text', text: 'one' }] }],
+      [{ type: 'tool_result', tool_use_id: 'c1', content: 'one' }],
       [{ type: 'tool_result', tool_use_id: 'c2', content: [{ type: 'text', text: 'two' }, image] }],
     ]);
   });
