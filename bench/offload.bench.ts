@@ -10,8 +10,7 @@ import { join } from 'node:path';
 import { offloadToolResult } from '../src/api/direct-offload.js';
 import { offloadToolResults, planOffload } from '../src/api/offload.js';
 import type { Message } from '../src/core/types.js';
-import { Bench } from 'tinybench';
-import { measureMedians, type BenchRow, type BenchRunOptions } from './report.js';
+import { measureInterleaved, measureMedians, type BenchRow, type BenchRunOptions } from './report.js';
 
 export const title = 'Offload (specs 01-04)';
 
@@ -56,32 +55,7 @@ function reusedIdMessage(text: string): Message {
 }
 const BATCH = 'offloadToolResults (batch)';
 
-function computeMedian(values: readonly number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
-/**
- * Runs each task once per round with tinybench, alternating their order, after two untimed
- * rounds; returns each task's median over the rounds, by name.
- */
-async function measureInterleaved(tasks: Record<string, () => Promise<void>>, rounds: number): Promise<Record<string, number>> {
-  const names = Object.keys(tasks);
-  const samples: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
-  for (let round = -2; round < rounds; round++) {
-    const bench = new Bench({ iterations: 1, time: 0, warmup: false });
-    for (const name of round % 2 === 0 ? names : [...names].reverse()) bench.add(name, tasks[name]!);
-    await bench.run();
-    if (round < 0) continue;
-    for (const task of bench.tasks) {
-      const result = task.result as { latency?: { p50?: number }; error?: unknown } | undefined;
-      if (result?.error) throw result.error;
-      samples[task.name]!.push(result?.latency?.p50 ?? Number.NaN);
-    }
-  }
-  return Object.fromEntries(names.map((name) => [name, computeMedian(samples[name]!)]));
-}
 
 export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
   const root = await mkdtemp(join(tmpdir(), 'aco-bench-offload-'));

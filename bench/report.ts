@@ -48,6 +48,35 @@ export async function measureMedians(
   return medians;
 }
 
+/** The median of `values` (the mean of the two middle ones for an even count). */
+export function computeMedian(values: readonly number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/**
+ * Runs each task once per round with tinybench, alternating their order, after two untimed
+ * rounds; returns each task's median over the rounds, by name. Disk and machine speed drift
+ * over seconds: interleaving makes every side see the same drift.
+ */
+export async function measureInterleaved(tasks: Record<string, () => Promise<void>>, rounds: number): Promise<Record<string, number>> {
+  const names = Object.keys(tasks);
+  const samples: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
+  for (let round = -2; round < rounds; round++) {
+    const bench = new Bench({ iterations: 1, time: 0, warmup: false });
+    for (const name of round % 2 === 0 ? names : [...names].reverse()) bench.add(name, tasks[name]!);
+    await bench.run();
+    if (round < 0) continue;
+    for (const task of bench.tasks) {
+      const result = task.result as { latency?: { p50?: number }; error?: unknown } | undefined;
+      if (result?.error) throw result.error;
+      samples[task.name]!.push(result?.latency?.p50 ?? Number.NaN);
+    }
+  }
+  return Object.fromEntries(names.map((name) => [name, computeMedian(samples[name]!)]));
+}
+
 /** Formats milliseconds for the report. */
 export function formatMs(ms: number): string {
   return ms >= 100 ? `${ms.toFixed(0)} ms` : ms >= 1 ? `${ms.toFixed(2)} ms` : `${(ms * 1000).toFixed(1)} µs`;

@@ -5,6 +5,7 @@
  */
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../core/types.js';
 import { defineMessageFormat, type BuildContext, type FormatCodec, type ToolOutputChange, type TypedMessageFormat } from './define-format.js';
+import { matchesItem, type ItemShape } from './item-shape.js';
 import { fieldsOf, invalidField, isRecord, parseToolArguments, requireParts, requireRecord, requireString, textBlock, textOfToolContent, toolResultBlock, type Fields } from './fields.js';
 import { unwrapItem, wrapItem } from './opaque-items.js';
 
@@ -34,6 +35,8 @@ const ITEM_TYPES = new Set([
   'shell_call_output', 'apply_patch_call', 'apply_patch_call_output', 'reasoning', 'compaction', 'unknown',
   'tool_search_call', 'tool_search_output', 'program', 'program_output',
 ]);
+
+const SHAPE: ItemShape = { roles: MESSAGE_ROLES, partTypes: PART_TYPES, itemTypes: ITEM_TYPES, callTypes: ['function_call', 'function_call_result'], callIdField: 'callId' };
 
 /** Canonical blocks of parts: `input_text`/`output_text` become text blocks (a `text` part already is one), the rest are kept. */
 function readParts(parts: readonly unknown[], index: number, field: string): ContentBlock[] {
@@ -90,15 +93,7 @@ function toCanonical(message: unknown, index: number): Message {
 }
 
 function matches(message: unknown): boolean {
-  if (!isRecord(message)) return false;
-  const { type } = message;
-  if (type === 'message' || (type === undefined && 'role' in message)) {
-    if (typeof message.role !== 'string' || !MESSAGE_ROLES.has(message.role)) return false;
-    const { content } = message;
-    return typeof content === 'string' || (Array.isArray(content) && content.every((part: unknown) => isRecord(part) && PART_TYPES.has(part.type as string)));
-  }
-  if (type === 'function_call' || type === 'function_call_result') return typeof message.callId === 'string';
-  return typeof type === 'string' && ITEM_TYPES.has(type);
+  return matchesItem(message, SHAPE);
 }
 
 /** A canonical block as a part: a text block becomes `textType`, anything else is kept. */

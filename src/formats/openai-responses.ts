@@ -4,7 +4,8 @@
  */
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../core/types.js';
 import { defineMessageFormat, type FormatCodec, type ToolOutputChange, type TypedMessageFormat } from './define-format.js';
-import { fieldsOf, invalidField, isRecord, parseToolArguments, requireParts, requireRecord, requireString, textBlock, toolResultBlock, type Fields } from './fields.js';
+import { matchesItem, type ItemShape } from './item-shape.js';
+import { fieldsOf, invalidField, parseToolArguments, requireParts, requireRecord, requireString, textBlock, toolResultBlock, type Fields } from './fields.js';
 import { unwrapItem, wrapItem } from './opaque-items.js';
 
 /** A content part of a Responses message or tool output: `input_text`, `output_text`, `input_image`, `input_file`, `refusal`, ... */
@@ -35,6 +36,8 @@ const ITEM_TYPES = new Set([
   'apply_patch_call_output', 'mcp_list_tools', 'mcp_approval_request', 'mcp_approval_response', 'mcp_call',
   'custom_tool_call', 'custom_tool_call_output', 'tool_search_call', 'tool_search_output',
 ]);
+
+const SHAPE: ItemShape = { roles: MESSAGE_ROLES, partTypes: PART_TYPES, itemTypes: ITEM_TYPES, callTypes: ['function_call', 'function_call_output'], callIdField: 'call_id' };
 
 /** Canonical blocks of Responses parts: text parts become text blocks, the rest are kept as they are. */
 function readParts(parts: readonly unknown[], index: number, field: string): ContentBlock[] {
@@ -82,15 +85,7 @@ function toCanonical(message: unknown, index: number): Message {
 }
 
 function matches(message: unknown): boolean {
-  if (!isRecord(message)) return false;
-  const { type } = message;
-  if (type === 'message' || (type === undefined && 'role' in message)) {
-    if (typeof message.role !== 'string' || !MESSAGE_ROLES.has(message.role)) return false;
-    const { content } = message;
-    return typeof content === 'string' || (Array.isArray(content) && content.every((part: unknown) => isRecord(part) && PART_TYPES.has(part.type as string)));
-  }
-  if (type === 'function_call' || type === 'function_call_output') return typeof message.call_id === 'string';
-  return typeof type === 'string' && ITEM_TYPES.has(type);
+  return matchesItem(message, SHAPE);
 }
 
 /** A canonical block as a Responses content part of a message of `role` (or of a tool output). */
