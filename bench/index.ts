@@ -19,6 +19,7 @@ const modules: Array<() => Promise<BenchModule>> = [
   () => import('./integrations.bench.js'),
   () => import('./formats.bench.js'),
   () => import('./manager.bench.js'),
+  () => import('./replay.bench.js'),
 ];
 
 console.log(`# agent-context-offload benchmarks (node ${process.version}, ${options.quick ? 'quick' : 'full'} run)`);

@@ -1,0 +1,179 @@
+/**
+ * `agent-context eval <file>`: compacts a transcript as the context manager does when it must
+ * (large tool results offloaded first, then the history summarized, archived, with the
+ * compaction ledger) and scores what the compacted context still holds against facts read off
+ * the raw transcript: the task, the latest request, every edited file, the last file read, the
+ * last command, the last error, the archive's reference, every offloaded reference.
+ */
+import { compactMessages } from '../api/compact.js';
+import { offloadToolResults } from '../api/offload.js';
+import { countTokens } from '../api/tokens.js';
+import type { CompactResult } from '../core/compact/compact.js';
+import { DEFAULT_DIRECT_OFFLOAD_THRESHOLD } from '../core/defaults.js';
+import { createFileStore } from '../stores/file-store.js';
+import { parseCommandArguments, readBooleanFlag, readStringFlag, requireInputPath } from './arguments.js';
+import { CliError } from './errors.js';
+import { writeStandardOutput } from './io.js';
+import { createLlmActivity } from './llm-activity.js';
+import { countToolDefinitionTokens, createToolDefinitionUsage } from './measure-context.js';
+import { readTranscript, resolveFormatFlag } from './read-transcript.js';
+import { renderEvalTable } from './render/eval-table.js';
+import { formatCount, formatPercent, formatQuantity } from './render/format-figures.js';
+import { createTerminalStyle, measureLineWidth } from './render/terminal-style.js';
+import { toTerminalJson, toTerminalText } from './render/terminal-text.js';
+import { describeTranscript } from './render/transcript-labels.js';
+import { scoreCompactedContext } from './replay/eval-score.js';
+import type { EvalScore } from './replay/eval-score.js';
+import { collectEvalSubjects } from './replay/eval-subjects.js';
+import { chooseReplaySummarizer, describeReplaySummarizer, readRuledNumberFlag } from './replay/replay-flags.js';
+import { findRequestTurns } from './replay/request-turns.js';
+import { openRunDirectory } from './replay/run-directory.js';
+import { createWarningLines } from './replay/warning-lines.js';
+import { createChosenSummarizer } from './summarizer-choice.js';
+
+const EVAL_FLAGS = {
+  threshold: { type: 'string' },
+  provider: { type: 'string' },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  out: { type: 'string' },
+  json: { type: 'boolean' },
+  format: { type: 'string' },
+} as const;
+
+/** Exit code after Ctrl-C, as shells report a process ended by SIGINT. */
+const INTERRUPTED_EXIT_CODE = 130;
+
+/** Claude Code reads files with `Read`, whose input names the path `file_path`. */
+const CLAUDE_CODE_READS = { readToolNames: ['Read'], pathField: 'file_path' } as const;
+
+/** Everything `eval` found; `eval --json` prints it as it is. */
+export interface EvalReport {
+  /** The transcript as given (`stdin` for standard input), its shape and message format. */
+  source: string;
+  shape: string;
+  messageFormat: string;
+  messageCount: number;
+  /** Who wrote the summary. */
+  summarizer: string;
+  /** Tool results of at least this many characters were offloaded before compaction. */
+  threshold: number;
+  /** Tool results offloaded, and the characters that freed. */
+  offloadedResults: number;
+  freedChars: number;
+  /** Tokens of the transcript, after the offload, and after the compaction (local estimates). */
+  tokensBefore: number;
+  tokensAfterOffload: number;
+  tokensAfter: number;
+  /** The archive of the compacted messages (gone with the temporary store unless `--out` kept it). */
+  archiveReference: string | null;
+  /** The offload store kept with `--out`, or `null` (a temporary directory, removed). */
+  store: string | null;
+  /** The score, one row per kind of probe, and every probe. */
+  score: EvalScore;
+}
+
+/** Why there is nothing to score, on one line. */
+function describeFailure(result: CompactResult, figures: { tokens: number; offloadedResults: number }): string {
+  const reason = result.error instanceof Error ? result.error.message : result.error === undefined ? '' : String(result.error);
+  const detail = reason === '' ? '' : `: ${reason.split('\n')[0] ?? ''}`;
+  if (result.skippedReason === 'no-gain') {
+    const offloaded = figures.offloadedResults > 0 ? ` after offloading ${formatQuantity(figures.offloadedResults, 'tool result')}` : '';
+    const hint = figures.offloadedResults > 0 ? ', or pass --threshold 1000000 to compact it without offloading first' : '';
+    return `not compacted: a summary would not make the history (${formatCount(figures.tokens)} tokens${offloaded}) smaller, so there is nothing to score; evaluate a longer transcript${hint}`;
+  }
+  if (result.skippedReason === 'summarizer-failed') return `compaction failed: the summarizer failed${detail}`;
+  if (result.skippedReason === 'archive-failed') return `compaction skipped: the archive could not be written${detail}`;
+  return `not compacted (${result.skippedReason ?? 'unknown reason'})${detail}`;
+}
+
+/** Runs `eval` with its arguments. */
+export async function runEval(args: readonly string[]): Promise<void> {
+  const parsed = parseCommandArguments('eval', args, EVAL_FLAGS, 1);
+  const path = requireInputPath(parsed, 'eval');
+  const threshold = readRuledNumberFlag(parsed, 'threshold', { min: 1 }, 'eval') ?? DEFAULT_DIRECT_OFFLOAD_THRESHOLD;
+  const choice = chooseReplaySummarizer(parsed, 'eval');
+  const format = resolveFormatFlag(readStringFlag(parsed, 'format'), 'eval');
+  const json = readBooleanFlag(parsed, 'json');
+
+  const transcript = await readTranscript(path, { format });
+  const { messages } = transcript;
+  if (findRequestTurns(messages).length === 0) {
+    throw new CliError(`${transcript.source}: nothing to evaluate: no assistant message (${formatCount(messages.length)} messages read)`);
+  }
+  const activity = createLlmActivity();
+  const warnings = createWarningLines(activity, createTerminalStyle(process.stderr));
+  const summarizer = await createChosenSummarizer(choice, { calls: 0 }, {
+    onRequestStart: (number) => activity.start(`Summarizing ${formatCount(messages.length)} messages with ${choice.provider}${number > 1 ? ` (call ${number})` : ''}...`),
+    onRequestEnd: () => activity.stop(),
+  });
+  const usage = createToolDefinitionUsage(countToolDefinitionTokens(transcript));
+  const directory = await openRunDirectory(readStringFlag(parsed, 'out'), 'eval');
+  const store = createFileStore({ dir: directory.path });
+  const controller = new AbortController();
+  const interrupt = (): void => controller.abort(new CliError('interrupted', INTERRUPTED_EXIT_CODE));
+  process.once('SIGINT', interrupt);
+  let report: EvalReport;
+  try {
+    // as the manager's direct offload does, whatever share of the history they are
+    const offload = await offloadToolResults(messages, { store, charThreshold: threshold, ratioThreshold: 0, reference: 'absolute' });
+    const result = await compactMessages(offload.messages, {
+      force: true,
+      store,
+      // files are never read back from this machine: the transcript may come from elsewhere
+      maxRestoreFiles: 0,
+      ...(transcript.shape === 'claude-code' ? CLAUDE_CODE_READS : {}),
+      ...usage,
+      ...summarizer,
+      logger: warnings.logger,
+      signal: controller.signal,
+    });
+    if (!result.compacted) {
+      const figures = { tokens: countTokens(offload.messages, usage), offloadedResults: offload.offloadedCount };
+      throw new CliError(describeFailure(result, figures), undefined, { cause: result.error });
+    }
+    const subjects = {
+      ...collectEvalSubjects(messages),
+      // the references the compacted messages held, the transcript's own and the offload's
+      offloadedReferences: collectEvalSubjects(offload.messages).offloadedReferences,
+    };
+    report = {
+      source: transcript.source,
+      shape: transcript.shape,
+      messageFormat: transcript.format.name,
+      messageCount: messages.length,
+      summarizer: describeReplaySummarizer(choice),
+      threshold,
+      offloadedResults: offload.offloadedCount,
+      freedChars: offload.freedChars,
+      tokensBefore: countTokens(messages, usage),
+      tokensAfterOffload: countTokens(offload.messages, usage),
+      tokensAfter: countTokens(result.messages, usage),
+      archiveReference: result.archiveReference,
+      store: directory.kept ? directory.path : null,
+      score: scoreCompactedContext(subjects, result.messages, { archiveReference: result.archiveReference }),
+    };
+  } finally {
+    activity.stop();
+    process.removeListener('SIGINT', interrupt);
+    warnings.finish();
+    await directory.release();
+  }
+
+  if (json) {
+    await writeStandardOutput(`${toTerminalJson(JSON.stringify(report, null, 2))}\n`);
+    return;
+  }
+  const style = createTerminalStyle(process.stdout);
+  const width = measureLineWidth(process.stdout);
+  const share = report.tokensBefore === 0 ? 0 : report.tokensAfter / report.tokensBefore;
+  const lines = [
+    `${style.bold('eval')}  ${toTerminalText(report.source)} ${style.dim(`(${describeTranscript(transcript)}, ${formatCount(messages.length)} messages)`)}`,
+    `  offloaded ${formatQuantity(report.offloadedResults, 'tool result')} of ${formatCount(threshold)}+ chars, then compacted: ${formatCount(report.tokensBefore)} → ${style.bold(formatCount(report.tokensAfter))} tokens ${style.dim(`(${formatPercent(share)})`)}`,
+    `  summarizer: ${style.cyan(report.summarizer)}`,
+    '',
+    ...renderEvalTable(report.score, { style, width }),
+  ];
+  if (report.store !== null) lines.push('', `  offloaded results and the archive: ${toTerminalText(report.store)}`);
+  await writeStandardOutput(`${lines.join('\n')}\n`);
+}

@@ -1,0 +1,189 @@
+/**
+ * `agent-context replay <file>`: replays a transcript's model requests through one context
+ * manager in a given window, and shows per request the tokens sent without and with it, what
+ * it offloaded and compacted, and the estimated input cost: a terminal chart and a summary,
+ * `--json`, and with `--html` a self-contained page with the curves.
+ */
+import { createContextManager } from '../api/context-manager.js';
+import { countTokens } from '../api/tokens.js';
+import { DEFAULT_DIRECT_OFFLOAD_THRESHOLD } from '../core/defaults.js';
+import type { Message } from '../core/types.js';
+import { parseCommandArguments, readBooleanFlag, readNumberFlag, readStringFlag, requireInputPath } from './arguments.js';
+import { resolveCompactionTrigger } from './compaction-trigger.js';
+import { CliError, UsageError } from './errors.js';
+import { writeOutput, writeStandardOutput } from './io.js';
+import { createLlmActivity } from './llm-activity.js';
+import { countToolDefinitionTokens } from './measure-context.js';
+import { readTranscript, resolveFormatFlag } from './read-transcript.js';
+import { formatCount } from './render/format-figures.js';
+import { renderReplayChart } from './render/replay-chart.js';
+import { renderReplayHtml } from './render/replay-html.js';
+import { createTerminalStyle, measureLineWidth } from './render/terminal-style.js';
+import { toTerminalJson, toTerminalText } from './render/terminal-text.js';
+import { describeTranscript } from './render/transcript-labels.js';
+import {
+  chooseReplaySummarizer,
+  DEFAULT_PRICE_PER_MTOK,
+  describeReplaySummarizer,
+  readRuledNumberFlag,
+  readTokenCountFlag,
+} from './replay/replay-flags.js';
+import { summarizeReplay } from './replay/replay-report.js';
+import type { ReplayReport, ReplayRequest } from './replay/replay-report.js';
+import { replaySession } from './replay/replay-session.js';
+import { renderReplaySummary } from './replay/replay-summary-table.js';
+import { countLeadingSystemMessages, findRequestTurns } from './replay/request-turns.js';
+import { openRunDirectory } from './replay/run-directory.js';
+import { createWarningLines } from './replay/warning-lines.js';
+import { createChosenSummarizer } from './summarizer-choice.js';
+
+const REPLAY_FLAGS = {
+  window: { type: 'string' },
+  ratio: { type: 'string' },
+  threshold: { type: 'string' },
+  provider: { type: 'string' },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  'price-per-mtok': { type: 'string' },
+  out: { type: 'string' },
+  html: { type: 'string' },
+  json: { type: 'boolean' },
+  format: { type: 'string' },
+} as const;
+
+/** Exit code after Ctrl-C, as shells report a process ended by SIGINT. */
+const INTERRUPTED_EXIT_CODE = 130;
+
+/** Appended after a compaction, as an agent does, so the history does not end with the assistant. */
+const RESUME_MESSAGE = 'Continue with the task.';
+
+/** Claude Code reads files with `Read`, whose input names the path `file_path`. */
+const CLAUDE_CODE_READS = { readToolNames: ['Read'], pathField: 'file_path' } as const;
+
+/**
+ * Checks that the window holds the system prompt (and a request body's tool definitions),
+ * which every request sends whatever the manager does.
+ *
+ * @throws {UsageError} naming the window and the system prompt's size.
+ */
+function assertWindowHoldsSystemPrompt(messages: readonly Message[], toolDefinitionTokens: number, contextTokenLimit: number, windowFlag: number | undefined): void {
+  const systemTokens = toolDefinitionTokens + countTokens(messages.slice(0, countLeadingSystemMessages(messages)));
+  if (systemTokens < contextTokenLimit) return;
+  const window = windowFlag === undefined ? `the window (${formatCount(contextTokenLimit)} tokens)` : `--window ${formatCount(contextTokenLimit)}`;
+  const what = toolDefinitionTokens > 0 ? 'the system prompt and tool definitions' : 'the system prompt';
+  throw new UsageError(`${window} is not larger than ${what} (${formatCount(systemTokens)} tokens), which every request sends: pass a larger --window`, 'replay');
+}
+
+/** Runs `replay` with its arguments. */
+export async function runReplay(args: readonly string[]): Promise<void> {
+  const parsed = parseCommandArguments('replay', args, REPLAY_FLAGS, 1);
+  const path = requireInputPath(parsed, 'replay');
+  const windowFlag = readTokenCountFlag(parsed, 'window', 'replay');
+  const trigger = resolveCompactionTrigger({ contextTokenLimit: windowFlag, compactThresholdRatio: readNumberFlag(parsed, 'ratio', 'replay') });
+  const threshold = readRuledNumberFlag(parsed, 'threshold', { min: 1 }, 'replay') ?? DEFAULT_DIRECT_OFFLOAD_THRESHOLD;
+  const pricePerMTok = readRuledNumberFlag(parsed, 'price-per-mtok', { min: 0 }, 'replay') ?? DEFAULT_PRICE_PER_MTOK;
+  const choice = chooseReplaySummarizer(parsed, 'replay');
+  const format = resolveFormatFlag(readStringFlag(parsed, 'format'), 'replay');
+  const htmlPath = readStringFlag(parsed, 'html');
+  const json = readBooleanFlag(parsed, 'json');
+
+  const transcript = await readTranscript(path, { format });
+  const { messages } = transcript;
+  const requestCount = findRequestTurns(messages).length;
+  if (requestCount === 0) {
+    throw new CliError(`${transcript.source}: nothing to replay: no assistant message (each one answers a model request, ${formatCount(messages.length)} messages read)`);
+  }
+  const toolDefinitionTokens = countToolDefinitionTokens(transcript);
+  assertWindowHoldsSystemPrompt(messages, toolDefinitionTokens, trigger.contextTokenLimit, windowFlag);
+
+  const style = createTerminalStyle(process.stdout);
+  const activity = createLlmActivity();
+  const warnings = createWarningLines(activity, createTerminalStyle(process.stderr));
+  let current = 0;
+  // built before anything is written: a missing SDK fails here
+  const summarizer = await createChosenSummarizer(
+    choice,
+    { calls: 0 },
+    {
+      onRequestStart: (number) => activity.start(`Summarizing before request ${current} of ${requestCount} with ${choice.provider}${number > 1 ? ` (call ${number})` : ''}...`),
+      onRequestEnd: () => undefined,
+    },
+  );
+  const directory = await openRunDirectory(readStringFlag(parsed, 'out'), 'replay');
+  const controller = new AbortController();
+  const interrupt = (): void => controller.abort(new CliError('interrupted', INTERRUPTED_EXIT_CODE));
+  process.once('SIGINT', interrupt);
+  let requests: ReplayRequest[];
+  try {
+    const manager = createContextManager({
+      outputDir: directory.path,
+      contextTokenLimit: trigger.contextTokenLimit,
+      compactThresholdRatio: trigger.compactThresholdRatio,
+      threshold,
+      // a margin of 1: the manager counts in the same local tokens as the report
+      provider: 'openai',
+      // files are never read back from this machine: the transcript may come from elsewhere
+      maxRestoreFiles: 0,
+      resumeMessage: RESUME_MESSAGE,
+      ...(transcript.shape === 'claude-code' ? CLAUDE_CODE_READS : {}),
+      ...summarizer,
+      logger: warnings.logger,
+    });
+    requests = await replaySession({
+      messages,
+      manager,
+      toolDefinitionTokens,
+      pricePerMTok,
+      signal: controller.signal,
+      onRequest: (number, count) => {
+        current = number;
+        return activity.start(`Replaying request ${number} of ${count}...`);
+      },
+    });
+  } finally {
+    activity.stop();
+    process.removeListener('SIGINT', interrupt);
+    warnings.finish();
+    await directory.release();
+  }
+
+  const report: ReplayReport = {
+    source: transcript.source,
+    shape: transcript.shape,
+    messageFormat: transcript.format.name,
+    messageCount: messages.length,
+    toolDefinitionTokens,
+    contextTokenLimit: trigger.contextTokenLimit,
+    compactThresholdRatio: trigger.compactThresholdRatio,
+    triggerTokens: trigger.thresholdTokens,
+    threshold,
+    summarizer: describeReplaySummarizer(choice),
+    pricePerMTok,
+    store: directory.kept ? directory.path : null,
+    requests,
+    totals: summarizeReplay(requests, trigger.contextTokenLimit),
+  };
+  if (htmlPath !== undefined) await writeOutput(htmlPath, renderReplayHtml(report));
+  if (json) {
+    await writeStandardOutput(`${toTerminalJson(JSON.stringify(report, null, 2))}\n`);
+    return;
+  }
+  const lines = [
+    `${style.bold('replay')}  ${toTerminalText(transcript.source)} ${style.dim(`(${describeTranscript(transcript)}, ${formatCount(messages.length)} messages, ${formatCount(requestCount)} model requests)`)}`,
+    style.dim(
+      `  window ${formatCount(report.contextTokenLimit)} tokens, compaction at ${formatCount(report.triggerTokens)}; offload from ${formatCount(threshold)} chars; summaries: ${report.summarizer}`,
+    ),
+    '',
+    `  context tokens per model request`,
+    ...renderReplayChart(
+      requests.map((request) => ({ without: request.tokensWithout, with: request.tokensWith })),
+      { width: Math.min(80, measureLineWidth(process.stdout)), triggerTokens: report.triggerTokens, style },
+    ),
+    '',
+    ...renderReplaySummary(report, style),
+  ];
+  if (report.store !== null) lines.push(`  offloaded results and archives: ${toTerminalText(report.store)}`);
+  if (htmlPath !== undefined) lines.push(`  chart: ${toTerminalText(htmlPath)}`);
+  lines.push(style.dim('  Tokens are local estimates (o200k_base); the cost is an estimate at one input price, without prompt caching.'));
+  await writeStandardOutput(`${lines.join('\n')}\n`);
+}

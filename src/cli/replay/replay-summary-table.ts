@@ -1,0 +1,59 @@
+/**
+ * The summary table of `agent-context replay` in the terminal: without and with the context
+ * manager side by side (peak context, input tokens of all requests, the estimated cost,
+ * requests over the window), what the manager did, and its compactions one per line.
+ */
+import { formatCount, formatPercent, formatQuantity, padEnd, padStart } from '../render/format-figures.js';
+import type { TerminalStyle } from '../render/terminal-style.js';
+import { toTerminalText } from '../render/terminal-text.js';
+import type { ReplayReport } from './replay-report.js';
+
+const LABEL_WIDTH = 30;
+const VALUE_WIDTH = 16;
+/** Compactions listed one by one; more are counted. */
+const LISTED_COMPACTIONS = 8;
+
+const DOLLARS = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/** `$1.82`; a cost above 0 that rounds to 0 shows as `<$0.01`. */
+export function formatDollars(amount: number): string {
+  if (amount > 0 && amount < 0.005) return '<$0.01';
+  return DOLLARS.format(amount);
+}
+
+function row(label: string, without: string, withManager: string, note = ''): string {
+  return `  ${padEnd(label, LABEL_WIDTH)}${padStart(without, VALUE_WIDTH)}${padStart(withManager, VALUE_WIDTH)}${note === '' ? '' : `  ${note}`}`;
+}
+
+/** The table and the list of compactions, as lines. */
+export function renderReplaySummary(report: ReplayReport, style: TerminalStyle): string[] {
+  const { totals } = report;
+  const saved = totals.tokensWithout === 0 ? '' : style.green(`-${formatPercent(Math.max(0, totals.savedShare))}`);
+  const lines = [
+    style.bold(row('', 'without manager', 'with manager')),
+    row('peak context (tokens)', formatCount(totals.peakWithout), formatCount(totals.peakWith)),
+    row('input tokens, all requests', formatCount(totals.tokensWithout), formatCount(totals.tokensWith), saved),
+    row('estimated input cost', formatDollars(totals.costWithout), formatDollars(totals.costWith), style.dim(`at $${report.pricePerMTok}/MTok`)),
+    row(
+      'requests over the window',
+      `${formatCount(totals.requestsOverWindowWithout)} of ${formatCount(totals.requests)}`,
+      `${formatCount(totals.requestsOverWindowWith)} of ${formatCount(totals.requests)}`,
+    ),
+    row('tool results offloaded', '-', formatCount(totals.offloadedResults), totals.freedChars > 0 ? style.dim(`${formatQuantity(totals.freedChars, 'char')} freed`) : ''),
+    row('compactions', '-', formatCount(totals.compactions), totals.skippedCompactions > 0 ? style.yellow(`${formatCount(totals.skippedCompactions)} needed but skipped`) : ''),
+  ];
+  const compactions = report.requests.filter((request) => request.compaction !== null);
+  for (const request of compactions.slice(0, LISTED_COMPACTIONS)) {
+    const compaction = request.compaction!;
+    // a temporary store is gone by now: its paths would lead nowhere
+    const archive = compaction.archiveReference === null || report.store === null ? '' : style.dim(`  archive ${toTerminalText(compaction.archiveReference)}`);
+    lines.push(`    before request ${request.request}: ${formatCount(compaction.tokensBefore)} → ${formatCount(compaction.tokensAfter)} tokens${archive}`);
+  }
+  if (compactions.length > LISTED_COMPACTIONS) lines.push(style.dim(`    and ${formatCount(compactions.length - LISTED_COMPACTIONS)} more (--json lists every request)`));
+  const skipped = report.requests.filter((request) => request.compactionSkipped !== null);
+  for (const request of skipped.slice(0, LISTED_COMPACTIONS)) {
+    lines.push(style.yellow(`    before request ${request.request}: compaction needed, skipped (${toTerminalText(request.compactionSkipped)})`));
+  }
+  if (skipped.length > LISTED_COMPACTIONS) lines.push(style.dim(`    and ${formatCount(skipped.length - LISTED_COMPACTIONS)} more skipped`));
+  return lines;
+}

@@ -1,0 +1,45 @@
+/**
+ * Where `replay` and `eval` put what the context manager writes (offloaded tool results,
+ * compaction archives): the `--out` directory, kept, or a new temporary directory, removed
+ * when the command ends. Made only once the input has been checked, so that bad input leaves
+ * nothing behind.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { CliError } from '../errors.js';
+import { describeOsError } from '../io.js';
+
+/** The store directory of one run. */
+export interface RunDirectory {
+  /** Absolute path. */
+  path: string;
+  /** Whether it outlives the command (`--out`). */
+  kept: boolean;
+  /** Removes a temporary directory; leaves a kept one alone. */
+  release(): Promise<void>;
+}
+
+/**
+ * Opens `out` (created when missing) or a new temporary directory named after `command`.
+ *
+ * @throws {CliError} (exit 1) naming the directory and what the OS said.
+ */
+export async function openRunDirectory(out: string | undefined, command: string): Promise<RunDirectory> {
+  if (out !== undefined) {
+    const path = resolve(out);
+    try {
+      await mkdir(path, { recursive: true });
+    } catch (error) {
+      throw new CliError(`cannot create --out ${out}: ${describeOsError(error)}`, undefined, { cause: error });
+    }
+    return { path, kept: true, release: async () => undefined };
+  }
+  let path: string;
+  try {
+    path = await mkdtemp(join(tmpdir(), `agent-context-${command}-`));
+  } catch (error) {
+    throw new CliError(`cannot create a temporary directory: ${describeOsError(error)}`, undefined, { cause: error });
+  }
+  return { path, kept: false, release: () => rm(path, { recursive: true, force: true }) };
+}
