@@ -146,7 +146,7 @@ export function gatherFacts(messages: readonly Message[]): ConversationFacts {
       const restoredPath = parseRestoredFileMessage(message);
       if (restoredPath !== undefined) facts.fileEvents.push({ path: restoredPath, operation: 'read', failed: false, messageIndex });
       else if (text.startsWith(COMPRESSED_CONVERSATION_PREFIX.trim())) facts.earlierSummary = text.slice(COMPRESSED_CONVERSATION_PREFIX.trim().length).trim();
-      else facts.requests.push({ text, messageIndex });
+      else if (!isHarnessText(text)) facts.requests.push({ text, messageIndex });
     } else if (message.role === 'assistant' && text !== SUMMARY_ACKNOWLEDGEMENT && text !== RESTORED_FILE_ACKNOWLEDGEMENT) {
       facts.statements.push({ text, messageIndex });
     }
@@ -158,6 +158,20 @@ export function gatherFacts(messages: readonly Message[]): ConversationFacts {
     for (const path of extractPaths(call.input)) facts.fileEvents.push({ path, operation, failed, messageIndex: call.messageIndex });
   }
   return facts;
+}
+
+/**
+ * Text an agent harness put in a user message, not the person: Claude Code's command echoes and
+ * caveats (`<local-command-caveat>`, `<command-name>`, `<local-command-stdout>`), system
+ * reminders, and hook feedback ("PostToolUse hook: ..."). Such text is never the task or the
+ * latest request.
+ */
+const HARNESS_TAG = /^<(local-command-[a-z-]+|command-(name|message|args)|system-reminder|user-prompt-submit-hook)>/;
+const HOOK_FEEDBACK = /^(PreToolUse|PostToolUse|Stop|SubagentStop|UserPromptSubmit|SessionStart|Notification|PreCompact)(:[^\s]*)? hook\b/;
+
+/** Whether a user message's text was written by the agent harness (see {@link HARNESS_TAG}). */
+export function isHarnessText(text: string): boolean {
+  return HARNESS_TAG.test(text) || HOOK_FEEDBACK.test(text);
 }
 
 /**
