@@ -1,10 +1,11 @@
 /**
  * agent-context-offload: keep an LLM agent's context window small without losing anything.
- * The package root holds what an agent loop calls; the rest lives behind subpaths:
- * `agent-context-offload/anthropic` and `/openai` (summary clients), `/summarize` (summarizers
- * and prompt building), `/node` (file writer and reader, the default token counter),
- * `/messages` (shape checks and block guards), `/defaults` (every default value) and
- * `/testing` (the store contract suite).
+ * The package root holds what an agent loop calls (the context manager first); the rest lives
+ * behind subpaths: the framework integrations `agent-context-offload/ai-sdk`, `/openai-agents`
+ * and `/langchain`; `/anthropic` and `/openai` (summary clients), `/summarize` (summarizers and
+ * prompt building), `/node` (file writer and reader, the default token counter), `/messages`
+ * (shape checks, block guards, format lookups), `/defaults` (every default value) and `/testing`
+ * (the store and format contract suites).
  *
  * @packageDocumentation
  */
