@@ -173,7 +173,7 @@ function quoteReference(ref: string): string {
 }
 
 /** The key `ref` names in `store`, or the refusal to give the model. Nothing is read. */
-function resolveKey(store: ContentStore, ref: string, sessionId: string | undefined): { key: string } | { refusal: string } {
+export function resolveKey(store: ContentStore, ref: string, sessionId: string | undefined): { key: string } | { refusal: string } {
   let key: string | undefined;
   try {
     key = store.keyFor(ref);

@@ -90,6 +90,12 @@ describe('agent-context eval on the demo sample (issue 10)', () => {
     expect(report.score.score).toBeCloseTo(report.score.kept / report.score.total, 12);
   });
 
+  it('keeps the last error whose log was offloaded first: the ledger reads its error line back from the store', async () => {
+    const report = await evaluateJson([SAMPLE]);
+    expect(report.offloadedResults).toBeGreaterThan(0);
+    expect(kindOf(report, 'last-error')).toMatchObject({ probes: 1, kept: 1 });
+  });
+
   it('without offloading, the last error is in the context too', async () => {
     const report = await evaluateJson([SAMPLE, '--threshold', '1000000']);
     expect(report.offloadedResults).toBe(0);

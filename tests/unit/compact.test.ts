@@ -7,6 +7,7 @@ import { computeSummaryMaxTokens } from '../../src/core/compact/summarize-with-l
 import { SummarizerFailedError, type ContextError } from '../../src/core/errors.js';
 import { appendPreview, buildBatchReference } from '../../src/core/offload-reference.js';
 import { countHistoryTokens, MESSAGE_TOKEN_OVERHEAD } from '../../src/core/tokens.js';
+import type { ContentStore } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';
 import { createMemoryStore } from '../../src/stores/memory-store.js';
 import {
@@ -531,6 +532,127 @@ describe('compactMessagesWith (spec 05)', () => {
       expect(first.messages.at(-1)?.content).toBe('Continue with the task.');
       const second = await run([...first.messages, messageOfTokens(1000, 'assistant')]);
       expect(second.ledger?.latestRequest).toBe('Make the tests pass.');
+    });
+  });
+
+  describe('a last error offloaded before compaction (its error line read back from the store)', () => {
+    /** A vitest log over 8 KB whose failure is at its end, as a test runner prints it. */
+    const testLog = [
+      ' RUN  v3.2.4 /repo',
+      ...Array.from({ length: 300 }, (_, index) => ` ✓ tests/round.test.ts > rounds case ${index} 0ms`),
+      ' FAIL  tests/tax.test.ts > splitInclusiveAmount > uses the invoice mode',
+      'AssertionError: expected { netMinor: 2336 } to deeply equal { netMinor: 2337 }',
+      ' Test Files  1 failed | 4 passed (5)',
+    ].join('\n');
+    const key = 'tool-result-toolu_test.md';
+
+    /** A session whose failing `npm test` result holds `reference` in place of its log. */
+    function createFailedTestHistory(reference: string): Message[] {
+      return [
+        system,
+        { role: 'user', content: 'Make the tests pass.' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_test', name: 'Bash', input: { command: 'npm test' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_test', is_error: true, content: buildBatchReference(reference) }] },
+        { role: 'assistant', content: 'Looking into the rounding. '.repeat(400) },
+      ];
+    }
+
+    /** `store` with every `stat` and `get` recorded. */
+    function recordReads(store: ContentStore): { store: ContentStore; reads: string[] } {
+      const reads: string[] = [];
+      return {
+        reads,
+        store: {
+          ...store,
+          stat: (readKey) => (reads.push(`stat ${readKey}`), store.stat(readKey)),
+          get: (readKey, range) => (reads.push(`get ${readKey} ${JSON.stringify(range ?? null)}`), store.get(readKey, range)),
+        },
+      };
+    }
+
+    it('puts the error line of the offloaded log in the Last error, next to its reference', async () => {
+      const store = createMemoryStore();
+      await store.putIfAbsent(key, testLog);
+      const reference = store.referenceFor(key);
+      const { ports, resolved } = setUp();
+      const result = await compactMessagesWith(createFailedTestHistory(reference), resolved, { ...ports, store });
+      expect(result.compacted).toBe(true);
+      expect(result.ledger?.lastError).toEqual({
+        toolName: 'Bash',
+        toolUseId: 'toolu_test',
+        message: 'AssertionError: expected { netMinor: 2336 } to deeply equal { netMinor: 2337 }',
+        reference,
+      });
+      expect(result.summary).toContain(
+        `- Last error: {"tool":"Bash","id":"toolu_test","error":"AssertionError: expected { netMinor: 2336 } to deeply equal { netMinor: 2337 }","ref":"${reference}"}`,
+      );
+    });
+
+    it('reads only its first and last 4 KB, by ranges', async () => {
+      const memory = createMemoryStore();
+      await memory.putIfAbsent(key, testLog);
+      const size = (await memory.stat(key))!.size;
+      expect(size).toBeGreaterThan(8192);
+      const { store, reads } = recordReads(memory);
+      const { ports, resolved } = setUp();
+      await compactMessagesWith(createFailedTestHistory(memory.referenceFor(key)), resolved, { ...ports, store });
+      expect(reads).toEqual([`stat ${key}`, `get ${key} {"offset":0,"length":4096}`, `get ${key} {"offset":${size - 4096},"length":4096}`]);
+    });
+
+    it('reads a short log whole, and takes its error line by the inline rule', async () => {
+      const store = createMemoryStore();
+      await store.putIfAbsent(key, 'RUN v3.2.4\nTypeError: total is undefined\n    at tax.ts:12');
+      const { ports, resolved } = setUp();
+      const result = await compactMessagesWith(createFailedTestHistory(store.referenceFor(key)), resolved, { ...ports, store });
+      expect(result.ledger?.lastError?.message).toBe('TypeError: total is undefined');
+    });
+
+    it('keeps the reference alone and still compacts when the store cannot read it, with a warning', async () => {
+      const memory = createMemoryStore();
+      await memory.putIfAbsent(key, testLog);
+      const reference = memory.referenceFor(key);
+      const store: ContentStore = { ...memory, stat: () => Promise.reject(new Error('connection reset (test)')) };
+      const { ports, resolved, logger } = setUp();
+      const result = await compactMessagesWith(createFailedTestHistory(reference), resolved, { ...ports, store });
+      expect(result.compacted).toBe(true);
+      expect(result.ledger?.lastError).toEqual({ toolName: 'Bash', toolUseId: 'toolu_test', message: buildBatchReference(reference) });
+      expect(logger.warnings).toContain(
+        `compact: could not read the last error from ${JSON.stringify(reference)} (connection reset (test)); the ledger names the last error by its reference only`,
+      );
+    });
+
+    it('keeps the reference alone when nothing is stored under it (pruned)', async () => {
+      const store = createMemoryStore();
+      const { ports, resolved, logger } = setUp();
+      const result = await compactMessagesWith(createFailedTestHistory(store.referenceFor(key)), resolved, { ...ports, store });
+      expect(result.compacted).toBe(true);
+      expect(result.ledger?.lastError?.message).toBe(buildBatchReference(store.referenceFor(key)));
+      expect(result.ledger?.lastError?.reference).toBeUndefined();
+      expect(logger.warnings).toEqual([]);
+    });
+
+    it.each([
+      ['another store', () => createMemoryStore({ name: 'other' }).referenceFor(key)],
+      ['a key this package did not offload', (store: ContentStore) => store.referenceFor('notes/tool-result-toolu_test.txt')],
+      ['a path outside the store', () => '/etc/passwd'],
+    ])('does not read a reference of %s', async (_, referenceOf) => {
+      const memory = createMemoryStore();
+      await memory.putIfAbsent(key, testLog);
+      await memory.putIfAbsent('notes/tool-result-toolu_test.txt', testLog);
+      const { store, reads } = recordReads(memory);
+      const reference = referenceOf(memory);
+      const { ports, resolved } = setUp();
+      const result = await compactMessagesWith(createFailedTestHistory(reference), resolved, { ...ports, store });
+      expect(result.compacted).toBe(true);
+      expect(reads).toEqual([]);
+      expect(result.ledger?.lastError).toEqual({ toolName: 'Bash', toolUseId: 'toolu_test', message: buildBatchReference(reference) });
+    });
+
+    it('without a store (a file writer only writes), keeps the reference alone', async () => {
+      const { run } = setUp();
+      const result = await run(createFailedTestHistory('./tool-result-toolu_test.md'));
+      expect(result.compacted).toBe(true);
+      expect(result.ledger?.lastError?.message).toBe(buildBatchReference('./tool-result-toolu_test.md'));
     });
   });
 

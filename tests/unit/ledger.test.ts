@@ -88,6 +88,59 @@ describe('buildLedger (issue 9: recoverable compaction)', () => {
     expect(buildLedger(messages, { archiveReference: null }).lastError).toEqual({ toolName: 'unknown', toolUseId: 'gone', message: 'TypeError: x is undefined' });
   });
 
+  describe('a last error whose result was offloaded (its text read from the store beforehand)', () => {
+    const reference = 'memory://default/tool-result-b1.md';
+    const log = ' RUN  v3.2.4 /repo\n ✓ tests/a.test.ts > one\n FAIL  tests/a.test.ts > two\nAssertionError: expected 2336 to be 2337\n';
+    const messages = turn('b1', 'Bash', { command: 'npm test' }, buildBatchReference(reference), true);
+
+    it('takes its error line from the offloaded text and names the reference next to it', () => {
+      expect(buildLedger(messages, { archiveReference: null, offloadedError: { reference, text: log } }).lastError).toEqual({
+        toolName: 'Bash',
+        toolUseId: 'b1',
+        message: 'AssertionError: expected 2336 to be 2337',
+        reference,
+      });
+    });
+
+    it('cuts the error line as it cuts an inline error', () => {
+      const long = `TypeError: ${'x'.repeat(400)}`;
+      const inline = buildLedger(turn('b1', 'Bash', { command: 'npm test' }, long, true), { archiveReference: null }).lastError;
+      const offloaded = buildLedger(messages, { archiveReference: null, offloadedError: { reference, text: `banner\n${long}` } }).lastError;
+      expect(offloaded?.message).toBe(inline?.message);
+      expect(offloaded?.message).toHaveLength(300 + ' […]'.length);
+    });
+
+    it('writes the reference as "ref" in the Last error line, which reads back', () => {
+      const ledger = buildLedger(messages, { archiveReference: null, offloadedError: { reference, text: log } });
+      const rendered = renderLedger(ledger);
+      expect(rendered).toContain(`- Last error: {"tool":"Bash","id":"b1","error":"AssertionError: expected 2336 to be 2337","ref":"${reference}"}`);
+      expect(parseLedger(rendered)).toEqual(ledger);
+    });
+
+    it('without the text (not read), keeps the reference line alone, as before', () => {
+      expect(buildLedger(messages, { archiveReference: null }).lastError).toEqual({ toolName: 'Bash', toolUseId: 'b1', message: buildBatchReference(reference) });
+    });
+
+    it('ignores a text read for another reference', () => {
+      const other = { reference: 'memory://default/tool-result-b0.md', text: log };
+      expect(buildLedger(messages, { archiveReference: null, offloadedError: other }).lastError?.message).toBe(buildBatchReference(reference));
+    });
+
+    it('keeps the reference line when the offloaded text is blank', () => {
+      expect(buildLedger(messages, { archiveReference: null, offloadedError: { reference, text: '\n \n' } }).lastError).toEqual({
+        toolName: 'Bash',
+        toolUseId: 'b1',
+        message: buildBatchReference(reference),
+      });
+    });
+
+    it('is carried over a later compaction with its reference', () => {
+      const first = buildLedger(messages, { archiveReference: ARCHIVE, offloadedError: { reference, text: log } });
+      const later: Message[] = [{ role: 'user', content: `[Conversation compressed]\n\n${appendLedger('s', first)}` }, ...turn('r1', 'Read', { file_path: 'a.ts' })];
+      expect(buildLedger(later, { archiveReference: null }).lastError).toEqual(first.lastError);
+    });
+  });
+
   it('does not take the resume message compaction appends for a request', () => {
     const messages: Message[] = [{ role: 'user', content: 'Fix it.' }, { role: 'assistant', content: 'On it.' }, { role: 'user', content: 'Continue with the task.' }];
     expect(buildLedger(messages, { archiveReference: null, resumeMessage: 'Continue with the task.' }).latestRequest).toBe('Fix it.');
@@ -233,7 +286,9 @@ describe('parseLedger and stripLedger', () => {
           filesRead: list,
           filesEdited: list,
           commands: list,
-          lastError: fc.option(fc.record({ toolName: text, toolUseId: text, message: text }), { nil: undefined }),
+          lastError: fc.option(fc.record({ toolName: text, toolUseId: text, message: text, reference: text }, { requiredKeys: ['toolName', 'toolUseId', 'message'] }), {
+            nil: undefined,
+          }),
           offloadedResults: fc.record({
             items: fc.array(fc.record({ toolName: text, toolUseId: text, reference: text }), { maxLength: 3 }),
             omittedCount: fc.nat(50),

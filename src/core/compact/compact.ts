@@ -11,6 +11,7 @@ import type { ResolvedCompactOptions } from './compact-options.js';
 import { partitionMessages } from './partition.js';
 import { archiveRest, createArchiveWriterStore } from './persist.js';
 import { appendLedger, buildLedger, type CompactLedger } from './ledger.js';
+import { readOffloadedErrorText } from './offloaded-error.js';
 import { collectRestoredFiles } from './restore.js';
 import { summarizeWithRetry } from './retry.js';
 import { computeCompactStats, createEmptyCompactStats, type CompactStats } from './stats.js';
@@ -142,7 +143,9 @@ function skip(messages: readonly Message[], skippedReason: CompactSkipReason): C
  *    itself with `'summarizer-failed'` and the last error. A summary over
  *    `computeSummaryMaxTokens(summaryMaxWords)` tokens is cut to it, with a marker.
  * 5. Append the ledger of Rest (the archive's reference, offloaded results, task, latest
- *    request, files, commands, last error) to the summary.
+ *    request, files, commands, last error) to the summary. When the last error was offloaded
+ *    into `ports.store`, a few KB of it are read back so that the ledger quotes its error
+ *    line next to the reference (a failed read keeps the reference alone, logged).
  * 6. Restore recent files from the whole history, then assemble and count. A result not
  *    smaller than the input (both counted locally) is not kept: the input array itself, `'no-gain'`.
  *
@@ -208,11 +211,15 @@ export async function compactMessagesWith(
   if (fitted.cut) {
     logger.warn(`compact: the summary (${summarizerText.length} characters) is over its budget of ${summaryMaxTokens} tokens; it was cut to fit`);
   }
+  // only a real store can read back: a file writer's archive store only writes
+  const offloadedError = await readOffloadedErrorText(rest, { store: ports.store, logger });
+  throwIfAborted(signal);
   const ledger = buildLedger(rest, {
     archiveReference: originalMessagesPath,
     readToolNames: options.readToolNames,
     pathField: options.pathField,
     resumeMessage: options.resumeMessage,
+    offloadedError,
   });
   const summary = appendLedger(fitted.text, ledger);
 

@@ -241,6 +241,24 @@ export function findOffloadedReference(content: unknown): string | undefined {
   return isOffloadReference(content) ? extractReference(renderResultText(content)) : undefined;
 }
 
+/**
+ * The reference held by the last `tool_result` marked `is_error` in `messages` (the one the
+ * ledger's last error is), when that result is an offload reference; `undefined` when there is
+ * no failed result or the last one holds its text. Scans from the end, so it stops at the first
+ * failed result it meets.
+ */
+export function findLastErrorReference(messages: readonly Message[]): string | undefined {
+  for (let messageIndex = messages.length - 1; messageIndex >= 0; messageIndex -= 1) {
+    const content = messages[messageIndex]?.content;
+    if (!Array.isArray(content)) continue;
+    for (let blockIndex = content.length - 1; blockIndex >= 0; blockIndex -= 1) {
+      const block: unknown = content[blockIndex];
+      if (isToolResultBlock(block) && block.is_error === true) return findOffloadedReference(block.content);
+    }
+  }
+  return undefined;
+}
+
 /** The first line of `text` that is not blank, trimmed; `''` when there is none. */
 export function firstLine(text: string): string {
   return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';

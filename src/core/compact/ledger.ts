@@ -15,6 +15,7 @@ import {
   isPathLike,
   renderResultText,
   type ConversationFacts,
+  type ToolResultFact,
 } from './conversation-facts.js';
 
 /** The heading of the ledger section: the last one in a summary is the ledger. */
@@ -38,8 +39,27 @@ export interface LedgerError {
   /** The tool that failed (`'unknown'` when its call is not in the messages). */
   toolName: string;
   toolUseId: string;
-  /** The line of the result that best says what went wrong, cut to a few hundred characters. */
+  /**
+   * The line of the result that best says what went wrong, cut to a few hundred characters.
+   * For an offloaded result whose text could not be read, its reference line.
+   */
   message: string;
+  /**
+   * Where the whole failed result is, when it was offloaded and `message` was read from the
+   * offloaded text: the read tool opens it.
+   */
+  reference?: string | undefined;
+}
+
+/**
+ * Text of an offloaded tool result as far as it was read (its first and last few KB), for the
+ * ledger's last error when that result was offloaded.
+ */
+export interface OffloadedErrorText {
+  /** The reference the failed result holds, as the read tool takes it. */
+  reference: string;
+  /** The text read under that reference. */
+  text: string;
 }
 
 /** A tool result that was offloaded: the read tool opens `reference`. */
@@ -83,6 +103,13 @@ export interface BuildLedgerOptions {
   pathField?: string | undefined;
   /** A user message compaction itself appends (`"Continue with the task."`): not a request. */
   resumeMessage?: string | undefined;
+  /**
+   * The text of the last failed result when that result is an offload reference, read from the
+   * store beforehand: the last error's line is taken from it, next to the reference. Used only
+   * when its `reference` is the one the last failed result holds; without it, the last error
+   * of an offloaded result is its reference line.
+   */
+  offloadedError?: OffloadedErrorText | undefined;
 }
 
 /** How much the ledger keeps: it must stay a short section whatever the history. */
@@ -158,16 +185,24 @@ export function buildLedger(messages: readonly Message[], options: BuildLedgerOp
     filesRead: mergeList(previous?.filesRead, reads, LIMITS.files, (path) => path),
     filesEdited: mergeList(previous?.filesEdited, edits, LIMITS.files, (path) => path),
     commands: mergeList(previous?.commands, commands, LIMITS.commands, (command) => command),
-    lastError:
-      failed === undefined
-        ? previous?.lastError
-        : {
-            toolName: failed.toolName ?? 'unknown',
-            toolUseId: failed.toolUseId,
-            message: cutText(errorLine(renderResultText(failed.content)) || '(no message)', LIMITS.errorChars),
-          },
+    lastError: failed === undefined ? previous?.lastError : describeFailure(failed, options.offloadedError),
     offloadedResults: mergeList(previous?.offloadedResults, offloaded, LIMITS.offloadedResults, (entry) => entry.reference),
   };
+}
+
+/**
+ * The ledger's entry for a failed result: its most telling line, read from the offloaded text
+ * (next to the reference) when the result was offloaded and that text was read, else from the
+ * result itself (for an offloaded one, its reference line).
+ */
+function describeFailure(failed: ToolResultFact, offloaded: OffloadedErrorText | undefined): LedgerError {
+  const toolName = failed.toolName ?? 'unknown';
+  const reference = findOffloadedReference(failed.content);
+  if (reference !== undefined && offloaded?.reference === reference) {
+    const line = errorLine(offloaded.text);
+    if (line !== '') return { toolName, toolUseId: failed.toolUseId, message: cutText(line, LIMITS.errorChars), reference };
+  }
+  return { toolName, toolUseId: failed.toolUseId, message: cutText(errorLine(renderResultText(failed.content)) || '(no message)', LIMITS.errorChars) };
 }
 
 /** The paths read and edited by successful calls (and restored-file messages), in message order. */
@@ -250,7 +285,9 @@ function cutText(text: string, maxChars: number): string {
  *   - ["Read","toolu_1","./tool-result-toolu_1.md"]
  * ```
  * A list cut short says so: `- Files read (15 most recent; 7 earlier not listed): [...]`; a
- * latest request that is the task is written `the task above`.
+ * latest request that is the task is written `the task above`; a last error read from an
+ * offloaded result also names where the whole result is:
+ * `{"tool":"bash","id":"toolu_9","error":"AssertionError: ...","ref":"./tool-result-toolu_9.md"}`.
  */
 export function renderLedger(ledger: CompactLedger): string {
   const lines = [LEDGER_HEADING, LEDGER_NOTE];
@@ -269,7 +306,10 @@ export function renderLedger(ledger: CompactLedger): string {
   pushList(LABELS.filesEdited, ledger.filesEdited);
   pushList(LABELS.commands, ledger.commands);
   const error = ledger.lastError;
-  if (error !== undefined) lines.push(`- ${LABELS.lastError}: ${toJson({ tool: error.toolName, id: error.toolUseId, error: error.message })}`);
+  if (error !== undefined) {
+    const fields = { tool: error.toolName, id: error.toolUseId, error: error.message, ...(error.reference === undefined ? {} : { ref: error.reference }) };
+    lines.push(`- ${LABELS.lastError}: ${toJson(fields)}`);
+  }
   if (ledger.offloadedResults.items.length > 0) {
     lines.push(`- ${describeList(LABELS.offloadedResults, ledger.offloadedResults)}:`);
     for (const entry of ledger.offloadedResults.items) {
@@ -397,7 +437,11 @@ export function parseLedger(summary: string): CompactLedger | undefined {
         break;
       case LABELS.lastError: {
         const fields = readRecord(value, ['tool', 'id', 'error'] as const);
-        ledger.lastError = fields === undefined ? undefined : { toolName: fields.tool, toolUseId: fields.id, message: fields.error };
+        const reference = readString((value as { ref?: unknown } | undefined)?.ref);
+        ledger.lastError =
+          fields === undefined
+            ? undefined
+            : { toolName: fields.tool, toolUseId: fields.id, message: fields.error, ...(reference === undefined ? {} : { reference }) };
         break;
       }
       case LABELS.offloadedResults:
