@@ -9,6 +9,10 @@
  * by byte ranges, one chunk at a time, so the first page of a 10 MB value reads one chunk; a
  * later page scans forward counting lines, from the nearest position an earlier read of the
  * same value remembered ({@link LineIndex}).
+ *
+ * Just over 500 lines on purpose: resolving a reference, paging and pattern search share the
+ * chunked reader and the line index; split apart, each file would export the others' internals.
+ * (The line scanner itself is in line-scanner.ts.)
  */
 import { describeValue } from './errors.js';
 import { BATCH_REFERENCE_PREFIX, DIRECT_REFERENCE_PREFIX } from './offload-reference.js';
