@@ -22,7 +22,8 @@ export interface NumberRule {
 }
 
 /** How a rule reads in a message: `a number in [0, 1]`, `an integer >= 1`. */
-function describeNumberRule(rule: NumberRule): string {
+/** A number rule in words, as errors and the docs' option tables say it: `an integer >= 1`. */
+export function describeNumberRule(rule: NumberRule): string {
   const kind = rule.integer ? 'an integer' : 'a number';
   if (rule.min !== undefined && rule.max !== undefined) return `${kind} in [${rule.min}, ${rule.max}]`;
   if (rule.min !== undefined) return `${kind} >= ${rule.min}`;

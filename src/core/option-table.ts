@@ -1,8 +1,9 @@
 /**
  * Every option that has a default or an environment variable, as one row each: its name, its
  * variable, its default (from `defaults.ts`), the rule it must respect and the functions that
- * take it. Resolution goes through {@link resolveTableOption}, and a test checks the README's
- * option tables against these rows, so code and docs cannot drift apart.
+ * take it. Resolution goes through {@link resolveTableOption}, and the docs' option tables are
+ * generated from these rows (with the texts of `scripts/option-docs.ts`, by `npm run docs:options`); a
+ * test fails when a page drifts, so code and docs cannot disagree.
  */
 import {
   DEFAULT_COMPACT_MAX_RETRIES,
@@ -68,7 +69,7 @@ export interface OptionRow<R extends OptionRule = OptionRule> {
   readonly default: number | string | readonly string[];
   readonly rule: R;
   readonly appliesTo: readonly OptionFunction[];
-  /** One line for the docs. */
+  /** What it does, in one line (the docs' tables take their fuller texts from `scripts/option-docs.ts`). */
   readonly summary: string;
 }
 
