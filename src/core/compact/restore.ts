@@ -136,6 +136,17 @@ function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw signal.reason;
 }
 
+/** What probing one candidate found: why it is skipped, or its text. Never an abort: the caller checks the signal. */
+type ProbeOutcome =
+  | { kind: 'missing' }
+  | { kind: 'outside-real'; readPath: string; realWorkDir: string }
+  | { kind: 'too-large'; bytes: number; minimumTokens: number }
+  | { kind: 'failed'; error: unknown }
+  | { kind: 'read'; readPath: string; content: string };
+
+/** Candidates probed ahead of the one being decided: their file-system calls overlap, within a bound on open files. */
+const PROBE_WINDOW = 8;
+
 /**
  * Reads back the most recently read files:
  * 1. take the `maxRestoreFiles` most recent candidates ({@link findRecentlyReadFiles}); a
@@ -150,7 +161,9 @@ function throwIfAborted(signal: AbortSignal | undefined): void {
  *    take the total above `maxRestoreTokensTotal`.
  *
  * A file is read whole, even when the agent read part of it. Never rejects for a file; only
- * an abort rejects (with the signal's reason).
+ * an abort rejects (with the signal's reason). The file-system calls of the next few
+ * candidates run while one is decided (decisions and notes stay in order); a file after the
+ * one that stops restoration may therefore have been read already, and is dropped.
  */
 export async function collectRestoredFiles(messages: readonly Message[], options: CollectRestoredFilesOptions): Promise<RestoredFile[]> {
   const { fileReader, logger, workDir } = options;
@@ -167,47 +180,49 @@ export async function collectRestoredFiles(messages: readonly Message[], options
     }
   }
 
+  // Lexical check first: nothing outside workDir is ever touched, not even probed.
+  const inside = candidates.map((candidate) => isPathInside(workDir, candidate.absolutePath));
+  const probes: Array<Promise<ProbeOutcome> | undefined> = new Array(candidates.length);
+  const probeAhead = (from: number): void => {
+    for (let index = from; index < Math.min(candidates.length, from + PROBE_WINDOW); index += 1) {
+      if (probes[index] === undefined && inside[index] === true) {
+        probes[index] = probeCandidate((candidates[index] as ReadFileCandidate).absolutePath, realWorkDir, options);
+      }
+    }
+  };
+
   const restored: RestoredFile[] = [];
   let totalTokens = 0;
-  for (const candidate of candidates) {
+  for (let index = 0; index < candidates.length; index += 1) {
     throwIfAborted(options.signal);
-    const { path, absolutePath } = candidate;
-    // Lexical check first: nothing outside workDir is ever touched, not even probed.
-    if (!isPathInside(workDir, absolutePath)) {
+    const { path, absolutePath } = candidates[index] as ReadFileCandidate;
+    if (inside[index] !== true) {
       logger.warn(`restore: skipped "${path}": it resolves to ${absolutePath}, outside workDir ${workDir}`);
       continue;
     }
-    let content: string;
-    let readPath = absolutePath;
-    try {
-      if (!(await fileReader.exists(absolutePath))) {
-        logger.warn(`restore: skipped "${path}": no file at ${absolutePath}`);
-        continue;
-      }
-      if (fileReader.realpath !== undefined && realWorkDir !== undefined) {
-        readPath = await fileReader.realpath(absolutePath);
-        if (!isPathInside(realWorkDir, readPath)) {
-          logger.warn(`restore: skipped "${path}": its real path ${readPath} is outside workDir ${realWorkDir}`);
-          continue;
-        }
-      }
-      if (fileReader.size !== undefined) {
-        // before reading: a 200 MB log must not be loaded just to be counted and skipped
-        const bytes = await fileReader.size(readPath);
-        const minimumTokens = Math.ceil(bytes / MAX_BYTES_PER_TOKEN);
-        if (minimumTokens > options.maxRestoreTokensPerFile) {
-          logger.info?.(
-            `restore: skipped "${path}": ${bytes} bytes, at least ${minimumTokens} tokens > maxRestoreTokensPerFile (${options.maxRestoreTokensPerFile})`,
-          );
-          continue;
-        }
-      }
-      content = await fileReader.read(readPath);
-    } catch (error) {
+    probeAhead(index);
+    const probe = await (probes[index] as Promise<ProbeOutcome>);
+    probes[index] = undefined; // its text is not held once decided
+    if (probe.kind === 'failed') {
       throwIfAborted(options.signal);
-      logger.warn(`restore: skipped "${path}": could not read it (${describeError(error)})`);
+      logger.warn(`restore: skipped "${path}": could not read it (${describeError(probe.error)})`);
       continue;
     }
+    if (probe.kind === 'missing') {
+      logger.warn(`restore: skipped "${path}": no file at ${absolutePath}`);
+      continue;
+    }
+    if (probe.kind === 'outside-real') {
+      logger.warn(`restore: skipped "${path}": its real path ${probe.readPath} is outside workDir ${probe.realWorkDir}`);
+      continue;
+    }
+    if (probe.kind === 'too-large') {
+      logger.info?.(
+        `restore: skipped "${path}": ${probe.bytes} bytes, at least ${probe.minimumTokens} tokens > maxRestoreTokensPerFile (${options.maxRestoreTokensPerFile})`,
+      );
+      continue;
+    }
+    const { content, readPath } = probe;
     const tokenCount = content === '' ? 0 : options.tokenCounter.count(content);
     if (tokenCount > options.maxRestoreTokensPerFile) {
       logger.info?.(`restore: skipped "${path}": ${tokenCount} tokens > maxRestoreTokensPerFile (${options.maxRestoreTokensPerFile})`);
@@ -223,4 +238,34 @@ export async function collectRestoredFiles(messages: readonly Message[], options
     restored.push({ path, absolutePath: readPath, content, tokenCount, message: formatRestoredFileMessage(path, content) });
   }
   return restored;
+}
+
+/**
+ * The file-system side of one candidate inside `workDir`, in the order the checks must run:
+ * exists, real path inside the real `workDir`, size within the per-file budget, then read.
+ * Resolves every failure as an outcome (never rejects), and stops before the next call once
+ * the signal has aborted.
+ */
+async function probeCandidate(absolutePath: string, realWorkDir: string | undefined, options: CollectRestoredFilesOptions): Promise<ProbeOutcome> {
+  const { fileReader, signal } = options;
+  try {
+    if (!(await fileReader.exists(absolutePath))) return { kind: 'missing' };
+    let readPath = absolutePath;
+    if (fileReader.realpath !== undefined && realWorkDir !== undefined) {
+      throwIfAborted(signal);
+      readPath = await fileReader.realpath(absolutePath);
+      if (!isPathInside(realWorkDir, readPath)) return { kind: 'outside-real', readPath, realWorkDir };
+    }
+    if (fileReader.size !== undefined) {
+      throwIfAborted(signal);
+      // before reading: a 200 MB log must not be loaded just to be counted and skipped
+      const bytes = await fileReader.size(readPath);
+      const minimumTokens = Math.ceil(bytes / MAX_BYTES_PER_TOKEN);
+      if (minimumTokens > options.maxRestoreTokensPerFile) return { kind: 'too-large', bytes, minimumTokens };
+    }
+    throwIfAborted(signal);
+    return { kind: 'read', readPath, content: await fileReader.read(readPath) };
+  } catch (error) {
+    return { kind: 'failed', error };
+  }
 }

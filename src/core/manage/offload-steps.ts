@@ -5,7 +5,7 @@
  */
 import { countToolResultChars } from '../char-count.js';
 import { executeDirectOffload } from '../direct-offload.js';
-import { copyMessageWithContent, runConcurrently, WRITE_CONCURRENCY } from '../offload-files.js';
+import { copyMessageWithContent, runConcurrently, serializeToolResultContent, WRITE_CONCURRENCY } from '../offload-files.js';
 import type { ResolvedBatchOffloadOptions } from '../offload-options.js';
 import { executeOffload } from '../offload.js';
 import { isOffloadReference, type ResolvedPreview } from '../offload-reference.js';
@@ -78,9 +78,13 @@ function chooseNewResults(message: Message, context: OffloadStepContext, claims:
   return chosen;
 }
 
-/** The stored content's length: what batch offload wrote (serialized, well-formed). */
+/**
+ * The stored content's length: what batch offload wrote (serialized, well-formed). Making text
+ * well-formed replaces each lone surrogate by one U+FFFD, so the serialized length is that
+ * length without scanning the text.
+ */
 function storedLength(content: unknown): number {
-  return (readResultTexts(content)[0] as string).length;
+  return serializeToolResultContent(content).length;
 }
 
 /** The stored content's length: what direct offload wrote (a lone text block's text, else serialized; well-formed). */
