@@ -4,7 +4,11 @@
  * own type, any other item type kept as it is) and differ in names, which an {@link ItemShape}
  * gives.
  */
-import { isRecord } from './fields.js';
+import type { ContentBlock, Message } from '../core/types.js';
+import { invalidField, isRecord, requireParts, textBlock, type Fields } from './fields.js';
+
+/** Text part types both item formats use; a `text` part of the Agents SDK already is a text block. */
+const TEXT_PART_TYPES = new Set(['input_text', 'output_text']);
 
 /** The names one item-list format uses. */
 export interface ItemShape {
@@ -18,6 +22,27 @@ export interface ItemShape {
   readonly callTypes: readonly [call: string, result: string];
   /** The field holding the call id on both: `call_id` or `callId`. */
   readonly callIdField: string;
+  /** How an error names the allowed roles: `"user", "assistant" or "system"`. */
+  readonly rolesText: string;
+}
+
+/** Canonical blocks of parts: text parts become text blocks, the rest are kept as they are. */
+export function readItemParts(parts: readonly unknown[], index: number, field: string): ContentBlock[] {
+  return requireParts(parts, index, field).map((part, position) => {
+    if (!TEXT_PART_TYPES.has(part.type as string)) return part as unknown as ContentBlock;
+    if (typeof part.text !== 'string') throw invalidField(index, `${field}[${position}].text`, 'must be a string', part.text);
+    return textBlock(part.text);
+  });
+}
+
+/** The canonical message of a message item; a `developer` message is a system message. */
+export function readItemMessage(item: Fields, index: number, shape: ItemShape): Message {
+  const { role, content } = item;
+  if (typeof role !== 'string' || !shape.roles.has(role)) throw invalidField(index, '.role', `must be ${shape.rolesText}`, role);
+  const canonicalRole = role === 'developer' ? 'system' : (role as Message['role']);
+  if (typeof content === 'string') return { role: canonicalRole, content };
+  if (Array.isArray(content)) return { role: canonicalRole, content: readItemParts(content, index, '.content') };
+  throw invalidField(index, '.content', 'must be a string or an array of content parts', content);
 }
 
 /** Whether `message` is an item of the format `shape` describes. */

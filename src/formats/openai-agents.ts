@@ -5,8 +5,8 @@
  */
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../core/types.js';
 import { defineMessageFormat, type BuildContext, type FormatCodec, type ToolOutputChange, type TypedMessageFormat } from './define-format.js';
-import { matchesItem, type ItemShape } from './item-shape.js';
-import { fieldsOf, invalidField, isRecord, parseToolArguments, requireParts, requireRecord, requireString, textBlock, textOfToolContent, toolResultBlock, type Fields } from './fields.js';
+import { matchesItem, readItemMessage, readItemParts, type ItemShape } from './item-shape.js';
+import { fieldsOf, invalidField, isRecord, parseToolArguments, requireRecord, requireString, textOfToolContent, toolResultBlock } from './fields.js';
 import { unwrapItem, wrapItem } from './opaque-items.js';
 
 /** A content part of an Agents SDK message or tool output: `input_text`, `output_text`, `input_image`, `text`, `image`, ... */
@@ -27,7 +27,6 @@ const FORMAT = 'openai-agents';
 
 const MESSAGE_ROLES = new Set(['user', 'assistant', 'system']);
 const PART_TYPES = new Set(['input_text', 'output_text', 'input_image', 'input_file', 'audio', 'image', 'refusal']);
-const TEXT_PART_TYPES = new Set(['input_text', 'output_text']);
 
 /** Item types of the Agents SDK other than messages, for detection. */
 const ITEM_TYPES = new Set([
@@ -36,28 +35,13 @@ const ITEM_TYPES = new Set([
   'tool_search_call', 'tool_search_output', 'program', 'program_output',
 ]);
 
-const SHAPE: ItemShape = { roles: MESSAGE_ROLES, partTypes: PART_TYPES, itemTypes: ITEM_TYPES, callTypes: ['function_call', 'function_call_result'], callIdField: 'callId' };
+const SHAPE: ItemShape = { roles: MESSAGE_ROLES, partTypes: PART_TYPES, itemTypes: ITEM_TYPES, callTypes: ['function_call', 'function_call_result'], callIdField: 'callId', rolesText: '"user", "assistant" or "system"' };
 
-/** Canonical blocks of parts: `input_text`/`output_text` become text blocks (a `text` part already is one), the rest are kept. */
-function readParts(parts: readonly unknown[], index: number, field: string): ContentBlock[] {
-  return requireParts(parts, index, field).map((part, position) => {
-    if (!TEXT_PART_TYPES.has(part.type as string)) return part as unknown as ContentBlock;
-    if (typeof part.text !== 'string') throw invalidField(index, `${field}[${position}].text`, 'must be a string', part.text);
-    return textBlock(part.text);
-  });
-}
 
-function readMessage(item: Fields, index: number): Message {
-  const { role, content } = item;
-  if (typeof role !== 'string' || !MESSAGE_ROLES.has(role)) throw invalidField(index, '.role', 'must be "user", "assistant" or "system"', role);
-  if (typeof content === 'string') return { role: role as Message['role'], content };
-  if (Array.isArray(content)) return { role: role as Message['role'], content: readParts(content, index, '.content') };
-  throw invalidField(index, '.content', 'must be a string or an array of content parts', content);
-}
 
 function readOutput(output: unknown, index: number): string | ContentBlock[] {
   if (typeof output === 'string') return output;
-  if (Array.isArray(output)) return readParts(output, index, '.output');
+  if (Array.isArray(output)) return readItemParts(output, index, '.output');
   if (isRecord(output) && typeof output.type === 'string') {
     if (output.type === 'text') {
       if (typeof output.text !== 'string') throw invalidField(index, '.output.text', 'must be a string', output.text);
@@ -75,7 +59,7 @@ function readOutput(output: unknown, index: number): string | ContentBlock[] {
 function toCanonical(message: unknown, index: number): Message {
   const item = requireRecord(message, index, 'an OpenAI Agents SDK item object');
   const { type } = item;
-  if (type === 'message' || (type === undefined && 'role' in item)) return readMessage(item, index);
+  if (type === 'message' || (type === undefined && 'role' in item)) return readItemMessage(item, index, SHAPE);
   if (type === 'function_call') {
     const block: ToolUseBlock = {
       type: 'tool_use',

@@ -4,8 +4,8 @@
  */
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../core/types.js';
 import { defineMessageFormat, type FormatCodec, type ToolOutputChange, type TypedMessageFormat } from './define-format.js';
-import { matchesItem, type ItemShape } from './item-shape.js';
-import { fieldsOf, invalidField, parseToolArguments, requireParts, requireRecord, requireString, textBlock, toolResultBlock, type Fields } from './fields.js';
+import { matchesItem, readItemMessage, readItemParts, type ItemShape } from './item-shape.js';
+import { fieldsOf, invalidField, parseToolArguments, requireRecord, requireString, toolResultBlock } from './fields.js';
 import { unwrapItem, wrapItem } from './opaque-items.js';
 
 /** A content part of a Responses message or tool output: `input_text`, `output_text`, `input_image`, `input_file`, `refusal`, ... */
@@ -26,7 +26,6 @@ const FORMAT = 'openai-responses';
 
 const MESSAGE_ROLES = new Set(['user', 'assistant', 'system', 'developer']);
 const PART_TYPES = new Set(['input_text', 'output_text', 'input_image', 'input_file', 'input_audio', 'refusal']);
-const TEXT_PART_TYPES = new Set(['input_text', 'output_text']);
 
 /** Item types of the Responses API other than messages, for detection. */
 const ITEM_TYPES = new Set([
@@ -37,32 +36,14 @@ const ITEM_TYPES = new Set([
   'custom_tool_call', 'custom_tool_call_output', 'tool_search_call', 'tool_search_output',
 ]);
 
-const SHAPE: ItemShape = { roles: MESSAGE_ROLES, partTypes: PART_TYPES, itemTypes: ITEM_TYPES, callTypes: ['function_call', 'function_call_output'], callIdField: 'call_id' };
+const SHAPE: ItemShape = { roles: MESSAGE_ROLES, partTypes: PART_TYPES, itemTypes: ITEM_TYPES, callTypes: ['function_call', 'function_call_output'], callIdField: 'call_id', rolesText: '"user", "assistant", "system" or "developer"' };
 
-/** Canonical blocks of Responses parts: text parts become text blocks, the rest are kept as they are. */
-function readParts(parts: readonly unknown[], index: number, field: string): ContentBlock[] {
-  return requireParts(parts, index, field).map((part, position) => {
-    if (!TEXT_PART_TYPES.has(part.type as string)) return part as unknown as ContentBlock;
-    if (typeof part.text !== 'string') throw invalidField(index, `${field}[${position}].text`, 'must be a string', part.text);
-    return textBlock(part.text);
-  });
-}
 
-function readMessage(item: Fields, index: number): Message {
-  const { role, content } = item;
-  if (typeof role !== 'string' || !MESSAGE_ROLES.has(role)) {
-    throw invalidField(index, '.role', 'must be "user", "assistant", "system" or "developer"', role);
-  }
-  const canonicalRole = role === 'developer' ? 'system' : (role as Message['role']);
-  if (typeof content === 'string') return { role: canonicalRole, content };
-  if (Array.isArray(content)) return { role: canonicalRole, content: readParts(content, index, '.content') };
-  throw invalidField(index, '.content', 'must be a string or an array of content parts', content);
-}
 
 function toCanonical(message: unknown, index: number): Message {
   const item = requireRecord(message, index, 'a Responses API input item object');
   const { type } = item;
-  if (type === 'message' || ((type === undefined || type === null) && 'role' in item)) return readMessage(item, index);
+  if (type === 'message' || ((type === undefined || type === null) && 'role' in item)) return readItemMessage(item, index, SHAPE);
   if (type === 'function_call') {
     const block: ToolUseBlock = {
       type: 'tool_use',
@@ -76,7 +57,7 @@ function toCanonical(message: unknown, index: number): Message {
     const callId = requireString(item, 'call_id', index);
     const { output } = item;
     if (typeof output === 'string') return { role: 'user', content: [toolResultBlock(callId, output, false)] };
-    if (Array.isArray(output)) return { role: 'user', content: [toolResultBlock(callId, readParts(output, index, '.output'), false)] };
+    if (Array.isArray(output)) return { role: 'user', content: [toolResultBlock(callId, readItemParts(output, index, '.output'), false)] };
     throw invalidField(index, '.output', 'must be a string or an array of content parts', output);
   }
   if (typeof type === 'string') return wrapItem(FORMAT, type, item);
