@@ -4,8 +4,9 @@
  * own type, any other item type kept as it is) and differ in names, which an {@link ItemShape}
  * gives.
  */
-import type { ContentBlock, Message } from '../core/types.js';
-import { invalidField, isRecord, requireParts, textBlock, type Fields } from './fields.js';
+import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../core/types.js';
+import { fieldsOf, invalidField, isRecord, requireParts, textBlock, type Fields } from './fields.js';
+import { unwrapItem } from './opaque-items.js';
 
 /** Text part types both item formats use; a `text` part of the Agents SDK already is a text block. */
 const TEXT_PART_TYPES = new Set(['input_text', 'output_text']);
@@ -56,4 +57,47 @@ export function matchesItem(message: unknown, shape: ItemShape): boolean {
   }
   if (type === shape.callTypes[0] || type === shape.callTypes[1]) return typeof message[shape.callIdField] === 'string';
   return typeof type === 'string' && shape.itemTypes.has(type);
+}
+
+/** How one item format builds its items from canonical blocks. */
+export interface ItemBuilders<I> {
+  /** A message item of a run of consecutive content blocks (text, images, ...). */
+  message(run: ContentBlock[]): I;
+  /** A tool call item. */
+  call(use: ToolUseBlock): I;
+  /** A tool result item. */
+  result(result: ToolResultBlock): I;
+}
+
+/**
+ * The items of one canonical message's blocks, in order: an opaque block gives back the item it
+ * holds, a `tool_use` a call, a `tool_result` a result, and each run of other blocks between them
+ * one message item. Thinking built fresh is dropped: reasoning goes back only as the opaque
+ * items it came from.
+ */
+export function buildItemsOfBlocks<I>(format: string, content: readonly ContentBlock[], builders: ItemBuilders<I>): I[] {
+  const items: I[] = [];
+  let run: ContentBlock[] = [];
+  const flush = (): void => {
+    if (run.length > 0) items.push(builders.message(run));
+    run = [];
+  };
+  for (const block of content) {
+    const { type } = fieldsOf(block);
+    const item = unwrapItem(format, block);
+    if (item !== undefined) {
+      flush();
+      items.push(item as I);
+    } else if (type === 'tool_use') {
+      flush();
+      items.push(builders.call(block as ToolUseBlock));
+    } else if (type === 'tool_result') {
+      flush();
+      items.push(builders.result(block as ToolResultBlock));
+    } else if (type !== 'thinking' && type !== 'redacted_thinking') {
+      run.push(block);
+    }
+  }
+  flush();
+  return items;
 }

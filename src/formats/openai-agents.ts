@@ -3,11 +3,11 @@
  * They differ from the Responses API's items (`callId`, `function_call_result` with `name`,
  * `status` and a structured `output`), hence an adapter of their own. This file imports no SDK.
  */
-import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../core/types.js';
+import type { ContentBlock, Message, ToolUseBlock } from '../core/types.js';
 import { defineMessageFormat, type BuildContext, type FormatCodec, type ToolOutputChange, type TypedMessageFormat } from './define-format.js';
-import { matchesItem, readItemMessage, readItemParts, type ItemShape } from './item-shape.js';
+import { buildItemsOfBlocks, matchesItem, readItemMessage, readItemParts, type ItemShape } from './item-shape.js';
 import { fieldsOf, invalidField, isRecord, parseToolArguments, requireRecord, requireString, textOfToolContent, toolResultBlock } from './fields.js';
-import { unwrapItem, wrapItem } from './opaque-items.js';
+import { wrapItem } from './opaque-items.js';
 
 /** A content part of an Agents SDK message or tool output: `input_text`, `output_text`, `input_image`, `text`, `image`, ... */
 export type OpenAIAgentsContentPart = { type: string; [field: string]: unknown } | { type: string };
@@ -111,36 +111,18 @@ function assistantItem(parts: OpenAIAgentsContentPart[]): OpenAIAgentsItem {
 function buildItems(message: Message, context: BuildContext<OpenAIAgentsItem>): OpenAIAgentsItem[] {
   const { role, content } = message;
   if (typeof content === 'string') return [role === 'assistant' ? assistantItem([{ type: 'output_text', text: content } as OpenAIAgentsContentPart]) : { role, content }];
-  const items: OpenAIAgentsItem[] = [];
-  let run: ContentBlock[] = [];
-  const flush = (): void => {
-    if (run.length === 0) return;
-    if (role === 'system') items.push({ role, content: textOfToolContent(run) });
-    else if (role === 'assistant') items.push(assistantItem(run.map((block) => toPart(block, 'output_text'))));
-    else items.push({ role, content: run.map((block) => toPart(block, 'input_text')) });
-    run = [];
-  };
-  for (const block of content) {
-    const fields = fieldsOf(block);
-    const item = unwrapItem(FORMAT, block);
-    if (item !== undefined) {
-      flush();
-      items.push(item as OpenAIAgentsItem);
-    } else if (fields.type === 'tool_use') {
-      flush();
-      const use = block as ToolUseBlock;
-      items.push({ type: 'function_call', callId: use.id, name: use.name, arguments: JSON.stringify(use.input ?? {}) });
-    } else if (fields.type === 'tool_result') {
-      flush();
-      const result = block as ToolResultBlock;
+  return buildItemsOfBlocks<OpenAIAgentsItem>(FORMAT, content, {
+    message: (run) => {
+      if (role === 'system') return { role, content: textOfToolContent(run) };
+      if (role === 'assistant') return assistantItem(run.map((block) => toPart(block, 'output_text')));
+      return { role, content: run.map((block) => toPart(block, 'input_text')) };
+    },
+    call: (use) => ({ type: 'function_call', callId: use.id, name: use.name, arguments: JSON.stringify(use.input ?? {}) }),
+    result: (result) => {
       const name = context.toolNameOf(result.tool_use_id) ?? UNKNOWN_TOOL_NAME;
-      items.push({ type: 'function_call_result', callId: result.tool_use_id, name, status: 'completed', output: toOutput(result.content, undefined) });
-    } else if (fields.type !== 'thinking' && fields.type !== 'redacted_thinking') {
-      run.push(block);
-    }
-  }
-  flush();
-  return items;
+      return { type: 'function_call_result', callId: result.tool_use_id, name, status: 'completed', output: toOutput(result.content, undefined) };
+    },
+  });
 }
 
 /** The `name` of a `function_call_result` built fresh whose call is not in the history. */

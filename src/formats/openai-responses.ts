@@ -2,11 +2,11 @@
  * OpenAI Responses API input items (`ResponseInputItem`) to and from the canonical shape. The
  * shapes are written here structurally: this file imports no SDK.
  */
-import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../core/types.js';
+import type { ContentBlock, Message, ToolUseBlock } from '../core/types.js';
 import { defineMessageFormat, type FormatCodec, type ToolOutputChange, type TypedMessageFormat } from './define-format.js';
-import { matchesItem, readItemMessage, readItemParts, type ItemShape } from './item-shape.js';
+import { buildItemsOfBlocks, matchesItem, readItemMessage, readItemParts, type ItemShape } from './item-shape.js';
 import { fieldsOf, invalidField, parseToolArguments, requireRecord, requireString, toolResultBlock } from './fields.js';
-import { unwrapItem, wrapItem } from './opaque-items.js';
+import { wrapItem } from './opaque-items.js';
 
 /** A content part of a Responses message or tool output: `input_text`, `output_text`, `input_image`, `input_file`, `refusal`, ... */
 export type OpenAIResponsesContentPart = { type: string; [field: string]: unknown } | { type: string };
@@ -84,36 +84,15 @@ function toOutput(content: string | readonly ContentBlock[]): string | OpenAIRes
 function buildItems(message: Message): OpenAIResponsesItem[] {
   const { role, content } = message;
   if (typeof content === 'string') return [{ role, content }];
-  const items: OpenAIResponsesItem[] = [];
-  let run: ContentBlock[] = [];
-  const flush = (): void => {
-    if (run.length === 0) return;
-    const single = run.length === 1 ? fieldsOf(run[0]!) : undefined;
-    const textType = role === 'assistant' ? 'output_text' : 'input_text';
-    items.push({ role, content: single?.type === 'text' && typeof single.text === 'string' ? single.text : run.map((block) => toPart(block, textType)) });
-    run = [];
-  };
-  for (const block of content) {
-    const fields = fieldsOf(block);
-    const item = unwrapItem(FORMAT, block);
-    if (item !== undefined) {
-      flush();
-      items.push(item as OpenAIResponsesItem);
-    } else if (fields.type === 'tool_use') {
-      flush();
-      const use = block as ToolUseBlock;
-      items.push({ type: 'function_call', call_id: use.id, name: use.name, arguments: JSON.stringify(use.input ?? {}) });
-    } else if (fields.type === 'tool_result') {
-      flush();
-      const result = block as ToolResultBlock;
-      items.push({ type: 'function_call_output', call_id: result.tool_use_id, output: toOutput(result.content) });
-    } else if (fields.type !== 'thinking' && fields.type !== 'redacted_thinking') {
-      // Reasoning goes back only as the reasoning items it came from: thinking built fresh is dropped.
-      run.push(block);
-    }
-  }
-  flush();
-  return items;
+  return buildItemsOfBlocks<OpenAIResponsesItem>(FORMAT, content, {
+    message: (run) => {
+      const single = run.length === 1 ? fieldsOf(run[0]!) : undefined;
+      const textType = role === 'assistant' ? 'output_text' : 'input_text';
+      return { role, content: single?.type === 'text' && typeof single.text === 'string' ? single.text : run.map((block) => toPart(block, textType)) };
+    },
+    call: (use) => ({ type: 'function_call', call_id: use.id, name: use.name, arguments: JSON.stringify(use.input ?? {}) }),
+    result: (result) => ({ type: 'function_call_output', call_id: result.tool_use_id, output: toOutput(result.content) }),
+  });
 }
 
 function replaceToolOutputs(original: OpenAIResponsesItem, changes: readonly ToolOutputChange[]): OpenAIResponsesItem | undefined {
