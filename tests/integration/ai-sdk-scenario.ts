@@ -12,6 +12,7 @@
  * 4. the history is compacted: the model sees the summary and calls `ping`;
  * 5. the model sees the same summary (not compacted again) and answers.
  */
+import { expect, it } from 'vitest';
 import { estimateTokens } from '../../src/api/tokens.js';
 import { createExtractiveSummarizer } from '../../src/summarize.js';
 import type { Message, Summarizer, SummarizerOptions } from '../../src/index.js';
@@ -153,4 +154,46 @@ export function scriptedResponse(index: number, prompt: unknown, inputTokens?: n
 /** The old conversation as AI SDK messages (plain text, the same in ai 6 and 7). */
 export function oldConversation(): Array<{ role: 'user' | 'assistant'; content: string }> {
   return OLD_TURNS.map((content, index) => ({ role: index % 2 === 0 ? 'user' : 'assistant', content }));
+}
+
+/** What a wrapLanguageModel run of the scenario leaves for the shared assertions. */
+export interface MiddlewareRun {
+  /** The prompts the wrapped mock model received, in call order. */
+  prompts(): unknown[];
+  /** The loop's own history after the run (`responseMessages` in ai 7, `response.messages` in 6). */
+  responseMessages(): unknown;
+  summarizerCalls(): number;
+}
+
+/** The assertions on a wrapLanguageModel run, the same for every major of `ai`. */
+export function itBehavesAsTheContextMiddleware(run: MiddlewareRun): void {
+  it('offloads the large tool result in the prompt the provider receives', () => {
+    expect(toolResultValue(run.prompts()[1], 'fetch_log')).toMatch(REFERENCE);
+    expect(JSON.stringify(run.prompts()[1])).not.toContain(LOG_MIDDLE_LINE);
+  });
+
+  it('leaves the loop history as it was (stateless): the response messages keep the raw output', () => {
+    expect(toolResultValue(run.responseMessages(), 'fetch_log')).toBe(LOG_TEXT);
+  });
+
+  it('lets the model read the reference back', () => {
+    expect(toolResultValue(run.prompts()[2], 'read_offloaded')).toContain('0001 INFO');
+  });
+
+  it('compacts an over-limit prompt into the summary, in provider shape (text parts, not strings)', () => {
+    const prompt = run.prompts()[3];
+    expect(promptTexts(prompt).some((text) => text.startsWith('[Conversation compressed]'))).toBe(true);
+    for (const turn of OLD_TURNS) expect(promptTexts(prompt)).not.toContain(turn);
+    for (const message of promptMessages(prompt)) {
+      if (message.role === 'user' || message.role === 'assistant') expect(Array.isArray(message.content)).toBe(true);
+    }
+  });
+
+  it('recognises the messages of the previous call, so the next call keeps the summary without summarizing again', () => {
+    const summaryAt = (index: number) => promptTexts(run.prompts()[index]).find((text) => text.startsWith('[Conversation compressed]'));
+    expect(summaryAt(3)).toBeDefined();
+    expect(summaryAt(4)).toBe(summaryAt(3));
+    for (const turn of OLD_TURNS) expect(promptTexts(run.prompts()[4])).not.toContain(turn);
+    expect(run.summarizerCalls()).toBe(1);
+  });
 }

@@ -15,12 +15,12 @@ import { createContextManager, type PrepareOptions } from '../../src/api/context
 import {
   createCountingSummarizer,
   estimatePromptTokens,
+  itBehavesAsTheContextMiddleware,
   LISTING_TEXT,
   LOG_MIDDLE_LINE,
   LOG_TEXT,
-  oldConversation,
   OLD_TURNS,
-  promptMessages,
+  oldConversation,
   promptTexts,
   REFERENCE,
   SCENARIO_LIMITS,
@@ -194,33 +194,9 @@ describe('ai 6: wrapLanguageModel with createContextMiddleware', () => {
     responseMessages = result.response.messages;
   });
 
-  it('offloads the large tool result in the prompt the provider receives', () => {
-    expect(toolResultValue(base.doGenerateCalls[1]!.prompt, 'fetch_log')).toMatch(REFERENCE);
-    expect(JSON.stringify(base.doGenerateCalls[1]!.prompt)).not.toContain(LOG_MIDDLE_LINE);
-  });
-
-  it('leaves the loop history as it was (stateless): response.messages keep the raw output', () => {
-    expect(toolResultValue(responseMessages, 'fetch_log')).toBe(LOG_TEXT);
-  });
-
-  it('lets the model read the reference back', () => {
-    expect(toolResultValue(base.doGenerateCalls[2]!.prompt, 'read_offloaded')).toContain('0001 INFO');
-  });
-
-  it('compacts an over-limit prompt into the summary, in provider shape (text parts, not strings)', () => {
-    const prompt = base.doGenerateCalls[3]!.prompt;
-    expect(promptTexts(prompt).some((text) => text.startsWith('[Conversation compressed]'))).toBe(true);
-    for (const turn of OLD_TURNS) expect(promptTexts(prompt)).not.toContain(turn);
-    for (const message of promptMessages(prompt)) {
-      if (message.role === 'user' || message.role === 'assistant') expect(Array.isArray(message.content)).toBe(true);
-    }
-  });
-
-  it('recognises the messages of the previous call, so the next call keeps the summary without summarizing again', () => {
-    const summaryAt = (index: number) => promptTexts(base.doGenerateCalls[index]!.prompt).find((text) => text.startsWith('[Conversation compressed]'));
-    expect(summaryAt(3)).toBeDefined();
-    expect(summaryAt(4)).toBe(summaryAt(3));
-    for (const turn of OLD_TURNS) expect(promptTexts(base.doGenerateCalls[4]!.prompt)).not.toContain(turn);
-    expect(summarizer.calls).toBe(1);
+  itBehavesAsTheContextMiddleware({
+    prompts: () => base.doGenerateCalls.map((call) => call.prompt),
+    responseMessages: () => responseMessages,
+    summarizerCalls: () => summarizer.calls,
   });
 });
