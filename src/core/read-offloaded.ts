@@ -10,19 +10,16 @@
  * later page scans forward counting lines, from the nearest position an earlier read of the
  * same value remembered ({@link LineIndex}).
  *
- * Just over 500 lines on purpose: resolving a reference, paging and pattern search share the
- * chunked reader and the line index; split apart, each file would export the others' internals.
- * (The line scanner itself is in line-scanner.ts.)
+ * A reference becomes a key in reference-keys.ts; lines are scanned in line-scanner.ts.
  */
 import { describeValue } from './errors.js';
-import { BATCH_REFERENCE_PREFIX, DIRECT_REFERENCE_PREFIX } from './offload-reference.js';
 import type { ContentStore } from './ports.js';
 import { READ_OFFLOADED_TOOL_NAME } from './defaults.js';
-import { isOffloadedKey } from './offload-names.js';
-import { findStoreKeyProblem } from './store-keys.js';
+import { extractReference, quoteReference, resolveKey } from './reference-keys.js';
 import { callStore, scanLines, StoreFailure, ValueGone, type LineIndex, type ScannedLine, type ValueSource } from './line-scanner.js';
 import { findHeadEnd, isHighSurrogate } from './text.js';
 
+export { extractReference, resolveKey } from './reference-keys.js';
 export { createLineIndex, type LineCheckpoint, type LineIndex } from './line-scanner.js';
 
 /** The read tool's name. Its own results are never offloaded: offload paths exclude it. */
@@ -137,64 +134,6 @@ function parseInput(input: unknown, defaultLimit: number): ReadRequest | string 
   }
   // offset 0 is read as "from the start": models often count from 0
   return { ref: extractReference(ref), offset: Math.max(first, 1), limit: Math.min(count, MAX_LIMIT), pattern: compiled };
-}
-
-/**
- * The reference inside `ref`: the text between `[Content offloaded to: ` (or `[Tool result
- * offloaded to file: `) and `]` when the model passed the whole line (a preview after it
- * ignored), the string inside the quotes when it passed a JSON string (a compaction summary
- * writes its references that way), else `ref` trimmed.
- */
-export function extractReference(ref: string): string {
-  const trimmed = ref.trim();
-  for (const prefix of [BATCH_REFERENCE_PREFIX, DIRECT_REFERENCE_PREFIX]) {
-    if (!trimmed.startsWith(prefix)) continue;
-    const lineEnd = trimmed.indexOf('\n');
-    const line = (lineEnd === -1 ? trimmed : trimmed.slice(0, lineEnd)).trimEnd();
-    if (line.endsWith(']')) return line.slice(prefix.length, -1);
-  }
-  if (trimmed.length >= 2 && trimmed.startsWith('"') && trimmed.endsWith('"')) {
-    const unquoted = parseJsonString(trimmed);
-    if (unquoted !== undefined) return unquoted.trim();
-  }
-  return trimmed;
-}
-
-function parseJsonString(text: string): string | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'string' ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-// ---- References -----------------------------------------------------------------------------
-
-/** A reference for a message: quoted, cut to 80 characters. */
-function quoteReference(ref: string): string {
-  return describeValue(ref);
-}
-
-/** The key `ref` names in `store`, or the refusal to give the model. Nothing is read. */
-export function resolveKey(store: ContentStore, ref: string, sessionId: string | undefined): { key: string } | { refusal: string } {
-  let key: string | undefined;
-  try {
-    key = store.keyFor(ref);
-  } catch {
-    key = undefined;
-  }
-  if (key === undefined || findStoreKeyProblem(key) !== undefined || !isOffloadedKey(key)) {
-    return {
-      refusal:
-        `Refused: ${quoteReference(ref)} is not a reference to content offloaded here, so it is not read. ` +
-        'Pass a reference exactly as it appears in "[Content offloaded to: ...]" or "[Tool result offloaded to file: ...]".',
-    };
-  }
-  if (sessionId !== undefined && !key.startsWith(`${sessionId}/`)) {
-    return { refusal: `Refused: ${quoteReference(ref)} belongs to another session; this tool reads only the content offloaded in session "${sessionId}".` };
-  }
-  return { key };
 }
 
 // ---- Answers --------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
  * writes its sections from them, and the compaction ledger keeps the ones no summary may drop.
  */
 import { isOffloadReference } from '../offload-reference.js';
-import { extractReference } from '../read-offloaded.js';
+import { extractReference } from '../reference-keys.js';
 import { isTextBlock, isToolResultBlock, isToolUseBlock, type Message } from '../types.js';
 import { COMPRESSED_CONVERSATION_PREFIX, parseRestoredFileMessage, RESTORED_FILE_ACKNOWLEDGEMENT, SUMMARY_ACKNOWLEDGEMENT } from './assemble.js';
 

@@ -6,7 +6,7 @@
  * has (never the whole value) so that the ledger can quote the error line. Pure: it only calls
  * the store.
  */
-import { resolveKey } from '../read-offloaded.js';
+import { resolveKey } from '../reference-keys.js';
 import type { ContentStore, Logger } from '../ports.js';
 import type { Message } from '../types.js';
 import { findLastErrorReference } from './conversation-facts.js';
