@@ -18,8 +18,6 @@ export const title = 'Context manager (issue 9)';
 
 const silent = { warn: () => undefined };
 
-
-
 export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
   const root = await mkdtemp(join(tmpdir(), 'aco-bench-manager-'));
   try {

@@ -9,9 +9,10 @@
  */
 import { throwIfAborted } from '../abort.js';
 import type { CompactResult } from '../compact/compact.js';
+import { partitionMessages } from '../compact/partition.js';
 import { describeValue, InvalidMessageError, InvalidOptionError } from '../errors.js';
 import type { ContentStore, Logger, TokenCounter } from '../ports.js';
-import { compactThresholdTokens, MESSAGE_TOKEN_OVERHEAD } from '../tokens.js';
+import { compactThresholdTokens } from '../tokens.js';
 import { recordToolNames } from '../tool-names.js';
 import type { Message } from '../types.js';
 import { assertMessage } from '../validate-messages.js';
@@ -86,12 +87,6 @@ function readPrepareOptions(options: unknown): PrepareOptions {
   return options as PrepareOptions;
 }
 
-function countLeadingSystemMessages(messages: readonly Message[]): number {
-  let count = 0;
-  while (count < messages.length && messages[count]?.role === 'system') count += 1;
-  return count;
-}
-
 /**
  * Creates a context manager over resolved options and ports. `prepare` calls run one at a time
  * (a second call waits for the first), so the decisions of one are seen by the next.
@@ -117,6 +112,8 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
   const counts = createLocalCounts(ports.tokenCounter, ports.countsAtMostUtf8Bytes);
   const triggerTokens = compactThresholdTokens(options.contextTokenLimit, options.compactThresholdRatio);
   const targetTokens = Math.floor(triggerTokens / 2);
+  // the message compaction appends, as it builds it: counted (once) in what a compaction keeps
+  const resumeMessage: Message | undefined = options.resumeMessage === undefined ? undefined : { role: 'user', content: options.resumeMessage };
   // message (as given, or as sent) → the message it became; outputs map to themselves
   const seen = new WeakMap<Message, Message>();
   const charSummaries = new WeakMap<Message, MessageChars>();
@@ -167,20 +164,15 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
    * for each index the message as given (after a substitution, the compaction's own message).
    */
   async function absorb(canonical: readonly Message[]): Promise<{ start: Message[]; given: readonly Message[]; fresh: number[]; substituted: boolean }> {
-    let start: Message[];
-    let offset = 0;
-    let substituted = false;
-    if (memo !== undefined && startsWithSame(canonical, memo.input)) {
-      start = [...memo.output, ...canonical.slice(memo.input.length)];
-      offset = memo.input.length - memo.output.length;
-      substituted = true;
-    } else {
-      // the caller moved on to the compacted history: the replaced one need not be kept alive
-      memo = undefined;
-      start = canonical.slice();
-    }
+    const replaced = memo !== undefined && startsWithSame(canonical, memo.input) ? memo : undefined;
+    // the caller moved on to the compacted history: the replaced one need not be kept alive
+    if (replaced === undefined) memo = undefined;
+    const given = replaced === undefined ? canonical : [...replaced.output, ...canonical.slice(replaced.input.length)];
+    // index in `given` → index in the caller's history, for error paths
+    const offset = replaced === undefined ? 0 : replaced.input.length - replaced.output.length;
+    const start = given.slice();
     const fresh: number[] = [];
-    for (let index = substituted ? memo!.output.length : 0; index < start.length; index += 1) {
+    for (let index = replaced?.output.length ?? 0; index < start.length; index += 1) {
       const message = start[index] as Message;
       const known = seen.get(message);
       if (known !== undefined) {
@@ -194,8 +186,7 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
       if (mayHoldDecidedResults(message, decisions)) start[index] = await applyDecisions(message, decisions, ports.store);
       fresh.push(index);
     }
-    const given = substituted ? [...memo!.output, ...canonical.slice(memo!.input.length)] : canonical;
-    return { start, given, fresh, substituted };
+    return { start, given, fresh, substituted: replaced !== undefined };
   }
 
   /** Step 3b: compaction fitted to half of the trigger, behind the circuit breaker. */
@@ -210,9 +201,9 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
       return undefined;
     }
     const ratio = calibration.ratio;
-    let keptLocal = 0;
-    for (let index = 0; index < countLeadingSystemMessages(working); index += 1) keptLocal += counts.of(working[index] as Message);
-    if (options.resumeMessage !== undefined) keptLocal += MESSAGE_TOKEN_OVERHEAD + ports.tokenCounter.count(options.resumeMessage);
+    // what compaction keeps as it is: its Head (the leading system messages) and the resume message
+    let keptLocal = resumeMessage === undefined ? 0 : counts.of(resumeMessage);
+    for (const message of partitionMessages(working).head) keptLocal += counts.of(message);
     const budgets = fitCompactBudgets({ targetTokens, keptTokens: Math.ceil(ratio * keptLocal), ratio, configured: options.budgets });
 
     let result: CompactResult;

@@ -10,7 +10,7 @@
  */
 import { serializeToolResultContent } from '../offload-files.js';
 import type { ContentStore } from '../ports.js';
-import { hasLoneSurrogate, toWellFormedText } from '../text.js';
+import { toWellFormedText } from '../text.js';
 
 /** How a result was offloaded: direct offload (`<sessionId>/<id>.md`, overwritten by the same id) or batch (write-once). */
 export type OffloadMode = 'direct' | 'batch';
@@ -38,10 +38,6 @@ export function fingerprintText(text: string): string {
   return `${text.length}:${(hash >>> 0).toString(36)}`;
 }
 
-function wellFormed(text: string): string {
-  return hasLoneSurrogate(text) ? toWellFormedText(text) : text;
-}
-
 /** The text of a content that is one text block (how several frameworks wrap a tool's text), else `undefined`. */
 export function readLoneText(content: unknown): string | undefined {
   if (!Array.isArray(content) || content.length !== 1) return undefined;
@@ -57,9 +53,9 @@ export function readLoneText(content: unknown): string | undefined {
  * offload and per-tool hooks write it). Well-formed, as every store holds text.
  */
 export function readResultTexts(content: unknown): string[] {
-  const texts = [wellFormed(serializeToolResultContent(content))];
+  const texts = [toWellFormedText(serializeToolResultContent(content))];
   const text = readLoneText(content);
-  if (text !== undefined) texts.push(wellFormed(text));
+  if (text !== undefined) texts.push(toWellFormedText(text));
   return texts;
 }
 

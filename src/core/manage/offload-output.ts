@@ -7,7 +7,6 @@ import { describeValue, InvalidOptionError } from '../errors.js';
 import { executeDirectOffload } from '../direct-offload.js';
 import { isOffloadReference } from '../offload-reference.js';
 import type { Message, ToolResultBlock } from '../types.js';
-import { readResultTexts } from './decisions.js';
 import type { OffloadStepContext } from './offload-steps.js';
 import type { ContextOffloadAction, ToolCallIdentity } from './types.js';
 
@@ -57,7 +56,8 @@ export async function offloadToolOutput(output: unknown, call: unknown, context:
   context.decisions.record(toolCallId, {
     reference,
     key: file === undefined ? undefined : context.store.keyFor(file),
-    chars: (readResultTexts(output)[0] as string).length,
+    // the stored text is `output` made well-formed, which keeps its length
+    chars: output.length,
     mode: 'direct',
   });
   return { text: reference, action: { type: 'direct-offload', toolCallIds: [toolCallId], references: [reference], freedChars: result.freedChars } };

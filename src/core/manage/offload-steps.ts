@@ -11,7 +11,7 @@ import { executeOffload } from '../offload.js';
 import { isOffloadReference, type ResolvedPreview } from '../offload-reference.js';
 import type { ContentStore } from '../ports.js';
 import { isToolResultBlock, type ContentBlock, type Message, type ToolResultBlock } from '../types.js';
-import { readLoneText, readResultTexts, type DecisionLog } from './decisions.js';
+import { readLoneText, type DecisionLog } from './decisions.js';
 import type { ContextOffloadAction } from './types.js';
 
 /** What the offload steps work with. */
@@ -87,10 +87,13 @@ function storedLength(content: unknown): number {
   return serializeToolResultContent(content).length;
 }
 
-/** The stored content's length: what direct offload wrote (a lone text block's text, else serialized; well-formed). */
+/**
+ * The stored content's length: what direct offload wrote (a lone text block's text, else
+ * serialized; well-formed, which keeps the length). Nothing is serialized or scanned for a
+ * lone text block, the usual shape of a large result.
+ */
 function storedDirectLength(content: unknown): number {
-  const texts = readResultTexts(content);
-  return (texts[texts.length - 1] as string).length;
+  return readLoneText(content)?.length ?? storedLength(content);
 }
 
 /**

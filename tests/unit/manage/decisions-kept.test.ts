@@ -4,7 +4,7 @@
  * when a framework sends its original messages again, or new objects with the same content.
  */
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../../src/core/types.js';
+import type { ContentBlock, Message } from '../../../src/core/types.js';
 import { createCountingStore, createTestManager, resultContent, SYSTEM, TASK, textOf, toolTurn } from './manager-fixtures.js';
 
 describe('the prompt prefix stays byte-stable between calls', () => {
@@ -54,6 +54,20 @@ describe('an offloaded result stays offloaded', () => {
     const rebuilt = structuredClone([TASK, ...toolTurn('a', textOf(4000))]);
     const writes = store.writes.length;
     const again = await manager.prepare(rebuilt);
+
+    expect(again.actions).toEqual([]);
+    expect(resultContent(again.messages[2])).toBe(resultContent(first.messages[2]));
+    expect(store.writes).toHaveLength(writes);
+  });
+
+  it('gives the same reference to a rebuilt lone text block, a lone surrogate in it included', async () => {
+    const store = createCountingStore();
+    const { manager } = createTestManager({ store, threshold: 1000 });
+    const result = (): ContentBlock[] => [{ type: 'text', text: `${textOf(4000)} \ud800 tail` }];
+    const first = await manager.prepare([TASK, ...toolTurn('a', result())]);
+    expect(first.actions.map((action) => action.type)).toEqual(['direct-offload']);
+    const writes = store.writes.length;
+    const again = await manager.prepare([TASK, ...toolTurn('a', result())]);
 
     expect(again.actions).toEqual([]);
     expect(resultContent(again.messages[2])).toBe(resultContent(first.messages[2]));

@@ -7,12 +7,16 @@ import { describe, expect, it } from 'vitest';
 import { InvalidMessageError, InvalidOptionError } from '../../../src/core/errors.js';
 import type { ContextAction, ContextOffloadAction } from '../../../src/core/manage/types.js';
 import type { Message } from '../../../src/core/types.js';
+import { createContextManagerWith } from '../../../src/core/manage/context-manager.js';
+import { createMemoryStore } from '../../../src/stores/memory-store.js';
 import { deepFreeze } from '../../fixtures/offload-fixtures.js';
 import {
+  buildResolvedOptions,
   createRecordingCompact,
   createRecordingLogger,
   createTestManager,
   listKeys,
+  quarterCounter,
   resultContent,
   SYSTEM,
   TASK,
@@ -247,6 +251,27 @@ describe('prepare: stats', () => {
     const result = await manager.prepare([TASK, ...toolTurn('a', textOf(20_000))]);
     expect(result.stats.tokensAfter).toBeLessThan(result.stats.tokensBefore);
     expect(result.stats.tokensBefore).toBeGreaterThan(5000);
+  });
+
+  it('far below the trigger, tokenizes neither the offloaded result nor its reference until the figures are read', async () => {
+    const counted: string[] = [];
+    const manager = createContextManagerWith(buildResolvedOptions({ threshold: 1000 }), {
+      store: createMemoryStore(),
+      tokenCounter: { count: (text) => (counted.push(text), quarterCounter.count(text)) },
+      countsAtMostUtf8Bytes: true,
+      logger: createRecordingLogger(),
+      compact: createRecordingCompact().compact,
+    });
+    const raw = textOf(20_000);
+    const result = await manager.prepare([TASK, ...toolTurn('a', raw)]);
+    const reference = resultContent(result.messages[2]) as string;
+    expect(reference).toMatch(/^\[Tool result offloaded to file: /);
+    expect(counted).not.toContain(raw);
+    expect(counted).not.toContain(reference);
+
+    expect(result.stats.tokensAfter).toBeGreaterThan(0);
+    expect(counted).toContain(reference);
+    expect(counted).not.toContain(raw);
   });
 });
 
