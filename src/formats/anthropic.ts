@@ -2,9 +2,9 @@
  * The Anthropic Messages format: the canonical shape itself, so both directions hand back the
  * very same message objects.
  */
-import { describeValue, InvalidMessageError } from '../core/errors.js';
 import type { Message } from '../core/types.js';
 import type { TypedMessageFormat } from './define-format.js';
+import { assertCanonicalMessage } from './fields.js';
 
 const ROLES = new Set(['system', 'user', 'assistant']);
 
@@ -29,20 +29,6 @@ function isAnthropicMessage(message: unknown): boolean {
   return true;
 }
 
-/** Throws {@link InvalidMessageError} naming the index and field of a message that is not Anthropic-shaped. */
-function assertAnthropicMessage(message: unknown, index: number): void {
-  if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-    throw new InvalidMessageError(`messages[${index}]`, `must be an Anthropic message object, got ${describeValue(message)}`);
-  }
-  const { role, content } = message as { role?: unknown; content?: unknown };
-  if (typeof role !== 'string' || !ROLES.has(role)) {
-    throw new InvalidMessageError(`messages[${index}].role`, `must be "system", "user" or "assistant", got ${describeValue(role)}`);
-  }
-  if (typeof content !== 'string' && !Array.isArray(content)) {
-    throw new InvalidMessageError(`messages[${index}].content`, `must be a string or an array of blocks, got ${describeValue(content)}`);
-  }
-}
-
 /**
  * The Anthropic Messages format (`MessageParam`): the package's own shape. Conversion is the
  * identity, so every message object comes back as it went in; `toCanonical` only checks that
@@ -54,7 +40,7 @@ export const anthropic: TypedMessageFormat<Message> = Object.freeze({
     return messages.length > 0 && messages.every(isAnthropicMessage);
   },
   toCanonical(messages: readonly Message[]): Message[] {
-    for (let index = 0; index < messages.length; index += 1) assertAnthropicMessage(messages[index], index);
+    for (let index = 0; index < messages.length; index += 1) assertCanonicalMessage(messages[index], index, 'an Anthropic message object');
     return messages.slice();
   },
   fromCanonical<T extends Message = Message>(canonical: readonly Message[]): T[] {

@@ -4,10 +4,9 @@
  * tool outputs alone changed on the original at the same index. An adapter only says how one
  * message converts each way ({@link FormatCodec}).
  */
-import { describeValue, InvalidMessageError } from '../core/errors.js';
 import type { MessageFormat } from '../core/format.js';
 import type { ContentBlock, Message, ToolResultBlock } from '../core/types.js';
-import { fieldsOf, isRecord, type Fields } from './fields.js';
+import { assertCanonicalMessage, fieldsOf, isRecord, type Fields } from './fields.js';
 
 /** A `tool_result` block of a canonical message that differs from the original's at the same place. */
 export interface ToolOutputChange {
@@ -161,19 +160,6 @@ function collectToolNames(canonical: readonly Message[]): Map<string, string> {
     }
   }
   return names;
-}
-
-const ROLES = new Set(['system', 'user', 'assistant']);
-
-/** The canonical message a format is asked to build from is itself well-formed. */
-function assertCanonicalMessage(message: unknown, index: number): asserts message is Message {
-  if (!isRecord(message)) throw new InvalidMessageError(`messages[${index}]`, `must be a message object, got ${describeValue(message)}`);
-  if (typeof message.role !== 'string' || !ROLES.has(message.role)) {
-    throw new InvalidMessageError(`messages[${index}].role`, `must be "system", "user" or "assistant", got ${describeValue(message.role)}`);
-  }
-  if (typeof message.content !== 'string' && !Array.isArray(message.content)) {
-    throw new InvalidMessageError(`messages[${index}].content`, `must be a string or an array of blocks, got ${describeValue(message.content)}`);
-  }
 }
 
 /**

@@ -3,7 +3,7 @@
  * a clear error, and the JSON arguments string of a tool call.
  */
 import { describeValue, InvalidMessageError } from '../core/errors.js';
-import type { ContentBlock, TextBlock, ToolResultBlock } from '../core/types.js';
+import type { ContentBlock, Message, TextBlock, ToolResultBlock } from '../core/types.js';
 
 /** A plain record, as read from an unknown message. */
 export type Fields = Readonly<Record<string, unknown>>;
@@ -16,6 +16,23 @@ export function isRecord(value: unknown): value is Fields {
 /** An {@link InvalidMessageError} for `messages[index]` plus `field`, saying what was expected and what came. */
 export function invalidField(index: number, field: string, expected: string, value: unknown): InvalidMessageError {
   return new InvalidMessageError(`messages[${index}]${field}`, `${expected}, got ${describeValue(value)}`);
+}
+
+const CANONICAL_ROLES = new Set(['system', 'user', 'assistant']);
+
+/**
+ * `INVALID_MESSAGE` naming the index and field unless `message` is a canonical message at its
+ * top level: a role of system, user or assistant, and string or array content. `what` names
+ * the object expected (`a message object`).
+ */
+export function assertCanonicalMessage(message: unknown, index: number, what = 'a message object'): asserts message is Message {
+  if (!isRecord(message)) throw invalidField(index, '', `must be ${what}`, message);
+  if (typeof message.role !== 'string' || !CANONICAL_ROLES.has(message.role)) {
+    throw invalidField(index, '.role', 'must be "system", "user" or "assistant"', message.role);
+  }
+  if (typeof message.content !== 'string' && !Array.isArray(message.content)) {
+    throw invalidField(index, '.content', 'must be a string or an array of blocks', message.content);
+  }
 }
 
 /** `message` as a record, or `INVALID_MESSAGE` naming its index. */

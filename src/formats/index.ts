@@ -64,11 +64,9 @@ const FORMAT_NAMES = [...FORMATS_BY_NAME.keys()].map((name) => `"${name}"`).join
  */
 export function resolveFormat(format: FormatName | MessageFormat | undefined, field = 'format'): MessageFormat {
   if (format === undefined) return anthropic;
-  if (typeof format === 'string') {
-    const found = FORMATS_BY_NAME.get(format);
-    if (found !== undefined) return found;
-    throw new InvalidOptionError(`${field} must be one of ${FORMAT_NAMES} or a format adapter, got ${describeValue(format)}`);
-  }
+  const found = typeof format === 'string' ? FORMATS_BY_NAME.get(format) : undefined;
+  if (found !== undefined) return found;
+  // An unknown name is refused here too, with the list of names.
   if (typeof format !== 'object' || format === null) {
     throw new InvalidOptionError(`${field} must be one of ${FORMAT_NAMES} or a format adapter, got ${describeValue(format)}`);
   }

@@ -38,8 +38,6 @@ const ITEM_TYPES = new Set([
 
 const SHAPE: ItemShape = { roles: MESSAGE_ROLES, partTypes: PART_TYPES, itemTypes: ITEM_TYPES, callTypes: ['function_call', 'function_call_output'], callIdField: 'call_id', rolesText: '"user", "assistant", "system" or "developer"' };
 
-
-
 function toCanonical(message: unknown, index: number): Message {
   const item = requireRecord(message, index, 'a Responses API input item object');
   const { type } = item;

@@ -8,7 +8,7 @@
  * restored file) come back with string content and are turned into text parts here.
  */
 import { describeValue, InvalidOptionError } from '../../core/errors.js';
-import { sameMessages } from './history.js';
+import { sameMessages } from '../same-messages.js';
 import { reusePreviousMessages } from './reuse-prompt.js';
 import { assertContextManager, type AiSdkContextManager } from './types.js';
 

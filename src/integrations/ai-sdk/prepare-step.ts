@@ -12,7 +12,7 @@
  */
 import { describeValue, InvalidOptionError } from '../../core/errors.js';
 import type { LastUsage } from '../../core/tokens.js';
-import { sameMessages, startsWith } from './history.js';
+import { sameMessages, startsWith } from '../same-messages.js';
 import { assertContextManager, type AiSdkContextManager } from './types.js';
 
 /** The usage the AI SDK reports for one finished step (`steps[i].usage`). */

@@ -3,8 +3,8 @@
  * a JSON Schema converter, which `ai` 6 and 7 both accept as a tool's `inputSchema`, so the tool
  * is built without importing `ai` (no `jsonSchema()` call needed).
  */
-import { describeValue, InvalidOptionError } from '../../core/errors.js';
 import type { ReadOffloadedInput, ReadOffloadedInputSchema, ReadOffloadedTool } from '../../api/read-offloaded-tool.js';
+import { resolveReadTool } from '../manager-source.js';
 import { NEVER_OFFLOAD, type AiSdkContextManager } from './types.js';
 
 /** A Standard Schema (`~standard`, version 1) that also converts to JSON Schema, as the AI SDK reads tool inputs. */
@@ -33,12 +33,6 @@ export interface AiSdkReadTool {
   execute(input: ReadOffloadedInput): Promise<string>;
   /** Marks the tool so {@link offloadTools} never offloads its pages. */
   readonly [NEVER_OFFLOAD]: true;
-}
-
-function isReadOffloadedTool(value: unknown): value is ReadOffloadedTool {
-  if (typeof value !== 'object' || value === null) return false;
-  const fields = value as Record<string, unknown>;
-  return typeof fields.execute === 'function' && typeof fields.name === 'string' && typeof fields.inputSchema === 'object';
 }
 
 function buildInputSchema(schema: ReadOffloadedInputSchema): AiSdkInputSchema<ReadOffloadedInput> {
@@ -70,12 +64,7 @@ function buildInputSchema(schema: ReadOffloadedInputSchema): AiSdkInputSchema<Re
  * ```
  */
 export function createReadTool(source: AiSdkContextManager | ReadOffloadedTool): AiSdkReadTool {
-  const readTool = isReadOffloadedTool(source) ? source : (source as AiSdkContextManager | undefined)?.readTool;
-  if (!isReadOffloadedTool(readTool)) {
-    throw new InvalidOptionError(
-      `source must be a context manager with a readTool or a read tool from createReadOffloadedTool(), got ${typeof source === 'object' && source !== null ? 'an object with neither' : describeValue(source)}`,
-    );
-  }
+  const readTool = resolveReadTool(source);
   return {
     name: readTool.name,
     description: readTool.description,

@@ -3,9 +3,7 @@
  * never imports `ai` (not even its types): the same objects fit `ai` 6 and `ai` 7, whose
  * declared types differ in generics and names but agree on these fields.
  */
-import { describeValue, InvalidOptionError } from '../../core/errors.js';
-import type { ContextManager } from '../../core/manage/types.js';
-import type { ReadOffloadedTool } from '../../api/read-offloaded-tool.js';
+import { assertContextManager as assertIntegrationManager, type IntegrationContextManager } from '../manager-source.js';
 
 /** Marks a tool whose results must never be offloaded (the read tool): {@link withOffload} leaves it as it is. */
 export const NEVER_OFFLOAD = Symbol.for('agent-context-offload.ai-sdk.never-offload');
@@ -39,25 +37,12 @@ export interface AiSdkToModelOutputOptions {
  * A context manager the integration can drive: `createContextManager({ format: 'ai-sdk', ... })`
  * from `agent-context-offload`. Its messages are the AI SDK's `ModelMessage`s.
  */
-export type AiSdkContextManager = Pick<ContextManager<unknown>, 'prepare' | 'offloadOutput'> & {
-  /** The read tool over the manager's store, when the manager has one. */
-  readonly readTool?: ReadOffloadedTool | undefined;
-};
+export type AiSdkContextManager = IntegrationContextManager;
 
 /**
  * Throws {@link InvalidOptionError} unless `manager` has the context manager's `prepare` and
  * `offloadOutput` functions.
  */
 export function assertContextManager(manager: unknown, field = 'manager'): asserts manager is AiSdkContextManager {
-  if (typeof manager !== 'object' || manager === null) {
-    throw new InvalidOptionError(`${field} must be a context manager (createContextManager({ format: 'ai-sdk', ... })), got ${describeValue(manager)}`);
-  }
-  for (const method of ['prepare', 'offloadOutput'] as const) {
-    const value = (manager as Record<string, unknown>)[method];
-    if (typeof value !== 'function') {
-      throw new InvalidOptionError(
-        `${field} must be a context manager (createContextManager({ format: 'ai-sdk', ... })), got an object whose ${method} is ${describeValue(value)}`,
-      );
-    }
-  }
+  assertIntegrationManager(manager, 'ai-sdk', field);
 }

@@ -1,6 +1,6 @@
 /**
  * What the middleware reads from the agent's `messages` state: the usage of the model call that
- * produced the last reply, and whether the context manager changed anything.
+ * produced the last reply.
  */
 import type { BaseMessage } from '@langchain/core/messages';
 import type { GenericUsage } from '../../core/tokens.js';
@@ -30,13 +30,4 @@ export function findLastUsage(messages: readonly BaseMessage[]): GenericUsage | 
     return { inputTokens, messageCount: index };
   }
   return undefined;
-}
-
-/** Whether `next` holds the very same message objects as `previous`, in the same order. */
-export function isSameHistory(previous: readonly BaseMessage[], next: readonly BaseMessage[]): boolean {
-  if (previous.length !== next.length) return false;
-  for (let index = 0; index < next.length; index++) {
-    if (previous[index] !== next[index]) return false;
-  }
-  return true;
 }

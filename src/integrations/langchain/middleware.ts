@@ -7,7 +7,8 @@ import type { AgentMiddleware } from 'langchain';
 import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
 import type { DynamicStructuredTool } from '@langchain/core/tools';
 import type { ContextManager } from '../../core/manage/types.js';
-import { findLastUsage, isSameHistory } from './history.js';
+import { sameMessages } from '../same-messages.js';
+import { findLastUsage } from './history.js';
 import type { LangchainModules } from './langchain-modules.js';
 
 /**
@@ -77,7 +78,7 @@ export function buildContextOffloadMiddleware(parts: ContextOffloadMiddlewarePar
         ...(runtime.signal === undefined ? {} : { signal: runtime.signal }),
       });
       // Nothing to do is the common case: no state update, so nothing is written or re-sent.
-      if (isSameHistory(messages, prepared.messages)) return undefined;
+      if (sameMessages(messages, prepared.messages)) return undefined;
       return { messages: [new modules.RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...prepared.messages] };
     },
   });

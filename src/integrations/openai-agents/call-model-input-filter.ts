@@ -4,6 +4,7 @@
  * never what the run keeps.
  */
 import type { AgentInputItem, CallModelInputFilter } from '@openai/agents';
+import { sameMessages } from '../same-messages.js';
 import { resolveAgentsContext, type AgentsContextManager } from './context-source.js';
 import { preparedHistoriesOf } from './prepared-histories.js';
 
@@ -87,7 +88,7 @@ export function createCallModelInputFilter(manager: AgentsContextManager): CallM
     const sent = compacted ? keepRunInput(messages, runInput, input) : messages;
     // Copies: the runner owns `input`, and may change the array the filter returns.
     histories.remember({ source: [...input], prepared: [...sent], runInput }, known);
-    if (sent.length === input.length && sent.every((item, index) => item === input[index])) return modelData;
+    if (sameMessages(sent, input)) return modelData;
     return { ...modelData, input: [...sent] };
   };
   filter.preserveInputIdentity = true;

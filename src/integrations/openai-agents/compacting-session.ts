@@ -8,7 +8,8 @@ import type { AgentInputItem, OpenAIResponsesCompactionAwareSession, OpenAIRespo
 import { describeValue, InvalidOptionError } from '../../core/errors.js';
 import type { ContextAction } from '../../core/manage/types.js';
 import { resolveAgentsContext, type AgentsContextManager } from './context-source.js';
-import { createItemKeys, preparedHistoriesOf } from './prepared-histories.js';
+import { sameMessages, startsWith } from '../same-messages.js';
+import { createSameItem, preparedHistoriesOf } from './prepared-histories.js';
 
 /** What one compaction of the stored history did, for {@link CompactingSessionOptions.onRewrite}. */
 export interface SessionRewrite {
@@ -46,21 +47,6 @@ function assertSession(session: unknown): asserts session is Session {
       `session must be an Agents SDK Session (MemorySession, OpenAIConversationsSession, your own), got ${describeValue(session)}${typeof session === 'object' && session !== null ? ` without ${missing.map((method) => `${method}()`).join(', ')}` : ''}`,
     );
   }
-}
-
-/**
- * Whether `items` starts with the items of `prefix`: the same objects, or the same content apart
- * from a top-level `id` (sessions hand out copies, and drop the ids of the model's calls).
- */
-function startsWithContent(items: readonly AgentInputItem[], prefix: readonly AgentInputItem[]): boolean {
-  if (items.length < prefix.length) return false;
-  const keyOf = createItemKeys();
-  return prefix.every((item, index) => {
-    const other = items[index];
-    if (item === other) return true;
-    const key = keyOf(item);
-    return key !== undefined && key === keyOf(other);
-  });
 }
 
 /**
@@ -129,10 +115,12 @@ export function createCompactingSession(session: Session, manager: AgentsContext
     const known = histories.find(stored);
     const history = known === undefined ? stored : [...known.prepared, ...stored.slice(known.source.length)];
     const result = await context.manager.prepare(history);
-    if (result.messages.length === stored.length && startsWithContent(result.messages, stored)) return null;
+    // Sessions hand out copies, and drop the ids of the model's calls: items match by content.
+    const sameItem = createSameItem();
+    if (sameMessages<unknown>(result.messages, stored, sameItem)) return null;
     // Whatever was added while the manager worked goes after the prepared history.
     const current = await readAll(runContext);
-    if (!startsWithContent(current, stored)) return null;
+    if (!startsWith<unknown>(current, stored, sameItem)) return null;
     const next = [...result.messages, ...current.slice(stored.length)];
     await rewrite(next, current, runContext);
     onRewrite?.({ itemsBefore: current.length, itemsAfter: next.length, actions: result.actions });

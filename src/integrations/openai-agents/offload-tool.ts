@@ -5,6 +5,7 @@
  */
 import type { FunctionTool } from '@openai/agents';
 import { describeValue, InvalidOptionError } from '../../core/errors.js';
+import { isRecord } from '../../formats/fields.js';
 import { resolveAgentsContext, type AgentsContextManager } from './context-source.js';
 
 /** A function tool of any context, parameters and result. */
@@ -13,10 +14,6 @@ export type AnyFunctionTool = FunctionTool<any, any, any>;
 
 /** The structured output kinds the Agents SDK sends as parts (images, files): never turned into text here. */
 const STRUCTURED_OUTPUT_TYPES = new Set(['text', 'image', 'file', 'input_text', 'input_image', 'input_file']);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Whether the SDK would send `output` as structured parts rather than as text. */
 function isStructuredOutput(output: unknown): boolean {

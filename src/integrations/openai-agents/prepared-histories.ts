@@ -7,6 +7,8 @@
  * so that the session wrapper stores what the filter sent instead of summarizing again.
  */
 
+import { startsWith, type SameMessage } from '../same-messages.js';
+
 /** One remembered call: the input as the runner gave it, what was sent for it, and the run's own input items. */
 export interface PreparedHistory<T> {
   /** The input as the runner gave it. */
@@ -32,14 +34,14 @@ export interface PreparedHistories<T> {
 export const MAX_REMEMBERED_CONVERSATIONS = 8;
 
 /**
- * The text an item is compared by when it is not the same object: the runner hands a run that
- * resumes a session fresh copies of the stored items, and those must still match. A top-level
- * `id` is left out: sessions drop the ids the model gave its calls when they store them. Cached
- * per object, so each item is serialized at most once.
+ * Compares items: the same object, or the same content apart from a top-level `id`. The runner
+ * hands a run that resumes a session fresh copies of the stored items, and those must still
+ * match; sessions drop the ids the model gave its calls when they store them. Each comparer
+ * caches an item's text per object, so each item is serialized at most once.
  */
-export function createItemKeys(): (item: unknown) => string | undefined {
+export function createSameItem(): SameMessage<unknown> {
   const keys = new WeakMap<object, string | undefined>();
-  return (item) => {
+  const keyOf = (item: unknown): string | undefined => {
     if (typeof item !== 'object' || item === null) return undefined;
     if (keys.has(item)) return keys.get(item);
     let key: string | undefined;
@@ -52,31 +54,22 @@ export function createItemKeys(): (item: unknown) => string | undefined {
     keys.set(item, key);
     return key;
   };
+  return (left, right) => {
+    if (left === right) return true;
+    const leftKey = keyOf(left);
+    return leftKey !== undefined && leftKey === keyOf(right);
+  };
 }
 
 /** Creates the memory (see {@link PreparedHistories}). */
 export function createPreparedHistories<T>(capacity = MAX_REMEMBERED_CONVERSATIONS): PreparedHistories<T> {
   // Most recent first; a mismatch is usually found at the first item.
   const entries: Array<PreparedHistory<T>> = [];
-  const keyOf = createItemKeys();
-
-  const sameItem = (left: T, right: T): boolean => {
-    if (left === right) return true;
-    const leftKey = keyOf(left);
-    return leftKey !== undefined && leftKey === keyOf(right);
-  };
-
-  const startsWith = (input: readonly T[], source: readonly T[]): boolean => {
-    if (source.length === 0 || source.length > input.length) return false;
-    for (let index = 0; index < source.length; index += 1) {
-      if (!sameItem(input[index] as T, source[index] as T)) return false;
-    }
-    return true;
-  };
+  const sameItem: SameMessage<T> = createSameItem();
 
   return {
     find(input) {
-      return entries.find((entry) => startsWith(input, entry.source));
+      return entries.find((entry) => startsWith(input, entry.source, sameItem));
     },
     remember(entry, replaces) {
       const previous = replaces === undefined ? -1 : entries.indexOf(replaces);

@@ -5,7 +5,7 @@
  */
 import type { FunctionTool } from '@openai/agents';
 import type { ReadOffloadedInputSchema, ReadOffloadedTool } from '../../api/read-offloaded-tool.js';
-import { describeValue, InvalidOptionError } from '../../core/errors.js';
+import { resolveReadTool } from '../manager-source.js';
 import type { AgentsContextManager } from './context-source.js';
 
 /**
@@ -13,11 +13,6 @@ import type { AgentsContextManager } from './context-source.js';
  * Schema parameters) whose `invoke` runs the package's reader. Its result is always text.
  */
 export type ReadOffloadedAgentTool = FunctionTool<unknown, ReadOffloadedInputSchema, string>;
-
-function isReadTool(value: unknown): value is ReadOffloadedTool {
-  const fields = value as Partial<Record<keyof ReadOffloadedTool, unknown>> | null;
-  return typeof value === 'object' && value !== null && typeof fields?.execute === 'function' && typeof fields.name === 'string' && typeof fields.inputSchema === 'object';
-}
 
 const neverNeedsApproval = async (): Promise<boolean> => false;
 const alwaysEnabled = async (): Promise<boolean> => true;
@@ -43,12 +38,7 @@ const alwaysEnabled = async (): Promise<boolean> => true;
  * ```
  */
 export function createReadTool(source: AgentsContextManager | ReadOffloadedTool): ReadOffloadedAgentTool {
-  const readTool = isReadTool(source) ? source : (source as AgentsContextManager | null | undefined)?.readTool;
-  if (!isReadTool(readTool)) {
-    throw new InvalidOptionError(
-      `source must be a read tool (createReadOffloadedTool(...)) or a context manager with a readTool, got ${describeValue(source)}${typeof source === 'object' && source !== null ? ' without a readTool' : ''}`,
-    );
-  }
+  const readTool = resolveReadTool(source);
   return {
     type: 'function',
     name: readTool.name,
