@@ -24,6 +24,7 @@ import { OPTIONS, resolveTableOption } from '../core/option-table.js';
 import type { ContentStore, Logger, TokenCounter } from '../core/ports.js';
 import type { Message } from '../core/types.js';
 import { resolveFormat } from '../formats/index.js';
+import { consoleLogger } from '../infrastructure/console-logger.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
 import { createFileStore } from '../stores/file-store.js';
 import { compactMessages } from './compact.js';
@@ -132,8 +133,6 @@ export interface ContextManagerOptions<M = Message> extends OffloadPlanOptions, 
   logger?: Logger | undefined;
 }
 
-/** Warnings go to stderr unless the caller passes a logger. */
-const consoleLogger: Logger = { warn: (message) => console.warn(message) };
 
 /** The store: `store` as given, or a file store over `outputDir`; exactly one. */
 function resolveManagerStore(fields: { store?: unknown; outputDir?: unknown }): ContentStore {
