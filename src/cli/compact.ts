@@ -4,7 +4,6 @@
  */
 import { stat } from 'node:fs/promises';
 import { compactMessages, countTokens } from '../index.js';
-import { DEFAULT_SUMMARY_MODEL } from '../defaults.js';
 import type { CompactResult } from '../index.js';
 import { parseCommandArguments, readBooleanFlag, readNumberFlag, readStringFlag, requireInputPath } from './arguments.js';
 import { resolveCompactionTrigger } from './compaction-trigger.js';
@@ -12,16 +11,16 @@ import { keepDefinedFields } from './defined-fields.js';
 import { CliError, UsageError } from './errors.js';
 import { serializeHistory } from './formats/serialize-transcript.js';
 import { describeOsError, writeOutput, writeStandardOutput } from './io.js';
+import { listenForInterrupt } from './interrupt.js';
 import { createLlmActivity } from './llm-activity.js';
 import { countToolDefinitionTokens, createToolDefinitionUsage } from './measure-context.js';
-import { readTranscript, resolveFormatFlag } from './read-transcript.js';
+import { readTranscript, resolveFormatFlag, selectFileReadOptions } from './read-transcript.js';
 import { formatCount, formatPercent, formatQuantity } from './render/format-figures.js';
 import { toTerminalText } from './render/terminal-text.js';
 import { describeTranscript, describeWrittenShape } from './render/transcript-labels.js';
 import { selectReportStream } from './report-stream.js';
 import type { ReportStream } from './report-stream.js';
-import { chooseSummarizer, createChosenSummarizer } from './summarizer-choice.js';
-import type { SummarizerChoice } from './summarizer-choice.js';
+import { chooseSummarizer, createChosenSummarizer, describeSummarizer } from './summarizer-choice.js';
 
 const COMPACT_FLAGS = {
   force: { type: 'boolean' },
@@ -34,12 +33,6 @@ const COMPACT_FLAGS = {
   output: { type: 'string', short: 'o' },
   format: { type: 'string' },
 } as const;
-
-/** Exit code after Ctrl-C, as shells report a process ended by SIGINT. */
-const INTERRUPTED_EXIT_CODE = 130;
-
-/** Claude Code reads files with `Read`, whose input names the path `file_path` (DESIGN §8). */
-const CLAUDE_CODE_RESTORE = { readToolNames: ['Read'], pathField: 'file_path' } as const;
 
 /**
  * Without `--work-dir` nothing is restored: a transcript from elsewhere must not pull the
@@ -61,16 +54,6 @@ async function assertWorkDirectory(workDir: string): Promise<void> {
     throw new UsageError(`--work-dir ${workDir}: ${code === 'ENOENT' ? 'no such directory (ENOENT)' : describeOsError(error)}`, 'compact');
   }
   if (!isDirectory) throw new UsageError(`--work-dir ${workDir}: not a directory`, 'compact');
-}
-
-function describeSummarizer(choice: SummarizerChoice): string {
-  if (choice.provider === 'extractive') {
-    const why = choice.chosenBy === 'flag' ? '' : '; set ANTHROPIC_API_KEY or pass --provider for an LLM summary';
-    return `extractive (offline, deterministic${why})`;
-  }
-  const model = choice.model ?? DEFAULT_SUMMARY_MODEL;
-  const why = choice.chosenBy === 'ANTHROPIC_API_KEY' ? ', ANTHROPIC_API_KEY is set' : '';
-  return `${choice.provider} ${model}${choice.baseURL === undefined ? '' : ` at ${choice.baseURL}`}${why}`;
 }
 
 /** Lines that tell what compaction did, or why it did not. */
@@ -139,9 +122,7 @@ export async function runCompact(args: readonly string[]): Promise<void> {
     onRequestEnd: () => activity.stop(),
   });
   const usage = createToolDefinitionUsage(countToolDefinitionTokens(transcript));
-  const controller = new AbortController();
-  const interrupt = (): void => controller.abort(new CliError('interrupted', INTERRUPTED_EXIT_CODE));
-  process.once('SIGINT', interrupt);
+  const interruption = listenForInterrupt();
 
   let result: CompactResult;
   try {
@@ -149,18 +130,19 @@ export async function runCompact(args: readonly string[]): Promise<void> {
       ...keepDefinedFields({ ...triggerFlags, workDir }),
       ...(readBooleanFlag(parsed, 'force') ? { force: true } : {}),
       ...(workDir === undefined ? NO_RESTORATION : {}),
-      ...(transcript.shape === 'claude-code' ? CLAUDE_CODE_RESTORE : {}),
+      ...selectFileReadOptions(transcript),
       ...usage,
       ...summarizerOptions,
       // A warning may quote a path or a value from the transcript.
       logger: { warn: (message) => activity.writeLine(`${style.yellow('warning:')} ${toTerminalText(message)}`) },
-      signal: controller.signal,
+      signal: interruption.signal,
     });
   } finally {
     activity.stop();
-    process.removeListener('SIGINT', interrupt);
+    interruption.stop();
   }
 
+  const summarizerText = describeSummarizer(choice, { suggestLlm: true });
   if (result.skippedReason === 'archive-failed') {
     const reason = result.error instanceof Error ? result.error.message : String(result.error);
     // Nothing is written: the output would be the input unchanged, and the user asked for a compaction.
@@ -170,7 +152,7 @@ export async function runCompact(args: readonly string[]): Promise<void> {
   }
   if (result.skippedReason === 'summarizer-failed') {
     const reason = result.error instanceof Error ? result.error.message : String(result.error);
-    throw new CliError(`compaction failed: the summarizer (${describeSummarizer(choice)}) failed after ${use.calls} attempts: ${reason.split('\n')[0]}`, undefined, {
+    throw new CliError(`compaction failed: the summarizer (${summarizerText}) failed after ${use.calls} attempts: ${reason.split('\n')[0]}`, undefined, {
       cause: result.error,
     });
   }
@@ -182,7 +164,7 @@ export async function runCompact(args: readonly string[]): Promise<void> {
   else await writeOutput(outputFile, serializeHistory(transcript, result.messages, 'file'));
 
   // Past the failures above, the summarizer ran exactly when the history was compacted.
-  const ran = result.compacted ? describeSummarizer(choice) : `none ran (it would be: ${describeSummarizer(choice)})`;
+  const ran = result.compacted ? summarizerText : `none ran (it would be: ${summarizerText})`;
   // `use.calls` counts LLM requests (a long history takes several); the CLI passes an LLM as `llmClient`
   const requests = result.summarizer === 'llm-client' && use.calls > 1 ? ` (${use.calls} requests)` : '';
   const lines = [

@@ -14,9 +14,10 @@ import { createFileStore } from '../stores/file-store.js';
 import { parseCommandArguments, readBooleanFlag, readStringFlag, requireInputPath } from './arguments.js';
 import { CliError } from './errors.js';
 import { writeStandardOutput } from './io.js';
+import { listenForInterrupt } from './interrupt.js';
 import { createLlmActivity } from './llm-activity.js';
 import { countToolDefinitionTokens, createToolDefinitionUsage } from './measure-context.js';
-import { readTranscript, resolveFormatFlag } from './read-transcript.js';
+import { readTranscript, resolveFormatFlag, selectFileReadOptions } from './read-transcript.js';
 import { renderEvalTable } from './render/eval-table.js';
 import { formatCount, formatPercent, formatQuantity } from './render/format-figures.js';
 import { createTerminalStyle, measureLineWidth } from './render/terminal-style.js';
@@ -25,11 +26,11 @@ import { describeTranscript } from './render/transcript-labels.js';
 import { scoreCompactedContext } from './replay/eval-score.js';
 import type { EvalScore } from './replay/eval-score.js';
 import { collectEvalSubjects } from './replay/eval-subjects.js';
-import { chooseReplaySummarizer, describeReplaySummarizer, readRuledNumberFlag } from './replay/replay-flags.js';
+import { chooseReplaySummarizer, readRuledNumberFlag } from './replay/replay-flags.js';
 import { findRequestTurns } from './replay/request-turns.js';
 import { openRunDirectory } from './replay/run-directory.js';
 import { createWarningLines } from './replay/warning-lines.js';
-import { createChosenSummarizer } from './summarizer-choice.js';
+import { createChosenSummarizer, describeSummarizer } from './summarizer-choice.js';
 
 const EVAL_FLAGS = {
   threshold: { type: 'string' },
@@ -40,12 +41,6 @@ const EVAL_FLAGS = {
   json: { type: 'boolean' },
   format: { type: 'string' },
 } as const;
-
-/** Exit code after Ctrl-C, as shells report a process ended by SIGINT. */
-const INTERRUPTED_EXIT_CODE = 130;
-
-/** Claude Code reads files with `Read`, whose input names the path `file_path`. */
-const CLAUDE_CODE_READS = { readToolNames: ['Read'], pathField: 'file_path' } as const;
 
 /** Everything `eval` found; `eval --json` prints it as it is. */
 export interface EvalReport {
@@ -110,9 +105,7 @@ export async function runEval(args: readonly string[]): Promise<void> {
   const usage = createToolDefinitionUsage(countToolDefinitionTokens(transcript));
   const directory = await openRunDirectory(readStringFlag(parsed, 'out'), 'eval');
   const store = createFileStore({ dir: directory.path });
-  const controller = new AbortController();
-  const interrupt = (): void => controller.abort(new CliError('interrupted', INTERRUPTED_EXIT_CODE));
-  process.once('SIGINT', interrupt);
+  const interruption = listenForInterrupt();
   let report: EvalReport;
   try {
     // as the manager's direct offload does, whatever share of the history they are
@@ -122,11 +115,11 @@ export async function runEval(args: readonly string[]): Promise<void> {
       store,
       // files are never read back from this machine: the transcript may come from elsewhere
       maxRestoreFiles: 0,
-      ...(transcript.shape === 'claude-code' ? CLAUDE_CODE_READS : {}),
+      ...selectFileReadOptions(transcript),
       ...usage,
       ...summarizer,
       logger: warnings.logger,
-      signal: controller.signal,
+      signal: interruption.signal,
     });
     if (!result.compacted) {
       const figures = { tokens: countTokens(offload.messages, usage), offloadedResults: offload.offloadedCount };
@@ -142,7 +135,7 @@ export async function runEval(args: readonly string[]): Promise<void> {
       shape: transcript.shape,
       messageFormat: transcript.format.name,
       messageCount: messages.length,
-      summarizer: describeReplaySummarizer(choice),
+      summarizer: describeSummarizer(choice),
       threshold,
       offloadedResults: offload.offloadedCount,
       freedChars: offload.freedChars,
@@ -155,7 +148,7 @@ export async function runEval(args: readonly string[]): Promise<void> {
     };
   } finally {
     activity.stop();
-    process.removeListener('SIGINT', interrupt);
+    interruption.stop();
     warnings.finish();
     await directory.release();
   }

@@ -16,6 +16,18 @@ export interface SourcedTranscript extends ParsedTranscript {
   source: string;
 }
 
+/** Claude Code reads files with `Read`, whose input names the path `file_path`. */
+const CLAUDE_CODE_READS = { readToolNames: ['Read'], pathField: 'file_path' } as const;
+
+/**
+ * How the library is to find the files a transcript's history read (to restore them, to name
+ * them in a summary): the `Read` tool and its `file_path` field for a Claude Code session log,
+ * the library's own defaults for anything else.
+ */
+export function selectFileReadOptions(transcript: Pick<ParsedTranscript, 'shape'>): Partial<typeof CLAUDE_CODE_READS> {
+  return transcript.shape === 'claude-code' ? CLAUDE_CODE_READS : {};
+}
+
 /** The names `--format` takes. */
 export const FORMAT_NAMES: readonly string[] = Object.values(formats).map((format) => format.name);
 

@@ -12,9 +12,10 @@ import { parseCommandArguments, readBooleanFlag, readNumberFlag, readStringFlag,
 import { resolveCompactionTrigger } from './compaction-trigger.js';
 import { CliError, UsageError } from './errors.js';
 import { writeOutput, writeStandardOutput } from './io.js';
+import { listenForInterrupt } from './interrupt.js';
 import { createLlmActivity } from './llm-activity.js';
 import { countToolDefinitionTokens } from './measure-context.js';
-import { readTranscript, resolveFormatFlag } from './read-transcript.js';
+import { readTranscript, resolveFormatFlag, selectFileReadOptions } from './read-transcript.js';
 import { formatCount } from './render/format-figures.js';
 import { renderReplayChart } from './render/replay-chart.js';
 import { renderReplayHtml } from './render/replay-html.js';
@@ -24,7 +25,6 @@ import { describeTranscript } from './render/transcript-labels.js';
 import {
   chooseReplaySummarizer,
   DEFAULT_PRICE_PER_MTOK,
-  describeReplaySummarizer,
   readRuledNumberFlag,
   readTokenCountFlag,
 } from './replay/replay-flags.js';
@@ -35,7 +35,7 @@ import { renderReplaySummary } from './replay/replay-summary-table.js';
 import { countLeadingSystemMessages, findRequestTurns } from './replay/request-turns.js';
 import { openRunDirectory } from './replay/run-directory.js';
 import { createWarningLines } from './replay/warning-lines.js';
-import { createChosenSummarizer } from './summarizer-choice.js';
+import { createChosenSummarizer, describeSummarizer } from './summarizer-choice.js';
 
 const REPLAY_FLAGS = {
   window: { type: 'string' },
@@ -51,14 +51,8 @@ const REPLAY_FLAGS = {
   format: { type: 'string' },
 } as const;
 
-/** Exit code after Ctrl-C, as shells report a process ended by SIGINT. */
-const INTERRUPTED_EXIT_CODE = 130;
-
 /** Appended after a compaction, as an agent does, so the history does not end with the assistant. */
 const RESUME_MESSAGE = 'Continue with the task.';
-
-/** Claude Code reads files with `Read`, whose input names the path `file_path`. */
-const CLAUDE_CODE_READS = { readToolNames: ['Read'], pathField: 'file_path' } as const;
 
 /**
  * Checks that the window holds the system prompt (and a request body's tool definitions),
@@ -110,9 +104,7 @@ export async function runReplay(args: readonly string[]): Promise<void> {
     },
   );
   const directory = await openRunDirectory(readStringFlag(parsed, 'out'), 'replay');
-  const controller = new AbortController();
-  const interrupt = (): void => controller.abort(new CliError('interrupted', INTERRUPTED_EXIT_CODE));
-  process.once('SIGINT', interrupt);
+  const interruption = listenForInterrupt();
   let requests: ReplayRequest[];
   try {
     const manager = createContextManager({
@@ -125,7 +117,7 @@ export async function runReplay(args: readonly string[]): Promise<void> {
       // files are never read back from this machine: the transcript may come from elsewhere
       maxRestoreFiles: 0,
       resumeMessage: RESUME_MESSAGE,
-      ...(transcript.shape === 'claude-code' ? CLAUDE_CODE_READS : {}),
+      ...selectFileReadOptions(transcript),
       ...summarizer,
       logger: warnings.logger,
     });
@@ -134,7 +126,7 @@ export async function runReplay(args: readonly string[]): Promise<void> {
       manager,
       toolDefinitionTokens,
       pricePerMTok,
-      signal: controller.signal,
+      signal: interruption.signal,
       onRequest: (number, count) => {
         current = number;
         return activity.start(`Replaying request ${number} of ${count}...`);
@@ -142,7 +134,7 @@ export async function runReplay(args: readonly string[]): Promise<void> {
     });
   } finally {
     activity.stop();
-    process.removeListener('SIGINT', interrupt);
+    interruption.stop();
     warnings.finish();
     await directory.release();
   }
@@ -157,7 +149,7 @@ export async function runReplay(args: readonly string[]): Promise<void> {
     compactThresholdRatio: trigger.compactThresholdRatio,
     triggerTokens: trigger.thresholdTokens,
     threshold,
-    summarizer: describeReplaySummarizer(choice),
+    summarizer: describeSummarizer(choice),
     pricePerMTok,
     store: directory.kept ? directory.path : null,
     requests,

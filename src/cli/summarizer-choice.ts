@@ -9,6 +9,7 @@
  * described (provider, model, base URL, why) stays here.
  */
 import { chooseSummarizerSource } from '../api/compact.js';
+import { DEFAULT_SUMMARY_MODEL } from '../core/defaults.js';
 import type { LlmClient, Summarizer } from '../index.js';
 import { UsageError } from './errors.js';
 
@@ -43,15 +44,20 @@ function nonEmpty(value: string | undefined): string | undefined {
 /**
  * Chooses the summarizer from the flags and the environment.
  *
+ * @param command The command whose `--help` a usage error points at.
  * @throws {UsageError} for an unknown provider, `--model`/`--base-url` without an LLM
  * provider, or `openai` without a model (it has no default).
  */
-export function chooseSummarizer(flags: SummarizerFlags, env: Readonly<Record<string, string | undefined>> = process.env): SummarizerChoice {
+export function chooseSummarizer(
+  flags: SummarizerFlags,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  command = 'compact',
+): SummarizerChoice {
   let provider: ProviderName;
   let chosenBy: SummarizerChoice['chosenBy'];
   if (flags.provider !== undefined) {
     if (!(PROVIDER_NAMES as readonly string[]).includes(flags.provider)) {
-      throw new UsageError(`--provider must be one of ${PROVIDER_NAMES.join(', ')}, got ${JSON.stringify(flags.provider)}`, 'compact');
+      throw new UsageError(`--provider must be one of ${PROVIDER_NAMES.join(', ')}, got ${JSON.stringify(flags.provider)}`, command);
     }
     provider = flags.provider as ProviderName;
     chosenBy = 'flag';
@@ -65,15 +71,32 @@ export function chooseSummarizer(flags: SummarizerFlags, env: Readonly<Record<st
   if (provider === 'extractive') {
     const stray = flags.model !== undefined ? '--model' : flags.baseURL !== undefined ? '--base-url' : undefined;
     if (stray !== undefined) {
-      throw new UsageError(`${stray} needs an LLM: pass --provider anthropic or openai (or set ANTHROPIC_API_KEY)`, 'compact');
+      throw new UsageError(`${stray} needs an LLM: pass --provider anthropic or openai (or set ANTHROPIC_API_KEY)`, command);
     }
     return { provider, chosenBy, model: undefined, baseURL: undefined };
   }
   const model = nonEmpty(flags.model) ?? nonEmpty(env.SUMMARY_MODEL);
   if (provider === 'openai' && model === undefined) {
-    throw new UsageError('--provider openai needs --model (or SUMMARY_MODEL): OpenAI-compatible servers have no default model', 'compact');
+    throw new UsageError('--provider openai needs --model (or SUMMARY_MODEL): OpenAI-compatible servers have no default model', command);
   }
   return { provider, chosenBy, model, baseURL: flags.baseURL };
+}
+
+/**
+ * The summarizer for people: `extractive (offline, deterministic)`, `anthropic
+ * claude-haiku-4-5-20251001, ANTHROPIC_API_KEY is set`, `openai gpt-5-mini at http://...`.
+ *
+ * @param options `suggestLlm` tells, after an extractive summarizer chosen by default, how to
+ * get an LLM summary instead.
+ */
+export function describeSummarizer(choice: SummarizerChoice, options: { suggestLlm?: boolean } = {}): string {
+  if (choice.provider === 'extractive') {
+    const hint = options.suggestLlm === true && choice.chosenBy !== 'flag' ? '; set ANTHROPIC_API_KEY or pass --provider for an LLM summary' : '';
+    return `extractive (offline, deterministic${hint})`;
+  }
+  const model = choice.model ?? DEFAULT_SUMMARY_MODEL;
+  const why = choice.chosenBy === 'ANTHROPIC_API_KEY' ? ', ANTHROPIC_API_KEY is set' : '';
+  return `${choice.provider} ${model}${choice.baseURL === undefined ? '' : ` at ${choice.baseURL}`}${why}`;
 }
 
 /** Calls made to the summarizer, for the report. */

@@ -4,11 +4,11 @@ import { UsageError } from '../../src/cli/errors.js';
 import {
   chooseReplaySummarizer,
   DEFAULT_PRICE_PER_MTOK,
-  describeReplaySummarizer,
   parseTokenCount,
   readRuledNumberFlag,
   readTokenCountFlag,
 } from '../../src/cli/replay/replay-flags.js';
+import { describeSummarizer } from '../../src/cli/summarizer-choice.js';
 
 const FLAGS = {
   window: { type: 'string' },
@@ -90,7 +90,7 @@ describe('replay and eval summarizer: offline unless --provider says otherwise (
   it('takes --provider with its model and base URL', () => {
     const choice = chooseReplaySummarizer(parse(['--provider', 'openai', '--model', 'gpt-5-mini', '--base-url', 'http://127.0.0.1:1']), 'replay');
     expect(choice).toMatchObject({ provider: 'openai', chosenBy: 'flag', model: 'gpt-5-mini', baseURL: 'http://127.0.0.1:1' });
-    expect(describeReplaySummarizer(choice)).toBe('openai gpt-5-mini at http://127.0.0.1:1');
+    expect(describeSummarizer(choice)).toBe('openai gpt-5-mini at http://127.0.0.1:1');
   });
 
   it('refuses an unknown provider with a usage error pointing at the command that was run', () => {
@@ -106,6 +106,6 @@ describe('replay and eval summarizer: offline unless --provider says otherwise (
   });
 
   it('describes the offline summarizer', () => {
-    expect(describeReplaySummarizer(chooseReplaySummarizer(parse([]), 'replay'))).toBe('extractive (offline, deterministic)');
+    expect(describeSummarizer(chooseReplaySummarizer(parse([]), 'replay'))).toBe('extractive (offline, deterministic)');
   });
 });

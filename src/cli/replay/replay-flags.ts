@@ -4,7 +4,6 @@
  * the offline extractive one unless `--provider` names another: a replay may compact many
  * times, and an LLM should not be paid for that unless the user asks.
  */
-import { DEFAULT_SUMMARY_MODEL } from '../../core/defaults.js';
 import { parseNumberText } from '../../core/env.js';
 import type { NumberRule } from '../../core/env.js';
 import { InvalidOptionError } from '../../core/errors.js';
@@ -85,18 +84,5 @@ export function chooseReplaySummarizer(parsed: CommandArguments, command: string
     if (stray !== undefined) throw new UsageError(`${stray} needs an LLM: pass --provider anthropic or openai`, command);
     return { provider: 'extractive', chosenBy: 'default', model: undefined, baseURL: undefined };
   }
-  try {
-    return chooseSummarizer({ provider, model, baseURL });
-  } catch (error) {
-    // the shared chooser names `compact` as the command to ask for help
-    if (error instanceof UsageError) throw new UsageError(error.message, command);
-    throw error;
-  }
-}
-
-/** The summarizer for people: `extractive (offline, deterministic)`, `anthropic claude-haiku-4-5-20251001`. */
-export function describeReplaySummarizer(choice: SummarizerChoice): string {
-  if (choice.provider === 'extractive') return 'extractive (offline, deterministic)';
-  const model = choice.model ?? DEFAULT_SUMMARY_MODEL;
-  return `${choice.provider} ${model}${choice.baseURL === undefined ? '' : ` at ${choice.baseURL}`}`;
+  return chooseSummarizer({ provider, model, baseURL }, process.env, command);
 }
