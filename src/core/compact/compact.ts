@@ -10,7 +10,8 @@ import { assembleMessages } from './assemble.js';
 import type { ResolvedCompactOptions } from './compact-options.js';
 import { partitionMessages } from './partition.js';
 import { archiveRest, createArchiveWriterStore } from './persist.js';
-import { appendLedger, buildLedger, type CompactLedger } from './ledger.js';
+import { gatherFacts } from './conversation-facts.js';
+import { appendLedger, buildLedgerFromFacts, type CompactLedger } from './ledger.js';
 import { readOffloadedErrorText } from './offloaded-error.js';
 import { collectRestoredFiles } from './restore.js';
 import { summarizeWithRetry } from './retry.js';
@@ -211,10 +212,11 @@ export async function compactMessagesWith(
   if (fitted.cut) {
     logger.warn(`compact: the summary (${summarizerText.length} characters) is over its budget of ${summaryMaxTokens} tokens; it was cut to fit`);
   }
+  const facts = gatherFacts(rest);
   // only a real store can read back: a file writer's archive store only writes
-  const offloadedError = await readOffloadedErrorText(rest, { store: ports.store, logger });
+  const offloadedError = await readOffloadedErrorText(facts, { store: ports.store, logger });
   throwIfAborted(signal);
-  const ledger = buildLedger(rest, {
+  const ledger = buildLedgerFromFacts(facts, {
     archiveReference: originalMessagesPath,
     readToolNames: options.readToolNames,
     pathField: options.pathField,

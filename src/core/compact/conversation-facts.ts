@@ -170,7 +170,7 @@ const HARNESS_TAG = /^<(local-command-[a-z-]+|command-(name|message|args)|system
 const HOOK_FEEDBACK = /^(PreToolUse|PostToolUse|Stop|SubagentStop|UserPromptSubmit|SessionStart|Notification|PreCompact)(:[^\s]*)? hook\b/;
 
 /** Whether a user message's text was written by the agent harness (see {@link HARNESS_TAG}). */
-export function isHarnessText(text: string): boolean {
+function isHarnessText(text: string): boolean {
   return HARNESS_TAG.test(text) || HOOK_FEEDBACK.test(text);
 }
 
@@ -179,7 +179,7 @@ export function isHarnessText(text: string): boolean {
  * `apply_patch` patch (in a string field, or the input itself when it is the patch).
  * De-duplicated, in that order.
  */
-export function extractPaths(input: unknown): string[] {
+function extractPaths(input: unknown): string[] {
   if (typeof input === 'string') return extractPatchPaths(input);
   if (typeof input !== 'object' || input === null) return [];
   const fields = input as Record<string, unknown>;
@@ -213,7 +213,7 @@ export function isPathLike(value: unknown): value is string {
 }
 
 /** What a tool did to the files it names, from its name (and a text editor's `command`). */
-export function classifyOperation(toolName: string, input: unknown): string {
+function classifyOperation(toolName: string, input: unknown): string {
   const command = typeof input === 'object' && input !== null ? (input as { command?: unknown }).command : undefined;
   if (typeof command === 'string' && Object.hasOwn(EDITOR_COMMANDS, command)) return EDITOR_COMMANDS[command] as FileOperation;
   const name = toolName.toLowerCase();
@@ -242,19 +242,13 @@ export function findOffloadedReference(content: unknown): string | undefined {
 }
 
 /**
- * The reference held by the last `tool_result` marked `is_error` in `messages` (the one the
- * ledger's last error is), when that result is an offload reference; `undefined` when there is
- * no failed result or the last one holds its text. Scans from the end, so it stops at the first
- * failed result it meets.
+ * The last `tool_result` marked `is_error` (the ledger's last error, and the one compaction
+ * reads back when it was offloaded), else `undefined`.
  */
-export function findLastErrorReference(messages: readonly Message[]): string | undefined {
-  for (let messageIndex = messages.length - 1; messageIndex >= 0; messageIndex -= 1) {
-    const content = messages[messageIndex]?.content;
-    if (!Array.isArray(content)) continue;
-    for (let blockIndex = content.length - 1; blockIndex >= 0; blockIndex -= 1) {
-      const block: unknown = content[blockIndex];
-      if (isToolResultBlock(block) && block.is_error === true) return findOffloadedReference(block.content);
-    }
+export function findLastFailure(facts: ConversationFacts): ToolResultFact | undefined {
+  for (let index = facts.results.length - 1; index >= 0; index -= 1) {
+    const result = facts.results[index] as ToolResultFact;
+    if (result.isError) return result;
   }
   return undefined;
 }

@@ -10,6 +10,7 @@ import { findHeadEnd } from '../text.js';
 import type { Message } from '../types.js';
 import {
   errorLine,
+  findLastFailure,
   findOffloadedReference,
   gatherFacts,
   isPathLike,
@@ -156,7 +157,14 @@ const SHELL_SCRIPT_FLAG = /^-l?c$/;
  * characters.
  */
 export function buildLedger(messages: readonly Message[], options: BuildLedgerOptions): CompactLedger {
-  const facts = gatherFacts(messages);
+  return buildLedgerFromFacts(gatherFacts(messages), options);
+}
+
+/**
+ * {@link buildLedger} from facts already read off the messages ({@link gatherFacts}): compaction
+ * reads them once for the ledger and for the offloaded last error.
+ */
+export function buildLedgerFromFacts(facts: ConversationFacts, options: BuildLedgerOptions): CompactLedger {
   const previous = facts.earlierSummary === undefined ? undefined : parseLedger(facts.earlierSummary);
   const resumeMessage = options.resumeMessage?.trim();
   const requests = facts.requests.filter((request) => request.text !== resumeMessage);
@@ -169,7 +177,7 @@ export function buildLedger(messages: readonly Message[], options: BuildLedgerOp
     const reference = findOffloadedReference(result.content);
     return reference === undefined ? [] : [{ toolName: result.toolName ?? 'unknown', toolUseId: result.toolUseId, reference }];
   });
-  const failed = facts.results.filter((result) => result.isError).at(-1);
+  const failed = findLastFailure(facts);
   const firstRequest = requests[0];
   const latestRequest = requests.at(-1);
   return {

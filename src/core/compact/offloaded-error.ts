@@ -8,8 +8,7 @@
  */
 import { resolveKey } from '../reference-keys.js';
 import type { ContentStore, Logger } from '../ports.js';
-import type { Message } from '../types.js';
-import { findLastErrorReference } from './conversation-facts.js';
+import { findLastFailure, findOffloadedReference, type ConversationFacts } from './conversation-facts.js';
 import type { OffloadedErrorText } from './ledger.js';
 
 /** Bytes read from the start of the offloaded result: where a tool's first error usually is. */
@@ -45,8 +44,8 @@ function dropCutFirstLine(text: string): string {
 }
 
 /**
- * The text of the last failed result of `messages` when that result is a reference this
- * package wrote into `store`: the whole value when it is at most
+ * The text of the last failed result among `facts` (read off Rest) when that result is a
+ * reference this package wrote into `store`: the whole value when it is at most
  * {@link OFFLOADED_ERROR_HEAD_BYTES} + {@link OFFLOADED_ERROR_TAIL_BYTES} bytes, else its first
  * and last lines within those bytes (two range reads; a line cut by a range is left out).
  * Resolves `undefined`, and the ledger keeps the reference alone, when there is no such result,
@@ -55,10 +54,11 @@ function dropCutFirstLine(text: string): string {
  * rejects: the ledger must never fail a compaction.
  */
 export async function readOffloadedErrorText(
-  messages: readonly Message[],
+  facts: ConversationFacts,
   options: ReadOffloadedErrorTextOptions,
 ): Promise<OffloadedErrorText | undefined> {
-  const reference = findLastErrorReference(messages);
+  const failed = findLastFailure(facts);
+  const reference = failed === undefined ? undefined : findOffloadedReference(failed.content);
   if (reference === undefined) return undefined;
   const { store, logger } = options;
   const keepReference = `the ledger names the last error by its reference only`;

@@ -3,6 +3,7 @@
  * most recently are read again from disk and put back into the context, within three budgets
  * (file count, tokens per file, tokens in all), and never from outside `workDir`.
  */
+import { throwIfAborted } from '../abort.js';
 import type { FileReader, Logger, TokenCounter } from '../ports.js';
 import { isToolUseBlock, type Message } from '../types.js';
 import { formatRestoredFileMessage, parseRestoredFileMessage, RESTORED_FILE_ACKNOWLEDGEMENT } from './assemble.js';
@@ -130,10 +131,6 @@ export function findRecentlyReadFiles(messages: readonly Message[], options: Fin
 
 function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw signal.reason;
 }
 
 /** What probing one candidate found: why it is skipped, or its text. Never an abort: the caller checks the signal. */

@@ -86,8 +86,9 @@ export function computeMinSummaryInputTokens(maxWords: number, tokenCounter: Tok
  */
 export type TokenCounterEncoding = 'unknown' | 'o200k_base';
 
-/** Characters a cut adds: its marker, with a figure as large as any cut of a real history. */
-const MARKER_CHARS = '\n[... 9,999,999 chars cut ...]\n'.length;
+/** The marker of a cut, with a figure as large as any cut of a real history: what a cut adds. */
+const WIDEST_MARKER = '\n[... 9,999,999 chars cut ...]\n';
+const MARKER_CHARS = WIDEST_MARKER.length;
 /** With estimates, chunks are filled to this share of the room, so a slightly low estimate rarely costs a second count. */
 const ESTIMATED_FILL_SHARE = 0.97;
 /** A chunk that fits but uses less than this share of the limit is grown once, with the corrected estimate. */
@@ -352,7 +353,7 @@ class CountingPlanner implements RequestPlanner {
 
   /** A chunk of the single message `index`, too large for a request: cut in the middle until the prompt fits. */
   private planOversizedChunk(index: number, frame: SummaryPromptFrame): PlannedRequest {
-    const marker = this.counter.count('\n[... 9,999,999 chars cut ...]\n');
+    const marker = this.counter.count(WIDEST_MARKER);
     let text = this.conversation(index, index + 1, MIN_KEPT_BLOCK_CHARS);
     for (let attempt = 0; attempt < 8; attempt += 1) {
       const prompt = frame.before + text + frame.after;

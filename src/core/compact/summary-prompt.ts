@@ -91,9 +91,7 @@ export interface SummaryPromptFrame {
  */
 export function buildSummaryPromptFrame(options: BuildSummaryPromptOptions): SummaryPromptFrame {
   const { maxWords, previousSummary } = options;
-  if (!Number.isInteger(maxWords) || maxWords < 1) {
-    throw new InvalidOptionError(`maxWords must be an integer >= 1, got ${describeValue(maxWords)}`);
-  }
+  requireMaxWords(maxWords);
   const chunked = previousSummary !== undefined;
   const before: string[] = [
     "You are compressing the history of an AI agent's working session. The messages below will be replaced by your summary and will NOT be available afterwards: the agent must be able to continue its work from your summary alone.",
@@ -120,6 +118,12 @@ export function buildSummaryPromptFrame(options: BuildSummaryPromptOptions): Sum
     ...buildSectionsAndRules(maxWords),
   ];
   return { before: `${before.join('\n')}\n`, after: `\n${after.join('\n')}` };
+}
+
+function requireMaxWords(maxWords: number): void {
+  if (!Number.isInteger(maxWords) || maxWords < 1) {
+    throw new InvalidOptionError(`maxWords must be an integer >= 1, got ${describeValue(maxWords)}`);
+  }
 }
 
 /** The five sections with what each asks for, then the rules (the MOST RECENT rule, the word budget). */
@@ -157,9 +161,7 @@ export interface BuildSummaryInstructionOptions {
  */
 export function buildSummaryInstruction(options: BuildSummaryInstructionOptions): string {
   const { maxWords } = options;
-  if (!Number.isInteger(maxWords) || maxWords < 1) {
-    throw new InvalidOptionError(`maxWords must be an integer >= 1, got ${describeValue(maxWords)}`);
-  }
+  requireMaxWords(maxWords);
   return [
     "Stop working on the task now: this session's history is being compressed. Everything above this message will be replaced by your summary and will NOT be available afterwards: the agent must be able to continue its work from your summary alone. Do not call any tool.",
     '',
@@ -206,9 +208,8 @@ export function renderMessagesForSummary(
   options: RenderMessagesForSummaryOptions = {},
 ): string {
   const maxBlockChars = options.maxBlockChars ?? Number.POSITIVE_INFINITY;
-  return renderMessageParts(messages)
-    .map((parts) => joinMessageParts(parts, maxBlockChars))
-    .join(MESSAGE_SEPARATOR);
+  const render = createMessagePartsRenderer(messages);
+  return messages.map((_, index) => joinMessageParts(render(index), maxBlockChars)).join(MESSAGE_SEPARATOR);
 }
 
 /** Text placed between two rendered messages. */
@@ -227,17 +228,9 @@ export interface RenderedPart {
 }
 
 /**
- * Renders each message to its parts, in order; `renderMessagesForSummary` joins them. Exposed
- * for the summarizer, which sizes and cuts the parts before joining.
- */
-export function renderMessageParts(messages: readonly Message[]): RenderedPart[][] {
-  const render = createMessagePartsRenderer(messages);
-  return messages.map((_, index) => render(index));
-}
-
-/**
- * Renders the messages of a history one at a time, in any order, as {@link renderMessageParts}
- * would (a tool result names the tool of the latest `tool_use` with its id before it). Only the
+ * Renders the messages of a history to their parts one at a time, in any order, as
+ * {@link renderMessagesForSummary} does before joining them (a tool result names the tool of
+ * the latest `tool_use` with its id before it). Only the
  * tool names are kept between calls, so a summarizer holds the parts of the messages it is
  * working on, not those of the whole history.
  */
