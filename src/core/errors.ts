@@ -106,6 +106,11 @@ export class MissingDependencyError extends ContextError {
   }
 }
 
+/** An error's message for a log line or a reply: `error.message`, else the value as a string. */
+export function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** Describes a value for an error message: strings quoted, everything else as JSON-ish text. */
 export function describeValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);

@@ -4,7 +4,7 @@
  * writer. It lives in the core, not with the drivers, because the core's own compatibility
  * entry points (`persistRest`) build it.
  */
-import { ContextError, ReadFailedError, WriteFailedError } from './errors.js';
+import { ContextError, describeError, ReadFailedError, WriteFailedError } from './errors.js';
 import type { ContentStore, FileWriter, PutOutcome } from './ports.js';
 import { assertStoreKey, assertStoreKeyPrefix } from './store-keys.js';
 
@@ -22,10 +22,6 @@ export function joinPath(directory: string, ...names: string[]): string {
   let path = directory;
   for (const name of names) path = path.endsWith('/') || path.endsWith('\\') ? path + name : `${path}/${name}`;
   return path;
-}
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Runs a writer call; an error that is not a {@link ContextError} becomes `WRITE_FAILED` naming the path. */

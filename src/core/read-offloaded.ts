@@ -12,7 +12,7 @@
  *
  * A reference becomes a key in reference-keys.ts; lines are scanned in line-scanner.ts.
  */
-import { describeValue } from './errors.js';
+import { describeError, describeValue } from './errors.js';
 import type { ContentStore } from './ports.js';
 import { READ_OFFLOADED_TOOL_NAME } from './defaults.js';
 import { extractReference, quoteReference, resolveKey } from './reference-keys.js';
@@ -415,10 +415,6 @@ async function searchLines(source: ValueSource, request: ReadRequest, options: R
 }
 
 // ---- The tool -------------------------------------------------------------------------------
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** Cuts a message (never a page: pages are built to fit) to `maxChars`. */
 function fitMessage(text: string, maxChars: number): string {

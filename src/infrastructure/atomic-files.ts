@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { copyFile, link, lstat, open, rename, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { WriteFailedError } from '../core/errors.js';
+import { describeError, WriteFailedError } from '../core/errors.js';
 import type { PutOutcome } from '../core/ports.js';
 
 /** Mode of every file written: owner read/write only. */
@@ -28,11 +28,6 @@ const NO_HARD_LINK_CODES = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 
 /** The `code` of an OS error (`'ENOENT'`, ...), or `undefined`. */
 export function errorCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null ? (error as { code?: string }).code : undefined;
-}
-
-/** The message of an error, or the value as text. */
-export function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** A {@link WriteFailedError} saying that `action` failed on `path`, with `error` as its cause. */

@@ -6,7 +6,7 @@
 import type { Dirent } from 'node:fs';
 import { lstat, mkdir, readdir, unlink } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
-import { ContextError, ReadFailedError, WriteFailedError } from '../core/errors.js';
+import { ContextError, describeError, ReadFailedError, WriteFailedError } from '../core/errors.js';
 import type { ByteRange, ContentStore, PutOutcome, StoredEntry } from '../core/ports.js';
 import { assertDirectorySetting } from '../core/safe-path.js';
 import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem, resolveByteRange } from '../core/store-keys.js';
@@ -14,7 +14,6 @@ import { decodeUtf8Range } from '../core/utf8.js';
 import {
   createExclusive,
   createExclusiveFromParts,
-  describeError,
   DIRECTORY_MODE,
   errorCode,
   holdsContent,

@@ -257,7 +257,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
           }
           if (!isPreconditionFailed(error)) {
             const hint = httpStatusOf(error) === 501 ? ' (the server does not implement conditional writes, If-None-Match on PutObject, which write-once needs)' : '';
-            throw new WriteFailedError(`s3 store: could not write ${describeKey(key)}: ${describeError(error)}${hint}`, { cause: error });
+            throw new WriteFailedError(`s3 store: could not write ${describeKey(key)}: ${describeSdkError(error)}${hint}`, { cause: error });
           }
           lastError = error;
         }
@@ -265,13 +265,13 @@ export function createS3Store(options: S3StoreOptions): S3Store {
         try {
           same = await compareWith(key, bytes);
         } catch (error) {
-          throw new WriteFailedError(`s3 store: ${describeKey(key)} exists, but reading it to compare failed: ${describeError(error)}`, { cause: error });
+          throw new WriteFailedError(`s3 store: ${describeKey(key)} exists, but reading it to compare failed: ${describeSdkError(error)}`, { cause: error });
         }
         if (same !== undefined) return same ? 'identical' : 'exists';
         // deleted between the 412 and the read: the key is free again, try again
         logger.warn(`s3 store: ${describeKey(key)} was deleted while a conditional put compared it, retrying (attempt ${attempt + 1} of ${MAX_CONDITIONAL_PUT_ATTEMPTS})`);
       }
-      throw new WriteFailedError(`s3 store: could not write ${describeKey(key)} after ${MAX_CONDITIONAL_PUT_ATTEMPTS} conditional puts: ${describeError(lastError)}`, { cause: lastError });
+      throw new WriteFailedError(`s3 store: could not write ${describeKey(key)} after ${MAX_CONDITIONAL_PUT_ATTEMPTS} conditional puts: ${describeSdkError(lastError)}`, { cause: lastError });
     },
 
     async put(key, content) {
@@ -280,7 +280,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
         await send((sdk) => new sdk.PutObjectCommand({ Bucket: bucket, Key: objectKey(key), Body: encoder.encode(content), ContentType: 'text/plain; charset=utf-8' }));
       } catch (error) {
         if (error instanceof MissingDependencyError) throw error;
-        throw new WriteFailedError(`s3 store: could not write ${describeKey(key)}: ${describeError(error)}`, { cause: error });
+        throw new WriteFailedError(`s3 store: could not write ${describeKey(key)}: ${describeSdkError(error)}`, { cause: error });
       }
     },
 
@@ -299,7 +299,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
         return await readRange(key, offset, length);
       } catch (error) {
         if (error instanceof MissingDependencyError) throw error;
-        throw new ReadFailedError(`s3 store: could not read ${describeKey(key)}: ${describeError(error)}`, { cause: error });
+        throw new ReadFailedError(`s3 store: could not read ${describeKey(key)}: ${describeSdkError(error)}`, { cause: error });
       }
     },
 
@@ -310,7 +310,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
         head = await headObject(key);
       } catch (error) {
         if (error instanceof MissingDependencyError) throw error;
-        throw new ReadFailedError(`s3 store: could not stat ${describeKey(key)}: ${describeError(error)}`, { cause: error });
+        throw new ReadFailedError(`s3 store: could not stat ${describeKey(key)}: ${describeSdkError(error)}`, { cause: error });
       }
       if (head === undefined) return undefined;
       return { size: head.ContentLength ?? 0, createdAt: head.LastModified ?? new Date(Number.NaN) };
@@ -329,7 +329,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
       } catch (error) {
         if (error instanceof MissingDependencyError) throw error;
         if (isMissingObject(error)) return;
-        throw new WriteFailedError(`s3 store: could not delete ${describeKey(key)}: ${describeError(error)}`, { cause: error });
+        throw new WriteFailedError(`s3 store: could not delete ${describeKey(key)}: ${describeSdkError(error)}`, { cause: error });
       }
     },
 
@@ -352,7 +352,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
         return (await compareWith(key, expected)) === true;
       } catch (error) {
         if (error instanceof MissingDependencyError) throw error;
-        throw new ReadFailedError(`s3 store: could not read ${describeKey(key)}: ${describeError(error)}`, { cause: error });
+        throw new ReadFailedError(`s3 store: could not read ${describeKey(key)}: ${describeSdkError(error)}`, { cause: error });
       }
     },
 
@@ -402,7 +402,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
         page = await send<ListObjectsV2OutputLike>((sdk) => new sdk.ListObjectsV2Command(input));
       } catch (error) {
         if (error instanceof MissingDependencyError) throw error;
-        throw new ReadFailedError(`s3 store: could not list ${describeKey(listPrefix)}: ${describeError(error)}`, { cause: error });
+        throw new ReadFailedError(`s3 store: could not list ${describeKey(listPrefix)}: ${describeSdkError(error)}`, { cause: error });
       }
       for (const entry of page.Contents ?? []) {
         const name = entry.Key;
@@ -508,7 +508,7 @@ function isRangeNotSatisfiable(error: unknown): boolean {
   return httpStatusOf(error) === 416 || errorNameOf(error) === 'InvalidRange';
 }
 
-function describeError(error: unknown): string {
+function describeSdkError(error: unknown): string {
   if (error instanceof Error) return error.message === '' ? error.name : `${error.name}: ${error.message}`;
   return String(error);
 }

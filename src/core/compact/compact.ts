@@ -2,6 +2,7 @@
  * Compaction: trigger → partition → archive Rest → summarize (with
  * retry) → restore recent files → assemble → stats. Pure orchestration over ports.
  */
+import { describeError } from '../errors.js';
 import { throwIfAborted } from '../abort.js';
 import type { ContentStore, FileReader, FileWriter, Logger, Sleep, Summarizer, TokenCounter } from '../ports.js';
 import { countHistoryTokens, isAtCompactThreshold } from '../tokens.js';
@@ -271,6 +272,3 @@ export async function compactMessagesWith(
   };
 }
 
-function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

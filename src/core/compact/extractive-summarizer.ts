@@ -218,14 +218,14 @@ function collectItems(facts: Facts, maxWords: number): Item[] {
 
   // Errors & Resolutions: every failed call, the most recent kept first
   const failed = calls.filter((call) => call.result?.isError === true);
-  const describeError = createErrorDescriber(facts);
+  const describeFailure = createErrorDescriber(facts);
   failed.forEach((call, index) => {
     items.push({
       section: ERRORS,
       tier: 1,
       priority: failed.length - index,
       order: 1 + index,
-      text: capWords(describeError(call), 60),
+      text: capWords(describeFailure(call), 60),
       minWords: 8,
       listed: true,
     });

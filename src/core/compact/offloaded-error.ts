@@ -6,6 +6,7 @@
  * has (never the whole value) so that the ledger can quote the error line. Pure: it only calls
  * the store.
  */
+import { describeError } from '../errors.js';
 import { resolveKey } from '../reference-keys.js';
 import type { ContentStore, Logger } from '../ports.js';
 import { findLastFailure, findOffloadedReference, type ConversationFacts } from './conversation-facts.js';
@@ -25,10 +26,6 @@ export interface ReadOffloadedErrorTextOptions {
   store: ContentStore | undefined;
   /** Receives why the text was not read: `debug` when expected, `warn` when the store failed. */
   logger: Logger;
-}
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** `text` without its last line when that line goes on past the range read (a line cut short). */

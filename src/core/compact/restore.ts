@@ -3,6 +3,7 @@
  * most recently are read again from disk and put back into the context, within three budgets
  * (file count, tokens per file, tokens in all), and never from outside `workDir`.
  */
+import { describeError } from '../errors.js';
 import { throwIfAborted } from '../abort.js';
 import type { FileReader, Logger, TokenCounter } from '../ports.js';
 import { isToolUseBlock, type Message } from '../types.js';
@@ -127,10 +128,6 @@ export function findRecentlyReadFiles(messages: readonly Message[], options: Fin
   }
   flushRestoredRun();
   return [...byAbsolutePath.values()].reverse();
-}
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** What probing one candidate found: why it is skipped, or its text. Never an abort: the caller checks the signal. */

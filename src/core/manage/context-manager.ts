@@ -10,7 +10,7 @@
 import { throwIfAborted } from '../abort.js';
 import type { CompactResult } from '../compact/compact.js';
 import { partitionMessages } from '../compact/partition.js';
-import { describeValue, InvalidMessageError, InvalidOptionError } from '../errors.js';
+import { describeError, describeValue, InvalidMessageError, InvalidOptionError } from '../errors.js';
 import type { ContentStore, Logger, TokenCounter } from '../ports.js';
 import { compactThresholdTokens } from '../tokens.js';
 import { recordToolNames } from '../tool-names.js';
@@ -69,10 +69,6 @@ interface CompactionMemo {
 interface FormatOutput<M> {
   canonical: Message;
   output: M;
-}
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function readPrepareOptions(options: unknown): PrepareOptions {
