@@ -45,3 +45,4 @@ export type {
   AiSdkToModelOutputOptions,
   AiSdkProviderOptions,
 } from './integrations/ai-sdk/types.js';
+export type { IntegrationContextManager } from './integrations/manager-source.js';

@@ -30,3 +30,4 @@ export type { AnyFunctionTool } from './integrations/openai-agents/offload-tool.
 export { createReadTool } from './integrations/openai-agents/read-tool.js';
 export type { ReadOffloadedAgentTool } from './integrations/openai-agents/read-tool.js';
 export type { AgentsContextManager } from './integrations/openai-agents/context-source.js';
+export type { IntegrationContextManager } from './integrations/manager-source.js';
