@@ -242,11 +242,12 @@ export function createContextManager<M = Message>(options: ContextManagerOptions
     maxRetries: compaction.maxRetries,
     retryBaseDelayMs: compaction.retryBaseDelayMs,
     workDir: compaction.workDir,
-    // the manager decides when to compact
+    // the manager decides when to compact: a trigger at 0 compacts any history and, unlike
+    // `force`, keeps the no-gain guard (a summary as large as what it replaces is skipped)
     contextTokenLimit: undefined,
-    compactThresholdRatio: undefined,
+    compactThresholdRatio: 0,
     lastUsage: undefined,
-    force: true,
+    force: false,
   };
 
   const manager = createContextManagerWith(

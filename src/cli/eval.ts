@@ -111,7 +111,9 @@ export async function runEval(args: readonly string[]): Promise<void> {
     // as the manager's direct offload does, whatever share of the history they are
     const offload = await offloadToolResults(messages, { store, charThreshold: threshold, ratioThreshold: 0, reference: 'absolute' });
     const result = await compactMessages(offload.messages, {
-      force: true,
+      // whatever its size, as the manager compacts: a trigger at 0 (not `force`, which would
+      // also keep a compaction that does not make the history smaller)
+      compactThresholdRatio: 0,
       store,
       // files are never read back from this machine: the transcript may come from elsewhere
       maxRestoreFiles: 0,

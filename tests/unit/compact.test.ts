@@ -60,6 +60,9 @@ const historyLedger = (archive: string): string =>
     '- Files read: ["README.md", "src/a.ts"]',
   ].join('\n');
 
+/** An automatic compaction: the trigger (at any size), not `force`. */
+const automatic: Partial<ResolvedCompactOptions> = { force: false, compactThresholdRatio: 0 };
+
 /** A user message of exactly `tokens` tokens with the character counter. */
 const messageOfTokens = (tokens: number, role: 'user' | 'assistant' = 'user'): Message => ({ role, content: 'x'.repeat(tokens - MESSAGE_TOKEN_OVERHEAD) });
 
@@ -682,8 +685,8 @@ describe('compactMessagesWith (spec 05)', () => {
       expect(stripLedger(result.summary ?? '')).toBe(exact);
     });
 
-    it("skips a 4 MB summary of a 797-character history as 'no-gain': the history kept, the archive written", async () => {
-      const { run, fileSystem, logger } = setUp({ script: [runaway] });
+    it("skips a 4 MB summary of a 797-character history as 'no-gain' when the trigger compacts: the history kept, the archive written", async () => {
+      const { run, fileSystem, logger } = setUp({ script: [runaway], resolved: automatic });
       const history: Message[] = [system, { role: 'user', content: 'Fix it.' }, messageOfTokens(797 - 2 * MESSAGE_TOKEN_OVERHEAD - 7 - 23, 'assistant')];
       const result = await run(history);
       expect(result.compacted).toBe(false);
@@ -698,26 +701,26 @@ describe('compactMessagesWith (spec 05)', () => {
     });
   });
 
-  describe("no gain (issue 9: 'no-gain')", () => {
+  describe("no gain ('no-gain'): only the trigger's own compactions are skipped", () => {
     /** A summarizer of `length` characters, so that the result's size is set to the token. */
     const summaryOfLength = (length: number): string => 'y'.repeat(length);
 
     it('skips a compaction whose result would be exactly as large as its input, and keeps one a token smaller', async () => {
       const history = createHistory();
       const inputTokens = countHistoryTokens(history, { tokenCounter: charCounter });
-      const probe = await setUp({ script: [summaryOfLength(1)] }).run(history);
+      const probe = await setUp({ script: [summaryOfLength(1)], resolved: automatic }).run(history);
       expect(probe.compacted).toBe(true);
       const equalLength = 1 + inputTokens - probe.stats.compactedTokenCount;
-      const equal = await setUp({ script: [summaryOfLength(equalLength)] }).run(history);
+      const equal = await setUp({ script: [summaryOfLength(equalLength)], resolved: automatic }).run(history);
       expect(equal).toMatchObject({ compacted: false, skippedReason: 'no-gain', originalMessagesPath: archive1 });
       expect(equal.messages).toBe(history);
-      const smaller = await setUp({ script: [summaryOfLength(equalLength - 1)] }).run(history);
+      const smaller = await setUp({ script: [summaryOfLength(equalLength - 1)], resolved: automatic }).run(history);
       expect(smaller.compacted).toBe(true);
       expect(smaller.stats.compactedTokenCount).toBe(inputTokens - 1);
     });
 
     it('returns the ledger with a no-gain skip, so a caller still knows the archive', async () => {
-      const { run } = setUp();
+      const { run } = setUp({ resolved: automatic });
       const result = await run([system, { role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi' }]);
       expect(result.skippedReason).toBe('no-gain');
       expect(result.ledger?.archiveReference).toBe(archive1);
@@ -727,6 +730,25 @@ describe('compactMessagesWith (spec 05)', () => {
       const { run } = setUp({ resolved: { force: false, lastUsage: { inputTokens: 100_000, messageCount: 2 } } });
       const history: Message[] = [{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi' }];
       expect((await run(history)).skippedReason).toBe('no-gain');
+    });
+
+    it('force compacts a small history all the same: the summary pair replaces it, though it is larger', async () => {
+      const { run } = setUp({ resolved: { force: true } });
+      const history: Message[] = [system, { role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi' }];
+      const result = await run(history);
+      expect(result.compacted).toBe(true);
+      expect(result.skippedReason).toBeUndefined();
+      expect(result.stats.compactedTokenCount).toBeGreaterThan(result.stats.originalTokenCount);
+      expect(result.messages[1]?.content).toContain('- Task: "hello"');
+      expect(result.archiveReference).toBe(archive1);
+    });
+
+    it('force still cuts a runaway summary to its budget', async () => {
+      const runaway = 'The same line again and again.\n'.repeat(10_000);
+      const { run } = setUp({ script: [runaway], resolved: { force: true } });
+      const result = await run([system, { role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi' }]);
+      expect(result.compacted).toBe(true);
+      expect(charCounter.count(stripLedger(result.summary ?? ''))).toBeLessThanOrEqual(computeSummaryMaxTokens(1200));
     });
   });
 });

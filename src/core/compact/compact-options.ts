@@ -28,7 +28,9 @@ export interface TriggerOptions {
    */
   compactThresholdRatio?: number | undefined;
   /**
-   * Compact whatever the token count (the trigger is not checked).
+   * Compact whatever the token count: the trigger is not checked, and the history is compacted
+   * even when the result is not smaller (an automatic compaction skips that as `'no-gain'`).
+   * The summary's budget still bounds what a summarizer returns.
    * @default false
    */
   force?: boolean | undefined;

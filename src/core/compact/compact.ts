@@ -27,9 +27,10 @@ import { computeSummaryMaxTokens } from './summarize-with-llm.js';
  * - `'archive-failed'`: the archive of Rest could not be written (`error` holds why), and
  *   `archive` is `'required'` (the default): nothing is dropped that is not saved;
  * - `'summarizer-failed'`: every summary attempt threw or returned blank text (`error` holds the last error);
- * - `'no-gain'`: the compacted history would not have been smaller than the input (as counted
- *   locally): a summary, its ledger and the restored files as large as what they replace. The
- *   archive is written all the same (`originalMessagesPath`).
+ * - `'no-gain'`: the trigger compacted (not `force`), and the compacted history would not have
+ *   been smaller than the input (as counted locally): a summary, its ledger and the restored
+ *   files as large as what they replace. The archive is written all the same
+ *   (`originalMessagesPath`). With `force`, such a history is compacted all the same.
  */
 export type CompactSkipReason = 'below-threshold' | 'nothing-to-compact' | 'archive-failed' | 'summarizer-failed' | 'no-gain';
 
@@ -148,8 +149,9 @@ function skip(messages: readonly Message[], skippedReason: CompactSkipReason): C
  *    request, files, commands, last error) to the summary. When the last error was offloaded
  *    into `ports.store`, a few KB of it are read back so that the ledger quotes its error
  *    line next to the reference (a failed read keeps the reference alone, logged).
- * 6. Restore recent files from the whole history, then assemble and count. A result not
- *    smaller than the input (both counted locally) is not kept: the input array itself, `'no-gain'`.
+ * 6. Restore recent files from the whole history, then assemble and count. Unless `force`, a
+ *    result not smaller than the input (both counted locally) is not kept: the input array
+ *    itself, `'no-gain'`.
  *
  * An abort rejects with the signal's reason at any step.
  */
@@ -249,7 +251,9 @@ export async function compactMessagesWith(
   // local against local: a provider's figure for the input (lastUsage) also counts what the
   // messages do not hold (system prompt, tools), which would make any result look smaller
   const inputTokenCount = countHistoryTokens(messages, { tokenCounter, tokenSafetyFactor: options.tokenSafetyFactor });
-  if (compactedTokenCount >= inputTokenCount) {
+  // an explicit `force` is the caller's decision: the guard protects only the trigger's own
+  // compactions (the summary's budget above still bounds a runaway summarizer)
+  if (!options.force && compactedTokenCount >= inputTokenCount) {
     logger.warn(
       `compact: skipped, the compacted history (${compactedTokenCount} tokens) would not be smaller than the history (${inputTokenCount} tokens); the history is left as it was`,
     );
