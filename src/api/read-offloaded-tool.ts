@@ -18,6 +18,7 @@ import {
   type ResolvedReadOffloadedOptions,
 } from '../core/read-offloaded.js';
 import { assertSafePathSegment } from '../core/safe-path.js';
+import { compileRe2Pattern } from '../infrastructure/re2-pattern.js';
 import { createFileStore } from '../stores/file-store.js';
 import { assertContentStore } from './store-target.js';
 
@@ -170,7 +171,7 @@ function buildDescription(maxChars: number, contextLines: number): string {
     `Returns numbered lines (line number, tab, text), at most ${groupDigits(maxChars)} characters per call;`,
     'the last line says whether the content goes on and how to call again for the next page.',
     'Page with offset (first line, 1-based) and limit (number of lines).',
-    'To find something, pass pattern, a JavaScript regular expression (e.g. "error|warn", or "/timeout/i" for flags):',
+    'To find something, pass pattern, a regular expression in RE2 syntax (like JavaScript\'s, without backreferences or lookaround; e.g. "error|warn", or "/timeout/i" for flags):',
     `you get only the matching lines, marked ":" after the number${contextLines > 0 ? `, with ${contextLines} line${contextLines === 1 ? '' : 's'} of context marked "-"` : ''}, searching from offset on.`,
     'Only references to content offloaded by this agent can be read; anything else is refused.',
   ].join(' ');
@@ -188,7 +189,8 @@ function buildInputSchema(): ReadOffloadedInputSchema {
       limit: { type: 'integer', minimum: 1, description: `Most lines to return (with pattern: most matching lines). Default ${DEFAULT_READ_LIMIT}.` },
       pattern: {
         type: 'string',
-        description: 'A JavaScript regular expression; returns only the matching lines, with context. E.g. "error|warn", or "/timeout/i" for flags.',
+        description:
+          'A regular expression in RE2 syntax (like JavaScript\'s, without backreferences or lookaround); returns only the matching lines, with context. E.g. "error|warn", or "/timeout/i" for flags.',
       },
     },
     required: ['ref'],
@@ -258,6 +260,7 @@ export function createReadOffloadedTool(options: ReadOffloadedToolOptions): Read
     chunkBytes: DEFAULT_READ_CHUNK_BYTES,
     lineIndex: createLineIndex(),
     toolName: name,
+    compilePattern: compileRe2Pattern,
   };
   const description = buildDescription(maxChars, contextLines);
   const inputSchema = buildInputSchema();

@@ -10,17 +10,20 @@
  * later page scans forward counting lines, from the nearest position an earlier read of the
  * same value remembered ({@link LineIndex}).
  *
- * A reference becomes a key in reference-keys.ts; lines are scanned in line-scanner.ts.
+ * A reference becomes a key in reference-keys.ts; lines are scanned in line-scanner.ts; a
+ * pattern is compiled in search-pattern.ts, by a linear-time engine passed in.
  */
 import { describeError, describeValue } from './errors.js';
 import type { ContentStore } from './ports.js';
 import { READ_OFFLOADED_TOOL_NAME } from './defaults.js';
 import { extractReference, quoteReference, resolveKey } from './reference-keys.js';
 import { callStore, scanLines, StoreFailure, ValueGone, type LineIndex, type ScannedLine, type ValueSource } from './line-scanner.js';
+import { compileSearchPattern, describePattern, MAX_SEARCHED_LINE_CHARS, type CompilePattern, type LinePattern, type SearchPattern } from './search-pattern.js';
 import { findHeadEnd, isHighSurrogate } from './text.js';
 
 export { extractReference, resolveKey } from './reference-keys.js';
 export { createLineIndex, type LineCheckpoint, type LineIndex } from './line-scanner.js';
+export { MAX_SEARCHED_LINE_CHARS, type CompilePattern, type LinePattern, type PatternFlags, type PatternMatch } from './search-pattern.js';
 
 /** The read tool's name. Its own results are never offloaded: offload paths exclude it. */
 export { READ_OFFLOADED_TOOL_NAME };
@@ -43,7 +46,10 @@ export interface ReadOffloadedInput {
   offset?: number | undefined;
   /** Most lines to return; with `pattern`, most matching lines. @default 2000 */
   limit?: number | undefined;
-  /** A JavaScript regular expression (`error|warn`, or `/timeout/i` with flags): only matching lines, with context. */
+  /**
+   * A regular expression in RE2 syntax (JavaScript's without backreferences or lookaround:
+   * `error|warn`, or `/timeout/i` with flags): only matching lines, with context.
+   */
   pattern?: string | undefined;
 }
 
@@ -61,6 +67,8 @@ export interface ResolvedReadOffloadedOptions {
   lineIndex: LineIndex | undefined;
   /** The tool's name, as the footers tell the model to call it. */
   toolName: string;
+  /** Compiles `pattern`: a linear-time engine, since the pattern comes from a model. */
+  compilePattern: CompilePattern;
 }
 
 // ---- Input ----------------------------------------------------------------------------------
@@ -70,7 +78,7 @@ interface ReadRequest {
   ref: string;
   offset: number;
   limit: number;
-  pattern: { text: string; regex: RegExp } | undefined;
+  pattern: SearchPattern | undefined;
 }
 
 /** Beyond this, `limit` means "no limit": keeps every line number a safe integer. */
@@ -82,23 +90,8 @@ function readWholeNumber(value: unknown): number | undefined {
   return undefined;
 }
 
-/** `/source/flags`: the form models often write; `g` and `y` are dropped (each line is tested on its own). */
-const SLASHED_PATTERN = /^\/([\s\S]+)\/([dgimsuvy]*)$/;
-
-function compilePattern(text: string): RegExp | string {
-  const slashed = SLASHED_PATTERN.exec(text);
-  const source = slashed === null ? text : slashed[1]!;
-  const flags = slashed === null ? '' : slashed[2]!.replace(/[gy]/g, '');
-  try {
-    return new RegExp(source, flags);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return `Invalid pattern ${describeValue(text)}: ${reason}. Give a JavaScript regular expression, e.g. "error|warn", or "/timeout/i" for flags.`;
-  }
-}
-
 /** The input as a request, or the message saying what is wrong with it. */
-function parseInput(input: unknown, defaultLimit: number): ReadRequest | string {
+function parseInput(input: unknown, defaultLimit: number, compile: CompilePattern): ReadRequest | string {
   let fields = input;
   // some loops hand over the arguments as the model wrote them: a JSON text
   if (typeof fields === 'string') {
@@ -126,11 +119,11 @@ function parseInput(input: unknown, defaultLimit: number): ReadRequest | string 
   let compiled: ReadRequest['pattern'];
   if (pattern !== undefined && pattern !== null && pattern !== '') {
     if (typeof pattern !== 'string') {
-      return `Invalid input: "pattern" must be a string (a JavaScript regular expression), got ${describeValue(pattern)}.`;
+      return `Invalid input: "pattern" must be a string (a regular expression in RE2 syntax), got ${describeValue(pattern)}.`;
     }
-    const regex = compilePattern(pattern);
-    if (typeof regex === 'string') return regex;
-    compiled = { text: pattern, regex };
+    const search = compileSearchPattern(pattern, compile);
+    if (typeof search === 'string') return search;
+    compiled = search;
   }
   // offset 0 is read as "from the start": models often count from 0
   return { ref: extractReference(ref), offset: Math.max(first, 1), limit: Math.min(count, MAX_LIMIT), pattern: compiled };
@@ -264,8 +257,6 @@ async function readPage(source: ValueSource, request: ReadRequest, options: Reso
 const MAX_SEARCH_LINE_CHARS = 500;
 /** Shortest line a search cuts to, whatever `maxChars`. */
 const MIN_SEARCH_LINE_CHARS = 100;
-/** Characters of the pattern repeated in the header. */
-const MAX_PATTERN_ECHO_CHARS = 60;
 
 /** `text` cut to `width` characters, `…` marking the cut. */
 function clipLine(text: string, width: number): string {
@@ -280,28 +271,31 @@ function windowStart(text: string, index: number): number {
 
 /**
  * A matching line in at most `width` characters: whole when it fits, else a window around its
- * first match (`…before MATCH after… [char 12,345/9,876,543]`), so a match deep in a huge line
+ * first match (`…before MATCH after… [char 12,345/9,876,543]`, `/over 1,000,000` for a line
+ * searched in its first {@link MAX_SEARCHED_LINE_CHARS} only), so a match deep in a huge line
  * (minified JSON) is still seen.
  */
-function formatMatchText(text: string, regex: RegExp, width: number): string {
+function formatMatchText(line: ScannedLine, pattern: LinePattern, width: number): string {
+  const text = line.text;
   if (text.length <= width) return text;
   if (width < 3) return text.slice(0, findHeadEnd(text, width));
-  const match = regex.exec(text);
+  const match = pattern.find(text);
   const index = match?.index ?? 0;
-  const suffix = ` [char ${groupDigits(index + 1)}/${groupDigits(text.length)}]`;
+  const suffix = ` [char ${groupDigits(index + 1)}/${line.cut ? 'over ' : ''}${groupDigits(text.length)}]`;
   const withSuffix = width - suffix.length - 2 >= 20;
   const room = width - 2 - (withSuffix ? suffix.length : 0);
-  const matchChars = Math.min(match?.[0].length ?? 0, Math.floor(room / 2));
+  const matchChars = Math.min(match?.length ?? 0, Math.floor(room / 2));
   let start = Math.max(0, index - Math.floor((room - matchChars) / 3));
   start = windowStart(text, Math.max(0, Math.min(start, text.length - room)));
   const end = start + findHeadEnd(text.slice(start, start + room + 1), room);
-  return `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}${withSuffix ? suffix : ''}`;
+  return `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length || line.cut ? '…' : ''}${withSuffix ? suffix : ''}`;
 }
 
-/** The pattern as a regular expression literal (`/error|warn/`), cut to {@link MAX_PATTERN_ECHO_CHARS}. */
-function describePattern(pattern: string): string {
-  const literal = SLASHED_PATTERN.test(pattern) ? pattern : `/${pattern}/`;
-  return literal.length <= MAX_PATTERN_ECHO_CHARS ? literal : `${literal.slice(0, findHeadEnd(literal, MAX_PATTERN_ECHO_CHARS - 1))}…`;
+/** `; 2 lines longer than 1,000,000 characters searched in their first 1,000,000 only`, or nothing. */
+function describeLongLines(count: number): string {
+  if (count === 0) return '';
+  const cap = groupDigits(MAX_SEARCHED_LINE_CHARS);
+  return `; ${formatQuantity(count, 'line')} longer than ${cap} characters searched in ${count === 1 ? 'its' : 'their'} first ${cap} only`;
 }
 
 async function searchLines(source: ValueSource, request: ReadRequest, options: ResolvedReadOffloadedOptions): Promise<string> {
@@ -310,11 +304,13 @@ async function searchLines(source: ValueSource, request: ReadRequest, options: R
   const contextLines = options.contextLines;
   const largest = widestNumber(offset + source.size + 1);
   const next = createNextCall(options.toolName, request.ref, pattern.text, options.maxChars, largest);
-  const moreFooter = (matches: number, first: number, last: number, resume: number): string =>
-    `[${matches} matching line${matches === 1 ? '' : 's'} shown (${describePage(first, last)}); more may match: call ${next.format(resume)} to search on]`;
-  const endFooter = (matches: number, total: number): string =>
-    `[${matches} matching line${matches === 1 ? '' : 's'}; searched ${describePage(offset, total)} of ${total}; end of content]`;
-  const reserve = 1 + Math.max(moreFooter(largest, largest - 2, largest - 1, largest).length, endFooter(largest, largest).length);
+  const moreFooter = (matches: number, first: number, last: number, resume: number, longLines: number): string =>
+    `[${matches} matching line${matches === 1 ? '' : 's'} shown (${describePage(first, last)})${describeLongLines(longLines)}; more may match: call ${next.format(resume)} to search on]`;
+  const endFooter = (matches: number, total: number, longLines: number): string =>
+    `[${matches} matching line${matches === 1 ? '' : 's'}; searched ${describePage(offset, total)} of ${total}${describeLongLines(longLines)}; end of content]`;
+  // a line can pass the cap only in a value of more bytes than the cap's characters
+  const mostLongLines = source.size > MAX_SEARCHED_LINE_CHARS ? largest : 0;
+  const reserve = 1 + Math.max(moreFooter(largest, largest - 2, largest - 1, largest, mostLongLines).length, endFooter(largest, largest, mostLongLines).length);
   const header = `Lines matching ${describePattern(pattern.text)}${offset > 1 ? ` from line ${offset}` : ''} (":" marks a match, "-" context):`;
   const budget = options.maxChars - reserve;
   const lineWidth = Math.min(MAX_SEARCH_LINE_CHARS, Math.max(MIN_SEARCH_LINE_CHARS, Math.floor((budget - header.length) / (2 * contextLines + 1)) - 10));
@@ -329,6 +325,7 @@ async function searchLines(source: ValueSource, request: ReadRequest, options: R
   let lastMatch = 0;
   let resume: number | undefined;
   let resumeIsCertain = false;
+  let longLines = 0;
 
   const formatContext = (line: ScannedLine): string => `${formatLineNumber(line.number)}-\t${clipLine(line.text, lineWidth)}`;
   const fits = (lines: readonly string[]): boolean => used + lines.reduce((total, text) => total + 1 + text.length, 0) <= budget;
@@ -344,8 +341,9 @@ async function searchLines(source: ValueSource, request: ReadRequest, options: R
     return false;
   };
 
-  const outcome = await scanLines(source, offset, Number.POSITIVE_INFINITY, (line) => {
-    if (pattern.regex.test(line.text)) {
+  const outcome = await scanLines(source, offset, MAX_SEARCHED_LINE_CHARS, (line) => {
+    if (line.cut) longLines += 1;
+    if (pattern.compiled.test(line.text)) {
       if (matches >= limit) {
         resume = line.number;
         resumeIsCertain = true;
@@ -355,7 +353,7 @@ async function searchLines(source: ValueSource, request: ReadRequest, options: R
       const unit: string[] = [];
       const firstContext = before[0]?.number ?? line.number;
       if (lastShown > 0 && firstContext > lastShown + 1) unit.push('--');
-      unit.push(...before.map(formatContext), prefix + formatMatchText(line.text, pattern.regex, lineWidth));
+      unit.push(...before.map(formatContext), prefix + formatMatchText(line, pattern.compiled, lineWidth));
       if (!fits(unit)) {
         if (matches > 0) {
           resume = line.number;
@@ -364,7 +362,7 @@ async function searchLines(source: ValueSource, request: ReadRequest, options: R
         }
         // the first match of a page is always shown, cut to what is left
         unit.length = 0;
-        unit.push(prefix + formatMatchText(line.text, pattern.regex, Math.max(1, budget - used - 1 - prefix.length)));
+        unit.push(prefix + formatMatchText(line, pattern.compiled, Math.max(1, budget - used - 1 - prefix.length)));
       }
       add(unit);
       before.length = 0;
@@ -395,7 +393,7 @@ async function searchLines(source: ValueSource, request: ReadRequest, options: R
   });
 
   if (resume !== undefined && (resumeIsCertain || !outcome.ended)) {
-    return `${output.join('\n')}\n${moreFooter(matches, firstMatch, lastMatch, resume)}`;
+    return `${output.join('\n')}\n${moreFooter(matches, firstMatch, lastMatch, resume, longLines)}`;
   }
   const total = resume !== undefined ? resume - 1 : outcome.lineCount;
   if (matches === 0) {
@@ -407,11 +405,11 @@ async function searchLines(source: ValueSource, request: ReadRequest, options: R
       );
     }
     return fitMessage(
-      `No line matches ${describePattern(pattern.text)} in ${describePage(offset, total)} of ${quoteReference(request.ref)} (${formatQuantity(total, 'line')} in all).`,
+      `No line matches ${describePattern(pattern.text)} in ${describePage(offset, total)} of ${quoteReference(request.ref)} (${formatQuantity(total, 'line')} in all${describeLongLines(longLines)}).`,
       options.maxChars,
     );
   }
-  return `${output.join('\n')}\n${endFooter(matches, total)}`;
+  return `${output.join('\n')}\n${endFooter(matches, total, longLines)}`;
 }
 
 // ---- The tool -------------------------------------------------------------------------------
@@ -437,7 +435,7 @@ function fitMessage(text: string, maxChars: number): string {
  * Rejects only on a bug, never for what the model or the store did.
  */
 export async function readOffloaded(store: ContentStore, input: unknown, options: ResolvedReadOffloadedOptions): Promise<string> {
-  const request = parseInput(input, DEFAULT_READ_LIMIT);
+  const request = parseInput(input, DEFAULT_READ_LIMIT, options.compilePattern);
   if (typeof request === 'string') return fitMessage(request, options.maxChars);
   const resolved = resolveKey(store, request.ref, options.sessionId);
   if ('refusal' in resolved) return fitMessage(resolved.refusal, options.maxChars);

@@ -92,6 +92,21 @@ describe('the read tool on the file store', () => {
     expect(output).toMatch(/\n\[2 matching lines; searched lines 1-\d+ of \d+; end of content\]$/);
   });
 
+  it('runs the model\'s pattern on a linear-time engine, and tells the model its syntax', async () => {
+    const store = createFileStore({ dir: directory });
+    const hash = '9fceb02d0ae598e95dc970b74767f19372d61af8';
+    await store.putIfAbsent('tool-result-log.md', `commit ${hash}\nMerge: 1a2b3c4\ncommit ${hash}`);
+    const tool = createReadOffloadedTool({ store, contextLines: 0 });
+    // a backtracking engine takes days on one such line
+    expect(await tool.execute({ ref: './tool-result-log.md', pattern: '(\\w+\\s*)+:' })).toBe(
+      ['Lines matching /(\\w+\\s*)+:/ (":" marks a match, "-" context):', '     2:\tMerge: 1a2b3c4', '[1 matching line; searched lines 1-3 of 3; end of content]'].join('\n'),
+    );
+    expect(await tool.execute({ ref: './tool-result-log.md', pattern: '(\\w)\\1' })).toMatch(/^Invalid pattern .*Patterns use RE2 syntax/);
+    expect(tool.description).toContain('RE2 syntax');
+    expect(tool.description).toContain('without backreferences or lookaround');
+    expect(tool.inputSchema.properties.pattern.description).toContain('without backreferences or lookaround');
+  });
+
   describe('with outputDir, after a real offload', () => {
     it('reads back what batch offload wrote, by its relative reference', async () => {
       const content = Array.from({ length: 300 }, (_, index) => `result line ${index + 1}`).join('\n');

@@ -8,13 +8,18 @@ import type { ByteRange, ContentStore } from '../../src/core/ports.js';
 import {
   createLineIndex,
   extractReference,
+  MAX_SEARCHED_LINE_CHARS,
   READ_OFFLOADED_TOOL_NAME,
   readOffloaded,
   type ResolvedReadOffloadedOptions,
 } from '../../src/core/read-offloaded.js';
+import { compileRe2Pattern } from '../../src/infrastructure/re2-pattern.js';
 import { createMemoryStore } from '../../src/stores/memory-store.js';
 
 // ---- Fixtures ----------------------------------------------------------------------------------
+
+const RE2_SYNTAX =
+  'Patterns use RE2 syntax: a JavaScript regular expression without backreferences (\\1) or lookaround ((?=...), (?!...), (?<=...), (?<!...)), e.g. "error|warn", or "/timeout/i" for flags.';
 
 const CUT_MARKER = ' [… line cut]';
 
@@ -26,6 +31,7 @@ function resolvedOptions(overrides: Partial<ResolvedReadOffloadedOptions> = {}):
     chunkBytes: 64,
     lineIndex: createLineIndex(),
     toolName: READ_OFFLOADED_TOOL_NAME,
+    compilePattern: compileRe2Pattern,
     ...overrides,
   };
 }
@@ -391,8 +397,59 @@ describe('readOffloaded', () => {
     it('rejects an invalid regular expression with a clear message', async () => {
       const store = await createStoreWith({ 'tool-result-a.md': 'x' });
       expect(await readOffloaded(store, { ref: referenceTo('tool-result-a.md'), pattern: 'a(b' }, resolvedOptions())).toBe(
-        'Invalid pattern "a(b": Invalid regular expression: /a(b/: Unterminated group. Give a JavaScript regular expression, e.g. "error|warn", or "/timeout/i" for flags.',
+        `Invalid pattern "a(b": error parsing regexp: missing closing ): \`a(b\`. ${RE2_SYNTAX}`,
       );
+    });
+
+    it.each([
+      ['a backreference', '(a)\\1'],
+      ['a lookahead', 'error(?=:)'],
+      ['a negative lookahead', 'error(?!:)'],
+      ['a lookbehind', '(?<=x)error'],
+      ['a negative lookbehind', '(?<!x)error'],
+    ])('answers %s, which RE2 cannot run, with a message naming RE2 syntax', async (_kind, pattern) => {
+      const store = await createStoreWith({ 'tool-result-a.md': 'x' });
+      const output = await readOffloaded(store, { ref: referenceTo('tool-result-a.md'), pattern }, resolvedOptions());
+      expect(output).toMatch(new RegExp(`^Invalid pattern ${JSON.stringify(pattern).replace(/[\\()?<=!]/g, '\\$&')}: error parsing regexp: `));
+      expect(output.endsWith(RE2_SYNTAX)).toBe(true);
+    });
+
+    it('answers a pattern that backtracks for days, (\\w+\\s*)+: on a git hash line, as RE2 does', async () => {
+      const hash = 'a3f9c2e17b4d08e5f6a7b8c9d0e1f2a3b4c5d6e7';
+      const store = await createStoreWith({ 'tool-result-a.md': `commit ${hash}\nAuthor name: Ada\ncommit ${hash}` });
+      const output = await readOffloaded(store, { ref: referenceTo('tool-result-a.md'), pattern: '(\\w+\\s*)+:' }, resolvedOptions({ contextLines: 0 }));
+      expect(output).toBe(
+        ['Lines matching /(\\w+\\s*)+:/ (":" marks a match, "-" context):', '     2:\tAuthor name: Ada', '[1 matching line; searched lines 1-3 of 3; end of content]'].join('\n'),
+      );
+    });
+
+    it('keeps the i, m and s flags', async () => {
+      const store = await createStoreWith({ 'tool-result-a.md': 'ERROR: a.b\nfine' });
+      const search = (pattern: string): Promise<string> => readOffloaded(store, { ref: referenceTo('tool-result-a.md'), pattern }, resolvedOptions({ contextLines: 0 }));
+      expect(await search('/error/i')).toContain('     1:\tERROR: a.b');
+      expect(await search('/error/')).toMatch(/^No line matches/);
+      expect(await search('/^fine$/m')).toContain('     2:\tfine');
+      expect(await search('/a.b/s')).toContain('     1:\tERROR: a.b');
+    });
+
+    describe('a line longer than the searched length', () => {
+      const cap = MAX_SEARCHED_LINE_CHARS;
+      const longLine = `${'x'.repeat(cap - 100)}early${'y'.repeat(200)}late`;
+
+      it('finds a match in its first searched characters and says the line goes on', async () => {
+        const store = await createStoreWith({ 'tool-result-a.md': `short\n${longLine}` });
+        const output = await readOffloaded(store, { ref: referenceTo('tool-result-a.md'), pattern: 'early' }, resolvedOptions({ chunkBytes: 65_536, contextLines: 0 }));
+        const rows = output.split('\n');
+        expect(rows[1]).toMatch(/^ {5}2:\t….*early.*… \[char 999,901\/over 1,000,000\]$/);
+        expect(rows[2]).toBe('[1 matching line; searched lines 1-2 of 2; 1 line longer than 1,000,000 characters searched in its first 1,000,000 only; end of content]');
+      });
+
+      it('does not search past it, and says so when nothing matched', async () => {
+        const store = await createStoreWith({ 'tool-result-a.md': `short\n${longLine}` });
+        expect(await readOffloaded(store, { ref: referenceTo('tool-result-a.md'), pattern: 'late' }, resolvedOptions({ chunkBytes: 65_536 }))).toBe(
+          'No line matches /late/ in lines 1-2 of "memory://default/tool-result-a.md" (2 lines in all; 1 line longer than 1,000,000 characters searched in its first 1,000,000 only).',
+        );
+      });
     });
 
     it('shows a match deep inside a huge line around the match', async () => {
@@ -569,7 +626,7 @@ describe('readOffloaded', () => {
       [{ ref: 'x', offset: 1.5 }, 'Invalid input: "offset" must be a whole number >= 1 (the first line to read), got 1.5.'],
       [{ ref: 'x', limit: 0 }, 'Invalid input: "limit" must be a whole number >= 1 (how many lines), got 0.'],
       [{ ref: 'x', limit: 'all' }, 'Invalid input: "limit" must be a whole number >= 1 (how many lines), got "all".'],
-      [{ ref: 'x', pattern: 3 }, 'Invalid input: "pattern" must be a string (a JavaScript regular expression), got 3.'],
+      [{ ref: 'x', pattern: 3 }, 'Invalid input: "pattern" must be a string (a regular expression in RE2 syntax), got 3.'],
     ])('answers %j with a message', async (input, message) => {
       const store = await createStoreWith({});
       expect(await readOffloaded(store, input, resolvedOptions())).toBe(message);
