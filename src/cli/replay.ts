@@ -4,6 +4,8 @@
  * it offloaded and compacted, and the estimated input cost: a terminal chart and a summary,
  * `--json`, and with `--html` a self-contained page with the curves.
  */
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { createContextManager } from '../api/context-manager.js';
 import { countTokens } from '../api/tokens.js';
 import { DEFAULT_DIRECT_OFFLOAD_THRESHOLD } from '../core/defaults.js';
@@ -68,6 +70,22 @@ function assertWindowHoldsSystemPrompt(messages: readonly Message[], toolDefinit
   throw new UsageError(`${window} is not larger than ${what} (${formatCount(systemTokens)} tokens), which every request sends: pass a larger --window`, 'replay');
 }
 
+/**
+ * Checks that `--html` does not name the transcript itself (by path, or as another name of the
+ * same file): the page would silently replace the session it was made from.
+ *
+ * @throws {UsageError} naming the flag and the file.
+ */
+async function assertPageIsNotInput(htmlPath: string | undefined, inputPath: string): Promise<void> {
+  if (htmlPath === undefined || inputPath === '-') return;
+  let same = resolve(htmlPath) === resolve(inputPath);
+  if (!same) {
+    const [page, input] = await Promise.all([stat(htmlPath).catch(() => undefined), stat(inputPath).catch(() => undefined)]);
+    same = page !== undefined && input !== undefined && page.dev === input.dev && page.ino === input.ino;
+  }
+  if (same) throw new UsageError(`--html ${htmlPath} names the transcript being replayed; the page would replace it: pass another file`, 'replay');
+}
+
 /** Runs `replay` with its arguments. */
 export async function runReplay(args: readonly string[]): Promise<void> {
   const parsed = parseCommandArguments('replay', args, REPLAY_FLAGS, 1);
@@ -80,6 +98,7 @@ export async function runReplay(args: readonly string[]): Promise<void> {
   const format = resolveFormatFlag(readStringFlag(parsed, 'format'), 'replay');
   const htmlPath = readStringFlag(parsed, 'html');
   const json = readBooleanFlag(parsed, 'json');
+  await assertPageIsNotInput(htmlPath, path);
 
   const transcript = await readTranscript(path, { format });
   const { messages } = transcript;

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -207,6 +207,27 @@ describe('agent-context replay: bad input (issue 10)', () => {
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toBe(`${message}\nRun "agent-context replay --help" for usage.\n`);
     expect(existsSync(html)).toBe(false);
+  });
+
+  it('--html naming the transcript itself: a usage error, exit 2, the transcript left as it was', async () => {
+    const file = join(directory.path, 'session.json');
+    const text = await readFile(SAMPLE, 'utf8');
+    await writeFile(file, text);
+    await symlink(file, join(directory.path, 'link.json'));
+    for (const page of [file, join(directory.path, '.', 'session.json'), join(directory.path, 'link.json')]) {
+      const run = await replay([file, '--window', '2500', '--html', page]);
+      expect(run.exitCode).toBe(2);
+      expect(run.stderr.split('\n')[0]).toBe(`agent-context: --html ${page} names the transcript being replayed; the page would replace it: pass another file`);
+      expect(await readFile(file, 'utf8')).toBe(text);
+    }
+    expect(await readdir(childTemp)).toEqual([]);
+  });
+
+  it('--out creates its folder, and the folders above it, for the user alone (0700)', async () => {
+    const out = join(directory.path, 'runs', 'store');
+    await replayJson([SAMPLE, '--window', '30k', '--out', out]);
+    expect((await stat(out)).mode & 0o777).toBe(0o700);
+    expect((await stat(join(directory.path, 'runs'))).mode & 0o777).toBe(0o700);
   });
 
   it('a missing file: exit 1', async () => {

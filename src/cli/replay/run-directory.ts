@@ -7,6 +7,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { DIRECTORY_MODE } from '../../infrastructure/atomic-files.js';
 import { CliError } from '../errors.js';
 import { describeOsError } from '../io.js';
 
@@ -21,7 +22,8 @@ export interface RunDirectory {
 }
 
 /**
- * Opens `out` (created when missing) or a new temporary directory named after `command`.
+ * Opens `out` (created when missing, mode 0700 like every folder it creates) or a new temporary
+ * directory named after `command` (0700 too, as `mkdtemp` makes it).
  *
  * @throws {CliError} (exit 1) naming the directory and what the OS said.
  */
@@ -29,7 +31,8 @@ export async function openRunDirectory(out: string | undefined, command: string)
   if (out !== undefined) {
     const path = resolve(out);
     try {
-      await mkdir(path, { recursive: true });
+      // what it will hold is a session's tool output: for the user alone, as the stores make theirs
+      await mkdir(path, { recursive: true, mode: DIRECTORY_MODE });
     } catch (error) {
       throw new CliError(`cannot create --out ${out}: ${describeOsError(error)}`, undefined, { cause: error });
     }
