@@ -2,6 +2,9 @@
  * Store benchmarks (issue 7): batch offload of 200 results of 4.5 KB into a store against the
  * raw client doing the same conditional puts with the same concurrency, on the same local
  * server, in the same run. Each driver's rows come from one function (`runRedisRows`, ...).
+ * And a reused id in a Redis database of 100,000 other keys: the next free name found by
+ * asking `EXISTS` about the id's numbered names, against the listing (`SCAN ... MATCH`) it
+ * replaced, which walks every key of the database.
  */
 import { Redis } from 'ioredis';
 import { performance } from 'node:perf_hooks';
@@ -163,6 +166,73 @@ export async function runRedisRows(options: BenchRunOptions): Promise<BenchRow[]
   }
 }
 
+/** Other keys in the database of the reused-id rows. */
+const UNRELATED_KEYS = 100_000;
+/** Uses of the reused id already stored when a row offloads it once more. */
+const EARLIER_USES = 4;
+
+/**
+ * Redis rows: one offload of a reused id (`call_0`, its name and 3 numbered names taken by
+ * other contents) among {@link UNRELATED_KEYS} other keys, with the store as it is (`exists`)
+ * against the same store without `exists` (so batch offload lists the id's prefix with `SCAN`).
+ */
+export async function runRedisReusedIdRows(options: BenchRunOptions): Promise<BenchRow[]> {
+  const skipReason = findRedisServerSkipReason();
+  if (skipReason !== undefined) return [];
+  const server = await startRedisServer();
+  const client = new Redis(server.url);
+  try {
+    for (let first = 0; first < UNRELATED_KEYS; first += 1000) {
+      await client.mset(...Array.from({ length: 1000 }, (_, index) => [`session:${first + index}`, 'some other application data']).flat());
+    }
+    const history = (content: string) => [
+      { role: 'user' as const, content: 'go' },
+      { role: 'assistant' as const, content: [{ type: 'tool_use' as const, id: 'call_0', name: 'run', input: {} }] },
+      { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 'call_0', content }] },
+    ];
+    const offloadOptions = { charThreshold: 100, ratioThreshold: 0 };
+    const probing = createRedisStore({ client, prefix: 'reuse-exists' });
+    const scanning = { ...createRedisStore({ client, prefix: 'reuse-scan' }), exists: undefined };
+    for (const store of [probing, scanning]) {
+      for (let use = 0; use < EARLIER_USES; use++) await offloadToolResults(history(`earlier use ${use} `.repeat(40)), { store, ...offloadOptions });
+    }
+    const expected = (prefix: string) => [`redis://${prefix}/tool-result-call_0-${EARLIER_USES}.md`];
+    const NEW = `offload of a reused id, ${UNRELATED_KEYS.toLocaleString('en-US')} other keys: EXISTS on its numbered names`;
+    const OLD = `the same with SCAN ... MATCH (the listing it replaced)`;
+    const rounds = options.quick ? 5 : 30;
+    const medians = await measureInterleaved(
+      {
+        [NEW]: async () => {
+          const result = await offloadToolResults(history('a new content '.repeat(40)), { store: probing, ...offloadOptions });
+          if (result.files.join() !== expected('reuse-exists').join()) throw new Error(`offloaded to ${result.files.join()}`);
+        },
+        [OLD]: async () => {
+          const result = await offloadToolResults(history('a new content '.repeat(40)), { store: scanning, ...offloadOptions });
+          if (result.files.join() !== expected('reuse-scan').join()) throw new Error(`offloaded to ${result.files.join()}`);
+        },
+      },
+      rounds,
+      async () => {
+        await client.del(`reuse-exists/tool-result-call_0-${EARLIER_USES}.md`, `reuse-scan/tool-result-call_0-${EARLIER_USES}.md`);
+      },
+    );
+    const probed = medians[NEW]!;
+    return [
+      {
+        name: NEW,
+        medianMs: probed,
+        baseline: { name: OLD, medianMs: medians[OLD]! },
+        extra: `local redis-server ${await serverVersion(client)}; median of ${rounds} interleaved runs`,
+        goal: '< 5 ms whatever the database holds',
+        met: probed < 5,
+      },
+    ];
+  } finally {
+    client.disconnect();
+    await server.stop();
+  }
+}
+
 async function serverVersion(client: Redis): Promise<string> {
   const info = String(await client.call('INFO', 'server'));
   return /redis_version:(\S+)/.exec(info)?.[1] ?? '';
@@ -254,5 +324,5 @@ export async function runS3Rows(options: BenchRunOptions): Promise<BenchRow[]> {
 }
 
 export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
-  return [...(await runRedisRows(options)), ...(await runS3Rows(options))];
+  return [...(await runRedisRows(options)), ...(await runRedisReusedIdRows(options)), ...(await runS3Rows(options))];
 }

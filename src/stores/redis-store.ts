@@ -13,48 +13,33 @@
  * line, and a value written under the prefix by other means is not one of this store's (whole
  * reads and `stat` reject it as `READ_FAILED`).
  */
-import { describeValue, importOptionalPeer, InvalidOptionError, MissingDependencyError, ReadFailedError, WriteFailedError } from '../core/errors.js';
-import type { ByteRange, ContentStore, PutOutcome, StoredEntry } from '../core/ports.js';
+import { describeValue, InvalidOptionError, ReadFailedError, WriteFailedError } from '../core/errors.js';
+import type { ByteRange, ContentStore, Logger, PutOutcome, StoredEntry } from '../core/ports.js';
 import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem, resolveByteRange } from '../core/store-keys.js';
 import { toWellFormedText } from '../core/text.js';
 import { countUtf8Bytes, decodeUtf8Range } from '../core/utf8.js';
+import { consoleLogger } from '../infrastructure/console-logger.js';
+import { createUrlConnection, useCallerClient, type RedisLike } from './redis-connection.js';
 
-/**
- * A Redis client, by shape: a generic command method. An ioredis `Redis` (or `Cluster`,
- * except for `list`, which scans one node) is one as it is. Any other client fits through a
- * one-line adapter, e.g. node-redis 4/5:
- * `{ call: (command, ...args) => client.sendCommand([command, ...args.map(String)]) }`.
- *
- * Replies are expected as ioredis and node-redis give them: bulk strings as UTF-8 text (or
- * bytes), `null` for a missing value, integers as numbers, arrays as arrays. A client that
- * parses values (`@upstash/redis` with its default `automaticDeserialization`) does not fit.
- */
-export interface RedisLike {
-  /** Sends one command (`'SET'`, `'GETRANGE'`, ...) with its arguments and resolves with the reply. */
-  call(command: string, ...args: Array<string | number>): Promise<unknown>;
-  /**
-   * {@link RedisLike.call} with bulk strings replied as bytes (`Buffer` or `Uint8Array`), as
-   * ioredis' `callBuffer`. Optional: with it, a range read is `GETRANGE` and the bytes are cut
-   * to whole characters here; without it, a small Lua script (`EVAL`) cuts them on the server.
-   */
-  callBuffer?(command: string, ...args: Array<string | number>): Promise<unknown>;
-}
+export { REDIS_COMMAND_TIMEOUT_MS, REDIS_CONNECT_TIMEOUT_MS, type RedisLike } from './redis-connection.js';
 
 /** Options of {@link createRedisStore}: exactly one of `client` and `url`, and a `prefix`. */
 export interface RedisStoreOptions {
   /**
    * A client you own (ioredis, or any {@link RedisLike}). Its own settings decide how long a
-   * command to an unreachable server waits (ioredis' defaults queue commands while it
-   * reconnects, up to `maxRetriesPerRequest` (20) reconnections); the store never closes it.
+   * command to an unreachable or silent server waits (ioredis' defaults queue commands while it
+   * reconnects, up to `maxRetriesPerRequest` (20) reconnections, and set no `commandTimeout`:
+   * set one); the store never closes it.
    */
   client?: RedisLike | undefined;
   /**
    * A Redis URL (`redis://user:password@host:6379/0`, `rediss://` for TLS): the store creates an
    * ioredis client on first use (ioredis is an optional peer dependency: `npm install ioredis`),
-   * connects within {@link REDIS_CONNECT_TIMEOUT_MS}, sends no command while disconnected (an
-   * unreachable server fails each call at once rather than queueing it) and gives up
-   * reconnecting after a few tries (the next call connects again). Call `close()` when done:
-   * an open connection keeps Node running.
+   * connects within {@link REDIS_CONNECT_TIMEOUT_MS} (5 s, the server's first reply included),
+   * waits at most {@link REDIS_COMMAND_TIMEOUT_MS} (10 s) for the reply to a command, sends no
+   * command while disconnected (an unreachable server fails each call at once rather than
+   * queueing it) and gives up reconnecting after a few tries (the next call connects again).
+   * Call `close()` when done: an open connection keeps Node running.
    */
   url?: string | undefined;
   /**
@@ -70,6 +55,13 @@ export interface RedisStoreOptions {
    * @default undefined (entries never expire)
    */
   ttlSeconds?: number | undefined;
+  /**
+   * Where the store warns: a server whose `maxmemory-policy` may evict its entries (asked once,
+   * with `CONFIG GET`, where the server allows it), and a key under the prefix that this store
+   * did not write (`stat` skips it, and so does pruning).
+   * @default `console.warn`
+   */
+  logger?: Logger | undefined;
 }
 
 /** A {@link ContentStore} over Redis, from {@link createRedisStore}. */
@@ -85,9 +77,6 @@ export interface RedisStore extends ContentStore {
    */
   close(): Promise<void>;
 }
-
-/** How long the client made from `url` waits for a connection. */
-export const REDIS_CONNECT_TIMEOUT_MS = 5_000;
 
 /** Keys asked of the server per `SCAN` step (a hint: Redis may return more or fewer). */
 export const REDIS_SCAN_COUNT = 1_000;
@@ -125,17 +114,33 @@ end
 return string.sub(value, first, last)
 `;
 
+/** The start of the error Redis replies for a command on a key of another type (a list, a hash, ...). */
+const WRONG_TYPE = 'WRONGTYPE';
+/** The start of the error Redis replies for a write when it is full (`maxmemory`, `noeviction`). */
+const OUT_OF_MEMORY = 'OOM';
+
 /**
  * Creates a {@link ContentStore} over Redis (>= 7.0). Guarantees:
  * - `putIfAbsent` is one atomic `SET <prefix>/<key> <value> NX GET [EX ttlSeconds]`: of any
  *   number of concurrent writers (threads, processes, machines) exactly one creates the value,
  *   the others learn from the same reply whether theirs was identical; a value is never
  *   replaced and never seen half-written. Parts are joined first (a Redis value is whole).
+ *   A key of another type (a list, a hash) is a taken name: `'exists'`. On a full server
+ *   (`OOM`, which `SET NX GET` gets even when it would write nothing) the value is read and
+ *   compared: `'identical'` content needs no memory.
+ * - `exists` is `EXISTS`: batch offload probes a reused id's numbered names with it, so finding
+ *   a free name never walks the keyspace (`SCAN` does, even with `MATCH`).
  * - `put` is one `SET` (with `EX`): atomic, last writer wins.
  * - `get` is `GET`, or with a range `GETRANGE` on the UTF-8 bytes, a character cut by an edge
  *   left out; `stat` gives the size (`STRLEN`) and the time from the value's header;
  *   `list` walks `SCAN ... MATCH` (the prefix's glob characters escaped), never `KEYS`;
  *   `delete` is `DEL`; `holds` compares sizes (`STRLEN`) before it reads anything.
+ * - A key under the prefix that this store did not write (another type, or a string without
+ *   the header) is not an entry: `stat` answers `undefined` with a warning, so pruning skips
+ *   it; `get` rejects with `READ_FAILED`; `holds` is false.
+ * - On first use, `CONFIG GET maxmemory-policy` (where the server allows `CONFIG`): a policy
+ *   that may evict this store's entries (`allkeys-*`; `volatile-*` with `ttlSeconds`) is
+ *   warned about once, since an evicted entry leaves its references reading nothing.
  * - Every key is checked (`assertStoreKey`) before any command; failures reject with
  *   `WRITE_FAILED` (writes, deletes) or `READ_FAILED` (reads, listing), the client's error as `cause`.
  *
@@ -154,14 +159,31 @@ return string.sub(value, first, last)
  */
 export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const { client, url, prefix, ttlSeconds } = checkOptions(options);
-  const connection = client !== undefined ? ownedElsewhere(client) : createUrlConnection(url!);
+  const logger = options.logger ?? consoleLogger;
+  const connection = client !== undefined ? useCallerClient(client) : createUrlConnection(url!);
   const referenceBase = `redis://${prefix}/`;
   const expiry: Array<string | number> = ttlSeconds === undefined ? [] : ['EX', ttlSeconds];
 
   const redisKey = (label: string, key: string): string => `${prefix}/${assertStoreKey(label, key)}`;
+  let evictionChecked = false;
+  const checkEviction = (redis: RedisLike): RedisLike => {
+    if (!evictionChecked) {
+      evictionChecked = true;
+      void warnOfEviction(redis, referenceBase, ttlSeconds, logger);
+    }
+    return redis;
+  };
   // the client at once when there is one (no extra await on the hot path), else connecting
-  const clientFor = (failure: typeof WriteFailedError | typeof ReadFailedError): RedisLike | Promise<RedisLike> =>
-    connection.current() ?? connection.connect(failure);
+  const clientFor = (failure: typeof WriteFailedError | typeof ReadFailedError): RedisLike | Promise<RedisLike> => {
+    const current = connection.current();
+    return current !== undefined ? checkEviction(current) : connection.connect(failure).then(checkEviction);
+  };
+  /** What a full server's failed write found: the value at `target` compared with `text`; `undefined` when none. */
+  const compareStored = async (redis: RedisLike, target: string, text: string): Promise<PutOutcome | undefined> => {
+    const value = await redis.call('GET', target);
+    if (value === null || value === undefined) return undefined;
+    return contentOf(value) === toWellFormedText(text) ? 'identical' : 'exists';
+  };
   const writeFailed = (action: string, key: string, error: unknown): WriteFailedError =>
     new WriteFailedError(`Redis store could not ${action} ${referenceBase}${key}: ${describeFailure(error)}`, { cause: error });
 
@@ -186,6 +208,10 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       try {
         previous = await redis.call('SET', target, withHeader(text), 'NX', 'GET', ...expiry);
       } catch (error) {
+        // a foreign key of another type holds the name: taken, like any other content
+        if (isRedisError(error, WRONG_TYPE)) return 'exists';
+        const outcome = isRedisError(error, OUT_OF_MEMORY) ? await compareStored(redis, target, text).catch(() => undefined) : undefined;
+        if (outcome !== undefined) return outcome;
         throw writeFailed('write', key, error);
       }
       if (previous === null || previous === undefined) return 'created';
@@ -235,10 +261,21 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       const target = redisKey('key', key);
       return read(`${referenceBase}${key}`, async (redis) => {
         // sent together: one round trip on a pipelining client such as ioredis
-        const [size, header] = await Promise.all([redis.call('STRLEN', target), redis.call('GETRANGE', target, 0, HEADER_BYTES - 1)]);
+        const replies = await Promise.allSettled([redis.call('STRLEN', target), redis.call('GETRANGE', target, 0, HEADER_BYTES - 1)]);
+        const failed = replies.find((reply) => reply.status === 'rejected');
+        if (failed !== undefined) {
+          if (!isRedisError(failed.reason, WRONG_TYPE)) throw failed.reason;
+          const type = await redis.call('TYPE', target).catch(() => 'another type');
+          logger.warn(`Redis store: skipped ${referenceBase}${key}: it holds a ${toText(type)}, not a value this store wrote`);
+          return undefined;
+        }
+        const [size, header] = replies.map((reply) => (reply as PromiseFulfilledResult<unknown>).value);
         if (size === 0) return undefined;
         const createdAt = parseHeader(toText(header));
-        if (createdAt === undefined || typeof size !== 'number') throw notOurs(key);
+        if (createdAt === undefined || typeof size !== 'number') {
+          logger.warn(`Redis store: skipped ${referenceBase}${key}: its value has no "${HEADER_NAME}" header, so this store did not write it`);
+          return undefined;
+        }
         return { size: size - HEADER_BYTES, createdAt };
       });
     },
@@ -288,11 +325,21 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     async holds(key: string, content: string): Promise<boolean> {
       const target = redisKey('key', key);
       return read(`${referenceBase}${key}`, async (redis) => {
-        const size = await redis.call('STRLEN', target);
-        if (size !== HEADER_BYTES + countUtf8Bytes(content)) return false;
-        const value = await redis.call('GET', target);
-        return value !== null && value !== undefined && contentOf(value) === toWellFormedText(content);
+        try {
+          const size = await redis.call('STRLEN', target);
+          if (size !== HEADER_BYTES + countUtf8Bytes(content)) return false;
+          const value = await redis.call('GET', target);
+          return value !== null && value !== undefined && contentOf(value) === toWellFormedText(content);
+        } catch (error) {
+          if (isRedisError(error, WRONG_TYPE)) return false;
+          throw error;
+        }
       });
+    },
+
+    async exists(key: string): Promise<boolean> {
+      const target = redisKey('key', key);
+      return read(`${referenceBase}${key}`, async (redis) => (await redis.call('EXISTS', target)) === 1);
     },
 
     close: () => connection.close(),
@@ -325,110 +372,6 @@ function checkOptions(options: RedisStoreOptions): { client?: RedisLike; url?: s
     prefix,
     ...(ttlSeconds !== undefined && { ttlSeconds }),
   };
-}
-
-
-/** Where the client comes from, and whether the store may close it. */
-interface Connection {
-  /** The client when it is ready now, else `undefined`. */
-  current(): RedisLike | undefined;
-  /** The client once connected; a failure to connect rejects as `failure`, the error as cause. */
-  connect(failure: typeof WriteFailedError | typeof ReadFailedError): Promise<RedisLike>;
-  close(): Promise<void>;
-}
-
-/** A client the caller owns: used as it is, never closed. */
-function ownedElsewhere(client: RedisLike): Connection {
-  return { current: () => client, connect: async () => client, close: async () => undefined };
-}
-
-/** The ioredis client this store creates, its settings and its life. */
-interface OwnClient extends RedisLike {
-  readonly status: string;
-  connect(): Promise<unknown>;
-  quit(): Promise<unknown>;
-  disconnect(): void;
-  on(event: 'error', listener: (error: unknown) => void): unknown;
-}
-
-/**
- * A client made from `url` on first use, shared by every call; made again after it gave up
- * reconnecting (status `end`), so a server back after an outage is found by the next call.
- */
-function createUrlConnection(url: string): Connection {
-  let connected: OwnClient | undefined;
-  let pending: Promise<OwnClient> | undefined;
-  const safeUrl = url.replace(/\/\/[^@/]*@/, '//***@');
-
-  const open = async (): Promise<OwnClient> => {
-    const Redis = await importIoredis();
-    const client = new Redis(url, {
-      lazyConnect: true,
-      connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
-      // fail at once while disconnected rather than queue: an unreachable server is a WRITE_FAILED now
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      retryStrategy: (attempt: number) => (attempt > 3 ? null : attempt * 200),
-    });
-    let lastError: unknown;
-    client.on('error', (error) => (lastError = error));
-    try {
-      await client.connect();
-    } catch (error) {
-      client.disconnect();
-      throw lastError ?? error;
-    }
-    return client;
-  };
-
-  return {
-    current: () => (connected !== undefined && connected.status !== 'end' ? connected : undefined),
-    async connect(failure) {
-      if (connected?.status === 'end') {
-        connected = undefined;
-        pending = undefined;
-      }
-      pending ??= open().then(
-        (client) => {
-          connected = client;
-          return client;
-        },
-        (error: unknown) => {
-          pending = undefined;
-          throw error;
-        },
-      );
-      try {
-        return await pending;
-      } catch (error) {
-        if (error instanceof MissingDependencyError) throw error;
-        throw new failure(`Redis store could not connect to ${safeUrl}: ${describeFailure(error)}`, { cause: error });
-      }
-    },
-    async close() {
-      const opening = pending;
-      pending = undefined;
-      connected = undefined;
-      const client = await opening?.catch(() => undefined);
-      if (client === undefined || client.status === 'end') return;
-      await client.quit().catch(() => client.disconnect());
-    },
-  };
-}
-
-type IoredisConstructor = new (url: string, options: Record<string, unknown>) => OwnClient;
-
-/** ioredis' client class, imported on first use; `MISSING_DEPENDENCY` when it is not installed. */
-async function importIoredis(): Promise<IoredisConstructor> {
-  const sdkModule = await importOptionalPeer('ioredis', () => import('ioredis'), 'createRedisStore({ url })');
-  const candidates = [
-    (sdkModule as { default?: unknown }).default,
-    (sdkModule as { Redis?: unknown }).Redis,
-    ((sdkModule as { default?: unknown }).default as { Redis?: unknown } | undefined)?.Redis,
-  ];
-  const found = candidates.find((candidate) => typeof candidate === 'function');
-  if (found === undefined) throw new MissingDependencyError('ioredis was loaded but exports no Redis client class; install a supported version: `npm install ioredis`');
-  return found as IoredisConstructor;
 }
 
 
@@ -483,6 +426,31 @@ function escapeGlob(text: string): string {
 function parseScanReply(reply: unknown): [string, string[]] {
   if (!Array.isArray(reply) || reply.length !== 2 || !Array.isArray(reply[1])) throw new Error(`SCAN replied ${describeValue(reply)}`);
   return [toText(reply[0]), (reply[1] as unknown[]).map(toText)];
+}
+
+/** Whether `error` is a Redis error reply starting with `code` (`WRONGTYPE`, `OOM`). */
+function isRedisError(error: unknown, code: string): boolean {
+  return error instanceof Error && error.message.startsWith(code);
+}
+
+/**
+ * Asks the server's `maxmemory-policy` and warns when it may evict this store's entries. A
+ * server that refuses `CONFIG` (managed services often do) is not warned about.
+ */
+async function warnOfEviction(redis: RedisLike, referenceBase: string, ttlSeconds: number | undefined, logger: Logger): Promise<void> {
+  let policy: string;
+  try {
+    const reply = await redis.call('CONFIG', 'GET', 'maxmemory-policy');
+    if (!Array.isArray(reply) || reply.length < 2) return;
+    policy = toText(reply[1]);
+  } catch {
+    return;
+  }
+  const evictsAny = policy.startsWith('allkeys-');
+  if (!evictsAny && !(policy.startsWith('volatile-') && ttlSeconds !== undefined)) return;
+  logger.warn(
+    `Redis store ${referenceBase}: the server's maxmemory-policy is ${policy}: when memory is full it deletes ${evictsAny ? 'any key' : "keys with an expiry, such as this store's (ttlSeconds)"}, and a reference to evicted content reads nothing. Set maxmemory-policy noeviction (a write then fails when memory is full, and says so), or a volatile-* policy and no ttlSeconds on this store.`,
+  );
 }
 
 /** The client error's message, with a hint where a known cause explains it. */

@@ -502,6 +502,7 @@ export function testStore(name: string, createStore: () => ContentStore | Promis
             ['delete', () => store.delete(unsafe)],
           ];
           if (store.holds !== undefined) calls.push(['holds', () => store.holds!(unsafe, 'x')]);
+          if (store.exists !== undefined) calls.push(['exists', () => store.exists!(unsafe)]);
           for (const [method, call] of calls) {
             const error = await rejectionOf(call);
             expect(error, `${method}(${JSON.stringify(unsafe)})`).toMatchObject({ code: 'UNSAFE_PATH' });
@@ -544,6 +545,16 @@ export function testStore(name: string, createStore: () => ContentStore | Promis
         await store.put(key('h.md'), 'changed');
         expect(await holds(key('h.md'), 'changed')).toBe(true);
         expect(await holds(key('h.md'), 'held é😀')).toBe(false);
+      });
+
+      it('exists agrees with get, where the store has it', async () => {
+        const exists = store.exists?.bind(store);
+        if (exists === undefined) return;
+        await store.putIfAbsent(key('e.md'), '');
+        expect(await exists(key('e.md'))).toBe(true);
+        expect(await exists(key('missing.md'))).toBe(false);
+        await store.delete(key('e.md'));
+        expect(await exists(key('e.md'))).toBe(false);
       });
     });
 

@@ -11,6 +11,7 @@ import { collectKeys } from '../../../src/core/store-keys.js';
 import type { ContentStore } from '../../../src/core/ports.js';
 import { createRedisStore, type RedisLike, type RedisStore } from '../../../src/stores/redis-store.js';
 import { testStore } from '../../../src/testing/index.js';
+import { createRecordingLogger } from '../../unit/compact-fixtures.js';
 import { findFreePort, redisSuiteSkipReason, startRedisServer, type RedisServer } from './redis-server.js';
 
 const skipReason = redisSuiteSkipReason('Redis store (tests/integration/stores/redis-store.test.ts)');
@@ -136,11 +137,14 @@ describe.skipIf(skipReason !== undefined)('createRedisStore against redis-server
       }
     });
 
-    it('rejects a value written under the prefix by other means as READ_FAILED, and never overwrites it', async () => {
+    it('reads a value written under the prefix by other means as READ_FAILED, stats it as none with a warning, and never overwrites it', async () => {
       await client.set(`${prefix}/foreign.md`, 'no header');
+      const logger = createRecordingLogger();
+      const store = createRedisStore({ client, prefix, logger });
       try {
         await expect(store.get('foreign.md')).rejects.toMatchObject({ code: 'READ_FAILED' });
-        await expect(store.stat('foreign.md')).rejects.toMatchObject({ code: 'READ_FAILED' });
+        expect(await store.stat('foreign.md')).toBeUndefined();
+        expect(logger.warnings).toEqual([`Redis store: skipped redis://${prefix}/foreign.md: its value has no "created-at=" header, so this store did not write it`]);
         expect(await store.putIfAbsent('foreign.md', 'no header')).toBe('exists');
         expect(await store.holds('foreign.md', 'no header')).toBe(false);
         expect(await client.get(`${prefix}/foreign.md`)).toBe('no header');
