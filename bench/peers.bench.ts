@@ -1,0 +1,75 @@
+/**
+ * The peer benchmark: the package's own sample transcripts replayed request by request through
+ * this package's context manager and through its peers (AI SDK `pruneMessages`, LangChain
+ * `ClearToolUsesEdit` + `summarizationMiddleware`, deepagents' eviction + summarization), in a
+ * 30,000 and a 100,000-token window, with one shared summary text and one token counter. It
+ * prints a table per window (see `peers/measure-run.ts` for what each column counts) and, in a
+ * full run, writes them to `bench/results/peers.md`. `--quick` replays two transcripts and
+ * writes nothing.
+ */
+import { rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ROOT } from './cli-process.js';
+import { aiSdkSystem } from './peers/ai-sdk-system.js';
+import { createDeepagentsSystem } from './peers/deepagents-system.js';
+import { langchainSystem } from './peers/langchain-system.js';
+import { managerSystem } from './peers/manager-system.js';
+import { addFigures, createEmptyFigures, measureRun, replayUnmanaged } from './peers/measure-run.js';
+import { computeGoalRows, renderWindowTable, type SystemFigures, type WindowFigures } from './peers/peer-report.js';
+import { replayThrough, type PeerSystem } from './peers/replay-system.js';
+import { SHARED_SUMMARY } from './peers/shared-summary.js';
+import { loadPeerTranscripts, type PeerTranscript } from './peers/transcripts.js';
+import type { BenchRow, BenchRunOptions } from './report.js';
+
+export const title = 'Peers: the goals of this package\'s rows (time: its replays)';
+
+/** The windows, in tokens. */
+const WINDOWS = [30_000, 100_000];
+/** Where a full run writes its tables, for the README and the docs. */
+const RESULTS_FILE = join(ROOT, 'bench/results/peers.md');
+
+const SYSTEMS: readonly PeerSystem[] = [managerSystem, createDeepagentsSystem(), createDeepagentsSystem(1_000), langchainSystem, aiSdkSystem];
+
+async function measureWindow(transcripts: readonly PeerTranscript[], window: number): Promise<WindowFigures> {
+  let unmanaged = createEmptyFigures();
+  for (const transcript of transcripts) unmanaged = addFigures(unmanaged, measureRun(transcript, replayUnmanaged(transcript), window));
+  const systems: SystemFigures[] = [];
+  for (const system of SYSTEMS) {
+    let figures = createEmptyFigures();
+    let wallMs = 0;
+    for (const transcript of transcripts) {
+      const run = await replayThrough(system, transcript, window);
+      figures = addFigures(figures, measureRun(transcript, run, window));
+      wallMs += run.wallMs;
+    }
+    systems.push({ name: system.name, hasStore: system.hasStore, isPackage: system === managerSystem, figures, wallMs });
+  }
+  return { window, unmanaged, systems };
+}
+
+function describeRun(transcripts: readonly PeerTranscript[], requests: number): string {
+  const names = transcripts.map((transcript) => transcript.name).join('; ');
+  return [
+    `${transcripts.length} transcripts (${names}), ${requests.toLocaleString('en-US')} model requests in each window,`,
+    `replayed ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on Node ${process.version} by \`npx tsx bench/index.ts --only peers\`.`,
+    `Tokens are the package's (o200k_base); cost at $3 per million input tokens. Every summarizer returns the same ${SHARED_SUMMARY.split(' ').length}-word text.`,
+  ].join('\n');
+}
+
+/** Writes `text` to the results file atomically (a temporary file renamed over it). */
+async function writeResults(text: string): Promise<void> {
+  const temporary = `${RESULTS_FILE}.${process.pid}.tmp`;
+  await writeFile(temporary, text);
+  await rename(temporary, RESULTS_FILE);
+}
+
+/** Replays every transcript through every system in each window; prints and (full run) writes the tables. */
+export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
+  const transcripts = await loadPeerTranscripts(options.quick);
+  const windows: WindowFigures[] = [];
+  for (const window of WINDOWS) windows.push(await measureWindow(transcripts, window));
+  const report = [describeRun(transcripts, windows[0]?.unmanaged.requests ?? 0), ...windows.map(renderWindowTable)].join('\n\n');
+  console.log(`\n## Peers: context management on the package's sample transcripts\n\n${report}`);
+  if (!options.quick) await writeResults(`${report}\n`);
+  return windows.flatMap(computeGoalRows);
+}

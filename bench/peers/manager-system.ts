@@ -1,0 +1,49 @@
+/**
+ * This package's context manager in the peer benchmark: `createContextManager` with its
+ * defaults, told the window, driven as its documentation says (`prepare(history, { lastUsage })`
+ * before every request, the prepared messages sent and kept as the history). The settings
+ * besides the window are those of `agent-context replay`: a margin of 1 (the figures are in
+ * the package's own tokens, and each request's count comes back as the usage figure) and no
+ * file restoration (a transcript's paths are not this machine's files).
+ */
+import { createContextManager } from '../../src/api/context-manager.js';
+import { countTokens } from '../../src/api/tokens.js';
+import { silentLogger } from '../../src/core/ports.js';
+import type { LastUsage } from '../../src/core/tokens.js';
+import type { Message } from '../../src/core/types.js';
+import { createMemoryStore } from '../../src/stores/memory-store.js';
+import { readStoreTexts, type PeerSystem } from './replay-system.js';
+import { sharedSummarizer } from './shared-summary.js';
+import { normalizeMessages } from './transcripts.js';
+
+/** `createContextManager`, default options, the shared summary. */
+export const managerSystem: PeerSystem = {
+  name: 'this package (`createContextManager`, defaults)',
+  hasStore: true,
+  open(transcript, window) {
+    const store = createMemoryStore();
+    const manager = createContextManager({
+      store,
+      contextTokenLimit: window,
+      provider: 'openai',
+      maxRestoreFiles: 0,
+      summarizer: sharedSummarizer,
+      logger: silentLogger,
+    });
+    let history: Message[] = [];
+    let seen = 0;
+    let lastUsage: LastUsage | undefined;
+    return Promise.resolve({
+      async prepareRequest(end: number) {
+        history = [...history, ...transcript.messages.slice(seen, end)];
+        seen = end;
+        const { messages } = await manager.prepare(history, lastUsage === undefined ? {} : { lastUsage });
+        lastUsage = { inputTokens: transcript.toolDefinitionTokens + countTokens(messages), messageCount: messages.length };
+        history = messages;
+        return normalizeMessages(messages);
+      },
+      readStore: () => readStoreTexts(store),
+      close: () => Promise.resolve(),
+    });
+  },
+};

@@ -1,0 +1,225 @@
+/**
+ * The figures of one system's replay of one transcript, all in the package's tokens:
+ *
+ * - **tokens sent**: every request's messages plus the transcript's tool definitions;
+ * - **read-backs**: a tool result the model never saw whole (at the first request after it
+ *   arrived, the context held no `tool_result` with its whole text), but that the system's store
+ *   holds, is read back by the agent in one more request: that request's context plus, one
+ *   after the other, each result read back at that point (a call and its result);
+ * - **cost with caching**: each request, read-backs included, priced against the one before:
+ *   the messages it shares with it from the start are a cache read (0.1x the input price), the
+ *   rest a cache write (1.25x); the tool definitions always come first and always match;
+ * - **requests over the window**: requests (read-backs aside) larger than the window;
+ * - **prefix changes**: requests (read-backs aside) that do not start with the previous
+ *   request's messages, byte for byte;
+ * - **results lost**: tool results a request saw whose text is neither in the last request's
+ *   context (whole, in its own `tool_result`) nor anywhere in the store;
+ * - **eval probes**: `agent-context eval`'s probes of the raw transcript (the task, the latest
+ *   request, the edited files, the last file read, the last command, the last error) scored on
+ *   the last request's context. Its two other kinds, the archive's reference and the offloaded
+ *   references, name this package's own store and are left out: what a store keeps is counted
+ *   by results lost.
+ */
+import { countTokens } from '../../src/api/tokens.js';
+import { holdsText, scoreCompactedContext } from '../../src/cli/replay/eval-score.js';
+import { collectEvalSubjects } from '../../src/cli/replay/eval-subjects.js';
+import { DEFAULT_PRICE_PER_MTOK } from '../../src/cli/replay/replay-flags.js';
+import { findRequestTurns } from '../../src/cli/replay/request-turns.js';
+import { isToolResultBlock, type Message } from '../../src/core/types.js';
+import type { SystemRun } from './replay-system.js';
+import type { PeerTranscript } from './transcripts.js';
+
+/** Price of a cache read, as a share of the input price (Anthropic's list ratio). */
+export const CACHE_READ_RATIO = 0.1;
+/** Price of a cache write, as a share of the input price (Anthropic's list ratio). */
+export const CACHE_WRITE_RATIO = 1.25;
+/** US dollars per million input tokens: `agent-context replay`'s default. */
+export const PRICE_PER_MTOK = DEFAULT_PRICE_PER_MTOK;
+
+/** The eval kinds scored here (the store's own kinds are counted by results lost). */
+const SCORED_PROBE_KINDS = new Set(['task', 'latest-request', 'edited-file', 'last-read-file', 'last-command', 'last-error']);
+
+/** The figures of one or more replays, added up. */
+export interface RunFigures {
+  /** Model requests (read-backs aside). */
+  requests: number;
+  /** Tokens the transcript's own requests sent (everything, every time). */
+  unmanagedTokens: number;
+  tokensSent: number;
+  /** Read-back requests, and the tokens they sent. */
+  readBacks: number;
+  readBackTokens: number;
+  /** Cost with caching, in US dollars, read-backs included. */
+  cachedCost: number;
+  overWindow: number;
+  /** Requests that follow another one, and those whose prefix of it changed. */
+  transitions: number;
+  prefixChanges: number;
+  /** Tool results some request saw, and those lost. */
+  results: number;
+  lostResults: number;
+  probesKept: number;
+  probesTotal: number;
+}
+
+/** Figures of nothing: the start of a sum. */
+export function createEmptyFigures(): RunFigures {
+  return { requests: 0, unmanagedTokens: 0, tokensSent: 0, readBacks: 0, readBackTokens: 0, cachedCost: 0, overWindow: 0, transitions: 0, prefixChanges: 0, results: 0, lostResults: 0, probesKept: 0, probesTotal: 0 };
+}
+
+/** `total + figures`, field by field. */
+export function addFigures(total: RunFigures, figures: RunFigures): RunFigures {
+  const sum = { ...total };
+  for (const key of Object.keys(sum) as Array<keyof RunFigures>) sum[key] += figures[key];
+  return sum;
+}
+
+const messageKeys = new WeakMap<Message, string>();
+
+/** The message's bytes, as a request would carry them. */
+function keyOf(message: Message): string {
+  let key = messageKeys.get(message);
+  if (key === undefined) {
+    key = JSON.stringify(message);
+    messageKeys.set(message, key);
+  }
+  return key;
+}
+
+function tokensOf(messages: readonly Message[]): number {
+  // counts are cached per message object, and add up message by message
+  return messages.reduce((sum, message) => sum + countTokens([message]), 0);
+}
+
+/** Tokens of the messages `next` shares with `previous` from the start. */
+function countSharedPrefixTokens(previous: readonly Message[], next: readonly Message[]): number {
+  let tokens = 0;
+  for (let index = 0; index < Math.min(previous.length, next.length); index += 1) {
+    if (keyOf(previous[index] as Message) !== keyOf(next[index] as Message)) break;
+    tokens += countTokens([next[index] as Message]);
+  }
+  return tokens;
+}
+
+function startsWith(messages: readonly Message[], prefix: readonly Message[]): boolean {
+  return prefix.length <= messages.length && prefix.every((message, index) => keyOf(message) === keyOf(messages[index] as Message));
+}
+
+/**
+ * The cost with caching of `requests` in order, each priced against the one before; the tool
+ * definitions (`fixedTokens`) come first in each and match after the first request.
+ */
+export function priceWithCaching(requests: readonly (readonly Message[])[], fixedTokens: number): number {
+  let cost = 0;
+  let previous: readonly Message[] | undefined;
+  for (const messages of requests) {
+    const total = fixedTokens + tokensOf(messages);
+    const cached = previous === undefined ? 0 : fixedTokens + countSharedPrefixTokens(previous, messages);
+    cost += ((cached * CACHE_READ_RATIO + (total - cached) * CACHE_WRITE_RATIO) * PRICE_PER_MTOK) / 1_000_000;
+    previous = messages;
+  }
+  return cost;
+}
+
+/** A tool result's text: the string, or its text blocks joined. */
+function readResultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter((block): block is { type: 'text'; text: string } => typeof block === 'object' && block !== null && block.type === 'text' && typeof block.text === 'string')
+    .map((block) => block.text)
+    .join('\n');
+}
+
+interface ToolResult {
+  id: string;
+  text: string;
+  /** Index of the transcript message holding it. */
+  index: number;
+}
+
+function listToolResults(messages: readonly Message[]): ToolResult[] {
+  const results: ToolResult[] = [];
+  messages.forEach((message, index) => {
+    if (typeof message.content === 'string') return;
+    for (const block of message.content) {
+      if (!isToolResultBlock(block)) continue;
+      const text = readResultText(block.content);
+      if (text !== '') results.push({ id: block.tool_use_id, text, index });
+    }
+  });
+  return results;
+}
+
+/** Whether a `tool_result` of `messages` holds the whole of `result`. */
+function holdsResult(messages: readonly Message[], result: ToolResult): boolean {
+  return messages.some(
+    (message) =>
+      typeof message.content !== 'string' &&
+      message.content.some((block) => isToolResultBlock(block) && block.tool_use_id === result.id && readResultText(block.content).includes(result.text)),
+  );
+}
+
+/** The request and its result, as an agent reads a stored result back. */
+function createReadBack(result: ToolResult): Message[] {
+  const id = `read-back-${result.id}`;
+  return [
+    { role: 'assistant', content: [{ type: 'tool_use', id, name: 'read_offloaded', input: { result: result.id } }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: result.text }] },
+  ];
+}
+
+/** The figures of `run`, a replay of `transcript` in a `window`-token window. */
+export function measureRun(transcript: PeerTranscript, run: Pick<SystemRun, 'requests' | 'storedTexts'>, window: number): RunFigures {
+  const turns = findRequestTurns(transcript.messages);
+  const fixed = transcript.toolDefinitionTokens;
+  const store = run.storedTexts.join('\n');
+  const stored = (result: ToolResult): boolean => store !== '' && holdsText(store, result.text);
+  const results = listToolResults(transcript.messages).filter((result) => result.index < (turns.at(-1) ?? 0));
+
+  // read-backs: a stored result the first request after its arrival did not hold whole
+  const readBacksAt = new Map<number, ToolResult[]>();
+  for (const result of results) {
+    const request = turns.findIndex((end) => end > result.index);
+    if (holdsResult(run.requests[request] ?? [], result) || !stored(result)) continue;
+    readBacksAt.set(request, [...(readBacksAt.get(request) ?? []), result]);
+  }
+  const sequence: Message[][] = [];
+  let readBacks = 0;
+  let readBackTokens = 0;
+  run.requests.forEach((messages, request) => {
+    sequence.push(messages);
+    let context = messages;
+    for (const result of readBacksAt.get(request) ?? []) {
+      context = [...context, ...createReadBack(result)];
+      sequence.push(context);
+      readBacks += 1;
+      readBackTokens += fixed + tokensOf(context);
+    }
+  });
+
+  const last = run.requests.at(-1) ?? [];
+  const score = scoreCompactedContext({ ...collectEvalSubjects(transcript.messages), offloadedReferences: [] }, last, { archiveReference: null });
+  const scored = score.kinds.filter((kind) => SCORED_PROBE_KINDS.has(kind.kind));
+  const sizes = run.requests.map((messages) => fixed + tokensOf(messages));
+  return {
+    requests: run.requests.length,
+    unmanagedTokens: turns.reduce((sum, end) => sum + fixed + tokensOf(transcript.messages.slice(0, end)), 0),
+    tokensSent: sizes.reduce((sum, size) => sum + size, 0),
+    readBacks,
+    readBackTokens,
+    cachedCost: priceWithCaching(sequence, fixed),
+    overWindow: sizes.filter((size) => size > window).length,
+    transitions: Math.max(0, run.requests.length - 1),
+    prefixChanges: run.requests.filter((messages, request) => request > 0 && !startsWith(messages, run.requests[request - 1] as Message[])).length,
+    results: results.length,
+    lostResults: results.filter((result) => !holdsResult(last, result) && !stored(result)).length,
+    probesKept: scored.reduce((sum, kind) => sum + kind.kept, 0),
+    probesTotal: scored.reduce((sum, kind) => sum + kind.probes, 0),
+  };
+}
+
+/** The transcript as it is, every request sending everything before its answer. */
+export function replayUnmanaged(transcript: PeerTranscript): Pick<SystemRun, 'requests' | 'storedTexts'> {
+  return { requests: findRequestTurns(transcript.messages).map((end) => transcript.messages.slice(0, end)), storedTexts: [] };
+}
