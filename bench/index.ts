@@ -1,29 +1,39 @@
 /**
  * `npm run bench`: every benchmark of the package, each case against a baseline measured in
- * the same run. `--quick` runs fewer iterations (used by `npm run check`).
+ * the same run. `--quick` runs fewer iterations (used by `npm run check`); `--only <name>[,<name>]`
+ * runs those modules alone (`--only peers` runs `bench/peers.bench.ts`).
  */
 import { printRows, type BenchRow, type BenchRunOptions } from './report.js';
 
 type BenchModule = { title: string; run(options: BenchRunOptions): Promise<BenchRow[]> };
 
 const options: BenchRunOptions = { quick: process.argv.includes('--quick') };
-const modules: Array<() => Promise<BenchModule>> = [
-  // Each bench/*.bench.ts module registers itself here.
-  () => import('./offload.bench.js'),
-  () => import('./compact.bench.js'),
-  () => import('./counting.bench.js'),
-  () => import('./cli.bench.js'),
-  () => import('./extractive.bench.js'),
-  () => import('./stores.bench.js'),
-  () => import('./read-tool.bench.js'),
-  () => import('./integrations.bench.js'),
-  () => import('./formats.bench.js'),
-  () => import('./manager.bench.js'),
-  () => import('./replay.bench.js'),
+const onlyIndex = process.argv.indexOf('--only');
+const only = onlyIndex === -1 ? undefined : new Set((process.argv[onlyIndex + 1] ?? '').split(','));
+const modules: Array<[name: string, load: () => Promise<BenchModule>]> = [
+  // Each bench/*.bench.ts module registers itself here, under its file's name (for --only).
+  ['offload', () => import('./offload.bench.js')],
+  ['compact', () => import('./compact.bench.js')],
+  ['counting', () => import('./counting.bench.js')],
+  ['cli', () => import('./cli.bench.js')],
+  ['extractive', () => import('./extractive.bench.js')],
+  ['stores', () => import('./stores.bench.js')],
+  ['read-tool', () => import('./read-tool.bench.js')],
+  ['integrations', () => import('./integrations.bench.js')],
+  ['formats', () => import('./formats.bench.js')],
+  ['manager', () => import('./manager.bench.js')],
+  ['replay', () => import('./replay.bench.js')],
+  ['peers', () => import('./peers.bench.js')],
 ];
 
 console.log(`# agent-context-offload benchmarks (node ${process.version}, ${options.quick ? 'quick' : 'full'} run)`);
-for (const load of modules) {
+const unknown = [...(only ?? [])].filter((name) => !modules.some(([known]) => known === name));
+if (unknown.length > 0) {
+  console.error(`--only: no bench module named ${unknown.join(', ')}; the modules are ${modules.map(([name]) => name).join(', ')}`);
+  process.exit(2);
+}
+for (const [name, load] of modules) {
+  if (only !== undefined && !only.has(name)) continue;
   const module = await load();
   printRows(module.title, await module.run(options));
 }
