@@ -51,9 +51,16 @@ function resolvePruneStore(fields: Partial<PruneOffloadedOptions>): ContentStore
  * Removes the offloaded results and compaction archives written more than `olderThanMs` ago:
  * every entry under `prefix` whose name is one this package writes (`tool-result-*.md`,
  * `<session>/*.md`, `compact-*.json` at the top or in a session folder) and whose time
- * (`createdAt`: a file's modification time) is strictly before `now - olderThanMs`. Other
- * files in the directory, deeper folders and files being written are never touched. With
+ * (`createdAt`: a file's modification time) is strictly before `now - olderThanMs`, and the
+ * temp files of writes a killed process left (`.<name>.<pid>.<hex>.tmp`) older than that and
+ * than an hour. Other files, deeper folders and writes in progress are never touched. With
  * `dryRun`, nothing is deleted and the result lists what would be.
+ *
+ * A directory (`outputDir`, or a store of kind `'file'`) is pruned only when the package
+ * created it: it then holds the marker file `.agent-context-offload`. Anywhere else a user's
+ * `docs/README.md` has the shape of a direct offload's `<session>/<id>.md`, so an unmarked
+ * directory is refused. A directory written by version 0.3.0 has no marker: once you know
+ * everything in it is the package's, create that file (empty) to prune it.
  *
  * Removing content makes its references unreadable: a history that still holds them gets "no
  * offloaded content at ..." from the read tool. Prune what no live conversation refers to.
@@ -61,8 +68,9 @@ function resolvePruneStore(fields: Partial<PruneOffloadedOptions>): ContentStore
  * @returns what was removed (sorted by key), the bytes freed, and whether it was a dry run.
  * @throws {InvalidOptionError} for both or neither of `store` and `outputDir`, a bad
  * `olderThanMs`, `dryRun` or `now`, before anything is listed; {@link UnsafePathError} for a
- * `prefix` that is not a key prefix; `ReadFailedError` / `WriteFailedError` when the store
- * cannot be listed or an entry cannot be deleted (entries deleted before stay deleted).
+ * `prefix` that is not a key prefix, or a directory without the marker file (naming it);
+ * `ReadFailedError` / `WriteFailedError` when the store cannot be listed or an entry cannot be
+ * deleted (entries deleted before stay deleted).
  *
  * @example
  * ```ts

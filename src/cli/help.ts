@@ -146,10 +146,16 @@ ${FORMATS_HELP}`,
 Removes from <dir> the offloaded results and compaction archives written more
 than <age> ago (by file modification time): tool-result-*.md and
 compact-*.json in <dir>, and *.md and compact-*.json in its session folders
-(<dir>/<session>/). Any other file, deeper folders and files being written
-are never touched. A dry run by default: it lists what it would remove and
-the bytes it would free; --yes deletes. The read tool answers "no offloaded
+(<dir>/<session>/), and the temp files a killed writer left (older than <age>
+and an hour). Any other file, deeper folders and files being written are
+never touched. A dry run by default: it lists what it would remove and the
+bytes it would free; --yes deletes. The read tool answers "no offloaded
 content" for a reference whose content was removed.
+
+Only a directory agent-context-offload created is pruned: it holds the file
+.agent-context-offload. A directory without it (one written by version 0.3.0,
+or a folder of your own) is refused; create that file in it, empty, once you
+know everything in it is agent-context-offload's.
 
 Options:
   --older-than <age>      required: 30m, 12h, 7d, 2w (s, m, h, d, w; 1.5d too)
@@ -157,8 +163,9 @@ Options:
   --json                  print the result as one JSON object
   -h, --help              this help
 
-Exit codes: 0 success, 1 <dir> cannot be read (or a file cannot be deleted),
-2 usage error (missing <dir> or --older-than, a bad duration).`,
+Exit codes: 0 success, 1 <dir> cannot be read or holds no marker (or a file
+cannot be deleted), 2 usage error (missing <dir> or --older-than, a bad
+duration).`,
 
   demo: `Usage: agent-context demo [options]
 

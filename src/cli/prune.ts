@@ -27,6 +27,12 @@ const DURATION_UNITS: Readonly<Record<string, number>> = {
   w: 7 * 24 * 60 * 60 * 1000,
 };
 
+/**
+ * Longest `--older-than`: 100,000,000 days, the span a JavaScript `Date` reaches on each side of
+ * 1970, so the cutoff (now minus the age) is always a date.
+ */
+const MAX_OLDER_THAN_MS = 100_000_000 * DURATION_UNITS.d!;
+
 /** Entries listed one per line in the report; the rest are counted (`--json` lists all). */
 const MAX_LISTED_ENTRIES = 100;
 
@@ -121,6 +127,9 @@ export async function runPrune(args: readonly string[]): Promise<void> {
   const olderThanMs = parseDuration(age);
   if (olderThanMs === undefined) {
     throw new UsageError(`--older-than must be a duration such as 30m, 12h, 7d or 2w, got ${toTerminalText(JSON.stringify(age))}`, 'prune');
+  }
+  if (olderThanMs > MAX_OLDER_THAN_MS) {
+    throw new UsageError(`--older-than must be at most 100000000d (the range of a date), got ${toTerminalText(JSON.stringify(age))}`, 'prune');
   }
   await assertReadableDirectory(dir);
 

@@ -37,7 +37,8 @@ async function callWriter<T>(path: string, operation: () => Promise<T>): Promise
 /**
  * A {@link ContentStore} over `writer`, rooted at `directory`: the key `s1/a.md` is the file
  * `directory/s1/a.md` (through the writer's `resolvePath` when it has one). Its directory is
- * created with `ensureDir` (when the writer has it) once, before the first write into it.
+ * created with `ensureDir` (when the writer has it) once, before the first write into it,
+ * `directory` itself always before a session folder under it.
  * `putIfAbsent` uses the writer's exclusive create (from parts when it can), else a plain
  * write that reports `'created'` (a writer with only `writeFile`); `holds` exists when the writer
  * has `holdsContent`, `list` lists one directory with `listDir` (nothing without it). A writer
@@ -54,16 +55,22 @@ export function createFileWriterStore(writer: FileWriter, directory: string, opt
   };
   // once per directory: a batch of 200 files creates its directory once, before the first write
   const ensured = new Map<string, Promise<void>>();
-  const ensureDirectoryOf = (key: string): Promise<void> => {
-    const ensureDir = writer.ensureDir;
-    if (ensureDir === undefined) return Promise.resolve();
-    const path = directoryOfKey(key);
+  const ensureDirectory = (ensureDir: (dirPath: string) => Promise<void>, path: string): Promise<void> => {
     let pending = ensured.get(path);
     if (pending === undefined) {
       pending = callWriter(path, () => ensureDir.call(writer, path));
       ensured.set(path, pending);
     }
     return pending;
+  };
+  const ensureDirectoryOf = async (key: string): Promise<void> => {
+    const ensureDir = writer.ensureDir;
+    if (ensureDir === undefined) return;
+    // the store's own directory first, on its own: a writer that marks the directories it
+    // creates marks this one, not a session folder made together with it
+    await ensureDirectory(ensureDir, directory);
+    const path = directoryOfKey(key);
+    if (path !== directory) await ensureDirectory(ensureDir, path);
   };
   const cannotRead = (what: string, key: string): Promise<never> =>
     Promise.reject(new ReadFailedError(`cannot ${what} ${pathOfKey(key)}: a FileWriter only writes; use a ContentStore (createFileStore) to read back`));

@@ -92,6 +92,13 @@ export interface ContentStore {
   stat(key: string): Promise<StoredEntry | undefined>;
   /** Every key that starts with `prefix` (`''` for all), in no particular order. */
   list(prefix: string): AsyncIterable<string>;
+  /**
+   * Keys under `prefix` of partial writes: what a write leaves before it completes (the file
+   * store's temp files), kept forever by a writer killed midway. Not entries: `list` leaves
+   * them out and the read tool refuses them; `stat` and `delete` take them, so prune can remove
+   * the stale ones. Optional: a store whose writes leave nothing behind has none.
+   */
+  listPartialWrites?(prefix: string): AsyncIterable<string>;
   /** Removes `key`; no error when it is not there. */
   delete(key: string): Promise<void>;
   /**

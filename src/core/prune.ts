@@ -1,10 +1,13 @@
 /**
- * Retention: removing offloaded content and compaction archives older than a
- * cutoff from a {@link ContentStore}. Only names this package writes are ever touched, so a
- * directory that also holds a user's own files keeps them. Pure: the clock comes in as a value.
+ * Retention: removing offloaded content and compaction archives older than a cutoff from a
+ * {@link ContentStore}. Only names this package writes are ever touched, and in a directory only
+ * when the package made it (its marker file is there), so a user's own files are never taken
+ * for the package's. Pure: the clock comes in as a value.
  */
+import { UnsafePathError } from './errors.js';
 import type { ContentStore } from './ports.js';
 import { isOffloadedKey } from './offload-names.js';
+import { holdsStoreMarker, isDirectoryStore, STORE_MARKER_KEY } from './store-keys.js';
 
 /** One entry a prune removed (or, in a dry run, would remove). */
 export interface PrunedEntry {
@@ -44,17 +47,47 @@ export interface ResolvedPruneOptions {
 const PRUNE_CONCURRENCY = 16;
 
 /**
+ * Age under which a partial write (a temp file) is never removed, whatever the cutoff: its
+ * writer may still be at work. A write takes seconds; one left an hour is abandoned.
+ */
+export const MIN_PARTIAL_WRITE_AGE_MS = 60 * 60 * 1000;
+
+/**
+ * Throws {@link UnsafePathError} unless `store`, when it is a directory, holds the package's
+ * marker file at its top: the package made it, so the names it writes there are its own.
+ */
+async function assertPrunable(store: ContentStore): Promise<void> {
+  if (!isDirectoryStore(store) || (await holdsStoreMarker(store, ''))) return;
+  const markerPath = store.referenceFor(STORE_MARKER_KEY);
+  const directory = markerPath.slice(0, -STORE_MARKER_KEY.length - 1);
+  throw new UnsafePathError(
+    `refusing to prune ${directory}: it holds no ${STORE_MARKER_KEY} file, so agent-context-offload did not create it ` +
+      'and cannot tell its own files there from yours. If everything in it was written by agent-context-offload ' +
+      `(a directory made by version 0.3.0 has no marker), create that file, empty, and prune again: ${markerPath}`,
+  );
+}
+
+/**
  * Removes from `store` every entry under `prefix` whose key is one this package writes
- * ({@link isOffloadedKey}) and whose `createdAt` is strictly before `now - olderThanMs`; with
- * `dryRun`, deletes nothing and reports the same list. An entry gone between the listing and
- * its `stat` is skipped. Errors of the store (`READ_FAILED`, `WRITE_FAILED`) reject; what was
- * deleted before stays deleted.
+ * ({@link isOffloadedKey}) and whose `createdAt` is strictly before `now - olderThanMs`, and
+ * every partial write the store lists (`listPartialWrites`: temp files a killed writer left)
+ * older than that and than {@link MIN_PARTIAL_WRITE_AGE_MS}; with `dryRun`, deletes nothing and
+ * reports the same list. An entry gone between the listing and its `stat` is skipped.
+ *
+ * @throws {UnsafePathError} for a directory store (kind `'file'`) without the package's marker
+ * file at its top, before anything is listed. Errors of the store (`READ_FAILED`,
+ * `WRITE_FAILED`) reject; what was deleted before stays deleted.
  */
 export async function pruneStore(store: ContentStore, options: ResolvedPruneOptions): Promise<PruneResult> {
-  const cutoff = options.now.getTime() - options.olderThanMs;
-  const keys: string[] = [];
-  for await (const key of store.list(options.prefix)) if (isOffloadedKey(key)) keys.push(key);
-  keys.sort();
+  await assertPrunable(store);
+  const now = options.now.getTime();
+  const cutoffOf = new Map<string, number>();
+  for await (const key of store.list(options.prefix)) if (isOffloadedKey(key)) cutoffOf.set(key, now - options.olderThanMs);
+  if (store.listPartialWrites !== undefined) {
+    const cutoff = now - Math.max(options.olderThanMs, MIN_PARTIAL_WRITE_AGE_MS);
+    for await (const key of store.listPartialWrites(options.prefix)) cutoffOf.set(key, cutoff);
+  }
+  const keys = [...cutoffOf.keys()].sort();
 
   const removed: Array<PrunedEntry | undefined> = new Array(keys.length);
   let next = 0;
@@ -67,7 +100,7 @@ export async function pruneStore(store: ContentStore, options: ResolvedPruneOpti
       const key = keys[index]!;
       try {
         const entry = await store.stat(key);
-        if (entry === undefined || !(entry.createdAt.getTime() < cutoff)) continue;
+        if (entry === undefined || !(entry.createdAt.getTime() < cutoffOf.get(key)!)) continue;
         if (!options.dryRun) await store.delete(key);
         removed[index] = { key, reference: store.referenceFor(key), size: entry.size, createdAt: entry.createdAt };
       } catch (error) {

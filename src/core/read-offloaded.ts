@@ -437,7 +437,7 @@ function fitMessage(text: string, maxChars: number): string {
 export async function readOffloaded(store: ContentStore, input: unknown, options: ResolvedReadOffloadedOptions): Promise<string> {
   const request = parseInput(input, DEFAULT_READ_LIMIT, options.compilePattern);
   if (typeof request === 'string') return fitMessage(request, options.maxChars);
-  const resolved = resolveKey(store, request.ref, options.sessionId);
+  const resolved = await resolveKey(store, request.ref, options.sessionId);
   if ('refusal' in resolved) return fitMessage(resolved.refusal, options.maxChars);
   const missing = `No offloaded content at ${quoteReference(request.ref)}: nothing is stored under that reference (it may have been pruned).`;
   try {

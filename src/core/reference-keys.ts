@@ -5,10 +5,10 @@
  * The read tool and compaction's ledger (reading an offloaded error back) share these rules.
  */
 import { describeValue } from './errors.js';
-import { isOffloadedKey } from './offload-names.js';
+import { ARCHIVE_FILE_NAME_PATTERN, isOffloadedKey } from './offload-names.js';
 import { BATCH_REFERENCE_PREFIX, DIRECT_REFERENCE_PREFIX } from './offload-reference.js';
 import type { ContentStore } from './ports.js';
-import { findStoreKeyProblem } from './store-keys.js';
+import { findStoreKeyProblem, holdsStoreMarker, isDirectoryStore, STORE_MARKER_KEY } from './store-keys.js';
 
 /**
  * The reference inside `ref`: the text between `[Content offloaded to: ` (or `[Tool result
@@ -45,8 +45,33 @@ export function quoteReference(ref: string): string {
   return describeValue(ref);
 }
 
-/** The key `ref` names in `store`, or the refusal to give the model. Nothing is read. */
-export function resolveKey(store: ContentStore, ref: string, sessionId: string | undefined): { key: string } | { refusal: string } {
+/**
+ * Whether `key`, one this package writes, has a name no user's file has: a batch offload's
+ * `tool-result-*.md` or an archive's `compact-*.json`. A direct offload's `<session>/<id>.md`
+ * could be anyone's `notes/passwords.md`.
+ */
+function isUnmistakableKey(key: string): boolean {
+  const name = key.slice(key.lastIndexOf('/') + 1);
+  return name.startsWith('tool-result-') || ARCHIVE_FILE_NAME_PATTERN.test(name);
+}
+
+/**
+ * Whether `key` may be read as the package's: in a directory store (which may hold anyone's
+ * files), a name that could be a user's is read only where the package made the directory,
+ * marked at the top or in the key's session folder. An unreadable marker counts as none.
+ */
+async function isOwnedKey(store: ContentStore, key: string): Promise<boolean> {
+  if (!isDirectoryStore(store) || isUnmistakableKey(key)) return true;
+  const folder = key.slice(0, key.lastIndexOf('/'));
+  const holds = (place: string): Promise<boolean> => holdsStoreMarker(store, place).catch(() => false);
+  return (await holds('')) || (await holds(folder));
+}
+
+/**
+ * The key `ref` names in `store`, or the refusal to give the model. Only the package's marker
+ * file may be looked at (see {@link isOwnedKey}); the content is not read.
+ */
+export async function resolveKey(store: ContentStore, ref: string, sessionId: string | undefined): Promise<{ key: string } | { refusal: string }> {
   let key: string | undefined;
   try {
     key = store.keyFor(ref);
@@ -62,6 +87,13 @@ export function resolveKey(store: ContentStore, ref: string, sessionId: string |
   }
   if (sessionId !== undefined && !key.startsWith(`${sessionId}/`)) {
     return { refusal: `Refused: ${quoteReference(ref)} belongs to another session; this tool reads only the content offloaded in session "${sessionId}".` };
+  }
+  if (!(await isOwnedKey(store, key))) {
+    return {
+      refusal:
+        `Refused: ${quoteReference(ref)} is in a directory agent-context-offload did not create (it holds no ${STORE_MARKER_KEY} file), ` +
+        'so it may be anyone\'s file and is not read.',
+    };
   }
   return { key };
 }

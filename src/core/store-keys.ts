@@ -51,6 +51,32 @@ export function assertStoreKeyPrefix(label: string, prefix: unknown): string {
   return assertStoreKey(label, prefix);
 }
 
+/**
+ * The key (a file name at the top of a file store's directory, or of a session folder) of the
+ * marker the package writes into each directory it creates for its content. A directory of a
+ * file store without it was not made by the package: prune refuses it, and the read tool opens
+ * there only names no user file has (`tool-result-*.md`, archives). Never listed as a key.
+ */
+export const STORE_MARKER_KEY = '.agent-context-offload';
+
+/** What the marker file says to someone who finds it. */
+export const STORE_MARKER_TEXT =
+  'agent-context-offload created this directory for offloaded tool results and compaction archives.\n' +
+  '`agent-context prune` deletes only the files it names, and only in a directory holding this file.\n';
+
+/**
+ * Whether `store` is a directory that may also hold files the package did not write: a store
+ * of kind `'file'`. Only there does the package need its marker to tell its files from others'.
+ */
+export function isDirectoryStore(store: ContentStore): boolean {
+  return store.kind === 'file';
+}
+
+/** Whether the folder `folder` of `store` (`''` for its top) holds the package's marker file. */
+export async function holdsStoreMarker(store: ContentStore, folder: string): Promise<boolean> {
+  return (await store.stat(folder === '' ? STORE_MARKER_KEY : `${folder}/${STORE_MARKER_KEY}`)) !== undefined;
+}
+
 /** Joins key segments with `/` (empty segments dropped). */
 export function joinKey(...segments: string[]): string {
   return segments.filter((segment) => segment !== '').join('/');

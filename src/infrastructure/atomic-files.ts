@@ -11,6 +11,7 @@ import { copyFile, link, lstat, open, rename, stat, unlink, writeFile, type File
 import { basename, dirname, join } from 'node:path';
 import { describeError, WriteFailedError } from '../core/errors.js';
 import type { PutOutcome } from '../core/ports.js';
+import { STORE_MARKER_KEY, STORE_MARKER_TEXT } from '../core/store-keys.js';
 
 /** Mode of every file written: owner read/write only. */
 export const FILE_MODE = 0o600;
@@ -48,6 +49,18 @@ export function createTempPath(filePath: string): string {
 /** Whether `name` (a file name, not a path) is one {@link createTempPath} makes: a write in progress. */
 export function isTempName(name: string): boolean {
   return TEMP_NAME.test(name);
+}
+
+/**
+ * Marks `directory`, which the caller has just created for the package's content, as the
+ * package's (the {@link STORE_MARKER_KEY} file), unless the directory above it holds the marker
+ * already: a session folder inside a store directory needs none of its own. Written like any
+ * other file (atomic, 0600); one already there is kept.
+ */
+export async function markCreatedDirectory(directory: string): Promise<void> {
+  const above = await lstat(join(dirname(directory), STORE_MARKER_KEY)).catch(() => undefined);
+  if (above?.isFile() === true) return;
+  await createExclusive(join(directory, STORE_MARKER_KEY), STORE_MARKER_TEXT);
 }
 
 /** Removes a file, ignoring every error (it may be gone already). */
@@ -119,6 +132,14 @@ export interface OpenedFile {
   readonly handle: FileHandle;
   readonly size: number;
   readonly modifiedAt: Date;
+  /** Which file it is: the device and inode numbers, to tell it from the file a path names now. */
+  readonly identity: FileIdentity;
+}
+
+/** The device and inode of a file: equal for two paths exactly when they name the same file. */
+export interface FileIdentity {
+  readonly dev: number;
+  readonly ino: number;
 }
 
 /**
@@ -137,7 +158,7 @@ export async function openRegularFileOrFail(filePath: string): Promise<OpenedFil
   }
   try {
     const info = await handle.stat();
-    if (info.isFile()) return { handle, size: info.size, modifiedAt: info.mtime };
+    if (info.isFile()) return { handle, size: info.size, modifiedAt: info.mtime, identity: { dev: info.dev, ino: info.ino } };
   } catch (error) {
     await handle.close().catch(() => undefined);
     throw error;

@@ -8,6 +8,7 @@
  */
 import { mkdir, readdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { WriteFailedError } from '../core/errors.js';
 import type { FileWriter } from '../core/ports.js';
 import {
   createExclusive,
@@ -15,18 +16,23 @@ import {
   DIRECTORY_MODE,
   errorCode,
   holdsContent,
+  markCreatedDirectory,
   wrapWriteError,
   writeFileAtomically,
 } from './atomic-files.js';
 
 export { DIRECTORY_MODE, FILE_MODE } from './atomic-files.js';
 
-/** Creates a directory and its parents (mode 0700); no error when it exists. */
+/**
+ * Creates a directory and its parents (mode 0700); no error when it exists. A directory it
+ * creates is marked as the package's (see `markCreatedDirectory`), so prune may clean it later.
+ */
 async function ensureDir(dirPath: string): Promise<void> {
   try {
-    await mkdir(dirPath, { recursive: true, mode: DIRECTORY_MODE });
+    // `mkdir` answers a path only when it created something, and then `dirPath` is among it
+    if ((await mkdir(dirPath, { recursive: true, mode: DIRECTORY_MODE })) !== undefined) await markCreatedDirectory(dirPath);
   } catch (error) {
-    throw wrapWriteError('create directory', dirPath, error);
+    throw error instanceof WriteFailedError ? error : wrapWriteError('create directory', dirPath, error);
   }
 }
 
@@ -57,7 +63,11 @@ function resolvePath(...segments: string[]): string {
  * ```
  */
 export class NodeFileWriter implements FileWriter {
-  /** Creates a directory and its parents (mode 0700); no error when it exists. */
+  /**
+   * Creates a directory and its parents (mode 0700); no error when it exists. A directory it
+   * creates gets the package's marker file (`.agent-context-offload`), unless the directory
+   * above holds one: `agent-context prune` cleans only marked directories.
+   */
   readonly ensureDir: (dirPath: string) => Promise<void> = ensureDir;
   /** Writes (creates or replaces) a file atomically, mode 0600. */
   readonly writeFile: (filePath: string, content: string) => Promise<void> = writeFileAtomically;

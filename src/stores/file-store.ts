@@ -1,15 +1,16 @@
 /**
  * The file system driver of the {@link ContentStore} port: the key `s1/a.md` is the file
  * `<dir>/s1/a.md`. Writes are atomic and private (see `atomic-files.ts`); a symlink is never
- * followed, at a key's name or in the directories between `dir` and it.
+ * followed, at a key's name or in the directories between `dir` and it, even one swapped in
+ * after the check: a file is read, and a name unlinked, only once its real path is the key's.
  */
 import type { Dirent } from 'node:fs';
-import { lstat, mkdir, readdir, unlink } from 'node:fs/promises';
-import { join, resolve, sep } from 'node:path';
+import { lstat, mkdir, readdir, realpath, unlink } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
 import { ContextError, describeError, ReadFailedError, WriteFailedError } from '../core/errors.js';
 import type { ByteRange, ContentStore, PutOutcome, StoredEntry } from '../core/ports.js';
 import { assertDirectorySetting } from '../core/safe-path.js';
-import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem, resolveByteRange } from '../core/store-keys.js';
+import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem, resolveByteRange, STORE_MARKER_KEY } from '../core/store-keys.js';
 import { decodeUtf8Range } from '../core/utf8.js';
 import {
   createExclusive,
@@ -18,7 +19,9 @@ import {
   errorCode,
   holdsContent,
   isTempName,
+  markCreatedDirectory,
   openRegularFileOrFail,
+  type OpenedFile,
   readChunk,
   wrapWriteError,
   writeFileAtomically,
@@ -28,7 +31,9 @@ import {
 export interface FileStoreOptions {
   /**
    * The directory holding the store, resolved against the current directory when the store is
-   * created. It is created (mode 0700) on the first write; the directories under it too.
+   * created. It is created (mode 0700) on the first write; the directories under it too. A
+   * directory the store creates gets the marker file `.agent-context-offload` (a session folder
+   * only when `dir` has none): prune cleans only a marked `dir`.
    */
   dir: string;
 }
@@ -55,14 +60,18 @@ function wrapReadError(action: string, path: string, error: unknown): ContextErr
  * - `put` writes a temp file and renames it over the target;
  * - `get` with a range reads only those bytes (a positional read, never the whole file);
  * - `stat` gives the size and the modification time; `list` walks the directories under the
- *   prefix (writes in progress left out); `delete` unlinks;
+ *   prefix (writes in progress and the marker file left out); `listPartialWrites` gives the
+ *   temp files of writes in progress or abandoned by a killed writer; `delete` unlinks;
  * - `referenceFor` is the absolute path; `keyFor` takes such a path inside `dir`, or the
  *   relative form `./<key>`, and nothing else (no `..`, nothing outside `dir`);
  * - `holds` compares sizes first, then the content.
  *
  * A symlink is never followed: one at a key's name is not an entry (`get` and `stat` answer
  * `undefined`, `putIfAbsent` answers `'exists'`, `holds` is `false`) and one in place of a
- * directory under `dir` is never written through. Directories are created with mode 0700.
+ * directory under `dir` is never written through, nor read or unlinked through: `get` checks
+ * that the file it opened is the one at the key's real path, `stat` and `delete` that the
+ * key's folder resolves to itself. Directories are created with mode 0700; each directory the
+ * store creates is marked as the package's (`.agent-context-offload`), unless it is inside one.
  * OS errors reject as `WriteFailedError` (writes, `delete`) or `ReadFailedError` (reads), with
  * the path in the message and the OS error as `cause`; keys are checked first (`UNSAFE_PATH`).
  *
@@ -101,34 +110,64 @@ export function createFileStore(options: FileStoreOptions): ContentStore {
   // `dir` itself is made once (a batch of 200 writes pays for it once); a failure is retried.
   let rootReady: Promise<void> | undefined;
   const ensureRoot = (): Promise<void> => {
-    rootReady ??= mkdir(root, { recursive: true, mode: DIRECTORY_MODE }).then(
-      () => undefined,
-      (error: unknown) => {
+    rootReady ??= mkdir(root, { recursive: true, mode: DIRECTORY_MODE })
+      .then(async (created) => {
+        if (created !== undefined) await markCreatedDirectory(root);
+      })
+      .catch((error: unknown) => {
         rootReady = undefined;
-        throw wrapWriteError('create directory', root, error);
-      },
-    );
+        throw error instanceof WriteFailedError ? error : wrapWriteError('create directory', root, error);
+      });
     return rootReady;
+  };
+
+  // The real path of `dir`, found once it exists: what the real path of every key starts with.
+  let realRoot: Promise<string> | undefined;
+  const resolveRealRoot = (): Promise<string> => {
+    realRoot ??= realpath(root).catch((error: unknown) => {
+      realRoot = undefined;
+      throw error;
+    });
+    return realRoot;
+  };
+  /**
+   * Whether the folder of `key` resolves, now, to its own real path: no directory between `dir`
+   * and it was swapped for a symlink since the lstat checks.
+   */
+  const isRealFolderOf = async (key: string): Promise<boolean> => {
+    const [folder, realDir] = await Promise.all([realpath(dirname(pathOf(key))), resolveRealRoot()]);
+    return folder === join(realDir, ...parentsOf(key));
+  };
+  /** Whether `file`, opened at the path of `key`, is the file at the key's real path: not one reached through a swapped-in symlink. */
+  const isOpenedInPlace = async (file: OpenedFile, key: string): Promise<boolean> => {
+    const there = await lstat(pathOf(key));
+    return there.dev === file.identity.dev && there.ino === file.identity.ino && (await isRealFolderOf(key));
   };
 
   /** Creates the directories `segments` under `dir` (mode 0700), refusing any that is a symlink or a file. */
   const createDirectories = async (segments: readonly string[]): Promise<void> => {
     await ensureRoot();
     let path = root;
-    for (const segment of segments) {
+    for (const [depth, segment] of segments.entries()) {
       path = join(path, segment);
       try {
         const info = await lstat(path).catch(async (error: unknown) => {
           if (errorCode(error) !== 'ENOENT') throw error;
           // made here, or by another writer just now (EEXIST): either way, look again
-          await mkdir(path, { mode: DIRECTORY_MODE }).catch((mkdirError: unknown) => {
-            if (errorCode(mkdirError) !== 'EEXIST') throw mkdirError;
-          });
+          const created = await mkdir(path, { mode: DIRECTORY_MODE }).then(
+            () => true,
+            (mkdirError: unknown) => {
+              if (errorCode(mkdirError) !== 'EEXIST') throw mkdirError;
+              return false;
+            },
+          );
+          // a session folder is marked when `dir` is not; a folder deeper down never needs it
+          if (created && depth === 0) await markCreatedDirectory(path);
           return await lstat(path);
         });
         if (!info.isDirectory()) throw new Error('a file or a symlink is in the way, and a symlink is never followed');
       } catch (error) {
-        throw wrapWriteError('create directory', path, error);
+        throw error instanceof WriteFailedError ? error : wrapWriteError('create directory', path, error);
       }
     }
   };
@@ -169,7 +208,8 @@ export function createFileStore(options: FileStoreOptions): ContentStore {
     }
   };
 
-  async function* walk(directory: string, keyPrefix: string, namePrefix: string): AsyncGenerator<string, void, undefined> {
+  /** Keys of the files under `directory` whose names pass `isWanted`, in every folder below it. */
+  async function* walk(directory: string, keyPrefix: string, namePrefix: string, isWanted: (name: string) => boolean): AsyncGenerator<string, void, undefined> {
     let entries: Dirent[];
     try {
       entries = await readdir(directory, { withFileTypes: true });
@@ -181,9 +221,23 @@ export function createFileStore(options: FileStoreOptions): ContentStore {
       if (!entry.name.startsWith(namePrefix)) continue;
       const key = keyPrefix + entry.name;
       // Dirent types come from lstat: a symlink is neither a directory nor a file here
-      if (entry.isDirectory()) yield* walk(join(directory, entry.name), `${key}/`, '');
-      else if (entry.isFile() && !isTempName(entry.name) && findStoreKeyProblem(key) === undefined) yield key;
+      if (entry.isDirectory()) yield* walk(join(directory, entry.name), `${key}/`, '', isWanted);
+      else if (entry.isFile() && isWanted(entry.name) && findStoreKeyProblem(key) === undefined) yield key;
     }
+  }
+  const isEntryName = (name: string): boolean => name !== STORE_MARKER_KEY && !isTempName(name);
+
+  async function* walkUnder(prefix: string, isWanted: (name: string) => boolean): AsyncGenerator<string, void, undefined> {
+    assertStoreKeyPrefix('prefix', prefix);
+    const slash = prefix.lastIndexOf('/');
+    const folders = slash === -1 ? [] : prefix.slice(0, slash).split('/');
+    const directory = join(root, ...folders);
+    try {
+      if (!(await areDirectories(folders))) return;
+    } catch (error) {
+      throw wrapReadError('list', directory, error);
+    }
+    yield* walk(directory, slash === -1 ? '' : prefix.slice(0, slash + 1), prefix.slice(slash + 1), isWanted);
   }
 
   return {
@@ -205,6 +259,7 @@ export function createFileStore(options: FileStoreOptions): ContentStore {
         const file = await openRegularFileOrFail(path);
         if (file === undefined) return undefined;
         try {
+          if (!(await isOpenedInPlace(file, key))) return undefined;
           if (range === undefined) return await file.handle.readFile('utf8');
           const start = Math.min(range.offset ?? 0, file.size);
           const end = range.length === undefined ? file.size : Math.min(file.size, start + range.length);
@@ -223,29 +278,20 @@ export function createFileStore(options: FileStoreOptions): ContentStore {
       try {
         if (!(await areDirectories(parentsOf(key)))) return undefined;
         const info = await lstat(path);
-        return info.isFile() ? { size: info.size, createdAt: info.mtime } : undefined;
+        return info.isFile() && (await isRealFolderOf(key)) ? { size: info.size, createdAt: info.mtime } : undefined;
       } catch (error) {
         if (isMissing(error)) return undefined;
         throw wrapReadError('stat', path, error);
       }
     },
-    async *list(prefix: string): AsyncIterable<string> {
-      assertStoreKeyPrefix('prefix', prefix);
-      const slash = prefix.lastIndexOf('/');
-      const folders = slash === -1 ? [] : prefix.slice(0, slash).split('/');
-      const directory = join(root, ...folders);
-      try {
-        if (!(await areDirectories(folders))) return;
-      } catch (error) {
-        throw wrapReadError('list', directory, error);
-      }
-      yield* walk(directory, slash === -1 ? '' : prefix.slice(0, slash + 1), prefix.slice(slash + 1));
-    },
+    list: (prefix: string): AsyncIterable<string> => walkUnder(prefix, isEntryName),
+    listPartialWrites: (prefix: string): AsyncIterable<string> => walkUnder(prefix, isTempName),
     async delete(key: string): Promise<void> {
       const path = pathOf(assertStoreKey('key', key));
       try {
         if (!(await areDirectories(parentsOf(key)))) return;
         if ((await lstat(path)).isDirectory()) return; // a folder of keys is not a key
+        if (!(await isRealFolderOf(key))) return; // a folder swapped for a symlink: what it reaches is not ours
         await unlink(path);
       } catch (error) {
         if (isMissing(error)) return;

@@ -42,7 +42,7 @@ describe('agent-context offload (issue 4, DESIGN §8 CLI output)', () => {
     expect(run.stderr).toContain(`offloaded 3 tool results to ${outputDir} (3 files)`);
     expect(run.stderr).toMatch(/freed 2,147 chars; tokens 1,073 → \d[\d,]* \(-\d+\.\d%\)/);
     expect(run.stderr).toContain('history: standard output (JSON array)');
-    expect((await readdir(outputDir)).sort()).toEqual(['tool-result-toolu_01.md', 'tool-result-toolu_02.md', 'tool-result-toolu_04.md']);
+    expect((await readdir(outputDir)).sort()).toEqual(['.agent-context-offload', 'tool-result-toolu_01.md', 'tool-result-toolu_02.md', 'tool-result-toolu_04.md']);
 
     const original = await readFixtureMessages('messages.json');
     const restored = await restoreReferences(history, outputDir);
@@ -54,7 +54,7 @@ describe('agent-context offload (issue 4, DESIGN §8 CLI output)', () => {
     const run = await runCli(['offload', fixturePath('claude-code-session.jsonl'), '--out', outputDir]);
     const expected = await offloadToolResults(await readFixtureMessages('claude-code-session.jsonl'), { outputDir: join(directory.path, 'library') });
     expect(JSON.parse(run.stdout)).toEqual(expected.messages);
-    expect((await readdir(outputDir)).length).toBe(expected.files.length);
+    expect((await readdir(outputDir)).length).toBe(expected.files.length + 1); // and the marker
   });
 
   it('with -o writes the history to the file and the stats to stdout', async () => {
@@ -92,14 +92,14 @@ describe('agent-context offload (issue 4, DESIGN §8 CLI output)', () => {
     const run = await runCli(['offload', '-', '--out', outputDir], { stdin: await readFile(fixturePath('messages.json'), 'utf8') });
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toMatch(/^offload {2}stdin /);
-    expect(await readdir(outputDir)).toHaveLength(3);
+    expect(await readdir(outputDir)).toHaveLength(4); // three results and the marker
   });
 
   it('follows --char-threshold and --exclude-tools', async () => {
     const outputDir = join(directory.path, 'offload');
     const run = await runCli(['offload', fixturePath('messages.json'), '--out', outputDir, '--char-threshold', '200', '--exclude-tools', 'read_file,edit_file']);
     expect(run.exitCode).toBe(0);
-    expect(await readdir(outputDir)).toEqual(['tool-result-toolu_02.md', 'tool-result-toolu_04.md']);
+    expect((await readdir(outputDir)).sort()).toEqual(['.agent-context-offload', 'tool-result-toolu_02.md', 'tool-result-toolu_04.md']);
     expect(run.stderr).toContain('thresholds: 200 chars, ratio 0.2');
   });
 

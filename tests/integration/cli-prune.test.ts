@@ -1,6 +1,8 @@
 import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { writeTemp } from '../../src/infrastructure/atomic-files.js';
+import { NodeFileWriter } from '../../src/infrastructure/node-file-writer.js';
 import { createTemporaryDirectory, hasAnsi, runCli } from './cli-helpers.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -16,14 +18,23 @@ afterEach(async () => {
   await temporary.remove();
 });
 
-/** Writes `files` under `root` (folders created), each modified `ageDays` ago. */
-async function writeAged(root: string, files: Record<string, { ageDays: number; text?: string }>): Promise<void> {
+/** Sets the modification time of `path` to `ageDays` ago. */
+async function age(path: string, ageDays: number): Promise<void> {
+  const time = new Date(Date.now() - ageDays * DAY_MS);
+  await utimes(path, time, time);
+}
+
+/**
+ * Writes `files` under `root` (folders created), each modified `ageDays` ago. `root` is made
+ * the way the package makes its directories (marked as its own) unless `madeByPackage` is false.
+ */
+async function writeAged(root: string, files: Record<string, { ageDays: number; text?: string }>, madeByPackage = true): Promise<void> {
+  if (madeByPackage) await new NodeFileWriter().ensureDir(root);
   for (const [name, { ageDays, text }] of Object.entries(files)) {
     const path = join(root, ...name.split('/'));
     await mkdir(join(path, '..'), { recursive: true });
     await writeFile(path, text ?? `content of ${name}`);
-    const time = new Date(Date.now() - ageDays * DAY_MS);
-    await utimes(path, time, time);
+    await age(path, ageDays);
   }
 }
 
@@ -72,6 +83,7 @@ describe('agent-context prune', () => {
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toMatch(/^prune {2}.*\n {2}removed 3 files older than 1w \(written before [^)]+\), freed 2\.1 KB \(2,150 bytes\):\n/);
     expect(await listFiles(dir)).toEqual([
+      '.agent-context-offload',
       'data.json',
       'deep/er/tool-result-x.md',
       'notes.md',
@@ -104,7 +116,7 @@ describe('agent-context prune', () => {
       'tool-result-old.md',
     ]);
     expect((report.removed as Array<{ reference: string }>)[3]!.reference).toBe(join(dir, 'tool-result-old.md'));
-    expect(await listFiles(dir)).toHaveLength(Object.keys(FILES).length);
+    expect(await listFiles(dir)).toHaveLength(Object.keys(FILES).length + 1);
   });
 
   it('never prints raw control characters or bidirectional overrides from a path', async () => {
@@ -129,6 +141,65 @@ describe('agent-context prune', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ dir: reordered });
   });
 
+  describe('in a directory it did not create', () => {
+    // a project root: every `<folder>/<name>.md` has the shape of a direct offload
+    const PROJECT = {
+      'docs/README.md': { ageDays: 400 },
+      'src/TODO.md': { ageDays: 400 },
+      'tool-result-a.md': { ageDays: 400 },
+      'package.json': { ageDays: 400 },
+    };
+
+    it('refuses it, names the directory and the marker file, and deletes nothing', async () => {
+      await writeAged(dir, PROJECT, false);
+      const before = await listFiles(dir);
+      const run = await runCli(['prune', dir, '--older-than', '7d', '--yes']);
+      expect(run.exitCode).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(
+        `agent-context: refusing to prune ${dir}: it holds no .agent-context-offload file, so agent-context-offload did not create it ` +
+          'and cannot tell its own files there from yours. If everything in it was written by agent-context-offload ' +
+          `(a directory made by version 0.3.0 has no marker), create that file, empty, and prune again: ${join(dir, '.agent-context-offload')}\n`,
+      );
+      expect(await listFiles(dir)).toEqual(before);
+    });
+
+    it('prunes it once the marker file is created by hand', async () => {
+      await writeAged(dir, { 'tool-result-old.md': { ageDays: 30 }, 's1/toolu_old.md': { ageDays: 30 } }, false);
+      await writeFile(join(dir, '.agent-context-offload'), '');
+      const run = await runCli(['prune', dir, '--older-than', '7d', '--yes']);
+      expect(run.exitCode).toBe(0);
+      expect(await listFiles(dir)).toEqual(['.agent-context-offload']);
+    });
+  });
+
+  describe('temp files of a killed writer', () => {
+    /** A temp file as a writer leaves it when killed before it renames or links it, aged `ageDays`. */
+    async function leaveTempFile(target: string, ageDays: number): Promise<string> {
+      const path = await writeTemp(target, 'half of a result');
+      await age(path, ageDays);
+      return path.slice(dir.length + 1).split('\\').join('/');
+    }
+
+    it('removes those older than the age, and keeps the fresh ones and look-alikes', async () => {
+      await writeAged(dir, { 'tool-result-a.md': { ageDays: 0 }, 's1/notes.md.tmp': { ageDays: 30 } });
+      const stale = [await leaveTempFile(join(dir, 'tool-result-b.md'), 30), await leaveTempFile(join(dir, 's1', 'toolu_1.md'), 30)];
+      const fresh = await leaveTempFile(join(dir, 's1', 'toolu_2.md'), 1);
+      const run = await runCli(['prune', dir, '--older-than', '7d', '--yes', '--json']);
+      expect(run.exitCode).toBe(0);
+      expect((JSON.parse(run.stdout) as { removed: Array<{ key: string }> }).removed.map((entry) => entry.key)).toEqual([...stale].sort());
+      expect(await listFiles(dir)).toEqual(['.agent-context-offload', fresh, 's1/notes.md.tmp', 'tool-result-a.md'].sort());
+    });
+
+    it('never removes one younger than an hour, whatever the age given', async () => {
+      await writeAged(dir, {});
+      const fresh = await leaveTempFile(join(dir, 'tool-result-b.md'), 0);
+      const run = await runCli(['prune', dir, '--older-than', '0s', '--yes']);
+      expect(run.exitCode).toBe(0);
+      expect(await listFiles(dir)).toEqual(['.agent-context-offload', fresh].sort());
+    });
+  });
+
   describe('exit codes', () => {
     it.each([
       [['prune', '--older-than', '7d'], 'agent-context: missing <dir> (the directory the offloaded results and archives are in)'],
@@ -137,6 +208,7 @@ describe('agent-context prune', () => {
       [['prune', '.', '--older-than', '-1d'], 'agent-context: --older-than must be a duration such as 30m, 12h, 7d or 2w, got "-1d"'],
       [['prune', '.', '--older-than'], 'agent-context: --older-than needs a value'],
       [['prune', '.', 'extra', '--older-than', '7d'], 'agent-context: unexpected argument "extra"'],
+      [['prune', '.', '--older-than', '9999999999d'], 'agent-context: --older-than must be at most 100000000d (the range of a date), got "9999999999d"'],
     ])('exits 2 on a usage error: %j', async (args, message) => {
       const run = await runCli(args);
       expect(run.exitCode).toBe(2);

@@ -30,6 +30,22 @@ describe('NodeFileWriter.ensureDir', () => {
     expect(await modeOf(join(root, 'a'))).toBe(0o700);
   });
 
+  it('marks the directory it creates as the package\'s, and only that one', async () => {
+    const directory = join(root, 'a', 'b');
+    await writer.ensureDir(directory);
+    expect(await readdir(directory)).toEqual(['.agent-context-offload']);
+    expect(await readdir(join(root, 'a'))).toEqual(['b']);
+    expect(await readFile(join(directory, '.agent-context-offload'), 'utf8')).toContain('agent-context-offload created this directory');
+  });
+
+  it('leaves a directory that was there unmarked, and marks none inside a marked one', async () => {
+    await writer.ensureDir(root);
+    expect(await readdir(root)).toEqual([]);
+    await writer.ensureDir(join(root, 'store'));
+    await writer.ensureDir(join(root, 'store', 's1'));
+    expect(await readdir(join(root, 'store', 's1'))).toEqual([]);
+  });
+
   it('rejects with WRITE_FAILED and the OS error as cause when a file is in the way', async () => {
     const file = join(root, 'file');
     await writeFile(file, 'x');

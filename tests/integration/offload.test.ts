@@ -54,7 +54,7 @@ describe('offloadToolResults on the real file system', () => {
     expect(await readFile(result.files[1]!, 'utf8')).toBe(JSON.stringify(blocksOf(messages[4]!)[0]!.content));
     expect((await stat(outputDir)).mode & 0o777).toBe(0o700);
     for (const file of result.files) expect((await stat(file)).mode & 0o777).toBe(0o600);
-    expect((await readdir(outputDir)).sort()).toEqual(['tool-result-toolu_01abc.md', 'tool-result-toolu_02def.md']);
+    expect((await readdir(outputDir)).sort()).toEqual(['.agent-context-offload', 'tool-result-toolu_01abc.md', 'tool-result-toolu_02def.md']);
   });
 
   it('resolves a relative outputDir against the current directory', async () => {
@@ -87,7 +87,7 @@ describe('offloadToolResults on the real file system', () => {
 
     expect(second).toEqual(first);
     expect(await Promise.all(second.files.map(async (file) => (await stat(file)).mtimeMs))).toEqual(times);
-    expect((await readdir(outputDir)).sort()).toEqual(['tool-result-toolu_01abc-1.md', 'tool-result-toolu_01abc.md', 'tool-result-toolu_02def.md']);
+    expect((await readdir(outputDir)).sort()).toEqual(['.agent-context-offload', 'tool-result-toolu_01abc-1.md', 'tool-result-toolu_01abc.md', 'tool-result-toolu_02def.md']);
   });
 
   it('never overwrites a file holding other content (another conversation): it takes the next free suffix', async () => {
@@ -131,7 +131,7 @@ describe('offloadToolResults on the real file system', () => {
     const result = await offloadToolResults(messages, { outputDir });
     expect(result.offloadedCount).toBe(2);
     expect(await readdir(root)).toEqual(['unsafe']);
-    expect((await readdir(outputDir)).sort()).toEqual(['tool-result-ok.md', relative(outputDir, result.files[1]!)].sort());
+    expect((await readdir(outputDir)).sort()).toEqual(['.agent-context-offload', 'tool-result-ok.md', relative(outputDir, result.files[1]!)].sort());
   });
 
   it('reads the environment at call time, and rejects an invalid value naming it before creating anything', async () => {
@@ -184,7 +184,8 @@ describe('offloadToolResults under concurrency', () => {
         expect(await readReference(outputDir, reference)).toBe(original);
       }
     }
-    const names = await readdir(outputDir);
+    // the package's marker, and no temp file left behind
+    const names = (await readdir(outputDir)).filter((name) => name !== '.agent-context-offload');
     expect(names.filter((name) => name.startsWith('.'))).toEqual([]);
     const referenced = new Set(results.flatMap((result) => result.files));
     expect(names.length).toBe(referenced.size);
@@ -211,7 +212,7 @@ describe('offloadToolResults — hostile and unlucky input, on real files', () =
     const first = await offloadToolResults(messages, { outputDir });
     const second = await offloadToolResults(messages, { outputDir });
     expect(second.files).toEqual(first.files);
-    expect(await readdir(outputDir)).toEqual(['tool-result-s.md']);
+    expect((await readdir(outputDir)).sort()).toEqual(['.agent-context-offload', 'tool-result-s.md']);
     expect(await readFile(first.files[0]!, 'utf8')).toBe(`half a pair: \uFFFD ${text(300)}`);
     expect(first.repairedCount).toBe(1);
   });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { pruneOffloaded } from '../../src/api/prune.js';
 import { escapeForTerminal, parseDuration } from '../../src/cli/prune.js';
-import { WriteFailedError } from '../../src/core/errors.js';
+import { UnsafePathError, WriteFailedError } from '../../src/core/errors.js';
 import type { ContentStore } from '../../src/core/ports.js';
 import { isOffloadedKey } from '../../src/core/offload-names.js';
-import { pruneStore } from '../../src/core/prune.js';
+import { MIN_PARTIAL_WRITE_AGE_MS, pruneStore } from '../../src/core/prune.js';
 import { createMemoryStore } from '../../src/stores/memory-store.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -131,6 +131,68 @@ describe('pruneStore', () => {
     // the workers in flight finish their key; none takes another
     expect(deletes).toBeLessThan(5 + 16);
   });
+});
+
+describe('pruneStore on a directory store', () => {
+  /** A memory store acting as a directory: kind 'file', so the package's marker decides. */
+  async function createDirectoryStore(entries: Record<string, { ageDays: number; text?: string }>): Promise<ContentStore> {
+    return { ...(await createAgedStore(entries)), kind: 'file' };
+  }
+
+  it('refuses one without the marker at its top, naming it, and deletes nothing', async () => {
+    const store = await createDirectoryStore({ 'docs/README.md': { ageDays: 400 }, 'tool-result-a.md': { ageDays: 400 }, 'docs/.agent-context-offload': { ageDays: 400 } });
+    const error: unknown = await pruneStore(store, { olderThanMs: DAY_MS, prefix: '', dryRun: false, now: NOW }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UnsafePathError);
+    expect((error as Error).message).toBe(
+      'refusing to prune memory://default: it holds no .agent-context-offload file, so agent-context-offload did not create it and cannot tell its own files there ' +
+        'from yours. If everything in it was written by agent-context-offload (a directory made by version 0.3.0 has no marker), create that file, empty, ' +
+        'and prune again: memory://default/.agent-context-offload',
+    );
+    expect(await listKeys(store)).toEqual(['docs/.agent-context-offload', 'docs/README.md', 'tool-result-a.md']);
+  });
+
+  it('prunes one holding the marker, never the marker itself', async () => {
+    const store = await createDirectoryStore({ '.agent-context-offload': { ageDays: 400 }, 's1/toolu_1.md': { ageDays: 30 }, 'tool-result-a.md': { ageDays: 1 } });
+    const result = await pruneStore(store, { olderThanMs: 7 * DAY_MS, prefix: '', dryRun: false, now: NOW });
+    expect(result.removed.map((entry) => entry.key)).toEqual(['s1/toolu_1.md']);
+    expect(await listKeys(store)).toEqual(['.agent-context-offload', 'tool-result-a.md']);
+  });
+});
+
+describe('pruneStore and partial writes', () => {
+  const HOUR_MS = 60 * 60 * 1000;
+
+  /** A store whose keys starting with `.` are partial writes: listed by `listPartialWrites`, not by `list`. */
+  async function createStoreWithPartialWrites(entries: Record<string, { ageDays: number }>): Promise<ContentStore> {
+    const inner = await createAgedStore(entries);
+    const isPartial = (key: string): boolean => key.split('/').at(-1)!.startsWith('.');
+    const select = (wanted: boolean) =>
+      async function* (prefix: string): AsyncIterable<string> {
+        for await (const key of inner.list(prefix)) if (isPartial(key) === wanted) yield key;
+      };
+    return { ...inner, list: select(false), listPartialWrites: select(true) };
+  }
+
+  it('removes those older than the cutoff, under the prefix', async () => {
+    const store = await createStoreWithPartialWrites({ 's1/.a.tmp': { ageDays: 30 }, 's1/.b.tmp': { ageDays: 1 }, 's2/.c.tmp': { ageDays: 30 } });
+    const result = await pruneStore(store, { olderThanMs: 7 * DAY_MS, prefix: 's1/', dryRun: false, now: NOW });
+    expect(result.removed.map((entry) => entry.key)).toEqual(['s1/.a.tmp']);
+    expect(await listKeys(store)).toEqual([]);
+    expect(await inner(store)).toEqual(['s1/.b.tmp', 's2/.c.tmp']);
+  });
+
+  it('keeps one younger than an hour, whatever the cutoff', async () => {
+    const store = await createStoreWithPartialWrites({ '.young.tmp': { ageDays: 0.5 / 24 }, '.old.tmp': { ageDays: 2 / 24 } });
+    const result = await pruneStore(store, { olderThanMs: 0, prefix: '', dryRun: false, now: NOW });
+    expect(result.removed.map((entry) => entry.key)).toEqual(['.old.tmp']);
+    expect(MIN_PARTIAL_WRITE_AGE_MS).toBe(HOUR_MS);
+  });
+
+  async function inner(store: ContentStore): Promise<string[]> {
+    const keys: string[] = [];
+    for await (const key of store.listPartialWrites!('')) keys.push(key);
+    return keys.sort();
+  }
 });
 
 describe('pruneOffloaded', () => {

@@ -161,6 +161,45 @@ describe('createFileStore', () => {
     expect(await store.get('s1/a.md')).toBeUndefined();
   });
 
+  describe('its marker file', () => {
+    it('marks dir when it creates it, and never lists the marker as a key', async () => {
+      await store.putIfAbsent('s1/a.md', 'x');
+      expect(await readFile(join(dir, '.agent-context-offload'), 'utf8')).toContain('agent-context-offload created this directory');
+      expect(await modeOf(join(dir, '.agent-context-offload'))).toBe(0o600);
+      expect((await readdir(join(dir, 's1'))).sort()).toEqual(['a.md']);
+      expect(await collectKeys(store, '')).toEqual(['s1/a.md']);
+    });
+
+    it('marks a session folder it creates in a dir it did not create, and no folder deeper', async () => {
+      await mkdir(dir);
+      await store.putIfAbsent('s1/deep/a.md', 'x');
+      await expect(lstat(join(dir, '.agent-context-offload'))).rejects.toMatchObject({ code: 'ENOENT' });
+      expect((await readdir(join(dir, 's1'))).sort()).toEqual(['.agent-context-offload', 'deep']);
+      expect(await readdir(join(dir, 's1', 'deep'))).toEqual(['a.md']);
+    });
+
+    it('leaves a folder that was there unmarked', async () => {
+      await mkdir(join(dir, 's1'), { recursive: true });
+      await store.putIfAbsent('s1/a.md', 'x');
+      expect(await readdir(join(dir, 's1'))).toEqual(['a.md']);
+    });
+  });
+
+  it('lists the temp files a killed writer left as partial writes, never as entries', async () => {
+    await store.putIfAbsent('s1/a.md', 'x');
+    const left = `.b.md.${process.pid}.0123456789ab.tmp`;
+    await writeFile(join(dir, 's1', left), 'half');
+    await writeFile(join(dir, 's1', '.b.md.tmp'), 'a look-alike');
+    // the look-alike is someone's ordinary file; the temp file is no entry
+    expect((await collectKeys(store, '')).sort()).toEqual(['s1/.b.md.tmp', 's1/a.md']);
+    const partial: string[] = [];
+    for await (const key of store.listPartialWrites!('s1/')) partial.push(key);
+    expect(partial).toEqual([`s1/${left}`]);
+    expect(await store.stat(`s1/${left}`)).toMatchObject({ size: 4 });
+    await store.delete(`s1/${left}`);
+    expect(await readdir(join(dir, 's1'))).not.toContain(left);
+  });
+
   it('leaves writes in progress and invalid names out of a listing', async () => {
     await store.putIfAbsent('a.md', 'x');
     await writeFile(join(dir, `.a.md.${process.pid}.0123456789ab.tmp`), 'partial');
