@@ -25,6 +25,7 @@ import { holdsText, scoreCompactedContext } from '../../src/cli/replay/eval-scor
 import { collectEvalSubjects } from '../../src/cli/replay/eval-subjects.js';
 import { DEFAULT_PRICE_PER_MTOK } from '../../src/cli/replay/replay-flags.js';
 import { findRequestTurns } from '../../src/cli/replay/request-turns.js';
+import { renderResultText } from '../../src/core/compact/conversation-facts.js';
 import { isToolResultBlock, type Message } from '../../src/core/types.js';
 import type { SystemRun } from './replay-system.js';
 import type { PeerTranscript } from './transcripts.js';
@@ -121,16 +122,6 @@ export function priceWithCaching(requests: readonly (readonly Message[])[], fixe
   return cost;
 }
 
-/** A tool result's text: the string, or its text blocks joined. */
-function readResultText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content
-    .filter((block): block is { type: 'text'; text: string } => typeof block === 'object' && block !== null && block.type === 'text' && typeof block.text === 'string')
-    .map((block) => block.text)
-    .join('\n');
-}
-
 interface ToolResult {
   id: string;
   text: string;
@@ -144,7 +135,7 @@ function listToolResults(messages: readonly Message[]): ToolResult[] {
     if (typeof message.content === 'string') return;
     for (const block of message.content) {
       if (!isToolResultBlock(block)) continue;
-      const text = readResultText(block.content);
+      const text = renderResultText(block.content);
       if (text !== '') results.push({ id: block.tool_use_id, text, index });
     }
   });
@@ -156,7 +147,7 @@ function holdsResult(messages: readonly Message[], result: ToolResult): boolean 
   return messages.some(
     (message) =>
       typeof message.content !== 'string' &&
-      message.content.some((block) => isToolResultBlock(block) && block.tool_use_id === result.id && readResultText(block.content).includes(result.text)),
+      message.content.some((block) => isToolResultBlock(block) && block.tool_use_id === result.id && renderResultText(block.content).includes(result.text)),
   );
 }
 
