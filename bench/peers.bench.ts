@@ -7,8 +7,8 @@
  * full run, writes them to `bench/results/peers.md`. `--quick` replays two transcripts and
  * writes nothing.
  */
-import { rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { ROOT } from './cli-process.js';
 import { aiSdkSystem } from './peers/ai-sdk-system.js';
 import { createDeepagentsSystem } from './peers/deepagents-system.js';
@@ -59,6 +59,7 @@ function describeRun(transcripts: readonly PeerTranscript[], requests: number): 
 /** Writes `text` to the results file atomically (a temporary file renamed over it). */
 async function writeResults(text: string): Promise<void> {
   const temporary = `${RESULTS_FILE}.${process.pid}.tmp`;
+  await mkdir(dirname(RESULTS_FILE), { recursive: true });
   await writeFile(temporary, text);
   await rename(temporary, RESULTS_FILE);
 }
