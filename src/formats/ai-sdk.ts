@@ -13,6 +13,7 @@ import {
   requireParts,
   requireRecord,
   requireString,
+  stringifyMessageJson,
   textBlock,
   textOfToolContent,
   toolResultBlock,
@@ -59,10 +60,6 @@ function checkTextParts(parts: readonly Fields[], index: number, field: string):
   }
 }
 
-function stringifyJson(value: unknown): string {
-  return JSON.stringify(value) ?? 'null';
-}
-
 /** The canonical content and error flag of a tool output. */
 function readOutput(output: unknown, index: number, field: string): { content: string | ContentBlock[]; isError: boolean } {
   if (!isRecord(output) || typeof output.type !== 'string') throw invalidField(index, field, 'must be a tool output object with a type ("text", "json", "error-text", ...)', output);
@@ -73,7 +70,7 @@ function readOutput(output: unknown, index: number, field: string): { content: s
       return { content: output.value, isError: output.type === 'error-text' };
     case 'json':
     case 'error-json':
-      return { content: stringifyJson(output.value), isError: output.type === 'error-json' };
+      return { content: stringifyMessageJson(output.value, `messages[${index}]${field}.value`), isError: output.type === 'error-json' };
     case 'execution-denied':
       return { content: typeof output.reason === 'string' ? output.reason : DENIED_TEXT, isError: false };
     case 'content': {

@@ -4,6 +4,7 @@
  */
 import { describeValue, InvalidMessageError } from '../core/errors.js';
 import type { ContentBlock, Message, TextBlock, ToolResultBlock } from '../core/types.js';
+import { assertJsonLike } from '../core/validate-messages.js';
 
 /** A plain record, as read from an unknown message. */
 export type Fields = Readonly<Record<string, unknown>>;
@@ -79,6 +80,17 @@ export function parseToolArguments(text: string): Record<string, unknown> {
   } catch {
     return {};
   }
+}
+
+/**
+ * The JSON text of a value a message holds (a tool's JSON output, a tool call's input), as
+ * `JSON.stringify` writes it (`null` for `undefined`). What JSON cannot hold (a cycle, a
+ * `BigInt`, nesting deeper than a thousand levels) is `INVALID_MESSAGE` naming where, under
+ * `path` (`messages[3].content[0].output.value`), never the engine's own `TypeError` or stack overflow.
+ */
+export function stringifyMessageJson(value: unknown, path: string): string {
+  assertJsonLike(value, path);
+  return JSON.stringify(value) ?? 'null';
 }
 
 /** The canonical `input` of a tool call whose input is any value: an object as it is, anything else `{}`. */

@@ -63,8 +63,8 @@ export function matchesItem(message: unknown, shape: ItemShape): boolean {
 export interface ItemBuilders<I> {
   /** A message item of a run of consecutive content blocks (text, images, ...). */
   message(run: ContentBlock[]): I;
-  /** A tool call item. */
-  call(use: ToolUseBlock): I;
+  /** A tool call item; `position` is the block's index in the message's content. */
+  call(use: ToolUseBlock, position: number): I;
   /** A tool result item. */
   result(result: ToolResultBlock): I;
 }
@@ -82,7 +82,7 @@ export function buildItemsOfBlocks<I>(format: string, content: readonly ContentB
     if (run.length > 0) items.push(builders.message(run));
     run = [];
   };
-  for (const block of content) {
+  for (const [position, block] of content.entries()) {
     const { type } = fieldsOf(block);
     const item = unwrapItem(format, block);
     if (item !== undefined) {
@@ -90,7 +90,7 @@ export function buildItemsOfBlocks<I>(format: string, content: readonly ContentB
       items.push(item as I);
     } else if (type === 'tool_use') {
       flush();
-      items.push(builders.call(block as ToolUseBlock));
+      items.push(builders.call(block as ToolUseBlock, position));
     } else if (type === 'tool_result') {
       flush();
       items.push(builders.result(block as ToolResultBlock));

@@ -6,7 +6,7 @@
 import type { ContentBlock, Message, ToolUseBlock } from '../core/types.js';
 import { defineMessageFormat, type BuildContext, type FormatCodec, type ToolOutputChange, type TypedMessageFormat } from './define-format.js';
 import { buildItemsOfBlocks, matchesItem, readItemMessage, readItemParts, type ItemShape } from './item-shape.js';
-import { fieldsOf, invalidField, isRecord, parseToolArguments, requireRecord, requireString, textOfToolContent, toolResultBlock } from './fields.js';
+import { fieldsOf, invalidField, isRecord, parseToolArguments, requireRecord, requireString, stringifyMessageJson, textOfToolContent, toolResultBlock } from './fields.js';
 import { wrapItem } from './opaque-items.js';
 
 /** A content part of an Agents SDK message or tool output: `input_text`, `output_text`, `input_image`, `text`, `image`, ... */
@@ -117,7 +117,12 @@ function buildItems(message: Message, context: BuildContext<OpenAIAgentsItem>): 
       if (role === 'assistant') return assistantItem(run.map((block) => toPart(block, 'output_text')));
       return { role, content: run.map((block) => toPart(block, 'input_text')) };
     },
-    call: (use) => ({ type: 'function_call', callId: use.id, name: use.name, arguments: JSON.stringify(use.input ?? {}) }),
+    call: (use, position) => ({
+      type: 'function_call',
+      callId: use.id,
+      name: use.name,
+      arguments: stringifyMessageJson(use.input ?? {}, `messages[${context.index}].content[${position}].input`),
+    }),
     result: (result) => {
       const name = context.toolNameOf(result.tool_use_id) ?? UNKNOWN_TOOL_NAME;
       return { type: 'function_call_result', callId: result.tool_use_id, name, status: 'completed', output: toOutput(result.content, undefined) };

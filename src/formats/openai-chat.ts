@@ -12,6 +12,7 @@ import {
   requireParts,
   requireRecord,
   requireString,
+  stringifyMessageJson,
   textBlock,
   toolResultBlock,
   type Fields,
@@ -149,14 +150,15 @@ function toToolContent(content: string | readonly ContentBlock[]): string | Open
   return typeof content === 'string' ? content : content.map(toPart);
 }
 
-function buildAssistant(blocks: readonly ContentBlock[]): OpenAIChatMessage {
+function buildAssistant(blocks: readonly ContentBlock[], index: number): OpenAIChatMessage {
   const parts: OpenAIChatContentPart[] = [];
   const toolCalls: OpenAIChatToolCall[] = [];
-  for (const block of blocks) {
+  for (const [position, block] of blocks.entries()) {
     const fields = fieldsOf(block);
     if (fields.type === 'tool_use') {
       const use = block as ToolUseBlock;
-      toolCalls.push({ id: use.id, type: 'function', function: { name: use.name, arguments: JSON.stringify(use.input ?? {}) } });
+      const args = stringifyMessageJson(use.input ?? {}, `messages[${index}].content[${position}].input`);
+      toolCalls.push({ id: use.id, type: 'function', function: { name: use.name, arguments: args } });
     } else if (fields.type === TOOL_CALL_BLOCK) toolCalls.push(fields.tool_call as OpenAIChatToolCall);
     // Chat Completions takes no reasoning back: thinking is dropped from a message built fresh.
     else if (fields.type !== 'thinking' && fields.type !== 'redacted_thinking') parts.push(toPart(block));
@@ -185,9 +187,9 @@ function buildUser(blocks: readonly ContentBlock[]): OpenAIChatMessage[] {
   return messages;
 }
 
-function fromCanonical(message: Message): OpenAIChatMessage[] {
+function fromCanonical(message: Message, context: BuildContext<OpenAIChatMessage>): OpenAIChatMessage[] {
   const { role, content } = message;
-  if (role === 'assistant') return [buildAssistant(typeof content === 'string' ? [textBlock(content)] : content)];
+  if (role === 'assistant') return [buildAssistant(typeof content === 'string' ? [textBlock(content)] : content, context.index)];
   if (typeof content === 'string') return [{ role, content }];
   if (role === 'system') return [{ role: 'system', content: content.map(toPart) }];
   return buildUser(content);

@@ -3,9 +3,9 @@
  * shapes are written here structurally: this file imports no SDK.
  */
 import type { ContentBlock, Message, ToolUseBlock } from '../core/types.js';
-import { defineMessageFormat, type FormatCodec, type ToolOutputChange, type TypedMessageFormat } from './define-format.js';
+import { defineMessageFormat, type BuildContext, type FormatCodec, type ToolOutputChange, type TypedMessageFormat } from './define-format.js';
 import { buildItemsOfBlocks, matchesItem, readItemMessage, readItemParts, type ItemShape } from './item-shape.js';
-import { fieldsOf, invalidField, parseToolArguments, requireRecord, requireString, toolResultBlock } from './fields.js';
+import { fieldsOf, invalidField, parseToolArguments, requireRecord, requireString, stringifyMessageJson, toolResultBlock } from './fields.js';
 import { wrapItem } from './opaque-items.js';
 
 /** A content part of a Responses message or tool output: `input_text`, `output_text`, `input_image`, `input_file`, `refusal`, ... */
@@ -79,7 +79,7 @@ function toOutput(content: string | readonly ContentBlock[]): string | OpenAIRes
 }
 
 /** Items for a canonical message built fresh, in block order: a run of plain blocks makes one message. */
-function buildItems(message: Message): OpenAIResponsesItem[] {
+function buildItems(message: Message, context: BuildContext<OpenAIResponsesItem>): OpenAIResponsesItem[] {
   const { role, content } = message;
   if (typeof content === 'string') return [{ role, content }];
   return buildItemsOfBlocks<OpenAIResponsesItem>(FORMAT, content, {
@@ -88,7 +88,12 @@ function buildItems(message: Message): OpenAIResponsesItem[] {
       const textType = role === 'assistant' ? 'output_text' : 'input_text';
       return { role, content: single?.type === 'text' && typeof single.text === 'string' ? single.text : run.map((block) => toPart(block, textType)) };
     },
-    call: (use) => ({ type: 'function_call', call_id: use.id, name: use.name, arguments: JSON.stringify(use.input ?? {}) }),
+    call: (use, position) => ({
+      type: 'function_call',
+      call_id: use.id,
+      name: use.name,
+      arguments: stringifyMessageJson(use.input ?? {}, `messages[${context.index}].content[${position}].input`),
+    }),
     result: (result) => ({ type: 'function_call_output', call_id: result.tool_use_id, output: toOutput(result.content) }),
   });
 }
