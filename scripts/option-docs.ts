@@ -109,7 +109,7 @@ export const OPTION_DOCS: Readonly<Record<OptionDocSection, readonly OptionDoc[]
     {
       row: OPTIONS.summaryInputMaxTokens,
       // The floor depends on summaryMaxWords and the counter, which no static rule can say.
-      type: 'integer, at least `computeMinSummaryInputTokens(summaryMaxWords, tokenCounter)` (1,383 at 1,200 words with the default counter)',
+      type: 'integer, at least `computeMinSummaryInputTokens(summaryMaxWords, tokenCounter)` (1,430 at 1,200 words with the default counter)',
       detail: 'largest prompt sent to an LLM summarizer',
     },
     { row: OPTIONS.maxRetries, detail: 'retries after the first attempt' },

@@ -132,6 +132,7 @@ export type {
   CompactLedger,
   LedgerError,
   LedgerList,
+  LedgerOffloadIndex,
   OffloadedResultEntry,
 } from './api/compact.js';
 

@@ -3,7 +3,7 @@
  * reader and writer, the o200k counter, the summarizer chosen from the options and the
  * environment), and the pieces for users who compose their own loop.
  */
-import { compactMessagesWith, type CompactResult } from '../core/compact/compact.js';
+import { compactMessagesWith, type CompactResult, type SummarizerKind } from '../core/compact/compact.js';
 import {
   assertSummaryInputMaxTokens,
   resolveCompactOptions,
@@ -18,7 +18,7 @@ import { collectRestoredFiles } from '../core/compact/restore.js';
 import { createLlmSummarizer, createUsageTotal } from '../core/compact/summarize-with-llm.js';
 import { assertReusePrefixSource, createPrefixReusingSummarizer } from '../core/compact/summarize-reusing-prefix.js';
 import type { Environment } from '../core/env.js';
-import type { LlmClient, LlmUsage, Logger, Summarizer, TokenCounter } from '../core/ports.js';
+import type { ContentStore, LlmClient, LlmUsage, Logger, Summarizer, TokenCounter } from '../core/ports.js';
 import type { Message } from '../core/types.js';
 import { assertMessages } from '../core/validate-messages.js';
 import { createAnthropicLlmClient } from '../infrastructure/anthropic-client.js';
@@ -39,7 +39,7 @@ export type {
 } from '../core/compact/compact-options.js';
 export type { CompactResult, CompactSkipReason, SummarizerKind } from '../core/compact/compact.js';
 export type { CompactStats } from '../core/compact/stats.js';
-export type { CompactLedger, LedgerError, LedgerList, OffloadedResultEntry } from '../core/compact/ledger.js';
+export type { CompactLedger, LedgerError, LedgerList, LedgerOffloadIndex, OffloadedResultEntry } from '../core/compact/ledger.js';
 export type { PartitionResult } from '../core/compact/partition.js';
 export type { AssembleMessagesOptions } from '../core/compact/assemble.js';
 export { partitionMessages } from '../core/compact/partition.js';
@@ -141,9 +141,12 @@ async function createSummarizer(
  * structured summary, followed by the most recently read files, read again from disk.
  *
  * The summary message ends with a ledger that no summarizer can drop: the archive's
- * reference (which the read tool opens), the offloaded results of Rest (tool, id, reference),
- * the task and the latest request, the files read and edited, the commands run and the last
- * error, carried over from an earlier summary's ledger. A summarizer's text over
+ * reference (which the read tool opens), the most recent offloaded results (tool, id, input
+ * gist, reference) and the index of all of them (an object written in the store, which the
+ * read tool pages and searches), the task and the latest request (a slash command as typed),
+ * the files read and edited, the commands run and the last error a tool printed (marked as an
+ * error or not; read back from the store when its result was offloaded), carried over from an
+ * earlier summary's ledger. A summarizer's text over
  * `computeSummaryMaxTokens(summaryMaxWords)` tokens is cut to it, with a marker.
  *
  * Never mutates `messages`; when nothing is compacted, `result.messages` is the input array
@@ -172,26 +175,61 @@ async function createSummarizer(
  */
 export async function compactMessages(messages: readonly Message[], options: CompactOptions = {}): Promise<CompactResult> {
   assertMessages(messages);
-  const env = process.env;
-  const resolved = resolveCompactOptions(options, env, process.cwd());
+  return createCompaction(options, process.env, process.cwd()).run(messages);
+}
+
+/** What one run of a {@link ResolvedCompaction} may set for itself: the budgets, the resume message, the session, the store, the signal. */
+export type CompactionRunOptions = Partial<
+  Pick<ResolvedCompactOptions, 'summaryMaxWords' | 'maxRestoreFiles' | 'maxRestoreTokensPerFile' | 'maxRestoreTokensTotal' | 'resumeMessage' | 'sessionId' | 'signal'>
+> & { store?: ContentStore | undefined };
+
+/** A compaction whose options, environment and summarizer were resolved once. */
+export interface ResolvedCompaction {
+  /** Which summarizer it uses. */
+  readonly summarizer: SummarizerKind;
+  /** Compacts `messages` (checked by the caller) as {@link compactMessages} would, with the run's own settings on top. */
+  run(messages: readonly Message[], overrides?: CompactionRunOptions): Promise<CompactResult>;
+}
+
+/**
+ * Resolves compaction once: the options and the environment are read and checked now, the
+ * summarizer chosen now and built at the first run (the Anthropic SDK is loaded then), the
+ * ports picked now. `compactMessages` is one run of it; the context manager keeps one for its
+ * life.
+ *
+ * @throws as {@link compactMessages} does for its options, before anything is written.
+ */
+export function createCompaction(options: CompactOptions, env: Environment, currentDir: string): ResolvedCompaction {
+  const resolved = resolveCompactOptions(options, env, currentDir);
   const logger = options.logger ?? consoleLogger;
   const tokenCounter = options.tokenCounter ?? defaultTokenCounter;
   const source = chooseSummarizerSource(options, env);
-  const usage = createUsageTotal();
-  const summarizer = await createSummarizer(source, resolved, tokenCounter, logger, usage.add);
-  const outcome = await compactMessagesWith(messages, resolved, {
-    summarizer,
-    fileReader: options.fileReader ?? new NodeFileReader(),
-    store: options.store,
-    fileWriter: options.fileWriter ?? new NodeFileWriter(),
-    tokenCounter,
-    logger,
-    sleep: sleepWithTimeout,
-    now: systemNow,
-  });
-  const summaryUsage = usage.total();
-  if (outcome.compacted && summaryUsage !== undefined) return { ...outcome, stats: { ...outcome.stats, summaryUsage }, summarizer: source.kind };
-  return { ...outcome, summarizer: source.kind };
+  const fileReader = options.fileReader ?? new NodeFileReader();
+  const fileWriter = options.fileWriter ?? new NodeFileWriter();
+  // the usage of the run in progress (runs of one compaction do not overlap: the manager runs one at a time)
+  let usage = createUsageTotal();
+  let summarizer: Promise<Summarizer> | undefined;
+  return {
+    summarizer: source.kind,
+    async run(messages, overrides = {}) {
+      const { store, ...values } = overrides;
+      usage = createUsageTotal();
+      summarizer ??= createSummarizer(source, resolved, tokenCounter, logger, (figures) => usage.add(figures));
+      const outcome = await compactMessagesWith(messages, { ...resolved, ...values }, {
+        summarizer: await summarizer,
+        fileReader,
+        store: store ?? options.store,
+        fileWriter,
+        tokenCounter,
+        logger,
+        sleep: sleepWithTimeout,
+        now: systemNow,
+      });
+      const summaryUsage = usage.total();
+      if (outcome.compacted && summaryUsage !== undefined) return { ...outcome, stats: { ...outcome.stats, summaryUsage }, summarizer: source.kind };
+      return { ...outcome, summarizer: source.kind };
+    },
+  };
 }
 
 /**

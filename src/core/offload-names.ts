@@ -19,7 +19,7 @@ const NAME_SEPARATOR = '~';
  * cyrb53: a fast, well-mixed 53-bit string hash (public domain, by bryc), written as 11
  * base-36 digits. Not cryptographic: it only has to tell ids apart, deterministically.
  */
-function hashText(text: string): string {
+export function hashText(text: string): string {
   let first = 0xdeadbeef;
   let second = 0x41c6ce57;
   for (let index = 0; index < text.length; index += 1) {

@@ -449,7 +449,7 @@ describe('compactMessagesWith (spec 05)', () => {
       ];
     }
 
-    it('names the archive and lists every offloaded result of Rest (tool, id, reference) in the summary message', async () => {
+    it('names the archive and lists every offloaded result of Rest (tool, id, input, reference) in the summary message', async () => {
       const { run } = setUp();
       const result = await run(createOffloadedHistory());
       expect(result.compacted).toBe(true);
@@ -457,10 +457,10 @@ describe('compactMessagesWith (spec 05)', () => {
       expect(summaryMessage).toContain(`- Archive of the compacted messages: "${archive1}"`);
       expect(summaryMessage).toContain(
         [
-          '- Offloaded tool results [tool, id, reference]:',
-          '  - ["Read","toolu_read","./tool-result-toolu_read.md"]',
-          '  - ["Grep","toolu_grep","/srv/offload/s1/toolu_grep.md"]',
-          '  - ["Bash","toolu_test","./tool-result-toolu_test.md"]',
+          '- Offloaded tool results [tool, id, input, reference]:',
+          '  - ["Read","toolu_read","src/a.ts","./tool-result-toolu_read.md"]',
+          '  - ["Grep","toolu_grep","TODO in src","/srv/offload/s1/toolu_grep.md"]',
+          '  - ["Bash","toolu_test","npm test","./tool-result-toolu_test.md"]',
         ].join('\n'),
       );
     });
@@ -478,7 +478,7 @@ describe('compactMessagesWith (spec 05)', () => {
             '- Files read: ["src/a.ts"]',
             '- Files edited: ["src/a.ts"]',
             '- Commands run: ["npm test"]',
-            '- Last error: {"tool":"Bash","id":"toolu_test","error":"AssertionError: expected 1 to be 2"}',
+            '- Last error: {"tool":"Bash","id":"toolu_test","input":"npm test","error":"AssertionError: expected 1 to be 2"}',
           ].join('\n'),
         );
       }
@@ -524,7 +524,7 @@ describe('compactMessagesWith (spec 05)', () => {
         task: 'Make the tests pass.',
         latestRequest: 'Now update the docs.',
         commands: { items: ['npm test'], omittedCount: 0 },
-        lastError: { toolName: 'Bash', toolUseId: 'toolu_test', message: 'AssertionError: expected 1 to be 2' },
+        lastError: { toolName: 'Bash', toolUseId: 'toolu_test', input: 'npm test', message: 'AssertionError: expected 1 to be 2' },
       });
       expect(second.ledger?.offloadedResults.items.map((entry) => entry.toolUseId)).toEqual(['toolu_read', 'toolu_grep', 'toolu_test']);
     });
@@ -583,11 +583,12 @@ describe('compactMessagesWith (spec 05)', () => {
       expect(result.ledger?.lastError).toEqual({
         toolName: 'Bash',
         toolUseId: 'toolu_test',
+        input: 'npm test',
         message: 'AssertionError: expected { netMinor: 2336 } to deeply equal { netMinor: 2337 }',
         reference,
       });
       expect(result.summary).toContain(
-        `- Last error: {"tool":"Bash","id":"toolu_test","error":"AssertionError: expected { netMinor: 2336 } to deeply equal { netMinor: 2337 }","ref":"${reference}"}`,
+        `- Last error: {"tool":"Bash","id":"toolu_test","input":"npm test","error":"AssertionError: expected { netMinor: 2336 } to deeply equal { netMinor: 2337 }","ref":"${reference}"}`,
       );
     });
 
@@ -618,9 +619,9 @@ describe('compactMessagesWith (spec 05)', () => {
       const { ports, resolved, logger } = setUp();
       const result = await compactMessagesWith(createFailedTestHistory(reference), resolved, { ...ports, store });
       expect(result.compacted).toBe(true);
-      expect(result.ledger?.lastError).toEqual({ toolName: 'Bash', toolUseId: 'toolu_test', message: buildBatchReference(reference) });
+      expect(result.ledger?.lastError).toEqual({ toolName: 'Bash', toolUseId: 'toolu_test', input: 'npm test', message: buildBatchReference(reference) });
       expect(logger.warnings).toContain(
-        `compact: could not read the last error from ${JSON.stringify(reference)} (connection reset (test)); the ledger names the last error by its reference only`,
+        `compact: could not read ${JSON.stringify(reference)} back (connection reset (test)); it is judged by the reference the history holds`,
       );
     });
 
@@ -648,7 +649,7 @@ describe('compactMessagesWith (spec 05)', () => {
       const result = await compactMessagesWith(createFailedTestHistory(reference), resolved, { ...ports, store });
       expect(result.compacted).toBe(true);
       expect(reads).toEqual([]);
-      expect(result.ledger?.lastError).toEqual({ toolName: 'Bash', toolUseId: 'toolu_test', message: buildBatchReference(reference) });
+      expect(result.ledger?.lastError).toEqual({ toolName: 'Bash', toolUseId: 'toolu_test', input: 'npm test', message: buildBatchReference(reference) });
     });
 
     it('without a store (a file writer only writes), keeps the reference alone', async () => {

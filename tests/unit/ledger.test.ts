@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatRestoredFileMessage } from '../../src/core/compact/assemble.js';
-import { appendLedger, buildLedger, parseLedger, renderLedger, stripLedger, type CompactLedger } from '../../src/core/compact/ledger.js';
+import { gatherFacts } from '../../src/core/compact/conversation-facts.js';
+import type { LastErrorFinding } from '../../src/core/compact/last-error.js';
+import { appendLedger, buildLedger, buildLedgerFromFacts, parseLedger, renderLedger, stripLedger, type CompactLedger } from '../../src/core/compact/ledger.js';
 import { appendPreview, buildBatchReference, buildDirectReference } from '../../src/core/offload-reference.js';
 import type { ContentBlock, Message } from '../../src/core/types.js';
 import { deepFreeze } from './compact-fixtures.js';
@@ -45,12 +47,13 @@ describe('buildLedger (issue 9: recoverable compaction)', () => {
       filesEdited: { items: ['src/cli.ts', 'src/json.ts', 'src/format.ts', 'src/args.ts', 'tests/json.test.ts'], omittedCount: 0 },
       // each command once, at its latest run
       commands: { items: ['npx tsc --noEmit', 'npm test'], omittedCount: 0 },
-      lastError: { toolName: 'Bash', toolUseId: 'b1', message: 'AssertionError: expected "{" to be "["' },
+      lastError: { toolName: 'Bash', toolUseId: 'b1', input: 'npm test', message: 'AssertionError: expected "{" to be "["' },
       offloadedResults: { items: [], omittedCount: 0 },
+      offloadIndex: undefined,
     } satisfies CompactLedger);
   });
 
-  it('lists every offloaded result with its tool, id and reference: batch, direct, in a text block, with a preview', () => {
+  it('lists every offloaded result with its tool, id, input and reference: batch, direct, in a text block, with a preview', () => {
     const messages: Message[] = [
       ...turn('t1', 'Read', { file_path: 'big.log' }, buildBatchReference('./tool-result-t1.md')),
       ...turn('t2', 'Grep', { pattern: 'x' }, [{ type: 'text', text: buildDirectReference('/srv/offload/s1/t2.md') }]),
@@ -60,10 +63,10 @@ describe('buildLedger (issue 9: recoverable compaction)', () => {
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'orphan', content: buildBatchReference('./tool-result-orphan.md') }] },
     ];
     expect(buildLedger(messages, { archiveReference: ARCHIVE }).offloadedResults.items).toEqual([
-      { toolName: 'Read', toolUseId: 't1', reference: './tool-result-t1.md' },
-      { toolName: 'Grep', toolUseId: 't2', reference: '/srv/offload/s1/t2.md' },
-      { toolName: 'bash', toolUseId: 't3', reference: 'redis://offload/t3.md' },
-      { toolName: 'unknown', toolUseId: 'orphan', reference: './tool-result-orphan.md' },
+      { toolName: 'Read', toolUseId: 't1', input: 'big.log', reference: './tool-result-t1.md' },
+      { toolName: 'Grep', toolUseId: 't2', input: 'x', reference: '/srv/offload/s1/t2.md' },
+      { toolName: 'bash', toolUseId: 't3', input: 'cat big.log', reference: 'redis://offload/t3.md' },
+      { toolName: 'unknown', toolUseId: 'orphan', input: '', reference: './tool-result-orphan.md' },
     ]);
   });
 
@@ -88,15 +91,17 @@ describe('buildLedger (issue 9: recoverable compaction)', () => {
     expect(buildLedger(messages, { archiveReference: null }).lastError).toEqual({ toolName: 'unknown', toolUseId: 'gone', message: 'TypeError: x is undefined' });
   });
 
-  describe('a last error whose result was offloaded (its text read from the store beforehand)', () => {
+  describe('a last error whose line was read back from its offloaded result', () => {
     const reference = 'memory://default/tool-result-b1.md';
-    const log = ' RUN  v3.2.4 /repo\n ✓ tests/a.test.ts > one\n FAIL  tests/a.test.ts > two\nAssertionError: expected 2336 to be 2337\n';
     const messages = turn('b1', 'Bash', { command: 'npm test' }, buildBatchReference(reference), true);
+    const facts = gatherFacts(messages);
+    const readBack = (line: string): LastErrorFinding => ({ result: facts.results[0]!, call: facts.calls[0], line, reference });
 
-    it('takes its error line from the offloaded text and names the reference next to it', () => {
-      expect(buildLedger(messages, { archiveReference: null, offloadedError: { reference, text: log } }).lastError).toEqual({
+    it('names the line, the command and the reference', () => {
+      expect(buildLedgerFromFacts(facts, { archiveReference: null }, readBack('AssertionError: expected 2336 to be 2337')).lastError).toEqual({
         toolName: 'Bash',
         toolUseId: 'b1',
+        input: 'npm test',
         message: 'AssertionError: expected 2336 to be 2337',
         reference,
       });
@@ -105,39 +110,59 @@ describe('buildLedger (issue 9: recoverable compaction)', () => {
     it('cuts the error line as it cuts an inline error', () => {
       const long = `TypeError: ${'x'.repeat(400)}`;
       const inline = buildLedger(turn('b1', 'Bash', { command: 'npm test' }, long, true), { archiveReference: null }).lastError;
-      const offloaded = buildLedger(messages, { archiveReference: null, offloadedError: { reference, text: `banner\n${long}` } }).lastError;
+      const offloaded = buildLedgerFromFacts(facts, { archiveReference: null }, readBack(long)).lastError;
       expect(offloaded?.message).toBe(inline?.message);
       expect(offloaded?.message).toHaveLength(300 + ' […]'.length);
     });
 
-    it('writes the reference as "ref" in the Last error line, which reads back', () => {
-      const ledger = buildLedger(messages, { archiveReference: null, offloadedError: { reference, text: log } });
+    it('writes the input as "input" and the reference as "ref" in the Last error line, which reads back', () => {
+      const ledger = buildLedgerFromFacts(facts, { archiveReference: null }, readBack('AssertionError: expected 2336 to be 2337'));
       const rendered = renderLedger(ledger);
-      expect(rendered).toContain(`- Last error: {"tool":"Bash","id":"b1","error":"AssertionError: expected 2336 to be 2337","ref":"${reference}"}`);
+      expect(rendered).toContain(`- Last error: {"tool":"Bash","id":"b1","input":"npm test","error":"AssertionError: expected 2336 to be 2337","ref":"${reference}"}`);
       expect(parseLedger(rendered)).toEqual(ledger);
     });
 
-    it('without the text (not read), keeps the reference line alone, as before', () => {
-      expect(buildLedger(messages, { archiveReference: null }).lastError).toEqual({ toolName: 'Bash', toolUseId: 'b1', message: buildBatchReference(reference) });
-    });
-
-    it('ignores a text read for another reference', () => {
-      const other = { reference: 'memory://default/tool-result-b0.md', text: log };
-      expect(buildLedger(messages, { archiveReference: null, offloadedError: other }).lastError?.message).toBe(buildBatchReference(reference));
-    });
-
-    it('keeps the reference line when the offloaded text is blank', () => {
-      expect(buildLedger(messages, { archiveReference: null, offloadedError: { reference, text: '\n \n' } }).lastError).toEqual({
-        toolName: 'Bash',
-        toolUseId: 'b1',
-        message: buildBatchReference(reference),
-      });
+    it('without the text read back, keeps the reference line alone', () => {
+      expect(buildLedger(messages, { archiveReference: null }).lastError).toEqual({ toolName: 'Bash', toolUseId: 'b1', input: 'npm test', message: buildBatchReference(reference) });
     });
 
     it('is carried over a later compaction with its reference', () => {
-      const first = buildLedger(messages, { archiveReference: ARCHIVE, offloadedError: { reference, text: log } });
+      const first = buildLedgerFromFacts(facts, { archiveReference: ARCHIVE }, readBack('AssertionError: expected 2336 to be 2337'));
       const later: Message[] = [{ role: 'user', content: `[Conversation compressed]\n\n${appendLedger('s', first)}` }, ...turn('r1', 'Read', { file_path: 'a.ts' })];
       expect(buildLedger(later, { archiveReference: null }).lastError).toEqual(first.lastError);
+    });
+  });
+
+  describe('the last error a tool printed, marked or not', () => {
+    const log = ' RUN  v3.2.4 /repo\n ✓ tests/a.test.ts > one\n FAIL  tests/a.test.ts > two\nAssertionError: expected 2336 to be 2337\n Tests  1 failed | 1 passed (2)\n';
+
+    it('takes an unmarked result that printed an error, with its command', () => {
+      const messages = [...turn('b1', 'Bash', { command: 'npm run build' }, 'error TS2345: bad', true), ...turn('b2', 'Bash', { command: 'npm test' }, log)];
+      expect(buildLedger(messages, { archiveReference: null }).lastError).toEqual({
+        toolName: 'Bash',
+        toolUseId: 'b2',
+        input: 'npm test',
+        message: 'AssertionError: expected 2336 to be 2337',
+      });
+    });
+
+    it('keeps the earlier error when the later results printed none', () => {
+      const messages = [...turn('b1', 'Bash', { command: 'npm test' }, log), ...turn('b2', 'Bash', { command: 'npm test' }, ' Tests  2 passed (2)\n 0 failed\nexit code: 0')];
+      expect(buildLedger(messages, { archiveReference: null }).lastError?.toolUseId).toBe('b1');
+    });
+
+    it('does not take an error line in a file that was read, or a search match, for an error', () => {
+      const messages = [
+        ...turn('b1', 'Bash', { command: 'npm test' }, log),
+        ...turn('r1', 'Read', { file_path: 'src/errors.ts' }, 'export class ConfigError extends Error {}\nTypeError: in the docs'),
+        ...turn('g1', 'Grep', { pattern: 'Error' }, 'src/a.ts:3: error: x'),
+      ];
+      expect(buildLedger(messages, { archiveReference: null }).lastError?.toolUseId).toBe('b1');
+    });
+
+    it('takes a marked failure of any tool, a read included', () => {
+      const messages = [...turn('b1', 'Bash', { command: 'npm test' }, log), ...turn('r1', 'Read', { file_path: 'nope.ts' }, 'File does not exist.', true)];
+      expect(buildLedger(messages, { archiveReference: null }).lastError).toEqual({ toolName: 'Read', toolUseId: 'r1', input: 'nope.ts', message: 'File does not exist.' });
     });
   });
 
@@ -161,6 +186,17 @@ describe('buildLedger (issue 9: recoverable compaction)', () => {
     expect([ledger.task, ledger.latestRequest]).toEqual(['Make the importer skip blank lines.', 'Also keep the header row.']);
   });
 
+  it('with an offload index, lists its 10 most recent entries and names it', () => {
+    const entries = Array.from({ length: 25 }, (_, index) => ({ toolName: 'Bash', toolUseId: `b${index}`, input: `make ${index}`, reference: `./tool-result-b${index}.md` }));
+    const index = { reference: '/work/.compact/default/offload-index-abc.md', entries };
+    const ledger = buildLedgerFromFacts(gatherFacts([]), { archiveReference: null, offloadIndex: index }, undefined);
+    expect(ledger.offloadedResults).toEqual({ items: entries.slice(15), omittedCount: 15 });
+    expect(ledger.offloadIndex).toEqual({ reference: index.reference, count: 25 });
+    const rendered = renderLedger(ledger);
+    expect(rendered.split('\n').at(-1)).toBe(`- Index of all offloaded results, searchable with the read tool: {"ref":"${index.reference}","count":25}`);
+    expect(parseLedger(rendered)).toEqual(ledger);
+  });
+
   it('keeps the most recent entries of a long list and counts the others', () => {
     const messages = Array.from({ length: 25 }, (_, index) => turn(`r${index}`, 'Read', { file_path: `src/f${index}.ts` }, buildBatchReference(`./tool-result-r${index}.md`))).flat();
     const ledger = buildLedger(messages, { archiveReference: null });
@@ -172,7 +208,7 @@ describe('buildLedger (issue 9: recoverable compaction)', () => {
     expect(ledger.offloadedResults.omittedCount).toBe(15);
     const rendered = renderLedger(ledger);
     expect(rendered).toContain('- Files read (15 most recent; 10 earlier not listed): ["src/f10.ts", ');
-    expect(rendered).toContain('- Offloaded tool results [tool, id, reference] (10 most recent; 15 earlier not listed):\n  - ["Read","r15","./tool-result-r15.md"]');
+    expect(rendered).toContain('- Offloaded tool results [tool, id, input, reference] (10 most recent; 15 earlier not listed):\n  - ["Read","r15","src/f15.ts","./tool-result-r15.md"]');
     expect(parseLedger(rendered)).toEqual(ledger);
   });
 
@@ -215,7 +251,8 @@ describe('buildLedger (issue 9: recoverable compaction)', () => {
         filesEdited: first.filesEdited,
         commands: { items: ['npx tsc --noEmit', 'npm test', 'git status'], omittedCount: 0 },
         lastError: first.lastError,
-        offloadedResults: { items: [{ toolName: 'Read', toolUseId: 't9', reference: './tool-result-t9.md' }], omittedCount: 0 },
+        offloadedResults: { items: [{ toolName: 'Read', toolUseId: 't9', input: 'huge.log', reference: './tool-result-t9.md' }], omittedCount: 0 },
+        offloadIndex: undefined,
       } satisfies CompactLedger);
     });
 
@@ -248,9 +285,9 @@ describe('renderLedger', () => {
         '- Files read: ["src/cli.ts", "README.md", "docs/cli.md", "huge.log"]',
         '- Files edited: ["src/cli.ts", "src/json.ts", "src/format.ts", "src/args.ts", "tests/json.test.ts"]',
         '- Commands run: ["npx tsc --noEmit", "npm test"]',
-        '- Last error: {"tool":"Bash","id":"b1","error":"AssertionError: expected \\"{\\" to be \\"[\\""}',
-        '- Offloaded tool results [tool, id, reference]:',
-        '  - ["Read","t9","./tool-result-t9.md"]',
+        '- Last error: {"tool":"Bash","id":"b1","input":"npm test","error":"AssertionError: expected \\"{\\" to be \\"[\\""}',
+        '- Offloaded tool results [tool, id, input, reference]:',
+        '  - ["Read","t9","huge.log","./tool-result-t9.md"]',
       ].join('\n'),
     );
   });
@@ -286,13 +323,15 @@ describe('parseLedger and stripLedger', () => {
           filesRead: list,
           filesEdited: list,
           commands: list,
-          lastError: fc.option(fc.record({ toolName: text, toolUseId: text, message: text, reference: text }, { requiredKeys: ['toolName', 'toolUseId', 'message'] }), {
-            nil: undefined,
-          }),
+          lastError: fc.option(
+            fc.record({ toolName: text, toolUseId: text, input: text, message: text, reference: text }, { requiredKeys: ['toolName', 'toolUseId', 'message'] }),
+            { nil: undefined },
+          ),
           offloadedResults: fc.record({
-            items: fc.array(fc.record({ toolName: text, toolUseId: text, reference: text }), { maxLength: 3 }),
+            items: fc.array(fc.record({ toolName: text, toolUseId: text, input: text, reference: text }), { maxLength: 3 }),
             omittedCount: fc.nat(50),
           }),
+          offloadIndex: fc.option(fc.record({ reference: text, count: fc.nat(10_000) }), { nil: undefined }),
         }),
         (generated) => {
           // an empty list is not written: it reads back as no entries and no omissions
@@ -317,6 +356,11 @@ describe('parseLedger and stripLedger', () => {
     const summary = appendLedger(`## Goals & Decisions\nAs before:\n${renderLedger(earlier)}\n\n## Task Status\nDone.`, ledger);
     expect(parseLedger(summary)).toEqual(ledger);
     expect(stripLedger(summary)).toBe(`## Goals & Decisions\nAs before:\n${renderLedger(earlier)}\n\n## Task Status\nDone.`);
+  });
+
+  it('reads the offloaded results of a ledger written before they had an input', () => {
+    const old = ['## Context Ledger', '- Archive of the compacted messages: "/a.json"', '- Offloaded tool results [tool, id, reference] (10 most recent; 2 earlier not listed):', '  - ["Read","t1","./tool-result-t1.md"]'].join('\n');
+    expect(parseLedger(old)?.offloadedResults).toEqual({ items: [{ toolName: 'Read', toolUseId: 't1', input: '', reference: './tool-result-t1.md' }], omittedCount: 2 });
   });
 
   it('has nothing to read in a summary without a ledger', () => {

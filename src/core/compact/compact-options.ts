@@ -71,7 +71,7 @@ export interface SummaryOptions {
    * The text sent to an LLM summarizer never exceeds this many tokens: long tool results are
    * cut in the middle, and a Rest still too large is summarized in chunks. It must leave room
    * for the prompt's instructions plus {@link MIN_SUMMARY_CONVERSATION_TOKENS} of conversation:
-   * at least `computeMinSummaryInputTokens(summaryMaxWords, tokenCounter)` (1,383 with the
+   * at least `computeMinSummaryInputTokens(summaryMaxWords, tokenCounter)` (1,430 with the
    * defaults). When an LLM writes the summary (`llmClient`, or `ANTHROPIC_API_KEY`), a smaller
    * value rejects with {@link InvalidOptionError} before anything is written.
    * @default 100000
@@ -442,7 +442,7 @@ export function resolveSummaryModel(summaryModel: string | undefined, client: Ll
  * attempt).
  *
  * @throws {InvalidOptionError} naming the option, the minimum and the value, e.g.
- *   `summaryInputMaxTokens must be at least 1383 for a 1200-word summary (...), got 500`.
+ *   `summaryInputMaxTokens must be at least 1430 for a 1200-word summary (...), got 500`.
  */
 export function assertSummaryInputMaxTokens(
   options: Pick<ResolvedCompactOptions, 'summaryInputMaxTokens' | 'summaryMaxWords'>,

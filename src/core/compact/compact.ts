@@ -11,9 +11,10 @@ import { assembleMessages } from './assemble.js';
 import type { ResolvedCompactOptions } from './compact-options.js';
 import { partitionMessages } from './partition.js';
 import { archiveRest, createArchiveWriterStore } from './persist.js';
-import { gatherFacts } from './conversation-facts.js';
-import { appendLedger, buildLedgerFromFacts, type CompactLedger } from './ledger.js';
-import { readOffloadedErrorText } from './offloaded-error.js';
+import { gatherFacts, type ConversationFacts } from './conversation-facts.js';
+import { findLastErrorReadingStore } from './last-error.js';
+import { appendLedger, buildLedgerFromFacts, describeLastError, parseLedger, type CompactLedger } from './ledger.js';
+import { listOffloadedResults, mergeOffloadedResults, readOffloadIndex, writeOffloadIndex, type OffloadedResultEntry } from './offload-index.js';
 import { collectRestoredFiles } from './restore.js';
 import { summarizeWithRetry } from './retry.js';
 import { computeCompactStats, createEmptyCompactStats, type CompactStats } from './stats.js';
@@ -117,6 +118,16 @@ export interface CompactPorts {
   now: () => Date;
 }
 
+/**
+ * Every offloaded result the history references: those of an earlier compaction's index (read
+ * from `store` when it can read), those its ledger lists, then those of `facts`, each once.
+ */
+async function collectOffloadedResults(facts: ConversationFacts, store: ContentStore | undefined, logger: Logger): Promise<OffloadedResultEntry[]> {
+  const previous = facts.earlierSummary === undefined ? undefined : parseLedger(facts.earlierSummary);
+  const indexed = previous?.offloadIndex === undefined ? [] : await readOffloadIndex(previous.offloadIndex.reference, store, logger);
+  return mergeOffloadedResults(indexed, previous?.offloadedResults.items ?? [], listOffloadedResults(facts));
+}
+
 function missingArchiveTarget(): never {
   throw new TypeError('compactMessagesWith needs ports.store or ports.fileWriter for the archive');
 }
@@ -145,10 +156,13 @@ function skip(messages: readonly Message[], skippedReason: CompactSkipReason): C
  * 4. Summarize Rest with retry; when every attempt fails, resolve the input array
  *    itself with `'summarizer-failed'` and the last error. A summary over
  *    `computeSummaryMaxTokens(summaryMaxWords)` tokens is cut to it, with a marker.
- * 5. Append the ledger of Rest (the archive's reference, offloaded results, task, latest
- *    request, files, commands, last error) to the summary. When the last error was offloaded
- *    into `ports.store`, a few KB of it are read back so that the ledger quotes its error
- *    line next to the reference (a failed read keeps the reference alone, logged).
+ *    The last error a tool printed is found first (when its result, or a newer one that may
+ *    hold it, was offloaded into `ports.store`, a few KB of it are read back) and given to the
+ *    summarizer.
+ * 5. Write the offload index (every offloaded result of Rest and of the earlier index, with
+ *    tool, input gist and reference) to the archive's store, then append the ledger of Rest
+ *    (the archive's reference, the most recent offloaded results and the index, task, latest
+ *    request, files, commands, the last error with its line) to the summary.
  * 6. Restore recent files from the whole history, then assemble and count. Unless `force`, a
  *    result not smaller than the input (both counted locally) is not kept: the input array
  *    itself, `'no-gain'`.
@@ -185,11 +199,16 @@ export async function compactMessagesWith(
     return { ...skip(messages, 'archive-failed'), error: archive.error };
   }
   const originalMessagesPath = archive.path;
+  const facts = gatherFacts(rest);
+  // only a real store can read back: a file writer's archive store only writes
+  const found = await findLastErrorReadingStore(facts, { store: ports.store, logger, signal });
+  const lastError = found === undefined ? undefined : describeLastError(found);
 
   let summarizerText: string;
   try {
     summarizerText = await summarizeWithRetry(ports.summarizer, rest, {
       maxWords: options.summaryMaxWords,
+      lastError,
       maxRetries: options.maxRetries,
       baseDelayMs: options.retryBaseDelayMs,
       signal,
@@ -215,17 +234,20 @@ export async function compactMessagesWith(
   if (fitted.cut) {
     logger.warn(`compact: the summary (${summarizerText.length} characters) is over its budget of ${summaryMaxTokens} tokens; it was cut to fit`);
   }
-  const facts = gatherFacts(rest);
-  // only a real store can read back: a file writer's archive store only writes
-  const offloadedError = await readOffloadedErrorText(facts, { store: ports.store, logger });
+  const offloaded = await collectOffloadedResults(facts, ports.store, logger);
+  const offloadIndex = await writeOffloadIndex(offloaded, { store, sessionId: options.sessionId, logger });
   throwIfAborted(signal);
-  const ledger = buildLedgerFromFacts(facts, {
-    archiveReference: originalMessagesPath,
-    readToolNames: options.readToolNames,
-    pathField: options.pathField,
-    resumeMessage: options.resumeMessage,
-    offloadedError,
-  });
+  const ledger = buildLedgerFromFacts(
+    facts,
+    {
+      archiveReference: originalMessagesPath,
+      readToolNames: options.readToolNames,
+      pathField: options.pathField,
+      resumeMessage: options.resumeMessage,
+      offloadIndex,
+    },
+    found,
+  );
   const summary = appendLedger(fitted.text, ledger);
 
   const restored = await collectRestoredFiles(messages, {

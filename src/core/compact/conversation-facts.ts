@@ -6,6 +6,7 @@
 import { isOffloadReference } from '../offload-reference.js';
 import { extractReference } from '../reference-keys.js';
 import { isTextBlock, isToolResultBlock, isToolUseBlock, type Message } from '../types.js';
+import { createUserRequestReader, type Utterance } from './user-requests.js';
 import { COMPRESSED_CONVERSATION_PREFIX, parseRestoredFileMessage, RESTORED_FILE_ACKNOWLEDGEMENT, SUMMARY_ACKNOWLEDGEMENT } from './assemble.js';
 
 /**
@@ -75,11 +76,7 @@ export interface ToolResultFact {
   messageIndex: number;
 }
 
-/** A text of a user or assistant message, trimmed. */
-export interface Utterance {
-  text: string;
-  messageIndex: number;
-}
+export type { Utterance } from './user-requests.js';
 
 /** One path a call (or a restored-file message) touched. */
 export interface FileEvent {
@@ -94,7 +91,10 @@ export interface FileEvent {
 /** Everything {@link gatherFacts} reads off a history. */
 export interface ConversationFacts {
   messageCount: number;
-  /** User texts that are requests: not tool results, restored files or an earlier summary. */
+  /**
+   * What the user asked, in order: user texts that are not tool results, restored files, an
+   * earlier summary or harness text, a slash command as typed (see `user-requests.ts`).
+   */
   requests: Utterance[];
   /** Assistant texts, without compaction's own acknowledgements. */
   statements: Utterance[];
@@ -110,9 +110,10 @@ export interface ConversationFacts {
 
 /** Reads the facts off `messages`. Pure; linear in the size of the messages. */
 export function gatherFacts(messages: readonly Message[]): ConversationFacts {
+  const requestReader = createUserRequestReader();
   const facts: ConversationFacts = {
     messageCount: messages.length,
-    requests: [],
+    requests: requestReader.requests,
     statements: [],
     calls: [],
     results: [],
@@ -140,13 +141,14 @@ export function gatherFacts(messages: readonly Message[]): ConversationFacts {
         texts.push(block.text);
       }
     }
+    if (message.role === 'assistant') requestReader.noteAssistantMessage();
     const text = texts.join('\n').trim();
     if (text === '') return;
     if (message.role === 'user') {
       const restoredPath = parseRestoredFileMessage(message);
       if (restoredPath !== undefined) facts.fileEvents.push({ path: restoredPath, operation: 'read', failed: false, messageIndex });
       else if (text.startsWith(COMPRESSED_CONVERSATION_PREFIX.trim())) facts.earlierSummary = text.slice(COMPRESSED_CONVERSATION_PREFIX.trim().length).trim();
-      else if (!isHarnessText(text)) facts.requests.push({ text, messageIndex });
+      else requestReader.readUserMessage(texts, messageIndex);
     } else if (message.role === 'assistant' && text !== SUMMARY_ACKNOWLEDGEMENT && text !== RESTORED_FILE_ACKNOWLEDGEMENT) {
       facts.statements.push({ text, messageIndex });
     }
@@ -158,20 +160,6 @@ export function gatherFacts(messages: readonly Message[]): ConversationFacts {
     for (const path of extractPaths(call.input)) facts.fileEvents.push({ path, operation, failed, messageIndex: call.messageIndex });
   }
   return facts;
-}
-
-/**
- * Text an agent harness put in a user message, not the person: Claude Code's command echoes and
- * caveats (`<local-command-caveat>`, `<command-name>`, `<local-command-stdout>`), system
- * reminders, and hook feedback ("PostToolUse hook: ..."). Such text is never the task or the
- * latest request.
- */
-const HARNESS_TAG = /^<(local-command-[a-z-]+|command-(name|message|args)|system-reminder|user-prompt-submit-hook)>/;
-const HOOK_FEEDBACK = /^(PreToolUse|PostToolUse|Stop|SubagentStop|UserPromptSubmit|SessionStart|Notification|PreCompact)(:[^\s]*)? hook\b/;
-
-/** Whether a user message's text was written by the agent harness (see {@link HARNESS_TAG}). */
-function isHarnessText(text: string): boolean {
-  return HARNESS_TAG.test(text) || HOOK_FEEDBACK.test(text);
 }
 
 /**
@@ -239,37 +227,4 @@ export function renderResultText(content: unknown): string {
 /** The reference an offloaded tool result holds (`./tool-result-x.md`, `redis://...`), else `undefined`. */
 export function findOffloadedReference(content: unknown): string | undefined {
   return isOffloadReference(content) ? extractReference(renderResultText(content)) : undefined;
-}
-
-/**
- * The last `tool_result` marked `is_error` (the ledger's last error, and the one compaction
- * reads back when it was offloaded), else `undefined`.
- */
-export function findLastFailure(facts: ConversationFacts): ToolResultFact | undefined {
-  for (let index = facts.results.length - 1; index >= 0; index -= 1) {
-    const result = facts.results[index] as ToolResultFact;
-    if (result.isError) return result;
-  }
-  return undefined;
-}
-
-/** The first line of `text` that is not blank, trimmed; `''` when there is none. */
-export function firstLine(text: string): string {
-  return text.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
-}
-
-/** An error message line: `TypeError: ...`, `error[E0308]: ...`, `fatal: ...`, `panic: ...`. */
-const ERROR_MESSAGE_LINE = /^\s*(?:[\w.]*(?:Error|Exception)\b|error(?:\[\w+\])?:|fatal:|panic(?:ked)?\b)/i;
-/** A line that reports a failure: `FAIL tests/a.test.ts`, `Traceback`, `npm ERR!`, `✗ ...`. */
-const FAILURE_LINE = /\b(?:FAIL(?:ED)?|Traceback)\b|\bERR!|^\s*[✗×✖]/;
-
-/**
- * The line of a failed tool result that best says what went wrong: the first error message
- * (`AssertionError: expected 101 to be 102`), else the first line reporting a failure, else
- * the first line. Tool output often opens with a banner (`RUN v3.2.4 /repo`) that says nothing.
- */
-export function errorLine(text: string): string {
-  const lines = text.split('\n');
-  const found = lines.find((line) => ERROR_MESSAGE_LINE.test(line)) ?? lines.find((line) => FAILURE_LINE.test(line));
-  return found?.trim() ?? firstLine(text);
 }

@@ -5,11 +5,13 @@
  * ledger) — no model, no network, same output for the same input.
  */
 import { describeValue, InvalidOptionError } from '../errors.js';
-import type { Summarizer, SummarizerOptions } from '../ports.js';
+import type { Summarizer } from '../ports.js';
 import type { Message } from '../types.js';
 import { countWords, truncateToWords } from '../words.js';
-import { errorLine, firstLine, gatherFacts, type ConversationFacts, type ToolCall, type Utterance } from './conversation-facts.js';
-import { stripLedger } from './ledger.js';
+import { gatherFacts, type ConversationFacts, type ToolCall } from './conversation-facts.js';
+import { firstLine } from './error-lines.js';
+import { capWords, createErrorDescriber, createFailureReader, CUT_MARK, formatCode, nameCall } from './extractive-failures.js';
+import { stripLedger, type CompactionSummarizerOptions, type LedgerError } from './ledger.js';
 import { SUMMARY_SECTION_TITLES } from './summary-prompt.js';
 
 /**
@@ -47,14 +49,14 @@ import { SUMMARY_SECTION_TITLES } from './summary-prompt.js';
  */
 export function createExtractiveSummarizer(): Summarizer {
   return {
-    summarize(messages: readonly Message[], options: SummarizerOptions): Promise<string> {
+    summarize(messages: readonly Message[], options: CompactionSummarizerOptions): Promise<string> {
       try {
-        const { maxWords, signal } = options;
+        const { maxWords, signal, lastError } = options;
         if (typeof maxWords !== 'number' || !Number.isInteger(maxWords) || maxWords < 1) {
           throw new InvalidOptionError(`maxWords must be an integer >= 1, got ${describeValue(maxWords)}`);
         }
         signal?.throwIfAborted();
-        return Promise.resolve(writeExtractiveSummary(messages, maxWords));
+        return Promise.resolve(writeExtractiveSummary(messages, maxWords, lastError));
       } catch (error) {
         return Promise.reject(error);
       }
@@ -121,19 +123,16 @@ const OMISSION_NOTE_WORDS = 5;
 /** Below this many words for items, lists end without a "more ... not shown" line. */
 const MIN_WORDS_FOR_OMISSION_NOTES = 100;
 
-/** Marks a quote that was cut short (punctuation only: it costs no word). */
-const CUT_MARK = ' […]';
-
-function writeExtractiveSummary(messages: readonly Message[], maxWords: number): string {
+function writeExtractiveSummary(messages: readonly Message[], maxWords: number, lastError: LedgerError | undefined): string {
   const facts = collectFacts(messages);
-  const items = collectItems(facts, maxWords);
+  const items = collectItems(facts, maxWords, createFailureReader(lastError));
   const sections = fitItems(items, maxWords);
   const summary = sections.join('\n\n');
   // only a budget smaller than the five headings can get here
   return countWords(summary) <= maxWords ? summary : truncateToWords(summary, maxWords);
 }
 
-function collectItems(facts: Facts, maxWords: number): Item[] {
+function collectItems(facts: Facts, maxWords: number, failureOf: (call: ToolCall) => string | undefined): Item[] {
   const items: Item[] = [];
   const share = (fraction: number, floor: number): number => Math.max(floor, Math.floor(maxWords * fraction));
   const { requests, statements, calls } = facts;
@@ -172,22 +171,27 @@ function collectItems(facts: Facts, maxWords: number): Item[] {
   });
 
   // Tool Calls
-  const failures = calls.filter((call) => call.result?.isError === true).length;
+  const failed = calls.filter((call) => failureOf(call) !== undefined);
+  const lastFailed = failed.at(-1);
   if (calls.length > 0) {
-    items.push({ section: TOOLS, tier: 0, priority: 0, order: 1, text: `- ${plural(calls.length, 'tool call')}, ${failures} failed.` });
+    items.push({ section: TOOLS, tier: 0, priority: 0, order: 1, text: `- ${plural(calls.length, 'tool call')}, ${failed.length} failed.` });
+  }
+  if (lastFailed !== undefined) {
+    const text = `- Last failed call: ${capWords(nameCall(lastFailed), 15)} → ${capWords(failureOf(lastFailed) ?? '', 30)}`;
+    items.push({ section: TOOLS, tier: 0, priority: 1, order: 2, text, minWords: 5 });
   }
   const perTool = new Map<string, { calls: number; failures: number }>();
   for (const call of calls) {
     const stats = perTool.get(call.name) ?? { calls: 0, failures: 0 };
     stats.calls += 1;
-    if (call.result?.isError === true) stats.failures += 1;
+    if (failureOf(call) !== undefined) stats.failures += 1;
     perTool.set(call.name, stats);
   }
   [...perTool.entries()]
     .sort(([nameA, a], [nameB, b]) => b.calls - a.calls || (nameA < nameB ? -1 : nameA > nameB ? 1 : 0))
     .forEach(([name, stats], index) => {
-      const failed = stats.failures > 0 ? `, ${stats.failures} failed` : '';
-      items.push({ section: TOOLS, tier: 2, priority: index, order: 2 + index, text: `- ${formatCode(name)}: ${plural(stats.calls, 'call')}${failed}`, listed: true });
+      const failures = stats.failures > 0 ? `, ${stats.failures} failed` : '';
+      items.push({ section: TOOLS, tier: 2, priority: index, order: 3 + index, text: `- ${formatCode(name)}: ${plural(stats.calls, 'call')}${failures}`, listed: true });
     });
   calls.slice(-6, -1).forEach((call, index, recent) => {
     items.push({
@@ -195,7 +199,7 @@ function collectItems(facts: Facts, maxWords: number): Item[] {
       tier: 3,
       priority: recent.length - index,
       order: 1000 + index,
-      text: `- Recent call: ${capWords(describeCall(call), 30)}`,
+      text: `- Recent call: ${capWords(describeCall(call, failureOf), 30)}`,
       minWords: 4,
     });
   });
@@ -213,12 +217,18 @@ function collectItems(facts: Facts, maxWords: number): Item[] {
   }
   const lastCall = calls.at(-1);
   if (lastCall !== undefined) {
-    items.push({ section: STATUS, tier: 0, priority: 3, order: 3, text: `- Last tool call: ${capWords(describeCall(lastCall), 40)}`, minWords: 5 });
+    items.push({ section: STATUS, tier: 0, priority: 3, order: 3, text: `- Last tool call: ${capWords(describeCall(lastCall, failureOf), 40)}`, minWords: 5 });
+  }
+  // the last error, unless the last call is the one that failed (said just above)
+  if (lastFailed !== undefined && lastFailed !== lastCall) {
+    const later = calls.slice(calls.indexOf(lastFailed) + 1).some((call) => call.name === lastFailed.name && call.result !== undefined && failureOf(call) === undefined);
+    const resolution = later ? ` A later ${formatCode(lastFailed.name)} call succeeded.` : '';
+    const text = `- Last error, from ${capWords(nameCall(lastFailed), 15)}: ${capWords(failureOf(lastFailed) ?? '', 30)}${resolution}`;
+    items.push({ section: STATUS, tier: 0, priority: 4, order: 4, text, minWords: 5 });
   }
 
   // Errors & Resolutions: every failed call, the most recent kept first
-  const failed = calls.filter((call) => call.result?.isError === true);
-  const describeFailure = createErrorDescriber(facts);
+  const describeFailure = createErrorDescriber(facts, failureOf);
   failed.forEach((call, index) => {
     items.push({
       section: ERRORS,
@@ -316,75 +326,10 @@ function normalizeTitle(title: string): string {
   return title.toLowerCase().replace(/\band\b/g, '&').replace(/[^a-z&]/g, '');
 }
 
-function describeCall(call: ToolCall): string {
-  const outcome = call.result === undefined ? 'no result yet' : call.result.isError ? `failed: ${errorLine(call.result.text)}` : 'ok';
+function describeCall(call: ToolCall, failureOf: (call: ToolCall) => string | undefined): string {
+  const failure = failureOf(call);
+  const outcome = call.result === undefined ? 'no result yet' : failure !== undefined ? `failed: ${failure}` : 'ok';
   return `${formatCode(call.name)} ${truncateChars(stringifyInput(call.input), 200)} → ${outcome}`;
-}
-
-/**
- * Returns the Errors & Resolutions line of a failed call: its error line, what the assistant
- * said next and how the next call of the same tool went. Both are looked up in tables built
- * once, not searched from the start for each failure: a long history has thousands of them.
- */
-function createErrorDescriber(facts: Facts): (call: ToolCall) => string {
-  const nextStatements = indexNextStatements(facts.statements, facts.messageCount);
-  const retries = indexRetries(facts.calls);
-  // many failures in a row share the statement that follows them: quote each statement once
-  const quotes = new Map<Utterance, string>();
-  return (call) => {
-    const resultIndex = call.result?.messageIndex ?? call.messageIndex;
-    let text = `- ${formatCode(call.name)} failed: ${capWords(errorLine(call.result?.text ?? ''), 30) || '(no message)'}`;
-    const next = nextStatements[resultIndex];
-    if (next !== undefined) {
-      let quote = quotes.get(next);
-      if (quote === undefined) {
-        quote = capWords(firstLine(next.text), 25);
-        quotes.set(next, quote);
-      }
-      text += ` Then: "${quote}"`;
-    }
-    const retry = retries.get(call);
-    if (retry !== undefined) {
-      const outcome = retry.result === undefined ? 'has no result yet' : retry.result.isError ? 'failed too' : 'succeeded';
-      text += ` The next ${formatCode(call.name)} call ${outcome}.`;
-    }
-    return text;
-  };
-}
-
-/** For each message index, the first statement in a later message. */
-function indexNextStatements(statements: readonly Utterance[], messageCount: number): Array<Utterance | undefined> {
-  const next = new Array<Utterance | undefined>(messageCount);
-  let position = statements.length;
-  for (let messageIndex = messageCount - 1; messageIndex >= 0; messageIndex -= 1) {
-    while (position > 0 && (statements[position - 1] as Utterance).messageIndex > messageIndex) position -= 1;
-    next[messageIndex] = statements[position];
-  }
-  return next;
-}
-
-/**
- * For each call, the first call of the same tool in a later message (calls of one message are
- * not retries of each other). One pass from the end, a message at a time.
- */
-function indexRetries(calls: readonly ToolCall[]): Map<ToolCall, ToolCall> {
-  const retries = new Map<ToolCall, ToolCall>();
-  const nextByName = new Map<string, ToolCall>();
-  let end = calls.length;
-  while (end > 0) {
-    const messageIndex = (calls[end - 1] as ToolCall).messageIndex;
-    let start = end - 1;
-    while (start > 0 && (calls[start - 1] as ToolCall).messageIndex === messageIndex) start -= 1;
-    const group = calls.slice(start, end);
-    for (const call of group) {
-      const retry = nextByName.get(call.name);
-      if (retry !== undefined) retries.set(call, retry);
-    }
-    // last to first, so that the earliest call of each tool in this message is kept
-    for (const call of group.reverse()) nextByName.set(call.name, call);
-    end = start;
-  }
-  return retries;
 }
 
 /** `- Label:` then the text as a Markdown quote, cut to `maxWords` words. */
@@ -458,12 +403,6 @@ function fitItems(items: readonly Item[], maxWords: number): string[] {
 // ---------------------------------------------------------------------------------------------
 // Small text helpers
 
-/** `text` cut to `maxWords` words, marked `[…]` when cut. */
-function capWords(text: string, maxWords: number): string {
-  const cut = truncateToWords(text, maxWords);
-  return cut.length < text.length ? cut + CUT_MARK : text;
-}
-
 /** The first `maxChars` characters of one line of `text`, marked `…` when cut; never splits a surrogate pair. */
 function truncateChars(text: string, maxChars: number): string {
   const flat = text.replace(/\s+/g, ' ');
@@ -480,10 +419,6 @@ function stringifyInput(input: unknown): string {
   } catch {
     return '[unserializable input]';
   }
-}
-
-function formatCode(text: string): string {
-  return text.includes('`') ? text : `\`${text}\``;
 }
 
 function plural(count: number, noun: string): string {

@@ -6,18 +6,21 @@
  * summarizer's text, and read back from an earlier summary at the next compaction, so its
  * facts carry over from one compaction to the next. Pure.
  */
+import type { SummarizerOptions } from '../ports.js';
 import { findHeadEnd } from '../text.js';
 import type { Message } from '../types.js';
+import { gatherFacts, isPathLike, type ConversationFacts } from './conversation-facts.js';
+import { describeInputGist, extractCommand } from './input-gist.js';
+import { findLastError, type LastErrorFinding } from './last-error.js';
 import {
-  errorLine,
-  findLastFailure,
-  findOffloadedReference,
-  gatherFacts,
-  isPathLike,
-  renderResultText,
-  type ConversationFacts,
-  type ToolResultFact,
-} from './conversation-facts.js';
+  formatOffloadedEntry,
+  listOffloadedResults,
+  parseOffloadedEntry,
+  type OffloadedResultEntry,
+  type OffloadIndex,
+} from './offload-index.js';
+
+export type { OffloadedResultEntry } from './offload-index.js';
 
 /** The heading of the ledger section: the last one in a summary is the ledger. */
 export const LEDGER_HEADING = '## Context Ledger';
@@ -35,41 +38,45 @@ export interface LedgerList<T> {
   omittedCount: number;
 }
 
-/** The last failed tool result. */
+/**
+ * The last error a tool printed: the newest tool result marked `is_error`, or holding an error
+ * line though it is not marked (a failing test run, a compiler error, a non-zero exit status).
+ */
 export interface LedgerError {
   /** The tool that failed (`'unknown'` when its call is not in the messages). */
   toolName: string;
   toolUseId: string;
+  /** What the call was (its command, path or query, at most 80 characters), when its call is in the messages. */
+  input?: string | undefined;
   /**
    * The line of the result that best says what went wrong, cut to a few hundred characters.
-   * For an offloaded result whose text could not be read, its reference line.
+   * For a marked result with no such line, its first line (for an offloaded result whose text
+   * could not be read, its reference line).
    */
   message: string;
   /**
-   * Where the whole failed result is, when it was offloaded and `message` was read from the
+   * Where the whole result is, when it was offloaded and `message` was read from the
    * offloaded text: the read tool opens it.
    */
   reference?: string | undefined;
 }
 
 /**
- * Text of an offloaded tool result as far as it was read (its first and last few KB), for the
- * ledger's last error when that result was offloaded.
+ * What compaction passes to its summarizer: the {@link SummarizerOptions}, and the last error
+ * it found, whose line it may have read back from the store (the messages then hold only the
+ * result's reference). A summarizer may quote it; the extractive summarizer does.
  */
-export interface OffloadedErrorText {
-  /** The reference the failed result holds, as the read tool takes it. */
-  reference: string;
-  /** The text read under that reference. */
-  text: string;
+export interface CompactionSummarizerOptions extends SummarizerOptions {
+  /** The last error a tool printed in the messages summarized, when there is one. */
+  lastError?: LedgerError | undefined;
 }
 
-/** A tool result that was offloaded: the read tool opens `reference`. */
-export interface OffloadedResultEntry {
-  /** The tool that produced it (`'unknown'` when its call is not in the messages). */
-  toolName: string;
-  toolUseId: string;
-  /** As the read tool takes it: `./tool-result-x.md`, an absolute path, `redis://...`. */
+/** The index of every offloaded result, written in the store by a compaction. */
+export interface LedgerOffloadIndex {
+  /** As the read tool takes it: the tool pages and searches it. */
   reference: string;
+  /** How many offloaded results it lists. */
+  count: number;
 }
 
 /** The facts every summary of a compaction carries. */
@@ -88,10 +95,12 @@ export interface CompactLedger {
   filesEdited: LedgerList<string>;
   /** Shell commands run, least recent first, each once (at its latest run). */
   commands: LedgerList<string>;
-  /** The last tool result marked `is_error`. */
+  /** The last error a tool printed (see {@link LedgerError}). */
   lastError: LedgerError | undefined;
-  /** Offloaded tool results, least recent first. */
+  /** Offloaded tool results, least recent first: the most recent, when an index lists them all. */
   offloadedResults: LedgerList<OffloadedResultEntry>;
+  /** The index of every offloaded result, when one was written. */
+  offloadIndex: LedgerOffloadIndex | undefined;
 }
 
 /** Options of {@link buildLedger}. */
@@ -105,12 +114,11 @@ export interface BuildLedgerOptions {
   /** A user message compaction itself appends (`"Continue with the task."`): not a request. */
   resumeMessage?: string | undefined;
   /**
-   * The text of the last failed result when that result is an offload reference, read from the
-   * store beforehand: the last error's line is taken from it, next to the reference. Used only
-   * when its `reference` is the one the last failed result holds; without it, the last error
-   * of an offloaded result is its reference line.
+   * The index of every offloaded result, written beforehand: the ledger lists its most recent
+   * entries and names it. Without it, the ledger lists the most recent offloaded results of
+   * the messages and of the earlier ledger.
    */
-  offloadedError?: OffloadedErrorText | undefined;
+  offloadIndex?: OffloadIndex | undefined;
 }
 
 /** How much the ledger keeps: it must stay a short section whatever the history. */
@@ -136,16 +144,15 @@ const LABELS = {
   filesEdited: 'Files edited',
   commands: 'Commands run',
   lastError: 'Last error',
-  offloadedResults: 'Offloaded tool results [tool, id, reference]',
+  offloadedResults: 'Offloaded tool results [tool, id, input, reference]',
+  offloadIndex: 'Index of all offloaded results, searchable with the read tool',
 } as const;
+/** What the offloaded results' label started with before entries had an input: still read. */
+const OFFLOADED_RESULTS_LABEL_START = 'Offloaded tool results [';
 
 /** `- Label: value`, or `- Label (N most recent; M earlier not listed): value`. */
 const LEDGER_LINE = /^- ([A-Za-z ,[\]]+?)(?: \(\d+ most recent; (\d+) earlier not listed\))?:(?: (.*))?$/;
 const ENTRY_LINE = /^ {2}- (.*)$/;
-/** A tool that runs shell commands: `Bash`, `bash`, `shell`, `local_shell`, `run_command`, `execute_command`, ... */
-const SHELL_TOOL_NAME = /bash|shell|terminal|command|^(?:sh|zsh|exec|run)$/;
-/** `['bash', '-lc', 'npm test']`: the script is the command. */
-const SHELL_SCRIPT_FLAG = /^-l?c$/;
 
 /**
  * Builds the ledger of `messages` (the Rest a compaction replaces). When they start from an
@@ -157,14 +164,16 @@ const SHELL_SCRIPT_FLAG = /^-l?c$/;
  * characters.
  */
 export function buildLedger(messages: readonly Message[], options: BuildLedgerOptions): CompactLedger {
-  return buildLedgerFromFacts(gatherFacts(messages), options);
+  const facts = gatherFacts(messages);
+  return buildLedgerFromFacts(facts, options, findLastError(facts));
 }
 
 /**
- * {@link buildLedger} from facts already read off the messages ({@link gatherFacts}): compaction
- * reads them once for the ledger and for the offloaded last error.
+ * {@link buildLedger} from facts already read off the messages ({@link gatherFacts}) and the last
+ * error found in them: compaction reads the facts once, and finds the last error reading
+ * offloaded results back from its store.
  */
-export function buildLedgerFromFacts(facts: ConversationFacts, options: BuildLedgerOptions): CompactLedger {
+export function buildLedgerFromFacts(facts: ConversationFacts, options: BuildLedgerOptions, lastError: LastErrorFinding | undefined): CompactLedger {
   const previous = facts.earlierSummary === undefined ? undefined : parseLedger(facts.earlierSummary);
   const resumeMessage = options.resumeMessage?.trim();
   const requests = facts.requests.filter((request) => request.text !== resumeMessage);
@@ -173,11 +182,7 @@ export function buildLedgerFromFacts(facts: ConversationFacts, options: BuildLed
     const command = extractCommand(call.name, call.input);
     return command === undefined ? [] : [cutText(command, LIMITS.commandChars)];
   });
-  const offloaded = facts.results.flatMap((result): OffloadedResultEntry[] => {
-    const reference = findOffloadedReference(result.content);
-    return reference === undefined ? [] : [{ toolName: result.toolName ?? 'unknown', toolUseId: result.toolUseId, reference }];
-  });
-  const failed = findLastFailure(facts);
+  const { offloadIndex } = options;
   const firstRequest = requests[0];
   const latestRequest = requests.at(-1);
   return {
@@ -193,24 +198,26 @@ export function buildLedgerFromFacts(facts: ConversationFacts, options: BuildLed
     filesRead: mergeList(previous?.filesRead, reads, LIMITS.files, (path) => path),
     filesEdited: mergeList(previous?.filesEdited, edits, LIMITS.files, (path) => path),
     commands: mergeList(previous?.commands, commands, LIMITS.commands, (command) => command),
-    lastError: failed === undefined ? previous?.lastError : describeFailure(failed, options.offloadedError),
-    offloadedResults: mergeList(previous?.offloadedResults, offloaded, LIMITS.offloadedResults, (entry) => entry.reference),
+    lastError: lastError === undefined ? previous?.lastError : describeLastError(lastError),
+    offloadedResults:
+      offloadIndex === undefined
+        ? mergeList(previous?.offloadedResults, listOffloadedResults(facts), LIMITS.offloadedResults, (entry) => entry.reference)
+        : { items: offloadIndex.entries.slice(-LIMITS.offloadedResults), omittedCount: Math.max(0, offloadIndex.entries.length - LIMITS.offloadedResults) },
+    offloadIndex: offloadIndex === undefined ? undefined : { reference: offloadIndex.reference, count: offloadIndex.entries.length },
   };
 }
 
-/**
- * The ledger's entry for a failed result: its most telling line, read from the offloaded text
- * (next to the reference) when the result was offloaded and that text was read, else from the
- * result itself (for an offloaded one, its reference line).
- */
-function describeFailure(failed: ToolResultFact, offloaded: OffloadedErrorText | undefined): LedgerError {
-  const toolName = failed.toolName ?? 'unknown';
-  const reference = findOffloadedReference(failed.content);
-  if (reference !== undefined && offloaded?.reference === reference) {
-    const line = errorLine(offloaded.text);
-    if (line !== '') return { toolName, toolUseId: failed.toolUseId, message: cutText(line, LIMITS.errorChars), reference };
-  }
-  return { toolName, toolUseId: failed.toolUseId, message: cutText(errorLine(renderResultText(failed.content)) || '(no message)', LIMITS.errorChars) };
+/** The ledger's entry for the last error: its line, its call's input gist, and its reference when the line was read from the store. */
+export function describeLastError(found: LastErrorFinding): LedgerError {
+  const toolName = found.result.toolName ?? 'unknown';
+  const input = found.call === undefined ? '' : describeInputGist(toolName, found.call.input);
+  return {
+    toolName,
+    toolUseId: found.result.toolUseId,
+    ...(input === '' ? {} : { input }),
+    message: cutText(found.line || '(no message)', LIMITS.errorChars),
+    ...(found.reference === undefined ? {} : { reference: found.reference }),
+  };
 }
 
 /** The paths read and edited by successful calls (and restored-file messages), in message order. */
@@ -237,17 +244,6 @@ function collectFileTouches(facts: ConversationFacts, options: BuildLedgerOption
     reads: touches.filter((touch) => touch.read).map((touch) => touch.path),
     edits: touches.filter((touch) => !touch.read).map((touch) => touch.path),
   };
-}
-
-/** The command a shell tool's input runs (`command` or `cmd`, a string or an argv list). */
-function extractCommand(toolName: string, input: unknown): string | undefined {
-  if (!SHELL_TOOL_NAME.test(toolName.toLowerCase()) || typeof input !== 'object' || input === null) return undefined;
-  const fields = input as { command?: unknown; cmd?: unknown };
-  const value = fields.command ?? fields.cmd;
-  if (typeof value === 'string') return value.trim() === '' ? undefined : value.trim();
-  if (!Array.isArray(value) || value.length === 0 || !value.every((part) => typeof part === 'string')) return undefined;
-  const parts = value as string[];
-  return parts.length === 3 && SHELL_SCRIPT_FLAG.test(parts[1] as string) ? parts[2] : parts.join(' ');
 }
 
 /**
@@ -288,14 +284,15 @@ function cutText(text: string, maxChars: number): string {
  * - Files read: ["src/a.ts", "README.md"]
  * - Files edited: ["src/a.ts"]
  * - Commands run: ["npm test"]
- * - Last error: {"tool":"bash","id":"toolu_9","error":"AssertionError: expected 1 to be 2"}
- * - Offloaded tool results [tool, id, reference]:
- *   - ["Read","toolu_1","./tool-result-toolu_1.md"]
+ * - Last error: {"tool":"bash","id":"toolu_9","input":"npm test","error":"AssertionError: expected 1 to be 2"}
+ * - Offloaded tool results [tool, id, input, reference]:
+ *   - ["Read","toolu_1","src/a.ts","./tool-result-toolu_1.md"]
+ * - Index of all offloaded results, searchable with the read tool: {"ref":"/work/.compact/default/offload-index-0k2f9x1a7bq.md","count":1}
  * ```
  * A list cut short says so: `- Files read (15 most recent; 7 earlier not listed): [...]`; a
  * latest request that is the task is written `the task above`; a last error read from an
  * offloaded result also names where the whole result is:
- * `{"tool":"bash","id":"toolu_9","error":"AssertionError: ...","ref":"./tool-result-toolu_9.md"}`.
+ * `{"tool":"bash","id":"toolu_9","input":"npm test","error":"AssertionError: ...","ref":"./tool-result-toolu_9.md"}`.
  */
 export function renderLedger(ledger: CompactLedger): string {
   const lines = [LEDGER_HEADING, LEDGER_NOTE];
@@ -315,14 +312,21 @@ export function renderLedger(ledger: CompactLedger): string {
   pushList(LABELS.commands, ledger.commands);
   const error = ledger.lastError;
   if (error !== undefined) {
-    const fields = { tool: error.toolName, id: error.toolUseId, error: error.message, ...(error.reference === undefined ? {} : { ref: error.reference }) };
+    const fields = {
+      tool: error.toolName,
+      id: error.toolUseId,
+      ...(error.input === undefined ? {} : { input: error.input }),
+      error: error.message,
+      ...(error.reference === undefined ? {} : { ref: error.reference }),
+    };
     lines.push(`- ${LABELS.lastError}: ${toJson(fields)}`);
   }
   if (ledger.offloadedResults.items.length > 0) {
     lines.push(`- ${describeList(LABELS.offloadedResults, ledger.offloadedResults)}:`);
-    for (const entry of ledger.offloadedResults.items) {
-      lines.push(`  - ${toJson([entry.toolName, entry.toolUseId, entry.reference])}`);
-    }
+    for (const entry of ledger.offloadedResults.items) lines.push(`  - ${formatOffloadedEntry(entry)}`);
+  }
+  if (ledger.offloadIndex !== undefined) {
+    lines.push(`- ${LABELS.offloadIndex}: ${toJson({ ref: ledger.offloadIndex.reference, count: ledger.offloadIndex.count })}`);
   }
   return lines.join('\n');
 }
@@ -378,6 +382,12 @@ function readString(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** The named fields of a JSON object line that are strings (`undefined` for the others). */
+function readOptionalStrings<K extends string>(value: unknown, keys: readonly K[]): Partial<Record<K, string>> {
+  const fields = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  return Object.fromEntries(keys.flatMap((key) => (typeof fields[key] === 'string' ? [[key, fields[key]]] : []))) as Partial<Record<K, string>>;
+}
+
 /** The fields of a JSON object line whose named fields are all strings, else `undefined`. */
 function readRecord<K extends string>(value: unknown, keys: readonly K[]): Record<K, string> | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
@@ -402,21 +412,23 @@ export function parseLedger(summary: string): CompactLedger | undefined {
     commands: emptyList(),
     lastError: undefined,
     offloadedResults: emptyList(),
+    offloadIndex: undefined,
   };
   let inOffloadedResults = false;
   for (const line of summary.slice(start).split('\n').slice(1)) {
     if (line.startsWith('## ')) break;
     const entry = ENTRY_LINE.exec(line);
     if (entry !== null) {
-      const fields = inOffloadedResults ? parseJson(entry[1]) : undefined;
-      if (Array.isArray(fields) && fields.length === 3 && fields.every((field) => typeof field === 'string')) {
-        const [toolName, toolUseId, reference] = fields as [string, string, string];
-        ledger.offloadedResults.items.push({ toolName, toolUseId, reference });
-      }
+      const offloaded = inOffloadedResults ? parseOffloadedEntry(entry[1] ?? '') : undefined;
+      if (offloaded !== undefined) ledger.offloadedResults.items.push(offloaded);
       continue;
     }
     const match = LEDGER_LINE.exec(line);
-    inOffloadedResults = match?.[1] === LABELS.offloadedResults;
+    inOffloadedResults = match?.[1]?.startsWith(OFFLOADED_RESULTS_LABEL_START) === true;
+    if (inOffloadedResults) {
+      ledger.offloadedResults = { items: [], omittedCount: match?.[2] === undefined ? 0 : Number(match[2]) };
+      continue;
+    }
     if (match === null) continue;
     const [, label, omitted, text] = match;
     const value = parseJson(text);
@@ -445,16 +457,25 @@ export function parseLedger(summary: string): CompactLedger | undefined {
         break;
       case LABELS.lastError: {
         const fields = readRecord(value, ['tool', 'id', 'error'] as const);
-        const reference = readString((value as { ref?: unknown } | undefined)?.ref);
+        const { ref: reference, input } = readOptionalStrings(value, ['ref', 'input'] as const);
         ledger.lastError =
           fields === undefined
             ? undefined
-            : { toolName: fields.tool, toolUseId: fields.id, message: fields.error, ...(reference === undefined ? {} : { reference }) };
+            : {
+                toolName: fields.tool,
+                toolUseId: fields.id,
+                ...(input === undefined ? {} : { input }),
+                message: fields.error,
+                ...(reference === undefined ? {} : { reference }),
+              };
         break;
       }
-      case LABELS.offloadedResults:
-        ledger.offloadedResults = list<OffloadedResultEntry>([]);
+      case LABELS.offloadIndex: {
+        const reference = readString((value as { ref?: unknown } | undefined)?.ref);
+        const count = (value as { count?: unknown } | undefined)?.count;
+        ledger.offloadIndex = reference === undefined || !Number.isInteger(count) ? undefined : { reference, count: count as number };
         break;
+      }
     }
   }
   return ledger;

@@ -8,6 +8,7 @@ import { raceWithSignal, throwIfAborted } from '../abort.js';
 import { SummarizerFailedError } from '../errors.js';
 import type { Sleep, Summarizer } from '../ports.js';
 import type { Message } from '../types.js';
+import type { CompactionSummarizerOptions, LedgerError } from './ledger.js';
 
 /** Longest wait between two attempts, whatever the backoff or `retry-after` says. */
 export const DEFAULT_MAX_RETRY_DELAY_MS = 60_000;
@@ -71,23 +72,20 @@ export async function retryWithBackoff<T>(attempt: (attemptNumber: number) => Pr
 /**
  * Asks `summarizer` for a summary of `messages`, with {@link retryWithBackoff}. Blank text (or
  * anything but a string) is a failure, retried like a thrown error: a {@link SummarizerFailedError}
- * (code `SUMMARIZER_FAILED`). Resolves the summary, trimmed.
+ * (code `SUMMARIZER_FAILED`). Resolves the summary, trimmed. `lastError` is passed on to the
+ * summarizer ({@link CompactionSummarizerOptions}).
  */
 export async function summarizeWithRetry(
   summarizer: Summarizer,
   messages: readonly Message[],
-  options: RetryOptions & { maxWords: number },
+  options: RetryOptions & { maxWords: number; lastError?: LedgerError | undefined },
 ): Promise<string> {
+  const summarizeOptions: CompactionSummarizerOptions = { maxWords: options.maxWords };
+  if (options.signal !== undefined) summarizeOptions.signal = options.signal;
+  if (options.lastError !== undefined) summarizeOptions.lastError = options.lastError;
   return retryWithBackoff(async (attemptNumber) => {
     // raced: a summarizer that ignores the signal cannot hold the abort up
-    const summary: unknown = await raceWithSignal(
-      (async () =>
-        summarizer.summarize(
-          messages,
-          options.signal === undefined ? { maxWords: options.maxWords } : { maxWords: options.maxWords, signal: options.signal },
-        ))(),
-      options.signal,
-    );
+    const summary: unknown = await raceWithSignal((async () => summarizer.summarize(messages, summarizeOptions))(), options.signal);
     if (typeof summary !== 'string' || summary.trim() === '') {
       throw new SummarizerFailedError(
         `summary attempt ${attemptNumber} of ${options.maxRetries + 1} returned ${typeof summary === 'string' ? 'blank text' : `no text (${typeof summary})`}`,

@@ -60,7 +60,7 @@ const minimumsByCounter = new WeakMap<TokenCounter, Map<number, number>>();
  *
  * @example
  * ```ts
- * computeMinSummaryInputTokens(1200, defaultTokenCounter); // 1383 with the current prompt
+ * computeMinSummaryInputTokens(1200, defaultTokenCounter); // 1430 with the current prompt
  * ```
  * @throws {@link InvalidOptionError} when `maxWords` is not a positive integer.
  */

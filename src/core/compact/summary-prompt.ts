@@ -21,18 +21,18 @@ export type SummarySectionTitle = (typeof SUMMARY_SECTION_TITLES)[number];
 export const SUMMARY_MOST_RECENT_RULE =
   'Pay special attention to the MOST RECENT messages — summarize the current task state, what was just done, and what the next logical step should be. This information is critical because the original recent messages will NOT be preserved.';
 
-// What each section asks for. Task Status carries spec 05 F-004 rule 2.
+// What each section asks for. Task Status carries the rule about the most recent round.
 const SECTION_INSTRUCTIONS: Readonly<Record<SummarySectionTitle, string>> = {
   'Goals & Decisions':
-    "The user's goals and requests (quote the first request and the latest one), constraints and preferences the user stated, and the decisions taken, with their reasons.",
+    "The user's goals and requests (quote the first request and the latest one; a slash command as typed, such as /review <url>), constraints and preferences the user stated, and the decisions taken, with their reasons.",
   'File Operations':
     'Every file that was read, created, modified or deleted: its path, what was done to it, and what matters about its content.',
   'Tool Calls':
-    'The tool calls that mattered (commands, searches, tests, API calls), with their arguments and outcomes: what succeeded and what failed.',
+    'The tool calls that mattered (commands, searches, tests, API calls), with their arguments and outcomes: what succeeded and what failed (name the failing command).',
   'Task Status':
-    'What is done, what is in progress and what remains. Describe in detail the operation in progress in the most recent round of the interaction and the planned next step: what was just done, its result, and exactly what to do next.',
+    'What is done, what is in progress and what remains. Describe in detail the operation in progress in the most recent round of the interaction and the planned next step: what was just done, its result (a failure: its command and error), and exactly what to do next.',
   'Errors & Resolutions':
-    'Each error met, its cause, and how it was resolved, or that it is still open.',
+    'Each error met, its cause, and how it was resolved, or that it is still open. Quote the last error a tool printed exactly, marked as an error or not, with its command.',
 };
 
 /** Options of {@link buildSummaryPrompt}. */

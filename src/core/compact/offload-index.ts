@@ -1,0 +1,154 @@
+/**
+ * The offload index: every tool result offloaded in a conversation, one line each with its
+ * tool, call id, input gist and reference, written at each compaction as one text object in
+ * the store (`<session>/offload-index-<hash>.md`, named by a hash of its text, written once).
+ * The ledger lists only the most recent offloaded results and names the index, which the read
+ * tool pages and searches (`pattern: "npm test"`), so an older result is one search and one
+ * read away rather than somewhere in the archives. Pure: it only calls the store.
+ */
+import { describeError } from '../errors.js';
+import { hashText } from '../offload-names.js';
+import type { ContentStore, Logger } from '../ports.js';
+import { resolveKey } from '../reference-keys.js';
+import { findOffloadedReference, type ConversationFacts } from './conversation-facts.js';
+import { describeInputGist } from './input-gist.js';
+
+/** A tool result that was offloaded: the read tool opens `reference`. */
+export interface OffloadedResultEntry {
+  /** The tool that produced it (`'unknown'` when its call is not in the messages). */
+  toolName: string;
+  toolUseId: string;
+  /** What the call was, in at most 80 characters: its command, path or query; `''` when unknown. */
+  input: string;
+  /** As the read tool takes it: `./tool-result-x.md`, an absolute path, `redis://...`. */
+  reference: string;
+}
+
+/** The first line of an index. */
+const INDEX_TITLE = '# Offloaded tool results';
+const INDEX_NOTE =
+  'Every tool result offloaded in this conversation up to the compaction that wrote this list, oldest first, one per line: [tool, call id, input, reference]. Pass a reference to the read tool as ref to read that result.';
+
+/** The offloaded results among the tool results of `facts`, in order, each with the gist of its call's input. */
+export function listOffloadedResults(facts: ConversationFacts): OffloadedResultEntry[] {
+  const callsById = new Map(facts.calls.map((call) => [call.id, call]));
+  return facts.results.flatMap((result): OffloadedResultEntry[] => {
+    const reference = findOffloadedReference(result.content);
+    if (reference === undefined) return [];
+    const call = callsById.get(result.toolUseId);
+    const toolName = result.toolName ?? 'unknown';
+    return [{ toolName, toolUseId: result.toolUseId, input: call === undefined ? '' : describeInputGist(toolName, call.input), reference }];
+  });
+}
+
+/** `lists` joined in order, each reference once, at its first place (an offloaded result does not move). */
+export function mergeOffloadedResults(...lists: ReadonlyArray<readonly OffloadedResultEntry[]>): OffloadedResultEntry[] {
+  const merged = new Map<string, OffloadedResultEntry>();
+  for (const list of lists) for (const entry of list) if (!merged.has(entry.reference)) merged.set(entry.reference, entry);
+  return [...merged.values()];
+}
+
+/** One entry as a line of the index (and of the ledger): a JSON array, read back exactly. */
+export function formatOffloadedEntry(entry: OffloadedResultEntry): string {
+  return JSON.stringify([entry.toolName, entry.toolUseId, entry.input, entry.reference]).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+/**
+ * The entry a line written by {@link formatOffloadedEntry} holds, or `undefined`. A line of
+ * three strings (`[tool, id, reference]`, as ledgers wrote before the input gist) reads with
+ * an empty input.
+ */
+export function parseOffloadedEntry(line: string): OffloadedResultEntry | undefined {
+  let fields: unknown;
+  try {
+    fields = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(fields) || !fields.every((field) => typeof field === 'string')) return undefined;
+  if (fields.length === 4) {
+    const [toolName, toolUseId, input, reference] = fields as [string, string, string, string];
+    return { toolName, toolUseId, input, reference };
+  }
+  if (fields.length !== 3) return undefined;
+  const [toolName, toolUseId, reference] = fields as [string, string, string];
+  return { toolName, toolUseId, input: '', reference };
+}
+
+/** The text of an index of `entries`. */
+export function renderOffloadIndex(entries: readonly OffloadedResultEntry[]): string {
+  return [INDEX_TITLE, '', INDEX_NOTE, '', ...entries.map(formatOffloadedEntry), ''].join('\n');
+}
+
+/** The entries of an index's text (lines that do not read back are skipped). */
+export function parseOffloadIndex(text: string): OffloadedResultEntry[] {
+  return text.split('\n').flatMap((line) => {
+    if (!line.startsWith('[')) return [];
+    const entry = parseOffloadedEntry(line);
+    return entry === undefined ? [] : [entry];
+  });
+}
+
+/** The key of the index of `text` in a session: `<session>/offload-index-<hash of the text>.md`. */
+export function formatOffloadIndexKey(sessionId: string, text: string): string {
+  return `${sessionId}/offload-index-${hashText(text)}.md`;
+}
+
+/** Where an index was written, and how many results it lists. */
+export interface OffloadIndex {
+  /** As the read tool takes it. */
+  reference: string;
+  /** Every offloaded result it lists, oldest first. */
+  entries: OffloadedResultEntry[];
+}
+
+/** Options of {@link writeOffloadIndex}. */
+export interface WriteOffloadIndexOptions {
+  /** Where the index is written (the archive's store). */
+  store: ContentStore;
+  /** The session's folder in it. */
+  sessionId: string;
+  /** Receives the warning when the index cannot be written. */
+  logger: Logger;
+}
+
+/**
+ * Writes the index of `entries` under its content-hashed name (an index already holding exactly
+ * this text is reused) and resolves where it is; `undefined` when there is nothing to list or
+ * it could not be written (logged at `warn`: the ledger then lists the most recent results
+ * alone). Never rejects.
+ */
+export async function writeOffloadIndex(entries: readonly OffloadedResultEntry[], options: WriteOffloadIndexOptions): Promise<OffloadIndex | undefined> {
+  if (entries.length === 0) return undefined;
+  const { store, sessionId, logger } = options;
+  const text = renderOffloadIndex(entries);
+  const key = formatOffloadIndexKey(sessionId, text);
+  try {
+    const outcome = await store.putIfAbsent(key, text);
+    if (outcome === 'exists') throw new Error(`${key} holds another text`);
+    return { reference: store.referenceFor(key), entries: [...entries] };
+  } catch (error) {
+    logger.warn(`compact: could not write the index of the offloaded results (${describeError(error)}); the summary lists the most recent ones only`);
+    return undefined;
+  }
+}
+
+/**
+ * The entries of the index `reference` names in `store` (an earlier compaction's), or `[]` when
+ * there is no store to read from, the reference is not this package's, or the read fails
+ * (logged). Never rejects.
+ */
+export async function readOffloadIndex(reference: string, store: ContentStore | undefined, logger: Logger): Promise<OffloadedResultEntry[]> {
+  if (store === undefined) return [];
+  const resolved = await resolveKey(store, reference, undefined);
+  if ('refusal' in resolved) {
+    logger.debug?.(`compact: the earlier offload index ${JSON.stringify(reference)} is not content offloaded to this store; its entries are not carried over`);
+    return [];
+  }
+  try {
+    return parseOffloadIndex((await store.get(resolved.key)) ?? '');
+  } catch (error) {
+    logger.warn(`compact: could not read the earlier offload index ${JSON.stringify(reference)} (${describeError(error)}); the entries its summary lists are carried over`);
+    return [];
+  }
+}

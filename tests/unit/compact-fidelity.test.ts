@@ -1,0 +1,183 @@
+/**
+ * What a compacted context keeps of what the agent was doing: the last error a tool printed
+ * (marked or not, offloaded or not) and every offloaded result, one read away with its gist,
+ * through the offload index.
+ */
+import { describe, expect, it } from 'vitest';
+import { createReadOffloadedTool } from '../../src/api/read-offloaded-tool.js';
+import { compactMessagesWith, type CompactPorts } from '../../src/core/compact/compact.js';
+import type { ResolvedCompactOptions } from '../../src/core/compact/compact-options.js';
+import { createExtractiveSummarizer } from '../../src/core/compact/extractive-summarizer.js';
+import { MAX_OFFLOADED_RESULTS_READ } from '../../src/core/compact/last-error.js';
+import { parseOffloadIndex } from '../../src/core/compact/offload-index.js';
+import { buildBatchReference } from '../../src/core/offload-reference.js';
+import type { ContentStore } from '../../src/core/ports.js';
+import type { Message } from '../../src/core/types.js';
+import { createMemoryStore } from '../../src/stores/memory-store.js';
+import { charCounter, createRecordingLogger, createRecordingSleep, createResolvedOptions, createScriptedSummarizer, MemoryFileSystem } from './compact-fixtures.js';
+
+const system: Message = { role: 'system', content: 'You are a coding agent.' };
+const padding: Message = { role: 'assistant', content: 'Working through it. '.repeat(600) };
+
+function setUp(options: { store?: ContentStore; resolved?: Partial<ResolvedCompactOptions>; extractive?: boolean } = {}) {
+  const fileSystem = new MemoryFileSystem({});
+  const logger = createRecordingLogger();
+  const summarizer = options.extractive === true ? createExtractiveSummarizer() : createScriptedSummarizer(['## Goals & Decisions\nS.', '## Goals & Decisions\nS2.'], fileSystem.events);
+  const ports: CompactPorts = {
+    summarizer,
+    fileReader: fileSystem.reader,
+    fileWriter: fileSystem.writer,
+    store: options.store,
+    tokenCounter: charCounter,
+    logger,
+    sleep: createRecordingSleep(),
+    now: () => new Date('2026-11-21T23:45:12Z'),
+  };
+  const resolved = createResolvedOptions({ force: true, maxRestoreFiles: 0, ...options.resolved });
+  return { logger, fileSystem, run: (messages: readonly Message[]) => compactMessagesWith(messages, resolved, ports) };
+}
+
+/** An assistant call and the user message with its result. */
+function turn(id: string, name: string, input: Record<string, unknown>, content: string, isError = false): Message[] {
+  return [
+    { role: 'assistant', content: [{ type: 'tool_use', id, name, input }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content, ...(isError ? { is_error: true } : {}) }] },
+  ];
+}
+
+const failingLog = [' RUN  v3.2.4 /repo', ...Array.from({ length: 300 }, (_, index) => ` ✓ case ${index} 0ms`), ' FAIL  tests/tax.test.ts > split', 'AssertionError: expected 2336 to be 2337', ' Tests  1 failed | 300 passed (301)'].join('\n');
+
+describe('the last error a tool printed, through compaction', () => {
+  it('finds an error in an unmarked result that was offloaded, reading its head and tail back', async () => {
+    const store = createMemoryStore();
+    await store.putIfAbsent('default/tool-result-b2.md', failingLog);
+    const reference = store.referenceFor('default/tool-result-b2.md');
+    const history = [
+      system,
+      { role: 'user', content: 'Make the tests pass.' } as Message,
+      ...turn('b1', 'Bash', { command: 'npm run build' }, 'error TS2345: old', true),
+      ...turn('b2', 'Bash', { command: 'npm test' }, buildBatchReference(reference)),
+      padding,
+    ];
+    const result = await setUp({ store }).run(history);
+    expect(result.ledger?.lastError).toEqual({ toolName: 'Bash', toolUseId: 'b2', input: 'npm test', message: 'AssertionError: expected 2336 to be 2337', reference });
+  });
+
+  it(`reads back at most ${MAX_OFFLOADED_RESULTS_READ} offloaded results, newest first`, async () => {
+    const memory = createMemoryStore();
+    const history: Message[] = [system, { role: 'user', content: 'Run everything.' }];
+    for (let index = 0; index < 12; index += 1) {
+      const key = `default/tool-result-s${index}.md`;
+      await memory.putIfAbsent(key, `step ${index} done\n`);
+      history.push(...turn(`s${index}`, 'Bash', { command: `make step${index}` }, buildBatchReference(memory.referenceFor(key))));
+    }
+    history.push(padding);
+    const stats: string[] = [];
+    const store: ContentStore = { ...memory, stat: (key) => (stats.push(key), memory.stat(key)) };
+    const result = await setUp({ store }).run(history);
+    expect(result.ledger?.lastError).toBeUndefined();
+    expect(stats).toEqual(Array.from({ length: MAX_OFFLOADED_RESULTS_READ }, (_, index) => `default/tool-result-s${11 - index}.md`));
+  });
+
+  it('gives the extractive summary the line read back, with the failing command in Tool Calls and Task Status', async () => {
+    const store = createMemoryStore();
+    await store.putIfAbsent('default/tool-result-b1.md', failingLog);
+    const reference = store.referenceFor('default/tool-result-b1.md');
+    const history = [
+      system,
+      { role: 'user', content: 'Make the tests pass.' } as Message,
+      ...turn('b1', 'Bash', { command: 'npm test' }, buildBatchReference(reference), true),
+      ...turn('r1', 'Read', { file_path: 'src/tax.ts' }, 'export const rate = 0.19;'),
+      padding,
+    ];
+    const summary = (await setUp({ store, extractive: true }).run(history)).summary ?? '';
+    const section = (title: string): string => summary.split(`## ${title}\n`)[1]?.split('\n## ')[0] ?? '';
+    expect(section('Errors & Resolutions')).toContain('- `Bash` failed: AssertionError: expected 2336 to be 2337');
+    expect(section('Tool Calls')).toContain('- Last failed call: `Bash` `npm test` → AssertionError: expected 2336 to be 2337');
+    expect(section('Task Status')).toContain('- Last error, from `Bash` `npm test`: AssertionError: expected 2336 to be 2337');
+  });
+});
+
+describe('the offload index: every offloaded result one read away, with its gist', () => {
+  /** A history of `count` offloaded shell results, each stored under its reference. */
+  async function createOffloadedHistory(store: ContentStore, count: number, first = 0): Promise<Message[]> {
+    const messages: Message[] = [];
+    for (let index = first; index < first + count; index += 1) {
+      const key = `default/tool-result-c${index}.md`;
+      await store.putIfAbsent(key, `output of step ${index}\n`);
+      messages.push(...turn(`c${index}`, 'Bash', { command: `./step.sh ${index} --verbose` }, buildBatchReference(store.referenceFor(key))));
+    }
+    return messages;
+  }
+
+  it('writes every offloaded result to one index in the store, which the ledger names next to the 10 most recent', async () => {
+    const store = createMemoryStore();
+    const history = [system, { role: 'user', content: 'Run the steps.' } as Message, ...(await createOffloadedHistory(store, 25)), padding];
+    const result = await setUp({ store }).run(history);
+    const index = result.ledger?.offloadIndex;
+    expect(index?.count).toBe(25);
+    expect(index?.reference).toMatch(/^memory:\/\/default\/default\/offload-index-[0-9a-z]{11}\.md$/);
+    expect(result.ledger?.offloadedResults.items.map((entry) => entry.toolUseId)).toEqual(Array.from({ length: 10 }, (_, offset) => `c${15 + offset}`));
+    expect(result.summary).toContain(`- Index of all offloaded results, searchable with the read tool: {"ref":"${index?.reference}","count":25}`);
+    const text = await store.get(store.keyFor(index!.reference)!);
+    expect(parseOffloadIndex(text ?? '').map((entry) => [entry.toolUseId, entry.input, entry.reference])).toEqual(
+      Array.from({ length: 25 }, (_, offset) => [`c${offset}`, `./step.sh ${offset} --verbose`, store.referenceFor(`default/tool-result-c${offset}.md`)]),
+    );
+  });
+
+  it('the read tool searches the index by gist and opens the result it names', async () => {
+    const store = createMemoryStore();
+    const history = [system, { role: 'user', content: 'Run the steps.' } as Message, ...(await createOffloadedHistory(store, 25)), padding];
+    const { ledger } = await setUp({ store }).run(history);
+    const readTool = createReadOffloadedTool({ store });
+    const found = await readTool.execute({ ref: ledger!.offloadIndex!.reference, pattern: 'step\\.sh 3 ' });
+    const reference = store.referenceFor('default/tool-result-c3.md');
+    expect(found).toContain(`["Bash","c3","./step.sh 3 --verbose","${reference}"]`);
+    expect(await readTool.execute({ ref: reference })).toContain('output of step 3');
+  });
+
+  it('names an index by its text: the same results give the same index, written once', async () => {
+    const store = createMemoryStore();
+    const history = [system, { role: 'user', content: 'Run the steps.' } as Message, ...(await createOffloadedHistory(store, 3)), padding];
+    const first = await setUp({ store }).run(history);
+    const second = await setUp({ store }).run(history);
+    expect(second.ledger?.offloadIndex).toEqual(first.ledger?.offloadIndex);
+    const indexes: string[] = [];
+    for await (const key of store.list('default/offload-index-')) indexes.push(key);
+    expect(indexes).toHaveLength(1);
+  });
+
+  it('carries an earlier index over a later compaction: results the ledger no longer lists stay in the index', async () => {
+    const store = createMemoryStore();
+    const { run } = setUp({ store });
+    const first = await run([system, { role: 'user', content: 'Run the steps.' } as Message, ...(await createOffloadedHistory(store, 25)), padding]);
+    const second = await run([...first.messages, { role: 'user', content: 'And the next ones.' }, ...(await createOffloadedHistory(store, 5, 25)), padding]);
+    expect(second.ledger?.offloadIndex?.count).toBe(30);
+    const entries = parseOffloadIndex((await store.get(store.keyFor(second.ledger!.offloadIndex!.reference)!)) ?? '');
+    expect(entries.map((entry) => entry.toolUseId)).toEqual(Array.from({ length: 30 }, (_, index) => `c${index}`));
+  });
+
+  it('writes no index when nothing was offloaded, and compacts all the same when it cannot be written', async () => {
+    const none = await setUp({ store: createMemoryStore() }).run([system, { role: 'user', content: 'Hi.' }, padding]);
+    expect(none.ledger?.offloadIndex).toBeUndefined();
+    const memory = createMemoryStore();
+    const history = [system, { role: 'user', content: 'Run the steps.' } as Message, ...(await createOffloadedHistory(memory, 12)), padding];
+    const failing: ContentStore = { ...memory, putIfAbsent: (key, content) => (key.includes('offload-index') ? Promise.reject(new Error('disk full (test)')) : memory.putIfAbsent(key, content)) };
+    const { run, logger } = setUp({ store: failing });
+    const result = await run(history);
+    expect(result.compacted).toBe(true);
+    expect(result.ledger?.offloadIndex).toBeUndefined();
+    expect(result.ledger?.offloadedResults.omittedCount).toBe(2);
+    expect(logger.warnings).toContain('compact: could not write the index of the offloaded results (disk full (test)); the summary lists the most recent ones only');
+  });
+
+  it('writes the index through a file writer when compaction has no store', async () => {
+    const store = createMemoryStore();
+    const history = [system, { role: 'user', content: 'Run the steps.' } as Message, ...(await createOffloadedHistory(store, 2)), padding];
+    const { run, fileSystem } = setUp();
+    const result = await run(history);
+    const path = result.ledger?.offloadIndex?.reference ?? '';
+    expect(path).toMatch(/^\/work\/\.compact\/default\/offload-index-[0-9a-z]{11}\.md$/);
+    expect(parseOffloadIndex(fileSystem.files.get(path) ?? '')).toHaveLength(2);
+  });
+});
