@@ -3,7 +3,7 @@
  */
 
 /** Names of the commands, in the order `--help` lists them. */
-export const COMMAND_NAMES = ['count', 'offload', 'compact', 'prune', 'demo', 'replay', 'eval'] as const;
+export const COMMAND_NAMES = ['count', 'offload', 'compact', 'prune', 'demo', 'replay', 'eval', 'proxy'] as const;
 
 /** A command name. */
 export type CommandName = (typeof COMMAND_NAMES)[number];
@@ -43,6 +43,8 @@ Commands:
                    manager: tokens and cost with and without it, a chart
                    (--html for a page)
   eval <file>      compact a transcript and score what the context still holds
+  proxy            a local HTTP proxy for any agent (Claude Code, Codex, an SDK):
+                   offload and compaction on every request it sends
 
 Options:
   -h, --help       help (also: agent-context <command> --help)
@@ -244,4 +246,40 @@ Exit codes: 0 success, 1 failure (unreadable input, no assistant message, a
 failed summary), 2 usage error (a bad flag, an unknown --provider).
 
 ${FORMATS_HELP}`,
+
+  proxy: `Usage: agent-context proxy [options]
+
+Runs a proxy between an agent and its model API: every POST /v1/messages
+(Anthropic), /v1/responses and /v1/chat/completions (OpenAI), streamed or not,
+has its history prepared by the context manager before it goes on: large tool
+results go to files under --dir and a reference to the file takes their place
+(the agent opens it with its own tools), and a long history is compacted. Every
+other request, and every header (credentials included), goes on as it came;
+answers come back byte for byte. Until Ctrl-C.
+
+  ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude
+
+Options:
+  --port <n>              port (default: 8787; 0 picks a free one)
+  --host <address>        address to listen on (default: 127.0.0.1, this
+                          machine only; any other address is warned about)
+  --upstream <url>        where requests go on to (default: api.anthropic.com
+                          for Anthropic requests, api.openai.com for OpenAI ones)
+  --dir <dir>             offloaded content and compaction archives
+                          (default: .agent-context)
+  --window <n>            the context window in tokens: 200000, 100k
+                          (default: env CONTEXT_TOKEN_LIMIT, else 200000)
+  --summarizer <name>     who writes summaries: extractive (offline, the
+                          default) or upstream (the request's own model and
+                          credentials)
+  --work-dir <dir>        the project directory compaction restores recently
+                          read files from (default: none restored)
+  --store <url>           keep session records in redis://host:6379 or
+                          s3://bucket/prefix, so restarts and several proxies
+                          share sessions (offloaded content stays in --dir)
+  -h, --help              this help
+
+Sessions: the x-agent-context-session header names one; without it, one is
+derived from the system prompt, the first user message and a hash of the
+request's credential. Bodies and credentials are never logged.`,
 };

@@ -25,6 +25,7 @@ const COMMAND_LOADERS: Readonly<Record<CommandName, () => Promise<CommandRunner>
   demo: async () => (await import('./demo.js')).runDemo,
   replay: async () => (await import('./replay.js')).runReplay,
   eval: async () => (await import('./eval.js')).runEval,
+  proxy: async () => (await import('./proxy.js')).runProxy,
 };
 
 function readVersion(): string {

@@ -1,0 +1,162 @@
+/**
+ * `agent-context proxy [--port 8787] [--host 127.0.0.1] [--upstream URL] [--dir DIR] [--window N]
+ * [--summarizer extractive|upstream] [--work-dir DIR] [--store URL]`: runs the context-managing proxy until
+ * Ctrl-C. One line per managed request on stderr (never a body or a credential).
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { InvalidOptionError } from '../core/errors.js';
+import type { ContentStore } from '../core/ports.js';
+import { createProxyHandler } from '../proxy/proxy-handler.js';
+import { DEFAULT_PROXY_DIR, parseUpstream, type ProxyRequestEvent, type ProxySummarizer } from '../proxy/proxy-options.js';
+import { parseCommandArguments, readStringFlag } from './arguments.js';
+import { CliError, UsageError } from './errors.js';
+import { formatCount } from './render/format-figures.js';
+import { toTerminalText } from './render/terminal-text.js';
+import { readTokenCountFlag } from './replay/replay-flags.js';
+
+const PROXY_FLAGS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  upstream: { type: 'string' },
+  dir: { type: 'string' },
+  window: { type: 'string' },
+  summarizer: { type: 'string' },
+  'work-dir': { type: 'string' },
+  store: { type: 'string' },
+} as const;
+
+/** The key prefix of the session records a `--store` URL holds, unless the URL names one. */
+const DEFAULT_RECORDS_PREFIX = 'agent-context';
+
+/** A store of session records that the command made, and closes when it stops. */
+interface RecordsStore {
+  store: ContentStore;
+  close(): Promise<void>;
+}
+
+/**
+ * The store a `--store` URL names: `redis://host:port/db` (or `rediss://`), records under the
+ * prefix `agent-context`; `s3://bucket/prefix` (region and credentials from the environment).
+ */
+async function openRecordsStore(url: string): Promise<RecordsStore> {
+  if (/^rediss?:\/\//.test(url)) {
+    const { createRedisStore } = await import('../stores/redis-store.js');
+    const store = createRedisStore({ url, prefix: DEFAULT_RECORDS_PREFIX });
+    return { store, close: () => store.close() };
+  }
+  const s3 = /^s3:\/\/([^/]+)(?:\/(.*))?$/.exec(url);
+  if (s3 !== null) {
+    const { createS3Store } = await import('../stores/s3-store.js');
+    const prefix = (s3[2] ?? '').replace(/\/+$/, '');
+    const store = createS3Store({ bucket: s3[1] as string, prefix: prefix === '' ? DEFAULT_RECORDS_PREFIX : prefix });
+    return { store, close: () => store.close() };
+  }
+  throw new UsageError(`--store must be a redis://, rediss:// or s3://bucket/prefix URL, got ${JSON.stringify(url)}`, 'proxy');
+}
+
+/** The port the proxy listens on unless `--port` says otherwise. */
+export const DEFAULT_PROXY_PORT = 8787;
+
+/** The address the proxy binds unless `--host` says otherwise: this machine only. */
+const LOOPBACK_HOST = '127.0.0.1';
+const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '::1']);
+
+function readPort(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_PROXY_PORT;
+  const port = /^\d{1,5}$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
+  if (!(port >= 0 && port <= 65535)) throw new UsageError(`--port must be a whole number from 0 to 65535, got ${JSON.stringify(raw)}`, 'proxy');
+  return port;
+}
+
+function readSummarizer(raw: string | undefined): ProxySummarizer {
+  if (raw === undefined || raw === 'extractive' || raw === 'upstream') return raw ?? 'extractive';
+  throw new UsageError(`--summarizer must be extractive or upstream, got ${JSON.stringify(raw)}`, 'proxy');
+}
+
+/** `1536` -> `1.5 KB`, for request sizes. */
+function formatSize(bytes: number): string {
+  return bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** One line per managed request: the route, the session, what the manager did, the sizes. */
+export function formatRequestLine(event: ProxyRequestEvent): string {
+  const session = event.sessionId === undefined ? 'no session' : `session ${event.sessionId.slice(0, 17)}`;
+  const done: string[] = [];
+  let offloaded = 0;
+  for (const action of event.actions) {
+    if (action.type === 'direct-offload' || action.type === 'batch-offload') offloaded += action.toolCallIds.length;
+    else if (action.type === 'compact') done.push(`compacted ${formatCount(action.tokensBefore)} -> ${formatCount(action.tokensAfter)} tokens`);
+    else if (action.type === 'compact-skipped') done.push(`compaction skipped (${action.reason})`);
+  }
+  if (offloaded > 0) done.unshift(`${offloaded} offloaded`);
+  if (event.outcome === 'fail-open') done.push('manager failed: sent unchanged');
+  const sizes = event.bytesIn === event.bytesOut ? formatSize(event.bytesIn) : `${formatSize(event.bytesIn)} -> ${formatSize(event.bytesOut)}`;
+  return `${event.route}  ${session}  ${event.messagesIn} messages  ${sizes}${done.length > 0 ? `  ${done.join(', ')}` : ''}`;
+}
+
+/** Runs `proxy` with its arguments; resolves when the server has closed after Ctrl-C (or SIGTERM). */
+export async function runProxy(args: readonly string[]): Promise<void> {
+  const parsed = parseCommandArguments('proxy', args, PROXY_FLAGS, 0);
+  const port = readPort(readStringFlag(parsed, 'port'));
+  const host = readStringFlag(parsed, 'host') ?? LOOPBACK_HOST;
+  const upstreamFlag = readStringFlag(parsed, 'upstream');
+  try {
+    if (upstreamFlag !== undefined) parseUpstream('--upstream', upstreamFlag);
+  } catch (error) {
+    if (error instanceof InvalidOptionError) throw new UsageError(error.message, 'proxy');
+    throw error;
+  }
+  const dir = readStringFlag(parsed, 'dir') ?? DEFAULT_PROXY_DIR;
+  const storeUrl = readStringFlag(parsed, 'store');
+  const records = storeUrl === undefined ? undefined : await openRecordsStore(storeUrl);
+  const handler = createProxyHandler({
+    upstream: upstreamFlag,
+    dir,
+    store: records?.store,
+    contextTokenLimit: readTokenCountFlag(parsed, 'window', 'proxy'),
+    summarizer: readSummarizer(readStringFlag(parsed, 'summarizer')),
+    workDir: readStringFlag(parsed, 'work-dir'),
+    logger: { warn: (message) => process.stderr.write(`${toTerminalText(message)}\n`) },
+    onRequest: (event) => process.stderr.write(`${toTerminalText(formatRequestLine(event))}\n`),
+  });
+
+  const server = createServer((request, response) => void handler(request, response));
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', (error) => reject(new CliError(`cannot listen on ${host}:${port}: ${error.message}`, undefined, { cause: error })));
+    server.listen(port, host, resolveListen);
+  });
+  const address = server.address() as AddressInfo;
+  const origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  if (!LOOPBACK_NAMES.has(host)) {
+    process.stderr.write(
+      `agent-context proxy: warning: listening on ${toTerminalText(host)}, not only this machine: anyone who can reach it can send requests through it, and references name files on this machine\n`,
+    );
+  }
+  process.stdout.write(
+    [
+      `agent-context proxy listening on ${origin}`,
+      `  upstream: ${upstreamFlag ?? 'api.anthropic.com for Anthropic requests, api.openai.com for OpenAI ones'}`,
+      `  offloaded content: ${toTerminalText(resolve(dir))}`,
+      ...(storeUrl === undefined ? [] : [`  session records: ${toTerminalText(storeUrl.replace(/\/\/[^@/]*@/, '//'))}`]),
+      `  Claude Code:  ANTHROPIC_BASE_URL=${origin} claude`,
+      `  OpenAI SDKs:  OPENAI_BASE_URL=${origin}/v1`,
+      'Ctrl-C stops it.',
+      '',
+    ].join('\n'),
+  );
+
+  await new Promise<void>((resolveStop) => {
+    const stop = (): void => {
+      process.removeListener('SIGINT', stop);
+      process.removeListener('SIGTERM', stop);
+      server.close(() => resolveStop());
+      // streams still open would hold close() forever
+      server.closeAllConnections();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await records?.close();
+}

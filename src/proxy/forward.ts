@@ -1,0 +1,110 @@
+/**
+ * Sends a request on to the upstream and its response back to the client as it arrives: every
+ * header as it came (the connection's own headers aside, `host` set to the upstream's, the
+ * length fixed for a new body), the response's status, headers and bytes unchanged, nothing
+ * buffered. A client that goes away ends the upstream request.
+ */
+import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { SESSION_HEADER } from './session-id.js';
+
+/** Headers that belong to one connection, not to the message: HTTP/1.1's hop-by-hop headers. */
+const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+/** Request headers the proxy sets itself (`host`) or keeps to itself (the session header). */
+const REPLACED_REQUEST_HEADERS = new Set([...CONNECTION_HEADERS, 'host', SESSION_HEADER]);
+
+/** The request's headers for the upstream, from its raw headers (repeated ones kept, in order). */
+export function buildUpstreamHeaders(rawHeaders: readonly string[], target: URL, bodyLength: number | undefined): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {};
+  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
+    const name = (rawHeaders[index] as string).toLowerCase();
+    const value = rawHeaders[index + 1] as string;
+    // a new body has a new length; a body streamed through keeps the one the client sent
+    if (REPLACED_REQUEST_HEADERS.has(name) || (name === 'content-length' && bodyLength !== undefined)) continue;
+    const existing = headers[name];
+    headers[name] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [String(existing)]), value];
+  }
+  headers.host = target.host;
+  if (bodyLength !== undefined) headers['content-length'] = String(bodyLength);
+  return headers;
+}
+
+/** The response's raw headers for the client, without the upstream connection's own. */
+function buildClientHeaders(rawHeaders: readonly string[]): string[] {
+  const headers: string[] = [];
+  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index] as string;
+    if (CONNECTION_HEADERS.has(name.toLowerCase())) continue;
+    headers.push(name, rawHeaders[index + 1] as string);
+  }
+  return headers;
+}
+
+/** The upstream URL of a request: the upstream's own path, then the request's path and query. */
+export function upstreamUrl(upstream: URL, requestUrl: string): URL {
+  const base = upstream.pathname.endsWith('/') ? upstream.pathname.slice(0, -1) : upstream.pathname;
+  return new URL(`${upstream.protocol}//${upstream.host}${base}${requestUrl.startsWith('/') ? requestUrl : `/${requestUrl}`}`);
+}
+
+/** Options of {@link forwardRequest}. */
+export interface ForwardRequestOptions {
+  /** The upstream's base URL. */
+  upstream: URL;
+  /** The body to send; `undefined` streams the client's own body through. */
+  body?: Buffer | undefined;
+  /** Sees the response's status and headers first, then each chunk the client gets, then its end. */
+  observe?: ((response: IncomingMessage) => ResponseObserver | undefined) | undefined;
+  /** Answers the client when the upstream cannot be reached (no response at all). */
+  onUnreachable(error: Error): void;
+}
+
+/** Sees a response's bytes as the client gets them. */
+export interface ResponseObserver {
+  chunk(chunk: Buffer): void;
+  /** The whole response reached the client. */
+  end(): void;
+}
+
+/**
+ * Forwards `request` to the upstream and streams the answer to `response`. Resolves when the
+ * exchange is over, whichever way it ended; never rejects.
+ */
+export function forwardRequest(request: IncomingMessage, response: ServerResponse, options: ForwardRequestOptions): Promise<void> {
+  const target = upstreamUrl(options.upstream, request.url ?? '/');
+  const headers = buildUpstreamHeaders(request.rawHeaders, target, options.body?.length);
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise<void>((resolve) => {
+    const upstream = send(target, { method: request.method ?? 'GET', headers });
+    let answered = false;
+    // the client went away before the answer was complete: stop the upstream's work too
+    const onClientClose = (): void => {
+      if (!response.writableFinished) upstream.destroy();
+      resolve();
+    };
+    response.on('close', onClientClose);
+    upstream.on('error', (error) => {
+      if (!answered && !response.headersSent) options.onUnreachable(error);
+      else response.destroy(error);
+      resolve();
+    });
+    upstream.on('response', (upstreamResponse) => {
+      answered = true;
+      const observer = options.observe?.(upstreamResponse);
+      response.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.statusMessage, buildClientHeaders(upstreamResponse.rawHeaders));
+      // SSE clients wait for each event: send the headers now rather than with the first chunk
+      response.flushHeaders();
+      if (observer !== undefined) upstreamResponse.on('data', (chunk: Buffer) => observer.chunk(chunk));
+      upstreamResponse.on('error', (error) => response.destroy(error));
+      upstreamResponse.on('end', () => {
+        if (observer !== undefined) response.once('finish', () => observer.end());
+      });
+      upstreamResponse.pipe(response);
+    });
+    if (options.body !== undefined) {
+      upstream.end(options.body);
+    } else {
+      request.pipe(upstream);
+    }
+  });
+}

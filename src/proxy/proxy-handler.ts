@@ -1,0 +1,232 @@
+/**
+ * `createProxyHandler`: a Node `(request, response)` handler that applies the context manager to
+ * every model request an agent sends and forwards it to the upstream. Composition: the options,
+ * the file store, one context manager per session, and per request the route, the session, the
+ * prepared body, the forwarding and the usage read off the answer.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { resolve as resolvePath, sep } from 'node:path';
+import { createContextManager } from '../api/context-manager.js';
+import { assertContentStore } from '../api/store-target.js';
+import { createExtractiveSummarizer } from '../core/compact/extractive-summarizer.js';
+import { describeError } from '../core/errors.js';
+import type { ContextAction, ContextManager, ContextStats } from '../core/manage/types.js';
+import type { Logger } from '../core/ports.js';
+import type { Message } from '../core/types.js';
+import { splitRequestBody } from '../formats/transcripts/request-body.js';
+import { consoleLogger } from '../infrastructure/console-logger.js';
+import { createFileStore } from '../stores/file-store.js';
+import { forwardRequest } from './forward.js';
+import { resolveProxyOptions, type ProxyHandlerOptions, type ProxyRequestEvent } from './proxy-options.js';
+import { keepReadBacks } from './read-backs.js';
+import { readRequestBody, sendError } from './request-body.js';
+import { guessProvider, matchRoute, toLastUsage, type ProxyRoute } from './routes.js';
+import { deriveSessionId, hashCredential, readSessionHeader } from './session-id.js';
+import { createSessionTable, type ProxySession } from './sessions.js';
+import { createSplitStore } from './split-store.js';
+import { createUpstreamSummarizer } from './upstream-summarizer.js';
+import { createUsageTap } from './usage-tap.js';
+
+/** A Node HTTP request handler: `http.createServer(handler)`, or mounted in a server of your own. Its promise never rejects. */
+export type ProxyHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+
+/** A request body prepared for the upstream, and what the answer's usage should be recorded against. */
+interface PreparedRequest {
+  body: Buffer;
+  session: ProxySession;
+  /** The history items sent, when the answer's usage can describe the next history's first items. */
+  usageMessageCount: number | undefined;
+  event: ProxyRequestEvent;
+}
+
+/**
+ * A failure's description for the log: the error's own words, except values quoted from the
+ * request (an invalid message's `got ...`), which are the agent's content and never logged.
+ */
+function describeFailure(error: unknown): string {
+  const text = describeError(error);
+  const quoted = text.indexOf(', got ');
+  return quoted === -1 ? text.slice(0, 300) : text.slice(0, Math.min(quoted, 300));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Creates the proxy's request handler. `POST /v1/messages` (Anthropic Messages), `POST
+ * /v1/responses` (OpenAI Responses) and `POST /v1/chat/completions` (OpenAI Chat Completions),
+ * streamed or not, have their history prepared by a context manager (large tool results
+ * offloaded to files under `dir`, the history compacted when it reaches the trigger) before they
+ * are forwarded; every other request is forwarded untouched. Headers (credentials included) and
+ * the rest of the body go on as they came; the answer comes back as it arrives, byte for byte,
+ * and the usage it reports is the session's `lastUsage` for its next request.
+ *
+ * Sessions: the `x-agent-context-session` header names one; without it the session is derived
+ * from the system prompt, the first user message and a hash of the request's credential, so
+ * two users never share one.
+ *
+ * Faults: invalid JSON is answered 400 and a body over `maxBodyBytes` 413, in the provider's
+ * error shape; an unreachable upstream 502; an upstream's own error is passed through. When the
+ * context manager fails, the original request is forwarded unchanged and the failure logged.
+ *
+ * @throws {InvalidOptionError} naming the option, at creation.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http';
+ * import { createProxyHandler } from 'agent-context-offload/proxy';
+ *
+ * createServer(createProxyHandler({ dir: '.agent-context' })).listen(8787, '127.0.0.1');
+ * // ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude
+ * ```
+ */
+export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHandler {
+  const settings = resolveProxyOptions(options);
+  const logger: Logger = options.logger ?? consoleLogger;
+  const fileStore = createFileStore({ dir: settings.dir });
+  if (options.store !== undefined) assertContentStore(options.store);
+  const store = options.store === undefined ? fileStore : createSplitStore(fileStore, options.store);
+  // what a tool call names when it reads offloaded content back (the file store's references are absolute paths)
+  const storeDirectory = `${resolvePath(settings.dir)}${sep}`;
+  const summarizer = settings.summarizer === 'extractive' ? createExtractiveSummarizer() : undefined;
+
+  const createManager = (sessionId: string, session: () => ProxySession): ContextManager<Message> =>
+    createContextManager({
+      store,
+      sessionId,
+      format: 'anthropic',
+      summarizer: summarizer ?? createUpstreamSummarizer(() => session().current),
+      contextTokenLimit: options.contextTokenLimit,
+      compactThresholdRatio: options.compactThresholdRatio,
+      threshold: options.threshold,
+      // a proxy never puts its own files into an agent's context: restore only from a directory named for it
+      ...(options.workDir === undefined ? { maxRestoreFiles: 0 } : { workDir: options.workDir }),
+      logger,
+    });
+  // the manager checks its options when created: check them now, not at the first request
+  createManager('check', () => {
+    throw new Error('unreachable');
+  });
+  const sessions = createSessionTable(settings.maxSessions, createManager);
+
+  async function prepare(route: ProxyRoute, request: IncomingMessage, raw: Buffer, body: Record<string, unknown>, sessionName: string | undefined): Promise<PreparedRequest> {
+    const parts = splitRequestBody(body);
+    const canonical = route.format.toCanonical(parts.items);
+    const systemField = parts.historyField === 'messages' ? 'system' : 'instructions';
+    const sessionId = sessionName ?? deriveSessionId({ system: body[systemField], messages: canonical, credentialHash: hashCredential(request.headers) });
+    const session = sessions.get(sessionId);
+    const lastUsage = session.lastUsage;
+    session.lastUsage = undefined;
+    const upstream = settings.upstreamFor(route.provider);
+    session.current = { route, upstream, rawHeaders: request.rawHeaders, body };
+    let actions: readonly ContextAction[];
+    let stats: ContextStats;
+    let prepared: readonly Message[];
+    try {
+      const usable = lastUsage !== undefined && lastUsage.messageCount <= canonical.length ? lastUsage : undefined;
+      const result = await session.manager.prepare(canonical, { lastUsage: usable });
+      actions = result.actions;
+      stats = result.stats;
+      prepared = keepReadBacks(canonical, result.messages, storeDirectory);
+    } finally {
+      session.current = undefined;
+    }
+    const unchanged = prepared.length === canonical.length && prepared.every((message, index) => message === canonical[index]);
+    const sent = unchanged ? raw : Buffer.from(JSON.stringify({ ...body, [parts.historyField]: route.format.fromCanonical(prepared, parts.items) }));
+    return {
+      body: sent,
+      session,
+      // a compacted history is shorter than the one the client keeps: its figure describes no prefix of the next request
+      usageMessageCount: prepared.length === canonical.length ? canonical.length : undefined,
+      event: {
+        route: route.path,
+        sessionId,
+        outcome: unchanged ? 'unchanged' : 'managed',
+        actions,
+        stats,
+        messagesIn: canonical.length,
+        messagesOut: prepared.length,
+        bytesIn: raw.length,
+        bytesOut: sent.length,
+      },
+    };
+  }
+
+  async function handleManaged(route: ProxyRoute, request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const header = readSessionHeader(request.headers);
+    if ('error' in header) return sendError(response, route.provider, 'invalid-request', `agent-context proxy: ${header.error}`);
+    const read = await readRequestBody(request, settings.maxBodyBytes);
+    if (read.kind === 'aborted') return;
+    if (read.kind === 'too-large') {
+      return sendError(response, route.provider, 'too-large', `agent-context proxy: the request body is over the proxy's limit of ${settings.maxBodyBytes} bytes`);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(read.body.toString('utf8'));
+    } catch (error) {
+      return sendError(response, route.provider, 'invalid-request', `agent-context proxy: the request body is not valid JSON (${describeError(error)})`);
+    }
+    let prepared: PreparedRequest | undefined;
+    try {
+      if (!isRecord(body)) throw new TypeError('the request body is not a JSON object');
+      prepared = await prepare(route, request, read.body, body, header.sessionId);
+    } catch (error) {
+      // fail-open: the agent keeps working with its request as it was
+      logger.warn(`agent-context proxy: ${route.path}: the context manager failed (${describeFailure(error)}); the request was sent on unchanged`);
+      const event: ProxyRequestEvent = { route: route.path, sessionId: header.sessionId, outcome: 'fail-open', actions: [], messagesIn: 0, messagesOut: 0, bytesIn: read.body.length, bytesOut: read.body.length, error };
+      notify(event);
+    }
+    if (prepared !== undefined) notify(prepared.event);
+    const upstream = settings.upstreamFor(route.provider);
+    await forwardRequest(request, response, {
+      upstream,
+      body: prepared?.body ?? read.body,
+      observe(upstreamResponse) {
+        const status = upstreamResponse.statusCode ?? 0;
+        const session = prepared?.session;
+        const messageCount = prepared?.usageMessageCount;
+        if (session === undefined || messageCount === undefined || status < 200 || status >= 300) return undefined;
+        const tap = createUsageTap(route, upstreamResponse.headers['content-type'], upstreamResponse.headers['content-encoding']);
+        return {
+          chunk: (chunk) => tap.write(chunk),
+          end: () =>
+            void tap.end().then((figures) => {
+              if (figures !== undefined) session.lastUsage = toLastUsage(route.provider, figures, messageCount);
+            }),
+        };
+      },
+      onUnreachable: (error) => unreachable(response, route.provider, upstream, error),
+    });
+  }
+
+  function notify(event: ProxyRequestEvent): void {
+    try {
+      options.onRequest?.(event);
+    } catch (error) {
+      logger.warn(`agent-context proxy: the onRequest hook threw (${describeError(error)})`);
+    }
+  }
+
+  function unreachable(response: ServerResponse, provider: 'anthropic' | 'openai', upstream: URL, error: Error): void {
+    const message = `agent-context proxy: the upstream ${upstream.origin} cannot be reached (${describeError(error)})`;
+    logger.warn(message);
+    sendError(response, provider, 'bad-gateway', message);
+  }
+
+  return async function handleProxyRequest(request, response) {
+    const route = matchRoute(request.method, request.url);
+    try {
+      if (route !== undefined) {
+        await handleManaged(route, request, response);
+        return;
+      }
+      const provider = guessProvider(request.url, request.headers);
+      const upstream = settings.upstreamFor(provider);
+      await forwardRequest(request, response, { upstream, onUnreachable: (error) => unreachable(response, provider, upstream, error) });
+    } catch (error) {
+      logger.warn(`agent-context proxy: ${request.method ?? ''} ${route?.path ?? 'request'} failed (${describeFailure(error)})`);
+      sendError(response, route?.provider ?? guessProvider(request.url, request.headers), 'bad-gateway', 'agent-context proxy: the request failed in the proxy');
+    }
+  };
+}

@@ -1,0 +1,185 @@
+/**
+ * Options of the proxy, their defaults, and the eager check of each one: a bad option throws
+ * when the handler is created, never at a request.
+ */
+import { describeValue, InvalidOptionError } from '../core/errors.js';
+import type { ContextAction, ContextStats } from '../core/manage/types.js';
+import type { ContentStore, Logger } from '../core/ports.js';
+import { assertDirectorySetting } from '../core/safe-path.js';
+import type { ProxyProvider, ProxyRoutePath } from './routes.js';
+
+/** Where the proxy sends what it does not manage and what it does, by provider, unless `upstream` is given. */
+export const DEFAULT_UPSTREAMS: Readonly<Record<ProxyProvider, string>> = {
+  anthropic: 'https://api.anthropic.com',
+  openai: 'https://api.openai.com',
+};
+
+/** The directory of offloaded content, relative to the current directory. */
+export const DEFAULT_PROXY_DIR = '.agent-context';
+
+/** The largest request body the proxy reads (32 MiB); a larger one is answered 413. */
+export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+/** How many sessions the proxy keeps in memory (the least recently used are forgotten). */
+export const DEFAULT_MAX_SESSIONS = 64;
+
+/** Who writes the summary of a compaction. */
+export type ProxySummarizer = 'extractive' | 'upstream';
+
+/** What the proxy did with one managed request, for logs and tests. Bodies and credentials are never in it. */
+export interface ProxyRequestEvent {
+  /** The managed path. */
+  route: ProxyRoutePath;
+  /** The session of the request (named by the header, or derived). */
+  sessionId: string | undefined;
+  /**
+   * `'managed'`: the history changed (offloads, a compaction); `'unchanged'`: sent as it came;
+   * `'fail-open'`: the context manager failed and the original request was sent (see `error`).
+   */
+  outcome: 'managed' | 'unchanged' | 'fail-open';
+  /** What `prepare` did, in order (empty when it failed). */
+  actions: readonly ContextAction[];
+  /** History items received and sent. */
+  messagesIn: number;
+  messagesOut: number;
+  /** Request body bytes received and sent. */
+  bytesIn: number;
+  bytesOut: number;
+  /** The figures of `prepare` (absent when it failed): token estimates, the provider's figure it anchored on. */
+  stats?: ContextStats | undefined;
+  /** Why the manager failed (`'fail-open'` only). */
+  error?: unknown;
+}
+
+/** Options of {@link createProxyHandler}. */
+export interface ProxyHandlerOptions {
+  /**
+   * The base URL every request is sent on to (`https://api.anthropic.com`, a gateway, a local
+   * server); its path is put before the request's (`https://host/api` + `/v1/messages`).
+   * @default by request: `https://api.anthropic.com` for `/v1/messages...` or a request with an `anthropic-version` header, else `https://api.openai.com`
+   */
+  upstream?: string | undefined;
+  /**
+   * The directory of the file store that holds offloaded content and compaction archives, one
+   * folder per session. References name absolute paths under it, so the agent's own tools
+   * (Claude Code's Read, a shell's `cat`) open them.
+   * @default '.agent-context' (in the current directory)
+   */
+  dir?: string | undefined;
+  /**
+   * Where sessions' records go instead of the file store (a Redis or S3 store), so several proxy
+   * processes, or one restarted, share sessions. Offloaded content stays in `dir`.
+   * @default undefined (the file store holds everything)
+   */
+  store?: ContentStore | undefined;
+  /**
+   * The context window, in tokens.
+   * @default 200000, env `CONTEXT_TOKEN_LIMIT`
+   */
+  contextTokenLimit?: number | undefined;
+  /**
+   * Compaction triggers at this share of the window, in [0, 1].
+   * @default 0.92, env `COMPACT_THRESHOLD_RATIO`
+   */
+  compactThresholdRatio?: number | undefined;
+  /**
+   * New tool results of at least this many characters are offloaded.
+   * @default 1000
+   */
+  threshold?: number | undefined;
+  /**
+   * `'extractive'`: summaries are written offline, at no cost. `'upstream'`: the upstream
+   * writes them, with the request's own model and credentials (for Anthropic, repeating the
+   * request so its prompt cache serves the conversation).
+   * @default 'extractive'
+   */
+  summarizer?: ProxySummarizer | undefined;
+  /**
+   * The project directory that compaction restores recently read files from. Without it, no
+   * file is restored: a proxy never puts its own files into an agent's context.
+   * @default undefined (none)
+   */
+  workDir?: string | undefined;
+  /**
+   * The largest request body read, in bytes; a larger one is answered 413 in the provider's
+   * error shape. An integer >= 1.
+   * @default 33554432 (32 MiB)
+   */
+  maxBodyBytes?: number | undefined;
+  /**
+   * Sessions kept in memory; past it the least recently used is forgotten (and starts again from
+   * the store). An integer >= 1.
+   * @default 64
+   */
+  maxSessions?: number | undefined;
+  /**
+   * Receives the proxy's warnings (a manager failure, an unreachable upstream). Bodies and
+   * credentials never reach it.
+   * @default console (warnings only)
+   */
+  logger?: Logger | undefined;
+  /** Called after each managed request was prepared, before it is sent on. */
+  onRequest?: ((event: ProxyRequestEvent) => void) | undefined;
+}
+
+function checkPositiveInteger(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new InvalidOptionError(`${name} must be an integer >= 1, got ${describeValue(value)}`);
+  }
+  return value;
+}
+
+/**
+ * The upstream URL: `http:` or `https:`, without query, fragment or credentials.
+ *
+ * @throws {InvalidOptionError} naming `option` and quoting the value.
+ */
+export function parseUpstream(option: string, value: unknown): URL {
+  let url: URL | undefined;
+  try {
+    url = typeof value === 'string' ? new URL(value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new InvalidOptionError(`${option} must be an http:// or https:// URL without query, fragment or credentials, got ${describeValue(value)}`);
+  }
+  return url;
+}
+
+/** The options, checked, with their defaults. */
+export interface ResolvedProxyOptions {
+  upstreamFor(provider: ProxyProvider): URL;
+  dir: string;
+  summarizer: ProxySummarizer;
+  maxBodyBytes: number;
+  maxSessions: number;
+}
+
+/**
+ * Checks the proxy's own options (the context manager checks the rest when it is created).
+ *
+ * @throws {InvalidOptionError} naming the option.
+ */
+export function resolveProxyOptions(options: ProxyHandlerOptions): ResolvedProxyOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidOptionError(`options must be an object, got ${describeValue(options)}`);
+  }
+  const upstream = options.upstream === undefined ? undefined : parseUpstream('upstream', options.upstream);
+  const defaults = { anthropic: new URL(DEFAULT_UPSTREAMS.anthropic), openai: new URL(DEFAULT_UPSTREAMS.openai) };
+  const summarizer = options.summarizer ?? 'extractive';
+  if (summarizer !== 'extractive' && summarizer !== 'upstream') {
+    throw new InvalidOptionError(`summarizer must be "extractive" or "upstream", got ${describeValue(summarizer)}`);
+  }
+  if (options.onRequest !== undefined && typeof options.onRequest !== 'function') {
+    throw new InvalidOptionError(`onRequest must be a function, got ${describeValue(options.onRequest)}`);
+  }
+  return {
+    upstreamFor: (provider) => upstream ?? defaults[provider],
+    dir: assertDirectorySetting('dir', options.dir ?? DEFAULT_PROXY_DIR),
+    summarizer,
+    maxBodyBytes: checkPositiveInteger('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
+    maxSessions: checkPositiveInteger('maxSessions', options.maxSessions, DEFAULT_MAX_SESSIONS),
+  };
+}

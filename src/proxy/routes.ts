@@ -1,0 +1,146 @@
+/**
+ * The three model APIs the proxy manages: which path each one is, the message format of its
+ * history, how it reports an error, and where its responses say how many input tokens the
+ * request took. Every other path is passed through untouched.
+ */
+import type { MessageFormat } from '../core/format.js';
+import type { LastUsage } from '../core/tokens.js';
+import { anthropic } from '../formats/anthropic.js';
+import { openaiChat } from '../formats/openai-chat.js';
+import { openaiResponses } from '../formats/openai-responses.js';
+
+/** Who defines an API: its error shape, its usage fields, the calibration of token estimates. */
+export type ProxyProvider = 'anthropic' | 'openai';
+
+/** The paths the proxy manages. */
+export type ProxyRoutePath = '/v1/messages' | '/v1/responses' | '/v1/chat/completions';
+
+/** The kinds of error the proxy answers itself. */
+export type ProxyErrorKind = 'invalid-request' | 'too-large' | 'bad-gateway';
+
+/** The input tokens a response reported for its request. */
+export interface UsageFigures {
+  /** Input tokens not read from the prompt cache (Anthropic), or all input tokens (OpenAI). */
+  inputTokens: number;
+  /** Anthropic: input tokens read from the prompt cache. */
+  cacheReadInputTokens?: number | undefined;
+  /** Anthropic: input tokens written to the prompt cache. */
+  cacheCreationInputTokens?: number | undefined;
+}
+
+/** One managed API. */
+export interface ProxyRoute {
+  path: ProxyRoutePath;
+  provider: ProxyProvider;
+  /** The format of the history in the request body (`messages` or `input`). */
+  format: MessageFormat;
+  /**
+   * The usage in a JSON response body, or in one event of a streamed response (`undefined` when
+   * it holds none). Figures of later events override earlier ones field by field.
+   */
+  readUsage(payload: unknown): Partial<UsageFigures> | undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The fields of `usage` that are token counts (finite numbers >= 0), renamed. */
+function pickCounts(usage: unknown, names: Readonly<Partial<Record<keyof UsageFigures, string>>>): Partial<UsageFigures> | undefined {
+  if (!isRecord(usage)) return undefined;
+  const figures: Partial<UsageFigures> = {};
+  for (const [figure, field] of Object.entries(names) as [keyof UsageFigures, string][]) {
+    const value = usage[field];
+    if (typeof value === 'number' && Number.isFinite(value) && value >= 0) figures[figure] = value;
+  }
+  return Object.keys(figures).length === 0 ? undefined : figures;
+}
+
+const ANTHROPIC_USAGE = { inputTokens: 'input_tokens', cacheReadInputTokens: 'cache_read_input_tokens', cacheCreationInputTokens: 'cache_creation_input_tokens' } as const;
+const RESPONSES_USAGE = { inputTokens: 'input_tokens' } as const;
+const CHAT_USAGE = { inputTokens: 'prompt_tokens' } as const;
+
+const ROUTES: readonly ProxyRoute[] = [
+  {
+    path: '/v1/messages',
+    provider: 'anthropic',
+    format: anthropic,
+    // a Message body, or the stream's `message_start` (its message's usage) and `message_delta` (final figures)
+    readUsage(payload) {
+      if (!isRecord(payload)) return undefined;
+      if (payload.type === 'message_start' && isRecord(payload.message)) return pickCounts(payload.message.usage, ANTHROPIC_USAGE);
+      return pickCounts(payload.usage, ANTHROPIC_USAGE);
+    },
+  },
+  {
+    path: '/v1/responses',
+    provider: 'openai',
+    format: openaiResponses,
+    // a Response body, or the stream's `response.completed` (also `.incomplete`) event holding it
+    readUsage(payload) {
+      if (!isRecord(payload)) return undefined;
+      if (isRecord(payload.response)) return pickCounts(payload.response.usage, RESPONSES_USAGE);
+      return pickCounts(payload.usage, RESPONSES_USAGE);
+    },
+  },
+  {
+    path: '/v1/chat/completions',
+    provider: 'openai',
+    format: openaiChat,
+    // a completion body, or the stream's last chunk (`stream_options: { include_usage: true }`)
+    readUsage: (payload) => (isRecord(payload) ? pickCounts(payload.usage, CHAT_USAGE) : undefined),
+  },
+];
+
+/** The managed route of a request, or `undefined` to pass it through. Only `POST` is managed; the query is ignored (`?beta=true`). */
+export function matchRoute(method: string | undefined, url: string | undefined): ProxyRoute | undefined {
+  if (method !== 'POST' || url === undefined) return undefined;
+  const queryStart = url.indexOf('?');
+  const path = queryStart === -1 ? url : url.slice(0, queryStart);
+  return ROUTES.find((route) => route.path === path);
+}
+
+/**
+ * Who a request is addressed to, for a route the proxy does not manage: Anthropic when the path
+ * is under `/v1/messages` or the request carries an `anthropic-version` header, else OpenAI.
+ */
+export function guessProvider(url: string | undefined, headers: Readonly<Record<string, unknown>>): ProxyProvider {
+  if (url?.startsWith('/v1/messages') === true || headers['anthropic-version'] !== undefined) return 'anthropic';
+  return 'openai';
+}
+
+const ANTHROPIC_ERROR_TYPES: Readonly<Record<ProxyErrorKind, string>> = {
+  'invalid-request': 'invalid_request_error',
+  'too-large': 'request_too_large',
+  'bad-gateway': 'api_error',
+};
+
+const OPENAI_ERROR_TYPES: Readonly<Record<ProxyErrorKind, string>> = {
+  'invalid-request': 'invalid_request_error',
+  'too-large': 'invalid_request_error',
+  'bad-gateway': 'server_error',
+};
+
+/** The HTTP status of each kind of error. */
+export const ERROR_STATUS: Readonly<Record<ProxyErrorKind, number>> = { 'invalid-request': 400, 'too-large': 413, 'bad-gateway': 502 };
+
+/** An error body in the provider's own shape, so the client's SDK reports it as it would the provider's. */
+export function formatErrorBody(provider: ProxyProvider, kind: ProxyErrorKind, message: string): string {
+  if (provider === 'anthropic') return JSON.stringify({ type: 'error', error: { type: ANTHROPIC_ERROR_TYPES[kind], message } });
+  return JSON.stringify({ error: { message, type: OPENAI_ERROR_TYPES[kind], param: null, code: null } });
+}
+
+/**
+ * The next request's `lastUsage` from what a response reported: Anthropic's three input figures
+ * as the manager reads them, else OpenAI's total. `messageCount` is the number of history items
+ * the request sent.
+ */
+export function toLastUsage(provider: ProxyProvider, figures: UsageFigures, messageCount: number): LastUsage {
+  if (provider === 'openai') return { inputTokens: figures.inputTokens, messageCount };
+  return {
+    input_tokens: figures.inputTokens,
+    cache_read_input_tokens: figures.cacheReadInputTokens ?? 0,
+    cache_creation_input_tokens: figures.cacheCreationInputTokens ?? 0,
+    messageCount,
+  };
+}
