@@ -4,8 +4,9 @@
  * `shouldCompact`. This file only groups them (by role, by tool, largest results).
  */
 import { countTokens, estimateTokens, planOffload, shouldCompact } from './library-subset.js';
-import type { ContentBlock, Message, TokenCounter } from '../index.js';
+import type { ContentBlock, Message } from '../index.js';
 import { resolveCompactionTrigger } from './compaction-trigger.js';
+import { createMemoizedCounter } from './memoized-counter.js';
 import type { CompactionTrigger } from './compaction-trigger.js';
 import type { Transcript, TranscriptShape } from '../formats/transcripts/transcript.js';
 
@@ -110,24 +111,6 @@ export const UNMATCHED_TOOL = '(unmatched)';
 const LARGEST_RESULT_COUNT = 10;
 const FIRST_LINE_MAX_CHARS = 120;
 
-/**
- * A counter that tokenizes each distinct text once: the same tool result is counted for the
- * total and again on its own, and the tokenizer is most of the command's time.
- */
-function createMemoizedCounter(): TokenCounter {
-  const counts = new Map<string, number>();
-  return {
-    count(text: string): number {
-      let count = counts.get(text);
-      if (count === undefined) {
-        count = estimateTokens(text);
-        counts.set(text, count);
-      }
-      return count;
-    },
-  };
-}
-
 function extractFirstLine(content: unknown): string {
   let text = '';
   if (typeof content === 'string') text = content;
@@ -164,7 +147,7 @@ export function createToolDefinitionUsage(toolDefinitionTokens: number): { lastU
  */
 export function measureContext(transcript: Pick<Transcript, 'shape' | 'format' | 'messages' | 'toolDefinitions'>, options: MeasureContextOptions = {}): ContextMeasurement {
   const { messages } = transcript;
-  const tokenCounter = createMemoizedCounter();
+  const tokenCounter = createMemoizedCounter(estimateTokens);
   // A block's tokens are its message's tokens minus those of the same message without it.
   const emptyMessageTokens = countTokens([{ role: 'user', content: [] }], { tokenCounter });
   const countBlock = (block: ContentBlock): number => countTokens([{ role: 'user', content: [block] }], { tokenCounter }) - emptyMessageTokens;

@@ -1,0 +1,36 @@
+/**
+ * A token counter that tokenizes each distinct text once, for `count`: the same tool result is
+ * counted for the total and again on its own, and the tokenizer is most of the command's time.
+ */
+import { createHash } from 'node:crypto';
+import type { TokenCounter } from '../index.js';
+
+/**
+ * Texts at least this long are remembered by a digest, not by themselves. V8 hashes a string
+ * longer than 16,383 characters by its length alone, so thousands of long results of one length
+ * share one hash bucket and each lookup compares text after text: quadratic (4,000 results of
+ * 30 KB took minutes).
+ */
+export const DIGESTED_TEXT_MIN_CHARS = 16_384;
+
+/**
+ * A {@link TokenCounter} over `count` that counts each distinct text once. A short text is
+ * its own key; a long one is keyed by its SHA-256, which costs one pass over it (less than
+ * tokenizing it) and cannot collide in practice.
+ */
+export function createMemoizedCounter(count: (text: string) => number): TokenCounter {
+  const shortCounts = new Map<string, number>();
+  const longCounts = new Map<string, number>();
+  return {
+    count(text: string): number {
+      const counts = text.length < DIGESTED_TEXT_MIN_CHARS ? shortCounts : longCounts;
+      const key = counts === shortCounts ? text : createHash('sha256').update(text).digest('base64');
+      let tokens = counts.get(key);
+      if (tokens === undefined) {
+        tokens = count(text);
+        counts.set(key, tokens);
+      }
+      return tokens;
+    },
+  };
+}
