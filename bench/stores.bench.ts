@@ -10,6 +10,7 @@ import { Redis } from 'ioredis';
 import { performance } from 'node:perf_hooks';
 import { offloadToolResults } from '../src/api/offload.js';
 import { WRITE_CONCURRENCY } from '../src/core/offload-files.js';
+import type { ContentStore } from '../src/core/ports.js';
 import { createRedisStore } from '../src/stores/redis-store.js';
 import { findRedisServerSkipReason, startRedisServer } from '../tests/integration/stores/redis-server.js';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
@@ -192,7 +193,9 @@ export async function runRedisReusedIdRows(options: BenchRunOptions): Promise<Be
     ];
     const offloadOptions = { charThreshold: 100, ratioThreshold: 0 };
     const probing = createRedisStore({ client, prefix: 'reuse-exists' });
-    const scanning = { ...createRedisStore({ client, prefix: 'reuse-scan' }), exists: undefined };
+    // the store as it was: without exists, batch offload lists the id's prefix
+    const scanning: ContentStore = { ...createRedisStore({ client, prefix: 'reuse-scan' }) };
+    delete scanning.exists;
     for (const store of [probing, scanning]) {
       for (let use = 0; use < EARLIER_USES; use++) await offloadToolResults(history(`earlier use ${use} `.repeat(40)), { store, ...offloadOptions });
     }

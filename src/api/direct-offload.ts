@@ -18,6 +18,7 @@ import {
 import type { FileWriter } from '../core/ports.js';
 import { assertSafePathSegment } from '../core/safe-path.js';
 import type { Message } from '../core/types.js';
+import { assertAbortSignal, createAbortableStore, raceWithSignal } from '../core/abort.js';
 import { InvalidOptionError } from '../core/errors.js';
 import { resolveStoreTarget, resolveWriterTarget } from './store-target.js';
 
@@ -79,7 +80,9 @@ export async function offloadToolResult(message: Message, options: DirectOffload
   const fields: Partial<DirectOffloadOptions> = options ?? {};
   const sessionId = assertSafePathSegment('sessionId', fields.sessionId);
   const store = resolveStoreTarget(fields);
-  return executeDirectOffload(message, sessionId, store, { preview: resolvePreview(fields.preview) });
+  const preview = resolvePreview(fields.preview);
+  const signal = assertAbortSignal('signal', fields.signal);
+  return raceWithSignal(executeDirectOffload(message, sessionId, createAbortableStore(store, signal), { preview }), signal);
 }
 
 /**

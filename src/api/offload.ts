@@ -2,6 +2,7 @@
  * Public entry points of batch offload. The environment is read here, at call
  * time, and handed to the pure core.
  */
+import { assertAbortSignal, createAbortableStore, raceWithSignal } from '../core/abort.js';
 import { executeOffload, type OffloadResult } from '../core/offload.js';
 import { resolveBatchOffloadOptions, type BatchOffloadOptions, type OffloadOptions, type OffloadPlanOptions } from '../core/offload-options.js';
 import { planOffload as planOffloadWithEnvironment, type OffloadPlan } from '../core/plan-offload.js';
@@ -29,7 +30,8 @@ import { resolveStoreTarget, resolveWriterTarget } from './store-target.js';
  * value, naming it; {@link InvalidMessageError} (`INVALID_MESSAGE`) for a malformed history,
  * with the bad field's path (a cycle, a BigInt or over-deep nesting included);
  * {@link WriteFailedError} (`WRITE_FAILED`) when the OS refuses a write, with its error as
- * `cause`. The first two come before anything is written.
+ * `cause`. The first two come before anything is written. With `signal`, rejects with its
+ * reason as soon as it aborts.
  *
  * @example
  * ```ts
@@ -41,7 +43,8 @@ export async function offloadToolResults(messages: readonly Message[], options: 
   // Read defensively: JavaScript callers may pass no options at all.
   const store = resolveStoreTarget((options ?? {}) as { store?: unknown; outputDir?: unknown });
   const resolved = resolveBatchOffloadOptions(options, process.env, store.kind);
-  return executeOffload(messages, store, resolved);
+  const signal = assertAbortSignal('signal', options.signal);
+  return raceWithSignal(executeOffload(messages, createAbortableStore(store, signal), resolved), signal);
 }
 
 /**

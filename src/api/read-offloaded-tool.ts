@@ -3,6 +3,7 @@
  * or by pattern, from whatever store the content went to. One definition, shaped for each
  * tool API (Anthropic Messages, OpenAI Chat Completions and Responses, the AI SDK).
  */
+import { assertAbortSignal, createAbortableStore } from '../core/abort.js';
 import { describeValue, InvalidOptionError } from '../core/errors.js';
 import { resolveNumberSetting } from '../core/env.js';
 import type { ContentStore } from '../core/ports.js';
@@ -58,6 +59,15 @@ export interface ReadOffloadedToolOptions {
    * @default 2
    */
   contextLines?: number | undefined;
+}
+
+/** Options of one call of the read tool's `execute`. */
+export interface ReadOffloadedCallOptions {
+  /**
+   * Ends the call: every store call is raced against it, and an abort answers with a message
+   * (`Could not read ...: <the reason>`) at once, even while the store has not replied.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 /** A JSON Schema property of the tool's input. */
@@ -125,8 +135,8 @@ export interface OpenAIResponsesReadOffloadedTool {
 export interface AiSdkReadOffloadedTool {
   description: string;
   inputSchema: ReadOffloadedInputSchema;
-  /** As {@link ReadOffloadedTool.execute}; the AI SDK's second argument (`{ toolCallId, messages, abortSignal }`) is not used. */
-  execute(input: unknown): Promise<string>;
+  /** As {@link ReadOffloadedTool.execute}; of the AI SDK's second argument (`{ toolCallId, messages, abortSignal }`), `abortSignal` ends the call. */
+  execute(input: unknown, options?: { abortSignal?: AbortSignal | undefined }): Promise<string>;
 }
 
 /** The read tool: its definition, its `execute`, and the definition shaped for each API. */
@@ -142,10 +152,14 @@ export interface ReadOffloadedTool {
    * `{ ref, offset?, limit?, pattern? }`, or the same as JSON text), checked here, so an SDK's
    * `unknown` tool input needs no cast. Resolves to the text for the model, at most `maxChars` characters:
    * numbered lines and a footer saying how to go on, or a message (invalid input, a refusal, no
-   * content at that reference, the store's failure). Never rejects for what the model sent or
-   * what the store did, so one bad call never ends the agent's loop.
+   * content at that reference, the store's failure or its silence past `signal`). Never rejects
+   * for what the model sent or what the store did, so one bad call never ends the agent's loop.
+   * A store built from a URL or config answers within its own timeouts; `options.signal` ends
+   * the wait on any store.
+   *
+   * @throws {InvalidOptionError} only for an `options.signal` that is not an `AbortSignal`.
    */
-  execute(input: unknown): Promise<string>;
+  execute(input: unknown, options?: ReadOffloadedCallOptions): Promise<string>;
   /** `{ name, description, input_schema }` for the Anthropic Messages API. */
   readonly anthropic: AnthropicReadOffloadedTool;
   /** `{ type: 'function', function: { name, description, parameters } }` for OpenAI Chat Completions. */
@@ -264,7 +278,8 @@ export function createReadOffloadedTool(options: ReadOffloadedToolOptions): Read
   };
   const description = buildDescription(maxChars, contextLines);
   const inputSchema = buildInputSchema();
-  const execute = (input: unknown): Promise<string> => readOffloaded(store, input, resolved);
+  const execute = async (input: unknown, callOptions?: ReadOffloadedCallOptions): Promise<string> =>
+    readOffloaded(createAbortableStore(store, assertAbortSignal('signal', callOptions?.signal)), input, resolved);
 
   return {
     name,
@@ -274,6 +289,6 @@ export function createReadOffloadedTool(options: ReadOffloadedToolOptions): Read
     anthropic: { name, description, input_schema: inputSchema },
     openai: { type: 'function', function: { name, description, parameters: inputSchema } },
     openaiResponses: { type: 'function', name, description, parameters: inputSchema, strict: false },
-    aiSdk: { description, inputSchema, execute },
+    aiSdk: { description, inputSchema, execute: (input, aiSdkOptions) => execute(input, { signal: aiSdkOptions?.abortSignal }) },
   };
 }

@@ -99,6 +99,12 @@ export interface OffloadOptions extends BatchOffloadOptions {
    * references are the store's own (`redis://...`), or `./tool-result-{id}.md` for a file store.
    */
   store?: ContentStore | undefined;
+  /**
+   * Ends the call: it rejects with the signal's reason as soon as the signal aborts, even while
+   * the store has not replied (a server that accepts the connection and never answers), and
+   * no store call starts after that. Writes already sent may still land.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 /** Plan options with every default applied. */
@@ -132,10 +138,12 @@ export interface DirectOffloadOptions {
    * @default false
    */
   preview?: boolean | OffloadPreviewOptions | undefined;
+  /** Ends the call, as {@link OffloadOptions.signal}. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Options of `createToolResultOffloader` (the direct offload middleware of an agent loop). */
-export interface ToolResultOffloaderOptions extends DirectOffloadOptions {
+export interface ToolResultOffloaderOptions extends Omit<DirectOffloadOptions, 'signal'> {
   /**
    * A `tool_result` whose content has at least this many characters is offloaded; smaller
    * ones stay inline. Must be >= 1. No environment variable.

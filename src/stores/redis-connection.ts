@@ -69,6 +69,8 @@ interface OwnClient extends RedisLike {
 export function createUrlConnection(url: string): Connection {
   let connected: OwnClient | undefined;
   let pending: Promise<OwnClient> | undefined;
+  /** Every client made and not yet closed, connecting or not: `close()` ends them all. */
+  const made = new Set<OwnClient>();
   const safeUrl = url.replace(/\/\/[^@/]*@/, '//***@');
 
   const open = async (): Promise<OwnClient> => {
@@ -82,6 +84,7 @@ export function createUrlConnection(url: string): Connection {
       maxRetriesPerRequest: 1,
       retryStrategy: (attempt: number) => (attempt > 3 ? null : attempt * 200),
     });
+    made.add(client);
     let lastError: unknown;
     client.on('error', (error) => (lastError = error));
     // connectTimeout ends at the TCP connection; a server that accepts it and never answers
@@ -90,6 +93,7 @@ export function createUrlConnection(url: string): Connection {
     try {
       await raceWithSignal(client.connect(), deadline);
     } catch (error) {
+      made.delete(client);
       client.disconnect();
       throw deadline.aborted ? new Error(`no answer within ${REDIS_CONNECT_TIMEOUT_MS} ms`, { cause: error }) : (lastError ?? error);
     }
@@ -100,19 +104,24 @@ export function createUrlConnection(url: string): Connection {
     current: () => (connected !== undefined && connected.status !== 'end' ? connected : undefined),
     async connect(failure) {
       if (connected?.status === 'end') {
+        made.delete(connected);
         connected = undefined;
         pending = undefined;
       }
-      pending ??= open().then(
-        (client) => {
-          connected = client;
-          return client;
-        },
-        (error: unknown) => {
-          pending = undefined;
-          throw error;
-        },
-      );
+      if (pending === undefined) {
+        const opening = open();
+        pending = opening;
+        opening.then(
+          (client) => {
+            // a close() while it connected dropped it
+            if (pending === opening) connected = client;
+            else client.disconnect();
+          },
+          () => {
+            if (pending === opening) pending = undefined;
+          },
+        );
+      }
       try {
         return await pending;
       } catch (error) {
@@ -122,13 +131,17 @@ export function createUrlConnection(url: string): Connection {
       }
     },
     async close() {
-      const opening = pending;
       pending = undefined;
       connected = undefined;
-      const client = await opening?.catch(() => undefined);
-      if (client === undefined || client.status === 'end') return;
-      // QUIT waits for the replies still due: not forever from a server that stopped answering
-      await raceWithSignal(client.quit(), AbortSignal.timeout(REDIS_QUIT_TIMEOUT_MS)).catch(() => client.disconnect());
+      const clients = [...made];
+      made.clear();
+      // QUIT waits for the replies still due: not forever from a server that stopped answering;
+      // a client still connecting is dropped at once (its connect() rejects)
+      await Promise.all(
+        clients.map((client) =>
+          client.status === 'ready' ? raceWithSignal(client.quit(), AbortSignal.timeout(REDIS_QUIT_TIMEOUT_MS)).catch(() => client.disconnect()) : client.disconnect(),
+        ),
+      );
     },
   };
 }

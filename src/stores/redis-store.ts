@@ -71,6 +71,8 @@ export interface RedisStore extends ContentStore {
   readonly prefix: string;
   /** Whether `key` holds exactly `content`: `STRLEN` first, the value read only when the sizes match. */
   holds(key: string, content: string): Promise<boolean>;
+  /** Whether anything (a value of any type, this store's or not) is at `key`: one `EXISTS`. */
+  exists(key: string): Promise<boolean>;
   /**
    * Closes the client the store created from `url` (waiting for pending replies); does nothing
    * for a `client` you passed, which stays yours to close.

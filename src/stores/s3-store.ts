@@ -9,6 +9,7 @@
  */
 import { describeValue, importOptionalPeer, InvalidOptionError, MissingDependencyError, ReadFailedError, WriteFailedError } from '../core/errors.js';
 import type { ByteRange, ContentStore, Logger, PutOutcome, StoredEntry } from '../core/ports.js';
+import { consoleLogger } from '../infrastructure/console-logger.js';
 import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem, resolveByteRange } from '../core/store-keys.js';
 import { decodeUtf8Range } from '../core/utf8.js';
 
@@ -25,7 +26,10 @@ export interface S3ClientLike {
 /**
  * Settings of the `S3Client` the store constructs when it is given no `client`: the SDK's own
  * `S3ClientConfig`, passed through as is. The usual ones are listed; any other field of
- * `S3ClientConfig` (`maxAttempts`, `requestHandler`, ...) is passed on too.
+ * `S3ClientConfig` (`maxAttempts`, `requestHandler`, ...) is passed on too. Without a
+ * `requestHandler`, the store gives the client one with timeouts
+ * ({@link S3_CONNECT_TIMEOUT_MS}, {@link S3_SOCKET_TIMEOUT_MS}): the SDK's own default waits
+ * forever on a server that accepts the connection and never answers.
  */
 export interface S3StoreClientConfig {
   /** AWS region. @default the SDK's: env `AWS_REGION`, then the shared config files */
@@ -43,7 +47,9 @@ export interface S3StoreClientConfig {
 /** Options of {@link createS3Store}. */
 export interface S3StoreOptions {
   /**
-   * Your `S3Client` (or anything with its `send`). Cannot be combined with `config`.
+   * Your `S3Client` (or anything with its `send`). Cannot be combined with `config`. Its own
+   * settings decide how long a request to a silent server waits (the SDK's default handler
+   * has no timeout: give it a `requestHandler` with `connectionTimeout` and `socketTimeout`).
    * @default an `S3Client` constructed from `config` on first use
    */
   client?: S3ClientLike;
@@ -98,8 +104,15 @@ const CONFLICT_RETRY_DELAY_MS = 25;
 
 const PACKAGE_NAME = '@aws-sdk/client-s3';
 
-/** Warnings go to stderr unless the caller passes a logger. */
-const consoleLogger: Logger = { warn: (message) => console.warn(message) };
+/** How long the client made from `config` waits for a connection, per attempt. */
+export const S3_CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * How long the client made from `config` lets a connection sit silent, per attempt (the SDK
+ * retries up to `maxAttempts`, 3 by default): an idle limit, not a deadline, so a large object
+ * that keeps arriving is never cut.
+ */
+export const S3_SOCKET_TIMEOUT_MS = 10_000;
 
 type CommandClass = new (input: Record<string, unknown>) => object;
 
@@ -111,6 +124,16 @@ interface S3Sdk {
   HeadObjectCommand: CommandClass;
   ListObjectsV2Command: CommandClass;
   DeleteObjectCommand: CommandClass;
+}
+
+/**
+ * `config` with a `requestHandler` holding the store's timeouts, unless it has its own. Given as
+ * the handler's options (an object the SDK turns into its Node handler, as SDK 3.521 and later
+ * do), so the package imports nothing of the SDK's internals.
+ */
+function withTimeouts(config: S3StoreClientConfig | undefined): S3StoreClientConfig {
+  if (config?.requestHandler !== undefined) return { ...config };
+  return { ...config, requestHandler: { connectionTimeout: S3_CONNECT_TIMEOUT_MS, socketTimeout: S3_SOCKET_TIMEOUT_MS } };
 }
 
 /** The body of a `GetObject` output, as the SDK's stream mixin gives it in Node. */
@@ -187,7 +210,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
   // The SDK is loaded on the first call; a failed import is retried by the next one.
   function connect(): Promise<{ sdk: S3Sdk; client: S3ClientLike }> {
     if (loading === undefined) {
-      loading = loadSdk().then((sdk) => ({ sdk, client: options.client ?? new sdk.S3Client({ ...options.config }) }));
+      loading = loadSdk().then((sdk) => ({ sdk, client: options.client ?? new sdk.S3Client(withTimeouts(options.config)) }));
       loading.catch(() => {
         loading = undefined;
       });
