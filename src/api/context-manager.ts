@@ -13,6 +13,7 @@ import {
   type RestoreOptions,
   type SummaryOptions,
 } from '../core/compact/compact-options.js';
+import { AUTO_SESSION_ID } from '../core/manage/session-id.js';
 import { describeValue, InvalidOptionError } from '../core/errors.js';
 import type { FormatName, MessageFormat } from '../core/format.js';
 import type { ProviderFamily } from '../core/manage/calibration.js';
@@ -27,7 +28,8 @@ import { resolveFormat } from '../formats/index.js';
 import { consoleLogger } from '../infrastructure/console-logger.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
 import { createFileStore } from '../stores/file-store.js';
-import { compactMessages } from './compact.js';
+import { sha256Hashing } from '../infrastructure/sha256-hashing.js';
+import { createCompaction } from './compact.js';
 import { createReadOffloadedTool, type ReadOffloadedTool } from './read-offloaded-tool.js';
 import { assertContentStore } from './store-target.js';
 
@@ -40,6 +42,7 @@ export type {
   ContextManager,
   ContextManagerHooks,
   ContextOffloadAction,
+  ContextRecordsUnavailableAction,
   ContextStats,
   ContextUsageIgnoredAction,
   PrepareOptions,
@@ -70,8 +73,12 @@ export interface ContextManagerOptions<M = Message> extends OffloadPlanOptions, 
   /** Where offloaded results and archives go instead of `outputDir`: any `ContentStore`. */
   store?: ContentStore | undefined;
   /**
-   * The conversation: every key goes under `<sessionId>/`, and the read tool opens only those.
-   * 1-200 characters of `[A-Za-z0-9._-]`.
+   * The conversation: every key goes under `<sessionId>/` (offloaded content, compaction
+   * archives, and the records that let any process prepare the conversation alike), and the
+   * read tool opens only those. 1-200 characters of `[A-Za-z0-9._-]`, or `'auto'`: the session
+   * is derived from the history's system prompt and first user message (`deriveSessionId`), for
+   * servers that have nothing else to name a conversation by; send the conversation's own
+   * history then (its first user message must stay the same).
    * @default 'default'
    */
   sessionId?: string | undefined;
@@ -127,12 +134,39 @@ export interface ContextManagerOptions<M = Message> extends OffloadPlanOptions, 
    */
   tokenCounter?: TokenCounter | undefined;
   /**
-   * Receives warnings: ignored usage figures, failed compactions, hooks that threw.
+   * Receives warnings: ignored usage figures, failed compactions, unusable records, hooks that threw.
    * @default console (warnings only)
    */
   logger?: Logger | undefined;
+  /**
+   * The directory files read in the conversation are restored from after a compaction. Unlike
+   * `compactMessages`, the manager restores nothing without it: a server must never put its
+   * own files into a user's context.
+   * @default undefined (no file is restored)
+   */
+  workDir?: string | undefined;
 }
 
+
+/** Names the default tokenizer in the session's records. */
+const DEFAULT_TOKENIZER_ID = 'o200k_base';
+
+/**
+ * The read tool of a manager whose session is named by its first history: it opens that
+ * session's references once the session is known, and refuses every reference before.
+ */
+function createSessionReadTool(store: ContentStore, currentSession: () => string | undefined): ReadOffloadedTool {
+  const tools = new Map<string, ReadOffloadedTool>();
+  const template = createReadOffloadedTool({ store, sessionId: AUTO_SESSION_ID });
+  const execute = (input: unknown): Promise<string> => {
+    const sessionId = currentSession();
+    if (sessionId === undefined) return Promise.resolve('Refused: no conversation has been prepared yet, so no reference can be read.');
+    let tool = tools.get(sessionId);
+    if (tool === undefined) tools.set(sessionId, (tool = createReadOffloadedTool({ store, sessionId })));
+    return tool.execute(input);
+  };
+  return { ...template, execute, aiSdk: { ...template.aiSdk, execute } };
+}
 
 /** The store: `store` as given, or a file store over `outputDir`; exactly one. */
 function resolveManagerStore(fields: { store?: unknown; outputDir?: unknown }): ContentStore {
@@ -191,6 +225,8 @@ function resolveManagerStore(fields: { store?: unknown; outputDir?: unknown }): 
 export function createContextManager<M = Message>(options: ContextManagerOptions<M>): ContextManager<M> & {
   /** The read tool (`read_offloaded`) over the manager's store, bound to its session. */
   readonly readTool: ReadOffloadedTool;
+  /** The session the manager works in; with `sessionId: 'auto'`, `undefined` until a history with a user message names it. */
+  readonly sessionId: string | undefined;
 } {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidOptionError(`options must be an object { outputDir or store, ... }, got ${describeValue(options)}`);
@@ -226,29 +262,25 @@ export function createContextManager<M = Message>(options: ContextManagerOptions
     onCompact: _onCompact,
     ...compactFields
   } = options;
-  const compactOptions: CompactOptions = { ...compactFields, sessionId, store, tokenCounter, logger };
+  // the archive's session is the call's (with 'auto', derived from the history)
+  const compactOptions: CompactOptions = { ...compactFields, sessionId: sessionId === AUTO_SESSION_ID ? 'default' : sessionId, store, tokenCounter, logger };
   const compaction = resolveCompactOptions(compactOptions, env, process.cwd());
   if (options.summarizer === undefined && options.llmClient !== undefined) {
-    // the checks compactMessages would make at the first compaction, made now
+    // the checks a compaction would make at its first run, made now
     resolveSummaryModel(compaction.summaryModel, options.llmClient);
     assertSummaryInputMaxTokens(compaction, tokenCounter);
   }
   const family = resolveProviderFamily(options.provider, options.model, format.name);
-  const resolvedCompactOptions: CompactOptions = {
-    ...compactOptions,
-    // values as resolved now (options, else the environment at creation)
-    summaryModel: compaction.summaryModel,
-    summaryInputMaxTokens: compaction.summaryInputMaxTokens,
-    maxRetries: compaction.maxRetries,
-    retryBaseDelayMs: compaction.retryBaseDelayMs,
-    workDir: compaction.workDir,
-    // the manager decides when to compact: a trigger at 0 compacts any history and, unlike
-    // `force`, keeps the no-gain guard (a summary as large as what it replaces is skipped)
-    contextTokenLimit: undefined,
-    compactThresholdRatio: 0,
-    lastUsage: undefined,
-    force: false,
-  };
+  // resolved once: options, environment and summarizer; the manager decides when to compact:
+  // a trigger at 0 compacts any history and, unlike `force`, keeps the no-gain guard (a
+  // summary as large as what it replaces is skipped as 'no-gain')
+  const runner = createCompaction(
+    { ...compactOptions, contextTokenLimit: undefined, compactThresholdRatio: 0, lastUsage: undefined, force: false },
+    env,
+    process.cwd(),
+  );
+  const restoresFiles = options.workDir !== undefined;
+  let skippedRestoreSaid = false;
 
   const manager = createContextManagerWith(
     {
@@ -262,7 +294,7 @@ export function createContextManager<M = Message>(options: ContextManagerOptions
       compactThresholdRatio: compaction.compactThresholdRatio,
       budgets: {
         summaryMaxWords: compaction.summaryMaxWords,
-        maxRestoreFiles: compaction.maxRestoreFiles,
+        maxRestoreFiles: restoresFiles ? compaction.maxRestoreFiles : 0,
         maxRestoreTokensPerFile: compaction.maxRestoreTokensPerFile,
         maxRestoreTokensTotal: compaction.maxRestoreTokensTotal,
       },
@@ -273,11 +305,26 @@ export function createContextManager<M = Message>(options: ContextManagerOptions
     {
       store,
       tokenCounter,
+      tokenizerId: tokenCounter === defaultTokenCounter ? DEFAULT_TOKENIZER_ID : undefined,
       countsAtMostUtf8Bytes: tokenCounter === defaultTokenCounter,
+      hashing: sha256Hashing,
       logger,
-      compact: (messages, call) => compactMessages(messages, { ...resolvedCompactOptions, ...call }),
+      compact: (messages, call) => {
+        if (!restoresFiles && !skippedRestoreSaid) {
+          skippedRestoreSaid = true;
+          logger.warn('context manager: files read in the conversation are not restored after a compaction, since no workDir was given');
+        }
+        return runner.run(messages, call);
+      },
     },
   );
-  const readTool = createReadOffloadedTool({ store, sessionId });
-  return Object.freeze({ prepare: manager.prepare, offloadOutput: manager.offloadOutput, readTool });
+  const readTool = sessionId === AUTO_SESSION_ID ? createSessionReadTool(store, () => manager.sessionId) : createReadOffloadedTool({ store, sessionId });
+  return Object.freeze({
+    prepare: manager.prepare,
+    offloadOutput: manager.offloadOutput,
+    readTool,
+    get sessionId() {
+      return manager.sessionId;
+    },
+  });
 }

@@ -5,6 +5,7 @@
  * against the local fake provider.
  */
 import Anthropic from '@anthropic-ai/sdk';
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,6 +42,11 @@ function toolTurn(id: string, name: string, input: Record<string, unknown>, resu
     { role: 'assistant', content: [{ type: 'text', text: `Calling ${name}.` }, { type: 'tool_use', id, name, input }] },
     { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: result }] },
   ];
+}
+
+/** The 16 hex digits of sha256 a manager's content name carries. */
+function contentHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 
 function resultOf(message: Message | undefined): unknown {
@@ -82,13 +88,13 @@ describe('createContextManager: options are checked once, at creation', () => {
 });
 
 describe('createContextManager over a file store', () => {
-  it('writes direct offloads to <outputDir>/<sessionId>/<id>.md, referenced by absolute path, readable with readTool', async () => {
+  it('writes direct offloads to <outputDir>/<sessionId>/<id>-<content hash>.md, referenced by absolute path, readable with readTool', async () => {
     const outputDir = join(root, 'context');
     const manager = createContextManager({ outputDir, sessionId: 'session-1', logger });
     const output = `${words(400, 'line')}\nneedle: found it\n${words(100, 'tail')}`;
     const result = await manager.prepare([{ role: 'user', content: 'Search the logs.' }, ...toolTurn('toolu_1', 'bash', { command: 'grep' }, output)]);
 
-    const path = join(outputDir, 'session-1', 'toolu_1.md');
+    const path = join(outputDir, 'session-1', `toolu_1-${contentHash(output)}.md`);
     expect(await readFile(path, 'utf8')).toBe(output);
     expect(resultOf(result.messages[2])).toBe(`[Tool result offloaded to file: ${path}]`);
     const page = await manager.readTool.execute({ ref: path, pattern: 'needle' });
@@ -100,9 +106,10 @@ describe('createContextManager over a file store', () => {
     const manager = createContextManager({ outputDir, sessionId: 'session-1', threshold: 100_000, logger });
     const result = await manager.prepare([{ role: 'user', content: 'Go.' }, ...toolTurn('toolu_2', 'bash', {}, words(200, 'out'))]);
 
-    expect(await readdir(join(outputDir, 'session-1'))).toEqual(['tool-result-toolu_2.md']);
+    const name = `tool-result-toolu_2-${contentHash(words(200, 'out'))}.md`;
+    expect((await readdir(join(outputDir, 'session-1'))).filter((entry) => entry.endsWith('.md'))).toEqual([name]);
     const reference = resultOf(result.messages[2]) as string;
-    expect(reference).toBe(`[Content offloaded to: ${join(outputDir, 'session-1', 'tool-result-toolu_2.md')}]`);
+    expect(reference).toBe(`[Content offloaded to: ${join(outputDir, 'session-1', name)}]`);
     expect(await manager.readTool.execute({ ref: reference })).toContain('out0 out1 out2');
   });
 

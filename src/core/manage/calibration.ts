@@ -69,6 +69,11 @@ export interface TokenCalibration {
    * Returns whether it was learned.
    */
   observe(providerTokens: number, localTokens: number): boolean;
+  /**
+   * Takes over a calibration learned elsewhere (recorded in the session by another process, or
+   * an earlier manager) when it learned from more figures than this one: learning goes on from it.
+   */
+  adopt(ratio: number, samples: number): void;
 }
 
 /** A calibration starting at `initialRatio` (the family's margin), clamped to [0.5, 3]. */
@@ -91,6 +96,11 @@ export function createTokenCalibration(initialRatio: number): TokenCalibration {
       ratio = clampRatio(ratio + CALIBRATION_SMOOTHING * (sample - ratio));
       samples += 1;
       return true;
+    },
+    adopt(otherRatio, otherSamples) {
+      if (otherSamples <= samples) return;
+      ratio = clampRatio(otherRatio);
+      samples = otherSamples;
     },
   };
 }

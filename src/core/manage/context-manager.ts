@@ -1,74 +1,55 @@
 /**
  * The context manager: one call per model request. In order, each step only when needed:
- * (1) direct offload of tool results the manager has not seen before; (2) batch offload when
- * the ratio gate passes; (3) when the history is still over the compaction trigger, batch
- * offload without the gate, then compaction fitted to half of the trigger. Decisions already
- * taken are kept (a message seen before comes back as it went out; an offloaded result keeps
- * its reference), so the prompt prefix stays byte-stable between calls. Pure: the store, the
- * tokenizer, the logger and compaction itself come in as ports.
+ * (1) direct offload of new large tool results; (2) batch offload when the ratio gate passes;
+ * (3) when the history is still over the compaction trigger, batch offload without the gate,
+ * then compaction fitted to half of the trigger, the exchange in flight kept verbatim after it.
+ *
+ * `prepare` is a function of the history's content and of what the session's folder of the
+ * store holds: offloaded contents are named by their content, and each compaction (and, from
+ * time to time, the token counts and calibration) is a record keyed by the fingerprint of the
+ * span it covers. A warm manager, a new one, one in another process or a restarted one give the
+ * same messages for the same history; what this object keeps in memory only spares it work.
+ * Pure: the store, the tokenizer, the hash, the logger and compaction come in as ports.
  */
 import { throwIfAborted } from '../abort.js';
-import type { CompactResult } from '../compact/compact.js';
-import { partitionMessages } from '../compact/partition.js';
 import { describeError, describeValue, InvalidMessageError, InvalidOptionError } from '../errors.js';
-import type { ContentStore, Logger, TokenCounter } from '../ports.js';
+import type { TokenCounter } from '../ports.js';
 import { compactThresholdTokens } from '../tokens.js';
 import { recordToolNames } from '../tool-names.js';
 import type { Message } from '../types.js';
 import { assertMessage } from '../validate-messages.js';
+import { createAbortableStore } from './abortable-store.js';
 import { createCompactionBackoff } from './backoff.js';
 import { createTokenCalibration } from './calibration.js';
-import { createDecisionLog } from './decisions.js';
+import { compactWithRecord, type CompactStep } from './compact-step.js';
+import type { ContextManagerPorts } from './manager-ports.js';
 import { createLocalCounts, estimateHistoryTokens, type EstimateAnchor } from './history-estimate.js';
 import type { ResolvedContextManagerOptions } from './manager-options.js';
 import { offloadToolOutput } from './offload-output.js';
-import { applyDecisions, mayHoldDecidedResults, offloadNewResults, offloadOlderResults, type OffloadStepContext } from './offload-steps.js';
+import { applyDecisions, mayHoldOffloadedResults, offloadNewResults, offloadOlderResults, type OffloadCall } from './offload-steps.js';
 import { passesRatioGate, summarizeMessageChars, type MessageChars } from './ratio-gate.js';
-import { fitCompactBudgets } from './room-to-spare.js';
-import { createSessionStoreView } from './session-store.js';
-import type {
-  CompactBudgets,
-  ContextAction,
-  ContextCompactAction,
-  ContextManager,
-  ContextOffloadAction,
-  PrepareOptions,
-  PrepareResult,
-} from './types.js';
-import { checkLastUsage, learnFromUsage, startsWithSame, type CheckedUsage, type UsageAnchor } from './usage-anchor.js';
+import { createSessionAccess, type SessionAccess } from './session-access.js';
+import { AUTO_SESSION_ID, deriveSessionIdWith } from './session-id.js';
+import type { ContextAction, ContextManager, ContextOffloadAction, PrepareOptions, PrepareResult } from './types.js';
+import { checkLastUsage, learnFromUsage, type CheckedUsage, type UsageAnchor } from './usage-anchor.js';
+
+export type { CompactCall, ContextManagerPorts } from './manager-ports.js';
 
 /** Characters per token assumed for a result offloaded before it was ever counted (tokensBefore only). */
 const CHARS_PER_TOKEN_ESTIMATE = 4;
-
-/** One compaction request: the budgets it runs with, and the caller's abort signal. */
-export interface CompactCall extends CompactBudgets {
-  signal: AbortSignal | undefined;
-}
-
-/** What the manager works through. */
-export interface ContextManagerPorts {
-  /** Where offloaded content goes (`<sessionId>/...` keys). */
-  store: ContentStore;
-  /** The local tokenizer. */
-  tokenCounter: TokenCounter;
-  /** Whether the tokenizer never counts more tokens than a text has UTF-8 bytes (a byte-level BPE such as o200k): then a cheap bound can stand in for a count far below the trigger. */
-  countsAtMostUtf8Bytes: boolean;
-  /** Warnings: ignored usage, failed compactions, hooks that threw. */
-  logger: Logger;
-  /** Compacts a history unconditionally (the manager has decided), with these budgets. */
-  compact(messages: readonly Message[], call: CompactCall): Promise<CompactResult>;
-}
-
-/** The history a compaction replaced, and what replaced it. */
-interface CompactionMemo {
-  input: readonly Message[];
-  output: readonly Message[];
-}
+/** An anchor below this share of the local count of the messages it covers is not believed (`input_tokens` without its cache figures). */
+const MIN_USAGE_SHARE_OF_LOCAL = 0.5;
 
 /** The caller's object for a changed message, and the canonical message it was built from. */
 interface FormatOutput<M> {
   canonical: Message;
   output: M;
+}
+
+/** The core manager: a {@link ContextManager} that also says which session it works in. */
+export interface CoreContextManager<M> extends ContextManager<M> {
+  /** The session (with `'auto'`, `undefined` until a history with a user message names it). */
+  readonly sessionId: string | undefined;
 }
 
 function readPrepareOptions(options: unknown): PrepareOptions {
@@ -85,37 +66,31 @@ function readPrepareOptions(options: unknown): PrepareOptions {
 
 /**
  * Creates a context manager over resolved options and ports. `prepare` calls run one at a time
- * (a second call waits for the first), so the decisions of one are seen by the next.
+ * (a second call waits for the first).
  */
-export function createContextManagerWith<M>(options: ResolvedContextManagerOptions<M>, ports: ContextManagerPorts): ContextManager<M> {
+export function createContextManagerWith<M>(options: ResolvedContextManagerOptions<M>, ports: ContextManagerPorts): CoreContextManager<M> {
   const { format, hooks } = options;
   const { logger } = ports;
   const toolNames = new Map<string, string>();
-  const decisions = createDecisionLog();
-  const steps: OffloadStepContext = {
-    store: ports.store,
-    sessionStore: createSessionStoreView(ports.store, options.sessionId),
-    sessionId: options.sessionId,
-    threshold: options.threshold,
-    excludeTools: options.excludeTools,
-    preview: options.preview,
-    batch: options.batch,
-    toolNames,
-    decisions,
-  };
   const calibration = createTokenCalibration(options.initialCalibrationRatio);
   const backoff = createCompactionBackoff();
-  const counts = createLocalCounts(ports.tokenCounter, ports.countsAtMostUtf8Bytes);
+  let tokenized = 0;
+  const counter: TokenCounter = {
+    count(text) {
+      const count = ports.tokenCounter.count(text);
+      tokenized += count;
+      return count;
+    },
+  };
+  const counts = createLocalCounts(counter, ports.countsAtMostUtf8Bytes);
   const triggerTokens = compactThresholdTokens(options.contextTokenLimit, options.compactThresholdRatio);
   const targetTokens = Math.floor(triggerTokens / 2);
-  // the message compaction appends, as it builds it: counted (once) in what a compaction keeps
-  const resumeMessage: Message | undefined = options.resumeMessage === undefined ? undefined : { role: 'user', content: options.resumeMessage };
-  // message (as given, or as sent) → the message it became; outputs map to themselves
+  // a message as given, or as sent → the form the manager works on (offload decisions applied)
   const seen = new WeakMap<Message, Message>();
   const charSummaries = new WeakMap<Message, MessageChars>();
   const formatOutputs = new WeakMap<object, FormatOutput<M>>();
   let anchor: UsageAnchor | undefined;
-  let memo: CompactionMemo | undefined;
+  let session: SessionAccess | undefined;
   let queue: Promise<unknown> = Promise.resolve();
 
   const charsOf = (message: Message): MessageChars => {
@@ -126,6 +101,26 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
     }
     return summary;
   };
+
+  const openSession = (sessionId: string): SessionAccess =>
+    createSessionAccess({
+      sessionId,
+      options,
+      ports,
+      toolNames,
+      counts,
+      initialRatio: options.initialCalibrationRatio,
+      adoptCalibration: (recorded) => calibration.adopt(recorded.ratio, recorded.samples),
+    });
+
+  /** The session of this history: the configured one, or (with `'auto'`) the one its content names, fixed once it has a user message. */
+  function resolveSession(canonical: readonly Message[]): SessionAccess {
+    if (session !== undefined) return session;
+    if (options.sessionId !== AUTO_SESSION_ID) return (session = openSession(options.sessionId));
+    const derived = openSession(deriveSessionIdWith(canonical, ports.hashing));
+    if (canonical.some((message) => message.role === 'user')) session = derived;
+    return derived;
+  }
 
   async function notify(name: 'onOffload' | 'onCompact', call: () => unknown): Promise<void> {
     try {
@@ -143,103 +138,50 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
     return true;
   }
 
+  function ignoreUsage(reason: string, actions: ContextAction[]): undefined {
+    logger.warn(`context manager: lastUsage ignored, counting locally instead: ${reason}`);
+    actions.push({ type: 'usage-ignored', reason });
+    return undefined;
+  }
+
   /** The usage figure of this call, checked; a figure that does not fit is reported and dropped. */
   function checkUsage(lastUsage: unknown, historyLength: number, actions: ContextAction[]): CheckedUsage | undefined {
     if (lastUsage === undefined) return undefined;
     const checked = checkLastUsage(lastUsage, historyLength);
-    if ('usage' in checked) return checked.usage;
-    logger.warn(`context manager: lastUsage ignored, counting locally instead: ${checked.reason}`);
-    actions.push({ type: 'usage-ignored', reason: checked.reason });
-    return undefined;
+    return 'usage' in checked ? checked.usage : ignoreUsage(checked.reason, actions);
   }
 
   /**
-   * The working history: a compaction's output in place of the history it replaced (when the
-   * caller sends that history again), then each message as it went out before, or, seen for the
-   * first time, checked and with earlier decisions applied. Returns the indices first seen, and
-   * for each index the message as given (after a substitution, the compaction's own message).
+   * Each message in the form the manager works on: as it went out before, or, seen for the first
+   * time, checked and with the offloads decided before (in any process) applied. Returns the
+   * indices first seen.
    */
-  async function absorb(canonical: readonly Message[]): Promise<{ start: Message[]; given: readonly Message[]; fresh: number[]; substituted: boolean }> {
-    const replaced = memo !== undefined && startsWithSame(canonical, memo.input) ? memo : undefined;
-    // the caller moved on to the compacted history: the replaced one need not be kept alive
-    if (replaced === undefined) memo = undefined;
-    const given = replaced === undefined ? canonical : [...replaced.output, ...canonical.slice(replaced.input.length)];
-    // index in `given` → index in the caller's history, for error paths
-    const offset = replaced === undefined ? 0 : replaced.input.length - replaced.output.length;
-    const start = given.slice();
+  async function absorb(canonical: readonly Message[], access: SessionAccess, call: OffloadCall): Promise<{ given: Message[]; fresh: number[] }> {
+    const given = canonical.slice();
     const fresh: number[] = [];
-    for (let index = replaced?.output.length ?? 0; index < start.length; index += 1) {
-      const message = start[index] as Message;
+    let unexplained = false;
+    for (let index = 0; index < given.length; index += 1) {
+      const message = given[index] as Message;
       const known = seen.get(message);
       if (known !== undefined) {
-        start[index] = known;
+        given[index] = known;
         continue;
       }
-      assertMessage(message, `messages[${index + offset}]`);
+      assertMessage(message, `messages[${index}]`);
       recordToolNames(message, toolNames);
+      access.steps.readBacks.record(message);
       // summarized now, with the calls seen so far, as the batch offload's walk names them
       charsOf(message);
-      if (mayHoldDecidedResults(message, decisions)) start[index] = await applyDecisions(message, decisions, ports.store);
       fresh.push(index);
+      unexplained ||= access.mayNeedListing(message);
     }
-    return { start, given, fresh, substituted: replaced !== undefined };
-  }
-
-  /** Step 3b: compaction fitted to half of the trigger, behind the circuit breaker. */
-  async function compact(
-    working: Message[],
-    tokensBefore: number,
-    signal: AbortSignal | undefined,
-    actions: ContextAction[],
-  ): Promise<Message[] | undefined> {
-    if (!backoff.mayAttempt) {
-      actions.push({ type: 'compact-skipped', reason: 'backing-off', retryInCalls: backoff.waitingCalls });
-      return undefined;
+    // a raw result no process was known to offload: ask the folder once before deciding it
+    if (unexplained) await call.learn();
+    for (const index of fresh) {
+      const message = given[index] as Message;
+      if (mayHoldOffloadedResults(message, access.steps)) given[index] = applyDecisions(message, access.steps, call.store);
     }
-    const ratio = calibration.ratio;
-    // what compaction keeps as it is: its Head (the leading system messages) and the resume message
-    let keptLocal = resumeMessage === undefined ? 0 : counts.of(resumeMessage);
-    for (const message of partitionMessages(working).head) keptLocal += counts.of(message);
-    const budgets = fitCompactBudgets({ targetTokens, keptTokens: Math.ceil(ratio * keptLocal), ratio, configured: options.budgets });
-
-    let result: CompactResult;
-    try {
-      result = await ports.compact(working, { ...budgets, signal });
-    } catch (error) {
-      if (signal?.aborted) throw error;
-      const retryInCalls = backoff.recordFailure();
-      logger.warn(`context manager: compaction failed (${describeError(error)}); the history is sent as it is`);
-      actions.push({ type: 'compact-skipped', reason: 'failed', error, retryInCalls });
-      return undefined;
-    }
-    if (!result.compacted) {
-      const retryInCalls = backoff.recordFailure();
-      const reason = result.skippedReason ?? 'failed';
-      actions.push(result.error === undefined ? { type: 'compact-skipped', reason, retryInCalls } : { type: 'compact-skipped', reason, error: result.error, retryInCalls });
-      return undefined;
-    }
-    backoff.recordSuccess();
-    const tokensAfter = estimateHistoryTokens(result.messages, ratio, counts, undefined);
-    if (tokensAfter > targetTokens) {
-      logger.warn(
-        `context manager: the compacted context takes about ${tokensAfter} tokens, over its target of ${targetTokens} (half of the trigger); ` +
-          'the system messages or the summary are larger than the window allows',
-      );
-    }
-    const action: ContextCompactAction = {
-      type: 'compact',
-      tokensBefore,
-      tokensAfter,
-      targetTokens,
-      archiveReference: result.archiveReference ?? result.originalMessagesPath ?? undefined,
-      summarizer: result.summarizer,
-      restoredFileCount: result.stats.restoredFileCount,
-      budgets,
-    };
-    actions.push(action);
-    const onCompact = hooks.onCompact;
-    if (onCompact !== undefined) await notify('onCompact', () => onCompact(action, result));
-    return result.messages;
+    return { given, fresh };
   }
 
   /** The caller's shape for `output`, reusing the object built last time for a message that came out the same. */
@@ -256,79 +198,109 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
     return result;
   }
 
+  /** The anchor of this call: its usage figure, unless it is implausibly small for the messages it covers. */
+  function anchorOf(usage: CheckedUsage | undefined, start: readonly Message[], substituted: boolean, actions: ContextAction[]): EstimateAnchor | undefined {
+    if (usage === undefined) return undefined;
+    if (substituted) return ignoreUsage('the history starts with messages an earlier call compacted, so the figure cannot be matched to them', actions);
+    let local = 0;
+    for (let index = 0; index < usage.messageCount; index += 1) local += counts.of(start[index] as Message);
+    if (usage.inputTokens < MIN_USAGE_SHARE_OF_LOCAL * local) {
+      return ignoreUsage(
+        `lastUsage says ${usage.inputTokens} tokens for ${usage.messageCount} messages the local tokenizer counts ${local} tokens; ` +
+          `a figure below ${MIN_USAGE_SHARE_OF_LOCAL}x the local count does not fit them (input_tokens without the cache figures?)`,
+        actions,
+      );
+    }
+    anchor = learnFromUsage(start, usage, anchor, calibration, counts.of);
+    return { inputTokens: usage.inputTokens, messageCount: usage.messageCount, base: start };
+  }
+
   async function run(input: readonly M[], prepareOptions: PrepareOptions): Promise<PrepareResult<M>> {
     const { signal } = prepareOptions;
     throwIfAborted(signal);
     backoff.beginCall();
+    const tokenizedBefore = tokenized;
     const actions: ContextAction[] = [];
     const canonical = format.toCanonical(input);
+    const access = resolveSession(canonical);
+    const store = createAbortableStore(ports.store, signal);
+    const call = access.beginCall(store, signal, actions);
+    if (!access.knowledge.listed) await call.learn();
     const usage = checkUsage(prepareOptions.lastUsage, canonical.length, actions);
-    const { start, given, fresh, substituted } = await absorb(canonical);
-
-    // The provider's figure: this call's, else the last one while the history still starts with what it covered.
-    let estimateAnchor: EstimateAnchor | undefined;
-    if (usage !== undefined && substituted) {
-      const reason = 'the history starts with messages an earlier call compacted, so the figure cannot be matched to them';
-      logger.warn(`context manager: lastUsage ignored, counting locally instead: ${reason}`);
-      actions.push({ type: 'usage-ignored', reason });
-    } else if (usage !== undefined) {
-      anchor = learnFromUsage(start, usage, anchor, calibration, counts.of);
-    }
-    if (!substituted && anchor !== undefined && startsWithSame(start, anchor.prefix)) {
-      estimateAnchor = { inputTokens: anchor.inputTokens, messageCount: anchor.prefix.length, base: start };
-    } else if (!substituted) {
-      anchor = undefined;
-    }
+    const { given, fresh: givenFresh } = await absorb(canonical, access, call);
+    const match = await access.match(given, call);
+    const start = match.messages;
+    // positions of the given history after the compactions the records applied
+    const shift = start.length - given.length;
+    const fresh = givenFresh.filter((index) => index >= match.replaced).map((index) => index + shift);
+    const inForce = match.calibration;
+    const ratio = inForce.ratio;
+    const estimateAnchor = anchorOf(usage, start, match.replaced > 0, actions);
 
     // (1) direct offload of new results, (2) batch offload when the gate passes
-    const working = start.slice();
-    await reportOffload(await offloadNewResults(working, fresh, steps), actions);
+    let working = start.slice();
+    const steps = access.steps;
+    await reportOffload(await offloadNewResults(working, fresh, steps, call), actions);
     if (passesRatioGate(working.map(charsOf), options.batch)) {
-      await reportOffload(await offloadOlderResults(working, steps, 'ratio-gate'), actions);
+      await reportOffload(await offloadOlderResults(working, steps, call, 'ratio-gate'), actions);
     }
 
     // (3) still over the trigger: offload without the gate first, then compact
-    const ratio = calibration.ratio;
-    const isOverTrigger = (): boolean => isAtTrigger(working, start, ratio, estimateAnchor);
+    const offloaded = working.slice();
+    let anchorInForce = estimateAnchor;
+    const isOverTrigger = (): boolean => isAtTrigger(working, start, ratio, anchorInForce);
     let compacted: Message[] | undefined;
     if (working.length > 0 && isOverTrigger()) {
       const gateless = { ratioThreshold: 0, keepRecent: options.batch.keepRecent };
-      const offloaded =
-        passesRatioGate(working.map(charsOf), gateless) && (await reportOffload(await offloadOlderResults(working, steps, 'over-trigger'), actions));
-      if (!offloaded || isOverTrigger()) {
-        compacted = await compact(working, estimateHistoryTokens(working, ratio, counts, estimateAnchor), signal, actions);
+      const freed =
+        passesRatioGate(working.map(charsOf), gateless) && (await reportOffload(await offloadOlderResults(working, steps, call, 'over-trigger'), actions));
+      offloaded.splice(0, offloaded.length, ...working);
+      if (!freed || isOverTrigger()) {
+        // another process may have compacted this very history meanwhile: its record serves
+        const again = await access.rematch(working, call);
+        if (again !== undefined) {
+          working = again;
+          anchorInForce = undefined;
+        }
+        if (again === undefined || isOverTrigger()) {
+          const step: CompactStep = {
+            access,
+            call,
+            counts,
+            backoff,
+            logger,
+            hooks,
+            targetTokens,
+            calibration: inForce,
+            resumeMessage: options.resumeMessage,
+            budgets: options.budgets,
+            compact: ports.compact,
+            notify,
+          };
+          compacted = await compactWithRecord(working, estimateHistoryTokens(working, ratio, counts, anchorInForce), step, actions);
+        }
       }
     }
 
     const output = compacted ?? working;
-    const isFresh = new Uint8Array(start.length);
-    for (const index of fresh) isFresh[index] = 1;
-    if (compacted !== undefined) {
-      memo = { input: canonical, output: compacted };
-      anchor = undefined;
-      for (const message of compacted) seen.set(message, message);
-    } else {
-      for (let index = 0; index < output.length; index += 1) {
-        const message = output[index] as Message;
-        const first = start[index] as Message;
-        if (message === first && isFresh[index] === 0) continue;
-        seen.set(message, message);
-        if (first !== message) seen.set(first, message);
-        const original = given[index] as Message;
-        if (original !== first && original !== message) seen.set(original, message);
-      }
-    }
+    rememberForms(canonical, given, match.replaced, shift, offloaded, output);
+    await access.recordCounts(output, call, {
+      tokenized: tokenized - tokenizedBefore,
+      inForce,
+      learned: { ratio: calibration.ratio, samples: calibration.samples },
+    });
 
     // Exact figures are computed when first read: a call far below the trigger need not
     // tokenize the references it just wrote (the next call counts them, or the provider does).
     let figures: { before: number; after: number } | undefined;
     const computeFigures = (): { before: number; after: number } =>
       (figures ??= {
-        before: estimateTokensBefore(start, working, ratio, estimateAnchor),
-        after: estimateHistoryTokens(output, ratio, counts, compacted === undefined ? estimateAnchor : undefined),
+        before: estimateTokensBefore(start, offloaded, ratio, estimateAnchor),
+        after: estimateHistoryTokens(output, ratio, counts, compacted === undefined ? anchorInForce : undefined),
       });
     return {
       messages: toCallerShape(output, input),
+      sessionId: access.sessionId,
       actions,
       stats: {
         messagesIn: input.length,
@@ -341,10 +313,27 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
         },
         triggerTokens,
         calibrationRatio: ratio,
-        calibrationSamples: calibration.samples,
-        anchoredMessages: compacted === undefined && estimateAnchor !== undefined ? estimateAnchor.messageCount : 0,
+        calibrationSamples: inForce.samples,
+        anchoredMessages: compacted === undefined && anchorInForce !== undefined ? anchorInForce.messageCount : 0,
       },
     };
+  }
+
+  /**
+   * Remembers the form each message of this call goes on in: a given message (and its working
+   * form) maps to its form after this call's offloads, a compaction's message to itself. The
+   * next call that sends the same objects skips checking and deciding them.
+   */
+  function rememberForms(canonical: readonly Message[], given: readonly Message[], replaced: number, shift: number, working: readonly Message[], output: readonly Message[]): void {
+    for (let index = 0; index < canonical.length; index += 1) {
+      const original = canonical[index] as Message;
+      const form = index < replaced ? (given[index] as Message) : (working[index + shift] as Message);
+      seen.set(original, form);
+      seen.set(given[index] as Message, form);
+      seen.set(form, form);
+    }
+    for (const message of working) seen.set(message, message);
+    for (const message of output) seen.set(message, message);
   }
 
   /**
@@ -367,7 +356,8 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
    */
   function estimateTokensBefore(start: readonly Message[], offloaded: readonly Message[], ratio: number, estimateAnchor: EstimateAnchor | undefined): number {
     let local = 0;
-    for (let index = estimateAnchor?.messageCount ?? 0; index < start.length; index += 1) {
+    const end = Math.min(start.length, offloaded.length);
+    for (let index = estimateAnchor?.messageCount ?? 0; index < end; index += 1) {
       const message = start[index] as Message;
       const after = offloaded[index] as Message;
       const known = message === after ? counts.of(message) : counts.peek(message);
@@ -379,6 +369,9 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
   }
 
   return {
+    get sessionId() {
+      return session?.sessionId;
+    },
     prepare(messages, prepareOptions) {
       if (!Array.isArray(messages)) {
         return Promise.reject(new InvalidMessageError('messages', `expected an array of messages, got ${describeValue(messages)}`));
@@ -394,8 +387,15 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
       queue = result.catch(() => undefined);
       return result;
     },
-    async offloadOutput(output, call) {
-      const reference = await offloadToolOutput(output, call, steps);
+    async offloadOutput(output, toolCall) {
+      if (session === undefined && options.sessionId === AUTO_SESSION_ID) {
+        if (typeof output !== 'string') throw new InvalidOptionError(`output must be a string (the tool's output as the model would read it), got ${describeValue(output)}`);
+        logger.warn('context manager: offloadOutput before the first prepare of an "auto" session (no session yet): the output stays inline');
+        return output;
+      }
+      const access = session ?? resolveSession([]);
+      const call = access.beginCall(ports.store, undefined, []);
+      const reference = await offloadToolOutput(output, toolCall, access.steps, call);
       if (reference.action !== undefined) {
         const action = reference.action;
         const onOffload = hooks.onOffload;

@@ -14,6 +14,8 @@ export interface LocalCounts {
   of(message: Message): number;
   /** The count when `message` was already counted, else `undefined` (nothing is tokenized). */
   peek(message: Message): number | undefined;
+  /** Takes `count` as the count of `message` (a count recorded by an earlier call, in this process or another). */
+  set(message: Message, count: number): void;
   /**
    * At least the local count of `message`, without tokenizing: its count when known, else
    * (with a byte-level tokenizer, which never makes more tokens than UTF-8 bytes) its texts'
@@ -40,6 +42,7 @@ export function createLocalCounts(counter: TokenCounter, countsAtMostUtf8Bytes: 
   return {
     of,
     peek: (message) => counts.get(message),
+    set: (message, count) => void counts.set(message, count),
     bound(message) {
       const known = counts.get(message);
       if (known !== undefined) return known;

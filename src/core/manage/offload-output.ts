@@ -4,10 +4,8 @@
  * Agents SDK): no history is converted, only the output value is replaced by its reference.
  */
 import { describeValue, InvalidOptionError } from '../errors.js';
-import { executeDirectOffload } from '../direct-offload.js';
 import { isOffloadReference } from '../offload-reference.js';
-import type { Message, ToolResultBlock } from '../types.js';
-import type { OffloadStepContext } from './offload-steps.js';
+import { offloadOneOutput, type OffloadCall, type OffloadStepContext } from './offload-steps.js';
 import type { ContextOffloadAction, ToolCallIdentity } from './types.js';
 
 /** What became of one output: the text the model gets, and the action when it was offloaded. */
@@ -18,7 +16,7 @@ export interface OffloadedOutput {
 
 function assertCall(call: unknown): asserts call is ToolCallIdentity {
   if (typeof call !== 'object' || call === null) {
-    throw new InvalidOptionError(`call must be an object { toolName, toolCallId }, got ${describeValue(call)}`);
+    throw new InvalidOptionError(`call must be an object { toolName, toolCallId, input? }, got ${describeValue(call)}`);
   }
   const { toolName, toolCallId } = call as Partial<Record<keyof ToolCallIdentity, unknown>>;
   if (typeof toolCallId !== 'string' || toolCallId === '') {
@@ -28,16 +26,15 @@ function assertCall(call: unknown): asserts call is ToolCallIdentity {
 }
 
 /**
- * Offloads `output` to `<sessionId>/<toolCallId>.md` when it has at least `threshold`
- * characters, is not already a reference, and its tool is not excluded; resolves the reference
- * text (and records the decision, so the same output met later in the history gets the same
- * reference). Otherwise resolves the output itself. The same output for the same call id is
- * written once; another output under an id already used is left inline (writing it would
- * replace the first one's content), for batch offload to take later.
+ * Offloads `output` to `<sessionId>/<toolCallId>-<hash>.md` when it has at least `threshold`
+ * characters, is not already a reference, its tool is not excluded and it does not read
+ * offloaded content back (its `input` names the session's folder, or the same content is
+ * stored under another call); resolves the reference text. Otherwise resolves the output itself.
+ * The same output for the same call id is written once (its name follows from its content).
  *
  * @throws {InvalidOptionError} when `output` is not a string or `call` lacks its fields.
  */
-export async function offloadToolOutput(output: unknown, call: unknown, context: OffloadStepContext): Promise<OffloadedOutput> {
+export async function offloadToolOutput(output: unknown, call: unknown, context: OffloadStepContext, offloadCall: OffloadCall): Promise<OffloadedOutput> {
   if (typeof output !== 'string') {
     throw new InvalidOptionError(`output must be a string (the tool's output as the model would read it), got ${describeValue(output)}`);
   }
@@ -45,20 +42,9 @@ export async function offloadToolOutput(output: unknown, call: unknown, context:
   const { toolName, toolCallId } = call;
   context.toolNames.set(toolCallId, toolName);
   if (output.length < context.threshold || context.excludeTools.has(toolName) || isOffloadReference(output)) return { text: output };
-  const known = context.decisions.has(toolCallId) ? await context.decisions.find(toolCallId, output, context.store) : undefined;
-  if (known !== undefined) return { text: known };
-  if (context.decisions.hasDirect(toolCallId)) return { text: output };
-
-  const message: Message = { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolCallId, content: output }] };
-  const result = await executeDirectOffload(message, context.sessionId, context.store, { preview: context.preview });
-  const reference = ((result.message.content as ToolResultBlock[])[0] as ToolResultBlock).content as string;
-  const file = result.files[0];
-  context.decisions.record(toolCallId, {
-    reference,
-    key: file === undefined ? undefined : context.store.keyFor(file),
-    // the stored text is `output` made well-formed, which keeps its length
-    chars: output.length,
-    mode: 'direct',
-  });
-  return { text: reference, action: { type: 'direct-offload', toolCallIds: [toolCallId], references: [reference], freedChars: result.freedChars } };
+  if (context.readBacks.isReadBackInput(call.input)) return { text: output };
+  const offloaded = await offloadOneOutput(output, toolCallId, context, offloadCall);
+  if (offloaded === undefined) return { text: output };
+  const { reference, freedChars } = offloaded;
+  return { text: reference, action: { type: 'direct-offload', toolCallIds: [toolCallId], references: [reference], freedChars } };
 }

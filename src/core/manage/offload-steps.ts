@@ -1,25 +1,32 @@
 /**
- * The offload steps of `prepare`, over the existing offload cores: decisions taken earlier are
- * re-applied to a message seen for the first time, new large results go out by direct offload,
- * older ones by batch offload. Each step records what it decided, so it never changes.
+ * The offload steps of `prepare`. Every name the manager writes follows from the content
+ * (`<id>-<hash>.md` for a direct offload, `tool-result-<id>-<hash>.md` for a batch offload, see
+ * `content-names.ts`), so the session's folder is itself the record of what was offloaded: a raw
+ * result met again, in this process or another, gets the reference it got then as soon as its
+ * name is known, and nothing is written again. New large results go out by direct offload, older
+ * ones by batch offload; a result that reads offloaded content back stays inline.
  */
 import { countToolResultChars } from '../char-count.js';
-import { executeDirectOffload } from '../direct-offload.js';
-import { copyMessageWithContent, runConcurrently, serializeToolResultContent, WRITE_CONCURRENCY } from '../offload-files.js';
+import { WriteFailedError } from '../errors.js';
+import { callStore, copyMessageWithContent, runConcurrently, serializeToolResultContent, WRITE_CONCURRENCY } from '../offload-files.js';
 import type { ResolvedBatchOffloadOptions } from '../offload-options.js';
-import { executeOffload } from '../offload.js';
-import { isOffloadReference, type ResolvedPreview } from '../offload-reference.js';
+import { toFileStem } from '../offload-names.js';
+import { appendPreview, buildBatchReference, buildDirectReference, isOffloadReference, type ResolvedPreview } from '../offload-reference.js';
+import { createOffloadPlan } from '../plan-offload.js';
 import type { ContentStore } from '../ports.js';
-import { isToolResultBlock, type ContentBlock, type Message, type ToolResultBlock } from '../types.js';
-import { readLoneText, type DecisionLog } from './decisions.js';
+import { toWellFormedText } from '../text.js';
+import { isToolResultBlock, type Message, type ToolResultBlock } from '../types.js';
+import { buildCollisionName, buildContentName, CONTENT_HASH_CHARS, type OffloadMode } from './content-names.js';
+import { hashText, type Hashing } from './fingerprint.js';
+import type { ReadBackCalls } from './read-back.js';
+import type { SessionKnowledge } from './session-knowledge.js';
 import type { ContextOffloadAction } from './types.js';
 
-/** What the offload steps work with. */
+/** Names tried after a name held other content, before giving up. */
+const MAX_COLLISION_ATTEMPTS = 100;
+
+/** What the offload steps work with, for the whole life of a session's manager. */
 export interface OffloadStepContext {
-  /** Direct offload writes `<sessionId>/<id>.md` here. */
-  store: ContentStore;
-  /** Batch offload writes through this view of `store`, under `<sessionId>/`. */
-  sessionStore: ContentStore;
   sessionId: string;
   /** Direct offload threshold, in characters. */
   threshold: number;
@@ -28,186 +35,236 @@ export interface OffloadStepContext {
   batch: ResolvedBatchOffloadOptions;
   /** Call id → tool name, for `excludeTools` (per-tool hooks add to it). */
   toolNames: Map<string, string>;
-  decisions: DecisionLog;
+  readBacks: ReadBackCalls;
+  knowledge: SessionKnowledge;
+  hashing: Hashing;
+  /** Names this manager had to move after a collision: the first name → the one written. */
+  moved: Map<string, string>;
 }
 
-/** Whether `message` holds a raw result under a call id the manager offloaded before (a cheap check). */
-export function mayHoldDecidedResults(message: Message, decisions: DecisionLog): boolean {
-  if (typeof message.content === 'string') return false;
-  return message.content.some((block) => isToolResultBlock(block) && decisions.has(block.tool_use_id) && !isOffloadReference(block.content));
+/** What one `prepare` call gives the offload steps. */
+export interface OffloadCall {
+  /** The store, its calls raced against the call's signal. */
+  store: ContentStore;
+  /** Lists the session's folder once in this call (what other processes stored), when it has not been. */
+  learn(): Promise<void>;
+}
+
+/** The texts a result is stored as: by direct offload (a lone text block as its text) and by batch offload (serialized). Well-formed. */
+interface StoredTexts {
+  direct: string;
+  batch: string;
+}
+
+function readLoneText(content: unknown): string | undefined {
+  if (!Array.isArray(content) || content.length !== 1) return undefined;
+  const block: unknown = content[0];
+  if (typeof block !== 'object' || block === null) return undefined;
+  const { type, text } = block as { type?: unknown; text?: unknown };
+  return type === 'text' && typeof text === 'string' ? text : undefined;
+}
+
+function readStoredTexts(content: unknown): StoredTexts {
+  const batch = toWellFormedText(serializeToolResultContent(content));
+  const lone = readLoneText(content);
+  return { batch, direct: lone === undefined ? batch : toWellFormedText(lone) };
+}
+
+/** A result as the steps see it: its text in the mode at hand, and that text's hash (computed once). */
+interface HashedText {
+  text: string;
+  hash: string;
+}
+
+function hashStored(text: string, context: OffloadStepContext): HashedText {
+  return { text, hash: hashText(context.hashing, text) };
+}
+
+/** The name a content has in the folder: the one it follows from, or the one it was moved to. */
+function storedName(mode: OffloadMode, toolUseId: string, hashed: HashedText, context: OffloadStepContext): string {
+  const name = buildContentName(mode, toolUseId, hashed.hash);
+  return context.moved.get(name) ?? name;
+}
+
+/** The reference text to a content stored under `name`: the mode's reference line, and the preview when asked for. */
+function referenceTo(mode: OffloadMode, name: string, text: string, context: OffloadStepContext, store: ContentStore): string {
+  const target = store.referenceFor(`${context.sessionId}/${name}`);
+  return appendPreview(mode === 'direct' ? buildDirectReference(target) : buildBatchReference(target), text, context.preview);
 }
 
 /**
- * `message` with every result the manager already offloaded (same call id, same content) put
- * back as the reference it got then; the message itself when there is none. Nothing is written.
+ * The reference a raw result got when it was offloaded (same call id, same content), in either
+ * mode; `undefined` when its name is not in the folder as far as the manager knows. The content
+ * is hashed only when some stored name belongs to its call id.
  */
-export async function applyDecisions(message: Message, decisions: DecisionLog, store: ContentStore): Promise<Message> {
+export function findOffloadedReference(block: ToolResultBlock, context: OffloadStepContext, store: ContentStore): string | undefined {
+  if (isOffloadReference(block.content) || !context.knowledge.knowsStem(toFileStem(block.tool_use_id))) return undefined;
+  const texts = readStoredTexts(block.content);
+  const direct = hashStored(texts.direct, context);
+  const batch = texts.batch === texts.direct ? direct : hashStored(texts.batch, context);
+  for (const [mode, hashed] of [['direct', direct], ['batch', batch]] as const) {
+    const name = storedName(mode, block.tool_use_id, hashed, context);
+    if (context.knowledge.hasContent(name)) return referenceTo(mode, name, hashed.text, context, store);
+  }
+  return undefined;
+}
+
+/** Whether `message` holds a raw result whose call id has a stored name (a cheap check before {@link applyDecisions}). */
+export function mayHoldOffloadedResults(message: Message, context: OffloadStepContext): boolean {
+  if (typeof message.content === 'string') return false;
+  return message.content.some((block) => isToolResultBlock(block) && context.knowledge.knowsStem(toFileStem(block.tool_use_id)) && !isOffloadReference(block.content));
+}
+
+/** `message` with every raw result that was offloaded before put back as its reference; `message` itself when none was. Nothing is written. */
+export function applyDecisions(message: Message, context: OffloadStepContext, store: ContentStore): Message {
   if (typeof message.content === 'string') return message;
   let replacements: Map<number, string> | undefined;
-  for (let blockIndex = 0; blockIndex < message.content.length; blockIndex += 1) {
-    const block = message.content[blockIndex];
-    if (!isToolResultBlock(block) || !decisions.has(block.tool_use_id) || isOffloadReference(block.content)) continue;
-    const reference = await decisions.find(block.tool_use_id, block.content, store);
+  message.content.forEach((block, blockIndex) => {
+    if (!isToolResultBlock(block)) return;
+    const reference = findOffloadedReference(block, context, store);
     if (reference !== undefined) (replacements ??= new Map()).set(blockIndex, reference);
-  }
+  });
   return replacements === undefined ? message : copyMessageWithContent(message, replacements);
 }
 
-interface ChosenBlock {
-  block: ToolResultBlock;
+/** Whether a result reads offloaded content back: its call's input names the session's folder. */
+function isReadBack(block: ToolResultBlock, context: OffloadStepContext): boolean {
+  return context.readBacks.has(block.tool_use_id);
+}
+
+/**
+ * Writes `hashed.text` under its name unless the folder has it already (known by name: never
+ * uploaded again to learn it is identical), and resolves the name it is stored under. Another
+ * content under that name (a collision of 64 bits) moves it to the next free `~n` name.
+ */
+async function storeContent(mode: OffloadMode, toolUseId: string, hashed: HashedText, context: OffloadStepContext, store: ContentStore): Promise<string> {
+  const first = buildContentName(mode, toolUseId, hashed.hash);
+  let name = context.moved.get(first) ?? first;
+  if (context.knowledge.hasContent(name)) return name;
+  for (let attempt = 1; attempt <= MAX_COLLISION_ATTEMPTS; attempt += 1) {
+    const key = `${context.sessionId}/${name}`;
+    const outcome = await callStore(store, key, () => store.putIfAbsent(key, hashed.text));
+    if (outcome !== 'exists') {
+      context.knowledge.addContent(name);
+      if (name !== first) context.moved.set(first, name);
+      return name;
+    }
+    name = buildCollisionName(first, attempt);
+  }
+  throw new WriteFailedError(`no free name for the result of tool call "${toolUseId}" in ${store.referenceFor(`${context.sessionId}/${first}`)}`);
+}
+
+/** A result chosen for offload: where it is, and its text in the mode at hand. */
+interface Chosen {
+  messageIndex: number;
   blockIndex: number;
+  block: ToolResultBlock;
+  hashed: HashedText;
 }
 
-/** The results of `message` that direct offload takes; `claims` maps the ids this call took to the message that took them. */
-function chooseNewResults(message: Message, context: OffloadStepContext, claims: Map<string, Message>): ChosenBlock[] {
-  if (typeof message.content === 'string') return [];
-  const chosen: ChosenBlock[] = [];
-  message.content.forEach((block, blockIndex) => {
-    if (!isToolResultBlock(block) || isOffloadReference(block.content)) return;
-    if (countToolResultChars(block.content) < context.threshold) return;
-    const id = block.tool_use_id;
-    const toolName = context.toolNames.get(id);
-    if (toolName !== undefined && context.excludeTools.has(toolName)) return;
-    // direct offload overwrites `<id>.md`: an id already offloaded directly (its content was not
-    // this one, or the decision would have been re-applied) is left to batch offload, which never overwrites
-    const claimedBy = claims.get(id);
-    if ((claimedBy !== undefined && claimedBy !== message) || context.decisions.hasDirect(id)) return;
-    claims.set(id, message);
-    chosen.push({ block, blockIndex });
+/**
+ * Writes the chosen results (in parallel, bounded), replaces them in `working` by their
+ * references, and builds the action. A result whose content is already stored under another
+ * call's name is content read back: it stays inline and is not part of the action.
+ */
+async function offloadChosen(
+  working: Message[],
+  chosen: Chosen[],
+  mode: OffloadMode,
+  action: ContextOffloadAction,
+  context: OffloadStepContext,
+  call: OffloadCall,
+): Promise<ContextOffloadAction | undefined> {
+  await call.learn();
+  const kept = chosen.filter((entry) => {
+    const own = storedName(mode, entry.block.tool_use_id, entry.hashed, context);
+    return context.knowledge.hasContent(own) || !context.knowledge.knowsContentHash(entry.hashed.hash.slice(0, CONTENT_HASH_CHARS));
   });
-  return chosen;
-}
-
-/**
- * The stored content's length: what batch offload wrote (serialized, well-formed). Making text
- * well-formed replaces each lone surrogate by one U+FFFD, so the serialized length is that
- * length without scanning the text.
- */
-function storedLength(content: unknown): number {
-  return serializeToolResultContent(content).length;
-}
-
-/**
- * The stored content's length: what direct offload wrote (a lone text block's text, else
- * serialized; well-formed, which keeps the length). Nothing is serialized or scanned for a
- * lone text block, the usual shape of a large result.
- */
-function storedDirectLength(content: unknown): number {
-  return readLoneText(content)?.length ?? storedLength(content);
-}
-
-/**
- * `message` with each chosen result that is one text block given as its text, and the chosen
- * blocks of that copy. Direct offload then writes the text itself, which the read tool pages by
- * line, instead of one line of JSON; the blocks are replaced by their references anyway, so the
- * copy never reaches the history.
- */
-function unwrapLoneTexts(message: Message, chosen: readonly ChosenBlock[]): { message: Message; selected: Set<unknown> } {
-  const blocks = message.content as ContentBlock[];
-  const byIndex = new Map(chosen.map((entry) => [entry.blockIndex, entry]));
-  const selected = new Set<unknown>();
-  let changed = false;
-  const content = blocks.map((block, blockIndex) => {
-    if (!byIndex.has(blockIndex)) return block;
-    const text = readLoneText((block as ToolResultBlock).content);
-    const given = text === undefined ? block : (((changed = true), { ...block, content: text }) as ContentBlock);
-    selected.add(given);
-    return given;
+  if (kept.length === 0) return undefined;
+  const names: string[] = new Array(kept.length);
+  await runConcurrently(kept.length, WRITE_CONCURRENCY, async (index) => {
+    const entry = kept[index]!;
+    names[index] = await storeContent(mode, entry.block.tool_use_id, entry.hashed, context, call.store);
   });
-  return { message: changed ? { ...message, content } : message, selected };
+  const byMessage = new Map<number, Map<number, string>>();
+  kept.forEach((entry, index) => {
+    const reference = referenceTo(mode, names[index]!, entry.hashed.text, context, call.store);
+    let replacements = byMessage.get(entry.messageIndex);
+    if (replacements === undefined) byMessage.set(entry.messageIndex, (replacements = new Map()));
+    replacements.set(entry.blockIndex, reference);
+    action.toolCallIds.push(entry.block.tool_use_id);
+    action.references.push(reference);
+    action.freedChars += countToolResultChars(entry.block.content) - reference.length;
+  });
+  for (const [messageIndex, replacements] of byMessage) working[messageIndex] = copyMessageWithContent(working[messageIndex] as Message, replacements);
+  return action;
 }
 
 /**
- * Step 1: direct offload of the large results in the messages at `fresh` (first seen in this
- * call), written to `<sessionId>/<id>.md`. Replaces them in `working` and resolves the action,
- * or `undefined` when none qualified.
+ * Step 1: direct offload of the raw results of at least `threshold` characters in the messages
+ * at `fresh` (first seen in this call), unless their tool is excluded or they read offloaded
+ * content back. Replaces them in `working` and resolves the action, or `undefined`.
  */
 export async function offloadNewResults(
   working: Message[],
   fresh: readonly number[],
   context: OffloadStepContext,
+  call: OffloadCall,
 ): Promise<ContextOffloadAction | undefined> {
-  const claims = new Map<string, Message>();
-  const jobs: Array<{ index: number; chosen: ChosenBlock[] }> = [];
-  for (const index of fresh) {
-    const chosen = chooseNewResults(working[index] as Message, context, claims);
-    if (chosen.length > 0) jobs.push({ index, chosen });
+  const chosen: Chosen[] = [];
+  for (const messageIndex of fresh) {
+    const message = working[messageIndex] as Message;
+    if (typeof message.content === 'string') continue;
+    message.content.forEach((block, blockIndex) => {
+      if (!isToolResultBlock(block) || isOffloadReference(block.content) || countToolResultChars(block.content) < context.threshold) return;
+      const toolName = context.toolNames.get(block.tool_use_id);
+      if ((toolName !== undefined && context.excludeTools.has(toolName)) || isReadBack(block, context)) return;
+      chosen.push({ messageIndex, blockIndex, block, hashed: hashStored(readStoredTexts(block.content).direct, context) });
+    });
   }
-  if (jobs.length === 0) return undefined;
-
-  const results: Array<{ freedChars: number; files: string[] }> = new Array(jobs.length);
-  await runConcurrently(jobs.length, WRITE_CONCURRENCY, async (jobIndex) => {
-    const job = jobs[jobIndex]!;
-    const { message, selected } = unwrapLoneTexts(working[job.index] as Message, job.chosen);
-    const result = await executeDirectOffload(message, context.sessionId, context.store, {
-      preview: context.preview,
-      select: (block) => selected.has(block),
-    });
-    working[job.index] = result.message;
-    results[jobIndex] = result;
-  });
-
-  const action: ContextOffloadAction = { type: 'direct-offload', toolCallIds: [], references: [], freedChars: 0 };
-  jobs.forEach((job, jobIndex) => {
-    const blocks = (working[job.index] as Message).content as ContentBlock[];
-    const { freedChars, files } = results[jobIndex]!;
-    // `files` lists the written blocks in block order, as `chosen` does
-    job.chosen.forEach((chosen, position) => {
-      const reference = (blocks[chosen.blockIndex] as ToolResultBlock).content as string;
-      const file = files[position];
-      context.decisions.record(chosen.block.tool_use_id, {
-        reference,
-        key: file === undefined ? undefined : context.store.keyFor(file),
-        chars: storedDirectLength(chosen.block.content),
-        mode: 'direct',
-      });
-      action.toolCallIds.push(chosen.block.tool_use_id);
-      action.references.push(reference);
-    });
-    action.freedChars += freedChars;
-  });
-  return action;
+  if (chosen.length === 0) return undefined;
+  return offloadChosen(working, chosen, 'direct', { type: 'direct-offload', toolCallIds: [], references: [], freedChars: 0 }, context, call);
 }
 
 /**
- * Steps 2 and 3a: batch offload of `working` through the session's store view, with the
- * gate's `ratioThreshold` (0 when the history is over the trigger: offloading comes before
- * summarizing). Replaces the offloaded results in `working` and resolves the action, or
- * `undefined` when the offload skipped.
+ * Steps 2 and 3a: batch offload of `working` (the gate's `ratioThreshold`, or none when the
+ * history is over the trigger: offloading comes before summarizing), read-backs left inline.
+ * Replaces the offloaded results in `working` and resolves the action, or `undefined`.
  */
 export async function offloadOlderResults(
   working: Message[],
   context: OffloadStepContext,
+  call: OffloadCall,
   reason: 'ratio-gate' | 'over-trigger',
 ): Promise<ContextOffloadAction | undefined> {
   const options = reason === 'over-trigger' ? { ...context.batch, ratioThreshold: 0 } : context.batch;
-  const result = await executeOffload(working, context.sessionStore, options);
-  if (result.offloadedCount === 0) return undefined;
-  const action: ContextOffloadAction = { type: 'batch-offload', reason, toolCallIds: [], references: [], freedChars: 0 };
-  // `files` lists the store's references in walk order, the order the blocks are met here
-  let position = 0;
-  result.messages.forEach((message, index) => {
-    const before = working[index] as Message;
-    if (message === before) return;
-    const oldBlocks = before.content as ContentBlock[];
-    (message.content as ContentBlock[]).forEach((block, blockIndex) => {
-      const old = oldBlocks[blockIndex];
-      // untouched blocks of a changed message are deep copies: tell offloaded ones by their new reference
-      if (!isToolResultBlock(block) || !isToolResultBlock(old) || typeof block.content !== 'string') return;
-      if (old.content === block.content || !isOffloadReference(block.content) || isOffloadReference(old.content)) return;
-      const reference = block.content;
-      const file = result.files[position++];
-      context.decisions.record(old.tool_use_id, {
-        reference,
-        key: file === undefined ? undefined : context.store.keyFor(file),
-        chars: storedLength(old.content),
-        mode: 'batch',
-      });
-      action.toolCallIds.push(old.tool_use_id);
-      action.references.push(reference);
-      action.freedChars += countToolResultChars(old.content) - reference.length;
-    });
-    working[index] = message;
-  });
-  return action;
+  const plan = createOffloadPlan(working, options);
+  if (plan.skippedReason !== null) return undefined;
+  const chosen: Chosen[] = [];
+  for (const candidate of plan.candidates) {
+    const block = (working[candidate.messageIndex]!.content as ToolResultBlock[])[candidate.blockIndex]!;
+    if (isReadBack(block, context)) continue;
+    const hashed = hashStored(readStoredTexts(block.content).batch, context);
+    chosen.push({ messageIndex: candidate.messageIndex, blockIndex: candidate.blockIndex, block, hashed });
+  }
+  if (chosen.length === 0) return undefined;
+  return offloadChosen(working, chosen, 'batch', { type: 'batch-offload', reason, toolCallIds: [], references: [], freedChars: 0 }, context, call);
+}
+
+/**
+ * Offloads one output of a per-tool hook (direct offload of a text as it arrives) and resolves
+ * its reference, or `undefined` when it stays inline (content read back).
+ */
+export async function offloadOneOutput(
+  output: string,
+  toolUseId: string,
+  context: OffloadStepContext,
+  call: OffloadCall,
+): Promise<{ reference: string; freedChars: number } | undefined> {
+  const hashed = hashStored(toWellFormedText(output), context);
+  const working: Message[] = [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUseId, content: output }] }];
+  const block = (working[0]!.content as ToolResultBlock[])[0]!;
+  const action = await offloadChosen(working, [{ messageIndex: 0, blockIndex: 0, block, hashed }], 'direct', { type: 'direct-offload', toolCallIds: [], references: [], freedChars: 0 }, context, call);
+  if (action === undefined) return undefined;
+  return { reference: action.references[0] as string, freedChars: action.freedChars };
 }

@@ -82,8 +82,24 @@ export interface ContextUsageIgnoredAction {
   reason: string;
 }
 
+/**
+ * The session's records could not be read (the store failed while listing or reading them):
+ * this call worked as a manager that knows nothing of the session would, and said so here.
+ * Decisions taken before stay in the store; the next call tries again.
+ */
+export interface ContextRecordsUnavailableAction {
+  type: 'records-unavailable';
+  /** The store's error. */
+  error: unknown;
+}
+
 /** What one `prepare` call did, step by step, in order. */
-export type ContextAction = ContextOffloadAction | ContextCompactAction | ContextCompactSkippedAction | ContextUsageIgnoredAction;
+export type ContextAction =
+  | ContextOffloadAction
+  | ContextCompactAction
+  | ContextCompactSkippedAction
+  | ContextUsageIgnoredAction
+  | ContextRecordsUnavailableAction;
 
 /** Figures of one `prepare` call. */
 export interface ContextStats {
@@ -126,6 +142,8 @@ export interface PrepareOptions {
 /** The result of `prepare`: send `messages`, and append the next turn to them. */
 export interface PrepareResult<M> {
   messages: M[];
+  /** The session the call worked in (with `sessionId: 'auto'`, the one derived from the history). */
+  sessionId: string;
   actions: ContextAction[];
   stats: ContextStats;
 }
@@ -134,6 +152,11 @@ export interface PrepareResult<M> {
 export interface ToolCallIdentity {
   toolName: string;
   toolCallId: string;
+  /**
+   * The call's input, when the hook has it: a call whose input names a reference of the
+   * session (the agent's own tool reading offloaded content back) is never offloaded again.
+   */
+  input?: unknown;
 }
 
 /** Hooks the manager calls after each step that changed the history. */

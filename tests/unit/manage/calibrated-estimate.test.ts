@@ -48,9 +48,10 @@ describe('learning from each lastUsage', () => {
     return { ratios, last, pairs };
   }
 
-  it('learns from every figure after the first (which only anchors)', async () => {
+  it('learns from every figure after the first (which only anchors); what a call learns is in force from the next call', async () => {
     const { last, pairs } = await runSeries();
-    expect(last.stats.calibrationSamples).toBe(pairs.length - 1);
+    // the last call learned its figure (the 39th) after deciding with what was in force before it
+    expect(last.stats.calibrationSamples).toBe(pairs.length - 2);
   });
 
   it('ends near the series median, inside its p10-p90, never outside [0.5, 3]', async () => {
@@ -85,12 +86,34 @@ describe('learning from each lastUsage', () => {
 });
 
 describe('the anchor', () => {
-  it('keeps serving later calls without a lastUsage while the history still starts with what it covered', async () => {
+  it('anchors the call it is given to, and no later one: a call without lastUsage is counted locally, as a new manager would count it', async () => {
     const { manager } = createTestManager();
     const first = await manager.prepare([SYSTEM, TASK], { lastUsage: { inputTokens: 20_000, messageCount: 2 } });
+    expect(first.stats.anchoredMessages).toBe(2);
     const second = await manager.prepare([...first.messages, { role: 'assistant', content: 'abcd'.repeat(25) }]);
-    expect(second.stats.anchoredMessages).toBe(2);
-    expect(second.stats.tokensAfter).toBe(20_000 + 29);
+    expect(second.stats.anchoredMessages).toBe(0);
+    expect(second.stats.tokensAfter).toBeLessThan(100);
+  });
+
+  it('ignores a figure below half of the local count of the messages it covers (usage-ignored), however the rest looks', async () => {
+    const { manager } = createTestManager({ contextTokenLimit: 100_000, threshold: 100_000, ratioThreshold: 1 });
+    const history = [TASK, ...toolTurn('a', textOf(8000))];
+    for (const inputTokens of [0, 1, 5]) {
+      const result = await manager.prepare(history, { lastUsage: { inputTokens, messageCount: 3 } });
+      expect(result.actions).toEqual([{ type: 'usage-ignored', reason: expect.stringContaining(`lastUsage says ${inputTokens} tokens for 3 messages`) }]);
+      expect(result.stats.anchoredMessages).toBe(0);
+    }
+  });
+
+  it('believes a figure at half of the local count or more, and any figure far above it (no upper bound)', async () => {
+    const { manager } = createTestManager({ contextTokenLimit: 10_000_000, threshold: 100_000, ratioThreshold: 1 });
+    const history = [TASK, ...toolTurn('a', textOf(8000))];
+    const local = (await manager.prepare(history)).stats.tokensAfter;
+    for (const inputTokens of [Math.ceil(local / 2), local * 50]) {
+      const result = await manager.prepare(history, { lastUsage: { inputTokens, messageCount: 3 } });
+      expect(result.actions).toEqual([]);
+      expect(result.stats.anchoredMessages).toBe(3);
+    }
   });
 
   it('takes out what an offload removed from a message the figure covered', async () => {

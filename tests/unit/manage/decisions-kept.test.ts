@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ContentBlock, Message } from '../../../src/core/types.js';
-import { createCountingStore, createTestManager, resultContent, SYSTEM, TASK, textOf, toolTurn } from './manager-fixtures.js';
+import { createCountingStore, createTestManager, directKey, directReference, resultContent, SYSTEM, TASK, textOf, toolTurn } from './manager-fixtures.js';
 
 describe('the prompt prefix stays byte-stable between calls', () => {
   it('returns the first N messages of the previous result as the very same objects when a turn is appended', async () => {
@@ -84,15 +84,15 @@ describe('an offloaded result stays offloaded', () => {
     expect(resultContent(again.messages[2])).toBe(resultContent(first.messages[2]));
   });
 
-  it('offloads a new result under a reused call id without overwriting the first one', async () => {
+  it('offloads a new result under a reused call id to a name of its own, the first one untouched', async () => {
     const { manager, store } = createTestManager({ threshold: 1000, ratioThreshold: 1 });
     const first = await manager.prepare([TASK, ...toolTurn('call_0', textOf(3000, 'first'))]);
     const second = await manager.prepare([...first.messages, ...toolTurn('call_0', textOf(3000, 'second'))]);
 
-    expect(await store.get('s1/call_0.md')).toBe(textOf(3000, 'first'));
+    expect(await store.get(directKey('call_0', textOf(3000, 'first')))).toBe(textOf(3000, 'first'));
+    expect(await store.get(directKey('call_0', textOf(3000, 'second')))).toBe(textOf(3000, 'second'));
     expect(resultContent(second.messages[2])).toBe(resultContent(first.messages[2]));
-    // left to batch offload, which never overwrites: with the gate closed (ratio 1), it stays inline
-    expect(resultContent(second.messages[4])).toBe(textOf(3000, 'second'));
+    expect(resultContent(second.messages[4])).toBe(directReference(directKey('call_0', textOf(3000, 'second'))));
   });
 });
 

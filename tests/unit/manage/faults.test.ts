@@ -7,7 +7,19 @@ import { describe, expect, it } from 'vitest';
 import { createEmptyCompactStats } from '../../../src/core/compact/stats.js';
 import type { ContextAction } from '../../../src/core/manage/types.js';
 import type { Message } from '../../../src/core/types.js';
-import { createRecordingCompact, createRecordingLogger, createTestManager, resultContent, SYSTEM, summarizeTo, TASK, textOf, toolTurn } from './manager-fixtures.js';
+import {
+  createRecordingCompact,
+  createRecordingLogger,
+  createTestManager,
+  directKey,
+  directReference,
+  resultContent,
+  SYSTEM,
+  summarizeTo,
+  TASK,
+  textOf,
+  toolTurn,
+} from './manager-fixtures.js';
 
 const overTrigger: Message[] = [SYSTEM, TASK, ...toolTurn('a', textOf(4000)), { role: 'assistant', content: textOf(12_000) }];
 
@@ -30,8 +42,8 @@ describe('a compaction that fails inside prepare', () => {
       { type: 'compact-skipped', reason: 'failed', error: failure, retryInCalls: 0 },
     ]);
     expect(result.messages).toHaveLength(overTrigger.length);
-    expect(resultContent(result.messages[3])).toBe('[Tool result offloaded to file: memory://default/s1/a.md]');
-    expect(await store.get('s1/a.md')).toBe(textOf(4000));
+    expect(resultContent(result.messages[3])).toBe(directReference(directKey('a', textOf(4000))));
+    expect(await store.get(directKey('a', textOf(4000)))).toBe(textOf(4000));
     expect(logger.warnings).toEqual([expect.stringContaining('compaction failed (summarizer is down)')]);
   });
 

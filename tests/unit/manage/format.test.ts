@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageFormat } from '../../../src/core/format.js';
 import type { Message } from '../../../src/core/types.js';
-import { createTestManager, textOf } from './manager-fixtures.js';
+import { createTestManager, directKey, directReference, textOf } from './manager-fixtures.js';
 
 /** A small chat shape of its own: text turns, calls, and outputs that carry an extra field. */
 type ChatItem =
@@ -76,8 +76,8 @@ describe('prepare in a format of its own', () => {
     const result = await manager.prepare(history);
 
     expect(result.messages.slice(0, 3).every((item, index) => item === history[index])).toBe(true);
-    expect(result.messages[3]).toEqual({ kind: 'output', id: 'c1', output: '[Tool result offloaded to file: memory://default/s1/c1.md]', elapsedMs: 42 });
-    expect(await store.get('s1/c1.md')).toBe(textOf(3000));
+    expect(result.messages[3]).toEqual({ kind: 'output', id: 'c1', output: directReference(directKey('c1', textOf(3000))), elapsedMs: 42 });
+    expect(await store.get(directKey('c1', textOf(3000)))).toBe(textOf(3000));
   });
 
   it('returns the same objects for the prefix on the next call, the rebuilt one included', async () => {

@@ -3,6 +3,7 @@
  * deterministic tokenizer (a token per 4 characters), a compaction port that records its calls,
  * and small history builders.
  */
+import { createHash } from 'node:crypto';
 import { createEmptyCompactStats } from '../../../src/core/compact/stats.js';
 import type { CompactResult } from '../../../src/core/compact/compact.js';
 import type { MessageFormat } from '../../../src/core/format.js';
@@ -14,6 +15,7 @@ import type { ContentStore, Logger, TokenCounter } from '../../../src/core/ports
 import type { ContentBlock, Message } from '../../../src/core/types.js';
 import { createMemoryStore } from '../../../src/stores/memory-store.js';
 import { formats } from '../../../src/formats/index.js';
+import { sha256Hashing } from '../../../src/infrastructure/sha256-hashing.js';
 
 /** A token per 4 characters: counts anyone can check by hand. */
 export const quarterCounter: TokenCounter = { count: (text) => Math.ceil(text.length / 4) };
@@ -90,6 +92,8 @@ export interface TestManagerSettings<M = Message> {
   maxRestoreTokensPerFile?: number;
   maxRestoreTokensTotal?: number;
   summaryMaxWords?: number;
+  /** Called with each text the tokenizer counts. */
+  onCount?: (text: string) => void;
 }
 
 /** The resolved options a unit test runs the core with. */
@@ -139,8 +143,10 @@ export function createTestManager<M = Message>(settings: TestManagerSettings<M> 
   const logger = settings.logger ?? createRecordingLogger();
   const manager = createContextManagerWith(buildResolvedOptions(settings), {
     store,
-    tokenCounter: quarterCounter,
+    tokenCounter: settings.onCount === undefined ? quarterCounter : { count: (text) => (settings.onCount?.(text), quarterCounter.count(text)) },
+    tokenizerId: 'quarter',
     countsAtMostUtf8Bytes: true,
+    hashing: sha256Hashing,
     logger,
     compact: compact.compact,
   });
@@ -196,3 +202,78 @@ export function createCountingStore(): ContentStore & { writes: string[] } {
 
 export const SYSTEM: Message = { role: 'system', content: 'You are a careful coding agent.' };
 export const TASK: Message = { role: 'user', content: 'Fix the failing test in src/date.ts.' };
+
+/** The 16 hex digits of sha256 a manager's content name carries. */
+export function contentHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}
+
+/** The key of a direct offload by the manager: `<session>/<id>-<hash>.md`. */
+export function directKey(id: string, text: string, session = 's1'): string {
+  return `${session}/${id}-${contentHash(text)}.md`;
+}
+
+/** The key of a batch offload by the manager: `<session>/tool-result-<id>-<hash>.md`. */
+export function batchKey(id: string, text: string, session = 's1'): string {
+  return `${session}/tool-result-${id}-${contentHash(text)}.md`;
+}
+
+/** The reference line of a direct offload into the memory store. */
+export function directReference(key: string): string {
+  return `[Tool result offloaded to file: memory://default/${key}]`;
+}
+
+/** The reference line of a batch offload into the memory store. */
+export function batchReference(key: string): string {
+  return `[Content offloaded to: memory://default/${key}]`;
+}
+
+/** One call a {@link createTracingStore} saw. */
+export interface StoreCall {
+  operation: 'putIfAbsent' | 'put' | 'get' | 'stat' | 'list' | 'delete' | 'holds';
+  key: string;
+}
+
+/** A store that records every call it gets (over `inner`, a memory store by default), and can be made to fail. */
+export function createTracingStore(inner: ContentStore = createMemoryStore()): ContentStore & { calls: StoreCall[]; failReads: boolean; reads(): StoreCall[] } {
+  const calls: StoreCall[] = [];
+  const traced = {
+    calls,
+    failReads: false,
+    reads: () => calls.filter((call) => call.operation === 'get' || call.operation === 'list' || call.operation === 'stat' || call.operation === 'holds'),
+    kind: inner.kind,
+    putIfAbsent: (key: string, content: string | Iterable<string>) => {
+      calls.push({ operation: 'putIfAbsent', key });
+      return inner.putIfAbsent(key, content);
+    },
+    put: (key: string, content: string) => {
+      calls.push({ operation: 'put', key });
+      return inner.put(key, content);
+    },
+    get: (key: string, range?: { offset?: number; length?: number }) => {
+      calls.push({ operation: 'get', key });
+      if (traced.failReads) return Promise.reject(new Error('connection reset'));
+      return inner.get(key, range);
+    },
+    stat: (key: string) => {
+      calls.push({ operation: 'stat', key });
+      return inner.stat(key);
+    },
+    list: (prefix: string) => {
+      calls.push({ operation: 'list', key: prefix });
+      if (traced.failReads) {
+        return {
+          [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(new Error('connection reset')) }),
+        } as AsyncIterable<string>;
+      }
+      return inner.list(prefix);
+    },
+    delete: (key: string) => {
+      calls.push({ operation: 'delete', key });
+      return inner.delete(key);
+    },
+    referenceFor: (key: string) => inner.referenceFor(key),
+    keyFor: (reference: string) => inner.keyFor(reference),
+  };
+  return traced;
+}

@@ -6,9 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidOptionError } from '../../../src/core/errors.js';
 import type { ContextAction } from '../../../src/core/manage/types.js';
-import { createCountingStore, createTestManager, listKeys, resultContent, TASK, textOf, toolTurn } from './manager-fixtures.js';
-
-const REFERENCE = '[Tool result offloaded to file: memory://default/s1/call_1.md]';
+import { createCountingStore, createTestManager, directKey, directReference, listKeys, resultContent, TASK, textOf, toolTurn } from './manager-fixtures.js';
 
 describe('offloadOutput', () => {
   it('returns an output below `threshold` as it is and writes nothing', async () => {
@@ -18,12 +16,13 @@ describe('offloadOutput', () => {
     expect(await listKeys(store)).toEqual([]);
   });
 
-  it('offloads an output of `threshold` characters to <sessionId>/<id>.md and returns its reference', async () => {
+  it('offloads an output of `threshold` characters to <sessionId>/<id>-<content hash>.md and returns its reference', async () => {
     const offloads: ContextAction[] = [];
     const { manager, store } = createTestManager({ threshold: 1000, hooks: { onOffload: (action) => void offloads.push(action) } });
     const output = textOf(1000);
+    const REFERENCE = directReference(directKey('call_1', output));
     expect(await manager.offloadOutput(output, { toolName: 'bash', toolCallId: 'call_1' })).toBe(REFERENCE);
-    expect(await store.get('s1/call_1.md')).toBe(output);
+    expect(await store.get(directKey('call_1', output))).toBe(output);
     expect(offloads).toEqual([{ type: 'direct-offload', toolCallIds: ['call_1'], references: [REFERENCE], freedChars: 1000 - REFERENCE.length }]);
   });
 
@@ -42,15 +41,33 @@ describe('offloadOutput', () => {
     const first = await manager.offloadOutput(textOf(500), { toolName: 'bash', toolCallId: 'call_1' });
     const again = await manager.offloadOutput(textOf(500), { toolName: 'bash', toolCallId: 'call_1' });
     expect(again).toBe(first);
-    expect(store.writes).toEqual(['s1/call_1.md']);
+    expect(store.writes).toEqual([directKey('call_1', textOf(500))]);
   });
 
-  it('does not overwrite an output offloaded under the same call id with another one', async () => {
+  it('gives another output under a reused call id a name of its own, the first one untouched', async () => {
     const { manager, store } = createTestManager({ threshold: 100 });
-    await manager.offloadOutput(textOf(500, 'first'), { toolName: 'bash', toolCallId: 'call_0' });
+    const first = textOf(500, 'first');
     const second = textOf(500, 'second');
-    expect(await manager.offloadOutput(second, { toolName: 'bash', toolCallId: 'call_0' })).toBe(second);
-    expect(await store.get('s1/call_0.md')).toBe(textOf(500, 'first'));
+    await manager.offloadOutput(first, { toolName: 'bash', toolCallId: 'call_0' });
+    expect(await manager.offloadOutput(second, { toolName: 'bash', toolCallId: 'call_0' })).toBe(directReference(directKey('call_0', second)));
+    expect(await store.get(directKey('call_0', first))).toBe(first);
+    expect(await store.get(directKey('call_0', second))).toBe(second);
+  });
+
+  it('leaves inline an output whose call reads offloaded content back (its input names the session folder)', async () => {
+    const { manager, store } = createTestManager({ threshold: 100 });
+    const output = textOf(500);
+    const input = { file_path: 'memory://default/s1/call_0-0123456789abcdef.md' };
+    expect(await manager.offloadOutput(output, { toolName: 'Read', toolCallId: 'call_9', input })).toBe(output);
+    expect(await listKeys(store)).toEqual([]);
+  });
+
+  it('leaves inline an output that equals content stored under another call', async () => {
+    const { manager, store } = createTestManager({ threshold: 100 });
+    const output = textOf(500);
+    await manager.offloadOutput(output, { toolName: 'bash', toolCallId: 'call_0' });
+    expect(await manager.offloadOutput(output, { toolName: 'bash', toolCallId: 'call_1' })).toBe(output);
+    expect(await listKeys(store)).toEqual([directKey('call_0', output)]);
   });
 
   it('gives the history that holds the raw output the same reference, without writing again', async () => {
@@ -62,7 +79,7 @@ describe('offloadOutput', () => {
 
     expect(resultContent(result.messages[2])).toBe(reference);
     expect(result.actions).toEqual([]);
-    expect(store.writes).toEqual(['s1/call_1.md']);
+    expect(store.writes).toEqual([directKey('call_1', output)]);
   });
 
   it.each([

@@ -9,9 +9,14 @@ import type { ContextAction, ContextOffloadAction } from '../../../src/core/mana
 import type { Message } from '../../../src/core/types.js';
 import { createContextManagerWith } from '../../../src/core/manage/context-manager.js';
 import { createMemoryStore } from '../../../src/stores/memory-store.js';
+import { sha256Hashing } from '../../../src/infrastructure/sha256-hashing.js';
 import { deepFreeze } from '../../fixtures/offload-fixtures.js';
 import {
+  batchKey,
+  batchReference,
   buildResolvedOptions,
+  directKey,
+  directReference,
   createRecordingCompact,
   createRecordingLogger,
   createTestManager,
@@ -29,20 +34,21 @@ function typesOf(actions: readonly ContextAction[]): string[] {
 }
 
 describe('prepare: (1) direct offload of new results', () => {
-  it('offloads a new result of at least `threshold` characters to <sessionId>/<id>.md and puts its reference in place', async () => {
+  it('offloads a new result of at least `threshold` characters to <sessionId>/<id>-<content hash>.md and puts its reference in place', async () => {
     const { manager, store } = createTestManager({ threshold: 1000, ratioThreshold: 1 });
     const output = textOf(1000);
     const result = await manager.prepare([SYSTEM, TASK, ...toolTurn('call_1', output)]);
 
+    const key = directKey('call_1', output);
     expect(typesOf(result.actions)).toEqual(['direct-offload']);
-    expect(await store.get('s1/call_1.md')).toBe(output);
-    expect(resultContent(result.messages[3])).toBe('[Tool result offloaded to file: memory://default/s1/call_1.md]');
+    expect(await store.get(key)).toBe(output);
+    expect(resultContent(result.messages[3])).toBe(directReference(key));
     const action = result.actions[0] as ContextOffloadAction;
     expect(action).toEqual({
       type: 'direct-offload',
       toolCallIds: ['call_1'],
-      references: ['[Tool result offloaded to file: memory://default/s1/call_1.md]'],
-      freedChars: 1000 - '[Tool result offloaded to file: memory://default/s1/call_1.md]'.length,
+      references: [directReference(key)],
+      freedChars: 1000 - directReference(key).length,
     });
   });
 
@@ -77,22 +83,22 @@ describe('prepare: (1) direct offload of new results', () => {
     const result = await manager.prepare([TASK, message]);
 
     expect((result.actions[0] as ContextOffloadAction).toolCallIds).toEqual(['p1', 'p3']);
-    expect(await listKeys(store)).toEqual(['s1/p1.md', 's1/p3.md']);
+    expect(await listKeys(store)).toEqual([directKey('p1', textOf(300, 'one')), directKey('p3', textOf(300, 'three'))].sort());
   });
 
   it('writes a result that is one text block as its text, which the read tool pages by line', async () => {
     const { manager, store } = createTestManager({ threshold: 100, ratioThreshold: 1 });
     const output = 'line 1\nline 2\n'.repeat(20);
     const result = await manager.prepare([TASK, ...toolTurn('t', [{ type: 'text', text: output }])]);
-    expect(await store.get('s1/t.md')).toBe(output);
-    expect(resultContent(result.messages[2])).toBe('[Tool result offloaded to file: memory://default/s1/t.md]');
+    expect(await store.get(directKey('t', output))).toBe(output);
+    expect(resultContent(result.messages[2])).toBe(directReference(directKey('t', output)));
   });
 
   it('writes a result of several blocks as their JSON, as direct offload does', async () => {
     const { manager, store } = createTestManager({ threshold: 100, ratioThreshold: 1 });
     const content = [{ type: 'text' as const, text: textOf(200) }, { type: 'text' as const, text: 'more' }];
     await manager.prepare([TASK, ...toolTurn('t', content)]);
-    expect(await store.get('s1/t.md')).toBe(JSON.stringify(content));
+    expect(await store.get(directKey('t', JSON.stringify(content)))).toBe(JSON.stringify(content));
   });
 
   it('never mutates the history it is given (a deep-frozen one works)', async () => {
@@ -106,20 +112,21 @@ describe('prepare: (1) direct offload of new results', () => {
 });
 
 describe('prepare: (2) batch offload when the ratio gate passes', () => {
-  it('offloads older results over charThreshold to <sessionId>/tool-result-<id>.md when they reach ratioThreshold', async () => {
+  it('offloads older results over charThreshold to <sessionId>/tool-result-<id>-<content hash>.md when they reach ratioThreshold', async () => {
     const { manager, store } = createTestManager({ threshold: 100_000, charThreshold: 100, ratioThreshold: 0.2 });
     const result = await manager.prepare([TASK, ...toolTurn('a', textOf(400)), ...toolTurn('b', textOf(50))]);
 
+    const key = batchKey('a', textOf(400));
     expect(result.actions).toEqual([
       {
         type: 'batch-offload',
         reason: 'ratio-gate',
         toolCallIds: ['a'],
-        references: ['[Content offloaded to: memory://default/s1/tool-result-a.md]'],
-        freedChars: 400 - '[Content offloaded to: memory://default/s1/tool-result-a.md]'.length,
+        references: [batchReference(key)],
+        freedChars: 400 - batchReference(key).length,
       },
     ]);
-    expect(await store.get('s1/tool-result-a.md')).toBe(textOf(400));
+    expect(await store.get(key)).toBe(textOf(400));
     expect(resultContent(result.messages[4])).toBe(textOf(50));
   });
 
@@ -258,7 +265,9 @@ describe('prepare: stats', () => {
     const manager = createContextManagerWith(buildResolvedOptions({ threshold: 1000 }), {
       store: createMemoryStore(),
       tokenCounter: { count: (text) => (counted.push(text), quarterCounter.count(text)) },
+      tokenizerId: 'quarter',
       countsAtMostUtf8Bytes: true,
+      hashing: sha256Hashing,
       logger: createRecordingLogger(),
       compact: createRecordingCompact().compact,
     });
@@ -303,7 +312,7 @@ describe('prepare: hooks', () => {
     });
     const result = await manager.prepare([TASK, ...toolTurn('a', textOf(5000))]);
     expect(typesOf(result.actions)).toEqual(['direct-offload']);
-    expect(await store.get('s1/a.md')).toBe(textOf(5000));
+    expect(await store.get(directKey('a', textOf(5000)))).toBe(textOf(5000));
     expect(logger.warnings).toEqual([expect.stringContaining('the onOffload hook threw (hook bug)')]);
   });
 
@@ -356,6 +365,6 @@ describe('prepare: one call at a time', () => {
     expect(typesOf(first.actions)).toEqual(['direct-offload']);
     expect(second.actions).toEqual([]);
     expect(second.messages[2]).toBe(first.messages[2]);
-    expect(await listKeys(store)).toEqual(['s1/a.md']);
+    expect(await listKeys(store)).toEqual([directKey('a', textOf(5000))]);
   });
 });

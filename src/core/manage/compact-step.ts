@@ -1,0 +1,117 @@
+/**
+ * Step 3b of `prepare`: compaction, fitted to half of the trigger, behind the circuit breaker.
+ * What comes before the exchange in flight is compacted; the exchange follows the summary
+ * verbatim. The compaction is recorded in the session's folder, keyed by the span it replaced:
+ * when another process recorded the same span first, its messages are the ones returned (both
+ * processes then send the same history) and this one's summary is dropped.
+ */
+import type { CompactResult } from '../compact/compact.js';
+import { partitionMessages } from '../compact/partition.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../ports.js';
+import type { CompactCall } from './manager-ports.js';
+import type { Message } from '../types.js';
+import type { CompactionBackoff } from './backoff.js';
+import { findExchangeStart } from './exchange.js';
+import { estimateHistoryTokens, type LocalCounts } from './history-estimate.js';
+import { fitCompactBudgets } from './room-to-spare.js';
+import type { CallAccess, SessionAccess } from './session-access.js';
+import type { RecordedCalibration } from './session-records.js';
+import type { CompactBudgets, ContextAction, ContextCompactAction, ContextManagerHooks } from './types.js';
+
+/** What one compaction step works with. */
+export interface CompactStep {
+  access: SessionAccess;
+  call: CallAccess;
+  counts: LocalCounts;
+  backoff: CompactionBackoff;
+  logger: Logger;
+  hooks: ContextManagerHooks;
+  targetTokens: number;
+  calibration: RecordedCalibration;
+  resumeMessage: string | undefined;
+  budgets: CompactBudgets;
+  compact(messages: readonly Message[], call: CompactCall): Promise<CompactResult>;
+  notify(name: 'onCompact', call: () => unknown): Promise<void>;
+}
+
+/**
+ * Compacts `working` (all of it but the exchange in flight) and resolves the history to send, or
+ * `undefined` when the compaction did not happen (`actions` says why).
+ */
+export async function compactWithRecord(working: Message[], tokensBefore: number, step: CompactStep, actions: ContextAction[]): Promise<Message[] | undefined> {
+  const { backoff, counts, logger, call, access } = step;
+  if (!backoff.mayAttempt) {
+    actions.push({ type: 'compact-skipped', reason: 'backing-off', retryInCalls: backoff.waitingCalls });
+    return undefined;
+  }
+  const ratio = step.calibration.ratio;
+  const { head } = partitionMessages(working);
+  const exchangeStart = findExchangeStart(working, head.length);
+  // with nothing before the exchange to compact, the whole history is compacted as before
+  const spanLength = exchangeStart > head.length ? exchangeStart : working.length;
+  const span = working.slice(0, spanLength);
+  const exchange = working.slice(spanLength);
+  const resumeMessage = exchange.length === 0 ? step.resumeMessage : undefined;
+
+  // what compaction keeps as it is: its Head, the resume message, the exchange in flight
+  let keptLocal = resumeMessage === undefined ? 0 : counts.of({ role: 'user', content: resumeMessage });
+  for (const message of head) keptLocal += counts.of(message);
+  for (const message of exchange) keptLocal += counts.of(message);
+  const budgets = fitCompactBudgets({ targetTokens: step.targetTokens, keptTokens: Math.ceil(ratio * keptLocal), ratio, configured: step.budgets });
+
+  const { signal } = call;
+  let result: CompactResult;
+  try {
+    result = await step.compact(span, { ...budgets, signal, resumeMessage, sessionId: access.sessionId, store: call.store });
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    const retryInCalls = backoff.recordFailure();
+    logger.warn(`context manager: compaction failed (${describeError(error)}); the history is sent as it is`);
+    actions.push({ type: 'compact-skipped', reason: 'failed', error, retryInCalls });
+    return undefined;
+  }
+  if (!result.compacted) {
+    const retryInCalls = backoff.recordFailure();
+    const reason = result.skippedReason ?? 'failed';
+    actions.push(result.error === undefined ? { type: 'compact-skipped', reason, retryInCalls } : { type: 'compact-skipped', reason, error: result.error, retryInCalls });
+    return undefined;
+  }
+  backoff.recordSuccess();
+  let replacement = result.messages;
+  // the exchange opens with the assistant's calls: the summary's acknowledgement would stand before them
+  if (exchange[0]?.role === 'assistant' && replacement.at(-1)?.role === 'assistant' && replacement.length > head.length + 1) replacement = replacement.slice(0, -1);
+
+  const archiveReference = result.archiveReference ?? result.originalMessagesPath ?? null;
+  const recorded = await access.recordCompaction(working, spanLength, replacement, { archiveReference, summarizer: result.summarizer, calibration: step.calibration }, call);
+  const compacted = [...recorded.messages, ...exchange];
+  if (!recorded.won) {
+    logger.warn(
+      `context manager: another process compacted the same history first; its summary is used and this one (by ${result.summarizer}` +
+        `${archiveReference === null ? '' : `, archive ${archiveReference}`}) is dropped`,
+    );
+    return compacted;
+  }
+
+  const tokensAfter = estimateHistoryTokens(compacted, ratio, counts, undefined);
+  if (tokensAfter > step.targetTokens) {
+    logger.warn(
+      `context manager: the compacted context takes about ${tokensAfter} tokens, over its target of ${step.targetTokens} (half of the trigger); ` +
+        'the system messages, the summary or the exchange in flight are larger than the window allows',
+    );
+  }
+  const action: ContextCompactAction = {
+    type: 'compact',
+    tokensBefore,
+    tokensAfter,
+    targetTokens: step.targetTokens,
+    archiveReference: archiveReference ?? undefined,
+    summarizer: result.summarizer,
+    restoredFileCount: result.stats.restoredFileCount,
+    budgets,
+  };
+  actions.push(action);
+  const onCompact = step.hooks.onCompact;
+  if (onCompact !== undefined) await step.notify('onCompact', () => onCompact(action, result));
+  return compacted;
+}

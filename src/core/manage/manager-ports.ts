@@ -1,0 +1,42 @@
+/**
+ * The ports the context manager works through: the store, the tokenizer, the hash, the logger,
+ * and compaction itself (resolved once by the public layer).
+ */
+import type { CompactResult } from '../compact/compact.js';
+import type { ContentStore, Logger, TokenCounter } from '../ports.js';
+import type { Message } from '../types.js';
+import type { CompactBudgets } from './types.js';
+import type { Hashing } from './fingerprint.js';
+
+/** One compaction request: the budgets it runs with, and what this call gives it. */
+export interface CompactCall extends CompactBudgets {
+  signal: AbortSignal | undefined;
+  /** The message appended after the summary: the configured one, or `undefined` when the exchange in flight follows the summary. */
+  resumeMessage: string | undefined;
+  /** The session the archive goes under. */
+  sessionId: string;
+  /** The store, its calls raced against `signal`. */
+  store: ContentStore;
+}
+
+/** What the manager works through. */
+export interface ContextManagerPorts {
+  /** Where offloaded content and the session's records go (`<sessionId>/...` keys). */
+  store: ContentStore;
+  /** The local tokenizer. */
+  tokenCounter: TokenCounter;
+  /**
+   * Names the tokenizer in the session's records, so counts made by another tokenizer are never
+   * reused; `undefined` (a tokenizer of the caller's) records no counts.
+   */
+  tokenizerId: string | undefined;
+  /** Whether the tokenizer never counts more tokens than a text has UTF-8 bytes (a byte-level BPE such as o200k): then a cheap bound can stand in for a count far below the trigger. */
+  countsAtMostUtf8Bytes: boolean;
+  /** sha256, for content names, fingerprints and derived sessions. */
+  hashing: Hashing;
+  /** Warnings: ignored usage, failed compactions, unusable records, hooks that threw. */
+  logger: Logger;
+  /** Compacts a history unconditionally (the manager has decided), with these budgets. */
+  compact(messages: readonly Message[], call: CompactCall): Promise<CompactResult>;
+}
+

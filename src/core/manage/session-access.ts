@@ -1,0 +1,314 @@
+/**
+ * One session's folder as the manager uses it in one call: what it knows of the folder
+ * (contents and records), the one listing a call may make, reading the records a history
+ * reaches, and writing the records of what the call decided. A store that fails while records
+ * are listed or read leaves the call working as a manager that knows nothing (said in
+ * `actions` as `records-unavailable`); a record that cannot be used is warned about once and
+ * the work it held is done again.
+ */
+import { describeError } from '../errors.js';
+import { isOffloadReference } from '../offload-reference.js';
+import { toFileStem } from '../offload-names.js';
+import { callStore } from '../offload-files.js';
+import type { ContentStore, Logger } from '../ports.js';
+import { countToolResultChars } from '../char-count.js';
+import { isToolResultBlock, type Message } from '../types.js';
+import type { LocalCounts } from './history-estimate.js';
+import type { ContextManagerPorts } from './manager-ports.js';
+import type { ResolvedContextManagerOptions } from './manager-options.js';
+import type { OffloadCall, OffloadStepContext } from './offload-steps.js';
+import { createReadBackCalls } from './read-back.js';
+import { createRecordChain, type ReadRecord } from './record-chain.js';
+import { createSessionKnowledge, type SessionKnowledge } from './session-knowledge.js';
+import {
+  buildRecordKey,
+  parseRecord,
+  RECORD_VERSION,
+  serializeRecord,
+  type RecordedCalibration,
+  type RecordedTokens,
+  type RecordKind,
+  type RecordName,
+  type RecordSpan,
+  type SessionRecord,
+} from './session-records.js';
+import type { ContextAction } from './types.js';
+
+/**
+ * Local tokens counted since the last count record before a call writes another: a manager
+ * that meets the history later (another process, a restart) tokenizes at most about this much.
+ */
+export const COUNT_RECORD_MIN_TOKENS = 4096;
+/** A learned calibration this far from the one in force is recorded (and comes into force). */
+export const CALIBRATION_RECORD_STEP = 0.02;
+/** Records of one span tried after unusable ones, before giving up writing. */
+const MAX_RECORD_ATTEMPTS = 16;
+
+/** One call's access to the folder. */
+export interface CallAccess extends OffloadCall {
+  readonly signal: AbortSignal | undefined;
+  readRecord: ReadRecord;
+  /** Whether the folder could not be listed or read in this call. */
+  readonly failed: boolean;
+}
+
+/** What matching a history against the records gave, with the calibration in force after it. */
+export interface SessionMatch {
+  messages: Message[];
+  replaced: number;
+  calibration: RecordedCalibration;
+}
+
+/** What a compaction record write came to: our messages, or those of a record written first. */
+export interface RecordedCompaction {
+  messages: Message[];
+  /** False when another process recorded this span first: its messages are the ones returned. */
+  won: boolean;
+}
+
+/** A session's folder, for a manager. */
+export interface SessionAccess {
+  readonly sessionId: string;
+  readonly knowledge: SessionKnowledge;
+  readonly steps: OffloadStepContext;
+  beginCall(store: ContentStore, signal: AbortSignal | undefined, actions: ContextAction[]): CallAccess;
+  /** Whether a message first seen may hold a result another process offloaded that this manager does not know of. */
+  mayNeedListing(message: Message): boolean;
+  /** Applies the records that match `history` (compactions, counts). */
+  match(history: readonly Message[], call: CallAccess): Promise<SessionMatch>;
+  /** After the call's listing: the working history with a compaction recorded meanwhile applied, or `undefined` when none applies. */
+  rematch(working: readonly Message[], call: CallAccess): Promise<Message[] | undefined>;
+  /** Records the compaction of the first `spanLength` messages of `working` into `replacement`. */
+  recordCompaction(working: readonly Message[], spanLength: number, replacement: Message[], meta: { archiveReference: string | null; summarizer: string; calibration: RecordedCalibration }, call: CallAccess): Promise<RecordedCompaction>;
+  /** Records the counts of `output` (and the learned calibration) when enough was counted, or the calibration moved. */
+  recordCounts(output: readonly Message[], call: CallAccess, progress: { tokenized: number; inForce: RecordedCalibration; learned: RecordedCalibration }): Promise<void>;
+}
+
+/** What a session's access is made of. */
+export interface SessionAccessParts<M> {
+  sessionId: string;
+  options: ResolvedContextManagerOptions<M>;
+  ports: ContextManagerPorts;
+  toolNames: Map<string, string>;
+  counts: LocalCounts;
+  /** Calibration in force before any record: the family's margin. */
+  initialRatio: number;
+  /** Takes over a recorded calibration that learned from more figures than the manager's own. */
+  adoptCalibration(calibration: RecordedCalibration): void;
+}
+
+/** The access to one session's folder. */
+export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAccess {
+  const { sessionId, options, ports, counts } = parts;
+  const logger: Logger = ports.logger;
+  const knowledge = createSessionKnowledge();
+  const chain = createRecordChain(ports.hashing);
+  // what the store names a key of the folder, the key's own name left out
+  const folderReference = ports.store.referenceFor(`${sessionId}/x`).slice(0, -1);
+  const steps: OffloadStepContext = {
+    sessionId,
+    threshold: options.threshold,
+    excludeTools: options.excludeTools,
+    preview: options.preview,
+    batch: options.batch,
+    toolNames: parts.toolNames,
+    readBacks: createReadBackCalls(folderReference),
+    knowledge,
+    hashing: ports.hashing,
+    moved: new Map(),
+  };
+  const warned = new Set<string>();
+  const smallestOffloaded = Math.min(options.threshold, options.batch.charThreshold);
+  let uncounted = 0;
+  // raw results (call id and length) this manager has met: meeting them again is nothing new
+  const judged = new Set<string>();
+
+  const applyTokens = (messages: readonly Message[], tokens: RecordedTokens | undefined): void => {
+    if (tokens === undefined || ports.tokenizerId === undefined || tokens.tokenizer !== ports.tokenizerId) return;
+    tokens.counts.forEach((count, index) => {
+      const message = messages[index];
+      if (count !== null && message !== undefined && counts.peek(message) === undefined) counts.set(message, count);
+    });
+  };
+
+  function warnUnusable(name: RecordName, problem: string): void {
+    const key = buildRecordKey(sessionId, name);
+    if (warned.has(key)) return;
+    warned.add(key);
+    logger.warn(`context manager: the record ${key} is ignored (${problem}); its work is done again`);
+  }
+
+  function beginCall(store: ContentStore, signal: AbortSignal | undefined, actions: ContextAction[]): CallAccess {
+    let listing: Promise<void> | undefined;
+    let failed = false;
+    const fail = (error: unknown): void => {
+      if (signal?.aborted) throw signal.reason;
+      if (failed) return;
+      failed = true;
+      logger.warn(`context manager: the session's records in ${store.referenceFor(sessionId)} could not be read (${describeError(error)}); this call works without them`);
+      actions.push({ type: 'records-unavailable', error });
+    };
+
+    const readRecord = (async (kind: RecordKind, span: RecordSpan) => {
+      for (const name of knowledge.recordNames(kind, span)) {
+        let record = knowledge.readRecord(name);
+        if (record === undefined) {
+          if (failed) return undefined;
+          let text: string | undefined;
+          try {
+            text = await store.get(buildRecordKey(sessionId, name));
+          } catch (error) {
+            fail(error);
+            return undefined;
+          }
+          const parsed = text === undefined ? { problem: 'it is gone' } : parseRecord(text, name);
+          record = 'record' in parsed ? parsed.record : null;
+          if ('problem' in parsed && text !== undefined) warnUnusable(name, parsed.problem);
+          knowledge.keepRecord(name, record);
+        }
+        if (record !== null) return record;
+      }
+      return undefined;
+    }) as ReadRecord;
+
+    return {
+      store,
+      signal,
+      readRecord,
+      get failed() {
+        return failed;
+      },
+      learn() {
+        listing ??= (async () => {
+          const prefix = `${sessionId}/`;
+          const names: string[] = [];
+          try {
+            for await (const key of store.list(prefix)) if (key.startsWith(prefix)) names.push(key.slice(prefix.length));
+          } catch (error) {
+            fail(error);
+            return;
+          }
+          knowledge.learnListing(names);
+        })();
+        return listing;
+      },
+    };
+  }
+
+  function mayNeedListing(message: Message): boolean {
+    if (typeof message.content === 'string') return false;
+    let unexplained = false;
+    for (const block of message.content) {
+      if (!isToolResultBlock(block) || isOffloadReference(block.content)) continue;
+      const chars = countToolResultChars(block.content);
+      if (chars < smallestOffloaded || knowledge.knowsStem(toFileStem(block.tool_use_id))) continue;
+      // a result this manager judged already (a history rebuilt from JSON sends it again): nothing new
+      const judgedKey = `${block.tool_use_id}\u0000${chars}`;
+      if (judged.has(judgedKey)) continue;
+      judged.add(judgedKey);
+      unexplained = true;
+    }
+    return unexplained;
+  }
+
+  async function match(history: readonly Message[], call: CallAccess): Promise<SessionMatch> {
+    const found = await chain.match(history, knowledge, call.readRecord, applyTokens);
+    if (found.calibration !== undefined) parts.adoptCalibration(found.calibration);
+    return { messages: found.messages, replaced: found.replaced, calibration: found.calibration ?? { ratio: parts.initialRatio, samples: 0 } };
+  }
+
+  /** The first attempt of a span's records not known to be unusable. */
+  function nextAttempt(kind: RecordKind, span: RecordSpan): number {
+    let attempt = 0;
+    for (const name of knowledge.recordNames(kind, span)) if (name.attempt === attempt && knowledge.readRecord(name) === null) attempt += 1;
+    return attempt;
+  }
+
+  /** Writes `record` at the first free attempt; resolves the record in force for its span (ours, or one written first), or `undefined` when nothing could be written or read. */
+  async function writeRecord(record: SessionRecord, call: CallAccess): Promise<{ record: SessionRecord; won: boolean } | undefined> {
+    for (let attempt = nextAttempt(record.kind, record.span); attempt < MAX_RECORD_ATTEMPTS; attempt += 1) {
+      const name: RecordName = { kind: record.kind, span: record.span, attempt };
+      const key = buildRecordKey(sessionId, name);
+      try {
+        const outcome = await callStore(call.store, key, () => call.store.putIfAbsent(key, serializeRecord(record)));
+        if (outcome !== 'exists') {
+          knowledge.addRecord(name, record);
+          return { record, won: true };
+        }
+        // what is in force from here on is the record written first, not ours
+        chain.reset();
+        const text = await call.store.get(key);
+        const parsed = text === undefined ? { problem: 'it is gone' } : parseRecord(text, name);
+        if ('record' in parsed) {
+          knowledge.addRecord(name, parsed.record);
+          return { record: parsed.record, won: false };
+        }
+        warnUnusable(name, parsed.problem);
+        knowledge.addRecord(name, null);
+      } catch (error) {
+        if (call.signal?.aborted) throw call.signal.reason;
+        logger.warn(`context manager: could not write the record ${key} (${describeError(error)}); a later call may do this work again`);
+        return undefined;
+      }
+    }
+    return undefined;
+  }
+
+  return {
+    sessionId,
+    knowledge,
+    steps,
+    beginCall,
+    mayNeedListing,
+    match,
+    async rematch(working, call) {
+      await call.learn();
+      if (knowledge.longestSpan === 0) return undefined;
+      const found = await match(working, call);
+      return found.replaced > 0 ? found.messages : undefined;
+    },
+    async recordCompaction(working, spanLength, replacement, meta, call) {
+      const fingerprint = chain.fingerprint(working, spanLength);
+      const tokens: RecordedTokens | undefined =
+        ports.tokenizerId === undefined ? undefined : { tokenizer: ports.tokenizerId, counts: replacement.map((message) => counts.of(message)) };
+      const record: SessionRecord = {
+        version: RECORD_VERSION,
+        kind: 'compact',
+        span: { messages: spanLength, fingerprint },
+        messages: replacement,
+        tokens,
+        calibration: meta.calibration,
+        archiveReference: meta.archiveReference,
+        summarizer: meta.summarizer,
+      };
+      const written = await writeRecord(record, call);
+      if (written === undefined || written.won || written.record.kind !== 'compact') {
+        chain.remember(working.slice(0, spanLength), replacement, meta.calibration, knowledge);
+        return { messages: replacement, won: true };
+      }
+      applyTokens(written.record.messages, written.record.tokens);
+      return { messages: written.record.messages, won: false };
+    },
+    async recordCounts(output, call, progress) {
+      uncounted += progress.tokenized;
+      const { inForce, learned } = progress;
+      const moved = learned.samples > inForce.samples && Math.abs(learned.ratio - inForce.ratio) >= CALIBRATION_RECORD_STEP;
+      if (output.length === 0 || call.failed || (uncounted < COUNT_RECORD_MIN_TOKENS && !moved)) return;
+      const calibration = learned.samples >= inForce.samples ? learned : inForce;
+      const span: RecordSpan = { messages: output.length, fingerprint: chain.fingerprint(output, output.length) };
+      // this very history was recorded already (by another process, or a call whose record is in force)
+      if (knowledge.recordNames('count', span).length > 0) {
+        uncounted = 0;
+        return;
+      }
+      const tokens: RecordedTokens = {
+        tokenizer: ports.tokenizerId ?? 'unknown',
+        counts: output.map((message) => (ports.tokenizerId === undefined ? null : (counts.peek(message) ?? null))),
+      };
+      const written = await writeRecord({ version: RECORD_VERSION, kind: 'count', span, tokens, calibration }, call);
+      if (written === undefined) return;
+      uncounted = 0;
+      if (written.won) chain.remember(output, output, calibration, knowledge);
+    },
+  };
+}
