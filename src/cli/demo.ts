@@ -176,11 +176,12 @@ export async function runDemo(args: readonly string[]): Promise<void> {
   );
   await print(
     '',
+    // `npx` finds the command in a clone of the repository as in a project that installed it
     style.bold('Try it on your own transcripts:'),
-    `   agent-context count ${toTerminalText(samplePath)}`,
-    '   agent-context count ~/.claude/projects/<project>/<session>.jsonl',
-    '   agent-context offload history.json --out ./offload -o smaller.json',
-    '   agent-context compact history.json --provider anthropic --work-dir <project dir> -o compacted.json',
+    `   npx agent-context count ${toTerminalText(samplePath)}`,
+    '   npx agent-context count ~/.claude/projects/<project>/<session>.jsonl',
+    '   npx agent-context offload history.json --out ./offload -o smaller.json',
+    '   npx agent-context compact history.json --provider anthropic --work-dir <project dir> -o compacted.json',
   );
 }
 

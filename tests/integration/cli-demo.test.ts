@@ -1,8 +1,10 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTemporaryDirectory, hasAnsi, runCli } from './cli-helpers.js';
+import { createTemporaryDirectory, hasAnsi, REPOSITORY_ROOT, runCli } from './cli-helpers.js';
 
 let directory: { path: string; remove: () => Promise<void> };
 
@@ -39,6 +41,16 @@ describe('agent-context demo (issue 4)', () => {
     expect(await readdir(join(directory.path, 'compact', 'default'))).toHaveLength(1);
     const count = await runCli(['count', join(directory.path, 'sample-session.json'), '--json']);
     expect(JSON.parse(count.stdout)).toMatchObject({ format: 'json', messageCount: 31 });
+  });
+
+  it('closes with a command that runs as printed in a clone of the repository', async () => {
+    const run = await runCli(['demo', '--dir', directory.path]);
+    const hint = run.stdout.split('\n').find((line) => line.startsWith('   npx agent-context count '));
+    const samplePath = hint?.slice('   npx agent-context count '.length) ?? '';
+    expect(samplePath).toBe(join(directory.path, 'sample-session.json'));
+    // as the reader types it, from the clone's root: npx finds the repository's own command
+    const { stdout } = await promisify(execFile)('npx', ['--no-install', 'agent-context', 'count', samplePath], { cwd: REPOSITORY_ROOT, env: { ...process.env, NO_COLOR: '1' } });
+    expect(stdout).toMatch(/^agent-context count {2}\S*sample-session\.json\n/);
   });
 
   it('uses a new temporary directory by default, and says where', async () => {

@@ -2,7 +2,7 @@
  * The terminal report of `agent-context count`: totals, bar charts by role and by tool, the
  * largest tool results, the offload forecast and the compaction gauge.
  */
-import type { ContextMeasurement } from '../measure-context.js';
+import { UNMATCHED_TOOL, type ContextMeasurement } from '../measure-context.js';
 import { drawBar, drawGauge } from './bar-chart.js';
 import { formatCount, formatPercent, padEnd, padStart, truncateText } from './format-figures.js';
 import { describeOffloadSkip } from './offload-skip.js';
@@ -20,6 +20,19 @@ export interface RenderCountReportOptions {
   width: number;
   /** Heading of the report. @default `agent-context count` */
   title?: string | undefined;
+}
+
+/** What the report calls the results whose call is not in the history (`(unmatched)` in `--json`). */
+const UNMATCHED_LABEL = '(results with no call)';
+/** The tool of such a result in the list of the largest. */
+const NO_CALL_TOOL = '(no call)';
+
+/**
+ * A result's first line as a preview: a tab shows as a space (it only spaces the text out;
+ * `\u0009` would say nothing more), every other control is escaped.
+ */
+function toPreview(firstLine: string): string {
+  return toTerminalText(firstLine.replace(/\t/g, ' '));
 }
 
 /** A labelled bar row: `  label   12,345  ████▌      42.0%`. */
@@ -47,9 +60,9 @@ function renderLargestResults(measurement: ContextMeasurement, style: TerminalSt
   // Names, ids and previews come from the transcript: escaped before they are measured or shown.
   const results = measurement.largestToolResults.map((result) => ({
     tokens: formatCount(result.tokens),
-    tool: toTerminalText(result.tool ?? '?'),
+    tool: result.tool === null ? NO_CALL_TOOL : toTerminalText(result.tool),
     id: toTerminalText(result.toolUseId),
-    firstLine: toTerminalText(result.firstLine),
+    firstLine: toPreview(result.firstLine),
   }));
   if (results.length === 0) return [style.dim('  (no tool results)')];
   const tokensWidth = Math.max(6, ...results.map((result) => result.tokens.length));
@@ -124,7 +137,11 @@ export function renderCountReport(measurement: ContextMeasurement, options: Rend
   ];
   const toolEntries = Object.entries(measurement.byTool);
   const shownTools = toolEntries.slice(0, 12);
-  const toolRows = shownTools.map(([name, tool]) => ({ label: toTerminalText(name), value: tool.tokens, note: `${formatCount(tool.calls)}×` }));
+  const toolRows = shownTools.map(([name, tool]) => ({
+    label: name === UNMATCHED_TOOL ? UNMATCHED_LABEL : toTerminalText(name),
+    value: tool.tokens,
+    note: `${formatCount(tool.calls)}×`,
+  }));
   const hiddenTools = toolEntries.length - shownTools.length;
 
   const lines = [
