@@ -1,0 +1,107 @@
+/**
+ * `agent-context proxy`, the built command as a user runs it: it listens, says where, forwards
+ * a request through the context manager with one line on stderr (no body, no key), warns when
+ * bound beyond this machine, stops on Ctrl-C, and refuses bad flags with exit 2.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLI_PATH, createTemporaryDirectory, runCli } from './cli-helpers.js';
+import { sendRaw } from './proxy-harness.js';
+import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
+
+const KEY = 'sk-ant-cli-secret';
+const TOOL_OUTPUT = `top secret tool output ${'y'.repeat(4000)}`;
+
+interface RunningCommand {
+  child: ChildProcessWithoutNullStreams;
+  origin: string;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with the exit code once the process ended. */
+  exited: Promise<number | null>;
+}
+
+/** Starts `agent-context proxy ...args` and resolves once it prints where it listens. */
+function startCommand(args: readonly string[], cwd: string): Promise<RunningCommand> {
+  if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: run "npm run build" first (npm test does)`);
+  const child = spawn(process.execPath, [CLI_PATH, 'proxy', ...args], { cwd, env: { PATH: process.env.PATH ?? '' } });
+  let stdout = '';
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      const origin = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
+      if (origin !== undefined) resolve({ child, origin, stdout: () => stdout, stderr: () => stderr, exited });
+    });
+    void exited.then((code) => reject(new Error(`exited with ${code} before listening: ${stderr}`)));
+  });
+}
+
+let upstream: ScriptedUpstream;
+let directory: { path: string; remove: () => Promise<void> };
+let running: RunningCommand | undefined;
+
+beforeEach(async () => {
+  upstream = await startScriptedUpstream((_record, response) => sendJson(response, anthropicBody([{ type: 'text', text: 'ok' }], { input_tokens: 10, output_tokens: 1 })));
+  directory = await createTemporaryDirectory('proxy-cli-');
+});
+
+afterEach(async () => {
+  if (running !== undefined && running.child.exitCode === null) {
+    running.child.kill('SIGINT');
+    await running.exited;
+  }
+  running = undefined;
+  await upstream.close();
+  await directory.remove();
+});
+
+describe('agent-context proxy', () => {
+  it('forwards through the manager, logs one line per request without body or key, and stops on Ctrl-C', async () => {
+    running = await startCommand(['--port', '0', '--upstream', upstream.origin], directory.path);
+    const body = JSON.stringify({
+      model: 'claude-test',
+      max_tokens: 8,
+      messages: [
+        { role: 'user', content: 'Look.' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'cat secret.txt' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: TOOL_OUTPUT }] },
+      ],
+    });
+
+    const reply = await sendRaw(running.origin, '/v1/messages', { headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body });
+    running.child.kill('SIGINT');
+    const code = await running.exited;
+
+    expect(reply.status).toBe(200);
+    expect(running.origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(running.stdout()).toContain(`${directory.path}/.agent-context`);
+    expect(JSON.stringify(upstream.requests[0]?.body)).toContain(`${directory.path}/.agent-context/auto-`);
+    expect(running.stderr()).toMatch(/\/v1\/messages {2}session auto-[0-9a-f]+ {2}3 messages {2}4.2 KB -> \d+ B {2}1 offloaded/);
+    expect(running.stderr()).not.toContain(KEY);
+    expect(running.stderr()).not.toContain('top secret');
+    expect(code).toBe(0);
+  });
+
+  it('warns when it listens beyond this machine', async () => {
+    running = await startCommand(['--port', '0', '--host', '0.0.0.0', '--upstream', upstream.origin, '--dir', 'store'], directory.path);
+
+    expect(running.stderr()).toContain('warning: listening on 0.0.0.0, not only this machine');
+  });
+
+  it.each([
+    [['--port', 'http'], '--port must be a whole number from 0 to 65535, got "http"'],
+    [['--summarizer', 'gpt'], '--summarizer must be extractive or upstream, got "gpt"'],
+    [['--upstream', 'ftp://example.com'], '--upstream must be an http:// or https:// URL'],
+    [['--store', 'mysql://db'], '--store must be a redis://, rediss:// or s3://bucket/prefix URL, got "mysql://db"'],
+    [['--window', 'big'], '--window must be a whole number of tokens >= 1'],
+  ])('refuses %j with exit 2', async (args, message) => {
+    const run = await runCli(['proxy', ...args], { cwd: directory.path });
+
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain(message);
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * Compaction through the proxy: a history past the trigger reaches the upstream compacted, the
+ * same compacted messages again on the next request (the session is summarized once); with
+ * `summarizer: 'upstream'` the summary is asked of the upstream with the agent's own
+ * credentials, repeating the agent's request for Anthropic so its prompt cache serves it.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sendRaw, startProxy, type RunningProxy } from './proxy-harness.js';
+import { anthropicBody, chatBody, sendJson, startScriptedUpstream, type ScriptedUpstream, type UpstreamRecord } from './proxy-scripted-upstream.js';
+
+const SYSTEM = [{ type: 'text', text: 'You are a coding agent.', cache_control: { type: 'ephemeral' } }];
+const TOOLS = [{ name: 'Bash', description: 'Runs a command.', input_schema: { type: 'object', properties: { command: { type: 'string' } } } }];
+const SUMMARY = '## Goals & Decisions\nScripted summary of the session.';
+
+/** A conversation of `turns` exchanges of prose, about 1,300 characters each. */
+function conversation(turns: number): { role: 'user' | 'assistant'; content: string }[] {
+  return Array.from({ length: turns * 2 }, (_, index) => ({
+    role: index % 2 === 0 ? ('user' as const) : ('assistant' as const),
+    content: `Message ${index}: ${'the module under review keeps its state in a map and flushes it on exit; '.repeat(9)}`,
+  }));
+}
+
+function isSummaryRequest(record: UpstreamRecord): boolean {
+  return JSON.stringify(record.body ?? {}).includes('Stop working on the task now') || JSON.stringify(record.body ?? {}).includes('<conversation>');
+}
+
+const COMPRESSED = '[Conversation compressed]';
+
+let upstream: ScriptedUpstream;
+let proxy: RunningProxy;
+
+beforeEach(async () => {
+  upstream = await startScriptedUpstream((record, response) => {
+    if (record.url.startsWith('/v1/chat/completions')) return sendJson(response, chatBody(isSummaryRequest(record) ? SUMMARY : 'ok', 100));
+    return sendJson(response, anthropicBody([{ type: 'text', text: isSummaryRequest(record) ? SUMMARY : 'ok' }], { input_tokens: 100, output_tokens: 5 }));
+  });
+});
+
+afterEach(async () => {
+  await proxy.close();
+  await upstream.close();
+});
+
+const HEADERS = { 'content-type': 'application/json', 'x-api-key': 'sk-ant-agent-key', 'anthropic-version': '2023-06-01' };
+
+function agentRequests(): UpstreamRecord[] {
+  return upstream.requests.filter((record) => !isSummaryRequest(record));
+}
+
+describe('compaction through the proxy', () => {
+  it('sends a compacted history past the trigger, and the same compacted messages on the next request', async () => {
+    proxy = await startProxy(upstream.origin, { contextTokenLimit: 6000 });
+    const history = conversation(20);
+    const body = (messages: unknown[]) => JSON.stringify({ model: 'claude-test', max_tokens: 64, system: SYSTEM, tools: TOOLS, messages });
+
+    await sendRaw(proxy.origin, '/v1/messages', { headers: HEADERS, body: body(history) });
+    await sendRaw(proxy.origin, '/v1/messages', { headers: HEADERS, body: body([...history, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'Go on.' }]) });
+
+    const [first, second] = agentRequests().map((record) => record.body?.messages as { content: unknown }[]);
+    expect(JSON.stringify(first)).toContain(COMPRESSED);
+    expect(first!.length).toBeLessThan(history.length);
+    expect(second!.slice(0, first!.length)).toEqual(first);
+    expect(second!.slice(first!.length)).toEqual([{ role: 'assistant', content: 'ok' }, { role: 'user', content: 'Go on.' }]);
+    expect(proxy.events.map((event) => event.actions.filter((action) => action.type === 'compact').length)).toEqual([1, 0]);
+  });
+
+  it('asks the upstream for the summary with the agent credentials, repeating its request (Anthropic)', async () => {
+    proxy = await startProxy(upstream.origin, { contextTokenLimit: 6000, summarizer: 'upstream' });
+
+    await sendRaw(proxy.origin, '/v1/messages?beta=true', {
+      headers: HEADERS,
+      body: JSON.stringify({ model: 'claude-test', max_tokens: 64, system: SYSTEM, tools: TOOLS, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: conversation(20) }),
+    });
+
+    const summaryRequests = upstream.requests.filter(isSummaryRequest);
+    expect(summaryRequests).toHaveLength(1);
+    const [summaryRequest] = summaryRequests;
+    expect(summaryRequest?.url).toBe('/v1/messages');
+    expect(summaryRequest?.headers['x-api-key']).toBe('sk-ant-agent-key');
+    expect(summaryRequest?.body).toMatchObject({ model: 'claude-test', system: SYSTEM, tools: TOOLS, thinking: { type: 'enabled', budget_tokens: 1024 } });
+    const messages = summaryRequest?.body?.messages as { role: string; content: { cache_control?: unknown }[] }[];
+    expect(messages.at(-2)?.content.at(-1)?.cache_control).toEqual({ type: 'ephemeral' });
+    expect(JSON.stringify(agentRequests()[0]?.body)).toContain('Scripted summary of the session.');
+  });
+
+  it('asks an OpenAI upstream for the summary on the same endpoint, with the agent credentials', async () => {
+    proxy = await startProxy(upstream.origin, { contextTokenLimit: 6000, summarizer: 'upstream' });
+    const messages = [{ role: 'system', content: 'You are a coding agent.' }, ...conversation(20)];
+
+    await sendRaw(proxy.origin, '/v1/chat/completions', {
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-openai-agent-key' },
+      body: JSON.stringify({ model: 'gpt-test', messages }),
+    });
+
+    const [summaryRequest] = upstream.requests.filter(isSummaryRequest);
+    expect(summaryRequest?.url).toBe('/v1/chat/completions');
+    expect(summaryRequest?.headers.authorization).toBe('Bearer sk-openai-agent-key');
+    expect(summaryRequest?.body?.model).toBe('gpt-test');
+    expect(JSON.stringify(agentRequests()[0]?.body)).toContain('Scripted summary of the session.');
+  });
+});
