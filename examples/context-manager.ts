@@ -41,7 +41,7 @@ try {
   const manager = createContextManager({
     outputDir: join(workDir, '.context'),
     sessionId: 'example',
-    model: 'claude-sonnet-4-5',
+    model: 'claude-sonnet-4-6',
     contextTokenLimit: 8000,
     // source files (2-5 KB) stay inline for the model to read; the 18 KB log goes to the store
     threshold: 8000,

@@ -124,7 +124,7 @@ export interface ContextManagerOptions<M = Message> extends OffloadPlanOptions, 
    */
   provider?: ProviderFamily | undefined;
   /**
-   * The model the history is sent to (`claude-sonnet-4-5`, `gpt-5`): its name gives the
+   * The model the history is sent to (`claude-sonnet-4-6`, `gpt-5`): its name gives the
    * provider family when `provider` is not set.
    */
   model?: string | undefined;
@@ -212,7 +212,7 @@ function resolveManagerStore(fields: { store?: unknown; outputDir?: unknown }): 
  *
  * @example
  * ```ts
- * const manager = createContextManager({ outputDir: '.context', model: 'claude-sonnet-4-5' });
+ * const manager = createContextManager({ outputDir: '.context', model: 'claude-sonnet-4-6' });
  * let lastUsage;
  * for (;;) {
  *   const { messages: prepared } = await manager.prepare(history, { lastUsage });

@@ -18,7 +18,7 @@ import { createOpenAILlmClient } from '../../src/infrastructure/openai-client.js
 import { anthropicMessage, startFakeProviderServer, type FakeProviderServer, type RecordedRequest } from './fake-provider-server.js';
 
 const API_KEY = 'sk-ant-test-key';
-const LOOP_MODEL = 'claude-sonnet-4-5';
+const LOOP_MODEL = 'claude-sonnet-4-6';
 const SYSTEM = [{ type: 'text', text: 'You are a coding agent working in /repo. Keep changes small and tested.' }];
 const TOOLS = [
   {

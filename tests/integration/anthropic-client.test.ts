@@ -288,11 +288,11 @@ describe('createAnthropicLlmClient over HTTP (spec 05 F-004)', () => {
       vi.stubEnv('SUMMARY_MODEL', undefined);
       try {
         expect((await createClient()).defaultModel).toBe(MODEL);
-        const llmClient = await createAnthropicLlmClient({ apiKey: API_KEY, baseURL: server.origin, model: 'claude-sonnet-4-5' });
-        expect(llmClient.defaultModel).toBe('claude-sonnet-4-5');
+        const llmClient = await createAnthropicLlmClient({ apiKey: API_KEY, baseURL: server.origin, model: 'claude-sonnet-4-6' });
+        expect(llmClient.defaultModel).toBe('claude-sonnet-4-6');
         server.enqueue('/v1/messages', anthropicMessage('## Task Status\nDone.'));
         await compactMessages(history, { llmClient, force: true, workDir, logger: silentLogger });
-        expect(server.requestsTo('/v1/messages')[0]?.body).toMatchObject({ model: 'claude-sonnet-4-5' });
+        expect(server.requestsTo('/v1/messages')[0]?.body).toMatchObject({ model: 'claude-sonnet-4-6' });
         await expect(createAnthropicLlmClient({ apiKey: API_KEY, model: '' })).rejects.toThrow(/^model must be a non-empty string/);
       } finally {
         vi.unstubAllEnvs();

@@ -115,7 +115,7 @@ describe('agent-context compact --force with the extractive summarizer (issue 4)
   it('keeps a request body a request body', async () => {
     const run = await runCli(['compact', fixturePath('request-body.json'), '--force', '--work-dir', directory.path]);
     const body = JSON.parse(run.stdout) as { system: unknown; tools: unknown[]; model: string; messages: Message[] };
-    expect(body.model).toBe('claude-sonnet-4-5');
+    expect(body.model).toBe('claude-sonnet-4-6');
     expect(body.system).toEqual([{ type: 'text', text: 'You are a coding agent working in /home/dev/app.', cache_control: { type: 'ephemeral' } }]);
     expect(body.tools).toHaveLength(3);
     expect(firstLines(body.messages).slice(0, 2)).toEqual(['user: [Conversation compressed]', 'assistant: Understood. I have the context from the compressed conversation. Continuing work.']);

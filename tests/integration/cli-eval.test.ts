@@ -138,7 +138,7 @@ function toClaudeCodeLog(messages: readonly Message[]): string {
     const blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
     blocks.forEach((block, blockIndex) => {
       const uuid = `00000000-0000-4000-8000-${String(index * 100 + blockIndex).padStart(12, '0')}`;
-      const inner = message.role === 'assistant' ? { id: `msg_${index}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [block] } : { role: 'user', content: [block] };
+      const inner = message.role === 'assistant' ? { id: `msg_${index}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-6', content: [block] } : { role: 'user', content: [block] };
       lines.push(JSON.stringify({ parentUuid, isSidechain: false, type: message.role, message: inner, uuid, sessionId: 'session-1', cwd: '/home/dev/invoice-kit' }));
       parentUuid = uuid;
     });

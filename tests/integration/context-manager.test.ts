@@ -142,7 +142,7 @@ describe('an agent loop with the Anthropic SDK over HTTP', () => {
 
   it('sends a byte-stable prefix on every request, and anchors each estimate on the last usage', async () => {
     const client = new Anthropic({ apiKey: 'sk-ant-test', baseURL: server.origin, maxRetries: 0 });
-    const manager = createContextManager({ outputDir: join(root, 'context'), model: 'claude-sonnet-4-5', logger });
+    const manager = createContextManager({ outputDir: join(root, 'context'), model: 'claude-sonnet-4-6', logger });
     // four model turns: three tool calls (one with a large result), then the answer
     const replies = [
       [{ type: 'tool_use', id: 'toolu_a', name: 'bash', input: { command: 'ls' } }],
@@ -151,7 +151,7 @@ describe('an agent loop with the Anthropic SDK over HTTP', () => {
       [{ type: 'text', text: 'The log has 400 lines.' }],
     ];
     replies.forEach((content, index) => {
-      const response = anthropicMessage(content, 'claude-sonnet-4-5');
+      const response = anthropicMessage(content, 'claude-sonnet-4-6');
       (response.body as { usage: Record<string, number> }).usage = { input_tokens: 20, cache_read_input_tokens: 3000 + 900 * index, cache_creation_input_tokens: 100, output_tokens: 30 };
       server.enqueue('/v1/messages', response);
     });
@@ -164,7 +164,7 @@ describe('an agent loop with the Anthropic SDK over HTTP', () => {
       const prepared = await manager.prepare(history, lastUsage === undefined ? {} : { lastUsage: lastUsage as never });
       stats.push(prepared.stats);
       const response = await client.messages.create({
-        model: 'claude-sonnet-4-5',
+        model: 'claude-sonnet-4-6',
         max_tokens: 1024,
         messages: prepared.messages as Anthropic.MessageParam[],
         tools: [manager.readTool.anthropic],
@@ -264,7 +264,7 @@ describe('calibration before the first usage', () => {
   const history: Message[] = [{ role: 'user', content: words(2000, 'alpha') }];
 
   it('counts a Claude history at 1.5x the local o200k count', async () => {
-    const manager = createContextManager({ store: createMemoryStore(), model: 'claude-sonnet-4-5', logger });
+    const manager = createContextManager({ store: createMemoryStore(), model: 'claude-sonnet-4-6', logger });
     const result = await manager.prepare(history);
     expect(result.stats.calibrationRatio).toBe(1.5);
     expect(result.stats.tokensAfter).toBe(Math.ceil(1.5 * countTokens(history)));

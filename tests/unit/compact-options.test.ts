@@ -43,7 +43,7 @@ describe('resolveCompactOptions (DESIGN §6)', () => {
     const env = {
       CONTEXT_TOKEN_LIMIT: '100000',
       COMPACT_THRESHOLD_RATIO: '0.8',
-      SUMMARY_MODEL: ' claude-sonnet-4-5 ',
+      SUMMARY_MODEL: ' claude-sonnet-4-6 ',
       SUMMARY_MAX_WORDS: '500',
       COMPACT_MAX_RETRIES: '0',
       COMPACT_OUTPUT_DIR: '/var/archive',
@@ -54,7 +54,7 @@ describe('resolveCompactOptions (DESIGN §6)', () => {
     expect(resolveCompactOptions({}, env, cwd)).toMatchObject({
       contextTokenLimit: 100_000,
       compactThresholdRatio: 0.8,
-      summaryModel: 'claude-sonnet-4-5',
+      summaryModel: 'claude-sonnet-4-6',
       summaryMaxWords: 500,
       maxRetries: 0,
       outputDir: '/var/archive',
@@ -134,7 +134,7 @@ describe('resolveSummaryModel (DESIGN §8: the OpenAI client has no default mode
 
   it('takes summaryModel (option, else SUMMARY_MODEL) over any client default', () => {
     expect(resolveSummaryModel('gpt-4.1-mini', client(null))).toBe('gpt-4.1-mini');
-    expect(resolveSummaryModel('claude-sonnet-4-5', client('claude-opus-4-1'))).toBe('claude-sonnet-4-5');
+    expect(resolveSummaryModel('claude-sonnet-4-6', client('claude-opus-4-1'))).toBe('claude-sonnet-4-6');
     const model = resolveCompactOptions({}, { SUMMARY_MODEL: ' qwen2.5:14b ' }, cwd).summaryModel;
     expect(resolveSummaryModel(model, client(null))).toBe('qwen2.5:14b');
   });

@@ -6,7 +6,7 @@ import { InvalidMessageError, InvalidOptionError, SummarizerFailedError } from '
 import type { ConversationSummaryRequest, LlmClient, LlmSummarizeOptions, LlmUsage } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';
 
-const conversationRequest = { model: 'claude-sonnet-4-5', system: 'You are a coding agent.', tools: [{ name: 'bash', input_schema: { type: 'object' } }] };
+const conversationRequest = { model: 'claude-sonnet-4-6', system: 'You are a coding agent.', tools: [{ name: 'bash', input_schema: { type: 'object' } }] };
 const rest: Message[] = [
   { role: 'user', content: 'Run the tests.' },
   { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'bash', input: { command: 'npm test' } }] },

@@ -127,7 +127,7 @@ export function assertReusePrefixSource(conversationRequest: ConversationRequest
  * @example
  * ```ts
  * const summarizer = createPrefixReusingSummarizer(await createAnthropicLlmClient(), {
- *   conversationRequest: { model: 'claude-sonnet-4-5', system, tools },
+ *   conversationRequest: { model: 'claude-sonnet-4-6', system, tools },
  * });
  * const summary = await summarizer.summarize(rest, { maxWords: 1200 });
  * ```

@@ -43,7 +43,7 @@ export const MIN_CALIBRATION_SAMPLE_TOKENS = 100;
 /**
  * The family of a model, from its name: `claude-*` is `'anthropic'`; `gpt-*`, `chatgpt-*`,
  * `o1`, `o3`, `o4`... and `codex-*` are `'openai'`; anything else `'other'`. A provider prefix
- * (`anthropic/claude-sonnet-4-5`, `openai:gpt-5`) is looked through.
+ * (`anthropic/claude-sonnet-4-6`, `openai:gpt-5`) is looked through.
  */
 export function inferProviderFamily(model: string): ProviderFamily {
   const name = model.toLowerCase().replace(/^.*[/:]/, '');

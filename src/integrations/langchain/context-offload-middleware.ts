@@ -77,7 +77,7 @@ export interface ContextOffloadMiddlewareOptions extends Omit<ContextManagerOpti
  * import { contextOffloadMiddleware } from 'agent-context-offload/langchain';
  *
  * const agent = createAgent({
- *   model: 'anthropic:claude-sonnet-4-5',
+ *   model: 'anthropic:claude-sonnet-4-6',
  *   tools: [searchDocs, readFile],
  *   middleware: [await contextOffloadMiddleware({ outputDir: '.context', contextTokenLimit: 200_000 })],
  * });

@@ -14,7 +14,7 @@ import { ADDED_LOCAL_TOKENS, ADDED_RATIOS, buildUsagePairs, FIXED_PROMPT_TOKENS,
 
 describe('provider family (issue 9 item 4)', () => {
   it.each([
-    ['claude-sonnet-4-5-20250929', 'anthropic'],
+    ['claude-opus-4-5-20251101', 'anthropic'],
     ['anthropic/claude-3-5-haiku-latest', 'anthropic'],
     ['Claude-Opus-4-1', 'anthropic'],
     ['gpt-5', 'openai'],
@@ -28,7 +28,7 @@ describe('provider family (issue 9 item 4)', () => {
   });
 
   it('takes provider over model, and model over the format', () => {
-    expect(resolveProviderFamily('openai', 'claude-sonnet-4-5', 'anthropic')).toBe('openai');
+    expect(resolveProviderFamily('openai', 'claude-sonnet-4-6', 'anthropic')).toBe('openai');
     expect(resolveProviderFamily(undefined, 'gpt-5', 'anthropic')).toBe('openai');
   });
 
