@@ -5,24 +5,26 @@
  * prepared body, the forwarding and the usage read off the answer.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { resolve as resolvePath, sep } from 'node:path';
 import { createContextManager } from '../api/context-manager.js';
 import { assertContentStore } from '../api/store-target.js';
 import { createExtractiveSummarizer } from '../core/compact/extractive-summarizer.js';
 import { describeError } from '../core/errors.js';
-import type { ContextAction, ContextManager, ContextStats } from '../core/manage/types.js';
-import type { Logger } from '../core/ports.js';
+import { resolveInitialCalibrationRatio } from '../core/manage/manager-options.js';
+import type { ContextManager } from '../core/manage/types.js';
+import { OPTIONS, resolveTableOption } from '../core/option-table.js';
+import type { Logger, Summarizer } from '../core/ports.js';
 import type { Message } from '../core/types.js';
 import { splitRequestBody } from '../formats/transcripts/request-body.js';
 import { consoleLogger } from '../infrastructure/console-logger.js';
+import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
 import { createFileStore } from '../stores/file-store.js';
 import { forwardRequest } from './forward.js';
 import { resolveProxyOptions, type ProxyHandlerOptions, type ProxyRequestEvent } from './proxy-options.js';
-import { keepReadBacks } from './read-backs.js';
 import { readRequestBody, sendError } from './request-body.js';
-import { guessProvider, matchRoute, toLastUsage, type ProxyRoute } from './routes.js';
-import { deriveSessionId, hashCredential, readSessionHeader } from './session-id.js';
-import { createSessionTable, type ProxySession } from './sessions.js';
+import { guessProvider, matchRoute, toLastUsage, type ProxyProvider, type ProxyRoute } from './routes.js';
+import { deriveProxySessionId, hashCredential, readSessionHeader } from './session-id.js';
+import { createSessionUsages } from './sessions.js';
+import { createOverheadCounter } from './fixed-overhead.js';
 import { createSplitStore } from './split-store.js';
 import { createUpstreamSummarizer } from './upstream-summarizer.js';
 import { createUsageTap } from './usage-tap.js';
@@ -33,7 +35,7 @@ export type ProxyHandler = (request: IncomingMessage, response: ServerResponse) 
 /** A request body prepared for the upstream, and what the answer's usage should be recorded against. */
 interface PreparedRequest {
   body: Buffer;
-  session: ProxySession;
+  sessionId: string;
   /** The history items sent, when the answer's usage can describe the next history's first items. */
   usageMessageCount: number | undefined;
   event: ProxyRequestEvent;
@@ -87,64 +89,58 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   const fileStore = createFileStore({ dir: settings.dir });
   if (options.store !== undefined) assertContentStore(options.store);
   const store = options.store === undefined ? fileStore : createSplitStore(fileStore, options.store);
-  // what a tool call names when it reads offloaded content back (the file store's references are absolute paths)
-  const storeDirectory = `${resolvePath(settings.dir)}${sep}`;
-  const summarizer = settings.summarizer === 'extractive' ? createExtractiveSummarizer() : undefined;
+  const extractive = settings.summarizer === 'extractive' ? createExtractiveSummarizer() : undefined;
+  const window = resolveTableOption(OPTIONS.contextTokenLimit, options.contextTokenLimit, process.env);
+  const countOverhead = createOverheadCounter(defaultTokenCounter);
+  const usages = createSessionUsages(settings.maxSessions);
 
-  const createManager = (sessionId: string, session: () => ProxySession): ContextManager<Message> =>
+  // A manager per request: the session's decisions are records in the store, so a new manager
+  // prepares a history exactly as one that saw every request would.
+  const createManager = (sessionId: string, provider: ProxyProvider, contextTokenLimit: number, summarizer: Summarizer): ContextManager<Message> =>
     createContextManager({
       store,
       sessionId,
       format: 'anthropic',
-      summarizer: summarizer ?? createUpstreamSummarizer(() => session().current),
-      contextTokenLimit: options.contextTokenLimit,
+      provider,
+      summarizer,
+      contextTokenLimit,
       compactThresholdRatio: options.compactThresholdRatio,
       threshold: options.threshold,
       // a proxy never puts its own files into an agent's context: restore only from a directory named for it
-      ...(options.workDir === undefined ? { maxRestoreFiles: 0 } : { workDir: options.workDir }),
+      workDir: options.workDir,
       logger,
     });
   // the manager checks its options when created: check them now, not at the first request
-  createManager('check', () => {
-    throw new Error('unreachable');
-  });
-  const sessions = createSessionTable(settings.maxSessions, createManager);
+  createManager('check', 'anthropic', window, createExtractiveSummarizer());
 
   async function prepare(route: ProxyRoute, request: IncomingMessage, raw: Buffer, body: Record<string, unknown>, sessionName: string | undefined): Promise<PreparedRequest> {
     const parts = splitRequestBody(body);
     const canonical = route.format.toCanonical(parts.items);
     const systemField = parts.historyField === 'messages' ? 'system' : 'instructions';
-    const sessionId = sessionName ?? deriveSessionId({ system: body[systemField], messages: canonical, credentialHash: hashCredential(request.headers) });
-    const session = sessions.get(sessionId);
-    const lastUsage = session.lastUsage;
-    session.lastUsage = undefined;
+    const sessionId = sessionName ?? deriveProxySessionId({ system: body[systemField], messages: canonical, credentialHash: hashCredential(request.headers) });
+    const taken = usages.take(sessionId);
+    const lastUsage = taken !== undefined && taken.messageCount <= canonical.length ? taken : undefined;
+    // Without the provider's figure the manager counts the history alone: the system prompt and
+    // the tools take their share of the window first (scaled as the manager scales estimates).
+    const overhead = lastUsage === undefined ? Math.ceil(countOverhead([body[systemField], body.tools]) * resolveInitialCalibrationRatio(route.provider)) : 0;
     const upstream = settings.upstreamFor(route.provider);
-    session.current = { route, upstream, rawHeaders: request.rawHeaders, body };
-    let actions: readonly ContextAction[];
-    let stats: ContextStats;
-    let prepared: readonly Message[];
-    try {
-      const usable = lastUsage !== undefined && lastUsage.messageCount <= canonical.length ? lastUsage : undefined;
-      const result = await session.manager.prepare(canonical, { lastUsage: usable });
-      actions = result.actions;
-      stats = result.stats;
-      prepared = keepReadBacks(canonical, result.messages, storeDirectory);
-    } finally {
-      session.current = undefined;
-    }
+    const summarizer = extractive ?? createUpstreamSummarizer({ route, upstream, rawHeaders: request.rawHeaders, body });
+    const manager = createManager(sessionId, route.provider, Math.max(1, window - overhead), summarizer);
+    const result = await manager.prepare(canonical, { lastUsage });
+    const prepared = result.messages;
     const unchanged = prepared.length === canonical.length && prepared.every((message, index) => message === canonical[index]);
     const sent = unchanged ? raw : Buffer.from(JSON.stringify({ ...body, [parts.historyField]: route.format.fromCanonical(prepared, parts.items) }));
     return {
       body: sent,
-      session,
+      sessionId,
       // a compacted history is shorter than the one the client keeps: its figure describes no prefix of the next request
       usageMessageCount: prepared.length === canonical.length ? canonical.length : undefined,
       event: {
         route: route.path,
         sessionId,
         outcome: unchanged ? 'unchanged' : 'managed',
-        actions,
-        stats,
+        actions: result.actions,
+        stats: result.stats,
         messagesIn: canonical.length,
         messagesOut: prepared.length,
         bytesIn: raw.length,
@@ -184,15 +180,15 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       body: prepared?.body ?? read.body,
       observe(upstreamResponse) {
         const status = upstreamResponse.statusCode ?? 0;
-        const session = prepared?.session;
+        const sessionId = prepared?.sessionId;
         const messageCount = prepared?.usageMessageCount;
-        if (session === undefined || messageCount === undefined || status < 200 || status >= 300) return undefined;
+        if (sessionId === undefined || messageCount === undefined || status < 200 || status >= 300) return undefined;
         const tap = createUsageTap(route, upstreamResponse.headers['content-type'], upstreamResponse.headers['content-encoding']);
         return {
           chunk: (chunk) => tap.write(chunk),
           end: () =>
             void tap.end().then((figures) => {
-              if (figures !== undefined) session.lastUsage = toLastUsage(route.provider, figures, messageCount);
+              if (figures !== undefined) usages.put(sessionId, toLastUsage(route.provider, figures, messageCount));
             }),
         };
       },

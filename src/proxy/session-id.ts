@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { deriveSessionId } from '../api/session-id.js';
 import { isSafePathSegment } from '../core/safe-path.js';
 import type { Message } from '../core/types.js';
 
@@ -15,12 +16,9 @@ export const SESSION_HEADER = 'x-agent-context-session';
 /** Headers that carry a credential: their values are hashed into the session, never kept. */
 const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'api-key'] as const;
 
-/** Prefix of a derived session id: tells them apart from names a client chose. */
-const DERIVED_PREFIX = 'auto-';
-
 /** JSON of `value` without the prompt-cache markers, which clients move from request to request. */
-function stableJson(value: unknown): string {
-  return JSON.stringify(value, (key, field: unknown) => (key === 'cache_control' ? undefined : field)) ?? '';
+function withoutCacheMarkers<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value, (key, field: unknown) => (key === 'cache_control' ? undefined : field)) ?? 'null') as T;
 }
 
 /** The credential's hash: a digest of the credential headers' values (never the values themselves). */
@@ -44,21 +42,17 @@ export interface SessionSource {
 }
 
 /**
- * The automatic session id: `auto-` and 40 hex digits of a SHA-256 over the system prompt (the
- * body's field and the history's leading system messages), the first user message and the
- * credential's hash. Prompt-cache markers are left out, as clients move them every turn.
+ * The automatic session id ({@link deriveSessionId}'s `auto-` and 32 hex digits), salted with
+ * the credential's hash. Prompt-cache markers are left out: Claude Code marks the last message
+ * of each request, so its first user message carries one in the first request only.
  */
-export function deriveSessionId(source: SessionSource): string {
-  const hash = createHash('sha256');
-  hash.update(`${source.credentialHash}\u0001`);
-  hash.update(`${stableJson(source.system)}\u0001`);
-  let index = 0;
-  for (; index < source.messages.length && source.messages[index]?.role === 'system'; index += 1) {
-    hash.update(`${stableJson(source.messages[index]?.content)}\u0001`);
-  }
-  const firstUser = source.messages.find((message) => message.role === 'user');
-  hash.update(`\u0002${stableJson(firstUser?.content)}`);
-  return `${DERIVED_PREFIX}${hash.digest('hex').slice(0, 40)}`;
+export function deriveProxySessionId(source: SessionSource): string {
+  const firstUser = source.messages.findIndex((message) => message.role === 'user');
+  const head = source.messages.slice(0, firstUser + 1);
+  return deriveSessionId(withoutCacheMarkers(head), {
+    ...(source.system !== undefined && { system: withoutCacheMarkers(source.system) }),
+    salt: source.credentialHash,
+  });
 }
 
 /**

@@ -123,17 +123,10 @@ async function summarizeWithAnthropic(request: UpstreamRequest, messages: readon
   );
 }
 
-/**
- * A summarizer that asks the upstream of the request `current()` returns (the request being
- * prepared when the compaction runs).
- *
- * @throws when no request is being prepared (it is only called from within one).
- */
-export function createUpstreamSummarizer(current: () => UpstreamRequest | undefined): Summarizer {
+/** A summarizer that asks the upstream `request` was going to, with its credentials and model. */
+export function createUpstreamSummarizer(request: UpstreamRequest): Summarizer {
   return {
     summarize(messages, options) {
-      const request = current();
-      if (request === undefined) return Promise.reject(new Error('no request to summarize with'));
       if (request.route.provider === 'anthropic') return summarizeWithAnthropic(request, messages, options);
       const summarizer = createLlmSummarizer(createOpenAIClient(request), {
         model: String(request.body.model),

@@ -98,4 +98,30 @@ describe('compaction through the proxy', () => {
     expect(summaryRequest?.body?.model).toBe('gpt-test');
     expect(JSON.stringify(agentRequests()[0]?.body)).toContain('Scripted summary of the session.');
   });
+
+  describe('the system prompt and tools, which the history does not hold', () => {
+    // about 6,000 tokens of tool definitions: with Anthropic's margin, 9,000 of a 10,000-token window
+    const bigTools = [{ name: 'Catalog', description: 'Looks a part up in the catalog. '.repeat(850), input_schema: { type: 'object', properties: {} } }];
+
+    it('take their share of the window when no usage figure counts them', async () => {
+      proxy = await startProxy(upstream.origin, { contextTokenLimit: 10_000 });
+
+      await sendRaw(proxy.origin, '/v1/messages', { headers: HEADERS, body: JSON.stringify({ model: 'claude-test', max_tokens: 64, tools: bigTools, messages: conversation(2) }) });
+
+      expect(proxy.events[0]?.actions.map((action) => action.type)).toContain('compact');
+      expect(proxy.events[0]?.stats?.triggerTokens).toBeLessThan(1000);
+    });
+
+    it('are not counted twice when the last answer reported the usage', async () => {
+      upstream.answer((_record, response) => sendJson(response, anthropicBody([{ type: 'text', text: 'ok' }], { input_tokens: 9_200, output_tokens: 5 })));
+      proxy = await startProxy(upstream.origin, { contextTokenLimit: 20_000 });
+      const body = (messages: unknown[]) => JSON.stringify({ model: 'claude-test', max_tokens: 64, tools: bigTools, messages });
+
+      await sendRaw(proxy.origin, '/v1/messages', { headers: HEADERS, body: body([{ role: 'user', content: 'Find part 7.' }]) });
+      await sendRaw(proxy.origin, '/v1/messages', { headers: HEADERS, body: body([{ role: 'user', content: 'Find part 7.' }, { role: 'assistant', content: 'ok' }, ...conversation(2)]) });
+
+      expect(proxy.events[1]?.stats).toMatchObject({ triggerTokens: 18_400, anchoredMessages: 1 });
+      expect(proxy.events[1]?.actions).toEqual([]);
+    });
+  });
 });

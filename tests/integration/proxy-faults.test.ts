@@ -230,6 +230,6 @@ describe('sessions', () => {
     await sendRaw(proxy.origin, '/v1/messages', { headers: JSON_HEADERS, body: JSON.stringify(second) });
 
     expect(proxy.events[1]?.sessionId).toBe(proxy.events[0]?.sessionId);
-    expect(proxy.events[0]?.sessionId).toMatch(/^auto-[0-9a-f]{40}$/);
+    expect(proxy.events[0]?.sessionId).toMatch(/^auto-[0-9a-f]{32}$/);
   });
 });

@@ -29,7 +29,9 @@ afterEach(async () => {
 async function twoRequests(first: UpstreamAnswer) {
   upstream.answer(first);
   const reply = await sendRaw(proxy.origin, '/v1/messages', { headers: HEADERS, body: JSON.stringify({ model: 'claude-test', max_tokens: 8, messages: FIRST }) });
-  upstream.answer((_request, response) => response.end(JSON.stringify(anthropicBody([], { input_tokens: 1, output_tokens: 1 }))));
+  upstream.answer((_request, response) => {
+    response.end(JSON.stringify(anthropicBody([], { input_tokens: 1, output_tokens: 1 })));
+  });
   await sendRaw(proxy.origin, '/v1/messages', { headers: HEADERS, body: JSON.stringify({ model: 'claude-test', max_tokens: 8, messages: SECOND }) });
   return { reply, second: proxy.events[1] };
 }

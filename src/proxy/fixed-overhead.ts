@@ -1,0 +1,29 @@
+/**
+ * The tokens a request spends outside its history: the system prompt of the body's own field
+ * and the tool definitions (Claude Code's come to about 12,000 tokens). The context manager
+ * sees only the history, so when it has no provider figure to count with (the first request of
+ * a session, every request after a compaction) the proxy gives it the window less this share.
+ * Counted locally once per distinct system prompt and tool set.
+ */
+import { createHash } from 'node:crypto';
+import type { TokenCounter } from '../core/ports.js';
+
+/** Distinct system prompt and tool sets remembered. */
+const MAX_REMEMBERED = 256;
+
+/** Counts the tokens of a request's fixed parts, remembering the counts by content. */
+export function createOverheadCounter(tokenCounter: TokenCounter): (parts: readonly unknown[]) => number {
+  const counts = new Map<string, number>();
+  return (parts) => {
+    const text = parts.map((part) => (part === undefined ? '' : JSON.stringify(part))).join('\n');
+    if (text.trim() === '') return 0;
+    const key = createHash('sha256').update(text).digest('hex');
+    let count = counts.get(key);
+    if (count === undefined) {
+      count = tokenCounter.count(text);
+      counts.set(key, count);
+      if (counts.size > MAX_REMEMBERED) counts.delete(counts.keys().next().value as string);
+    }
+    return count;
+  };
+}
