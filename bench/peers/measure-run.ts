@@ -190,7 +190,7 @@ export function measureRun(transcript: PeerTranscript, run: Pick<SystemRun, 'req
   });
 
   const last = run.requests.at(-1) ?? [];
-  const score = scoreCompactedContext({ ...collectEvalSubjects(transcript.messages), offloadedReferences: [] }, last, { archiveReference: null });
+  const score = scoreCompactedContext({ ...collectEvalSubjects(transcript.messages), offloadedResults: [] }, last, { archiveReference: null });
   const scored = score.kinds.filter((kind) => SCORED_PROBE_KINDS.has(kind.kind));
   const sizes = run.requests.map((messages) => fixed + tokensOf(messages));
   return {

@@ -3,7 +3,8 @@
  * (large tool results offloaded first, then the history summarized, archived, with the
  * compaction ledger) and scores what the compacted context still holds against facts read off
  * the raw transcript: the task, the latest request, every edited file, the last file read, the
- * last command, the last error, the archive's reference, every offloaded reference.
+ * last command, the last error a tool printed, the archive's reference, every offloaded result
+ * one read away (in the context or in the offload index it names) with the gist of its call.
  */
 import { compactMessages } from '../api/compact.js';
 import { offloadToolResults } from '../api/offload.js';
@@ -129,9 +130,12 @@ export async function runEval(args: readonly string[]): Promise<void> {
     }
     const subjects = {
       ...collectEvalSubjects(messages),
-      // the references the compacted messages held, the transcript's own and the offload's
-      offloadedReferences: collectEvalSubjects(offload.messages).offloadedReferences,
+      // the results the compacted messages held offloaded, the transcript's own and the offload's
+      offloadedResults: collectEvalSubjects(offload.messages).offloadedResults,
     };
+    const indexReference = result.ledger?.offloadIndex?.reference;
+    const indexKey = indexReference === undefined ? undefined : store.keyFor(indexReference);
+    const indexText = indexKey === undefined ? undefined : await store.get(indexKey);
     report = {
       source: transcript.source,
       shape: transcript.shape,
@@ -146,7 +150,10 @@ export async function runEval(args: readonly string[]): Promise<void> {
       tokensAfter: countTokens(result.messages, usage),
       archiveReference: result.archiveReference,
       store: directory.kept ? directory.path : null,
-      score: scoreCompactedContext(subjects, result.messages, { archiveReference: result.archiveReference }),
+      score: scoreCompactedContext(subjects, result.messages, {
+        archiveReference: result.archiveReference,
+        offloadIndex: indexReference === undefined || indexText === undefined ? undefined : { reference: indexReference, text: indexText },
+      }),
     };
   } finally {
     activity.stop();

@@ -188,8 +188,10 @@ before it is what the agent sent) through one context manager in the given
 window. After each request the next real turn of the transcript is appended to
 the managed history, as an agent loop does. Prints, per request, the tokens
 sent without the manager (the raw history) and with it, as a chart, then the
-totals: peak context, input tokens of all requests, the estimated input cost,
-the tool results offloaded and the compactions. Tokens are local estimates
+totals: peak context, input tokens of all requests, the estimated input cost
+(every token at the input price, and with prompt caching: the previous
+request's identical prefix read from the cache, the rest written to it), the
+tool results offloaded and the compactions. Tokens are local estimates
 (o200k_base), for both lines and for the window.
 
 Options:
@@ -205,9 +207,14 @@ Options:
   --base-url <url>        API base URL (an OpenAI-compatible server, a proxy)
   --price-per-mtok <usd>  input price per million tokens for the cost
                           estimate (default: 3, an example, not a quote)
+  --cache-read-ratio <r>  price of a token read from the prompt cache, as a
+                          share of the input price (default: 0.1)
+  --cache-write-ratio <r> price of a token written to the prompt cache, as a
+                          share of the input price (default: 1.25)
   --out <dir>             keep the offloaded results and archives in <dir>
                           (default: a temporary directory, removed)
   --html <file>           also write a self-contained page with the curves
+                          (not the transcript itself)
   --json                  print every request and the totals as one JSON object
 ${FORMAT_OPTION}
   -h, --help              this help
@@ -222,12 +229,15 @@ ${FORMATS_HELP}`,
 Compacts the transcript as the context manager does when it must (tool results
 of --threshold chars or more offloaded first, then a summary with its ledger,
 the compacted messages archived), then scores what the compacted context still
-holds against facts read off the raw transcript: the task, the latest request,
-every edited file, the last file read, the last command, the last error, the
-archive's reference and every offloaded reference. A probe is kept when its
-text (a request's first line, a path, a command, an error line, a reference)
-appears in the compacted messages. Prints a table per kind of probe and the
-score.
+holds against facts read off the raw transcript: the task (a slash command as
+typed), the latest request, every edited file, the last file read, the last
+command, the last error a tool printed (marked as an error or not), the
+archive's reference and every offloaded result. A probe is kept when its text
+(a request's first line, a path, a command, an error line, a reference)
+appears in the compacted messages; an offloaded result when its reference and
+the gist of its call (command or path) are on one line of the compacted
+messages or of the offload index they name. Prints a table per kind of probe
+and the score.
 
 Options:
   --threshold <n>         tool results of at least n chars are offloaded

@@ -1,7 +1,8 @@
 /**
  * `agent-context replay <file>`: replays a transcript's model requests through one context
  * manager in a given window, and shows per request the tokens sent without and with it, what
- * it offloaded and compacted, and the estimated input cost: a terminal chart and a summary,
+ * it offloaded and compacted, and the estimated input cost (uncached and with prompt
+ * caching): a terminal chart and a summary,
  * `--json`, and with `--html` a self-contained page with the curves.
  */
 import { stat } from 'node:fs/promises';
@@ -30,6 +31,7 @@ import {
   readRuledNumberFlag,
   readTokenCountFlag,
 } from './replay/replay-flags.js';
+import { DEFAULT_CACHE_READ_RATIO, DEFAULT_CACHE_WRITE_RATIO } from './replay/prompt-cache.js';
 import { summarizeReplay } from './replay/replay-report.js';
 import type { ReplayReport, ReplayRequest } from './replay/replay-report.js';
 import { replaySession } from './replay/replay-session.js';
@@ -47,6 +49,8 @@ const REPLAY_FLAGS = {
   model: { type: 'string' },
   'base-url': { type: 'string' },
   'price-per-mtok': { type: 'string' },
+  'cache-read-ratio': { type: 'string' },
+  'cache-write-ratio': { type: 'string' },
   out: { type: 'string' },
   html: { type: 'string' },
   json: { type: 'boolean' },
@@ -94,6 +98,10 @@ export async function runReplay(args: readonly string[]): Promise<void> {
   const trigger = resolveCompactionTrigger({ contextTokenLimit: windowFlag, compactThresholdRatio: readNumberFlag(parsed, 'ratio', 'replay') });
   const threshold = readRuledNumberFlag(parsed, 'threshold', { min: 1 }, 'replay') ?? DEFAULT_DIRECT_OFFLOAD_THRESHOLD;
   const pricePerMTok = readRuledNumberFlag(parsed, 'price-per-mtok', { min: 0 }, 'replay') ?? DEFAULT_PRICE_PER_MTOK;
+  const cacheRatios = {
+    readRatio: readRuledNumberFlag(parsed, 'cache-read-ratio', { min: 0 }, 'replay') ?? DEFAULT_CACHE_READ_RATIO,
+    writeRatio: readRuledNumberFlag(parsed, 'cache-write-ratio', { min: 0 }, 'replay') ?? DEFAULT_CACHE_WRITE_RATIO,
+  };
   const choice = chooseReplaySummarizer(parsed, 'replay');
   const format = resolveFormatFlag(readStringFlag(parsed, 'format'), 'replay');
   const htmlPath = readStringFlag(parsed, 'html');
@@ -145,6 +153,7 @@ export async function runReplay(args: readonly string[]): Promise<void> {
       manager,
       toolDefinitionTokens,
       pricePerMTok,
+      cacheRatios,
       signal: interruption.signal,
       onRequest: (number, count) => {
         current = number;
@@ -170,6 +179,8 @@ export async function runReplay(args: readonly string[]): Promise<void> {
     threshold,
     summarizer: describeSummarizer(choice),
     pricePerMTok,
+    cacheReadRatio: cacheRatios.readRatio,
+    cacheWriteRatio: cacheRatios.writeRatio,
     store: directory.kept ? directory.path : null,
     requests,
     totals: summarizeReplay(requests, trigger.contextTokenLimit),
@@ -195,6 +206,10 @@ export async function runReplay(args: readonly string[]): Promise<void> {
   ];
   if (report.store !== null) lines.push(`  offloaded results and archives: ${toTerminalText(report.store)}`);
   if (htmlPath !== undefined) lines.push(`  chart: ${toTerminalText(htmlPath)}`);
-  lines.push(style.dim('  Tokens are local estimates (o200k_base); the cost is an estimate at one input price, without prompt caching.'));
+  lines.push(
+    style.dim(
+      `  Tokens are local estimates (o200k_base); costs are estimates at one input price, and with prompt caching (the previous request's prefix read at ${report.cacheReadRatio}x, the rest written at ${report.cacheWriteRatio}x).`,
+    ),
+  );
   await writeStandardOutput(`${lines.join('\n')}\n`);
 }

@@ -75,7 +75,7 @@ describe('agent-context eval on the demo sample (issue 10)', () => {
   it('offloads the large results first, then compacts: one probe per offloaded reference, and the archive', async () => {
     const report = await evaluateJson([SAMPLE]);
     expect(report.offloadedResults).toBeGreaterThan(10);
-    expect(kindOf(report, 'offloaded-reference').probes).toBe(report.offloadedResults);
+    expect(kindOf(report, 'offloaded-result').probes).toBe(report.offloadedResults);
     expect(kindOf(report, 'archive')).toMatchObject({ probes: 1, kept: 1 });
     expect(report.tokensAfter).toBeLessThan(report.tokensAfterOffload);
     expect(report.tokensAfterOffload).toBeLessThan(report.tokensBefore);
@@ -99,7 +99,7 @@ describe('agent-context eval on the demo sample (issue 10)', () => {
   it('without offloading, the last error is in the context too', async () => {
     const report = await evaluateJson([SAMPLE, '--threshold', '1000000']);
     expect(report.offloadedResults).toBe(0);
-    expect(kindOf(report, 'offloaded-reference').probes).toBe(0);
+    expect(kindOf(report, 'offloaded-result').probes).toBe(0);
     expect(kindOf(report, 'last-error')).toMatchObject({ probes: 1, kept: 1 });
   });
 
@@ -153,7 +153,7 @@ describe('agent-context eval on Claude Code logs (issue 10)', () => {
     const report = await evaluateJson([file]);
     expect(report.shape).toBe('claude-code');
     expect(subjectsOf(report, 'edited-file')).toEqual(['src/money/round.ts', 'src/invoice/totals.ts', 'src/invoice/tax.ts']);
-    expect(kindOf(report, 'offloaded-reference').probes).toBe(report.offloadedResults);
+    expect(kindOf(report, 'offloaded-result').probes).toBe(report.offloadedResults);
     expect(kindOf(report, 'edited-file').kept).toBe(3);
     expect(kindOf(report, 'archive').kept).toBe(1);
   });
@@ -171,11 +171,40 @@ describe('agent-context eval on Claude Code logs (issue 10)', () => {
   });
 
   it('says why there is nothing to score when a summary would not be smaller than the history', async () => {
-    const run = await evaluate([fixturePath('claude-code-session.jsonl'), '--threshold', '100']);
+    const run = await evaluate([fixturePath('messages.json'), '--threshold', '100']);
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toMatch(
       /agent-context: not compacted: a summary would not make the history \([\d,]+ tokens after offloading \d+ tool results\) smaller, so there is nothing to score; evaluate a longer transcript, or pass --threshold 1000000 to compact it without offloading first\n$/,
     );
+  });
+});
+
+describe('agent-context eval on a Claude Code review started with a slash command', () => {
+  const REVIEW = fixturePath('claude-code-review-session.jsonl');
+
+  it('takes the slash command for the task, past a local command, its caveat and its output, and keeps it', async () => {
+    const report = await evaluateJson([REVIEW]);
+    expect(subjectsOf(report, 'task')).toEqual(['/review https://github.com/acme/invoice-kit/pull/344']);
+    expect(subjectsOf(report, 'latest-request')).toEqual(['Also check that the docs still match.']);
+    expect(kindOf(report, 'task')).toMatchObject({ probes: 1, kept: 1 });
+  });
+
+  it('takes the test run that printed a failure, though not marked as an error, for the last error, and keeps it though it was offloaded', async () => {
+    const report = await evaluateJson([REVIEW]);
+    expect(subjectsOf(report, 'last-error')).toEqual([expect.stringMatching(/^Bash: AssertionError: expected \{ netMinor: 2336/)]);
+    expect(kindOf(report, 'last-error')).toMatchObject({ probes: 1, kept: 1 });
+  });
+
+  it('keeps every offloaded result one read away with its gist: the most recent in the ledger, all of them in the index', async () => {
+    const out = join(directory.path, 'store');
+    const report = await evaluateJson([REVIEW, '--out', out]);
+    expect(report.offloadedResults).toBe(17);
+    expect(kindOf(report, 'offloaded-result')).toMatchObject({ probes: 17, kept: 17 });
+    const indexes = (await readdir(join(out, 'default'))).filter((name) => name.startsWith('offload-index-'));
+    expect(indexes).toHaveLength(1);
+    const index = await readFile(join(out, 'default', indexes[0]!), 'utf8');
+    expect(index).toContain('["Bash","toolu_r04Test","npx vitest run tests/invoice 2>&1 | tail -80",');
+    expect(report.score.score).toBe(1);
   });
 });
 

@@ -80,6 +80,30 @@ describe('agent-context replay on the demo sample (issue 10)', () => {
     expect(report.totals.costWith).toBeCloseTo((report.totals.tokensWith * 15) / 1e6, 9);
   });
 
+  it('prices every request with prompt caching too: the previous prefix read at 0.1x, the rest written at 1.25x', async () => {
+    const report = await replayJson([SAMPLE, '--window', '2500']);
+    expect([report.cacheReadRatio, report.cacheWriteRatio]).toEqual([0.1, 1.25]);
+    for (const request of report.requests) {
+      const expected = ((request.cacheReadTokensWith * 0.1 + (request.tokensWith - request.cacheReadTokensWith) * 1.25) * 3) / 1e6;
+      expect(request.cachedCostWith).toBeCloseTo(expected, 12);
+    }
+    // the raw history only grows: after the first request, each starts with the one before it
+    expect(report.requests.slice(1).every((request, index) => request.cacheReadTokensWithout === report.requests[index]!.tokensWithout)).toBe(true);
+    expect(report.totals.cachedCostWithout).toBeLessThan(report.totals.costWithout);
+    // offloads and the compaction change what was sent: the cache breaks there
+    expect(report.totals.prefixChangesWith).toBeGreaterThan(0);
+    expect(report.totals.prefixChangesWith).toBe(report.requests.filter((request) => request.prefixChangedWith).length);
+  });
+
+  it('takes the cache ratios from --cache-read-ratio and --cache-write-ratio, and prints both costs', async () => {
+    const report = await replayJson([SAMPLE, '--window', '30k', '--cache-read-ratio', '0.5', '--cache-write-ratio', '1']);
+    expect([report.cacheReadRatio, report.cacheWriteRatio]).toEqual([0.5, 1]);
+    const last = report.requests.at(-1)!;
+    expect(last.cachedCostWith).toBeCloseTo(((last.cacheReadTokensWith * 0.5 + (last.tokensWith - last.cacheReadTokensWith)) * 3) / 1e6, 12);
+    const run = await replay([SAMPLE, '--window', '30k']);
+    expect(run.stdout).toMatch(/\n {4}with prompt caching +\$\d+\.\d\d +\$\d+\.\d\d {2}\d+ prefix changes? with the manager\n/);
+  });
+
   it('prints a chart of both lines in 80 columns and the summary table, without colour or spinner when piped', async () => {
     const run = await replay([SAMPLE, '--window', '2500']);
     expect(run.exitCode).toBe(0);
@@ -107,7 +131,7 @@ describe('agent-context replay on the demo sample (issue 10)', () => {
     const report = await replayJson([SAMPLE, '--window', '2500', '--out', out]);
     expect(report.store).toBe(out);
     const files = await readdir(join(out, 'default'));
-    expect(files.filter((name) => name.endsWith('.md')).length).toBe(report.totals.offloadedResults);
+    expect(files.filter((name) => name.endsWith('.md') && !name.startsWith('offload-index-')).length).toBe(report.totals.offloadedResults);
     expect(files.filter((name) => /^compact-.*\.json$/.test(name)).length).toBe(report.totals.compactions);
     const archive = report.requests.find((request) => request.compaction !== null)!.compaction!.archiveReference!;
     expect(existsSync(archive)).toBe(true);
@@ -200,6 +224,8 @@ describe('agent-context replay: bad input (issue 10)', () => {
     [['--window', '10 tokens'], 'agent-context: --window must be a whole number of tokens >= 1 such as 30000, 100k or 1.5m, got "10 tokens"'],
     [['--price-per-mtok', 'free'], 'agent-context: --price-per-mtok must be a number >= 0, got "free"'],
     [['--threshold', '0'], 'agent-context: --threshold must be a number >= 1, got "0"'],
+    [['--cache-read-ratio', '-0.1'], 'agent-context: --cache-read-ratio must be a number >= 0, got "-0.1"'],
+    [['--cache-write-ratio', 'x'], 'agent-context: --cache-write-ratio must be a number >= 0, got "x"'],
     [['--model', 'x'], 'agent-context: --model needs an LLM: pass --provider anthropic or openai'],
   ])('%j: a usage error, exit 2, nothing written', async (flags, message) => {
     const html = join(directory.path, 'report.html');

@@ -79,22 +79,33 @@ describe('the last error a tool printed, through compaction', () => {
     expect(stats).toEqual(Array.from({ length: MAX_OFFLOADED_RESULTS_READ }, (_, index) => `default/tool-result-s${11 - index}.md`));
   });
 
-  it('gives the extractive summary the line read back, with the failing command in Tool Calls and Task Status', async () => {
-    const store = createMemoryStore();
-    await store.putIfAbsent('default/tool-result-b1.md', failingLog);
-    const reference = store.referenceFor('default/tool-result-b1.md');
-    const history = [
-      system,
-      { role: 'user', content: 'Make the tests pass.' } as Message,
-      ...turn('b1', 'Bash', { command: 'npm test' }, buildBatchReference(reference), true),
-      ...turn('r1', 'Read', { file_path: 'src/tax.ts' }, 'export const rate = 0.19;'),
-      padding,
-    ];
-    const summary = (await setUp({ store, extractive: true }).run(history)).summary ?? '';
-    const section = (title: string): string => summary.split(`## ${title}\n`)[1]?.split('\n## ')[0] ?? '';
-    expect(section('Errors & Resolutions')).toContain('- `Bash` failed: AssertionError: expected 2336 to be 2337');
-    expect(section('Tool Calls')).toContain('- Last failed call: `Bash` `npm test` → AssertionError: expected 2336 to be 2337');
-    expect(section('Task Status')).toContain('- Last error, from `Bash` `npm test`: AssertionError: expected 2336 to be 2337');
+  describe('the extractive summary quotes the line read back and names the failing command', () => {
+    async function summarize(callsAfter: number): Promise<(title: string) => string> {
+      const store = createMemoryStore();
+      await store.putIfAbsent('default/tool-result-b1.md', failingLog);
+      const history = [
+        system,
+        { role: 'user', content: 'Make the tests pass.' } as Message,
+        ...turn('b1', 'Bash', { command: 'npm test' }, buildBatchReference(store.referenceFor('default/tool-result-b1.md')), true),
+        ...Array.from({ length: callsAfter }, (_, index) => turn(`r${index}`, 'Read', { file_path: `src/f${index}.ts` }, 'export const rate = 0.19;')).flat(),
+        padding,
+      ];
+      const summary = (await setUp({ store, extractive: true }).run(history)).summary ?? '';
+      return (title) => summary.split(`## ${title}\n`)[1]?.split('\n## ')[0] ?? '';
+    }
+
+    it('in Errors & Resolutions and Task Status, and in Tool Calls among the recent calls', async () => {
+      const section = await summarize(1);
+      expect(section('Errors & Resolutions')).toContain('- `Bash` failed: AssertionError: expected 2336 to be 2337');
+      expect(section('Task Status')).toContain('- Last error, from `Bash` `npm test`: AssertionError: expected 2336 to be 2337');
+      expect(section('Tool Calls')).toContain('- Recent call: `Bash` {"command":"npm test"} → failed: AssertionError: expected 2336 to be 2337');
+    });
+
+    it('in Tool Calls on its own line when it is older than the recent calls', async () => {
+      const section = await summarize(8);
+      expect(section('Tool Calls')).toContain('- Last failed call: `Bash` `npm test` → AssertionError: expected 2336 to be 2337');
+      expect(section('Tool Calls')).not.toContain('"npm test"');
+    });
   });
 });
 
@@ -138,7 +149,7 @@ describe('the offload index: every offloaded result one read away, with its gist
 
   it('names an index by its text: the same results give the same index, written once', async () => {
     const store = createMemoryStore();
-    const history = [system, { role: 'user', content: 'Run the steps.' } as Message, ...(await createOffloadedHistory(store, 3)), padding];
+    const history = [system, { role: 'user', content: 'Run the steps.' } as Message, ...(await createOffloadedHistory(store, 12)), padding];
     const first = await setUp({ store }).run(history);
     const second = await setUp({ store }).run(history);
     expect(second.ledger?.offloadIndex).toEqual(first.ledger?.offloadIndex);
@@ -157,9 +168,16 @@ describe('the offload index: every offloaded result one read away, with its gist
     expect(entries.map((entry) => entry.toolUseId)).toEqual(Array.from({ length: 30 }, (_, index) => `c${index}`));
   });
 
-  it('writes no index when nothing was offloaded, and compacts all the same when it cannot be written', async () => {
-    const none = await setUp({ store: createMemoryStore() }).run([system, { role: 'user', content: 'Hi.' }, padding]);
-    expect(none.ledger?.offloadIndex).toBeUndefined();
+  it('writes no index when the ledger lists every offloaded result', async () => {
+    const store = createMemoryStore();
+    const result = await setUp({ store }).run([system, { role: 'user', content: 'Run the steps.' } as Message, ...(await createOffloadedHistory(store, 10)), padding]);
+    expect(result.ledger?.offloadedResults).toMatchObject({ omittedCount: 0 });
+    expect(result.ledger?.offloadedResults.items).toHaveLength(10);
+    expect(result.ledger?.offloadIndex).toBeUndefined();
+    expect(result.summary).not.toContain('Index of all offloaded results');
+  });
+
+  it('compacts all the same when the index cannot be written', async () => {
     const memory = createMemoryStore();
     const history = [system, { role: 'user', content: 'Run the steps.' } as Message, ...(await createOffloadedHistory(memory, 12)), padding];
     const failing: ContentStore = { ...memory, putIfAbsent: (key, content) => (key.includes('offload-index') ? Promise.reject(new Error('disk full (test)')) : memory.putIfAbsent(key, content)) };
@@ -173,11 +191,11 @@ describe('the offload index: every offloaded result one read away, with its gist
 
   it('writes the index through a file writer when compaction has no store', async () => {
     const store = createMemoryStore();
-    const history = [system, { role: 'user', content: 'Run the steps.' } as Message, ...(await createOffloadedHistory(store, 2)), padding];
+    const history = [system, { role: 'user', content: 'Run the steps.' } as Message, ...(await createOffloadedHistory(store, 11)), padding];
     const { run, fileSystem } = setUp();
     const result = await run(history);
     const path = result.ledger?.offloadIndex?.reference ?? '';
     expect(path).toMatch(/^\/work\/\.compact\/default\/offload-index-[0-9a-z]{11}\.md$/);
-    expect(parseOffloadIndex(fileSystem.files.get(path) ?? '')).toHaveLength(2);
+    expect(parseOffloadIndex(fileSystem.files.get(path) ?? '')).toHaveLength(11);
   });
 });

@@ -10,7 +10,10 @@ const subjects: EvalSubjects = {
   lastReadFile: 'src/d.ts',
   lastCommand: 'npm test',
   lastError: { toolUseId: 't2', toolName: 'run_command', lines: ['FAIL  tests/round.test.ts', 'AssertionError: expected 101 to be 102'] },
-  offloadedReferences: ['/store/tool-result-a.md', '/store/tool-result-b.md'],
+  offloadedResults: [
+    { reference: '/store/tool-result-a.md', gist: 'src/a.ts' },
+    { reference: '/store/tool-result-b.md', gist: undefined },
+  ],
 };
 
 const ledger = [
@@ -21,7 +24,7 @@ const ledger = [
   '- Files edited: ["src/a.ts", "C:\\\\app\\\\b.ts"]',
   '- Commands run: ["npm test"]',
   '- Last error: {"tool":"run_command","id":"t2","error":"AssertionError: expected 101 to be 102"}',
-  '  - ["Read","a","/store/tool-result-a.md"]',
+  '  - ["Read","a","src/a.ts","/store/tool-result-a.md"]',
 ].join('\n');
 
 const compacted: Message[] = [
@@ -41,7 +44,7 @@ describe('eval score: a probe is kept when the compacted text holds it (issue 10
 
   it('misses what the text does not hold, and names it', () => {
     expect(kind('last-read-file')).toMatchObject({ probes: 1, kept: 0, missing: ['src/d.ts'] });
-    expect(kind('offloaded-reference')).toMatchObject({ probes: 2, kept: 1, missing: ['/store/tool-result-b.md'] });
+    expect(kind('offloaded-result')).toMatchObject({ probes: 2, kept: 1, missing: ['/store/tool-result-b.md'] });
   });
 
   it('keeps the last error when any of its failure lines is there', () => {
@@ -67,10 +70,41 @@ describe('eval score: a probe is kept when the compacted text holds it (issue 10
   });
 
   it('has no probe for a kind the transcript lacks, and scores 1 with no probe at all', () => {
-    const empty: EvalSubjects = { task: undefined, latestRequest: undefined, editedFiles: [], lastReadFile: undefined, lastCommand: undefined, lastError: undefined, offloadedReferences: [] };
+    const empty: EvalSubjects = { task: undefined, latestRequest: undefined, editedFiles: [], lastReadFile: undefined, lastCommand: undefined, lastError: undefined, offloadedResults: [] };
     const result = scoreCompactedContext(empty, compacted, { archiveReference: '/store/default/compact-1.json' });
     expect(result.kinds.filter((row) => row.probes > 0).map((row) => row.kind)).toEqual(['archive']);
     expect(scoreCompactedContext(empty, [], { archiveReference: null }).total).toBe(1);
+  });
+});
+
+describe('eval score: every offloaded result one read away, with its gist', () => {
+  const results = (gist: string | undefined): EvalSubjects => ({
+    task: undefined,
+    latestRequest: undefined,
+    editedFiles: [],
+    lastReadFile: undefined,
+    lastCommand: undefined,
+    lastError: undefined,
+    offloadedResults: [{ reference: '/store/tool-result-c.md', gist }],
+  });
+  const kept = (subjects: EvalSubjects, messages: Message[], offloadIndex?: { reference: string; text: string }): number =>
+    scoreCompactedContext(subjects, messages, { archiveReference: null, offloadIndex }).kinds.find((row) => row.kind === 'offloaded-result')!.kept;
+  const context = (text: string): Message[] => [{ role: 'user', content: text }];
+
+  it('needs the reference and the gist on one line', () => {
+    expect(kept(results('npm test -- --run'), context('  - ["Bash","c","npm test -- --run","/store/tool-result-c.md"]'))).toBe(1);
+    expect(kept(results('npm test -- --run'), context('  - ["Bash","c","","/store/tool-result-c.md"]\nCommands run: ["npm test -- --run"]'))).toBe(0);
+    expect(kept(results(undefined), context('/store/tool-result-c.md'))).toBe(1);
+  });
+
+  it('finds a gist the ledger wrote as JSON', () => {
+    expect(kept(results('grep -n "TODO" src'), context('  - ["Bash","c","grep -n \\"TODO\\" src","/store/tool-result-c.md"]'))).toBe(1);
+  });
+
+  it('reads the offload index when the context names it, and only then', () => {
+    const index = { reference: '/store/default/offload-index-x.md', text: '# Offloaded tool results\n["Bash","c","make all","/store/tool-result-c.md"]\n' };
+    expect(kept(results('make all'), context(`- Index of all offloaded results: {"ref":"${index.reference}","count":1}`), index)).toBe(1);
+    expect(kept(results('make all'), context('no index named here'), index)).toBe(0);
   });
 });
 

@@ -14,7 +14,7 @@ describe('eval table in the terminal (issue 10)', () => {
       lastReadFile: undefined,
       lastCommand: 'npm test',
       lastError: undefined,
-      offloadedReferences: [],
+      offloadedResults: [],
     },
     [{ role: 'user', content: 'Fix it. npm test a.ts /s/compact-1.json' }],
     { archiveReference: '/s/compact-1.json' },

@@ -21,6 +21,11 @@ function buildReport(count: number, source = 'session.json'): ReplayReport {
       compactionSkipped: null,
       costWithout: estimateInputCost(tokensWithout, 3),
       costWith: estimateInputCost(tokensWith, 3),
+      cacheReadTokensWithout: index === 0 ? 0 : index * 3000,
+      cacheReadTokensWith: index === 0 || compacted ? 0 : tokensWith - 1500,
+      prefixChangedWith: compacted,
+      cachedCostWithout: estimateInputCost(tokensWithout, 0.5),
+      cachedCostWith: estimateInputCost(tokensWith, 0.75),
     };
   });
   return {
@@ -35,6 +40,8 @@ function buildReport(count: number, source = 'session.json'): ReplayReport {
     threshold: 1000,
     summarizer: 'extractive (offline, deterministic)',
     pricePerMTok: 3,
+    cacheReadRatio: 0.1,
+    cacheWriteRatio: 1.25,
     store: null,
     requests,
     totals: summarizeReplay(requests, 10_000),
@@ -46,6 +53,16 @@ function polylinePoints(html: string, chartId: string, series: string): string[]
   const points = new RegExp(`<polyline data-series="${series}"[^>]* points="([^"]*)"`).exec(svg)?.[1];
   return points === undefined ? [] : points.split(' ');
 }
+
+describe('replay --html: the cost with prompt caching', () => {
+  it('shows it next to the uncached cost, with the ratios and the prefix changes', () => {
+    const report = buildReport(13);
+    const html = renderReplayHtml(report);
+    expect(html).toContain('with prompt caching');
+    expect(html).toContain('prefix read at 0.1x, the rest written at 1.25x; 2 prefix changes with the manager');
+    expect(report.totals.prefixChangesWith).toBe(2);
+  });
+});
 
 describe('replay --html: the page (issue 10)', () => {
   it('draws both series as polylines of one point per request, and the managed one again zoomed', () => {

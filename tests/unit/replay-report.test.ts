@@ -13,6 +13,11 @@ function request(fields: Partial<ReplayRequest> & Pick<ReplayRequest, 'request' 
     compactionSkipped: null,
     costWithout: estimateInputCost(fields.tokensWithout, 3),
     costWith: estimateInputCost(fields.tokensWith, 3),
+    cacheReadTokensWithout: 0,
+    cacheReadTokensWith: 0,
+    prefixChangedWith: false,
+    cachedCostWithout: 0,
+    cachedCostWith: 0,
     ...fields,
   };
 }
@@ -53,6 +58,18 @@ describe('replay: the totals (issue 10)', () => {
   it('adds up the costs', () => {
     expect(totals.costWithout).toBeCloseTo((162_000 * 3) / 1e6, 10);
     expect(totals.costWith).toBeCloseTo((46_000 * 3) / 1e6, 10);
+  });
+
+  it('adds up the cache reads, the prefix changes and the costs with prompt caching', () => {
+    const cached = summarizeReplay(
+      [
+        request({ request: 1, tokensWithout: 1000, tokensWith: 1000, cachedCostWithout: 0.5, cachedCostWith: 0.5 }),
+        request({ request: 2, tokensWithout: 3000, tokensWith: 2000, cacheReadTokensWithout: 1000, cacheReadTokensWith: 600, prefixChangedWith: true, cachedCostWithout: 0.25, cachedCostWith: 1 }),
+        request({ request: 3, tokensWithout: 5000, tokensWith: 2500, cacheReadTokensWithout: 3000, cacheReadTokensWith: 2000, cachedCostWithout: 0.25, cachedCostWith: 0.125 }),
+      ],
+      30_000,
+    );
+    expect(cached).toMatchObject({ cacheReadTokensWithout: 4000, cacheReadTokensWith: 2600, prefixChangesWith: 1, cachedCostWithout: 1, cachedCostWith: 1.625 });
   });
 
   it('saves nothing of nothing', () => {

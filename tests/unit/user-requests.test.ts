@@ -85,6 +85,17 @@ describe('the task and the latest request are what the user asked', () => {
     expect(requestsOf(withOutput)).toEqual(['Fix the importer.', 'Fix the importer.']);
   });
 
+  it('a prompt command after a local command and its output is a request: the caveat was for the local one', () => {
+    const messages: Message[] = [
+      { role: 'user', content: CAVEAT },
+      { role: 'user', content: '<command-name>/model</command-name>\n            <command-message>model</command-message>\n            <command-args>sonnet</command-args>' },
+      { role: 'user', content: '<local-command-stdout>Set model to Sonnet</local-command-stdout>' },
+      ...reviewCommand,
+      answer,
+    ];
+    expect(requestsOf(messages)).toEqual([`/review ${PR}`, `/review ${PR}`]);
+  });
+
   it('reads one message that holds them all as blocks (a request body merges consecutive user turns)', () => {
     const merged: Message[] = [
       {

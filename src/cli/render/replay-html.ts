@@ -178,6 +178,7 @@ export function renderReplayHtml(report: ReplayReport): string {
 ${renderFigure('peak context', `${formatCount(totals.peakWithout)} → ${formatCount(totals.peakWith)}`, 'tokens, without → with the manager')}
 ${renderFigure('input tokens, all requests', `${formatCount(totals.tokensWithout)} → ${formatCount(totals.tokensWith)}`, saved)}
 ${renderFigure('estimated input cost', `${escapeHtml(formatDollars(totals.costWithout))} → ${escapeHtml(formatDollars(totals.costWith))}`, `at $${escapeHtml(String(report.pricePerMTok))} per million input tokens (an example price)`)}
+${renderFigure('with prompt caching', `${escapeHtml(formatDollars(totals.cachedCostWithout))} → ${escapeHtml(formatDollars(totals.cachedCostWith))}`, `prefix read at ${escapeHtml(String(report.cacheReadRatio))}x, the rest written at ${escapeHtml(String(report.cacheWriteRatio))}x; ${formatCount(totals.prefixChangesWith)} prefix changes with the manager`)}
 ${renderFigure('what the manager did', `${escapeHtml(formatQuantity(totals.offloadedResults, 'offload'))} · ${escapeHtml(formatQuantity(totals.compactions, 'compaction'))}`, `${formatCount(totals.freedChars)} chars of tool results moved to the store`)}
 </section>
 <h2>Context tokens per model request</h2>
@@ -186,7 +187,7 @@ ${main}
 <h2>With the manager, zoomed</h2>
 ${legend([lineWith])}
 ${zoom}
-<p class="note">Tokens are local estimates (o200k_base) of what each request sends, tool definitions included; the cost assumes every input token at the same price (no prompt-cache discount).${above}</p>
+<p class="note">Tokens are local estimates (o200k_base) of what each request sends, tool definitions included; the first cost puts every input token at the same price; the cost with prompt caching reads the previous request's identical prefix (whole messages) from the cache and writes the rest.${above}</p>
 ${renderRequestTable(report)}
 </main>
 </body>

@@ -1,14 +1,17 @@
 /**
  * The score of `agent-context eval`: each subject read off the raw transcript is a probe, kept
  * when the compacted context's text holds it: the request's first line, the file's path, the
- * command, one of the error's lines, the reference. A value may appear as written or as a
- * JSON string holds it (`"a \"quoted\" word"`), the way the compaction ledger writes values.
+ * command, one of the error's lines, the reference. An offloaded result is kept when it is
+ * one read away with what it was: a line of the context, or of the offload index the context
+ * names (read from the store), holds its reference and the gist of its call. A value may
+ * appear as written or as a JSON string holds it (`"a \"quoted\" word"`), the way the
+ * compaction ledger writes values.
  */
 import type { Message } from '../../core/types.js';
 import type { EvalSubjects } from './eval-subjects.js';
 
 /** The kinds of probes, in the order the table lists them. */
-export const PROBE_KINDS = ['task', 'latest-request', 'edited-file', 'last-read-file', 'last-command', 'last-error', 'archive', 'offloaded-reference'] as const;
+export const PROBE_KINDS = ['task', 'latest-request', 'edited-file', 'last-read-file', 'last-command', 'last-error', 'archive', 'offloaded-result'] as const;
 
 /** A kind of probe. */
 export type ProbeKind = (typeof PROBE_KINDS)[number];
@@ -20,9 +23,9 @@ export const PROBE_LABELS: Readonly<Record<ProbeKind, string>> = {
   'edited-file': 'every edited file',
   'last-read-file': 'the last file read',
   'last-command': 'the last command',
-  'last-error': 'the last error',
+  'last-error': 'the last error printed',
   archive: "the archive's reference",
-  'offloaded-reference': 'every offloaded reference',
+  'offloaded-result': 'every offloaded result',
 };
 
 /** One probe: what was looked for, and whether the compacted context holds it. */
@@ -57,10 +60,12 @@ export interface EvalScore {
   score: number;
 }
 
-/** What the compaction left besides the messages: the archive's reference. */
+/** What the compaction left besides the messages: the archive's reference, the offload index. */
 export interface CompactionOutcome {
   /** The reference of the archive of the compacted messages, or `null` when none was written. */
   archiveReference: string | null;
+  /** The offload index the compaction wrote: its reference and its text as read from the store. */
+  offloadIndex?: { reference: string; text: string } | undefined;
 }
 
 function stringifyValue(value: unknown): string {
@@ -97,6 +102,23 @@ export function holdsText(text: string, needle: string): boolean {
   return text.includes(needle) || text.includes(JSON.stringify(needle).slice(1, -1));
 }
 
+/** The line of `text` around `start`. */
+function lineAround(text: string, start: number): string {
+  const lineStart = text.lastIndexOf('\n', start) + 1;
+  const lineEnd = text.indexOf('\n', start);
+  return text.slice(lineStart, lineEnd === -1 ? text.length : lineEnd);
+}
+
+/** Whether a line of `text` holds `reference` (as written or JSON-escaped) and, when there is one, `gist`. */
+function holdsOnOneLine(text: string, reference: string, gist: string | undefined): boolean {
+  for (const written of new Set([reference, JSON.stringify(reference).slice(1, -1)])) {
+    for (let at = text.indexOf(written); at !== -1; at = text.indexOf(written, at + 1)) {
+      if (gist === undefined || holdsText(lineAround(text, at), gist)) return true;
+    }
+  }
+  return false;
+}
+
 /**
  * Scores `compacted` against the subjects of the raw transcript: one probe per subject (a
  * kind with no subject has no probe and does not count).
@@ -118,7 +140,13 @@ export function scoreCompactedContext(subjects: EvalSubjects, compacted: readonl
   }
   if (outcome.archiveReference === null) probes.push({ kind: 'archive', subject: '(no archive was written)', kept: false });
   else probe('archive', outcome.archiveReference);
-  for (const reference of subjects.offloadedReferences) probe('offloaded-reference', reference);
+  const { offloadIndex } = outcome;
+  // the index counts when the context names it: a model reads it from there
+  const index = offloadIndex !== undefined && holdsText(text, offloadIndex.reference) ? offloadIndex.text : '';
+  for (const { reference, gist } of subjects.offloadedResults) {
+    const kept = holdsOnOneLine(text, reference, gist) || holdsOnOneLine(index, reference, gist);
+    probes.push({ kind: 'offloaded-result', subject: gist === undefined ? reference : `${reference} (${gist})`, kept });
+  }
 
   const kinds = PROBE_KINDS.map((kind): ProbeKindScore => {
     const ofKind = probes.filter((result) => result.kind === kind);

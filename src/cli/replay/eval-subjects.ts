@@ -1,9 +1,10 @@
 /**
  * What `agent-context eval` expects a compacted context to still hold, read off the raw
- * transcript with rules of its own: the task (the first request), the latest request, every
- * file edited, the last file read, the last shell command, the last error, and the offloaded
- * references. These rules are deliberately separate from the compaction ledger's, so the
- * score checks the ledger and the summary against the transcript rather than against
+ * transcript with rules of its own: the task (the first request; a Claude Code slash command
+ * as typed), the latest request, every file edited, the last file read, the last shell
+ * command, the last error a tool printed (marked or not), and every offloaded result with
+ * the gist of its call. These rules are deliberately separate from the compaction ledger's,
+ * so the score checks the ledger and the summary against the transcript rather than against
  * themselves.
  */
 import type { Message } from '../../core/types.js';
@@ -15,6 +16,13 @@ export interface ErrorSubject {
   toolName: string;
   /** Lines of the result that report the failure (the first lines when none does), cut to {@link NEEDLE_CHARS}. */
   lines: string[];
+}
+
+/** An offloaded tool result: its reference, and what its call was (command or path), when eval can tell. */
+export interface OffloadedSubject {
+  reference: string;
+  /** The call's shell command (first line) or file path, cut to {@link GIST_NEEDLE_CHARS}; `undefined` when it has neither. */
+  gist: string | undefined;
 }
 
 /** The facts of a transcript that a compacted context should keep. */
@@ -29,14 +37,19 @@ export interface EvalSubjects {
   lastReadFile: string | undefined;
   /** The last shell command (first line, cut). */
   lastCommand: string | undefined;
-  /** The last tool result marked as an error. */
+  /**
+   * The last error a tool printed: the last tool result marked as an error, or holding an
+   * error line though not marked (unless its tool fetches content: a read, a search).
+   */
   lastError: ErrorSubject | undefined;
-  /** Offload references held by tool results, each once, in order. */
-  offloadedReferences: string[];
+  /** Offloaded tool results (by the reference they hold), each once, in order. */
+  offloadedResults: OffloadedSubject[];
 }
 
 /** Texts are compared by their first characters: a summary may cut what it quotes. */
 export const NEEDLE_CHARS = 80;
+/** A gist is compared by its first characters: a ledger cuts it (to 80, with its own mark). */
+export const GIST_NEEDLE_CHARS = 40;
 /** Error lines compared at most, so a huge log stays cheap. */
 const MAX_ERROR_LINES = 200;
 /** Shorter error lines (`FAIL`, `Error:`) say too little to count as kept. */
@@ -55,8 +68,26 @@ const SHELL_TOOL = /bash|shell|terminal|command|exec|^run$|^sh$/;
 const FAILURE_LINE = /error|exception|fail|fatal|panic|traceback|denied|not found|cannot|unable/i;
 /** A line holding an error message: `TypeError: ...`, `error[E0308]: ...`, `fatal: ...`. */
 const ERROR_MESSAGE = /(?:Error|Exception)\b|^error\b|fatal|panic|traceback/i;
-/** User text that is only markup a client injects (`<local-command-caveat>...`, `<command-name>...`). */
+/** User text that is only markup a client injects (`<local-command-caveat>...`, `<bash-stdout>...`). */
 const MARKUP_ONLY = /^\s*(?:<([\w-]+)(?:\s[^>]*)?>[\s\S]*?<\/\1>\s*)+$/;
+/** Claude Code's caveat before local commands, and their output after them. */
+const CAVEAT = /^<local-command-caveat>/;
+const LOCAL_COMMAND_OUTPUT = /^<local-command-std(?:out|err)>/;
+/** A slash command as Claude Code logs it: its name (or, without one, its message's first word) and its arguments. */
+const COMMAND_NAME = /<command-name>\s*\/?([^<\s]+)\s*<\/command-name>/;
+const COMMAND_MESSAGE = /^<command-message>\s*\/?([^<\s]+)/;
+const COMMAND_ARGS = /<command-args>([^<]*)<\/command-args>/;
+/** Plain text a client writes: hook feedback, an interruption, its own continuation summary. */
+const CLIENT_TEXT = /^(?:[A-Za-z]+(?::\S*)? hook\b|\[Request interrupted by user|This session is being continued from a previous conversation)/;
+/**
+ * A line by which a result that is not marked as an error still reports one: an error or
+ * exception message, a compiler error, a failing test, a non-zero exit status. Zero counts and
+ * prose that mentions errors do not match.
+ */
+const PRINTED_ERROR =
+  /^\s*(?:(?:E\s+)?[\w.$]*(?:Error|Exception)(?::|$)|(?:error(?:\[\w+\]| TS\d+)?|fatal|panic):|(?:--- )?FAIL(?:ED)?\b|Traceback \(most recent call last\)|\S+?(?::\d+){1,2}:? (?:- )?error\b|\S+?\(\d+,\d+\): error\b)|\b[1-9]\d* (?:failed|failing)\b|\bexit(?:ed with)? (?:code|status):? ?[1-9]/m;
+/** Tools whose output is content they fetched: an error line in it is not theirs. */
+const CONTENT_TOOL = /read|view|open|grep|search|glob|find|list|fetch|web|(?:^|[^a-z])(?:cat|ls|rg)(?:[^a-z]|$)/;
 /** Reminders a client injects inside a user message. */
 const SYSTEM_REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
 /** Compaction's own user messages: a summary, a restored file. */
@@ -88,18 +119,59 @@ function resultText(content: unknown): string {
     .join('\n');
 }
 
-/** A user message's request, or `undefined` when it holds none (tool results, injected markup, compaction's own). */
-function readRequest(message: Message): string | undefined {
-  if (message.role !== 'user') return undefined;
-  const text = blocksOf(message)
-    .map((block) => fieldsOf(block))
-    .filter((block) => block.type === 'text' && typeof block.text === 'string')
-    .map((block) => block.text as string)
-    .join('\n')
-    .replace(SYSTEM_REMINDER, '')
-    .trim();
-  if (text === '' || MARKUP_ONLY.test(text) || COMPACTION_MESSAGE.test(text)) return undefined;
-  return toNeedle(text);
+/** `/review https://...`: the slash command `text` logs, or `undefined`. */
+function readSlashCommand(text: string): string | undefined {
+  if (!/^<command-(?:name|message|args)>/.test(text)) return undefined;
+  const name = COMMAND_NAME.exec(text)?.[1] ?? COMMAND_MESSAGE.exec(text)?.[1];
+  if (name === undefined) return undefined;
+  const args = COMMAND_ARGS.exec(text)?.[1]?.trim() ?? '';
+  return args === '' ? `/${name}` : `/${name} ${args}`;
+}
+
+/** A request, and whether a local command's output later showed it was none. */
+interface RequestRecord {
+  text: string;
+  dropped: boolean;
+}
+
+/**
+ * The user's requests, in order: one per user message holding some, by its text blocks. In a
+ * run of user messages (none from the assistant between them), a slash command is a request
+ * unless a caveat precedes it (with no local command's output since) or its output follows
+ * (a local command), and the text after a
+ * prompt command is its expansion; injected markup, client text and compaction's own
+ * messages are none.
+ */
+function readRequests(messages: readonly Message[]): string[] {
+  const requests: RequestRecord[] = [];
+  let caveat = false;
+  let command: RequestRecord | undefined;
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      caveat = false;
+      command = undefined;
+    }
+    if (message.role !== 'user') continue;
+    const parts: string[] = [];
+    for (const block of blocksOf(message).map((item) => fieldsOf(item))) {
+      const text = block.type === 'text' && typeof block.text === 'string' ? block.text.replace(SYSTEM_REMINDER, '').trim() : '';
+      const slash = readSlashCommand(text);
+      if (CAVEAT.test(text)) caveat = true;
+      else if (LOCAL_COMMAND_OUTPUT.test(text)) {
+        // a local command ran: not a request, and the caveat before it is used up
+        if (command !== undefined) command.dropped = true;
+        command = undefined;
+        caveat = false;
+      } else if (slash !== undefined && !caveat && command === undefined) {
+        command = { text: slash, dropped: false };
+        requests.push(command);
+      } else if (text !== '' && slash === undefined && command === undefined && !MARKUP_ONLY.test(text) && !CLIENT_TEXT.test(text) && !COMPACTION_MESSAGE.test(text)) {
+        parts.push(text);
+      }
+    }
+    if (parts.length > 0) requests.push({ text: parts.join('\n'), dropped: false });
+  }
+  return requests.filter((request) => !request.dropped).map((request) => toNeedle(request.text));
 }
 
 function isSinglePath(value: unknown): value is string {
@@ -144,16 +216,21 @@ interface CallRecord {
   failed: boolean;
 }
 
+/** What an offloaded result's call was: its command's first line, else its file path, cut. */
+function readGist(call: CallRecord | undefined): string | undefined {
+  if (call === undefined) return undefined;
+  const gist = (SHELL_TOOL.test(call.name.toLowerCase()) ? readCommand(call.input) : undefined) ?? readPaths(call.input)[0];
+  return gist === undefined ? undefined : Array.from(gist.replace(/\s+/g, ' ')).slice(0, GIST_NEEDLE_CHARS).join('').trim();
+}
+
 /** Reads the subjects off a raw transcript. Linear in its size. */
 export function collectEvalSubjects(messages: readonly Message[]): EvalSubjects {
-  const requests: string[] = [];
+  const requests = readRequests(messages).filter((request) => request !== '');
   const calls: CallRecord[] = [];
   const callsById = new Map<string, CallRecord>();
-  const references: string[] = [];
+  const offloaded = new Map<string, OffloadedSubject>();
   let lastError: ErrorSubject | undefined;
   for (const message of messages) {
-    const request = readRequest(message);
-    if (request !== undefined && request !== '') requests.push(request);
     for (const block of blocksOf(message)) {
       const fields = fieldsOf(block);
       if (fields.type === 'tool_use' && message.role === 'assistant') {
@@ -165,9 +242,10 @@ export function collectEvalSubjects(messages: readonly Message[]): EvalSubjects 
         const call = callsById.get(toolUseId);
         const text = resultText(fields.content).trim();
         const reference = REFERENCE_LINE.exec(text.split('\n', 1)[0] ?? '')?.[1];
-        if (reference !== undefined && !references.includes(reference)) references.push(reference);
-        if (fields.is_error === true) {
-          if (call !== undefined) call.failed = true;
+        if (reference !== undefined && !offloaded.has(reference)) offloaded.set(reference, { reference, gist: readGist(call) });
+        const printed = reference === undefined && !CONTENT_TOOL.test(call?.name.toLowerCase() ?? '') && PRINTED_ERROR.test(text);
+        if (fields.is_error === true || printed) {
+          if (call !== undefined && fields.is_error === true) call.failed = true;
           lastError = { toolUseId, toolName: call?.name ?? 'unknown', lines: readErrorLines(fields.content) };
         }
       }
@@ -197,6 +275,6 @@ export function collectEvalSubjects(messages: readonly Message[]): EvalSubjects 
     lastReadFile,
     lastCommand,
     lastError,
-    offloadedReferences: references,
+    offloadedResults: [...offloaded.values()],
   };
 }

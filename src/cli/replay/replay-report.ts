@@ -1,8 +1,8 @@
 /**
  * What `agent-context replay` reports: per model request, the tokens sent without the context
  * manager (the raw history up to that request) and with it (the managed history), what the
- * manager did, and the estimated input cost; then the totals. `replay --json` prints
- * {@link ReplayReport} as it is.
+ * manager did, and the estimated input cost, uncached and with prompt caching; then the
+ * totals. `replay --json` prints {@link ReplayReport} as it is.
  */
 
 /** A compaction the manager ran before one request. */
@@ -36,6 +36,17 @@ export interface ReplayRequest {
   /** Estimated input cost of the request, in US dollars, without and with the manager. */
   costWithout: number;
   costWith: number;
+  /**
+   * Tokens of the request that repeat the previous request's prefix exactly (whole messages,
+   * and the tool definitions): read from the prompt cache. 0 for the first request.
+   */
+  cacheReadTokensWithout: number;
+  cacheReadTokensWith: number;
+  /** Whether the managed request changed a message the previous one sent (an offload, a compaction): the cache broke there. */
+  prefixChangedWith: boolean;
+  /** Estimated input cost with prompt caching: the prefix read from the cache, the rest written to it. */
+  cachedCostWithout: number;
+  cachedCostWith: number;
 }
 
 /** The sums and peaks of a replay. */
@@ -62,6 +73,14 @@ export interface ReplayTotals {
   /** Estimated input cost of all requests, in US dollars. */
   costWithout: number;
   costWith: number;
+  /** Tokens read from the prompt cache, over all requests. */
+  cacheReadTokensWithout: number;
+  cacheReadTokensWith: number;
+  /** Managed requests whose prefix changed (the cache broke), after the first. */
+  prefixChangesWith: number;
+  /** Estimated input cost of all requests with prompt caching, in US dollars. */
+  cachedCostWithout: number;
+  cachedCostWith: number;
 }
 
 /** Everything `replay` found. */
@@ -85,6 +104,9 @@ export interface ReplayReport {
   summarizer: string;
   /** US dollars per million input tokens used for the cost estimate. */
   pricePerMTok: number;
+  /** Prices of a token read from and written to the prompt cache, as shares of `pricePerMTok`. */
+  cacheReadRatio: number;
+  cacheWriteRatio: number;
   /** The offload store kept with `--out`, or `null` (a temporary directory, removed). */
   store: string | null;
   /** Every request, in order. */
@@ -114,6 +136,11 @@ export function summarizeReplay(requests: readonly ReplayRequest[], contextToken
     skippedCompactions: 0,
     costWithout: 0,
     costWith: 0,
+    cacheReadTokensWithout: 0,
+    cacheReadTokensWith: 0,
+    prefixChangesWith: 0,
+    cachedCostWithout: 0,
+    cachedCostWith: 0,
   };
   for (const request of requests) {
     totals.tokensWithout += request.tokensWithout;
@@ -128,6 +155,11 @@ export function summarizeReplay(requests: readonly ReplayRequest[], contextToken
     if (request.compactionSkipped !== null) totals.skippedCompactions += 1;
     totals.costWithout += request.costWithout;
     totals.costWith += request.costWith;
+    totals.cacheReadTokensWithout += request.cacheReadTokensWithout;
+    totals.cacheReadTokensWith += request.cacheReadTokensWith;
+    if (request.prefixChangedWith) totals.prefixChangesWith += 1;
+    totals.cachedCostWithout += request.cachedCostWithout;
+    totals.cachedCostWith += request.cachedCostWith;
   }
   totals.savedShare = totals.tokensWithout === 0 ? 0 : 1 - totals.tokensWith / totals.tokensWithout;
   return totals;

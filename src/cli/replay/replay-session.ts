@@ -8,13 +8,15 @@
  *
  * Tokens are local estimates (the package's tokenizer) for both lines. Each request's count is
  * passed back to the manager as the provider's usage figure, so the manager's trigger works in
- * the same tokens as the figures reported.
+ * the same tokens as the figures reported. Each request is priced twice: every input token at
+ * the input price, and with prompt caching (see `prompt-cache.ts`).
  */
 import { countTokens } from '../../api/tokens.js';
 import type { LastUsage } from '../../core/tokens.js';
 import type { Message } from '../../core/types.js';
 import type { ContextAction, PrepareOptions, PrepareResult } from '../../core/manage/types.js';
 import { findRequestTurns, sliceTurn } from './request-turns.js';
+import { createPrefixTracker, DEFAULT_CACHE_READ_RATIO, DEFAULT_CACHE_WRITE_RATIO, estimateCachedInputCost, type CacheRatios } from './prompt-cache.js';
 import { estimateInputCost } from './replay-report.js';
 import type { ReplayCompaction, ReplayRequest } from './replay-report.js';
 
@@ -33,6 +35,11 @@ export interface ReplaySessionOptions {
   toolDefinitionTokens?: number;
   /** US dollars per million input tokens, for the cost estimate. */
   pricePerMTok: number;
+  /**
+   * Prices of a token read from and written to the prompt cache, as shares of the input price.
+   * @default { readRatio: 0.1, writeRatio: 1.25 }
+   */
+  cacheRatios?: CacheRatios | undefined;
   /** Cancels the replay: the pending request rejects with the signal's reason. */
   signal?: AbortSignal | undefined;
   /** Called before each request with its 1-based number and the number of requests; awaited. */
@@ -67,6 +74,9 @@ function readActions(actions: readonly ContextAction[]): Pick<ReplayRequest, 'of
 export async function replaySession(options: ReplaySessionOptions): Promise<ReplayRequest[]> {
   const { messages, manager, pricePerMTok, signal } = options;
   const fixedTokens = options.toolDefinitionTokens ?? 0;
+  const ratios = options.cacheRatios ?? { readRatio: DEFAULT_CACHE_READ_RATIO, writeRatio: DEFAULT_CACHE_WRITE_RATIO };
+  const cacheWithout = createPrefixTracker();
+  const cacheWith = createPrefixTracker();
   const turns = findRequestTurns(messages);
   // tokens of the raw history before each message: counts add up message by message
   const rawTokensBefore = [0];
@@ -82,6 +92,8 @@ export async function replaySession(options: ReplaySessionOptions): Promise<Repl
     const sent = prepared.messages;
     const tokensWith = fixedTokens + countTokens(sent);
     const tokensWithout = fixedTokens + (rawTokensBefore[messageIndex] ?? 0);
+    const cachedWithout = cacheWithout.next(messages.slice(0, messageIndex), fixedTokens);
+    const cachedWith = cacheWith.next(sent, fixedTokens);
     requests.push({
       request: index + 1,
       messageIndex,
@@ -92,6 +104,11 @@ export async function replaySession(options: ReplaySessionOptions): Promise<Repl
       ...readActions(prepared.actions),
       costWithout: estimateInputCost(tokensWithout, pricePerMTok),
       costWith: estimateInputCost(tokensWith, pricePerMTok),
+      cacheReadTokensWithout: Math.min(cachedWithout.cacheReadTokens, tokensWithout),
+      cacheReadTokensWith: Math.min(cachedWith.cacheReadTokens, tokensWith),
+      prefixChangedWith: cachedWith.prefixChanged,
+      cachedCostWithout: estimateCachedInputCost(tokensWithout, cachedWithout.cacheReadTokens, pricePerMTok, ratios),
+      cachedCostWith: estimateCachedInputCost(tokensWith, cachedWith.cacheReadTokens, pricePerMTok, ratios),
     });
     // the provider's figure for what was sent, as an agent passes `response.usage` back
     lastUsage = { inputTokens: tokensWith, messageCount: sent.length };

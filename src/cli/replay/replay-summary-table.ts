@@ -1,7 +1,8 @@
 /**
  * The summary table of `agent-context replay` in the terminal: without and with the context
- * manager side by side (peak context, input tokens of all requests, the estimated cost,
- * requests over the window), what the manager did, and its compactions one per line.
+ * manager side by side (peak context, input tokens of all requests, the estimated cost without
+ * and with prompt caching, requests over the window), what the manager did, and its
+ * compactions one per line.
  */
 import { formatCount, formatPercent, formatQuantity, padEnd, padStart } from '../render/format-figures.js';
 import type { TerminalStyle } from '../render/terminal-style.js';
@@ -34,6 +35,12 @@ export function renderReplaySummary(report: ReplayReport, style: TerminalStyle):
     row('peak context (tokens)', formatCount(totals.peakWithout), formatCount(totals.peakWith)),
     row('input tokens, all requests', formatCount(totals.tokensWithout), formatCount(totals.tokensWith), saved),
     row('estimated input cost', formatDollars(totals.costWithout), formatDollars(totals.costWith), style.dim(`at $${report.pricePerMTok}/MTok`)),
+    row(
+      '  with prompt caching',
+      formatDollars(totals.cachedCostWithout),
+      formatDollars(totals.cachedCostWith),
+      style.dim(`${formatCount(totals.prefixChangesWith)} prefix ${totals.prefixChangesWith === 1 ? 'change' : 'changes'} with the manager`),
+    ),
     row(
       'requests over the window',
       `${formatCount(totals.requestsOverWindowWithout)} of ${formatCount(totals.requests)}`,

@@ -13,7 +13,7 @@ import { partitionMessages } from './partition.js';
 import { archiveRest, createArchiveWriterStore } from './persist.js';
 import { gatherFacts, type ConversationFacts } from './conversation-facts.js';
 import { findLastErrorReadingStore } from './last-error.js';
-import { appendLedger, buildLedgerFromFacts, describeLastError, parseLedger, type CompactLedger } from './ledger.js';
+import { appendLedger, buildLedgerFromFacts, describeLastError, LEDGER_LIMITS, parseLedger, type CompactLedger } from './ledger.js';
 import { listOffloadedResults, mergeOffloadedResults, readOffloadIndex, writeOffloadIndex, type OffloadedResultEntry } from './offload-index.js';
 import { collectRestoredFiles } from './restore.js';
 import { summarizeWithRetry } from './retry.js';
@@ -160,7 +160,8 @@ function skip(messages: readonly Message[], skippedReason: CompactSkipReason): C
  *    hold it, was offloaded into `ports.store`, a few KB of it are read back) and given to the
  *    summarizer.
  * 5. Write the offload index (every offloaded result of Rest and of the earlier index, with
- *    tool, input gist and reference) to the archive's store, then append the ledger of Rest
+ *    tool, input gist and reference; only when there are more than the ledger lists) to the
+ *    archive's store, then append the ledger of Rest
  *    (the archive's reference, the most recent offloaded results and the index, task, latest
  *    request, files, commands, the last error with its line) to the summary.
  * 6. Restore recent files from the whole history, then assemble and count. Unless `force`, a
@@ -235,7 +236,7 @@ export async function compactMessagesWith(
     logger.warn(`compact: the summary (${summarizerText.length} characters) is over its budget of ${summaryMaxTokens} tokens; it was cut to fit`);
   }
   const offloaded = await collectOffloadedResults(facts, ports.store, logger);
-  const offloadIndex = await writeOffloadIndex(offloaded, { store, sessionId: options.sessionId, logger });
+  const offloadIndex = await writeOffloadIndex(offloaded, { store, sessionId: options.sessionId, logger, ledgerLimit: LEDGER_LIMITS.offloadedResults });
   throwIfAborted(signal);
   const ledger = buildLedgerFromFacts(
     facts,

@@ -110,6 +110,9 @@ interface Item {
   listed?: boolean;
 }
 
+/** The last calls described one by one: the five before the last in Tool Calls, the last in Task Status. */
+const RECENT_CALLS = 6;
+
 const GOALS = 0;
 const FILES = 1;
 const TOOLS = 2;
@@ -176,7 +179,8 @@ function collectItems(facts: Facts, maxWords: number, failureOf: (call: ToolCall
   if (calls.length > 0) {
     items.push({ section: TOOLS, tier: 0, priority: 0, order: 1, text: `- ${plural(calls.length, 'tool call')}, ${failed.length} failed.` });
   }
-  if (lastFailed !== undefined) {
+  // named with its input, unless a recent call below shows it whole
+  if (lastFailed !== undefined && !calls.slice(-RECENT_CALLS).includes(lastFailed)) {
     const text = `- Last failed call: ${capWords(nameCall(lastFailed), 15)} → ${capWords(failureOf(lastFailed) ?? '', 30)}`;
     items.push({ section: TOOLS, tier: 0, priority: 1, order: 2, text, minWords: 5 });
   }
@@ -193,7 +197,7 @@ function collectItems(facts: Facts, maxWords: number, failureOf: (call: ToolCall
       const failures = stats.failures > 0 ? `, ${stats.failures} failed` : '';
       items.push({ section: TOOLS, tier: 2, priority: index, order: 3 + index, text: `- ${formatCode(name)}: ${plural(stats.calls, 'call')}${failures}`, listed: true });
     });
-  calls.slice(-6, -1).forEach((call, index, recent) => {
+  calls.slice(-RECENT_CALLS, -1).forEach((call, index, recent) => {
     items.push({
       section: TOOLS,
       tier: 3,

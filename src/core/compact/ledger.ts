@@ -122,7 +122,7 @@ export interface BuildLedgerOptions {
 }
 
 /** How much the ledger keeps: it must stay a short section whatever the history. */
-const LIMITS = {
+export const LEDGER_LIMITS = {
   requestChars: 400,
   files: 15,
   commands: 8,
@@ -180,7 +180,7 @@ export function buildLedgerFromFacts(facts: ConversationFacts, options: BuildLed
   const { reads, edits } = collectFileTouches(facts, options);
   const commands = facts.calls.flatMap((call) => {
     const command = extractCommand(call.name, call.input);
-    return command === undefined ? [] : [cutText(command, LIMITS.commandChars)];
+    return command === undefined ? [] : [cutText(command, LEDGER_LIMITS.commandChars)];
   });
   const { offloadIndex } = options;
   const firstRequest = requests[0];
@@ -190,19 +190,19 @@ export function buildLedgerFromFacts(facts: ConversationFacts, options: BuildLed
     earlierArchiveReferences: mergeList(
       previous?.earlierArchiveReferences,
       previous?.archiveReference == null ? [] : [previous.archiveReference],
-      LIMITS.earlierArchives,
+      LEDGER_LIMITS.earlierArchives,
       (reference) => reference,
     ),
-    task: previous?.task ?? (firstRequest === undefined ? undefined : cutText(firstRequest.text, LIMITS.requestChars)),
-    latestRequest: latestRequest === undefined ? previous?.latestRequest : cutText(latestRequest.text, LIMITS.requestChars),
-    filesRead: mergeList(previous?.filesRead, reads, LIMITS.files, (path) => path),
-    filesEdited: mergeList(previous?.filesEdited, edits, LIMITS.files, (path) => path),
-    commands: mergeList(previous?.commands, commands, LIMITS.commands, (command) => command),
+    task: previous?.task ?? (firstRequest === undefined ? undefined : cutText(firstRequest.text, LEDGER_LIMITS.requestChars)),
+    latestRequest: latestRequest === undefined ? previous?.latestRequest : cutText(latestRequest.text, LEDGER_LIMITS.requestChars),
+    filesRead: mergeList(previous?.filesRead, reads, LEDGER_LIMITS.files, (path) => path),
+    filesEdited: mergeList(previous?.filesEdited, edits, LEDGER_LIMITS.files, (path) => path),
+    commands: mergeList(previous?.commands, commands, LEDGER_LIMITS.commands, (command) => command),
     lastError: lastError === undefined ? previous?.lastError : describeLastError(lastError),
     offloadedResults:
       offloadIndex === undefined
-        ? mergeList(previous?.offloadedResults, listOffloadedResults(facts), LIMITS.offloadedResults, (entry) => entry.reference)
-        : { items: offloadIndex.entries.slice(-LIMITS.offloadedResults), omittedCount: Math.max(0, offloadIndex.entries.length - LIMITS.offloadedResults) },
+        ? mergeList(previous?.offloadedResults, listOffloadedResults(facts), LEDGER_LIMITS.offloadedResults, (entry) => entry.reference)
+        : { items: offloadIndex.entries.slice(-LEDGER_LIMITS.offloadedResults), omittedCount: Math.max(0, offloadIndex.entries.length - LEDGER_LIMITS.offloadedResults) },
     offloadIndex: offloadIndex === undefined ? undefined : { reference: offloadIndex.reference, count: offloadIndex.entries.length },
   };
 }
@@ -215,7 +215,7 @@ export function describeLastError(found: LastErrorFinding): LedgerError {
     toolName,
     toolUseId: found.result.toolUseId,
     ...(input === '' ? {} : { input }),
-    message: cutText(found.line || '(no message)', LIMITS.errorChars),
+    message: cutText(found.line || '(no message)', LEDGER_LIMITS.errorChars),
     ...(found.reference === undefined ? {} : { reference: found.reference }),
   };
 }

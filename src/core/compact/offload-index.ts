@@ -110,16 +110,18 @@ export interface WriteOffloadIndexOptions {
   sessionId: string;
   /** Receives the warning when the index cannot be written. */
   logger: Logger;
+  /** Offloaded results the ledger lists: no index is written for this many or fewer. */
+  ledgerLimit: number;
 }
 
 /**
  * Writes the index of `entries` under its content-hashed name (an index already holding exactly
- * this text is reused) and resolves where it is; `undefined` when there is nothing to list or
- * it could not be written (logged at `warn`: the ledger then lists the most recent results
- * alone). Never rejects.
+ * this text is reused) and resolves where it is; `undefined` when the ledger lists them all
+ * (at most `ledgerLimit`: an index would only repeat it) or the index could not be written
+ * (logged at `warn`: the ledger then lists the most recent results alone). Never rejects.
  */
 export async function writeOffloadIndex(entries: readonly OffloadedResultEntry[], options: WriteOffloadIndexOptions): Promise<OffloadIndex | undefined> {
-  if (entries.length === 0) return undefined;
+  if (entries.length <= options.ledgerLimit) return undefined;
   const { store, sessionId, logger } = options;
   const text = renderOffloadIndex(entries);
   const key = formatOffloadIndexKey(sessionId, text);

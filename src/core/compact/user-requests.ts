@@ -117,8 +117,9 @@ function classifyText(block: string): TextKind {
 /**
  * Reads the requests off user messages given in order, with the assistant messages between
  * them noted: within one run of user messages (no assistant message since the last),
- * - a slash command is a request, unless a caveat came before it or its output follows (a
- *   local command such as `/model` or `/clear`: the harness ran it, the model was not asked);
+ * - a slash command is a request, unless a caveat came before it (and after the last local
+ *   command's output) or its output follows (a local command such as `/model` or `/clear`:
+ *   the harness ran it, the model was not asked);
  * - the text after a prompt command is the prompt it expanded to: the command says it already;
  * - harness text is left out, and a message of harness text alone is no request.
  */
@@ -151,9 +152,11 @@ export function createUserRequestReader(): UserRequestReader {
         const read = classifyText(block);
         if (read.kind === 'caveat') caveat = true;
         else if (read.kind === 'command-output') {
-          // the command before it was a local one: not a request after all
+          // the command before it was a local one: not a request after all; and it is done,
+          // so the caveat before it says nothing of a command after it
           if (commandHere !== undefined) pieces.splice(pieces.indexOf(commandHere), 1);
           else if (command !== undefined && requests.at(-1) === command && command.text === commandText) requests.pop();
+          caveat = false;
           commandHere = undefined;
           command = undefined;
           commandText = undefined;
