@@ -13,6 +13,7 @@ import { resolveInitialCalibrationRatio } from '../core/manage/manager-options.j
 import type { ContextManager } from '../core/manage/types.js';
 import { OPTIONS, resolveTableOption } from '../core/option-table.js';
 import type { Logger, Summarizer } from '../core/ports.js';
+import type { LastUsage } from '../core/tokens.js';
 import type { Message } from '../core/types.js';
 import { splitRequestBody } from '../formats/transcripts/request-body.js';
 import { consoleLogger } from '../infrastructure/console-logger.js';
@@ -23,10 +24,10 @@ import { resolveProxyOptions, type ProxyHandlerOptions, type ProxyRequestEvent }
 import { readRequestBody, sendError } from './request-body.js';
 import { guessProvider, matchRoute, toLastUsage, type ProxyProvider, type ProxyRoute } from './routes.js';
 import { deriveProxySessionId, hashCredential, readSessionHeader } from './session-id.js';
-import { createSessionUsages } from './sessions.js';
+import { createLruMap, createWarmManagers, type ManagerFactory } from './sessions.js';
 import { createOverheadCounter } from './fixed-overhead.js';
 import { createSplitStore } from './split-store.js';
-import { createUpstreamSummarizer } from './upstream-summarizer.js';
+import { summarizeUpstream } from './upstream-summarizer.js';
 import { createUsageTap } from './usage-tap.js';
 
 /** A Node HTTP request handler: `http.createServer(handler)`, or mounted in a server of your own. Its promise never rejects. */
@@ -92,10 +93,10 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   const extractive = settings.summarizer === 'extractive' ? createExtractiveSummarizer() : undefined;
   const window = resolveTableOption(OPTIONS.contextTokenLimit, options.contextTokenLimit, process.env);
   const countOverhead = createOverheadCounter(defaultTokenCounter);
-  const usages = createSessionUsages(settings.maxSessions);
+  const usages = createLruMap<LastUsage>(settings.maxSessions);
 
-  // A manager per request: the session's decisions are records in the store, so a new manager
-  // prepares a history exactly as one that saw every request would.
+  // Managers stay warm per session, window and credential: the session's decisions are records
+  // in the store, so a new manager (a forgotten one, another process) prepares a history alike.
   const createManager = (sessionId: string, provider: ProxyProvider, contextTokenLimit: number, summarizer: Summarizer): ContextManager<Message> =>
     createContextManager({
       store,
@@ -112,21 +113,25 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     });
   // the manager checks its options when created: check them now, not at the first request
   createManager('check', 'anthropic', window, createExtractiveSummarizer());
+  const managers = createWarmManagers(settings.maxSessions);
 
   async function prepare(route: ProxyRoute, request: IncomingMessage, raw: Buffer, body: Record<string, unknown>, sessionName: string | undefined): Promise<PreparedRequest> {
     const parts = splitRequestBody(body);
     const canonical = route.format.toCanonical(parts.items);
     const systemField = parts.historyField === 'messages' ? 'system' : 'instructions';
-    const sessionId = sessionName ?? deriveProxySessionId({ system: body[systemField], messages: canonical, credentialHash: hashCredential(request.headers) });
-    const taken = usages.take(sessionId);
+    const credentialHash = hashCredential(request.headers);
+    const sessionId = sessionName ?? deriveProxySessionId({ system: body[systemField], messages: canonical, credentialHash });
+    const taken = usages.get(sessionId);
+    usages.delete(sessionId);
     const lastUsage = taken !== undefined && taken.messageCount <= canonical.length ? taken : undefined;
     // Without the provider's figure the manager counts the history alone: the system prompt and
     // the tools take their share of the window first (scaled as the manager scales estimates).
     const overhead = lastUsage === undefined ? Math.ceil(countOverhead([body[systemField], body.tools]) * resolveInitialCalibrationRatio(route.provider)) : 0;
-    const upstream = settings.upstreamFor(route.provider);
-    const summarizer = extractive ?? createUpstreamSummarizer({ route, upstream, rawHeaders: request.rawHeaders, body });
-    const manager = createManager(sessionId, route.provider, Math.max(1, window - overhead), summarizer);
-    const result = await manager.prepare(canonical, { lastUsage });
+    const limit = Math.max(1, window - overhead);
+    const create: ManagerFactory = (current) =>
+      createManager(sessionId, route.provider, limit, extractive ?? { summarize: (messages, summary) => summarizeUpstream(current(), messages, summary) });
+    const upstreamRequest = { route, upstream: settings.upstreamFor(route.provider), rawHeaders: request.rawHeaders, body };
+    const result = await managers.prepare(`${sessionId}\u0000${limit}\u0000${credentialHash}`, create, upstreamRequest, canonical, { lastUsage });
     const prepared = result.messages;
     const unchanged = prepared.length === canonical.length && prepared.every((message, index) => message === canonical[index]);
     const sent = unchanged ? raw : Buffer.from(JSON.stringify({ ...body, [parts.historyField]: route.format.fromCanonical(prepared, parts.items) }));
@@ -188,7 +193,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
           chunk: (chunk) => tap.write(chunk),
           end: () =>
             void tap.end().then((figures) => {
-              if (figures !== undefined) usages.put(sessionId, toLastUsage(route.provider, figures, messageCount));
+              if (figures !== undefined) usages.set(sessionId, toLastUsage(route.provider, figures, messageCount));
             }),
         };
       },

@@ -1,33 +1,78 @@
 /**
- * What the proxy remembers of a session between two of its requests, in this process: the usage
- * its last answer reported, for the next request's `prepare`. Everything else a session is
- * lives in the store. The least recently used sessions are forgotten past a bound; a forgotten
- * session's next request just goes without the provider's figure.
+ * What the proxy keeps of its sessions in this process, bounded: the usage each session's last
+ * answer reported (for its next `prepare`) and warm context managers. Everything a session is
+ * lives in the store, so a forgotten entry costs only speed: a new manager reads the session's
+ * records again, and a request without the provider's figure counts locally.
  */
-import type { LastUsage } from '../core/tokens.js';
+import type { ContextManager, PrepareOptions, PrepareResult } from '../core/manage/types.js';
+import type { Message } from '../core/types.js';
+import type { UpstreamRequest } from './upstream-summarizer.js';
 
-/** The last usage of each session. */
-export interface SessionUsages {
-  /** The usage recorded for `sessionId`, removed: a figure describes one request only. */
-  take(sessionId: string): LastUsage | undefined;
-  /** Records the usage of `sessionId`'s last answer. */
-  put(sessionId: string, usage: LastUsage): void;
+/** A map that forgets its least recently used entries past `maxEntries`. */
+export interface LruMap<V> {
+  get(key: string): V | undefined;
+  set(key: string, value: V): void;
+  delete(key: string): void;
 }
 
-/** A table of the usages of at most `maxSessions` sessions. */
-export function createSessionUsages(maxSessions: number): SessionUsages {
-  const usages = new Map<string, LastUsage>();
+/** Creates an {@link LruMap}. */
+export function createLruMap<V>(maxEntries: number): LruMap<V> {
+  const entries = new Map<string, V>();
   return {
-    take(sessionId) {
-      const usage = usages.get(sessionId);
-      usages.delete(sessionId);
-      return usage;
+    get(key) {
+      const value = entries.get(key);
+      if (value !== undefined) {
+        // most recent last: Map keeps insertion order
+        entries.delete(key);
+        entries.set(key, value);
+      }
+      return value;
     },
-    put(sessionId, usage) {
-      // most recent last: Map keeps insertion order
-      usages.delete(sessionId);
-      usages.set(sessionId, usage);
-      if (usages.size > maxSessions) usages.delete(usages.keys().next().value as string);
+    set(key, value) {
+      entries.delete(key);
+      entries.set(key, value);
+      if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
+    },
+    delete: (key) => void entries.delete(key),
+  };
+}
+
+/** Creates a manager whose summaries, when the upstream writes them, are asked with `current()`'s request. */
+export type ManagerFactory = (current: () => UpstreamRequest | undefined) => ContextManager<Message>;
+
+/** Warm managers by key, each preparing one request at a time. */
+export interface WarmManagers {
+  /** Prepares `messages` on the manager of `key` (created with `create` when it has none) for `request`. */
+  prepare(key: string, create: ManagerFactory, request: UpstreamRequest, messages: readonly Message[], options: PrepareOptions): Promise<PrepareResult<Message>>;
+}
+
+interface WarmManager {
+  manager: ContextManager<Message>;
+  /** The latest request handed to it, kept only while one is in flight (it holds credentials). */
+  request: UpstreamRequest | undefined;
+  inFlight: number;
+}
+
+/** At most `maxManagers` warm managers. */
+export function createWarmManagers(maxManagers: number): WarmManagers {
+  const managers = createLruMap<WarmManager>(maxManagers);
+  return {
+    async prepare(key, create, request, messages, options) {
+      let warm = managers.get(key);
+      if (warm === undefined) {
+        const created: WarmManager = { manager: create(() => created.request), request: undefined, inFlight: 0 };
+        warm = created;
+        managers.set(key, warm);
+      }
+      // two requests of one key at once: the summary goes with the later one's, which share the session and the credential
+      warm.request = request;
+      warm.inFlight += 1;
+      try {
+        return await warm.manager.prepare(messages, options);
+      } finally {
+        warm.inFlight -= 1;
+        if (warm.inFlight === 0) warm.request = undefined;
+      }
     },
   };
 }

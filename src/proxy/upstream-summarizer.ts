@@ -8,7 +8,7 @@
  */
 import { computeSummaryMaxTokens, createLlmSummarizer } from '../core/compact/summarize-with-llm.js';
 import { buildSummaryInstruction } from '../core/compact/summary-prompt.js';
-import type { LlmClient, LlmSummarizeOptions, Summarizer, SummarizerOptions } from '../core/ports.js';
+import type { LlmClient, LlmSummarizeOptions, SummarizerOptions } from '../core/ports.js';
 import type { Message } from '../core/types.js';
 import { createAnthropicLlmClient, type AnthropicLike, type AnthropicMessageLike } from '../infrastructure/anthropic-client.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
@@ -123,17 +123,19 @@ async function summarizeWithAnthropic(request: UpstreamRequest, messages: readon
   );
 }
 
-/** A summarizer that asks the upstream `request` was going to, with its credentials and model. */
-export function createUpstreamSummarizer(request: UpstreamRequest): Summarizer {
-  return {
-    summarize(messages, options) {
-      if (request.route.provider === 'anthropic') return summarizeWithAnthropic(request, messages, options);
-      const summarizer = createLlmSummarizer(createOpenAIClient(request), {
-        model: String(request.body.model),
-        tokenCounter: defaultTokenCounter,
-        tokenCounterEncoding: 'o200k_base',
-      });
-      return summarizer.summarize(messages, options);
-    },
-  };
+/**
+ * Asks the upstream `request` was going to for the summary of `messages`, with its credentials
+ * and model.
+ *
+ * @throws when there is no request (a compaction outside one).
+ */
+export function summarizeUpstream(request: UpstreamRequest | undefined, messages: readonly Message[], options: SummarizerOptions): Promise<string> {
+  if (request === undefined) return Promise.reject(new Error('no request to ask the summary with'));
+  if (request.route.provider === 'anthropic') return summarizeWithAnthropic(request, messages, options);
+  const summarizer = createLlmSummarizer(createOpenAIClient(request), {
+    model: String(request.body.model),
+    tokenCounter: defaultTokenCounter,
+    tokenCounterEncoding: 'o200k_base',
+  });
+  return summarizer.summarize(messages, options);
 }
