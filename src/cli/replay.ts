@@ -208,7 +208,7 @@ export async function runReplay(args: readonly string[]): Promise<void> {
   if (htmlPath !== undefined) lines.push(`  chart: ${toTerminalText(htmlPath)}`);
   lines.push(
     style.dim(
-      `  Tokens are local estimates (o200k_base); costs are estimates at one input price, and with prompt caching (the previous request's prefix read at ${report.cacheReadRatio}x, the rest written at ${report.cacheWriteRatio}x).`,
+      `  Tokens are local estimates (o200k_base); costs at one input price, and with prompt caching (the previous request's prefix read at ${report.cacheReadRatio}x, the rest written at ${report.cacheWriteRatio}x).`,
     ),
   );
   await writeStandardOutput(`${lines.join('\n')}\n`);
