@@ -6,7 +6,7 @@
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { AIMessage, HumanMessage, mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { MemorySaver, REMOVE_ALL_MESSAGES as LANGGRAPH_REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
 import { createAgent, fakeModel } from 'langchain';
@@ -53,7 +53,8 @@ function callTool(name: string, args: Record<string, unknown>, id: string): AIMe
 /** The contents of every file under `root`. */
 async function readOffloadedFiles(root: string): Promise<string[]> {
   const files = await readdir(root, { recursive: true, withFileTypes: true });
-  return Promise.all(files.filter((file) => file.isFile()).map((file) => readFile(join(file.parentPath, file.name), 'utf8')));
+  // offloaded content only: the session's records (`.records/*.json`) are not
+  return Promise.all(files.filter((file) => file.isFile() && file.name.endsWith('.md')).map((file) => readFile(join(file.parentPath, file.name), 'utf8')));
 }
 
 /** A tool whose results stay in the history (it is excluded from offload in the tests). */
@@ -317,6 +318,48 @@ describe('one agent, many conversations (LangGraph threads)', () => {
     sessions.get('a');
     sessions.get('b'); // created again
     expect(created).toEqual(['a', 'b', 'c', 'b']);
+  });
+});
+
+describe('contextOffloadMiddleware in a server that keeps nothing between requests', () => {
+  it('with a new agent and middleware per request and the raw history rebuilt from JSON, compacts once and keeps every prompt\'s prefix', async () => {
+    const turns = 8;
+    const notes = Object.fromEntries(Array.from({ length: turns }, (_, turn) => [`n${turn}`, buildPage(`note-${turn}`, 24)]));
+    let model = fakeModel();
+    for (let turn = 0; turn < turns; turn += 1) model = model.respond(callTool('read_notes', { name: `n${turn}` }, `call_${turn}`)).respond(new AIMessage(`Noted ${turn}.`));
+    let compactions = 0;
+    // what the server keeps: the raw conversation, as JSON
+    let saved = JSON.stringify(mapChatMessagesToStoredMessages([]));
+    for (let turn = 0; turn < turns; turn += 1) {
+      const history = [...mapStoredMessagesToChatMessages(JSON.parse(saved) as never), new HumanMessage(`Read note ${turn}.`)];
+      const middleware = await contextOffloadMiddleware({
+        outputDir: directory,
+        sessionId: 'chat-7',
+        excludeTools: ['read_notes'],
+        contextTokenLimit: 5000,
+        logger: { warn: () => undefined },
+        onCompact: () => void (compactions += 1),
+      });
+      const agent = createAgent({ model, tools: [buildNotesTool(notes)], middleware: [middleware] });
+      const before = model.callCount;
+      const result = await agent.invoke({ messages: history });
+      expect(model.callCount).toBe(before + 2);
+      // the server appends what this turn added to its raw history: the call, its result, the answer
+      const added = result.messages.slice(-3);
+      saved = JSON.stringify(mapChatMessagesToStoredMessages([...history, ...added]));
+    }
+
+    expect(compactions).toBe(1);
+    // what a provider receives of each message: LangGraph gives each message in the state an id of its own, which no provider is sent
+    const sent = model.calls.map((call) => mapChatMessagesToStoredMessages(call.messages).map(({ type, data }) => JSON.stringify({ type, data: { ...data, id: undefined } })));
+    let changes = 0;
+    for (let index = 1; index < sent.length; index += 1) {
+      const previous = sent[index - 1]!;
+      if (sent[index]!.slice(0, previous.length).join('\n') !== previous.join('\n')) changes += 1;
+    }
+    const prompts = sent.map((messages) => messages.join('\n'));
+    expect(prompts.some((prompt) => prompt.includes('[Conversation compressed]'))).toBe(true);
+    expect(changes).toBe(1);
   });
 });
 

@@ -9,7 +9,6 @@
  */
 import { describeValue, InvalidOptionError } from '../../core/errors.js';
 import { sameMessages } from '../same-messages.js';
-import { reusePreviousMessages } from './reuse-prompt.js';
 import { assertContextManager, type AiSdkContextManager } from './types.js';
 
 /** The part of the AI SDK's call options (`LanguageModelV3CallOptions`/`V4`) the middleware reads. */
@@ -58,10 +57,10 @@ export function toProviderPrompt(messages: readonly unknown[]): unknown[] {
  * Creates a `wrapLanguageModel` middleware that runs the context manager on the prompt of every
  * model call: large tool results are offloaded, and an over-limit history compacted, before the
  * provider sees them. The history your loop keeps is not changed (`responseMessages` keep the
- * raw outputs): each call starts again from the full prompt. Messages equal to those of the
- * previous call are recognised, so the manager applies the decisions it took (the same
- * references, the same summary) without converting, counting or summarizing again. Prefer
- * `createPrepareStep` where you can reach the loop; use this where you cannot.
+ * raw outputs): each call starts again from the full prompt, and the manager, whose decisions
+ * are kept in its store and keyed by content, applies the ones it took (the same references,
+ * the same summary) without summarizing again. Prefer `createPrepareStep` where you can reach
+ * the loop; use this where you cannot.
  *
  * @param manager - `createContextManager({ format: 'ai-sdk', ... })`.
  * @throws {InvalidOptionError} when `manager` is not a context manager; `transformParams`
@@ -74,8 +73,6 @@ export function toProviderPrompt(messages: readonly unknown[]): unknown[] {
  */
 export function createContextMiddleware(manager: AiSdkContextManager): AiSdkContextMiddleware {
   assertContextManager(manager);
-  // The previous call's prompt: its messages stand in for equal ones of the next call.
-  let previous: readonly unknown[] = [];
   return {
     specificationVersion: 'v3',
     async transformParams<PARAMS extends AiSdkCallParams>({ params }: AiSdkTransformParamsOptions<PARAMS>): Promise<PARAMS> {
@@ -83,10 +80,8 @@ export function createContextMiddleware(manager: AiSdkContextManager): AiSdkCont
       if (!Array.isArray(prompt)) {
         throw new InvalidOptionError(`params.prompt must be an array of provider messages, got ${describeValue(prompt)}`);
       }
-      const stable = reusePreviousMessages(prompt, previous);
-      previous = stable;
-      const result = await manager.prepare(stable);
-      if (sameMessages(result.messages, stable)) return params;
+      const result = await manager.prepare(prompt);
+      if (sameMessages(result.messages, prompt)) return params;
       return { ...params, prompt: toProviderPrompt(result.messages) };
     },
   };

@@ -4,11 +4,11 @@
  *
  * The two majors differ in what a returned `messages` does: `ai` 7 carries it forward to the next
  * steps, `ai` 6 uses it for this step only and rebuilds the next step's messages from the
- * originals. Both are served by re-applying the manager every step, and by remembering the last
- * step's input and output: when the next step's messages start with that input (`ai` 6), the
- * prepared output replaces it, so a compaction is not redone; when they start with the output
- * (`ai` 7), they are prepared as they are. The manager never changes a decision it took, so its
- * own output passes through it unchanged.
+ * originals. Both are served by running the manager every step on whatever messages the SDK
+ * hands over: its decisions are kept in its store and keyed by content, so the originals come
+ * back offloaded and compacted as before (nothing is summarized twice), and its own output
+ * passes through it unchanged. The hook keeps only what it needs to pass the provider's usage
+ * figure on: how many messages the previous step sent.
  */
 import { describeValue, InvalidOptionError } from '../../core/errors.js';
 import type { LastUsage } from '../../core/tokens.js';
@@ -47,15 +47,18 @@ interface PreparedStep {
   stepNumber: number | undefined;
 }
 
-/** The provider's count for the request the previous step sent, when that request is known. */
-function lastUsageOf(
-  options: AiSdkPrepareStepOptions<unknown>,
-  previous: PreparedStep,
-): LastUsage | undefined {
+/**
+ * The provider's count for the request the previous step sent, when this step's messages start
+ * with what it sent (`ai` 7), or with what it was given (`ai` 6 rebuilt them from the originals):
+ * the figure counts the messages as sent, which is how the manager reads it.
+ */
+function lastUsageOf(options: AiSdkPrepareStepOptions<unknown>, messages: readonly unknown[], previous: PreparedStep): LastUsage | undefined {
   const steps = options.steps;
   if (steps === undefined || steps.length === 0) return undefined;
   // Only the step right after the one prepared here sent `previous.output`.
   if (options.stepNumber === undefined || previous.stepNumber === undefined || options.stepNumber !== previous.stepNumber + 1) return undefined;
+  const aligned = startsWith(messages, previous.output) || startsWith(messages, previous.input);
+  if (!aligned) return undefined;
   const inputTokens = steps[steps.length - 1]?.usage?.inputTokens;
   if (typeof inputTokens !== 'number' || !Number.isFinite(inputTokens) || inputTokens < 0) return undefined;
   return { inputTokens, messageCount: previous.output.length };
@@ -67,10 +70,12 @@ function lastUsageOf(
  * gate passes, and the history compacted when it is still over the trigger. It returns the
  * prepared `messages` when anything changed, and `undefined` otherwise (the SDK then sends its
  * own). Works with `ai` 6 (where a returned `messages` lasts one step) and `ai` 7 (where it
- * carries forward): a compaction is done once, not again at every step.
+ * carries forward): a compaction is done once, not again at every step, and not again in the
+ * next request either: a route handler that rebuilds the history from JSON and creates a new
+ * manager and hook per request gets the same messages, since the manager's decisions are kept
+ * in its store.
  *
- * Use one hook (and one manager) per conversation. To combine it with a `prepareStep` of your
- * own, call it inside yours and pass its `messages` on.
+ * To combine it with a `prepareStep` of your own, call it inside yours and pass its `messages` on.
  *
  * @param manager - `createContextManager({ format: 'ai-sdk', ... })`.
  * @throws {InvalidOptionError} when `manager` is not a context manager; the hook itself rejects
@@ -92,19 +97,8 @@ export function createPrepareStep(manager: AiSdkContextManager): AiSdkPrepareSte
     if (!Array.isArray(messages)) {
       throw new InvalidOptionError(`prepareStep options.messages must be an array of AI SDK messages, got ${describeValue(messages)}`);
     }
-    let candidate: readonly unknown[] = messages;
-    let lastUsage: LastUsage | undefined;
-    if (previous !== undefined) {
-      const known = previous;
-      if (startsWith(messages, known.output)) {
-        lastUsage = lastUsageOf(options, known);
-      } else if (startsWith(messages, known.input)) {
-        // ai 6: the SDK rebuilt the history from its originals; put back what was sent instead.
-        candidate = [...known.output, ...messages.slice(known.input.length)];
-        lastUsage = lastUsageOf(options, known);
-      }
-    }
-    const result = await manager.prepare(candidate, lastUsage === undefined ? {} : { lastUsage });
+    const lastUsage = previous === undefined ? undefined : lastUsageOf(options, messages, previous);
+    const result = await manager.prepare(messages, lastUsage === undefined ? {} : { lastUsage });
     previous = { input: messages, output: result.messages, stepNumber: options.stepNumber };
     return sameMessages(result.messages, messages) ? undefined : { messages: result.messages as MESSAGE[] };
   };

@@ -1,8 +1,9 @@
 /**
- * One context manager per LangGraph thread. An agent is usually created once and invoked for
- * many conversations (`configurable.thread_id`); each conversation gets its own manager (its
- * decisions, its calibration) and its own session in the store, so the read tool of one thread
- * cannot open another thread's references.
+ * One session per LangGraph thread. An agent is usually created once and invoked for many
+ * conversations (`configurable.thread_id`); each conversation gets its own session in the store,
+ * so the read tool of one thread cannot open another thread's references. The managers kept
+ * here only spare work: a manager's decisions live in its session's store, so a thread whose
+ * manager was dropped (or a restarted server) gets the same messages from a new one.
  */
 import { DEFAULT_SESSION_ID } from '../../core/defaults.js';
 import { isSafePathSegment } from '../../core/safe-path.js';
@@ -10,7 +11,7 @@ import { isSafePathSegment } from '../../core/safe-path.js';
 /** The session of invocations without a `thread_id`: the context manager's own default. */
 export const DEFAULT_THREAD_SESSION = DEFAULT_SESSION_ID;
 
-/** Most managers kept at once; the least recently used goes first (its thread then starts a fresh one). */
+/** Most managers kept at once; the least recently used goes first (its thread then gets a new one, which finds its session's records). */
 export const MAX_THREAD_MANAGERS = 1000;
 
 /** The longest readable part of a session built from an unsafe thread id. */

@@ -9,7 +9,8 @@ import { describeValue, InvalidOptionError } from '../../core/errors.js';
 import type { ContextAction } from '../../core/manage/types.js';
 import { resolveAgentsContext, type AgentsContextManager } from './context-source.js';
 import { sameMessages, startsWith } from '../same-messages.js';
-import { createSameItem, preparedHistoriesOf } from './prepared-histories.js';
+import { keepRunInput } from './run-input.js';
+import { createSameItem } from './same-item.js';
 
 /** What one compaction of the stored history did, for {@link CompactingSessionOptions.onRewrite}. */
 export interface SessionRewrite {
@@ -55,10 +56,10 @@ function assertSession(session: unknown): asserts session is Session {
  * the stored items (new large tool outputs offloaded to the store, older ones batch-offloaded,
  * the history compacted into a summary when it is over the trigger), and when that changed
  * anything, the session is rewritten with the result (`clearSession()`, then `addItems()`). The
- * next `run()` over the session starts from that history. When an input filter made with the
- * same manager (`createCallModelInputFilter`) already offloaded or compacted this history during
- * the run, what it sent is what gets stored: nothing is summarized twice. Every other call goes
- * to the wrapped session as it is.
+ * next `run()` over the session starts from that history. When an input filter over the same
+ * store and session (`createCallModelInputFilter`) already offloaded or compacted this history
+ * during the run, what it sent is what gets stored: the manager's records hold it, so nothing is
+ * summarized twice. Every other call goes to the wrapped session as it is.
  *
  * The runner's compaction arguments (`responseId`, `compactionMode`, `store`, `force`) are for
  * the OpenAI Responses compaction endpoint and are not used: the manager's own trigger decides.
@@ -83,7 +84,6 @@ function assertSession(session: unknown): asserts session is Session {
 export function createCompactingSession(session: Session, manager: AgentsContextManager, options: CompactingSessionOptions = {}): CompactingSession {
   assertSession(session);
   const context = resolveAgentsContext(manager);
-  const histories = preparedHistoriesOf<AgentInputItem>(context.manager);
   const onRewrite = options?.onRewrite;
   if (onRewrite !== undefined && typeof onRewrite !== 'function') {
     throw new InvalidOptionError(`onRewrite must be a function, got ${describeValue(onRewrite)}`);
@@ -110,18 +110,17 @@ export function createCompactingSession(session: Session, manager: AgentsContext
   const runCompaction = async (_args?: unknown, runContext?: unknown): Promise<OpenAIResponsesCompactionResult | null> => {
     const stored = await readAll(runContext);
     if (stored.length === 0) return null;
-    // What the input filter (made with the same manager) sent for this history, when it did:
-    // stored as it was sent, rather than summarized a second time.
-    const known = histories.find(stored);
-    const history = known === undefined ? stored : [...known.prepared, ...stored.slice(known.source.length)];
-    const result = await context.manager.prepare(history);
+    // A compaction the input filter made of this history (with the same manager's store) is
+    // recorded there: it comes back as it was sent, rather than summarized a second time.
+    const result = await context.manager.prepare(stored);
+    const prepared = keepRunInput(result.messages, stored);
     // Sessions hand out copies, and drop the ids of the model's calls: items match by content.
     const sameItem = createSameItem();
-    if (sameMessages<unknown>(result.messages, stored, sameItem)) return null;
+    if (sameMessages<unknown>(prepared, stored, sameItem)) return null;
     // Whatever was added while the manager worked goes after the prepared history.
     const current = await readAll(runContext);
     if (!startsWith<unknown>(current, stored, sameItem)) return null;
-    const next = [...result.messages, ...current.slice(stored.length)];
+    const next = [...prepared, ...current.slice(stored.length)];
     await rewrite(next, current, runContext);
     onRewrite?.({ itemsBefore: current.length, itemsAfter: next.length, actions: result.actions });
     return null;
