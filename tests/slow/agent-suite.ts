@@ -1,0 +1,75 @@
+/**
+ * The suite each real agent goes through: the scripted session run once straight against the
+ * model and once through the proxy, then what the model received checked turn by turn.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { installAgent, type AgentInstall, type AgentPackage } from './agents.js';
+import { runAgent, totalBytes, type AgentCommand, type AgentRun } from './agent-run.js';
+import { reportRun } from './run-report.js';
+import { READ_BACK_TURN, TOOL_TURNS, type AgentDialect } from './scripted-model.js';
+
+/** One agent's suite. */
+export interface AgentSuite {
+  /** What the report and the titles call it. */
+  name: string;
+  agent: AgentPackage;
+  dialect: AgentDialect;
+  command(path: string): AgentCommand;
+  /** The tool the agent opens a reference with, for the title. */
+  readBackTool: string;
+  /** The window given to the proxy: the session's history outgrows it about halfway. */
+  window: number;
+}
+
+/** Declares the suite of one agent. */
+export function describeAgentThroughProxy(suite: AgentSuite): void {
+  let install: AgentInstall;
+  let direct: AgentRun;
+  let proxied: AgentRun;
+
+  beforeAll(async () => {
+    install = await installAgent(suite.agent);
+    if ('skipReason' in install) return;
+    const agent = suite.command(install.path);
+    direct = await runAgent({ dialect: suite.dialect, agent });
+    proxied = await runAgent({ dialect: suite.dialect, agent, proxyWindow: suite.window });
+    reportRun(suite.name, direct, proxied);
+  });
+
+  const large = (run: AgentRun) => run.observations.filter((observation) => observation.previousStep === 'big-file' || observation.previousStep === 'test-log');
+
+  describe(`${suite.name} ${suite.agent.version} through the proxy`, () => {
+    it('runs the whole scripted session, directly and through the proxy', (context) => {
+      if ('skipReason' in install) context.skip(install.skipReason);
+      for (const run of [direct, proxied]) {
+        expect(run.exitCode, run.stderr).toBe(0);
+        expect(run.stdout).toContain('Done.');
+        expect(run.observations).toHaveLength(TOOL_TURNS + 1);
+      }
+    });
+
+    it('gets every large output to the model as a reference to a file, which it is not without the proxy', (context) => {
+      if ('skipReason' in install) context.skip(install.skipReason);
+      expect(large(proxied).length).toBeGreaterThanOrEqual(20);
+      expect(large(proxied).filter((observation) => !observation.resultIsReference)).toEqual([]);
+      expect(large(direct).every((observation) => !observation.resultIsReference && observation.resultChars > 2000)).toBe(true);
+    });
+
+    it(`brings a reference's content back when ${suite.readBackTool} opens it`, (context) => {
+      if ('skipReason' in install) context.skip(install.skipReason);
+      const readBack = proxied.observations[READ_BACK_TURN + 1];
+      expect(readBack?.previousStep).toBe('read-back');
+      expect(readBack?.resultIsReference).toBe(false);
+      expect(readBack?.resultHoldsMarker).toBe(true);
+    });
+
+    it('compacts the session once it outgrows the window, and sends the model fewer bytes', (context) => {
+      if ('skipReason' in install) context.skip(install.skipReason);
+      expect(proxied.events.some((event) => event.actions.some((action) => action.type === 'compact'))).toBe(true);
+      expect(proxied.observations.some((observation) => observation.summaryHash !== undefined)).toBe(true);
+      expect(totalBytes(proxied)).toBeLessThan(totalBytes(direct) / 2);
+      // the manager's own warnings (an over-target compaction in a small window) are fine; a proxy failure is not
+      expect(proxied.warnings.filter((warning) => warning.startsWith('agent-context proxy'))).toEqual([]);
+    });
+  });
+}
