@@ -56,7 +56,7 @@ export interface ProxyHandlerOptions {
   /**
    * The base URL every request is sent on to (`https://api.anthropic.com`, a gateway, a local
    * server); its path is put before the request's (`https://host/api` + `/v1/messages`).
-   * @default by request: `https://api.anthropic.com` for `/v1/messages...` or a request with an `anthropic-version` header, else `https://api.openai.com`
+   * @default by request: `https://api.openai.com` for the OpenAI routes and for a request with an `authorization` header but no `anthropic-version` one, else `https://api.anthropic.com`
    */
   upstream?: string | undefined;
   /**

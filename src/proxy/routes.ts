@@ -102,11 +102,13 @@ export function matchRoute(method: string | undefined, url: string | undefined):
 
 /**
  * Who a request is addressed to, for a route the proxy does not manage: Anthropic when the path
- * is under `/v1/messages` or the request carries an `anthropic-version` header, else OpenAI.
+ * is under `/v1/messages` or the request carries an `anthropic-version` header; OpenAI when it
+ * carries only an `authorization` header (the OpenAI SDKs' bearer key); Anthropic otherwise
+ * (Claude Code's connectivity check carries no header at all).
  */
 export function guessProvider(url: string | undefined, headers: Readonly<Record<string, unknown>>): ProxyProvider {
   if (url?.startsWith('/v1/messages') === true || headers['anthropic-version'] !== undefined) return 'anthropic';
-  return 'openai';
+  return headers.authorization !== undefined ? 'openai' : 'anthropic';
 }
 
 const ANTHROPIC_ERROR_TYPES: Readonly<Record<ProxyErrorKind, string>> = {

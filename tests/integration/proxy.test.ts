@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { isAbsolute } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { guessProvider } from '../../src/proxy/routes.js';
 import { sendRaw, startProxy, type RunningProxy } from './proxy-harness.js';
 import {
   anthropicBody,
@@ -260,5 +261,13 @@ describe('other routes', () => {
     expect(reply.status).toBe(429);
     expect(reply.headers['retry-after']).toBe('7');
     expect(JSON.parse(reply.body.toString('utf8'))).toEqual({ type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } });
+  });
+
+  it('picks the default upstream of a request it does not manage from its headers', () => {
+    expect(guessProvider('/v1/models', { authorization: 'Bearer sk-openai-one' })).toBe('openai');
+    expect(guessProvider('/v1/models', { authorization: 'Bearer oauth', 'anthropic-version': '2023-06-01' })).toBe('anthropic');
+    expect(guessProvider('/v1/messages/count_tokens', { authorization: 'Bearer oauth' })).toBe('anthropic');
+    // Claude Code's connectivity check, HEAD /api/hello, carries no credential
+    expect(guessProvider('/api/hello', {})).toBe('anthropic');
   });
 });
