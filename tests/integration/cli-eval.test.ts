@@ -62,7 +62,7 @@ function writeManyFiles(count: number): Message[] {
   return messages;
 }
 
-describe('agent-context eval on the demo sample (issue 10)', () => {
+describe('agent-context eval on the demo sample', () => {
   it('reads the probes off the raw transcript: the task, the three edited files, the last read, the last command', async () => {
     const report = await evaluateJson([SAMPLE]);
     expect(subjectsOf(report, 'task')).toEqual(['CI has been red on main since #412 (half-even rounding) was merged: `npm test` f']);
@@ -146,7 +146,7 @@ function toClaudeCodeLog(messages: readonly Message[]): string {
   return `${lines.join('\n')}\n`;
 }
 
-describe('agent-context eval on Claude Code logs (issue 10)', () => {
+describe('agent-context eval on Claude Code logs', () => {
   it('reads a session log: the probes come from the rebuilt conversation', async () => {
     const file = join(directory.path, 'session.jsonl');
     await writeFile(file, toClaudeCodeLog(JSON.parse(await readFile(SAMPLE, 'utf8')) as Message[]));
@@ -208,7 +208,7 @@ describe('agent-context eval on a Claude Code review started with a slash comman
   });
 });
 
-describe('agent-context eval --provider: compare summarizers on the same transcript (issue 10)', () => {
+describe('agent-context eval --provider: compare summarizers on the same transcript', () => {
   let server: FakeProviderServer;
   beforeEach(async () => {
     server = await startFakeProviderServer();
@@ -233,7 +233,7 @@ describe('agent-context eval --provider: compare summarizers on the same transcr
   });
 });
 
-describe('agent-context eval: bad input (issue 10)', () => {
+describe('agent-context eval: bad input', () => {
   it('a transcript without an assistant message: one line, exit 1, nothing written', async () => {
     const file = join(directory.path, 'short.json');
     await writeFile(file, JSON.stringify([{ role: 'system', content: 'S' }, { role: 'user', content: 'Hello?' }]));

@@ -49,7 +49,7 @@ function assistantIndices(messages: readonly Message[]): number[] {
   return messages.flatMap((message, index) => (message.role === 'assistant' ? [index] : []));
 }
 
-describe('agent-context replay on the demo sample (issue 10)', () => {
+describe('agent-context replay on the demo sample', () => {
   it('replays one model request per assistant message; without the manager each sends the raw history before it', async () => {
     const messages = JSON.parse(await readFile(SAMPLE, 'utf8')) as Message[];
     const report = await replayJson([SAMPLE, '--window', '2500']);
@@ -138,7 +138,7 @@ describe('agent-context replay on the demo sample (issue 10)', () => {
   });
 });
 
-describe('agent-context replay on other transcripts (issue 10)', () => {
+describe('agent-context replay on other transcripts', () => {
   it('reads a Claude Code session log', async () => {
     const messages = await readFixtureMessages('claude-code-session.jsonl');
     const report = await replayJson([fixturePath('claude-code-session.jsonl'), '--window', '100k']);
@@ -175,7 +175,7 @@ describe('agent-context replay on other transcripts (issue 10)', () => {
   });
 });
 
-describe('agent-context replay --provider: summaries from an LLM over HTTP (issue 10)', () => {
+describe('agent-context replay --provider: summaries from an LLM over HTTP', () => {
   let server: FakeProviderServer;
   beforeEach(async () => {
     server = await startFakeProviderServer();
@@ -193,7 +193,7 @@ describe('agent-context replay --provider: summaries from an LLM over HTTP (issu
   });
 });
 
-describe('agent-context replay: bad input (issue 10)', () => {
+describe('agent-context replay: bad input', () => {
   it('a transcript without an assistant message: one line, exit 1, nothing written', async () => {
     const file = join(directory.path, 'short.json');
     await writeFile(file, JSON.stringify([{ role: 'user', content: 'Hello?' }]));
@@ -341,7 +341,7 @@ function runChromium(args: readonly string[], userDataDir: string): Promise<{ ex
 const chromiumMissing = !existsSync(CHROMIUM);
 if (chromiumMissing) console.warn(`[skipped] replay --html in a browser (tests/integration/cli-replay.test.ts): ${CHROMIUM} does not exist (apt-get install -y chromium)`);
 
-describe.skipIf(chromiumMissing)('agent-context replay --html in headless Chromium (issue 10)', () => {
+describe.skipIf(chromiumMissing)('agent-context replay --html in headless Chromium', () => {
   it('writes a page the browser renders with both curves, one point per request', { timeout: 120_000 }, async () => {
     const html = join(directory.path, 'report.html');
     const run = await replay([SAMPLE, '--window', '2500', '--html', html]);

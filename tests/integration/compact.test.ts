@@ -44,7 +44,7 @@ function options(extra: CompactOptions = {}): CompactOptions & { logger: ReturnT
   return { workDir, force: true, summarizer: createScriptedSummarizer(['the summary']), logger: createRecordingLogger(), ...extra } as never;
 }
 
-describe('compactMessages on the file system (spec 05 UC-001, v1 F-006)', () => {
+describe('compactMessages on the file system', () => {
   it('archives Rest as indented JSON under <workDir>/.compact/default and restores real files', async () => {
     const input = history();
     const result = await compactMessages(input, options());
@@ -115,7 +115,7 @@ describe('compactMessages on the file system (spec 05 UC-001, v1 F-006)', () => 
     expect(result.originalMessagesPath?.startsWith(join(outsideDir, 'archive', 'default'))).toBe(true);
   });
 
-  it('UC-006: leaves the history as it was when the summarizer keeps failing', async () => {
+  it('leaves the history as it was when the summarizer keeps failing', async () => {
     const input = history();
     const result = await compactMessages(input, options({ summarizer: createScriptedSummarizer([new Error('down')]), retryBaseDelayMs: 0 }));
     expect(result).toMatchObject({ compacted: false, skippedReason: 'summarizer-failed' });
@@ -123,7 +123,7 @@ describe('compactMessages on the file system (spec 05 UC-001, v1 F-006)', () => 
   });
 });
 
-describe('file restoration on the file system (spec 05 F-005, DESIGN §8)', () => {
+describe('file restoration on the file system', () => {
   it('skips a symlink inside workDir that points outside it, with a warning', async () => {
     await symlink(join(outsideDir, 'secret.env'), join(workDir, 'innocent.txt'));
     await symlink(outsideDir, join(workDir, 'linked-dir'));
@@ -150,7 +150,7 @@ describe('file restoration on the file system (spec 05 F-005, DESIGN §8)', () =
     for (const warning of logger.warnings) expect(warning).toMatch(/outside workDir/);
   });
 
-  it('skips a deleted file and a directory, with warnings (UC-003)', async () => {
+  it('skips a deleted file and a directory, with warnings', async () => {
     const logger = createRecordingLogger();
     const restored = await restoreRecentFiles([...readFileTurn('README.md'), ...readFileTurn('deleted.ts'), ...readFileTurn('src')], { workDir, logger });
     expect(restored).toHaveLength(1);

@@ -1,5 +1,5 @@
 /**
- * The public `compactMessages`: environment at call time, summarizer selection (DESIGN §6),
+ * The public `compactMessages`: environment at call time, summarizer selection,
  * eager validation. The Anthropic client factory is replaced so no SDK or network is used.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -48,7 +48,7 @@ function createRecordingClient(reply = 'LLM summary', defaultModel?: string | nu
   return defaultModel === undefined ? client : { ...client, defaultModel };
 }
 
-describe('compactMessages: who writes the summary (DESIGN §6)', () => {
+describe('compactMessages: who writes the summary', () => {
   it('uses summarizer first, over llmClient and ANTHROPIC_API_KEY', async () => {
     process.env.ANTHROPIC_API_KEY = 'sk-test';
     const { options } = createPorts();
@@ -60,7 +60,7 @@ describe('compactMessages: who writes the summary (DESIGN §6)', () => {
     expect(createAnthropicLlmClient).not.toHaveBeenCalled();
   });
 
-  it('wraps llmClient with the spec 05 prompt and summaryModel', async () => {
+  it('wraps llmClient with the package summary prompt and summaryModel', async () => {
     process.env.ANTHROPIC_API_KEY = 'sk-test';
     process.env.SUMMARY_MODEL = 'model-from-env';
     const { options } = createPorts();
@@ -160,7 +160,7 @@ describe('compactMessages: result.summarizer names the summarizer chosen', () =>
   });
 });
 
-describe('compactMessages: the summary model (DESIGN §8: the OpenAI client has no default model)', () => {
+describe('compactMessages: the summary model: the OpenAI client has no default model', () => {
   it('rejects a client with no default model (an OpenAI client) when no model is given, before writing anything', async () => {
     const { options, fileSystem } = createPorts();
     const llmClient = createRecordingClient('never', null);
@@ -301,7 +301,7 @@ describe('compactMessages: the default clock and timer', () => {
 });
 
 describe('restoreRecentFiles (public piece)', () => {
-  it('returns the restored file messages (spec 05 F-005 output)', async () => {
+  it('returns the restored file messages', async () => {
     const { fileSystem, logger } = createPorts();
     expect(await restoreRecentFiles(history, { workDir: '/work', fileReader: fileSystem.reader, logger, tokenCounter: charCounter })).toEqual([
       { role: 'user', content: '[Restored after compact] a.ts:\nA' },

@@ -11,7 +11,7 @@ import { InvalidOptionError, UnsafePathError } from '../../src/core/errors.js';
 
 const cwd = '/home/agent/project';
 
-describe('resolveCompactOptions (DESIGN §6)', () => {
+describe('resolveCompactOptions', () => {
   it('applies every default', () => {
     expect(resolveCompactOptions({}, {}, cwd)).toEqual({
       contextTokenLimit: 200_000,
@@ -128,7 +128,7 @@ describe('resolveRestoreOptions', () => {
   });
 });
 
-describe('resolveSummaryModel (DESIGN §8: the OpenAI client has no default model)', () => {
+describe('resolveSummaryModel: the OpenAI client has no default model', () => {
   const client = (defaultModel?: string | null): LlmClient =>
     defaultModel === undefined ? { summarize: async () => 's' } : { summarize: async () => 's', defaultModel };
 

@@ -6,7 +6,7 @@ import { charCounter, createCountingCounter } from './compact-fixtures.js';
 
 const MARKER = /\n\n\[… summary cut to its budget of [\d,]+ tokens: the summarizer returned [\d,]+ characters\]$/;
 
-describe('fitSummaryToBudget (issue 9: a summary far over its budget)', () => {
+describe('fitSummaryToBudget: a summary far over its budget', () => {
   it('keeps a summary within its budget as it is, exactly at the budget included', () => {
     expect(fitSummaryToBudget('x'.repeat(100), 100, charCounter)).toEqual({ text: 'x'.repeat(100), cut: false });
   });

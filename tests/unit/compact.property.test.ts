@@ -37,7 +37,7 @@ const message: fc.Arbitrary<Message> = fc.record({
 }) as fc.Arbitrary<Message>;
 const history = fc.array(message, { maxLength: 12 });
 
-describe('countTokens invariants (v1 F-001)', () => {
+describe('countTokens invariants', () => {
   it('counts a concatenation as the sum of its parts', () => {
     fc.assert(
       fc.property(history, history, (first, second) => {
@@ -67,7 +67,7 @@ describe('countTokens invariants (v1 F-001)', () => {
   });
 });
 
-describe('restoration invariants (spec 05 F-005)', () => {
+describe('restoration invariants', () => {
   const pathPool = ['a.ts', 'src/b.ts', './src/b.ts', 'docs/c.md', '../outside.txt', '/etc/passwd', 'link/secret', 'missing.ts', 'src/../a.ts', 'big.bin', '/work/src/b.ts'];
   const files: Record<string, string> = {
     '/work/a.ts': 'a'.repeat(30),
@@ -120,7 +120,7 @@ describe('restoration invariants (spec 05 F-005)', () => {
   });
 });
 
-describe('assembly invariants (spec 05 F-006)', () => {
+describe('assembly invariants', () => {
   it('alternates user/assistant after the head, starting with user', () => {
     fc.assert(
       fc.property(

@@ -66,8 +66,8 @@ const automatic: Partial<ResolvedCompactOptions> = { force: false, compactThresh
 /** A user message of exactly `tokens` tokens with the character counter. */
 const messageOfTokens = (tokens: number, role: 'user' | 'assistant' = 'user'): Message => ({ role, content: 'x'.repeat(tokens - MESSAGE_TOKEN_OVERHEAD) });
 
-describe('compactMessagesWith (spec 05)', () => {
-  it('UC-001: replaces everything after Head with the summary pair and restores the recently read files', async () => {
+describe('compactMessagesWith', () => {
+  it('replaces everything after Head with the summary pair and restores the recently read files', async () => {
     const { run, summarizer } = setUp();
     const history = createHistory();
     const result = await run(history);
@@ -91,7 +91,7 @@ describe('compactMessagesWith (spec 05)', () => {
     expect(summarizer.calls[0]?.options).toEqual({ maxWords: 1200 });
   });
 
-  it('F-009: reports the stats of a compaction', async () => {
+  it('reports the stats of a compaction', async () => {
     const { run, ports } = setUp();
     const history = createHistory();
     const result = await run(history);
@@ -101,7 +101,7 @@ describe('compactMessagesWith (spec 05)', () => {
     expect(result.stats.compactionRatio).toBeCloseTo(result.stats.compactedTokenCount / result.stats.originalTokenCount, 12);
   });
 
-  it('UC-002: without read_file calls, yields Head + summary pair only', async () => {
+  it('without read_file calls, yields Head + summary pair only', async () => {
     const { run } = setUp();
     const result = await run([system, { role: 'user', content: 'hello' }, messageOfTokens(1000, 'assistant')]);
     expect(result.compacted).toBe(true);
@@ -110,7 +110,7 @@ describe('compactMessagesWith (spec 05)', () => {
     expect(result.stats.restoredTokenCount).toBe(0);
   });
 
-  it('UC-003 / UC-004: skips a deleted file and a file over the per-file limit, restoring the others', async () => {
+  it('skips a deleted file and a file over the per-file limit, restoring the others', async () => {
     const { run, logger } = setUp({ files: { '/work/big.ts': 'b'.repeat(100), '/work/ok.ts': 'ok' }, resolved: { maxRestoreTokensPerFile: 50 } });
     const result = await run([{ role: 'user', content: 'go' }, ...readFileTurn('ok.ts', readOutput('ok.ts')), ...readFileTurn('deleted.ts'), ...readFileTurn('big.ts', readOutput('big.ts'))]);
     expect(result.compacted).toBe(true);
@@ -120,7 +120,7 @@ describe('compactMessagesWith (spec 05)', () => {
     expect(logger.warnings).toEqual(['restore: skipped "deleted.ts": no file at /work/deleted.ts']);
   });
 
-  describe('trigger (v1 F-002)', () => {
+  describe('trigger', () => {
     // limit 1000 × ratio 0.5 → 500 tokens
     it('compacts a history of exactly the threshold', async () => {
       const { run } = setUp({ resolved: { force: false } });
@@ -186,7 +186,7 @@ describe('compactMessagesWith (spec 05)', () => {
     });
   });
 
-  describe('persistence (v1 F-006)', () => {
+  describe('persistence', () => {
     it('writes the archive of Rest before summarizing', async () => {
       const { run, fileSystem } = setUp();
       const history = createHistory();
@@ -218,7 +218,7 @@ describe('compactMessagesWith (spec 05)', () => {
       expect(logger.warnings[1]).toMatch(/skipped, the history is left as it was \(pass archive: 'best-effort'/);
     });
 
-    it("with archive: 'best-effort', logs an archive write failure and compacts with originalMessagesPath null (v1 F-006)", async () => {
+    it("with archive: 'best-effort', logs an archive write failure and compacts with originalMessagesPath null", async () => {
       const { run, fileSystem, logger } = setUp({ resolved: { archive: 'best-effort' } });
       fileSystem.failWrites = true;
       const result = await run(createHistory());
@@ -229,7 +229,7 @@ describe('compactMessagesWith (spec 05)', () => {
     });
   });
 
-  describe('retry and failure (v1 F-007, UC-006)', () => {
+  describe('retry and failure', () => {
     it('retries a failing summarizer with exponential backoff, then compacts', async () => {
       const { run, sleep, summarizer } = setUp({ script: [new Error('529 overloaded'), new Error('503'), 'finally'] });
       const result = await run(createHistory());
@@ -245,7 +245,7 @@ describe('compactMessagesWith (spec 05)', () => {
       expect(logger.warnings).toEqual(['compact: summary attempt 1 failed (529 overloaded); retrying in 1000 ms']);
     });
 
-    it('UC-006: when every attempt fails, returns the input array itself, summarizer-failed and the last error', async () => {
+    it('when every attempt fails, returns the input array itself, summarizer-failed and the last error', async () => {
       const last = new Error('500 third');
       const { run, sleep, summarizer, logger } = setUp({ script: [new Error('500 first'), new Error('500 second'), last] });
       const history = createHistory();
@@ -368,7 +368,7 @@ describe('compactMessagesWith (spec 05)', () => {
     expect(history).toEqual(snapshot);
   });
 
-  it('UC-005: compacts again after compaction; the previous summary and restored files are compacted too', async () => {
+  it('compacts again after compaction; the previous summary and restored files are compacted too', async () => {
     const { run, summarizer, fileSystem } = setUp({
       files: { '/work/src/a.ts': 'A', '/work/README.md': 'R', '/work/new.ts': 'N' },
       script: ['first summary', 'second summary'],
@@ -411,7 +411,7 @@ describe('compactMessagesWith (spec 05)', () => {
     expect(fileSystem.files.has(archive1)).toBe(true);
   });
 
-  describe('recoverable compaction (issue 9: the summary names its archive and carries a ledger)', () => {
+  describe('recoverable compaction: the summary names its archive and carries a ledger', () => {
     /** A history whose tool results were offloaded (batch, direct, with a preview), with a failed command. */
     function createOffloadedHistory(): Message[] {
       return [
@@ -660,7 +660,7 @@ describe('compactMessagesWith (spec 05)', () => {
     });
   });
 
-  describe('a summary far over its budget (issue 9 faults)', () => {
+  describe('a summary far over its budget', () => {
     const budget = computeSummaryMaxTokens(1200);
     const runaway = 'The same line again and again.\n'.repeat(135_300); // 4 MB
     // what the summarizer returned, as compaction takes it (trimmed)

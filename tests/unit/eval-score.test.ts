@@ -33,7 +33,7 @@ const compacted: Message[] = [
   { role: 'assistant', content: [{ type: 'text', text: 'Understood.' }] },
 ];
 
-describe('eval score: a probe is kept when the compacted text holds it (issue 10)', () => {
+describe('eval score: a probe is kept when the compacted text holds it', () => {
   const score = scoreCompactedContext(subjects, compacted, { archiveReference: '/store/default/compact-1.json' });
   const kind = (name: string) => score.kinds.find((row) => row.kind === name)!;
 
@@ -108,7 +108,7 @@ describe('eval score: every offloaded result one read away, with its gist', () =
   });
 });
 
-describe('the text of a context (issue 10)', () => {
+describe('the text of a context', () => {
   it('holds texts, tool calls with their input, tool results and thinking', () => {
     const text = renderContextText([
       { role: 'user', content: 'plain' },

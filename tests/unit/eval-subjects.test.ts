@@ -10,7 +10,7 @@ function result(id: string, content: string, isError = false): Message {
   return { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content, ...(isError ? { is_error: true } : {}) }] };
 }
 
-describe('eval subjects: the requests (issue 10)', () => {
+describe('eval subjects: the requests', () => {
   it('takes the first request as the task and the last one as the latest request, by their first line', () => {
     const subjects = collectEvalSubjects([
       { role: 'system', content: 'You are a coding agent.' },
@@ -86,7 +86,7 @@ describe('eval subjects: the requests (issue 10)', () => {
   });
 });
 
-describe('eval subjects: files and commands (issue 10)', () => {
+describe('eval subjects: files and commands', () => {
   const messages: Message[] = [
     { role: 'user', content: 'Fix it.' },
     call('r1', 'Read', { file_path: '/app/src/a.ts' }),
@@ -126,7 +126,7 @@ describe('eval subjects: files and commands (issue 10)', () => {
   });
 });
 
-describe('eval subjects: the last error and the offloaded references (issue 10)', () => {
+describe('eval subjects: the last error and the offloaded references', () => {
   it('takes the lines of the last failed result that report the failure, error messages first', () => {
     const log = ['RUN v3.2.4 /repo', '', ' FAIL  tests/round.test.ts > rounds half even', 'AssertionError: expected 101 to be 102', ' Tests  1 failed | 9 passed'].join('\n');
     const subjects = collectEvalSubjects([call('t1', 'run_command', { command: 'npm test' }), result('t1', 'first failure', true), call('t2', 'run_command', { command: 'npm test' }), result('t2', log, true)]);

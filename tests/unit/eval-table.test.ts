@@ -5,7 +5,7 @@ import { scoreCompactedContext } from '../../src/cli/replay/eval-score.js';
 
 const plain = picocolors.createColors(false);
 
-describe('eval table in the terminal (issue 10)', () => {
+describe('eval table in the terminal', () => {
   const score = scoreCompactedContext(
     {
       task: 'Fix it.',

@@ -74,7 +74,7 @@ const history: Message[] = [
   { role: 'user', content: 'Also document the flag in the README, please.' },
 ];
 
-describe('createExtractiveSummarizer (DESIGN §6 offline fallback, spec 05 F-004 sections)', () => {
+describe('createExtractiveSummarizer', () => {
   const summarizer = createExtractiveSummarizer();
 
   it('writes the five sections, in order', async () => {
@@ -163,7 +163,7 @@ describe('createExtractiveSummarizer (DESIGN §6 offline fallback, spec 05 F-004
     await expect(summarizer.summarize(frozen, { maxWords: 50 })).resolves.toEqual(expect.any(String));
   });
 
-  describe('after an earlier compaction (spec 05 UC-005)', () => {
+  describe('after an earlier compaction', () => {
     const earlier = (await_summary: string): Message[] => [
       { role: 'user', content: `[Conversation compressed]\n\n${await_summary}` },
       { role: 'assistant', content: 'Understood. I have the context from the compressed conversation. Continuing work.' },

@@ -35,7 +35,7 @@ const session: Message[] = [
   { role: 'assistant', content: 'Documented.' },
 ];
 
-describe('buildLedger (issue 9: recoverable compaction)', () => {
+describe('buildLedger: recoverable compaction', () => {
   it('keeps the task, the latest request, the files read and edited, the commands and the last error', () => {
     expect(buildLedger(session, { archiveReference: ARCHIVE })).toEqual({
       archiveReference: ARCHIVE,

@@ -16,7 +16,7 @@ function plotRows(lines: readonly string[]): string[] {
   return lines.slice(0, axis).map((line) => line.slice(8));
 }
 
-describe('replay chart in the terminal (issue 10)', () => {
+describe('replay chart in the terminal', () => {
   it.each([1, 7, 15, 72, 500])('fits 80 columns with %d requests', (count) => {
     const lines = renderReplayChart(sawtooth(count), { width: 200, triggerTokens: 27_600, style: plain });
     for (const line of lines) expect(Array.from(line).length).toBeLessThanOrEqual(80);
@@ -68,7 +68,7 @@ describe('replay chart in the terminal (issue 10)', () => {
   });
 });
 
-describe('chart scales and labels (issue 10)', () => {
+describe('chart scales and labels', () => {
   it.each([
     [950, '950'],
     [2594, '2.6k'],

@@ -31,7 +31,7 @@ function catchError(run: () => unknown): unknown {
   throw new Error('expected an error');
 }
 
-describe('replay --window: a token count as people write it (issue 10)', () => {
+describe('replay --window: a token count as people write it', () => {
   it.each([
     ['30000', 30_000],
     ['100k', 100_000],
@@ -61,7 +61,7 @@ describe('replay --window: a token count as people write it (issue 10)', () => {
   });
 });
 
-describe('replay --price-per-mtok (issue 10)', () => {
+describe('replay --price-per-mtok', () => {
   it('defaults to an example price of $3 per million input tokens', () => {
     expect(DEFAULT_PRICE_PER_MTOK).toBe(3);
     expect(readRuledNumberFlag(parse([]), 'price-per-mtok', { min: 0 }, 'replay')).toBeUndefined();
@@ -75,7 +75,7 @@ describe('replay --price-per-mtok (issue 10)', () => {
   });
 });
 
-describe('replay and eval summarizer: offline unless --provider says otherwise (issue 10)', () => {
+describe('replay and eval summarizer: offline unless --provider says otherwise', () => {
   it('is the extractive summarizer by default, whatever the environment holds', () => {
     const before = process.env.ANTHROPIC_API_KEY;
     process.env.ANTHROPIC_API_KEY = 'sk-test';

@@ -64,7 +64,7 @@ describe('replay --html: the cost with prompt caching', () => {
   });
 });
 
-describe('replay --html: the page (issue 10)', () => {
+describe('replay --html: the page', () => {
   it('draws both series as polylines of one point per request, and the managed one again zoomed', () => {
     const html = renderReplayHtml(buildReport(25));
     expect(polylinePoints(html, 'chart-both', 'without')).toHaveLength(25);

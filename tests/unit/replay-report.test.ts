@@ -22,7 +22,7 @@ function request(fields: Partial<ReplayRequest> & Pick<ReplayRequest, 'request' 
   };
 }
 
-describe('replay: the estimated input cost (issue 10)', () => {
+describe('replay: the estimated input cost', () => {
   it('is tokens × price per million', () => {
     expect(estimateInputCost(1_000_000, 3)).toBe(3);
     expect(estimateInputCost(250_000, 0.8)).toBeCloseTo(0.2, 10);
@@ -30,7 +30,7 @@ describe('replay: the estimated input cost (issue 10)', () => {
   });
 });
 
-describe('replay: the totals (issue 10)', () => {
+describe('replay: the totals', () => {
   const requests = [
     request({ request: 1, tokensWithout: 1000, tokensWith: 1000 }),
     request({ request: 2, tokensWithout: 40_000, tokensWith: 5000, offloadedResults: 2, freedChars: 140_000 }),

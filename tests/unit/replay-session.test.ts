@@ -67,7 +67,7 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-describe('replaySession: every request, without and with the manager (issue 10)', () => {
+describe('replaySession: every request, without and with the manager', () => {
   it('replays one request per assistant message; without the manager each sends the raw history before its answer', async () => {
     const requests = await replaySession({ messages: session, manager: createManager(200_000), pricePerMTok: 3 });
     expect(requests.map((request) => request.messageIndex)).toEqual([2, 4, 6]);

@@ -11,7 +11,7 @@ const transcript: Message[] = [
   { role: 'user', content: 'Thanks.' },
 ];
 
-describe('replay: one model request per assistant message (issue 10)', () => {
+describe('replay: one model request per assistant message', () => {
   it('finds the assistant messages: request k sent everything before the k-th', () => {
     expect(findRequestTurns(transcript)).toEqual([2, 4]);
   });
