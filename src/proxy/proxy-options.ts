@@ -107,8 +107,9 @@ export interface ProxyHandlerOptions {
    */
   maxBodyBytes?: number | undefined;
   /**
-   * Sessions kept in memory; past it the least recently used is forgotten (and starts again from
-   * the store). An integer >= 1.
+   * Sessions whose last usage figure and warm context manager are kept in memory; past it the
+   * least recently used is forgotten (its next request reads the session's records from the
+   * store again). An integer >= 1.
    * @default 64
    */
   maxSessions?: number | undefined;

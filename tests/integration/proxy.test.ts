@@ -263,6 +263,17 @@ describe('other routes', () => {
     expect(JSON.parse(reply.body.toString('utf8'))).toEqual({ type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } });
   });
 
+  it("puts the upstream's own path before the request's", async () => {
+    const prefixed = await startProxy(`${upstream.origin}/gateway/`);
+    upstream.answer((_request, response) => sendJson(response, anthropicBody([], { input_tokens: 1, output_tokens: 1 })));
+
+    await sendRaw(prefixed.origin, '/v1/messages?beta=true', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-test', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }) });
+    await sendRaw(prefixed.origin, '/v1/models', { method: 'GET' });
+    await prefixed.close();
+
+    expect(upstream.requests.map((request) => request.url)).toEqual(['/gateway/v1/messages?beta=true', '/gateway/v1/models']);
+  });
+
   it('picks the default upstream of a request it does not manage from its headers', () => {
     expect(guessProvider('/v1/models', { authorization: 'Bearer sk-openai-one' })).toBe('openai');
     expect(guessProvider('/v1/models', { authorization: 'Bearer oauth', 'anthropic-version': '2023-06-01' })).toBe('anthropic');
