@@ -65,11 +65,11 @@ describe('an AI SDK json tool output JSON cannot hold', () => {
 });
 
 describe('a tool call input JSON cannot hold, written back as arguments text', () => {
-  const formatsWithArguments = [
+  const formatsWithArguments: ReadonlyArray<[string, { fromCanonical(canonical: readonly Message[]): unknown[] }]> = [
     ['openaiChat', formats.openaiChat],
     ['openaiResponses', formats.openaiResponses],
     ['openaiAgents', formats.openaiAgents],
-  ] as const;
+  ];
 
   describe.each(formatsWithArguments)('%s.fromCanonical', (_name, format) => {
     it.each(UNWRITABLE)('%s is INVALID_MESSAGE with its path', (_label, build, reason) => {
