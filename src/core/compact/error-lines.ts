@@ -31,6 +31,8 @@ const LOCATED_ERROR = /^\S[^\n]*?(?::\d+(?::\d+)?:?|\(\d+,\d+\):?)\s+(?:-\s+)?(?
 const FAILURE_SUMMARY = /^(?:(?:---\s+)?FAIL(?:ED|URE)?\b|ERROR\b|not ok\b|npm ERR!|[✗×✖✘]\s)|(?:^|[^\w.])[1-9]\d*\s+(?:failed|failing|failures?|errors?)\b/;
 /** An exit status, its number captured (zero is no failure). */
 const EXIT_STATUS = /\bexit(?:ed)?(?:\s+with)?\s+(?:code|status)\s*:?\s*(-?\d+)|^make(?:\[\d+\])?: \*\*\* .*\bError (\d+)/i;
+/** What every line of the kinds above holds: the others are passed over at once. */
+const MAY_REPORT_ERROR = /err|exc|fail|exit|panic|fatal|not ok|[✗×✖✘]/i;
 /** Python's traceback header: the first line after it that is not indented is the exception. */
 const TRACEBACK_HEADER = 'Traceback (most recent call last):';
 
@@ -39,6 +41,7 @@ const Strength = { Message: 0, Summary: 1, ExitStatus: 2, None: 3 } as const;
 type Strength = (typeof Strength)[keyof typeof Strength];
 
 function rateLine(line: string): Strength {
+  if (!MAY_REPORT_ERROR.test(line)) return Strength.None;
   const exit = EXIT_STATUS.exec(line);
   // `Error: Exit code 1` says no more than the status it wraps
   if (exit !== null) return Number(exit[1] ?? exit[2]) !== 0 ? Strength.ExitStatus : Strength.None;
