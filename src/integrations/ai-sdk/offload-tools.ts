@@ -43,13 +43,15 @@ async function offloadModelOutput(
   manager: AiSdkContextManager,
   toolName: string,
   toolCallId: string,
+  input: unknown,
 ): Promise<AiSdkToolResultOutput> {
   const isError = output.type === 'error-text' || output.type === 'error-json';
   let text: string;
   if (output.type === 'text' || output.type === 'error-text') text = output.value;
   else if (output.type === 'json' || output.type === 'error-json') text = JSON.stringify(output.value) ?? 'null';
   else return output;
-  const kept = await manager.offloadOutput(text, { toolName, toolCallId });
+  // the call's input tells a read-back (the tool opening a reference): never offloaded again
+  const kept = await manager.offloadOutput(text, { toolName, toolCallId, input });
   if (kept === text) return output;
   const { providerOptions } = output;
   const type = isError ? 'error-text' : 'text';
@@ -98,7 +100,7 @@ export function withOffload<TOOL extends object>(tool: TOOL, manager: AiSdkConte
     const output = ownToModelOutput === undefined ? defaultModelOutput(call.output) : await ownToModelOutput.call(tool, call);
     // A tool's own mapping may return something we do not know: hand it on untouched.
     if (!isToolResultOutput(output)) return output as AiSdkToolResultOutput;
-    return offloadModelOutput(output, manager, toolName, call.toolCallId);
+    return offloadModelOutput(output, manager, toolName, call.toolCallId, call.input);
   };
   return { ...tool, toModelOutput, [WRAPPED]: true } as TOOL;
 }

@@ -67,7 +67,8 @@ export function buildContextOffloadMiddleware(parts: ContextOffloadMiddlewarePar
       const toolCallId = result.tool_call_id || request.toolCall.id;
       // The read tool's answers are what the model asked to see: never offloaded again.
       if (toolName === readTool.name || toolCallId === undefined || toolCallId === '') return result;
-      const output = await managerFor(request.runtime).offloadOutput(result.content, { toolName, toolCallId });
+      // the call's input tells a read-back (the tool opening a reference): never offloaded again
+      const output = await managerFor(request.runtime).offloadOutput(result.content, { toolName, toolCallId, input: request.toolCall.args });
       return output === result.content ? result : replaceToolContent(result, output, modules);
     },
     beforeModel: async (state, runtime) => {

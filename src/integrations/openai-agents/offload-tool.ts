@@ -87,7 +87,8 @@ export function withOffload<T extends AnyFunctionTool>(tool: T, manager: AgentsC
     // Without the call's id there is no name to store it under; the batch offload of the input
     // filter still catches it before the next model call.
     if (text === undefined || typeof toolCallId !== 'string' || toolCallId === '') return output;
-    const replaced = await context.manager.offloadOutput(text, { toolName: tool.name, toolCallId });
+    // the call's input tells a read-back (the tool opening a reference): never offloaded again
+    const replaced = await context.manager.offloadOutput(text, { toolName: tool.name, toolCallId, input });
     return replaced === text ? output : replaceOutputText(output, replaced);
   };
   // A copy keeps every field (symbol-keyed ones included: the SDK keeps its output validator there).

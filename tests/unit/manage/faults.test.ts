@@ -6,7 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { createEmptyCompactStats } from '../../../src/core/compact/stats.js';
 import type { ContextAction } from '../../../src/core/manage/types.js';
+import type { ContentStore } from '../../../src/core/ports.js';
 import type { Message } from '../../../src/core/types.js';
+import { createMemoryStore } from '../../../src/stores/memory-store.js';
 import {
   createRecordingCompact,
   createRecordingLogger,
@@ -131,5 +133,40 @@ describe('a lastUsage that does not fit the history', () => {
     const result = await manager.prepare([SYSTEM, TASK], { lastUsage: { inputTokens: 999_999, messageCount: 5 } });
     expect(result.stats.tokensAfter).toBeLessThan(100);
     expect(result.actions.map((action) => action.type)).toEqual(['usage-ignored']);
+  });
+});
+
+describe('a store that accepts calls and never answers', () => {
+  /** A memory store whose every call hangs once `hang` is set. */
+  function createHangingStore(): ContentStore & { hang: boolean } {
+    const inner = createMemoryStore();
+    const never = new Promise<never>(() => undefined);
+    const store = {
+      ...inner,
+      hang: false,
+      kind: inner.kind,
+      putIfAbsent: (key: string, content: string | Iterable<string>) => (store.hang ? never : inner.putIfAbsent(key, content)),
+      put: (key: string, content: string) => (store.hang ? never : inner.put(key, content)),
+      get: (key: string, range?: { offset?: number; length?: number }) => (store.hang ? never : inner.get(key, range)),
+      list: (prefix: string): AsyncIterable<string> =>
+        store.hang ? { [Symbol.asyncIterator]: () => ({ next: () => never }) } : inner.list(prefix),
+    };
+    return store;
+  }
+
+  it.each([
+    ['the listing of a new manager', false],
+    ['the calls of a warm manager about a new result', true],
+  ])('ends prepare with the signal\'s reason at the abort, however long %s would take', async (_, warm) => {
+    const store = createHangingStore();
+    const history = [TASK, ...toolTurn('a', textOf(4000))];
+    const first = createTestManager({ store }).manager;
+    await first.prepare(history);
+    store.hang = true;
+    const controller = new AbortController();
+    const manager = warm ? first : createTestManager({ store }).manager;
+    const pending = manager.prepare([...history, ...toolTurn('b', textOf(4000, 'second'))], { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('request cancelled')), 10);
+    await expect(pending).rejects.toThrow('request cancelled');
   });
 });
