@@ -50,10 +50,11 @@ function resolvePruneStore(fields: Partial<PruneOffloadedOptions>): ContentStore
 /**
  * Removes the offloaded results and compaction archives written more than `olderThanMs` ago:
  * every entry under `prefix` whose name is one this package writes (`tool-result-*.md`,
- * `<session>/*.md`, `compact-*.json` at the top or in a session folder) and whose time
+ * `<session>/*.md`, `compact-*.json` at the top or in a session folder, and the context
+ * manager's records of a session, `<session>/.records/*.json`) and whose time
  * (`createdAt`: a file's modification time) is strictly before `now - olderThanMs`, and the
  * temp files of writes a killed process left (`.<name>.<pid>.<hex>.tmp`) older than that and
- * than an hour. Other files, deeper folders and writes in progress are never touched. With
+ * than an hour. Other files, other deeper folders and writes in progress are never touched. With
  * `dryRun`, nothing is deleted and the result lists what would be.
  *
  * A directory (`outputDir`, or a store of kind `'file'`) is pruned only when the package

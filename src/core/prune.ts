@@ -6,6 +6,7 @@
  */
 import { UnsafePathError } from './errors.js';
 import type { ContentStore } from './ports.js';
+import { isSessionRecordKey } from './manage/session-records.js';
 import { isOffloadedKey } from './offload-names.js';
 import { holdsStoreMarker, isDirectoryStore, STORE_MARKER_KEY } from './store-keys.js';
 
@@ -69,7 +70,7 @@ async function assertPrunable(store: ContentStore): Promise<void> {
 
 /**
  * Removes from `store` every entry under `prefix` whose key is one this package writes
- * ({@link isOffloadedKey}) and whose `createdAt` is strictly before `now - olderThanMs`, and
+ * ({@link isOffloadedKey}, and the context manager's records, {@link isSessionRecordKey}) and whose `createdAt` is strictly before `now - olderThanMs`, and
  * every partial write the store lists (`listPartialWrites`: temp files a killed writer left)
  * older than that and than {@link MIN_PARTIAL_WRITE_AGE_MS}; with `dryRun`, deletes nothing and
  * reports the same list. An entry gone between the listing and its `stat` is skipped.
@@ -82,7 +83,8 @@ export async function pruneStore(store: ContentStore, options: ResolvedPruneOpti
   await assertPrunable(store);
   const now = options.now.getTime();
   const cutoffOf = new Map<string, number>();
-  for await (const key of store.list(options.prefix)) if (isOffloadedKey(key)) cutoffOf.set(key, now - options.olderThanMs);
+  // a session's records go with its content: they describe what it holds
+  for await (const key of store.list(options.prefix)) if (isOffloadedKey(key) || isSessionRecordKey(key)) cutoffOf.set(key, now - options.olderThanMs);
   if (store.listPartialWrites !== undefined) {
     const cutoff = now - Math.max(options.olderThanMs, MIN_PARTIAL_WRITE_AGE_MS);
     for await (const key of store.listPartialWrites(options.prefix)) cutoffOf.set(key, cutoff);

@@ -276,3 +276,68 @@ describe('calibration before the first usage', () => {
     expect(result.stats.tokensAfter).toBe(countTokens(history));
   });
 });
+
+describe('files restored after a compaction', () => {
+  /** A history that read src/config.ts and is over a 4,000-token window. */
+  async function readingHistory(workDir: string): Promise<Message[]> {
+    await mkdir(join(workDir, 'src'), { recursive: true });
+    await writeFile(join(workDir, 'src', 'config.ts'), 'export const retries = 3;\n');
+    return [
+      { role: 'user', content: 'Why does the job retry three times?' },
+      ...toolTurn('toolu_read', 'read_file', { path: 'src/config.ts' }, 'export const retries = 3;\n'),
+      { role: 'assistant', content: words(3000, 'analysis') },
+      { role: 'user', content: 'Make it five.' },
+    ];
+  }
+
+  it('come only from an explicit workDir: without one, none, said once', async () => {
+    const cwd = process.cwd();
+    const project = join(root, 'host');
+    const history = await readingHistory(project);
+    process.chdir(project);
+    try {
+      const manager = createContextManager({ outputDir: join(root, 'context'), contextTokenLimit: 4000, summarizer: createExtractiveSummarizer(), logger });
+      const result = await manager.prepare(history);
+      expect(result.actions.map((action) => action.type)).toContain('compact');
+      expect(JSON.stringify(result.messages)).not.toContain('[Restored after compact]');
+      await manager.prepare([...history, { role: 'assistant', content: words(3000, 'more') }, { role: 'user', content: 'And?' }]);
+    } finally {
+      process.chdir(cwd);
+    }
+    expect(warnings.filter((warning) => warning.includes('no workDir was given'))).toHaveLength(1);
+  });
+
+  it('come from the workDir given', async () => {
+    const workDir = join(root, 'project');
+    const history = await readingHistory(workDir);
+    const manager = createContextManager({ outputDir: join(root, 'context'), workDir, contextTokenLimit: 4000, summarizer: createExtractiveSummarizer(), logger });
+    const result = await manager.prepare(history);
+    expect(JSON.stringify(result.messages)).toContain('[Restored after compact] src/config.ts');
+  });
+});
+
+describe('the session\'s records', () => {
+  it('are never served by the read tool', async () => {
+    const outputDir = join(root, 'context');
+    const manager = createContextManager({ outputDir, sessionId: 's1', contextTokenLimit: 4000, summarizer: createExtractiveSummarizer(), logger });
+    await manager.prepare([{ role: 'user', content: 'Summarize.' }, { role: 'assistant', content: words(3000, 'incident') }, { role: 'user', content: 'Go.' }]);
+    const records = (await readdir(join(outputDir, 's1', '.records'))).filter((name) => name.endsWith('.json'));
+    expect(records.length).toBeGreaterThan(0);
+    for (const name of records) {
+      const answer = await manager.readTool.execute({ ref: join(outputDir, 's1', '.records', name) });
+      expect(answer).toMatch(/^Refused: /);
+    }
+  });
+
+  it('go with the session\'s content when it is pruned', async () => {
+    const outputDir = join(root, 'context');
+    const manager = createContextManager({ outputDir, sessionId: 's1', contextTokenLimit: 4000, summarizer: createExtractiveSummarizer(), logger });
+    await manager.prepare([{ role: 'user', content: 'Go.' }, ...toolTurn('toolu_1', 'bash', {}, words(1500, 'log')), { role: 'assistant', content: words(3000, 'plan') }, { role: 'user', content: 'Next.' }]);
+    const { pruneOffloaded } = await import('../../src/api/prune.js');
+    const result = await pruneOffloaded({ outputDir, olderThanMs: 0, now: () => new Date(Date.now() + 60_000) });
+    const removed = result.removed.map((entry) => entry.key);
+    expect(removed.some((key) => key.startsWith('s1/.records/compact-'))).toBe(true);
+    expect(removed.some((key) => /^s1\/toolu_1-[0-9a-f]{16}\.md$/.test(key))).toBe(true);
+    expect(await readdir(join(outputDir, 's1', '.records'))).toEqual([]);
+  });
+});
