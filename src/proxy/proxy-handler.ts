@@ -115,7 +115,14 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   createManager('check', 'anthropic', window, createExtractiveSummarizer());
   const managers = createWarmManagers(settings.maxSessions);
 
-  async function prepare(route: ProxyRoute, request: IncomingMessage, raw: Buffer, body: Record<string, unknown>, sessionName: string | undefined): Promise<PreparedRequest> {
+  async function prepare(
+    route: ProxyRoute,
+    request: IncomingMessage,
+    raw: Buffer,
+    body: Record<string, unknown>,
+    sessionName: string | undefined,
+    signal: AbortSignal,
+  ): Promise<PreparedRequest> {
     const parts = splitRequestBody(body);
     const canonical = route.format.toCanonical(parts.items);
     const systemField = parts.historyField === 'messages' ? 'system' : 'instructions';
@@ -131,7 +138,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const create: ManagerFactory = (current) =>
       createManager(sessionId, route.provider, limit, extractive ?? { summarize: (messages, summary) => summarizeUpstream(current(), messages, summary) });
     const upstreamRequest = { route, upstream: settings.upstreamFor(route.provider), rawHeaders: request.rawHeaders, body };
-    const result = await managers.prepare(`${sessionId}\u0000${limit}\u0000${credentialHash}`, create, upstreamRequest, canonical, { lastUsage });
+    const result = await managers.prepare(`${sessionId}\u0000${limit}\u0000${credentialHash}`, create, upstreamRequest, canonical, { lastUsage, signal });
     const prepared = result.messages;
     const unchanged = prepared.length === canonical.length && prepared.every((message, index) => message === canonical[index]);
     const sent = unchanged ? raw : Buffer.from(JSON.stringify({ ...body, [parts.historyField]: route.format.fromCanonical(prepared, parts.items) }));
@@ -169,15 +176,22 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       return sendError(response, route.provider, 'invalid-request', `agent-context proxy: the request body is not valid JSON (${describeError(error)})`);
     }
     let prepared: PreparedRequest | undefined;
+    // a client that goes away stops a compaction under way (an upstream summary costs money)
+    const gone = new AbortController();
+    const onClose = (): void => gone.abort(new Error('the client went away'));
+    response.once('close', onClose);
     try {
       if (!isRecord(body)) throw new TypeError('the request body is not a JSON object');
-      prepared = await prepare(route, request, read.body, body, header.sessionId);
+      prepared = await prepare(route, request, read.body, body, header.sessionId, gone.signal);
     } catch (error) {
+      if (gone.signal.aborted) return;
       // fail-open: the agent keeps working with its request as it was
       logger.warn(`agent-context proxy: ${route.path}: the context manager failed (${describeFailure(error)}); the request was sent on unchanged`);
       const event: ProxyRequestEvent = { route: route.path, sessionId: header.sessionId, outcome: 'fail-open', actions: [], messagesIn: 0, messagesOut: 0, bytesIn: read.body.length, bytesOut: read.body.length, error };
       notify(event);
     }
+    response.off('close', onClose);
+    if (gone.signal.aborted) return;
     if (prepared !== undefined) notify(prepared.event);
     const upstream = settings.upstreamFor(route.provider);
     await forwardRequest(request, response, {

@@ -4,6 +4,7 @@
  * `summarizer: 'upstream'` the summary is asked of the upstream with the agent's own
  * credentials, repeating the agent's request for Anthropic so its prompt cache serves it.
  */
+import { request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendRaw, startProxy, type RunningProxy } from './proxy-harness.js';
 import { anthropicBody, chatBody, sendJson, startScriptedUpstream, type ScriptedUpstream, type UpstreamRecord } from './proxy-scripted-upstream.js';
@@ -97,6 +98,29 @@ describe('compaction through the proxy', () => {
     expect(summaryRequest?.headers.authorization).toBe('Bearer sk-openai-agent-key');
     expect(summaryRequest?.body?.model).toBe('gpt-test');
     expect(JSON.stringify(agentRequests()[0]?.body)).toContain('Scripted summary of the session.');
+  });
+
+  it('stops an upstream summary under way when the client goes away, and sends nothing on', async () => {
+    let summaryArrived!: (record: UpstreamRecord) => void;
+    const arrived = new Promise<UpstreamRecord>((resolve) => (summaryArrived = resolve));
+    upstream.answer((record) => {
+      // the summary is never answered: only the proxy can end it
+      if (isSummaryRequest(record)) summaryArrived(record);
+    });
+    proxy = await startProxy(upstream.origin, { contextTokenLimit: 6000, summarizer: 'upstream' });
+    const outgoing = httpRequest(`${proxy.origin}/v1/messages`, { method: 'POST', headers: HEADERS });
+    outgoing.on('error', () => undefined);
+    outgoing.end(JSON.stringify({ model: 'claude-test', max_tokens: 64, messages: conversation(20) }));
+
+    const summary = await arrived;
+    outgoing.destroy();
+    await summary.closed;
+    // a later exchange: by its end, whatever the proxy did with the abandoned request is done
+    upstream.answer((_record, response) => sendJson(response, anthropicBody([], { input_tokens: 1, output_tokens: 1 })));
+    await sendRaw(proxy.origin, '/v1/messages', { headers: HEADERS, body: JSON.stringify({ model: 'claude-test', max_tokens: 8, messages: [{ role: 'user', content: 'Later.' }] }) });
+
+    expect(upstream.requests.filter((record) => !isSummaryRequest(record)).map((record) => record.body?.messages)).toEqual([[{ role: 'user', content: 'Later.' }]]);
+    expect(proxy.warnings.filter((warning) => warning.startsWith('agent-context proxy'))).toEqual([]);
   });
 
   describe('the system prompt and tools, which the history does not hold', () => {
