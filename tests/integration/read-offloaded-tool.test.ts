@@ -242,8 +242,8 @@ describe('the read tool on the file store', () => {
       expect(result.compacted).toBe(true);
       const summary = String(result.messages[1]?.content);
       const entry = summary.split('\n').find((line) => line.startsWith('  - ["'));
-      const [tool, id, ref] = JSON.parse(entry!.slice(4)) as string[];
-      expect([tool, id, ref]).toEqual(['bash', 'toolu_build', './tool-result-toolu_build.md']);
+      const [tool, id, input, ref] = JSON.parse(entry!.slice(4)) as string[];
+      expect([tool, id, input, ref]).toEqual(['bash', 'toolu_build', 'npm run build', './tool-result-toolu_build.md']);
 
       const readTool = createReadOffloadedTool({ store });
       expect(await readTool.execute({ ref, offset: 251, limit: 1 })).toMatch(/^ {3}251\terror TS2322: .*\n\[line 251 of a [\d,]+-byte text; more follow/);
