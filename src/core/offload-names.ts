@@ -95,6 +95,14 @@ export function planFileNames(
   });
 }
 
+/** The name of an offload index (compaction's list of every offloaded result): `offload-index-<hash of its text>.md`. */
+export function buildOffloadIndexName(text: string): string {
+  return `offload-index-${hashText(text)}.md`;
+}
+
+/** Names of offload indexes (see {@link buildOffloadIndexName}). */
+export const OFFLOAD_INDEX_NAME_PATTERN = /^offload-index-[0-9a-z]{11}\.md$/;
+
 /** Names of compaction archives: `compact-2026-11-21T23-45-12Z-1.json`. */
 export const ARCHIVE_FILE_NAME_PATTERN = /^compact-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z-(\d+)\.json$/;
 

@@ -5,7 +5,8 @@
  * The read tool and compaction's ledger (reading an offloaded error back) share these rules.
  */
 import { describeValue } from './errors.js';
-import { ARCHIVE_FILE_NAME_PATTERN, isOffloadedKey } from './offload-names.js';
+import { parseContentName } from './manage/content-names.js';
+import { ARCHIVE_FILE_NAME_PATTERN, isOffloadedKey, OFFLOAD_INDEX_NAME_PATTERN } from './offload-names.js';
 import { BATCH_REFERENCE_PREFIX, DIRECT_REFERENCE_PREFIX } from './offload-reference.js';
 import type { ContentStore } from './ports.js';
 import { findStoreKeyProblem, holdsStoreMarker, isDirectoryStore, STORE_MARKER_KEY } from './store-keys.js';
@@ -47,12 +48,13 @@ export function quoteReference(ref: string): string {
 
 /**
  * Whether `key`, one this package writes, has a name no user's file has: a batch offload's
- * `tool-result-*.md` or an archive's `compact-*.json`. A direct offload's `<session>/<id>.md`
+ * `tool-result-*.md`, an archive's `compact-*.json`, an offload index, or the context manager's
+ * `<id>-<16 hex digits of the content's hash>.md`. A direct offload's `<session>/<id>.md`
  * could be anyone's `notes/passwords.md`.
  */
 function isUnmistakableKey(key: string): boolean {
   const name = key.slice(key.lastIndexOf('/') + 1);
-  return name.startsWith('tool-result-') || ARCHIVE_FILE_NAME_PATTERN.test(name);
+  return name.startsWith('tool-result-') || ARCHIVE_FILE_NAME_PATTERN.test(name) || OFFLOAD_INDEX_NAME_PATTERN.test(name) || parseContentName(name) !== undefined;
 }
 
 /**

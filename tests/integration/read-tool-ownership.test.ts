@@ -6,6 +6,7 @@ import { offloadToolResult } from '../../src/api/direct-offload.js';
 import { offloadToolResults } from '../../src/api/offload.js';
 import { createReadOffloadedTool } from '../../src/api/read-offloaded-tool.js';
 import type { Message } from '../../src/core/types.js';
+import { createFileStore } from '../../src/stores/file-store.js';
 
 let shared: string;
 
@@ -46,6 +47,14 @@ describe('the read tool over a directory it did not create', () => {
     await offloadToolResults(messages, { outputDir: shared, charThreshold: 100 });
     const tool = createReadOffloadedTool({ outputDir: shared });
     expect(await tool.execute({ ref: './tool-result-toolu_1.md', limit: 1 })).toMatch(/^ {5}1\tx{5000}\n/);
+  });
+
+  it("reads the context manager's names and an offload index, which carry a hash no user file has", async () => {
+    const store = createFileStore({ dir: shared });
+    for (const key of ['notes/toolu_1-0123456789abcdef.md', 'notes/tool-result-toolu_2-0123456789abcdef.md', 'notes/offload-index-0abc123def4.md']) {
+      await writeFile(join(shared, ...key.split('/')), `content of ${key}\n`);
+      expect(await createReadOffloadedTool({ store }).execute({ ref: `./${key}` })).toMatch(/^ {5}1\tcontent of /);
+    }
   });
 });
 

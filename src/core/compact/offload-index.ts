@@ -7,7 +7,7 @@
  * read away rather than somewhere in the archives. Pure: it only calls the store.
  */
 import { describeError } from '../errors.js';
-import { hashText } from '../offload-names.js';
+import { buildOffloadIndexName } from '../offload-names.js';
 import type { ContentStore, Logger } from '../ports.js';
 import { resolveKey } from '../reference-keys.js';
 import { findOffloadedReference, type ConversationFacts } from './conversation-facts.js';
@@ -91,7 +91,7 @@ export function parseOffloadIndex(text: string): OffloadedResultEntry[] {
 
 /** The key of the index of `text` in a session: `<session>/offload-index-<hash of the text>.md`. */
 export function formatOffloadIndexKey(sessionId: string, text: string): string {
-  return `${sessionId}/offload-index-${hashText(text)}.md`;
+  return `${sessionId}/${buildOffloadIndexName(text)}`;
 }
 
 /** Where an index was written, and how many results it lists. */
