@@ -64,6 +64,7 @@ export type {
   ContextManager,
   ContextManagerHooks,
   ContextOffloadAction,
+  ContextRecordsUnavailableAction,
   ContextStats,
   ContextUsageIgnoredAction,
   PrepareOptions,

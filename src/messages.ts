@@ -1,7 +1,8 @@
 /**
  * `agent-context-offload/messages`: checks and guards for the message shape the package
- * works on, the texts that mark offloaded content, and the message formats (`formats`,
- * `resolveFormat`, `detectFormat`, `createLangchainFormat`).
+ * works on, the texts that mark offloaded content, the message formats (`formats`,
+ * `resolveFormat`, `detectFormat`, `createLangchainFormat`), and the session a history names
+ * (`deriveSessionId`).
  *
  * @packageDocumentation
  */
@@ -11,3 +12,4 @@ export { isSafePathSegment } from './core/safe-path.js';
 export { BATCH_REFERENCE_PREFIX, DIRECT_REFERENCE_PREFIX } from './core/offload-reference.js';
 export { isOffloadReference } from './core/offload-reference.js';
 export { formats, createLangchainFormat, detectFormat, resolveFormat } from './formats/index.js';
+export { deriveSessionId, type DeriveSessionIdOptions } from './api/session-id.js';
