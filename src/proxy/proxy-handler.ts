@@ -94,6 +94,8 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   const window = resolveTableOption(OPTIONS.contextTokenLimit, options.contextTokenLimit, process.env);
   const countOverhead = createOverheadCounter(defaultTokenCounter);
   const usages = createLruMap<LastUsage>(settings.maxSessions);
+  // usage being read off answers that have reached their clients, by session
+  const readingUsage = new Map<string, Promise<void>>();
 
   // Managers stay warm per session, window and credential: the session's decisions are records
   // in the store, so a new manager (a forgotten one, another process) prepares a history alike.
@@ -128,6 +130,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const systemField = parts.historyField === 'messages' ? 'system' : 'instructions';
     const credentialHash = hashCredential(request.headers);
     const sessionId = sessionName ?? deriveProxySessionId({ system: body[systemField], messages: canonical, credentialHash });
+    await readingUsage.get(sessionId);
     const taken = usages.get(sessionId);
     usages.delete(sessionId);
     const lastUsage = taken !== undefined && taken.messageCount <= canonical.length ? taken : undefined;
@@ -205,10 +208,14 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         const tap = createUsageTap(route, upstreamResponse.headers['content-type'], upstreamResponse.headers['content-encoding']);
         return {
           chunk: (chunk) => tap.write(chunk),
-          end: () =>
-            void tap.end().then((figures) => {
+          end() {
+            // the answer is out: the session's next request waits for its figures (an inflated body takes a few ms)
+            const read = tap.end().then((figures) => {
               if (figures !== undefined) usages.set(sessionId, toLastUsage(route.provider, figures, messageCount));
-            }),
+              if (readingUsage.get(sessionId) === read) readingUsage.delete(sessionId);
+            });
+            readingUsage.set(sessionId, read);
+          },
         };
       },
       onUnreachable: (error) => unreachable(response, route.provider, upstream, error),
