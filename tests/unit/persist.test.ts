@@ -91,7 +91,8 @@ describe('persistRest (v1 F-006)', () => {
   it("writes plainly with spec 01's two-method writer", async () => {
     const { fileSystem, options } = setUp();
     expect(await persistRest(rest, { ...options, fileWriter: fileSystem.plainWriter })).toBe(`${directory}/compact-2026-11-21T23-45-12Z-1.json`);
-    expect(fileSystem.events).toEqual([`ensureDir ${directory}`, `writeFile ${directory}/compact-2026-11-21T23-45-12Z-1.json`]);
+    // the store's own folder first (where the package marks what it made), then the session's
+    expect(fileSystem.events).toEqual([`ensureDir /work/.compact`, `ensureDir ${directory}`, `writeFile ${directory}/compact-2026-11-21T23-45-12Z-1.json`]);
   });
 
   it('uses the writer’s resolvePath and an absolute outputDir as is', async () => {
@@ -108,7 +109,7 @@ describe('persistRest (v1 F-006)', () => {
     fileSystem.failWrites = true;
     expect(await persistRest(rest, options)).toBeNull();
     expect(logger.warnings).toEqual([
-      `compact: could not archive the compacted messages: could not write ${directory}: EROFS: read-only file system`,
+      `compact: could not archive the compacted messages: could not write /work/.compact: EROFS: read-only file system`,
     ]);
   });
 });
