@@ -17,7 +17,7 @@ export const CLI = join(ROOT, 'dist/cli/index.js');
 const TARGET_BYTES = 1_000_000;
 
 /** Renames the tool ids of one copy of the sample, so repeated copies stay distinct calls. */
-function renameIds(messages: readonly Message[], copy: number): Message[] {
+export function renameIds(messages: readonly Message[], copy: number): Message[] {
   const rename = (block: ContentBlock): ContentBlock => {
     if (block.type === 'tool_use' && 'id' in block) return { ...block, id: `${String(block.id)}_${copy}` } as ContentBlock;
     if (block.type === 'tool_result' && 'tool_use_id' in block) return { ...block, tool_use_id: `${String(block.tool_use_id)}_${copy}` } as ContentBlock;

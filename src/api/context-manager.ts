@@ -288,6 +288,7 @@ export function createContextManager<M = Message>(options: ContextManagerOptions
       sessionId,
       threshold,
       excludeTools: batch.excludeTools,
+      readToolNames: new Set(compaction.readToolNames),
       preview: batch.preview,
       batch,
       contextTokenLimit: compaction.contextTokenLimit,

@@ -47,7 +47,11 @@ export async function compactWithRecord(working: Message[], tokensBefore: number
   }
   const ratio = step.calibration.ratio;
   const { head } = partitionMessages(working);
-  const exchangeStart = findExchangeStart(working, head.length);
+  let exchangeStart = findExchangeStart(working, head.length);
+  let exchangeLocal = 0;
+  for (let index = exchangeStart; index < working.length; index += 1) exchangeLocal += counts.of(working[index] as Message);
+  // an exchange too large to leave room for the summary (a result nothing may offload) is compacted too
+  if (ratio * exchangeLocal > step.targetTokens / 2) exchangeStart = working.length;
   // with nothing before the exchange to compact, the whole history is compacted as before
   const spanLength = exchangeStart > head.length ? exchangeStart : working.length;
   const span = working.slice(0, spanLength);

@@ -198,10 +198,16 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
     return result;
   }
 
-  /** The anchor of this call: its usage figure, unless it is implausibly small for the messages it covers. */
-  function anchorOf(usage: CheckedUsage | undefined, start: readonly Message[], substituted: boolean, actions: ContextAction[]): EstimateAnchor | undefined {
+  /**
+   * The anchor of this call: its usage figure, unless it is implausibly small for the messages it
+   * covers. When the history starts with messages a compaction replaced (a caller that keeps its
+   * raw history), the figure counts the history as it was sent: the compacted one.
+   */
+  function anchorOf(usage: CheckedUsage | undefined, start: readonly Message[], actions: ContextAction[]): EstimateAnchor | undefined {
     if (usage === undefined) return undefined;
-    if (substituted) return ignoreUsage('the history starts with messages an earlier call compacted, so the figure cannot be matched to them', actions);
+    if (usage.messageCount > start.length) {
+      return ignoreUsage(`lastUsage covers ${usage.messageCount} messages, but the history as sent (compacted) has ${start.length}`, actions);
+    }
     let local = 0;
     for (let index = 0; index < usage.messageCount; index += 1) local += counts.of(start[index] as Message);
     if (usage.inputTokens < MIN_USAGE_SHARE_OF_LOCAL * local) {
@@ -235,7 +241,7 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
     const fresh = givenFresh.filter((index) => index >= match.replaced).map((index) => index + shift);
     const inForce = match.calibration;
     const ratio = inForce.ratio;
-    const estimateAnchor = anchorOf(usage, start, match.replaced > 0, actions);
+    const estimateAnchor = anchorOf(usage, start, actions);
 
     // (1) direct offload of new results, (2) batch offload when the gate passes
     let working = start.slice();

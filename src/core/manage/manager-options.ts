@@ -20,6 +20,8 @@ export interface ResolvedContextManagerOptions<M> {
   threshold: number;
   /** Tools whose results are never offloaded (the read tool included). */
   excludeTools: ReadonlySet<string>;
+  /** Tools that read files: one returning content already stored in the session read it back, and it stays inline. */
+  readToolNames: ReadonlySet<string>;
   /** The preview that follows each reference, or `null`. */
   preview: ResolvedPreview | null;
   /** Batch offload (its `reference` is the store's own, under the session). */

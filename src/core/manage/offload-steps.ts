@@ -40,6 +40,8 @@ export interface OffloadStepContext {
   hashing: Hashing;
   /** Names this manager had to move after a collision: the first name → the one written. */
   moved: Map<string, string>;
+  /** Tools that read files: one of them returning content stored in the session read it back. */
+  readToolNames: ReadonlySet<string>;
 }
 
 /** What one `prepare` call gives the offload steps. */
@@ -127,11 +129,6 @@ export function applyDecisions(message: Message, context: OffloadStepContext, st
   return replacements === undefined ? message : copyMessageWithContent(message, replacements);
 }
 
-/** Whether a result reads offloaded content back: its call's input names the session's folder. */
-function isReadBack(block: ToolResultBlock, context: OffloadStepContext): boolean {
-  return context.readBacks.has(block.tool_use_id);
-}
-
 /**
  * Writes `hashed.text` under its name unless the folder has it already (known by name: never
  * uploaded again to learn it is identical), and resolves the name it is stored under. Another
@@ -164,8 +161,10 @@ interface Chosen {
 
 /**
  * Writes the chosen results (in parallel, bounded), replaces them in `working` by their
- * references, and builds the action. A result whose content is already stored under another
- * call's name is content read back: it stays inline and is not part of the action.
+ * references, and builds the action. A result of a file-reading tool whose content is already
+ * stored under another call's name read it back: the model asked to see it, so it stays inline
+ * (and is not part of the action). Another tool printing the same output again (a re-run) is
+ * offloaded as usual.
  */
 async function offloadChosen(
   working: Message[],
@@ -177,7 +176,11 @@ async function offloadChosen(
 ): Promise<ContextOffloadAction | undefined> {
   await call.learn();
   const kept = chosen.filter((entry) => {
-    const own = storedName(mode, entry.block.tool_use_id, entry.hashed, context);
+    const id = entry.block.tool_use_id;
+    if (context.readBacks.has(id)) return false;
+    const toolName = context.toolNames.get(id);
+    if (toolName === undefined || !context.readToolNames.has(toolName)) return true;
+    const own = storedName(mode, id, entry.hashed, context);
     return context.knowledge.hasContent(own) || !context.knowledge.knowsContentHash(entry.hashed.hash.slice(0, CONTENT_HASH_CHARS));
   });
   if (kept.length === 0) return undefined;
@@ -218,7 +221,7 @@ export async function offloadNewResults(
     message.content.forEach((block, blockIndex) => {
       if (!isToolResultBlock(block) || isOffloadReference(block.content) || countToolResultChars(block.content) < context.threshold) return;
       const toolName = context.toolNames.get(block.tool_use_id);
-      if ((toolName !== undefined && context.excludeTools.has(toolName)) || isReadBack(block, context)) return;
+      if (toolName !== undefined && context.excludeTools.has(toolName)) return;
       chosen.push({ messageIndex, blockIndex, block, hashed: hashStored(readStoredTexts(block.content).direct, context) });
     });
   }
@@ -243,7 +246,6 @@ export async function offloadOlderResults(
   const chosen: Chosen[] = [];
   for (const candidate of plan.candidates) {
     const block = (working[candidate.messageIndex]!.content as ToolResultBlock[])[candidate.blockIndex]!;
-    if (isReadBack(block, context)) continue;
     const hashed = hashStored(readStoredTexts(block.content).batch, context);
     chosen.push({ messageIndex: candidate.messageIndex, blockIndex: candidate.blockIndex, block, hashed });
   }

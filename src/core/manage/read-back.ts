@@ -3,21 +3,25 @@
  * agent's own file tool opening a reference's path, a `cat` of it) is what the model asked to
  * see, so the manager never offloads it again; otherwise the model would get one more
  * reference, and never the content. A call counts as a read-back when a string in its input
- * names a place in this session's folder of the store (the reference text's path or URI). A
- * result whose content equals content already stored in the session under another call is one
- * too (checked where the result is hashed).
+ * names a place in this session's folder of the store (the reference text's path or URI), or
+ * names content stored there by its file name (a relative path). A file-reading tool whose
+ * result equals content already stored in the session is one too (checked where results are
+ * hashed).
  */
 import { isToolUseBlock, type Message } from '../types.js';
 
 /** Deepest input nesting searched for a path. */
 const MAX_INPUT_DEPTH = 8;
+/** A name the manager gives content (`<stem>-<16 hex>.md`), as it may appear in a path. */
+const CONTENT_NAME = /[A-Za-z0-9_~.-]*-[0-9a-f]{16}(?:~\d+)?\.md/g;
 
-/** Whether a string of `value` (searched `depth` levels deep) contains one of `markers`. */
-function mentions(value: unknown, markers: readonly string[], depth: number): boolean {
-  if (typeof value === 'string') return markers.some((marker) => value.includes(marker));
-  if (depth <= 0 || typeof value !== 'object' || value === null) return false;
-  const items = Array.isArray(value) ? value : Object.values(value);
-  return items.some((item: unknown) => mentions(item, markers, depth - 1));
+/** The strings of `value`, searched `depth` levels deep. */
+function collectStrings(value: unknown, depth: number, into: string[]): string[] {
+  if (typeof value === 'string') into.push(value);
+  else if (depth > 0 && typeof value === 'object' && value !== null) {
+    for (const item of Array.isArray(value) ? value : Object.values(value)) collectStrings(item, depth - 1, into);
+  }
+  return into;
 }
 
 /** The tool calls of a history that read offloaded content back, by call id. */
@@ -33,20 +37,34 @@ export interface ReadBackCalls {
 /**
  * Read-back detection for a session whose folder the store names `folderReference` (what
  * `referenceFor` gives a key of the folder, without the key's own name: `/abs/dir/s1/`,
- * `redis://offload/s1/`).
+ * `redis://offload/s1/`); `isStored` says whether a name is content stored in the folder (asked
+ * when a result is about to be offloaded, once the folder's names are known).
  */
-export function createReadBackCalls(folderReference: string): ReadBackCalls {
-  const markers = [folderReference];
-  const ids = new Set<string>();
-  const isReadBackInput = (input: unknown): boolean => mentions(input, markers, MAX_INPUT_DEPTH);
+export function createReadBackCalls(folderReference: string, isStored: (name: string) => boolean): ReadBackCalls {
+  const inFolder = new Set<string>();
+  // call id → content names its input mentions
+  const named = new Map<string, string[]>();
+  const readInput = (input: unknown): { inFolder: boolean; names: string[] } => {
+    const strings = collectStrings(input, MAX_INPUT_DEPTH, []);
+    const names: string[] = [];
+    for (const text of strings) for (const match of text.matchAll(CONTENT_NAME)) names.push(match[0].slice(match[0].lastIndexOf('/') + 1));
+    return { inFolder: strings.some((text) => text.includes(folderReference)), names };
+  };
+  const namesStored = (names: readonly string[]): boolean => names.some((name) => isStored(name));
   return {
     record(message) {
       if (typeof message.content === 'string') return;
       for (const block of message.content) {
-        if (isToolUseBlock(block) && isReadBackInput(block.input)) ids.add(block.id);
+        if (!isToolUseBlock(block)) continue;
+        const read = readInput(block.input);
+        if (read.inFolder) inFolder.add(block.id);
+        else if (read.names.length > 0) named.set(block.id, read.names);
       }
     },
-    has: (toolUseId) => ids.has(toolUseId),
-    isReadBackInput,
+    has: (toolUseId) => inFolder.has(toolUseId) || namesStored(named.get(toolUseId) ?? []),
+    isReadBackInput(input) {
+      const read = readInput(input);
+      return read.inFolder || namesStored(read.names);
+    },
   };
 }

@@ -112,10 +112,11 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
     preview: options.preview,
     batch: options.batch,
     toolNames: parts.toolNames,
-    readBacks: createReadBackCalls(folderReference),
+    readBacks: createReadBackCalls(folderReference, (name) => knowledge.hasContent(name)),
     knowledge,
     hashing: ports.hashing,
     moved: new Map(),
+    readToolNames: options.readToolNames,
   };
   const warned = new Set<string>();
   const smallestOffloaded = Math.min(options.threshold, options.batch.charThreshold);

@@ -24,7 +24,7 @@ describe('the prompt prefix stays byte-stable between calls', () => {
     let history: Message[] = [SYSTEM, TASK];
     let previous: Message[] = [];
     for (let turn = 0; turn < 10; turn += 1) {
-      history = [...history, ...toolTurn(`t${turn}`, textOf(turn % 2 === 0 ? 3000 : 200))];
+      history = [...history, ...toolTurn(`t${turn}`, textOf(turn % 2 === 0 ? 3000 : 200, `out${turn}`))];
       const result = await manager.prepare(history);
       previous.forEach((message, index) => expect(result.messages[index]).toBe(message));
       previous = result.messages;

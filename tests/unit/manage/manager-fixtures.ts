@@ -92,6 +92,8 @@ export interface TestManagerSettings<M = Message> {
   maxRestoreTokensPerFile?: number;
   maxRestoreTokensTotal?: number;
   summaryMaxWords?: number;
+  /** Tools that read files. */
+  readToolNames?: string[];
   /** Called with each text the tokenizer counts. */
   onCount?: (text: string) => void;
 }
@@ -115,6 +117,7 @@ export function buildResolvedOptions<M = Message>(settings: TestManagerSettings<
     sessionId: settings.sessionId ?? 's1',
     threshold: settings.threshold ?? 1000,
     excludeTools: batch.excludeTools,
+    readToolNames: new Set(settings.readToolNames ?? ['read_file']),
     preview: null,
     batch,
     contextTokenLimit: settings.contextTokenLimit ?? 200_000,

@@ -62,11 +62,11 @@ describe('offloadOutput', () => {
     expect(await listKeys(store)).toEqual([]);
   });
 
-  it('leaves inline an output that equals content stored under another call', async () => {
+  it('leaves inline the output of a file read that equals content stored under another call', async () => {
     const { manager, store } = createTestManager({ threshold: 100 });
     const output = textOf(500);
     await manager.offloadOutput(output, { toolName: 'bash', toolCallId: 'call_0' });
-    expect(await manager.offloadOutput(output, { toolName: 'bash', toolCallId: 'call_1' })).toBe(output);
+    expect(await manager.offloadOutput(output, { toolName: 'read_file', toolCallId: 'call_1' })).toBe(output);
     expect(await listKeys(store)).toEqual([directKey('call_0', output)]);
   });
 

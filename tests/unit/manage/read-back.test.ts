@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/core/types.js';
-import { createTestManager, directKey, listKeys, resultContent, TASK, textOf, toolTurn } from './manager-fixtures.js';
+import { createTestManager, directKey, directReference, listKeys, resultContent, TASK, textOf, toolTurn } from './manager-fixtures.js';
 
 function readTurn(id: string, input: Record<string, unknown>, output: string, toolName = 'Read'): Message[] {
   return [
@@ -35,12 +35,28 @@ describe('read-backs stay read', () => {
     expect(result.actions).toEqual([]);
   });
 
-  it('leaves inline a result whose content is content stored under another call', async () => {
+  it('leaves inline a file read whose content is content stored under another call', async () => {
+    const { manager } = createTestManager({ threshold: 1000 });
+    const first = await manager.prepare([TASK, ...toolTurn('a', textOf(3000))]);
+    const result = await manager.prepare([...first.messages, ...readTurn('r', { path: 'notes/saved.md' }, textOf(3000), 'read_file')]);
+    expect(result.actions).toEqual([]);
+    expect(resultContent(result.messages[4])).toBe(textOf(3000));
+  });
+
+  it('leaves inline a result whose call names stored content by its file name (a relative path)', async () => {
+    const { manager } = createTestManager({ threshold: 1000 });
+    const first = await manager.prepare([TASK, ...toolTurn('a', textOf(3000))]);
+    const name = directKey('a', textOf(3000)).split('/')[1]!;
+    const result = await manager.prepare([...first.messages, ...readTurn('c', { command: `sed -n 1,80p .agent-context/s1/${name}` }, textOf(2500, 'lines'), 'bash')]);
+    expect(result.actions).toEqual([]);
+  });
+
+  it('offloads another tool printing the same output as an earlier call (a re-run), as usual', async () => {
     const { manager } = createTestManager({ threshold: 1000 });
     const first = await manager.prepare([TASK, ...toolTurn('a', textOf(3000))]);
     const result = await manager.prepare([...first.messages, ...toolTurn('b', textOf(3000))]);
-    expect(result.actions).toEqual([]);
-    expect(resultContent(result.messages[4])).toBe(textOf(3000));
+    expect(result.actions).toEqual([expect.objectContaining({ type: 'direct-offload', toolCallIds: ['b'] })]);
+    expect(resultContent(result.messages[4])).toBe(directReference(directKey('b', textOf(3000))));
   });
 
   it('keeps a read-back inline in every later call, batch offload and a new manager included', async () => {
