@@ -35,7 +35,7 @@ describe('agent-context: help and version (issue 4)', () => {
 describe('agent-context: usage errors exit 2 with one line (issue 4)', () => {
   it.each([
     [[], /^agent-context: see where/],
-    [['frobnicate'], /^agent-context: unknown command "frobnicate" \(commands: count, offload, compact, prune, demo, replay, eval\)\n/],
+    [['frobnicate'], /^agent-context: unknown command "frobnicate" \(commands: count, offload, compact, prune, demo, replay, eval, proxy\)\n/],
     [['--frobnicate'], /^agent-context: unknown option --frobnicate\n/],
     [['count'], /^agent-context: missing <file> \(a path, or - for standard input\)\nRun "agent-context count --help" for usage\.\n$/],
     [['count', 'a.json', 'b.json'], /^agent-context: unexpected argument "b.json"\n/],
