@@ -10,7 +10,7 @@ import { callStore, copyMessageWithContent, runConcurrently, serializeToolResult
 import { buildBatchFileName } from './offload-names.js';
 import { createOffloadPlan, type OffloadCandidate } from './plan-offload.js';
 import { WriteFailedError } from './errors.js';
-import { collectKeys } from './store-keys.js';
+import { findTakenNames } from './taken-names.js';
 import { hasLoneSurrogate, toWellFormedText } from './text.js';
 import { assertMessages } from './validate-messages.js';
 
@@ -43,9 +43,6 @@ export interface OffloadResult {
 /** Suffixes tried for one block before giving up. */
 const MAX_FILE_SUFFIX = 100_000;
 
-/** Numbered names asked about at once when the store has `exists`. */
-const EXISTS_ROUND = 32;
-
 /** Where one content went: its key and the store's reference to it. */
 interface PlacedEntry {
   key: string;
@@ -61,7 +58,7 @@ function placedAt(store: ContentStore, key: string): PlacedEntry {
  * is free or already holds exactly this content, else the next free suffix. The common case
  * (nothing there yet) runs fully in parallel; only keys already taken are resolved one by one,
  * in walk order, so the choice is deterministic. For those, the taken numbered names are found
- * once per id ({@link findTakenNames}), so a taken name costs a comparison (`holds`) instead of a write.
+ * once per id ({@link findTakenSuffixes}), so a taken name costs a comparison (`holds`) instead of a write.
  */
 async function placeExclusively(
   candidates: readonly OffloadCandidate[],
@@ -84,7 +81,7 @@ async function placeExclusively(
     const candidate = candidates[index]!;
     let listed = listings.get(candidate.fileStem);
     if (listed === undefined) {
-      listed = await findTakenNames(candidate, store);
+      listed = await findTakenSuffixes(candidate, store);
       listings.set(candidate.fileStem, listed);
     }
     placed[index] = await placeUnderNextSuffix(candidate, contents[index]!, store, { reserved, listed });
@@ -93,26 +90,13 @@ async function placeExclusively(
 }
 
 /**
- * The numbered names of one id that are taken: with the store's `exists`, asked in rounds up
- * to the first round with a free one (all the suffix search needs before it writes), so the
- * cost follows the uses of this id; else every key with the `tool-result-<id>` prefix, listed.
+ * The numbered names of one id that are taken ({@link findTakenNames}): with the store's
+ * `exists`, the cost follows the uses of this id, not the size of the store.
  */
-async function findTakenNames(candidate: OffloadCandidate, store: ContentStore): Promise<Set<string>> {
-  const exists = store.exists;
-  if (exists === undefined) {
-    const prefix = buildBatchFileName(candidate.fileStem, 0).slice(0, -'.md'.length);
-    return new Set(await callStore(store, candidate.fileName, () => collectKeys(store, prefix)));
-  }
-  const taken = new Set<string>();
-  for (let first = 1; first <= MAX_FILE_SUFFIX; first += EXISTS_ROUND) {
-    const keys = Array.from({ length: Math.min(EXISTS_ROUND, MAX_FILE_SUFFIX - first + 1) }, (_, index) => buildBatchFileName(candidate.fileStem, first + index));
-    const found = await callStore(store, candidate.fileName, () => Promise.all(keys.map((key) => exists.call(store, key))));
-    keys.forEach((key, index) => {
-      if (found[index]) taken.add(key);
-    });
-    if (found.includes(false)) break;
-  }
-  return taken;
+function findTakenSuffixes(candidate: OffloadCandidate, store: ContentStore): Promise<Set<string>> {
+  const listPrefix = buildBatchFileName(candidate.fileStem, 0).slice(0, -'.md'.length);
+  const names = { keyFor: (suffix: number) => buildBatchFileName(candidate.fileStem, suffix), listPrefix, maxNumber: MAX_FILE_SUFFIX };
+  return callStore(store, candidate.fileName, () => findTakenNames(store, names));
 }
 
 /** Keys no candidate of this call may take, and the keys the listing found. */

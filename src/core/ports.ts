@@ -118,8 +118,8 @@ export interface ContentStore {
    * Whether anything is stored under `key` (a value of any kind, this store's or not). Optional:
    * with it, batch offload finds the next free name for a reused id by asking about its
    * numbered names (`tool-result-<id>-1.md`, `-2`, ...) in rounds, so the cost follows the uses
-   * of that id, not the size of the store; without it, the store is listed with that prefix
-   * (on Redis a listing walks the whole keyspace).
+   * of that id, not the size of the store, and compaction numbers its archive alike; without
+   * it, the store is listed with that prefix (on Redis a listing walks the whole keyspace).
    */
   exists?(key: string): Promise<boolean>;
 }

@@ -5,7 +5,7 @@
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { compactMessages, restoreRecentFiles, type CompactOptions } from '../../src/api/compact.js';
 import type { Message } from '../../src/core/types.js';
 import { NodeFileReader } from '../../src/infrastructure/node-file-reader.js';
@@ -63,16 +63,23 @@ describe('compactMessages on the file system', () => {
     expect(result.stats.restoredFileCount).toBe(2);
   });
 
-  it('continues the archive sequence from the files on disk, per session', async () => {
-    const sessionDir = join(workDir, '.compact', 'agent-1');
-    await mkdir(sessionDir, { recursive: true });
-    await writeFile(join(sessionDir, 'compact-2026-01-01T00-00-00Z-5.json'), '[]');
-    const first = await compactMessages(history(), options({ sessionId: 'agent-1' }));
-    const second = await compactMessages(history(), options({ sessionId: 'agent-1' }));
-    const other = await compactMessages(history(), options({ sessionId: 'agent-2' }));
-    expect(first.originalMessagesPath?.match(/-(\d+)\.json$/)?.[1]).toBe('6');
-    expect(second.originalMessagesPath?.match(/-(\d+)\.json$/)?.[1]).toBe('7');
-    expect(other.originalMessagesPath?.match(/-(\d+)\.json$/)?.[1]).toBe('1');
+  it('continues the archive sequence from the files of the same second on disk, per session', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-21T23:45:12.300Z'));
+    try {
+      const sessionDir = join(workDir, '.compact', 'agent-1');
+      await mkdir(sessionDir, { recursive: true });
+      await writeFile(join(sessionDir, 'compact-2026-11-21T23-45-12Z-5.json'), '[]');
+      await writeFile(join(sessionDir, 'compact-2026-01-01T00-00-00Z-9.json'), '[]');
+      const first = await compactMessages(history(), options({ sessionId: 'agent-1' }));
+      const second = await compactMessages(history(), options({ sessionId: 'agent-1' }));
+      const other = await compactMessages(history(), options({ sessionId: 'agent-2' }));
+      expect(first.originalMessagesPath).toBe(join(sessionDir, 'compact-2026-11-21T23-45-12Z-6.json'));
+      expect(second.originalMessagesPath).toBe(join(sessionDir, 'compact-2026-11-21T23-45-12Z-7.json'));
+      expect(other.originalMessagesPath).toBe(join(workDir, '.compact', 'agent-2', 'compact-2026-11-21T23-45-12Z-1.json'));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('never lets concurrent compactions of one session overwrite each other', async () => {

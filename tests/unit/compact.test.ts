@@ -197,9 +197,9 @@ describe('compactMessagesWith', () => {
       expect(JSON.parse(fileSystem.files.get(archive1) as string)).toEqual(history.slice(1));
     });
 
-    it('continues the sequence from the archives on disk', async () => {
+    it('continues the sequence from the archives of the same second on disk', async () => {
       const { run, fileSystem } = setUp();
-      fileSystem.files.set('/work/.compact/default/compact-2026-01-01T00-00-00Z-6.json', '[]');
+      fileSystem.files.set('/work/.compact/default/compact-2026-11-21T23-45-12Z-6.json', '[]');
       expect((await run(createHistory())).originalMessagesPath).toBe('/work/.compact/default/compact-2026-11-21T23-45-12Z-7.json');
     });
 

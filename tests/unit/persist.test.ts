@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { createMemoryStore } from '../../src/stores/memory-store.js';
 import {
+  archiveRest,
   formatArchiveFileName,
   formatArchiveTimestamp,
   nextArchiveSequence,
@@ -32,7 +34,7 @@ function setUp(overrides: Partial<PersistRestOptions> = {}) {
   return { fileSystem, logger, options };
 }
 
-describe('archive file name (v1 F-006, DESIGN §6)', () => {
+describe('archive file name', () => {
   it('is compact-<UTC ISO to the second, ":" as "-">-<sequence>.json', () => {
     expect(formatArchiveTimestamp(now)).toBe('2026-11-21T23-45-12Z');
     expect(formatArchiveFileName(now, 1)).toBe('compact-2026-11-21T23-45-12Z-1.json');
@@ -47,7 +49,7 @@ describe('archive file name (v1 F-006, DESIGN §6)', () => {
   });
 });
 
-describe('persistRest (v1 F-006)', () => {
+describe('persistRest', () => {
   it('writes Rest as indented JSON to <workDir>/<outputDir>/<sessionId>/compact-...-1.json', async () => {
     const { fileSystem, options } = setUp();
     const path = await persistRest(rest, options);
@@ -57,12 +59,19 @@ describe('persistRest (v1 F-006)', () => {
     expect(fileSystem.directories.has(directory)).toBe(true);
   });
 
-  it('continues the sequence from the files on disk (no global counter)', async () => {
+  it('continues the sequence from the files of the same second on disk (no global counter)', async () => {
     const { fileSystem, options } = setUp();
-    fileSystem.files.set(`${directory}/compact-2026-11-20T10-00-00Z-3.json`, '[]');
-    fileSystem.files.set('/work/.compact/other-session/compact-2026-11-20T10-00-00Z-9.json', '[]');
+    fileSystem.files.set(`${directory}/compact-2026-11-21T23-45-12Z-3.json`, '[]');
+    fileSystem.files.set(`${directory}/compact-2026-11-20T10-00-00Z-7.json`, '[]');
+    fileSystem.files.set('/work/.compact/other-session/compact-2026-11-21T23-45-12Z-9.json', '[]');
     expect(await persistRest(rest, options)).toBe(`${directory}/compact-2026-11-21T23-45-12Z-4.json`);
     expect(await persistRest(rest, options)).toBe(`${directory}/compact-2026-11-21T23-45-12Z-5.json`);
+  });
+
+  it('starts a new second at 1, whatever the archives of earlier seconds are numbered', async () => {
+    const { fileSystem, options } = setUp();
+    fileSystem.files.set(`${directory}/compact-2026-11-20T10-00-00Z-7.json`, '[]');
+    expect(await persistRest(rest, options)).toBe(`${directory}/compact-2026-11-21T23-45-12Z-1.json`);
   });
 
   it('moves to the next number when the name was taken meanwhile (exclusive create)', async () => {
@@ -111,6 +120,36 @@ describe('persistRest (v1 F-006)', () => {
     expect(logger.warnings).toEqual([
       `compact: could not archive the compacted messages: could not write /work/.compact: EROFS: read-only file system`,
     ]);
+  });
+});
+
+describe('archiveRest in a store that answers exists', () => {
+  /** A memory store with `exists`, whose listing fails: the archive must never need it. */
+  function createProbedStore() {
+    const memory = createMemoryStore();
+    const asked: string[] = [];
+    const store = {
+      ...memory,
+      list: () => {
+        throw new Error('listed');
+      },
+      exists: async (key: string) => {
+        asked.push(key);
+        return (await memory.stat(key)) !== undefined;
+      },
+    };
+    return { store, asked };
+  }
+
+  it('asks about the numbered names of its second instead of listing the store', async () => {
+    const { store, asked } = createProbedStore();
+    for (const sequence of [1, 2]) await store.put(`s1/compact-2026-11-21T23-45-12Z-${sequence}.json`, '[]');
+    const logger = createRecordingLogger();
+    const outcome = await archiveRest(rest, { store, sessionId: 's1', logger, now: () => now });
+    expect(outcome.path).toBe(store.referenceFor('s1/compact-2026-11-21T23-45-12Z-3.json'));
+    expect(asked).toHaveLength(32);
+    expect(asked[0]).toBe('s1/compact-2026-11-21T23-45-12Z-1.json');
+    expect(logger.warnings).toEqual([]);
   });
 });
 

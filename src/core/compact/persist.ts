@@ -1,15 +1,17 @@
 /**
  * Archive of the compacted messages: before summarizing, Rest is saved
  * as indented JSON to `<outputDir>/<sessionId>/compact-<UTC time>-<sequence>.json`, so
- * nothing compaction drops is lost. The sequence is derived from the files already there
- * (no global counter), and the file is created exclusively, so two compactions running at
- * once never overwrite each other. With a writer that takes the text in parts, the archive is
- * streamed one message at a time and its whole text is never held in memory.
+ * nothing compaction drops is lost. The sequence tells apart the archives a session writes
+ * within one second: it is derived from the names of that second already there (no global
+ * counter, and nothing else in the store is looked at), and the file is created exclusively,
+ * so two compactions running at once never overwrite each other. With a writer that takes the
+ * text in parts, the archive is streamed one message at a time and its whole text is never
+ * held in memory.
  */
 import { ContextError } from '../errors.js';
 import { createFileWriterStore } from '../file-writer-store.js';
 import type { ContentStore, FileWriter, Logger } from '../ports.js';
-import { collectKeys } from '../store-keys.js';
+import { findTakenNames } from '../taken-names.js';
 import type { Message } from '../types.js';
 import { stringifyArrayInParts } from './archive-json.js';
 import { resolvePathFrom } from './path-resolution.js';
@@ -20,6 +22,9 @@ export { ARCHIVE_FILE_NAME_PATTERN };
 
 /** Attempts at the next sequence number when concurrent writers keep taking it. */
 const MAX_EXCLUSIVE_ATTEMPTS = 1000;
+
+/** The highest sequence asked about in one second when the store answers `exists`. */
+const MAX_ARCHIVE_SEQUENCE = 100_000;
 
 /** Options of {@link persistRest}. */
 export interface PersistRestOptions {
@@ -73,18 +78,31 @@ export interface ArchiveRestOptions {
 }
 
 /**
+ * The keys of the session's archives written in the second of `date`: with the store's
+ * `exists` each name is asked about (a Redis store never walks its keyspace), else the names
+ * of that second are listed.
+ */
+function findTakenArchiveKeys(store: ContentStore, sessionId: string, date: Date): Promise<Set<string>> {
+  const keyFor = (sequence: number): string => `${sessionId}/${formatArchiveFileName(date, sequence)}`;
+  const listPrefix = keyFor(0).slice(0, -'0.json'.length);
+  return findTakenNames(store, { keyFor, listPrefix, maxNumber: MAX_ARCHIVE_SEQUENCE });
+}
+
+/**
  * Writes `rest` as indented JSON (exactly `JSON.stringify(rest, null, 2)`, streamed one message
  * at a time) to the session's next archive in `store` and resolves its reference. The sequence
- * continues from the archives listed there; a name taken meanwhile moves on to the next number
- * (write-once), and an archive already holding exactly this text is reused. Never rejects: a
- * failure is logged at `warn` and resolves `{ path: null, error }`, and the caller decides
- * whether compaction may go on without its archive.
+ * continues from the archives of the same second found there (1 in a new second); a name
+ * taken meanwhile moves on to the next number (write-once), and an archive already holding
+ * exactly this text is reused. What it costs does not depend on what else the store holds.
+ * Never rejects: a failure is logged at `warn` and resolves `{ path: null, error }`, and the
+ * caller decides whether compaction may go on without its archive.
  */
 export async function archiveRest(rest: readonly Message[], options: ArchiveRestOptions): Promise<ArchiveOutcome> {
   const { store, logger, sessionId } = options;
   const date = options.now();
   try {
-    let sequence = nextArchiveSequence((await collectKeys(store, `${sessionId}/compact-`)).map((key) => key.slice(sessionId.length + 1)));
+    const taken = await findTakenArchiveKeys(store, sessionId, date);
+    let sequence = nextArchiveSequence([...taken].map((key) => key.slice(sessionId.length + 1)));
     for (let attempt = 0; attempt < MAX_EXCLUSIVE_ATTEMPTS; attempt += 1, sequence += 1) {
       const key = `${sessionId}/${formatArchiveFileName(date, sequence)}`;
       // A fresh generator per attempt: a store may iterate the parts only once.
@@ -114,8 +132,8 @@ export function createArchiveWriterStore(fileWriter: FileWriter, workDir: string
 /**
  * {@link archiveRest} through a {@link FileWriter} under `<workDir>/<outputDir>/<sessionId>/`,
  * resolving only the path (`null` when the archive could not be written). With the writer's
- * `listDir` the sequence continues from the files on disk; with its `createExclusiveFromParts`
- * (preferred) or `createExclusive`, names are taken write-once; a writer with only
+ * `listDir` the sequence continues from the files of the same second on disk; with its
+ * `createExclusiveFromParts` (preferred) or `createExclusive`, names are taken write-once; a writer with only
  * `writeFile` writes plainly, as sequence 1 when it cannot list.
  */
 export async function persistRest(rest: readonly Message[], options: PersistRestOptions): Promise<string | null> {
