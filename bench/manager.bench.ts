@@ -1,8 +1,11 @@
 /**
- * Context manager benchmarks (issue 9): `prepare` with nothing to do on a 2,000-message history
- * it has already seen (goal: <= 1 ms; baseline in the same run: `countTokens` of the same,
- * cached, history), and `prepare` whose work is a batch offload (goal: <= 1.3x
- * `offloadToolResults` alone on the same history, each into a fresh directory, interleaved).
+ * Context manager benchmarks: `prepare` with nothing to do on a 2,000-message history it has
+ * already seen (goal: <= 1 ms; baseline in the same run: `countTokens` of the same, cached,
+ * history); `prepare` whose work is a batch offload (goal: <= 1.3x `offloadToolResults` alone on
+ * the same history, each into a fresh directory, interleaved); a new manager's `prepare` of
+ * 2,000 real messages rebuilt from JSON whose decisions are all in the store (goal: <= 1.5x
+ * `JSON.parse` of the same history); and a transcript replayed with a new manager per request
+ * against one manager (goal: the same summarizer calls and prefix changes).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,10 +14,40 @@ import { createContextManager } from '../src/api/context-manager.js';
 import { offloadToolResults } from '../src/api/offload.js';
 import { countTokens } from '../src/api/tokens.js';
 import type { ContextOffloadAction } from '../src/core/manage/types.js';
+import type { Message } from '../src/core/types.js';
 import { buildHistory } from './offload.bench.js';
-import { measureInterleaved, measureMedians, type BenchRow, type BenchRunOptions } from './report.js';
+import { computeMedian, measureInterleaved, measureMedians, type BenchRow, type BenchRunOptions } from './report.js';
+import { compareReplays, loadSampleTranscript } from './session-replay.js';
 
-export const title = 'Context manager (issue 9)';
+export const title = 'Context manager';
+
+/** Real messages: the sample transcript repeated (tool ids renamed per copy), cut at 2,000 messages. */
+async function loadRealMessages(count: number): Promise<Message[]> {
+  return (await loadSampleTranscript(Math.ceil(count / 30) + 1)).slice(0, count);
+}
+
+/**
+ * A new manager's `prepare` of `text` parsed (the parse not timed) against `JSON.parse(text)`,
+ * interleaved, over a store whose records explain the history: medians in ms.
+ */
+async function measureColdPrepare(text: string, outputDir: string, rounds: number): Promise<{ prepareMs: number; parseMs: number }> {
+  const prepare: number[] = [];
+  const parse: number[] = [];
+  for (let round = -2; round < rounds; round += 1) {
+    let started = performance.now();
+    JSON.parse(text);
+    const parseMs = performance.now() - started;
+    const messages = JSON.parse(text) as Message[];
+    started = performance.now();
+    const result = await createContextManager({ outputDir, logger: silent }).prepare(messages);
+    const prepareMs = performance.now() - started;
+    if (result.actions.length > 0) throw new Error(`expected nothing new, got ${JSON.stringify(result.actions.map((action) => action.type))}`);
+    if (round < 0) continue;
+    parse.push(parseMs);
+    prepare.push(prepareMs);
+  }
+  return { prepareMs: computeMedian(prepare), parseMs: computeMedian(parse) };
+}
 
 const silent = { warn: () => undefined };
 
@@ -64,6 +97,24 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
       options.quick ? 5 : 40,
     );
 
+    // --- a new manager, 2,000 real messages rebuilt from JSON, every decision already in the store
+    const real = await loadRealMessages(2000);
+    const realText = JSON.stringify(real);
+    const realDirectory = freshDirectory();
+    await createContextManager({ outputDir: realDirectory, logger: silent }).prepare(real);
+    const rounds = options.quick ? 3 : 15;
+    const coldRaw = await measureColdPrepare(realText, realDirectory, rounds);
+    // the history the other rows use: 2,000 small messages, 200 large results offloaded, never compacted
+    const syntheticDirectory = freshDirectory();
+    await createContextManager({ outputDir: syntheticDirectory, logger: silent }).prepare(messages);
+    const coldSynthetic = await measureColdPrepare(JSON.stringify(messages), syntheticDirectory, rounds);
+
+    // --- a transcript replayed: one manager against a new manager per request
+    const transcript = await loadSampleTranscript(options.quick ? 2 : 8);
+    const replays = await compareReplays(transcript, 12_000);
+    const stateful = replays['one manager'];
+    const stateless = replays['a new manager per request'];
+
     const idleMedian = idle['prepare, nothing to do']!;
     const idleUsageMedian = idle['prepare, nothing to do, with lastUsage']!;
     const countMedian = idle['countTokens (cached)']!;
@@ -89,9 +140,33 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
         name: 'prepare whose work is a batch offload',
         medianMs: batch[prepareBatch]!,
         baseline: { name: 'offloadToolResults on the same history', medianMs: batch[offloadAlone]! },
-        extra: `200 x 4,500 chars offloaded, fresh dir per run; median of ${options.quick ? 5 : 40} interleaved runs`,
+        extra: `200 x 4,500 chars offloaded, fresh dir per run, the session's count record written; median of ${options.quick ? 5 : 40} interleaved runs`,
         goal: '<= 1.3x offloadToolResults',
         met: batch[prepareBatch]! <= 1.3 * batch[offloadAlone]!,
+      },
+      {
+        name: 'a new manager, 2,000 real messages rebuilt from JSON (the raw history), nothing new',
+        medianMs: coldRaw.prepareMs,
+        baseline: { name: 'JSON.parse of the same history', medianMs: coldRaw.parseMs },
+        extra: `${(realText.length / 1e6).toFixed(1)} MB JSON; a listing, the compaction record, every large result hashed for its name`,
+        goal: '<= 1.5x JSON.parse',
+        met: coldRaw.prepareMs <= 1.5 * coldRaw.parseMs,
+      },
+      {
+        name: 'a new manager, 2,000 small messages rebuilt from JSON (the raw history), nothing new',
+        medianMs: coldSynthetic.prepareMs,
+        baseline: { name: 'JSON.parse of the same history', medianMs: coldSynthetic.parseMs },
+        extra: `${messages.length} messages, 200 large results: a listing, the count record, every large result hashed for its name`,
+        goal: '<= 1.5x JSON.parse',
+        met: coldSynthetic.prepareMs <= 1.5 * coldSynthetic.parseMs,
+      },
+      {
+        name: `replay of ${stateless.requests} requests, a new manager per request (12,000-token window)`,
+        medianMs: stateless.elapsedMs,
+        baseline: { name: 'the same replay through one manager', medianMs: stateful.elapsedMs },
+        extra: `summarizer calls ${stateless.summarizerCalls} vs ${stateful.summarizerCalls}, prefix changes ${stateless.prefixChanges} vs ${stateful.prefixChanges}`,
+        goal: 'same summarizer calls and prefix changes',
+        met: stateless.summarizerCalls === stateful.summarizerCalls && stateless.prefixChanges === stateful.prefixChanges,
       },
     ];
   } finally {

@@ -18,9 +18,12 @@ export function isLowSurrogate(code: number): boolean {
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
 
+/** `String.prototype.isWellFormed` where the runtime has it (Node 20; Node 18 lacks it): a native scan, many times the regular expression's speed. */
+const isWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
+
 /** Whether `text` holds a lone surrogate (is not well-formed UTF-16). */
 export function hasLoneSurrogate(text: string): boolean {
-  return LONE_SURROGATE.test(text);
+  return isWellFormed === undefined ? LONE_SURROGATE.test(text) : !isWellFormed.call(text);
 }
 
 /**

@@ -171,9 +171,9 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
       recordToolNames(message, toolNames);
       access.steps.readBacks.record(message);
       // summarized now, with the calls seen so far, as the batch offload's walk names them
-      charsOf(message);
+      const chars = charsOf(message);
       fresh.push(index);
-      unexplained ||= access.mayNeedListing(message);
+      unexplained = access.mayNeedListing(message, chars.results) || unexplained;
     }
     // a raw result no process was known to offload: ask the folder once before deciding it
     if (unexplained) await call.learn();
@@ -328,18 +328,21 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
   /**
    * Remembers the form each message of this call goes on in: a given message (and its working
    * form) maps to its form after this call's offloads, a compaction's message to itself. The
-   * next call that sends the same objects skips checking and deciding them.
+   * next call that sends the same objects skips checking and deciding them. Messages that came
+   * in already in their form and did not change are known already.
    */
   function rememberForms(canonical: readonly Message[], given: readonly Message[], replaced: number, shift: number, working: readonly Message[], output: readonly Message[]): void {
     for (let index = 0; index < canonical.length; index += 1) {
       const original = canonical[index] as Message;
       const form = index < replaced ? (given[index] as Message) : (working[index + shift] as Message);
+      if (original === form && seen.get(form) === form) continue;
       seen.set(original, form);
       seen.set(given[index] as Message, form);
       seen.set(form, form);
     }
-    for (const message of working) seen.set(message, message);
-    for (const message of output) seen.set(message, message);
+    // the messages a compaction record put in place of the given ones
+    for (let index = 0; index < replaced + shift; index += 1) seen.set(working[index] as Message, working[index] as Message);
+    if (output !== working) for (const message of output) seen.set(message, message);
   }
 
   /**

@@ -47,7 +47,10 @@ export function createReadBackCalls(folderReference: string, isStored: (name: st
   const readInput = (input: unknown): { inFolder: boolean; names: string[] } => {
     const strings = collectStrings(input, MAX_INPUT_DEPTH, []);
     const names: string[] = [];
-    for (const text of strings) for (const match of text.matchAll(CONTENT_NAME)) names.push(match[0].slice(match[0].lastIndexOf('/') + 1));
+    for (const text of strings) {
+      if (!text.includes('.md')) continue;
+      for (const match of text.matchAll(CONTENT_NAME)) names.push(match[0].slice(match[0].lastIndexOf('/') + 1));
+    }
     return { inFolder: strings.some((text) => text.includes(folderReference)), names };
   };
   const namesStored = (names: readonly string[]): boolean => names.some((name) => isStored(name));

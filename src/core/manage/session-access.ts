@@ -11,12 +11,12 @@ import { isOffloadReference } from '../offload-reference.js';
 import { toFileStem } from '../offload-names.js';
 import { callStore } from '../offload-files.js';
 import type { ContentStore, Logger } from '../ports.js';
-import { countToolResultChars } from '../char-count.js';
 import { isToolResultBlock, type Message } from '../types.js';
 import type { LocalCounts } from './history-estimate.js';
 import type { ContextManagerPorts } from './manager-ports.js';
 import type { ResolvedContextManagerOptions } from './manager-options.js';
 import type { OffloadCall, OffloadStepContext } from './offload-steps.js';
+import type { ResultChars } from './ratio-gate.js';
 import { createReadBackCalls } from './read-back.js';
 import { createRecordChain, type ReadRecord } from './record-chain.js';
 import { createSessionKnowledge, type SessionKnowledge } from './session-knowledge.js';
@@ -72,8 +72,11 @@ export interface SessionAccess {
   readonly knowledge: SessionKnowledge;
   readonly steps: OffloadStepContext;
   beginCall(store: ContentStore, signal: AbortSignal | undefined, actions: ContextAction[]): CallAccess;
-  /** Whether a message first seen may hold a result another process offloaded that this manager does not know of. */
-  mayNeedListing(message: Message): boolean;
+  /**
+   * Whether a message first seen may hold a result another process offloaded that this manager
+   * does not know of; `chars` are the characters of its results, in order.
+   */
+  mayNeedListing(message: Message, chars: readonly ResultChars[]): boolean;
   /** Applies the records that match `history` (compactions, counts). */
   match(history: readonly Message[], call: CallAccess): Promise<SessionMatch>;
   /** After the call's listing: the working history with a compaction recorded meanwhile applied, or `undefined` when none applies. */
@@ -196,13 +199,14 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
     };
   }
 
-  function mayNeedListing(message: Message): boolean {
-    if (typeof message.content === 'string') return false;
+  function mayNeedListing(message: Message, results: readonly ResultChars[]): boolean {
+    if (typeof message.content === 'string' || results.length === 0) return false;
     let unexplained = false;
+    let position = 0;
     for (const block of message.content) {
-      if (!isToolResultBlock(block) || isOffloadReference(block.content)) continue;
-      const chars = countToolResultChars(block.content);
-      if (chars < smallestOffloaded || knowledge.knowsStem(toFileStem(block.tool_use_id))) continue;
+      if (!isToolResultBlock(block)) continue;
+      const chars = results[position++]?.chars ?? 0;
+      if (chars < smallestOffloaded || knowledge.knowsStem(toFileStem(block.tool_use_id)) || isOffloadReference(block.content)) continue;
       // a result this manager judged already (a history rebuilt from JSON sends it again): nothing new
       const judgedKey = `${block.tool_use_id}\u0000${chars}`;
       if (judged.has(judgedKey)) continue;
@@ -304,7 +308,8 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
       }
       const tokens: RecordedTokens = {
         tokenizer: ports.tokenizerId ?? 'unknown',
-        counts: output.map((message) => (ports.tokenizerId === undefined ? null : (counts.peek(message) ?? null))),
+        // every message counted, so a manager that meets this history again tokenizes none of it
+        counts: output.map((message) => (ports.tokenizerId === undefined ? null : counts.of(message))),
       };
       const written = await writeRecord({ version: RECORD_VERSION, kind: 'count', span, tokens, calibration }, call);
       if (written === undefined) return;
