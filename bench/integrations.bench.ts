@@ -172,7 +172,7 @@ async function measureAiSdk(options: BenchRunOptions): Promise<BenchRow[]> {
   return [
     row(prepareStepCase, medians[prepareStepCase]!),
     row(middlewareCase, medians[middlewareCase]!),
-    row(freshCase, freshMs, 'new objects each call: compared with the previous prompt, then the manager caches apply'),
+    row(freshCase, freshMs, 'new objects each call, each converted and checked again: the middleware keeps no memory (the decisions are in the store)'),
   ];
 }
 
