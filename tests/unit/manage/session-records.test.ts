@@ -10,6 +10,7 @@ import type { ContextAction } from '../../../src/core/manage/types.js';
 import { isSessionRecordKey } from '../../../src/core/manage/session-records.js';
 import { isOffloadedKey } from '../../../src/core/offload-names.js';
 import type { Message } from '../../../src/core/types.js';
+import { countMessageTokens } from '../../../src/core/tokens.js';
 import { createMemoryStore } from '../../../src/stores/memory-store.js';
 import {
   createRecordingCompact,
@@ -17,6 +18,7 @@ import {
   createTestManager,
   createTracingStore,
   listKeys,
+  quarterCounter,
   SYSTEM,
   summarizeTo,
   TASK,
@@ -249,5 +251,41 @@ describe('two managers compacting the same history at once', () => {
     expect((await listKeys(store)).filter((key) => key.includes('/.records/compact-'))).toHaveLength(1);
     const dropped = loggers.flatMap((logger) => logger.warnings).filter((warning) => warning.includes('another process compacted the same history first'));
     expect(dropped).toHaveLength(1);
+  });
+});
+
+describe('what a new manager takes from the records besides the messages', () => {
+  it('the calibration learned by another manager, once it moved: the same estimate for the same history', async () => {
+    const store = createMemoryStore();
+    const warm = createTestManager({ store, initialCalibrationRatio: 1.5, threshold: 100_000, ratioThreshold: 1 }).manager;
+    let history: Message[] = [TASK];
+    let lastUsage: { inputTokens: number; messageCount: number } | undefined;
+    for (let turn = 0; turn < 6; turn += 1) {
+      history = [...history, { role: 'assistant', content: textOf(2000, `a${turn}`) }, { role: 'user', content: textOf(400, `u${turn}`) }];
+      const result = await warm.prepare(history, lastUsage === undefined ? {} : { lastUsage });
+      // the provider counts 1.2 tokens per local token (plus a fixed prompt of 3,000)
+      const local = result.messages.reduce((total, message) => total + countMessageTokens(message, quarterCounter), 0);
+      lastUsage = { inputTokens: 3000 + Math.round(1.2 * local), messageCount: result.messages.length };
+    }
+    const next = [...history, { role: 'assistant' as const, content: 'Done.' }, { role: 'user' as const, content: 'Thanks.' }];
+    const fromWarm = await warm.prepare(next);
+    const fromNew = await createTestManager({ store, initialCalibrationRatio: 1.5, threshold: 100_000, ratioThreshold: 1 }).manager.prepare(rebuilt(next));
+
+    expect(fromWarm.stats.calibrationRatio).toBeLessThan(1.5);
+    expect(fromNew.stats.calibrationRatio).toBe(fromWarm.stats.calibrationRatio);
+    expect(fromNew.stats.tokensAfter).toBe(fromWarm.stats.tokensAfter);
+  });
+
+  it('reads a lastUsage after a compaction against the history as sent, when the caller keeps its raw history', async () => {
+    const store = createMemoryStore();
+    const history = buildConversation(6);
+    const first = await createTestManager({ ...SETTINGS, store }).manager.prepare(history);
+    expect(first.messages.length).toBeLessThan(history.length);
+    const next = [...rebuilt(history), { role: 'assistant' as const, content: 'Noted.' }, { role: 'user' as const, content: 'And then?' }];
+    const lastUsage = { inputTokens: 900, messageCount: first.messages.length };
+    const result = await createTestManager({ ...SETTINGS, store }).manager.prepare(next, { lastUsage });
+
+    expect(result.actions).toEqual([]);
+    expect(result.stats.anchoredMessages).toBe(first.messages.length);
   });
 });
