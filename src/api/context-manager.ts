@@ -158,14 +158,14 @@ const DEFAULT_TOKENIZER_ID = 'o200k_base';
 function createSessionReadTool(store: ContentStore, currentSession: () => string | undefined): ReadOffloadedTool {
   const tools = new Map<string, ReadOffloadedTool>();
   const template = createReadOffloadedTool({ store, sessionId: AUTO_SESSION_ID });
-  const execute = (input: unknown): Promise<string> => {
+  const execute: ReadOffloadedTool['execute'] = (input, options) => {
     const sessionId = currentSession();
     if (sessionId === undefined) return Promise.resolve('Refused: no conversation has been prepared yet, so no reference can be read.');
     let tool = tools.get(sessionId);
     if (tool === undefined) tools.set(sessionId, (tool = createReadOffloadedTool({ store, sessionId })));
-    return tool.execute(input);
+    return tool.execute(input, options);
   };
-  return { ...template, execute, aiSdk: { ...template.aiSdk, execute } };
+  return { ...template, execute, aiSdk: { ...template.aiSdk, execute: (input, aiSdkOptions) => execute(input, { signal: aiSdkOptions?.abortSignal }) } };
 }
 
 /** The store: `store` as given, or a file store over `outputDir`; exactly one. */

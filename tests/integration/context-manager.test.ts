@@ -341,3 +341,15 @@ describe('the session\'s records', () => {
     expect(await readdir(join(outputDir, 's1', '.records'))).toEqual([]);
   });
 });
+
+describe('a manager with sessionId "auto"', () => {
+  it('has a read tool that refuses before the first prepare and opens that session\'s references after it', async () => {
+    const manager = createContextManager({ outputDir: join(root, 'context'), sessionId: 'auto', logger });
+    expect(await manager.readTool.execute({ ref: join(root, 'context', 'x', 'y.md') })).toMatch(/^Refused: no conversation has been prepared yet/);
+    const result = await manager.prepare([{ role: 'user', content: 'Grep the logs.' }, ...toolTurn('toolu_1', 'bash', { command: 'grep' }, `${words(400, 'line')}\nneedle: here`)]);
+    expect(manager.sessionId).toBe(result.sessionId);
+    expect(result.sessionId).toMatch(/^auto-[0-9a-f]{32}$/);
+    const reference = resultOf(result.messages[2]) as string;
+    expect(await manager.readTool.execute({ ref: reference, pattern: 'needle' })).toContain('needle: here');
+  });
+});

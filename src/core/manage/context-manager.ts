@@ -11,14 +11,13 @@
  * same messages for the same history; what this object keeps in memory only spares it work.
  * Pure: the store, the tokenizer, the hash, the logger and compaction come in as ports.
  */
-import { throwIfAborted } from '../abort.js';
+import { createAbortableStore, throwIfAborted } from '../abort.js';
 import { describeError, describeValue, InvalidMessageError, InvalidOptionError } from '../errors.js';
 import type { TokenCounter } from '../ports.js';
 import { compactThresholdTokens } from '../tokens.js';
 import { recordToolNames } from '../tool-names.js';
 import type { Message } from '../types.js';
 import { assertMessage } from '../validate-messages.js';
-import { createAbortableStore } from './abortable-store.js';
 import { createCompactionBackoff } from './backoff.js';
 import { createTokenCalibration } from './calibration.js';
 import { compactWithRecord, type CompactStep } from './compact-step.js';
