@@ -150,6 +150,7 @@ export { createReadOffloadedTool } from './api/read-offloaded-tool.js';
 export type {
   ReadOffloadedTool,
   ReadOffloadedToolOptions,
+  ReadOffloadedCallOptions,
   ReadOffloadedInput,
   ReadOffloadedInputSchema,
   ReadOffloadedSchemaProperty,
