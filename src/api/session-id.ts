@@ -28,8 +28,9 @@ export interface DeriveSessionIdOptions {
 /**
  * The session a conversation's history names: `auto-` and 32 hex digits of the sha256 of the
  * salt, the system prompt (`options.system`, else the history's leading system messages) and
- * the first user message. Pure: the same history and options give the same session in every
- * process, whatever comes after the first user message.
+ * the first user message. Prompt-cache markers (`cache_control`) are left out, so a client that
+ * moves its markers from request to request keeps one session. Pure: the same history and
+ * options give the same session in every process, whatever comes after the first user message.
  *
  * @throws {InvalidOptionError} for an unknown `format` or a `salt` that is not a string;
  * `INVALID_MESSAGE` when `messages` is not a history in that format.

@@ -16,11 +16,6 @@ export const SESSION_HEADER = 'x-agent-context-session';
 /** Headers that carry a credential: their values are hashed into the session, never kept. */
 const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'api-key'] as const;
 
-/** JSON of `value` without the prompt-cache markers, which clients move from request to request. */
-function withoutCacheMarkers<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value, (key, field: unknown) => (key === 'cache_control' ? undefined : field)) ?? 'null') as T;
-}
-
 /** The credential's hash: a digest of the credential headers' values (never the values themselves). */
 export function hashCredential(headers: IncomingHttpHeaders): string {
   const hash = createHash('sha256');
@@ -43,14 +38,15 @@ export interface SessionSource {
 
 /**
  * The automatic session id ({@link deriveSessionId}'s `auto-` and 32 hex digits), salted with
- * the credential's hash. Prompt-cache markers are left out: Claude Code marks the last message
- * of each request, so its first user message carries one in the first request only.
+ * the credential's hash. Prompt-cache markers are left out (by `deriveSessionId`): Claude Code
+ * marks the last message of each request, so its first user message carries one in the first
+ * request only.
  */
 export function deriveProxySessionId(source: SessionSource): string {
   const firstUser = source.messages.findIndex((message) => message.role === 'user');
   const head = source.messages.slice(0, firstUser + 1);
-  return deriveSessionId(withoutCacheMarkers(head), {
-    ...(source.system !== undefined && { system: withoutCacheMarkers(source.system) }),
+  return deriveSessionId(head, {
+    ...(source.system !== undefined && { system: source.system }),
     salt: source.credentialHash,
   });
 }

@@ -20,16 +20,20 @@ export interface SessionDerivation {
 /** Hex digits of the hash a derived session carries (128 bits). */
 const SESSION_HASH_CHARS = 32;
 
+/** Leaves out prompt-cache markers, which clients move from request to request (Claude Code marks the last message of each). */
+const dropCacheMarkers = (key: string, value: unknown): unknown => (key === 'cache_control' ? undefined : value);
+
 /**
  * `auto-<32 hex>`: the sha256 of the salt, the system prompt (`derivation.system`, else the
- * leading system messages) and the first user message. The same inputs give the same session in
- * every process; anything else, another one.
+ * leading system messages) and the first user message, prompt-cache markers (`cache_control`)
+ * left out: a client that moves its markers keeps its session. The same inputs give the same
+ * session in every process; anything else, another one.
  */
 export function deriveSessionIdWith(messages: readonly Message[], hashing: Hashing, derivation: SessionDerivation = {}): string {
   let head = 0;
   while (head < messages.length && messages[head]?.role === 'system') head += 1;
   const system = derivation.system !== undefined ? derivation.system : messages.slice(0, head).map((message) => message.content);
   const firstUser = messages.find((message) => message.role === 'user')?.content ?? null;
-  const text = JSON.stringify({ salt: derivation.salt ?? '', system: system ?? null, firstUser });
+  const text = JSON.stringify({ salt: derivation.salt ?? '', system: system ?? null, firstUser }, dropCacheMarkers);
   return `auto-${hashText(hashing, text).slice(0, SESSION_HASH_CHARS)}`;
 }

@@ -26,6 +26,19 @@ describe('deriveSessionId', () => {
     expect(deriveSessionId([TASK], { system: 'You are a careful coding agent.' })).not.toBe(deriveSessionId([TASK]));
   });
 
+  it('leaves out prompt-cache markers, so a client that moves them keeps its session', () => {
+    const marker = { cache_control: { type: 'ephemeral' } };
+    const marked = [
+      { role: 'user', content: [{ type: 'text', text: TASK.content as string, ...marker }] },
+      { role: 'assistant', content: 'Looking.' },
+    ];
+    const unmarked = [{ role: 'user', content: [{ type: 'text', text: TASK.content as string }] }];
+    const system = [{ type: 'text', text: 'Be brief.' }];
+    expect(deriveSessionId(marked)).toBe(deriveSessionId(unmarked));
+    expect(deriveSessionId(marked, { system: [{ ...system[0], ...marker }] })).toBe(deriveSessionId(unmarked, { system }));
+    expect(deriveSessionId(marked)).not.toBe(deriveSessionId([{ role: 'user', content: [{ type: 'text', text: 'Other.', ...marker }] }]));
+  });
+
   it('reads a history in any format', () => {
     const chat = [{ role: 'user', content: 'Fix the failing test in src/date.ts.' }];
     expect(deriveSessionId(chat, { format: 'openai-chat' })).toBe(deriveSessionId([TASK]));
