@@ -29,8 +29,11 @@ export interface AiSdkReadTool {
   readonly description: string;
   /** The input `{ ref, offset?, limit?, pattern? }` as a schema the AI SDK accepts. */
   readonly inputSchema: AiSdkInputSchema<ReadOffloadedInput>;
-  /** Reads one page; never rejects for what the model sent or what the store did. */
-  execute(input: ReadOffloadedInput): Promise<string>;
+  /**
+   * Reads one page; never rejects for what the model sent or what the store did. Of the AI SDK's
+   * second argument (`{ toolCallId, messages, abortSignal }`), `abortSignal` ends the call.
+   */
+  execute(input: ReadOffloadedInput, options?: { abortSignal?: AbortSignal | undefined }): Promise<string>;
   /** Marks the tool so {@link offloadTools} never offloads its pages. */
   readonly [NEVER_OFFLOAD]: true;
 }
@@ -69,7 +72,7 @@ export function createReadTool(source: AiSdkContextManager | ReadOffloadedTool):
     name: readTool.name,
     description: readTool.description,
     inputSchema: buildInputSchema(readTool.inputSchema),
-    execute: (input: ReadOffloadedInput) => readTool.execute(input),
+    execute: (input: ReadOffloadedInput, options?: { abortSignal?: AbortSignal | undefined }) => readTool.execute(input, { signal: options?.abortSignal }),
     [NEVER_OFFLOAD]: true,
   };
 }

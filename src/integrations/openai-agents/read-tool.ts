@@ -45,8 +45,9 @@ export function createReadTool(source: AgentsContextManager | ReadOffloadedTool)
     description: readTool.description,
     parameters: readTool.inputSchema,
     strict: false,
-    // The runner passes the model's arguments as JSON text, which the reader parses and checks.
-    invoke: (_runContext, input) => readTool.execute(input),
+    // The runner passes the model's arguments as JSON text, which the reader parses and checks;
+    // its signal (the run's) ends a read under way.
+    invoke: (_runContext, input, details) => readTool.execute(input, { signal: details?.signal }),
     needsApproval: neverNeedsApproval,
     isEnabled: alwaysEnabled,
   };
