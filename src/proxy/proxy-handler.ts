@@ -24,6 +24,9 @@ import { resolveProxyOptions, type ProxyHandlerOptions, type ProxyRequestEvent }
 import { readRequestBody, sendError } from './request-body.js';
 import { guessProvider, matchRoute, toLastUsage, type ProxyProvider, type ProxyRoute } from './routes.js';
 import { deriveProxySessionId, hashCredential, readSessionHeader } from './session-id.js';
+import { createBodyParser, type BodyLayout, type ParsedRequestBody } from './body-parser.js';
+import { writeBodyWithHistory } from './body-writer.js';
+import { createSeenHistories } from './seen-histories.js';
 import { createLruMap, createWarmManagers, type ManagerFactory } from './sessions.js';
 import { createOverheadCounter } from './fixed-overhead.js';
 import { createSplitStore } from './split-store.js';
@@ -116,20 +119,24 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   // the manager checks its options when created: check them now, not at the first request
   createManager('check', 'anthropic', window, createExtractiveSummarizer());
   const managers = createWarmManagers(settings.maxSessions);
+  const histories = createSeenHistories(settings.maxSessions);
+  const bodies = createBodyParser(settings.maxSessions);
 
   async function prepare(
     route: ProxyRoute,
     request: IncomingMessage,
     raw: Buffer,
     body: Record<string, unknown>,
+    layout: BodyLayout | undefined,
+    credentialHash: string,
     sessionName: string | undefined,
     signal: AbortSignal,
   ): Promise<PreparedRequest> {
     const parts = splitRequestBody(body);
-    const canonical = route.format.toCanonical(parts.items);
+    const parsed = route.format.toCanonical(parts.items);
     const systemField = parts.historyField === 'messages' ? 'system' : 'instructions';
-    const credentialHash = hashCredential(request.headers);
-    const sessionId = sessionName ?? deriveProxySessionId({ system: body[systemField], messages: canonical, credentialHash });
+    const sessionId = sessionName ?? deriveProxySessionId({ system: body[systemField], messages: parsed, credentialHash });
+    const canonical = histories.adopt(`${sessionId}\u0000${credentialHash}`, parsed);
     await readingUsage.get(sessionId);
     const taken = usages.get(sessionId);
     usages.delete(sessionId);
@@ -144,7 +151,15 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const result = await managers.prepare(`${sessionId}\u0000${limit}\u0000${credentialHash}`, create, upstreamRequest, canonical, { lastUsage, signal });
     const prepared = result.messages;
     const unchanged = prepared.length === canonical.length && prepared.every((message, index) => message === canonical[index]);
-    const sent = unchanged ? raw : Buffer.from(JSON.stringify({ ...body, [parts.historyField]: route.format.fromCanonical(prepared, parts.items) }));
+    let sent = raw;
+    if (!unchanged) {
+      const items = route.format.fromCanonical(prepared, parts.items);
+      // the client's bytes for what the manager left alone, when they are known
+      sent =
+        layout !== undefined && body[parts.historyField] === parts.items
+          ? writeBodyWithHistory(raw, layout, parts.items, items)
+          : Buffer.from(JSON.stringify({ ...body, [parts.historyField]: items }));
+    }
     return {
       body: sent,
       sessionId,
@@ -172,9 +187,10 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     if (read.kind === 'too-large') {
       return sendError(response, route.provider, 'too-large', `agent-context proxy: the request body is over the proxy's limit of ${settings.maxBodyBytes} bytes`);
     }
-    let body: unknown;
+    const credentialHash = hashCredential(request.headers);
+    let parsed: ParsedRequestBody;
     try {
-      body = JSON.parse(read.body.toString('utf8'));
+      parsed = bodies.parse(read.body, credentialHash);
     } catch (error) {
       return sendError(response, route.provider, 'invalid-request', `agent-context proxy: the request body is not valid JSON (${describeError(error)})`);
     }
@@ -184,8 +200,9 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const onClose = (): void => gone.abort(new Error('the client went away'));
     response.once('close', onClose);
     try {
+      const body = parsed.value;
       if (!isRecord(body)) throw new TypeError('the request body is not a JSON object');
-      prepared = await prepare(route, request, read.body, body, header.sessionId, gone.signal);
+      prepared = await prepare(route, request, read.body, body, parsed.layout, credentialHash, header.sessionId, gone.signal);
     } catch (error) {
       if (gone.signal.aborted) return;
       // fail-open: the agent keeps working with its request as it was
