@@ -11,6 +11,7 @@
  */
 import { join } from 'node:path';
 import { buildOneMegabyteHistory, ROOT } from '../cli-process.js';
+import { createProcessIo } from '../../src/cli/command-io.js';
 import { countToolDefinitionTokens } from '../../src/cli/measure-context.js';
 import { readTranscript } from '../../src/cli/read-transcript.js';
 import type { ContentBlock, Message } from '../../src/core/types.js';
@@ -72,7 +73,7 @@ const SAMPLE_FILES: ReadonlyArray<{ name: string; path: string }> = [
 ];
 
 async function loadSample(name: string, path: string): Promise<PeerTranscript> {
-  const transcript = await readTranscript(join(ROOT, path));
+  const transcript = await readTranscript(join(ROOT, path), createProcessIo());
   return { name, messages: normalizeMessages(transcript.messages), toolDefinitionTokens: countToolDefinitionTokens(transcript) };
 }
 

@@ -6,6 +6,7 @@ import { stat } from 'node:fs/promises';
 import { compactMessages, countTokens } from '../index.js';
 import type { CompactResult } from '../index.js';
 import { parseCommandArguments, readBooleanFlag, readNumberFlag, readStringFlag, requireInputPath } from './arguments.js';
+import type { CommandIo } from './command-io.js';
 import { resolveCompactionTrigger } from './compaction-trigger.js';
 import { keepDefinedFields } from './defined-fields.js';
 import { CliError, UsageError } from './errors.js';
@@ -88,7 +89,7 @@ function describeOutcome(
 }
 
 /** Runs `compact` with its arguments. */
-export async function runCompact(args: readonly string[]): Promise<void> {
+export async function runCompact(args: readonly string[], io: CommandIo): Promise<void> {
   const parsed = parseCommandArguments('compact', args, COMPACT_FLAGS, 1);
   const path = requireInputPath(parsed, 'compact');
   const outputFile = readStringFlag(parsed, 'output');
@@ -106,15 +107,15 @@ export async function runCompact(args: readonly string[]): Promise<void> {
   const format = resolveFormatFlag(readStringFlag(parsed, 'format'), 'compact');
   if (workDir !== undefined) await assertWorkDirectory(workDir);
 
-  const transcript = await readTranscript(path, { format });
+  const transcript = await readTranscript(path, io, { format });
   const { messages } = transcript;
-  const report = selectReportStream(outputFile !== undefined);
+  const report = selectReportStream(outputFile !== undefined, io);
   const { style } = report;
   report.writeLines([
     `${style.bold('compact')}  ${toTerminalText(transcript.source)} ${style.dim(`(${describeTranscript(transcript)}, ${formatCount(messages.length)} messages)`)}`,
   ]);
 
-  const activity = createLlmActivity();
+  const activity = createLlmActivity(io.stderr);
   const use = { calls: 0 };
   const summarizerOptions = await createChosenSummarizer(choice, use, {
     onRequestStart: (requestNumber) =>
@@ -160,7 +161,7 @@ export async function runCompact(args: readonly string[]): Promise<void> {
   const tokensBefore = countTokens(messages, usage);
   const tokensAfter = countTokens(result.messages, usage);
   // Written in the input's own shape and format; the summary becomes a message of that format.
-  if (outputFile === undefined) await writeStandardOutput(serializeHistory(transcript, result.messages, 'standard-output'));
+  if (outputFile === undefined) await writeStandardOutput(io.stdout, serializeHistory(transcript, result.messages, 'standard-output'));
   else await writeOutput(outputFile, serializeHistory(transcript, result.messages, 'file'));
 
   // Past the failures above, the summarizer ran exactly when the history was compacted.

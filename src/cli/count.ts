@@ -2,6 +2,7 @@
  * `agent-context count <file> [--json] [--format <name>]`: where the context goes.
  */
 import { parseCommandArguments, readBooleanFlag, readListFlag, readNumberFlag, readStringFlag, requireInputPath } from './arguments.js';
+import type { CommandIo } from './command-io.js';
 import { writeStandardOutput } from './io.js';
 import { measureContext } from './measure-context.js';
 import { readTranscript, resolveFormatFlag } from './read-transcript.js';
@@ -20,7 +21,7 @@ const COUNT_FLAGS = {
 } as const;
 
 /** Runs `count` with its arguments. */
-export async function runCount(args: readonly string[]): Promise<void> {
+export async function runCount(args: readonly string[], io: CommandIo): Promise<void> {
   const parsed = parseCommandArguments('count', args, COUNT_FLAGS, 1);
   const path = requireInputPath(parsed, 'count');
   const options = {
@@ -31,17 +32,17 @@ export async function runCount(args: readonly string[]): Promise<void> {
     compactThresholdRatio: readNumberFlag(parsed, 'ratio', 'count'),
   };
   const format = resolveFormatFlag(readStringFlag(parsed, 'format'), 'count');
-  const transcript = await readTranscript(path, { format });
+  const transcript = await readTranscript(path, io, { format });
   const measurement = measureContext(transcript, options);
   if (readBooleanFlag(parsed, 'json')) {
     // Tool names, ids and previews come from the transcript: nothing in them may drive a terminal.
-    await writeStandardOutput(`${toTerminalJson(JSON.stringify(measurement, null, 2))}\n`);
+    await writeStandardOutput(io.stdout, `${toTerminalJson(JSON.stringify(measurement, null, 2))}\n`);
     return;
   }
   const report = renderCountReport(measurement, {
     source: transcript.source,
-    style: createTerminalStyle(process.stdout),
-    width: measureLineWidth(process.stdout),
+    style: createTerminalStyle(io.stdout),
+    width: measureLineWidth(io.stdout),
   });
-  await writeStandardOutput(`${report}\n`);
+  await writeStandardOutput(io.stdout, `${report}\n`);
 }

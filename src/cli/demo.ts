@@ -11,6 +11,7 @@ import { createExtractiveSummarizer } from '../summarize.js';
 import { anthropic } from '../formats/anthropic.js';
 import type { Message } from '../index.js';
 import { parseCommandArguments, readStringFlag } from './arguments.js';
+import type { CommandIo } from './command-io.js';
 import { CliError } from './errors.js';
 import { writeStandardOutput } from './io.js';
 import { measureContext } from './measure-context.js';
@@ -69,12 +70,12 @@ function describeMessage(message: Message): string {
 }
 
 /** Runs `demo` with its arguments. */
-export async function runDemo(args: readonly string[]): Promise<void> {
+export async function runDemo(args: readonly string[], io: CommandIo): Promise<void> {
   const parsed = parseCommandArguments('demo', args, DEMO_FLAGS, 0);
-  const style = createTerminalStyle(process.stdout);
-  const width = measureLineWidth(process.stdout);
+  const style = createTerminalStyle(io.stdout);
+  const width = measureLineWidth(io.stdout);
   const print = async (...text: string[]): Promise<void> => {
-    await writeStandardOutput(`${text.join('\n')}\n`);
+    await writeStandardOutput(io.stdout, `${text.join('\n')}\n`);
   };
 
   const requestedDir = readStringFlag(parsed, 'dir');

@@ -13,6 +13,7 @@ import type { CompactResult } from '../core/compact/compact.js';
 import { DEFAULT_DIRECT_OFFLOAD_THRESHOLD } from '../core/defaults.js';
 import { createFileStore } from '../stores/file-store.js';
 import { parseCommandArguments, readBooleanFlag, readStringFlag, requireInputPath } from './arguments.js';
+import type { CommandIo } from './command-io.js';
 import { CliError } from './errors.js';
 import { writeStandardOutput } from './io.js';
 import { listenForInterrupt } from './interrupt.js';
@@ -84,7 +85,7 @@ function describeFailure(result: CompactResult, figures: { tokens: number; offlo
 }
 
 /** Runs `eval` with its arguments. */
-export async function runEval(args: readonly string[]): Promise<void> {
+export async function runEval(args: readonly string[], io: CommandIo): Promise<void> {
   const parsed = parseCommandArguments('eval', args, EVAL_FLAGS, 1);
   const path = requireInputPath(parsed, 'eval');
   const threshold = readRuledNumberFlag(parsed, 'threshold', { min: 1 }, 'eval') ?? DEFAULT_DIRECT_OFFLOAD_THRESHOLD;
@@ -92,13 +93,13 @@ export async function runEval(args: readonly string[]): Promise<void> {
   const format = resolveFormatFlag(readStringFlag(parsed, 'format'), 'eval');
   const json = readBooleanFlag(parsed, 'json');
 
-  const transcript = await readTranscript(path, { format });
+  const transcript = await readTranscript(path, io, { format });
   const { messages } = transcript;
   if (findRequestTurns(messages).length === 0) {
     throw new CliError(`${transcript.source}: nothing to evaluate: no assistant message (${formatCount(messages.length)} messages read)`);
   }
-  const activity = createLlmActivity();
-  const warnings = createWarningLines(activity, createTerminalStyle(process.stderr));
+  const activity = createLlmActivity(io.stderr);
+  const warnings = createWarningLines(activity, createTerminalStyle(io.stderr));
   const summarizer = await createChosenSummarizer(choice, { calls: 0 }, {
     onRequestStart: (number) => activity.start(`Summarizing ${formatCount(messages.length)} messages with ${choice.provider}${number > 1 ? ` (call ${number})` : ''}...`),
     onRequestEnd: () => activity.stop(),
@@ -163,11 +164,11 @@ export async function runEval(args: readonly string[]): Promise<void> {
   }
 
   if (json) {
-    await writeStandardOutput(`${toTerminalJson(JSON.stringify(report, null, 2))}\n`);
+    await writeStandardOutput(io.stdout, `${toTerminalJson(JSON.stringify(report, null, 2))}\n`);
     return;
   }
-  const style = createTerminalStyle(process.stdout);
-  const width = measureLineWidth(process.stdout);
+  const style = createTerminalStyle(io.stdout);
+  const width = measureLineWidth(io.stdout);
   const share = report.tokensBefore === 0 ? 0 : report.tokensAfter / report.tokensBefore;
   const lines = [
     `${style.bold('eval')}  ${toTerminalText(report.source)} ${style.dim(`(${describeTranscript(transcript)}, ${formatCount(messages.length)} messages)`)}`,
@@ -177,5 +178,5 @@ export async function runEval(args: readonly string[]): Promise<void> {
     ...renderEvalTable(report.score, { style, width }),
   ];
   if (report.store !== null) lines.push('', `  offloaded results and the archive: ${toTerminalText(report.store)}`);
-  await writeStandardOutput(`${lines.join('\n')}\n`);
+  await writeStandardOutput(io.stdout, `${lines.join('\n')}\n`);
 }

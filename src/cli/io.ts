@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import type { CommandIo, CommandOutput } from './command-io.js';
 import { CliError } from './errors.js';
 
 const OS_ERROR_TEXT: Readonly<Record<string, string>> = {
@@ -24,9 +25,9 @@ export function describeOsError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-async function readStandardInput(): Promise<string> {
+async function readStandardInput(stdin: CommandIo['stdin']): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk));
   return Buffer.concat(chunks).toString('utf8');
 }
 
@@ -39,12 +40,12 @@ export interface InputText {
 }
 
 /**
- * Reads a UTF-8 file, or standard input when `path` is `-`.
+ * Reads a UTF-8 file, or `stdin` when `path` is `-`.
  *
  * @throws {CliError} (exit 1) naming the file and what the OS said: `cannot read x.json: no such file (ENOENT)`.
  */
-export async function readInput(path: string): Promise<InputText> {
-  if (path === '-') return { source: 'stdin', text: await readStandardInput() };
+export async function readInput(path: string, stdin: CommandIo['stdin']): Promise<InputText> {
+  if (path === '-') return { source: 'stdin', text: await readStandardInput(stdin) };
   try {
     return { source: path, text: await readFile(path, 'utf8') };
   } catch (error) {
@@ -135,8 +136,8 @@ export function isBrokenPipe(error: unknown): boolean {
  * Writes to standard output and resolves once the text is handed to the OS (pipes included).
  * A reader that went away is not a failure: there is just no one left to write to.
  */
-export function writeStandardOutput(text: string): Promise<void> {
+export function writeStandardOutput(stdout: CommandOutput, text: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    process.stdout.write(text, (error) => (error && !isBrokenPipe(error) ? reject(error) : resolve()));
+    stdout.write(text, (error) => (error && !isBrokenPipe(error) ? reject(error) : resolve()));
   });
 }

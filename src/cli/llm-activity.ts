@@ -2,6 +2,7 @@
  * Feedback while an LLM writes the summary: a spinner on stderr, only on a terminal, loaded
  * (`ora`) only when a request starts, so that no other path pays for it.
  */
+import type { CommandOutput } from './command-io.js';
 
 /** Shows that a request is in flight. */
 export interface LlmActivity {
@@ -22,10 +23,10 @@ interface SpinnerLike {
   render(): unknown;
 }
 
-/** The spinner for this process: a real one on a terminal, nothing otherwise. */
-export function createLlmActivity(): LlmActivity {
+/** The spinner on `stderr`: a real one on a terminal, nothing otherwise. */
+export function createLlmActivity(stderr: CommandOutput): LlmActivity {
   // A terminal that reports no width (a pty without a size) would make the spinner redraw endlessly.
-  const enabled = process.stderr.isTTY === true && (process.stderr.columns ?? 0) > 0;
+  const enabled = stderr.isTTY === true && (stderr.columns ?? 0) > 0;
   let spinner: SpinnerLike | undefined;
   return {
     async start(text) {
@@ -33,7 +34,8 @@ export function createLlmActivity(): LlmActivity {
       if (spinner === undefined) {
         const { default: ora } = await import('ora');
         // stdin stays untouched: it may be the transcript, and Ctrl-C must reach our handler.
-        spinner = ora({ text, stream: process.stderr, discardStdin: false }) as SpinnerLike;
+        // ora moves the cursor with the methods a terminal stream (isTTY) has.
+        spinner = ora({ text, stream: stderr as NodeJS.WriteStream, discardStdin: false }) as SpinnerLike;
       }
       spinner.text = text;
       if (!spinner.isSpinning) spinner.start();
@@ -44,7 +46,7 @@ export function createLlmActivity(): LlmActivity {
     writeLine(line) {
       const spinning = spinner?.isSpinning === true;
       if (spinning) spinner?.clear();
-      process.stderr.write(`${line}\n`);
+      stderr.write(`${line}\n`);
       if (spinning) spinner?.render();
     },
   };

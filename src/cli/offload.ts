@@ -4,6 +4,7 @@
  */
 import { countTokens, offloadToolResults, planOffload } from '../index.js';
 import { parseCommandArguments, readListFlag, readNumberFlag, readStringFlag, requireInputPath } from './arguments.js';
+import type { CommandIo } from './command-io.js';
 import { keepDefinedFields } from './defined-fields.js';
 import { UsageError } from './errors.js';
 import { serializeHistory } from './formats/serialize-transcript.js';
@@ -26,7 +27,7 @@ const OFFLOAD_FLAGS = {
 } as const;
 
 /** Runs `offload` with its arguments. */
-export async function runOffload(args: readonly string[]): Promise<void> {
+export async function runOffload(args: readonly string[], io: CommandIo): Promise<void> {
   const parsed = parseCommandArguments('offload', args, OFFLOAD_FLAGS, 1);
   const path = requireInputPath(parsed, 'offload');
   const outputDir = readStringFlag(parsed, 'out');
@@ -39,7 +40,7 @@ export async function runOffload(args: readonly string[]): Promise<void> {
   });
 
   const format = resolveFormatFlag(readStringFlag(parsed, 'format'), 'offload');
-  const transcript = await readTranscript(path, { format });
+  const transcript = await readTranscript(path, io, { format });
   const { messages } = transcript;
   // The plan says why nothing would be offloaded; the offload itself decides.
   const plan = planOffload(messages, options);
@@ -49,10 +50,10 @@ export async function runOffload(args: readonly string[]): Promise<void> {
   const tokensAfter = countTokens(result.messages, usage);
 
   // Written in the input's own shape and format; the offloaded results come back as that format's tool outputs.
-  if (outputFile === undefined) await writeStandardOutput(serializeHistory(transcript, result.messages, 'standard-output'));
+  if (outputFile === undefined) await writeStandardOutput(io.stdout, serializeHistory(transcript, result.messages, 'standard-output'));
   else await writeOutput(outputFile, serializeHistory(transcript, result.messages, 'file'));
 
-  const report = selectReportStream(outputFile !== undefined);
+  const report = selectReportStream(outputFile !== undefined, io);
   const { style } = report;
   const lines = [`${style.bold('offload')}  ${toTerminalText(transcript.source)} ${style.dim(`(${describeTranscript(transcript)}, ${formatCount(messages.length)} messages)`)}`];
   if (result.offloadedCount === 0) {

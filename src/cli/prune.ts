@@ -6,10 +6,12 @@ import { stat } from 'node:fs/promises';
 import { pruneOffloaded } from '../api/prune.js';
 import type { PrunedEntry, PruneResult } from '../api/prune.js';
 import { parseCommandArguments, readBooleanFlag, readStringFlag } from './arguments.js';
+import type { CommandIo } from './command-io.js';
 import { CliError, UsageError } from './errors.js';
 import { describeOsError, writeStandardOutput } from './io.js';
 import { formatCount, formatQuantity, padEnd, padStart } from './render/format-figures.js';
 import { createTerminalStyle } from './render/terminal-style.js';
+import type { TerminalStyle } from './render/terminal-style.js';
 import { toTerminalJson, toTerminalText } from './render/terminal-text.js';
 
 const PRUNE_FLAGS = {
@@ -96,8 +98,7 @@ function renderEntries(entries: readonly PrunedEntry[]): string[] {
   return lines;
 }
 
-function renderReport(dir: string, age: string, cutoff: Date, result: PruneResult): string {
-  const style = createTerminalStyle(process.stdout);
+function renderReport(dir: string, age: string, cutoff: Date, result: PruneResult, style: TerminalStyle): string {
   const count = result.removed.length;
   const freed = `${formatBytes(result.freedBytes)}${result.freedBytes >= 1024 ? ` (${formatCount(result.freedBytes)} bytes)` : ''}`;
   const lines = [`${style.bold('prune')}  ${toTerminalText(dir)}${result.dryRun ? ` ${style.dim('(dry run: nothing deleted)')}` : ''}`];
@@ -116,7 +117,7 @@ function renderReport(dir: string, age: string, cutoff: Date, result: PruneResul
 }
 
 /** Runs `prune` with its arguments. */
-export async function runPrune(args: readonly string[]): Promise<void> {
+export async function runPrune(args: readonly string[], io: CommandIo): Promise<void> {
   const parsed = parseCommandArguments('prune', args, PRUNE_FLAGS, 1);
   const dir = parsed.positionals[0];
   if (dir === undefined || dir === '') throw new UsageError('missing <dir> (the directory the offloaded results and archives are in)', 'prune');
@@ -147,8 +148,8 @@ export async function runPrune(args: readonly string[]): Promise<void> {
       freedBytes: result.freedBytes,
     };
     // still valid JSON: those characters only occur inside strings, where \uXXXX means the same
-    await writeStandardOutput(`${toTerminalJson(JSON.stringify(report, null, 2))}\n`);
+    await writeStandardOutput(io.stdout, `${toTerminalJson(JSON.stringify(report, null, 2))}\n`);
     return;
   }
-  await writeStandardOutput(`${renderReport(dir, toTerminalText(age.trim()), cutoff, result)}\n`);
+  await writeStandardOutput(io.stdout, `${renderReport(dir, toTerminalText(age.trim()), cutoff, result, createTerminalStyle(io.stdout))}\n`);
 }

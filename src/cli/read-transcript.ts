@@ -3,6 +3,7 @@
  */
 import type { FormatName, MessageFormat } from '../core/format.js';
 import { formats, resolveFormat } from '../formats/index.js';
+import type { CommandIo } from './command-io.js';
 import { parseTranscript } from './formats/parse-transcript.js';
 import type { ParsedTranscript } from './formats/parse-transcript.js';
 import { UsageError } from './errors.js';
@@ -55,12 +56,16 @@ export interface ReadTranscriptFileOptions {
  *
  * @throws {CliError} (exit 1) when the file cannot be read or parsed.
  */
-export async function readTranscript(path: string, options: ReadTranscriptFileOptions = {}): Promise<SourcedTranscript> {
-  const input = await readInput(path);
+export async function readTranscript(
+  path: string,
+  io: Pick<CommandIo, 'stdin' | 'stderr'>,
+  options: ReadTranscriptFileOptions = {},
+): Promise<SourcedTranscript> {
+  const input = await readInput(path, io.stdin);
   const transcript = parseTranscript(input.text, input.source, { format: options.format });
   if (transcript.warnings !== undefined) {
-    const style = createTerminalStyle(process.stderr);
-    process.stderr.write(transcript.warnings.map((warning) => `${style.yellow('warning:')} ${toTerminalText(warning)}\n`).join(''));
+    const style = createTerminalStyle(io.stderr);
+    io.stderr.write(transcript.warnings.map((warning) => `${style.yellow('warning:')} ${toTerminalText(warning)}\n`).join(''));
   }
   return { ...transcript, source: input.source };
 }

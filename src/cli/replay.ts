@@ -12,6 +12,7 @@ import { countTokens } from '../api/tokens.js';
 import { DEFAULT_DIRECT_OFFLOAD_THRESHOLD } from '../core/defaults.js';
 import type { Message } from '../core/types.js';
 import { parseCommandArguments, readBooleanFlag, readNumberFlag, readStringFlag, requireInputPath } from './arguments.js';
+import type { CommandIo } from './command-io.js';
 import { resolveCompactionTrigger } from './compaction-trigger.js';
 import { CliError, UsageError } from './errors.js';
 import { writeOutput, writeStandardOutput } from './io.js';
@@ -91,7 +92,7 @@ async function assertPageIsNotInput(htmlPath: string | undefined, inputPath: str
 }
 
 /** Runs `replay` with its arguments. */
-export async function runReplay(args: readonly string[]): Promise<void> {
+export async function runReplay(args: readonly string[], io: CommandIo): Promise<void> {
   const parsed = parseCommandArguments('replay', args, REPLAY_FLAGS, 1);
   const path = requireInputPath(parsed, 'replay');
   const windowFlag = readTokenCountFlag(parsed, 'window', 'replay');
@@ -108,7 +109,7 @@ export async function runReplay(args: readonly string[]): Promise<void> {
   const json = readBooleanFlag(parsed, 'json');
   await assertPageIsNotInput(htmlPath, path);
 
-  const transcript = await readTranscript(path, { format });
+  const transcript = await readTranscript(path, io, { format });
   const { messages } = transcript;
   const requestCount = findRequestTurns(messages).length;
   if (requestCount === 0) {
@@ -117,9 +118,9 @@ export async function runReplay(args: readonly string[]): Promise<void> {
   const toolDefinitionTokens = countToolDefinitionTokens(transcript);
   assertWindowHoldsSystemPrompt(messages, toolDefinitionTokens, trigger.contextTokenLimit, windowFlag);
 
-  const style = createTerminalStyle(process.stdout);
-  const activity = createLlmActivity();
-  const warnings = createWarningLines(activity, createTerminalStyle(process.stderr));
+  const style = createTerminalStyle(io.stdout);
+  const activity = createLlmActivity(io.stderr);
+  const warnings = createWarningLines(activity, createTerminalStyle(io.stderr));
   let current = 0;
   // built before anything is written: a missing SDK fails here
   const summarizer = await createChosenSummarizer(
@@ -187,7 +188,7 @@ export async function runReplay(args: readonly string[]): Promise<void> {
   };
   if (htmlPath !== undefined) await writeOutput(htmlPath, renderReplayHtml(report));
   if (json) {
-    await writeStandardOutput(`${toTerminalJson(JSON.stringify(report, null, 2))}\n`);
+    await writeStandardOutput(io.stdout, `${toTerminalJson(JSON.stringify(report, null, 2))}\n`);
     return;
   }
   const lines = [
@@ -199,7 +200,7 @@ export async function runReplay(args: readonly string[]): Promise<void> {
     `  context tokens per model request`,
     ...renderReplayChart(
       requests.map((request) => ({ without: request.tokensWithout, with: request.tokensWith })),
-      { width: Math.min(80, measureLineWidth(process.stdout)), triggerTokens: report.triggerTokens, style },
+      { width: Math.min(80, measureLineWidth(io.stdout)), triggerTokens: report.triggerTokens, style },
     ),
     '',
     ...renderReplaySummary(report, style),
@@ -211,5 +212,5 @@ export async function runReplay(args: readonly string[]): Promise<void> {
       `  Tokens are local estimates (o200k_base); costs at one input price, and with prompt caching (the previous request's prefix read at ${report.cacheReadRatio}x, the rest written at ${report.cacheWriteRatio}x).`,
     ),
   );
-  await writeStandardOutput(`${lines.join('\n')}\n`);
+  await writeStandardOutput(io.stdout, `${lines.join('\n')}\n`);
 }

@@ -3,6 +3,7 @@
  * that `agent-context offload x.json --out d > new.json` gets clean JSON; to stdout when `-o`
  * names a file.
  */
+import type { CommandIo, CommandOutput } from './command-io.js';
 import { createTerminalStyle } from './render/terminal-style.js';
 import type { TerminalStyle } from './render/terminal-style.js';
 
@@ -13,12 +14,12 @@ export interface ReportStream {
   /** Colours for that stream. */
   style: TerminalStyle;
   /** The underlying stream. */
-  stream: NodeJS.WriteStream;
+  stream: CommandOutput;
 }
 
 /** The stats stream: stdout when the history goes to a file (`-o`), else stderr. */
-export function selectReportStream(historyToFile: boolean): ReportStream {
-  const stream = historyToFile ? process.stdout : process.stderr;
+export function selectReportStream(historyToFile: boolean, io: CommandIo): ReportStream {
+  const stream = historyToFile ? io.stdout : io.stderr;
   return {
     stream,
     style: createTerminalStyle(stream),

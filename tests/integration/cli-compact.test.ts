@@ -7,7 +7,7 @@ import { DEFAULT_SUMMARY_MODEL } from '../../src/defaults.js';
 import type { Message } from '../../src/index.js';
 import { anthropicError, anthropicMessage, chatCompletion, startFakeProviderServer } from './fake-provider-server.js';
 import type { FakeProviderServer } from './fake-provider-server.js';
-import { createTemporaryDirectory, fixturePath, readFixtureMessages, runCli } from './cli-helpers.js';
+import { createTemporaryDirectory, fixturePath, readFixtureMessages, runInProcess } from './cli-helpers.js';
 
 let directory: { path: string; remove: () => Promise<void> };
 
@@ -26,7 +26,7 @@ function firstLines(messages: readonly Message[]): string[] {
 
 describe('agent-context compact: the trigger (issue 4)', () => {
   it('below the trigger: prints the history unchanged, says no summarizer ran and why', async () => {
-    const run = await runCli(['compact', fixturePath('messages.json'), '--work-dir', directory.path]);
+    const run = await runInProcess(['compact', fixturePath('messages.json'), '--work-dir', directory.path]);
     expect(run.exitCode).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual(await readFixtureMessages('messages.json'));
     expect(run.stderr).toContain('summarizer: none ran (it would be: extractive');
@@ -36,7 +36,7 @@ describe('agent-context compact: the trigger (issue 4)', () => {
   });
 
   it('--limit sets the window: the fixture (1,073 tokens) reaches 92% of 1,100', async () => {
-    const run = await runCli(['compact', fixturePath('messages.json'), '--limit', '1100', '--work-dir', directory.path]);
+    const run = await runInProcess(['compact', fixturePath('messages.json'), '--limit', '1100', '--work-dir', directory.path]);
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toContain('summarizer: extractive');
     expect(firstLines(JSON.parse(run.stdout) as Message[]).slice(0, 3)).toEqual([
@@ -47,7 +47,7 @@ describe('agent-context compact: the trigger (issue 4)', () => {
   });
 
   it('--ratio and CONTEXT_TOKEN_LIMIT set the trigger too', async () => {
-    const run = await runCli(['compact', fixturePath('messages.json'), '--ratio', '0.5', '--work-dir', directory.path], { env: { CONTEXT_TOKEN_LIMIT: '2000' } });
+    const run = await runInProcess(['compact', fixturePath('messages.json'), '--ratio', '0.5', '--work-dir', directory.path], { env: { CONTEXT_TOKEN_LIMIT: '2000' } });
     expect(run.stderr).toMatch(/tokens 1,073 → [\d,]+ \(\d+\.\d% of the original\)/);
   });
 });
@@ -57,7 +57,7 @@ describe('agent-context compact --force with the extractive summarizer (issue 4)
     await mkdir(join(directory.path, 'src'), { recursive: true });
     await writeFile(join(directory.path, 'src/date.ts'), 'export const fixed = true;\n');
     const outputFile = join(directory.path, 'compacted.json');
-    const run = await runCli(['compact', fixturePath('messages.json'), '--force', '--work-dir', directory.path, '-o', outputFile]);
+    const run = await runInProcess(['compact', fixturePath('messages.json'), '--force', '--work-dir', directory.path, '-o', outputFile]);
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toBe('');
     const history = JSON.parse(await readFile(outputFile, 'utf8')) as Message[];
@@ -97,7 +97,7 @@ describe('agent-context compact --force with the extractive summarizer (issue 4)
     ].join('\n');
     const logPath = join(directory.path, 'session.jsonl');
     await writeFile(logPath, log);
-    const run = await runCli(['compact', logPath, '--force', '--work-dir', project]);
+    const run = await runInProcess(['compact', logPath, '--force', '--work-dir', project]);
     expect(run.exitCode).toBe(0);
     const history = JSON.parse(run.stdout) as Message[];
     expect(history[2]?.content).toBe(`[Restored after compact] ${join(project, 'src', 'app.ts')}:\nconsole.log("app");\n`);
@@ -106,14 +106,14 @@ describe('agent-context compact --force with the extractive summarizer (issue 4)
   });
 
   it('says how to restore the files of a Claude Code log, and tries none, without --work-dir', async () => {
-    const run = await runCli(['compact', fixturePath('claude-code-session.jsonl'), '--force'], { cwd: directory.path });
+    const run = await runInProcess(['compact', fixturePath('claude-code-session.jsonl'), '--force'], { cwd: directory.path });
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toContain('summarized 10 messages, kept 0 system messages, restored no files (pass --work-dir <project dir> to restore the files the history read)');
     expect(run.stderr).not.toContain('warning');
   });
 
   it('keeps a request body a request body', async () => {
-    const run = await runCli(['compact', fixturePath('request-body.json'), '--force', '--work-dir', directory.path]);
+    const run = await runInProcess(['compact', fixturePath('request-body.json'), '--force', '--work-dir', directory.path]);
     const body = JSON.parse(run.stdout) as { system: unknown; tools: unknown[]; model: string; messages: Message[] };
     expect(body.model).toBe('claude-sonnet-4-6');
     expect(body.system).toEqual([{ type: 'text', text: 'You are a coding agent working in /home/dev/app.', cache_control: { type: 'ephemeral' } }]);
@@ -134,7 +134,7 @@ describe('agent-context compact with an LLM (issue 4)', () => {
 
   it('--provider anthropic: sends the prompt to the model, uses its summary, and says so', async () => {
     server.enqueue('/v1/messages', anthropicMessage('## Goals & Decisions\nFix startOfWeek on Sundays.'));
-    const run = await runCli(['compact', fixturePath('messages.json'), '--force', '--provider', 'anthropic', '--base-url', server.origin, '--work-dir', directory.path], {
+    const run = await runInProcess(['compact', fixturePath('messages.json'), '--force', '--provider', 'anthropic', '--base-url', server.origin, '--work-dir', directory.path], {
       env: { ANTHROPIC_API_KEY: 'test-key' },
     });
     expect(run.exitCode).toBe(0);
@@ -149,7 +149,7 @@ describe('agent-context compact with an LLM (issue 4)', () => {
   });
 
   it('uses Anthropic by default when ANTHROPIC_API_KEY is set (ANTHROPIC_BASE_URL honoured), with --model', async () => {
-    const run = await runCli(['compact', fixturePath('messages.json'), '--force', '--model', 'claude-test-model', '--work-dir', directory.path], {
+    const run = await runInProcess(['compact', fixturePath('messages.json'), '--force', '--model', 'claude-test-model', '--work-dir', directory.path], {
       env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.origin },
     });
     expect(run.exitCode).toBe(0);
@@ -159,7 +159,7 @@ describe('agent-context compact with an LLM (issue 4)', () => {
 
   it('--provider openai with --model and --base-url (any OpenAI-compatible server)', async () => {
     server.enqueue('/v1/chat/completions', chatCompletion('## Goals & Decisions\nFrom the local model.'));
-    const run = await runCli(
+    const run = await runInProcess(
       ['compact', fixturePath('messages.json'), '--force', '--provider', 'openai', '--model', 'qwen-test', '--base-url', `${server.origin}/v1`, '--work-dir', directory.path],
       { env: { OPENAI_API_KEY: 'local' } },
     );
@@ -171,7 +171,7 @@ describe('agent-context compact with an LLM (issue 4)', () => {
 
   it('exits 1 with the error when the summarizer fails, and prints no history', async () => {
     server.enqueue('/v1/messages', anthropicError(500, 'api_error'));
-    const run = await runCli(['compact', fixturePath('messages.json'), '--force', '--provider', 'anthropic', '--base-url', server.origin, '--work-dir', directory.path], {
+    const run = await runInProcess(['compact', fixturePath('messages.json'), '--force', '--provider', 'anthropic', '--base-url', server.origin, '--work-dir', directory.path], {
       env: { ANTHROPIC_API_KEY: 'test-key', COMPACT_MAX_RETRIES: '0' },
     });
     expect(run.exitCode).toBe(1);
@@ -180,7 +180,7 @@ describe('agent-context compact with an LLM (issue 4)', () => {
   });
 
   it('does not call the model below the trigger', async () => {
-    const run = await runCli(['compact', fixturePath('messages.json'), '--provider', 'anthropic', '--base-url', server.origin, '--work-dir', directory.path], {
+    const run = await runInProcess(['compact', fixturePath('messages.json'), '--provider', 'anthropic', '--base-url', server.origin, '--work-dir', directory.path], {
       env: { ANTHROPIC_API_KEY: 'test-key' },
     });
     expect(run.exitCode).toBe(0);
@@ -194,7 +194,7 @@ describe('agent-context compact: restoration only from an explicit --work-dir (i
     // The current directory holds the very file the history read: it must not be pulled in.
     await mkdir(join(directory.path, 'src'), { recursive: true });
     await writeFile(join(directory.path, 'src/date.ts'), 'export const fromTheCurrentDirectory = true;\n');
-    const run = await runCli(['compact', fixturePath('messages.json'), '--force'], { cwd: directory.path, env: { MAX_RESTORE_FILES: '5' } });
+    const run = await runInProcess(['compact', fixturePath('messages.json'), '--force'], { cwd: directory.path, env: { MAX_RESTORE_FILES: '5' } });
     expect(run.exitCode).toBe(0);
     expect(run.stdout).not.toContain('fromTheCurrentDirectory');
     expect(firstLines(JSON.parse(run.stdout) as Message[])).toEqual([
@@ -208,7 +208,7 @@ describe('agent-context compact: restoration only from an explicit --work-dir (i
   it('restores from the current directory when it is named: --work-dir .', async () => {
     await mkdir(join(directory.path, 'src'), { recursive: true });
     await writeFile(join(directory.path, 'src/date.ts'), 'export const fromTheCurrentDirectory = true;\n');
-    const run = await runCli(['compact', fixturePath('messages.json'), '--force', '--work-dir', '.'], { cwd: directory.path });
+    const run = await runInProcess(['compact', fixturePath('messages.json'), '--force', '--work-dir', '.'], { cwd: directory.path });
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toContain('fromTheCurrentDirectory');
     expect(run.stderr).toContain('restored 1 file (');
@@ -220,7 +220,7 @@ describe('agent-context compact: restoration only from an explicit --work-dir (i
   ])('exits 2 for %s, naming it, before reading or writing anything', async (_, name, message) => {
     await writeFile(join(directory.path, 'file.txt'), 'not a directory');
     const outputFile = join(directory.path, 'out.json');
-    const run = await runCli(['compact', join(directory.path, 'no-such-input.json'), '--force', '--work-dir', join(directory.path, name), '-o', outputFile]);
+    const run = await runInProcess(['compact', join(directory.path, 'no-such-input.json'), '--force', '--work-dir', join(directory.path, name), '-o', outputFile]);
     expect(run.exitCode).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe(`agent-context: ${message(directory.path)}\nRun "agent-context compact --help" for usage.\n`);
@@ -230,7 +230,7 @@ describe('agent-context compact: restoration only from an explicit --work-dir (i
   it('-o may name the input itself: the file is replaced whole, atomically', async () => {
     const path = join(directory.path, 'h.json');
     await writeFile(path, await readFile(fixturePath('messages.json')));
-    const run = await runCli(['compact', path, '--force', '--work-dir', directory.path, '-o', path]);
+    const run = await runInProcess(['compact', path, '--force', '--work-dir', directory.path, '-o', path]);
     expect(run.exitCode).toBe(0);
     const history = JSON.parse(await readFile(path, 'utf8')) as Message[];
     expect(firstLines(history).slice(0, 2)).toEqual(['system: You are a coding agent. Use the tools to read, run and edit code in /home/dev/app.', 'user: [Conversation compressed]']);
@@ -249,7 +249,7 @@ describe('agent-context compact: usage errors (issue 4)', () => {
     [['--ratio=-0.5'], '--ratio must be a number in [0, 1], got "-0.5"'],
     [['--limit', '0x100000'], '--limit must be an integer >= 1, got "0x100000"'],
   ])('%j exits 2', async (flags, message) => {
-    const run = await runCli(['compact', fixturePath('messages.json'), ...flags]);
+    const run = await runInProcess(['compact', fixturePath('messages.json'), ...flags]);
     expect(run.exitCode).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain(message);
@@ -261,7 +261,7 @@ describe('agent-context compact: an archive that cannot be written (issue: hosti
     const blocker = join(directory.path, 'blocker');
     await writeFile(blocker, 'a file where the archive directory should go');
     const output = join(directory.path, 'out.json');
-    const run = await runCli(['compact', fixturePath('messages.json'), '--force', '--work-dir', directory.path, '-o', output], {
+    const run = await runInProcess(['compact', fixturePath('messages.json'), '--force', '--work-dir', directory.path, '-o', output], {
       env: { COMPACT_OUTPUT_DIR: join(blocker, 'archive') },
     });
     expect(run.exitCode).toBe(1);

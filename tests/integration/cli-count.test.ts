@@ -1,12 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { countTokens, estimateTokens, planOffload, shouldCompact } from '../../src/index.js';
 import { compactThresholdTokens } from '../../src/summarize.js';
 import type { ContentBlock, Message } from '../../src/index.js';
 import type { ContextMeasurement } from '../../src/cli/measure-context.js';
-import { createTemporaryDirectory, fixturePath, hasAnsi, readFixtureTranscript, runCli } from './cli-helpers.js';
+import { fixturePath, hasAnsi, readFixtureTranscript, runInProcess } from './cli-helpers.js';
 
 const FORMAT_FIXTURES = [
   ['messages.json', 'json'],
@@ -17,7 +15,7 @@ const FORMAT_FIXTURES = [
 ] as const;
 
 async function countJson(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<ContextMeasurement> {
-  const run = await runCli(['count', ...args, '--json'], { env });
+  const run = await runInProcess(['count', ...args, '--json'], { env });
   expect(run.stderr).toBe('');
   expect(run.exitCode).toBe(0);
   return JSON.parse(run.stdout) as ContextMeasurement;
@@ -159,7 +157,7 @@ describe('agent-context count --json (issue 4, DESIGN §8 CLI output)', () => {
 
   it('reads standard input with -', async () => {
     const text = await readFile(fixturePath('claude-code-session.jsonl'), 'utf8');
-    const run = await runCli(['count', '-', '--json'], { stdin: text });
+    const run = await runInProcess(['count', '-', '--json'], { stdin: text });
     expect(run.exitCode).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual(await countJson([fixturePath('claude-code-session.jsonl')]));
   });
@@ -167,7 +165,7 @@ describe('agent-context count --json (issue 4, DESIGN §8 CLI output)', () => {
 
 describe('agent-context count report (issue 4)', () => {
   it('shows totals, bar charts by role and by tool, the largest results, the offload forecast and the trigger', async () => {
-    const run = await runCli(['count', fixturePath('claude-code-session.jsonl')]);
+    const run = await runInProcess(['count', fixturePath('claude-code-session.jsonl')]);
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toBe('');
     const report = run.stdout;
@@ -183,51 +181,25 @@ describe('agent-context count report (issue 4)', () => {
   });
 
   it('says why batch offload would skip', async () => {
-    const run = await runCli(['count', fixturePath('messages.json'), '--ratio-threshold', '0.9']);
+    const run = await runInProcess(['count', fixturePath('messages.json'), '--ratio-threshold', '0.9']);
     expect(run.stdout).toMatch(/would skip: the 3 results that qualify are 77\.8% of the history, below the ratio threshold \(90\.0%\)/);
   });
 
   it('says when compaction would trigger', async () => {
-    const run = await runCli(['count', fixturePath('messages.json'), '--limit', '1000']);
+    const run = await runInProcess(['count', fixturePath('messages.json'), '--limit', '1000']);
     expect(run.stdout).toMatch(/107\.3% of the window\n {2}would trigger\n/);
   });
 
   it('has no colour when piped', async () => {
-    expect(hasAnsi((await runCli(['count', fixturePath('messages.json')])).stdout)).toBe(false);
+    expect(hasAnsi((await runInProcess(['count', fixturePath('messages.json')])).stdout)).toBe(false);
   });
 
   it('has colour with FORCE_COLOR, and none when NO_COLOR is set as well', async () => {
-    expect(hasAnsi((await runCli(['count', fixturePath('messages.json')], { env: { FORCE_COLOR: '1' } })).stdout)).toBe(true);
-    expect(hasAnsi((await runCli(['count', fixturePath('messages.json')], { env: { FORCE_COLOR: '1', NO_COLOR: '1' } })).stdout)).toBe(false);
+    expect(hasAnsi((await runInProcess(['count', fixturePath('messages.json')], { env: { FORCE_COLOR: '1' } })).stdout)).toBe(true);
+    expect(hasAnsi((await runInProcess(['count', fixturePath('messages.json')], { env: { FORCE_COLOR: '1', NO_COLOR: '1' } })).stdout)).toBe(false);
   });
 
   it('never colours --json', async () => {
-    expect(hasAnsi((await runCli(['count', fixturePath('messages.json'), '--json'], { env: { FORCE_COLOR: '1' } })).stdout)).toBe(false);
-  });
-});
-
-describe('agent-context count loads only what it uses (issue 4 performance)', () => {
-  it('does not load an LLM SDK, the spinner, compaction or the other commands', async () => {
-    const directory = await createTemporaryDirectory();
-    try {
-      const traceFile = join(directory.path, 'modules.txt');
-      const hook = pathToFileURL(fixturePath('trace-module-loads.mjs')).href;
-      const run = await runCli(['count', fixturePath('claude-code-session.jsonl')], {
-        nodeArguments: ['--import', hook],
-        env: { MODULE_TRACE_FILE: traceFile },
-      });
-      expect(run.exitCode).toBe(0);
-      const loaded = await readFile(traceFile, 'utf8');
-      expect(loaded).toContain('/dist/cli/count.js');
-      expect(loaded).toContain('/picocolors/');
-      const unwanted = ['@anthropic-ai/sdk', '/node_modules/openai/', '/node_modules/ora/', '/dist/cli/compact.js', '/dist/cli/demo.js', '/dist/cli/sample/'];
-      // Nor compaction, summarizers and client wrappers, which the package root would bring.
-      unwanted.push('/dist/index.js', '/dist/api/compact.js', '/dist/core/compact/', '/dist/infrastructure/anthropic-client.js');
-      for (const unwantedModule of unwanted) {
-        expect(loaded).not.toContain(unwantedModule);
-      }
-    } finally {
-      await directory.remove();
-    }
+    expect(hasAnsi((await runInProcess(['count', fixturePath('messages.json'), '--json'], { env: { FORCE_COLOR: '1' } })).stdout)).toBe(false);
   });
 });

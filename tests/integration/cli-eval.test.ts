@@ -12,8 +12,8 @@ import type { EvalReport } from '../../src/cli/eval.js';
 import type { ProbeKind } from '../../src/cli/replay/eval-score.js';
 import { anthropicMessage, startFakeProviderServer } from './fake-provider-server.js';
 import type { FakeProviderServer } from './fake-provider-server.js';
-import { createTemporaryDirectory, fixturePath, hasAnsi, REPOSITORY_ROOT, runCli } from './cli-helpers.js';
-import type { RunCliOptions } from './cli-helpers.js';
+import { createTemporaryDirectory, fixturePath, hasAnsi, REPOSITORY_ROOT, runInProcess } from './cli-helpers.js';
+import type { RunInProcessOptions } from './cli-helpers.js';
 
 const SAMPLE = join(REPOSITORY_ROOT, 'src/cli/sample/session.json');
 
@@ -29,11 +29,11 @@ afterEach(async () => {
   await directory.remove();
 });
 
-function evaluate(args: readonly string[], options: RunCliOptions = {}): ReturnType<typeof runCli> {
-  return runCli(['eval', ...args], { ...options, env: { TMPDIR: childTemp, ...options.env } });
+function evaluate(args: readonly string[], options: RunInProcessOptions = {}): ReturnType<typeof runInProcess> {
+  return runInProcess(['eval', ...args], { ...options, env: { TMPDIR: childTemp, ...options.env } });
 }
 
-async function evaluateJson(args: readonly string[], options: RunCliOptions = {}): Promise<EvalReport> {
+async function evaluateJson(args: readonly string[], options: RunInProcessOptions = {}): Promise<EvalReport> {
   const run = await evaluate([...args, '--json'], options);
   expect(run.exitCode, run.stderr).toBe(0);
   return JSON.parse(run.stdout) as EvalReport;
@@ -273,7 +273,7 @@ describe('agent-context eval: bad input', () => {
   });
 
   it('has its help', async () => {
-    const run = await runCli(['eval', '--help']);
+    const run = await runInProcess(['eval', '--help']);
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toContain('Usage: agent-context eval <file> [options]');
   });

@@ -12,7 +12,7 @@ import { mapStoredMessagesToChatMessages } from '@langchain/core/messages';
 import type { StoredMessage } from '@langchain/core/messages';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContextMeasurement } from '../../src/cli/measure-context.js';
-import { createTemporaryDirectory, fixturePath, runCli } from './cli-helpers.js';
+import { createTemporaryDirectory, fixturePath, runInProcess } from './cli-helpers.js';
 
 interface FormatCase {
   file: string;
@@ -78,7 +78,7 @@ afterAll(async () => {
 
 describe('agent-context count detects the message format (issue 8 item 3)', () => {
   it.each(CASES)('$file: $format, as $shape', async (testCase) => {
-    const run = await runCli(['count', formatFixture(testCase.file), '--json']);
+    const run = await runInProcess(['count', formatFixture(testCase.file), '--json']);
     expect(run.stderr).toBe('');
     expect(run.exitCode).toBe(0);
     const report = JSON.parse(run.stdout) as ContextMeasurement;
@@ -93,14 +93,14 @@ describe('agent-context count detects the message format (issue 8 item 3)', () =
   });
 
   it.each(CASES)('$file: the report names the shape and format', async (testCase) => {
-    const run = await runCli(['count', formatFixture(testCase.file)]);
+    const run = await runInProcess(['count', formatFixture(testCase.file)]);
     expect(run.exitCode).toBe(0);
     expect(run.stdout.split('\n')[1]).toMatch(new RegExp(`^${testCase.label.replace(/[()]/g, '\\$&')}, \\d+ messages$`));
   });
 
   it('counts the tools of a Chat Completions or Responses request body toward the total', async () => {
     for (const name of ['openai-chat-body.json', 'openai-responses-body.json']) {
-      const report = JSON.parse((await runCli(['count', formatFixture(name), '--json'])).stdout) as ContextMeasurement;
+      const report = JSON.parse((await runInProcess(['count', formatFixture(name), '--json'])).stdout) as ContextMeasurement;
       expect(report.byRole.tools).toBeGreaterThan(0);
     }
   });
@@ -110,7 +110,7 @@ describe('agent-context offload writes the history back in its own format and sh
   it.each(CASES)('$file: only the two tool outputs change, each to a reference; the files hold the results', async (testCase) => {
     const out = join(directory.path, `offload-${testCase.file}`);
     const outputFile = join(directory.path, `offloaded-${testCase.file}`);
-    const run = await runCli(['offload', formatFixture(testCase.file), '--out', out, '-o', outputFile]);
+    const run = await runInProcess(['offload', formatFixture(testCase.file), '--out', out, '-o', outputFile]);
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toContain(`(${testCase.label}, `);
     expect(run.stdout).toContain('offloaded 2 tool results');
@@ -137,18 +137,18 @@ describe('agent-context offload writes the history back in its own format and sh
     expect(await readFile(join(out, files[1]!), 'utf8')).toContain('RUN  v3.2.4 /home/dev/app');
 
     // What was written reads back as the same format.
-    const recount = JSON.parse((await runCli(['count', outputFile, '--json'])).stdout) as ContextMeasurement;
+    const recount = JSON.parse((await runInProcess(['count', outputFile, '--json'])).stdout) as ContextMeasurement;
     expect(recount.messageFormat).toBe(testCase.format);
   });
 
   it('keeps an error result an error: Anthropic is_error, AI SDK error-text', async () => {
     const anthropicOut = join(directory.path, 'anthropic-error.json');
-    await runCli(['offload', formatFixture('anthropic-body.json'), '--out', join(directory.path, 'error-a'), '-o', anthropicOut]);
+    await runInProcess(['offload', formatFixture('anthropic-body.json'), '--out', join(directory.path, 'error-a'), '-o', anthropicOut]);
     const body = (await readJson(anthropicOut)) as { messages: Array<{ content: Array<Record<string, unknown>> }> };
     expect(body.messages[2]?.content[1]).toMatchObject({ tool_use_id: 'call_run_tests', is_error: true });
 
     const aiSdkOut = join(directory.path, 'ai-sdk-error.json');
-    await runCli(['offload', formatFixture('ai-sdk.json'), '--out', join(directory.path, 'error-b'), '-o', aiSdkOut]);
+    await runInProcess(['offload', formatFixture('ai-sdk.json'), '--out', join(directory.path, 'error-b'), '-o', aiSdkOut]);
     const messages = (await readJson(aiSdkOut)) as Array<{ content: Array<Record<string, unknown>> }>;
     expect(messages[3]?.content[1]).toMatchObject({
       type: 'tool-result',
@@ -158,7 +158,7 @@ describe('agent-context offload writes the history back in its own format and sh
   });
 
   it('writes to standard output in the same format when no -o is given', async () => {
-    const run = await runCli(['offload', formatFixture('openai-responses-body.json'), '--out', join(directory.path, 'stdout-offload')]);
+    const run = await runInProcess(['offload', formatFixture('openai-responses-body.json'), '--out', join(directory.path, 'stdout-offload')]);
     expect(run.exitCode).toBe(0);
     const body = JSON.parse(run.stdout) as { instructions: string; input: Array<Record<string, unknown>> };
     expect(body.instructions).toMatch(/^You are a coding agent/);
@@ -183,7 +183,7 @@ describe('agent-context compact writes the history back in its own format and sh
 
   it.each(CASES)('$file: the summary and the restored file are messages of the format; the system prompt stays in place', async (testCase) => {
     const outputFile = join(directory.path, `compacted-${testCase.file}`);
-    const run = await runCli(['compact', formatFixture(testCase.file), '--force', '--work-dir', workDir, '-o', outputFile]);
+    const run = await runInProcess(['compact', formatFixture(testCase.file), '--force', '--work-dir', workDir, '-o', outputFile]);
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toContain(`(${testCase.label}, `);
     expect(run.stdout).toMatch(/summarized \d+ messages, kept 1 system message, restored 1 file/);
@@ -202,7 +202,7 @@ describe('agent-context compact writes the history back in its own format and sh
     expect(itemsOf(output, testCase).some(holdsToolResult)).toBe(false);
 
     // Read back in its format: the written history is a valid one.
-    const recount = await runCli(['count', outputFile, '--format', testCase.format, '--json']);
+    const recount = await runInProcess(['count', outputFile, '--format', testCase.format, '--json']);
     expect(recount.stderr).toBe('');
     expect(recount.exitCode).toBe(0);
   });
@@ -210,7 +210,7 @@ describe('agent-context compact writes the history back in its own format and sh
   it('writes LangChain files that LangChain itself loads: stored messages and serialized messages', async () => {
     const compactTo = async (name: string): Promise<string> => {
       const outputFile = join(directory.path, `loaded-${name}`);
-      expect((await runCli(['compact', formatFixture(name), '--force', '--work-dir', workDir, '-o', outputFile])).exitCode).toBe(0);
+      expect((await runInProcess(['compact', formatFixture(name), '--force', '--work-dir', workDir, '-o', outputFile])).exitCode).toBe(0);
       return outputFile;
     };
     const storedFile = await compactTo('langchain-stored.json');
@@ -234,16 +234,16 @@ describe('agent-context --format (issue 8 item 3)', () => {
   });
 
   it('detects a history that fits several formats as anthropic, and --format names another', async () => {
-    const detected = JSON.parse((await runCli(['count', plainPath(), '--json'])).stdout) as ContextMeasurement;
+    const detected = JSON.parse((await runInProcess(['count', plainPath(), '--json'])).stdout) as ContextMeasurement;
     expect(detected.messageFormat).toBe('anthropic');
-    const forced = JSON.parse((await runCli(['count', plainPath(), '--json', '--format', 'openai-chat'])).stdout) as ContextMeasurement;
+    const forced = JSON.parse((await runInProcess(['count', plainPath(), '--json', '--format', 'openai-chat'])).stdout) as ContextMeasurement;
     expect(forced.messageFormat).toBe('openai-chat');
   });
 
   it('refuses a history that is not in the forced format, naming the index and field (exit 1)', async () => {
     for (const command of ['count', 'offload', 'compact']) {
       const extra = command === 'offload' ? ['--out', join(directory.path, 'never')] : [];
-      const run = await runCli([command, formatFixture('ai-sdk.json'), '--format', 'openai-chat', ...extra]);
+      const run = await runInProcess([command, formatFixture('ai-sdk.json'), '--format', 'openai-chat', ...extra]);
       expect(run.exitCode).toBe(1);
       expect(run.stdout).toBe('');
       expect(run.stderr).toMatch(/^agent-context: .*ai-sdk\.json: not an openai-chat message: messages\[\d+\]\.\S+: /);
@@ -252,7 +252,7 @@ describe('agent-context --format (issue 8 item 3)', () => {
   });
 
   it('refuses an unknown name as a usage error (exit 2), listing the names', async () => {
-    const run = await runCli(['count', plainPath(), '--format', 'gemini']);
+    const run = await runInProcess(['count', plainPath(), '--format', 'gemini']);
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toBe(
       'agent-context: --format must be one of anthropic, openai-chat, openai-responses, openai-agents, ai-sdk, langchain, got "gemini"\nRun "agent-context count --help" for usage.\n',
@@ -271,7 +271,7 @@ describe('agent-context refuses a history mixing formats (issue 8 item 3)', () =
       ]),
     );
     for (const command of [['count'], ['offload', '--out', join(directory.path, 'never')], ['compact']]) {
-      const run = await runCli([command[0]!, path, ...command.slice(1)]);
+      const run = await runInProcess([command[0]!, path, ...command.slice(1)]);
       expect(run.exitCode).toBe(1);
       expect(run.stdout).toBe('');
       expect(run.stderr).toBe(`agent-context: ${path}: messages[1]: mixes message formats: this message is ai-sdk, the messages before it are openai-chat\n`);

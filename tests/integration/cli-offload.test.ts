@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { offloadToolResults } from '../../src/index.js';
 import type { ContentBlock, Message } from '../../src/index.js';
-import { createTemporaryDirectory, fixturePath, readFixtureMessages, readFixtureTranscript, runCli } from './cli-helpers.js';
+import { createTemporaryDirectory, fixturePath, readFixtureMessages, readFixtureTranscript, runInProcess } from './cli-helpers.js';
 
 let directory: { path: string; remove: () => Promise<void> };
 
@@ -34,7 +34,7 @@ async function restoreReferences(messages: readonly Message[], outputDir: string
 describe('agent-context offload (issue 4, DESIGN §8 CLI output)', () => {
   it('writes the files, the new history to stdout and the stats to stderr', async () => {
     const outputDir = join(directory.path, 'offload');
-    const run = await runCli(['offload', fixturePath('messages.json'), '--out', outputDir]);
+    const run = await runInProcess(['offload', fixturePath('messages.json'), '--out', outputDir]);
     expect(run.exitCode).toBe(0);
     const history = JSON.parse(run.stdout) as Message[];
     expect(Array.isArray(history)).toBe(true);
@@ -51,7 +51,7 @@ describe('agent-context offload (issue 4, DESIGN §8 CLI output)', () => {
 
   it('gives the same history as the library on the same messages', async () => {
     const outputDir = join(directory.path, 'cli');
-    const run = await runCli(['offload', fixturePath('claude-code-session.jsonl'), '--out', outputDir]);
+    const run = await runInProcess(['offload', fixturePath('claude-code-session.jsonl'), '--out', outputDir]);
     const expected = await offloadToolResults(await readFixtureMessages('claude-code-session.jsonl'), { outputDir: join(directory.path, 'library') });
     expect(JSON.parse(run.stdout)).toEqual(expected.messages);
     expect((await readdir(outputDir)).length).toBe(expected.files.length + 1); // and the marker
@@ -59,7 +59,7 @@ describe('agent-context offload (issue 4, DESIGN §8 CLI output)', () => {
 
   it('with -o writes the history to the file and the stats to stdout', async () => {
     const outputFile = join(directory.path, 'nested', 'smaller.json');
-    const run = await runCli(['offload', fixturePath('messages.jsonl'), '--out', join(directory.path, 'offload'), '-o', outputFile]);
+    const run = await runInProcess(['offload', fixturePath('messages.jsonl'), '--out', join(directory.path, 'offload'), '-o', outputFile]);
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toBe('');
     expect(run.stdout).toContain('offloaded 3 tool results');
@@ -69,7 +69,7 @@ describe('agent-context offload (issue 4, DESIGN §8 CLI output)', () => {
 
   it('keeps a request body a request body (system, tools, model kept)', async () => {
     const outputFile = join(directory.path, 'body.json');
-    const run = await runCli(['offload', fixturePath('request-body.json'), '--out', join(directory.path, 'offload'), '--output', outputFile]);
+    const run = await runInProcess(['offload', fixturePath('request-body.json'), '--out', join(directory.path, 'offload'), '--output', outputFile]);
     expect(run.exitCode).toBe(0);
     const original = JSON.parse(await readFile(fixturePath('request-body.json'), 'utf8')) as Record<string, unknown>;
     const written = JSON.parse(await readFile(outputFile, 'utf8')) as Record<string, unknown>;
@@ -80,7 +80,7 @@ describe('agent-context offload (issue 4, DESIGN §8 CLI output)', () => {
   });
 
   it('writes a Claude Code log as a JSON array of messages', async () => {
-    const run = await runCli(['offload', fixturePath('claude-code-session.jsonl'), '--out', join(directory.path, 'offload')]);
+    const run = await runInProcess(['offload', fixturePath('claude-code-session.jsonl'), '--out', join(directory.path, 'offload')]);
     const history = JSON.parse(run.stdout) as Message[];
     expect(history.map((message) => message.role)).toEqual(['user', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'user', 'assistant']);
     expect(run.stderr).toContain('(Claude Code session log, 10 messages)');
@@ -89,7 +89,7 @@ describe('agent-context offload (issue 4, DESIGN §8 CLI output)', () => {
 
   it('reads standard input with -', async () => {
     const outputDir = join(directory.path, 'offload');
-    const run = await runCli(['offload', '-', '--out', outputDir], { stdin: await readFile(fixturePath('messages.json'), 'utf8') });
+    const run = await runInProcess(['offload', '-', '--out', outputDir], { stdin: await readFile(fixturePath('messages.json'), 'utf8') });
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toMatch(/^offload {2}stdin /);
     expect(await readdir(outputDir)).toHaveLength(4); // three results and the marker
@@ -97,7 +97,7 @@ describe('agent-context offload (issue 4, DESIGN §8 CLI output)', () => {
 
   it('follows --char-threshold and --exclude-tools', async () => {
     const outputDir = join(directory.path, 'offload');
-    const run = await runCli(['offload', fixturePath('messages.json'), '--out', outputDir, '--char-threshold', '200', '--exclude-tools', 'read_file,edit_file']);
+    const run = await runInProcess(['offload', fixturePath('messages.json'), '--out', outputDir, '--char-threshold', '200', '--exclude-tools', 'read_file,edit_file']);
     expect(run.exitCode).toBe(0);
     expect((await readdir(outputDir)).sort()).toEqual(['.agent-context-offload', 'tool-result-toolu_02.md', 'tool-result-toolu_04.md']);
     expect(run.stderr).toContain('thresholds: 200 chars, ratio 0.2');
@@ -105,7 +105,7 @@ describe('agent-context offload (issue 4, DESIGN §8 CLI output)', () => {
 
   it('writes nothing and says why when the ratio gate skips; the history is unchanged', async () => {
     const outputDir = join(directory.path, 'offload');
-    const run = await runCli(['offload', fixturePath('messages.json'), '--out', outputDir, '--ratio-threshold', '0.9']);
+    const run = await runInProcess(['offload', fixturePath('messages.json'), '--out', outputDir, '--ratio-threshold', '0.9']);
     expect(run.exitCode).toBe(0);
     expect(existsSync(outputDir)).toBe(false);
     expect(run.stderr).toContain('nothing offloaded: the 3 results that qualify are 77.8% of the history, below the ratio threshold (90.0%)');
@@ -113,7 +113,7 @@ describe('agent-context offload (issue 4, DESIGN §8 CLI output)', () => {
   });
 
   it('follows OFFLOAD_CHAR_THRESHOLD and OFFLOAD_RATIO_THRESHOLD', async () => {
-    const run = await runCli(['offload', fixturePath('messages.json'), '--out', join(directory.path, 'o')], {
+    const run = await runInProcess(['offload', fixturePath('messages.json'), '--out', join(directory.path, 'o')], {
       env: { OFFLOAD_CHAR_THRESHOLD: '100000', OFFLOAD_RATIO_THRESHOLD: '0' },
     });
     expect(run.exitCode).toBe(0);
@@ -125,7 +125,7 @@ describe('agent-context offload (issue 4, DESIGN §8 CLI output)', () => {
     ['-5', '-5'],
   ])('exits 2 for --char-threshold %s, naming the flag, before writing anything', async (value, shown) => {
     const outputDir = join(directory.path, 'offload');
-    const run = await runCli(['offload', fixturePath('messages.json'), '--out', outputDir, '--char-threshold', value]);
+    const run = await runInProcess(['offload', fixturePath('messages.json'), '--out', outputDir, '--char-threshold', value]);
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toBe(`agent-context: --char-threshold must be a number >= 1, got "${shown}"\nRun "agent-context offload --help" for usage.\n`);
     expect(existsSync(outputDir)).toBe(false);
@@ -135,7 +135,7 @@ describe('agent-context offload (issue 4, DESIGN §8 CLI output)', () => {
     const path = join(directory.path, 'h.json');
     await copyFile(fixturePath('messages.json'), path);
     const outputDir = join(directory.path, 'offload');
-    const run = await runCli(['offload', path, '--out', outputDir, '-o', path]);
+    const run = await runInProcess(['offload', path, '--out', outputDir, '-o', path]);
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toContain(`history: ${path} (JSON array)`);
     const history = JSON.parse(await readFile(path, 'utf8')) as Message[];
@@ -149,7 +149,7 @@ describe('agent-context offload (issue 4, DESIGN §8 CLI output)', () => {
     await copyFile(fixturePath('messages.json'), path);
     const original = await readFile(path);
     // The output's directory is a file: nothing can be written there.
-    const run = await runCli(['offload', path, '--out', join(directory.path, 'offload'), '-o', join(path, 'out.json')]);
+    const run = await runInProcess(['offload', path, '--out', join(directory.path, 'offload'), '-o', join(path, 'out.json')]);
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toMatch(new RegExp(`^agent-context: cannot write ${path}/out\\.json: `));
     expect((await readFile(path)).equals(original)).toBe(true);
@@ -157,8 +157,8 @@ describe('agent-context offload (issue 4, DESIGN §8 CLI output)', () => {
 
   it('exits 1 when the output directory cannot be written', async () => {
     const blocker = join(directory.path, 'file');
-    await runCli(['offload', fixturePath('messages.json'), '--out', join(directory.path, 'ok'), '-o', blocker]);
-    const run = await runCli(['offload', fixturePath('messages.json'), '--out', join(blocker, 'sub')]);
+    await runInProcess(['offload', fixturePath('messages.json'), '--out', join(directory.path, 'ok'), '-o', blocker]);
+    const run = await runInProcess(['offload', fixturePath('messages.json'), '--out', join(blocker, 'sub')]);
     expect(run.exitCode).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
@@ -166,7 +166,7 @@ describe('agent-context offload (issue 4, DESIGN §8 CLI output)', () => {
 
   it('offloads a request body\'s results only (its system message is never written as a result)', async () => {
     const transcript = await readFixtureTranscript('request-body-string-system.json');
-    const run = await runCli(['offload', fixturePath('request-body-string-system.json'), '--out', join(directory.path, 'o')]);
+    const run = await runInProcess(['offload', fixturePath('request-body-string-system.json'), '--out', join(directory.path, 'o')]);
     const written = JSON.parse(run.stdout) as { system: unknown; messages: unknown[] };
     expect(written.system).toBe('You are a coding agent.');
     expect(written.messages).toHaveLength(transcript.messages.length - 1);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeTemp } from '../../src/infrastructure/atomic-files.js';
 import { NodeFileWriter } from '../../src/infrastructure/node-file-writer.js';
-import { createTemporaryDirectory, hasAnsi, runCli } from './cli-helpers.js';
+import { createTemporaryDirectory, hasAnsi, runInProcess } from './cli-helpers.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -65,7 +65,7 @@ describe('agent-context prune', () => {
   it('lists what it would remove in a dry run, and deletes nothing', async () => {
     await writeAged(dir, FILES);
     const before = await listFiles(dir);
-    const run = await runCli(['prune', dir, '--older-than', '7d']);
+    const run = await runInProcess(['prune', dir, '--older-than', '7d']);
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toBe('');
     const lines = run.stdout.split('\n');
@@ -79,7 +79,7 @@ describe('agent-context prune', () => {
 
   it('deletes only the old package files with --yes', async () => {
     await writeAged(dir, FILES);
-    const run = await runCli(['prune', dir, '--older-than', '1w', '--yes']);
+    const run = await runInProcess(['prune', dir, '--older-than', '1w', '--yes']);
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toMatch(/^prune {2}.*\n {2}removed 3 files older than 1w \(written before [^)]+\), freed 2\.1 KB \(2,150 bytes\):\n/);
     expect(await listFiles(dir)).toEqual([
@@ -96,16 +96,16 @@ describe('agent-context prune', () => {
 
   it('says when nothing is old enough', async () => {
     await writeAged(dir, { 'tool-result-a.md': { ageDays: 1 } });
-    const run = await runCli(['prune', dir, '--older-than', '12h', '--yes']);
+    const run = await runInProcess(['prune', dir, '--older-than', '12h', '--yes']);
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toMatch(/^prune {2}.*\n {2}removed 1 file older than 12h .*, freed 27 bytes:\n {4}tool-result-a\.md {2}27 bytes {2}\S+\n$/);
-    const again = await runCli(['prune', dir, '--older-than', '12h']);
+    const again = await runInProcess(['prune', dir, '--older-than', '12h']);
     expect(again.stdout).toMatch(/\n {2}nothing older than 12h \(written before [^)]+\) to remove\n$/);
   });
 
   it('prints one JSON object with --json', async () => {
     await writeAged(dir, FILES);
-    const run = await runCli(['prune', dir, '--older-than', '30m', '--json']);
+    const run = await runInProcess(['prune', dir, '--older-than', '30m', '--json']);
     expect(run.exitCode).toBe(0);
     const report = JSON.parse(run.stdout) as Record<string, unknown>;
     expect(report).toMatchObject({ dir, olderThan: '30m', olderThanMs: 30 * 60 * 1000, dryRun: true, freedBytes: 2150 + 'content of tool-result-new.md'.length });
@@ -122,7 +122,7 @@ describe('agent-context prune', () => {
   it('never prints raw control characters or bidirectional overrides from a path', async () => {
     const evil = join(temporary.path, 'evil\u001b[31m\u009b\u0007dir');
     await mkdir(evil);
-    const refused = await runCli(['prune', evil, '--older-than', '7d']);
+    const refused = await runInProcess(['prune', evil, '--older-than', '7d']);
     expect(refused.exitCode).toBe(2);
     expect(hasAnsi(refused.stderr)).toBe(false);
     // eslint-disable-next-line no-control-regex -- the point is that none is left
@@ -132,11 +132,11 @@ describe('agent-context prune', () => {
 
     const reordered = join(temporary.path, 'evil\u202edm.txt');
     await writeAged(reordered, { 'tool-result-a.md': { ageDays: 30 } });
-    const run = await runCli(['prune', reordered, '--older-than', '7d']);
+    const run = await runInProcess(['prune', reordered, '--older-than', '7d']);
     expect(run.exitCode).toBe(0);
     expect(run.stdout).not.toContain('\u202e');
     expect(run.stdout).toContain('evil\\u202edm.txt');
-    const json = await runCli(['prune', reordered, '--older-than', '7d', '--json']);
+    const json = await runInProcess(['prune', reordered, '--older-than', '7d', '--json']);
     expect(json.stdout).not.toContain('\u202e');
     expect(JSON.parse(json.stdout)).toMatchObject({ dir: reordered });
   });
@@ -153,7 +153,7 @@ describe('agent-context prune', () => {
     it('refuses it, names the directory and the marker file, and deletes nothing', async () => {
       await writeAged(dir, PROJECT, false);
       const before = await listFiles(dir);
-      const run = await runCli(['prune', dir, '--older-than', '7d', '--yes']);
+      const run = await runInProcess(['prune', dir, '--older-than', '7d', '--yes']);
       expect(run.exitCode).toBe(1);
       expect(run.stdout).toBe('');
       expect(run.stderr).toBe(
@@ -167,7 +167,7 @@ describe('agent-context prune', () => {
     it('prunes it once the marker file is created by hand', async () => {
       await writeAged(dir, { 'tool-result-old.md': { ageDays: 30 }, 's1/toolu_old.md': { ageDays: 30 } }, false);
       await writeFile(join(dir, '.agent-context-offload'), '');
-      const run = await runCli(['prune', dir, '--older-than', '7d', '--yes']);
+      const run = await runInProcess(['prune', dir, '--older-than', '7d', '--yes']);
       expect(run.exitCode).toBe(0);
       expect(await listFiles(dir)).toEqual(['.agent-context-offload']);
     });
@@ -185,7 +185,7 @@ describe('agent-context prune', () => {
       await writeAged(dir, { 'tool-result-a.md': { ageDays: 0 }, 's1/notes.md.tmp': { ageDays: 30 } });
       const stale = [await leaveTempFile(join(dir, 'tool-result-b.md'), 30), await leaveTempFile(join(dir, 's1', 'toolu_1.md'), 30)];
       const fresh = await leaveTempFile(join(dir, 's1', 'toolu_2.md'), 1);
-      const run = await runCli(['prune', dir, '--older-than', '7d', '--yes', '--json']);
+      const run = await runInProcess(['prune', dir, '--older-than', '7d', '--yes', '--json']);
       expect(run.exitCode).toBe(0);
       expect((JSON.parse(run.stdout) as { removed: Array<{ key: string }> }).removed.map((entry) => entry.key)).toEqual([...stale].sort());
       expect(await listFiles(dir)).toEqual(['.agent-context-offload', fresh, 's1/notes.md.tmp', 'tool-result-a.md'].sort());
@@ -194,7 +194,7 @@ describe('agent-context prune', () => {
     it('never removes one younger than an hour, whatever the age given', async () => {
       await writeAged(dir, {});
       const fresh = await leaveTempFile(join(dir, 'tool-result-b.md'), 0);
-      const run = await runCli(['prune', dir, '--older-than', '0s', '--yes']);
+      const run = await runInProcess(['prune', dir, '--older-than', '0s', '--yes']);
       expect(run.exitCode).toBe(0);
       expect(await listFiles(dir)).toEqual(['.agent-context-offload', fresh].sort());
     });
@@ -210,26 +210,26 @@ describe('agent-context prune', () => {
       [['prune', '.', 'extra', '--older-than', '7d'], 'agent-context: unexpected argument "extra"'],
       [['prune', '.', '--older-than', '9999999999d'], 'agent-context: --older-than must be at most 100000000d (the range of a date), got "9999999999d"'],
     ])('exits 2 on a usage error: %j', async (args, message) => {
-      const run = await runCli(args);
+      const run = await runInProcess(args);
       expect(run.exitCode).toBe(2);
       expect(run.stdout).toBe('');
       expect(run.stderr).toBe(`${message}\nRun "agent-context prune --help" for usage.\n`);
     });
 
     it('exits 1 when the directory does not exist or is a file', async () => {
-      const missing = await runCli(['prune', join(temporary.path, 'nope'), '--older-than', '7d']);
+      const missing = await runInProcess(['prune', join(temporary.path, 'nope'), '--older-than', '7d']);
       expect(missing.exitCode).toBe(1);
       expect(missing.stderr).toBe(`agent-context: cannot read ${join(temporary.path, 'nope')}: no such file (ENOENT)\n`);
       const file = join(temporary.path, 'file.md');
       await writeFile(file, 'x');
-      const notDirectory = await runCli(['prune', file, '--older-than', '7d']);
+      const notDirectory = await runInProcess(['prune', file, '--older-than', '7d']);
       expect(notDirectory.exitCode).toBe(1);
       expect(notDirectory.stderr).toBe(`agent-context: cannot read ${file}: not a directory\n`);
     });
   });
 
   it('is listed in the main help', async () => {
-    const run = await runCli(['--help']);
+    const run = await runInProcess(['--help']);
     expect(run.stdout).toContain('  prune <dir>      remove offloaded results and archives older than an age');
   });
 });

@@ -9,7 +9,7 @@ import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/index.js';
-import { createTemporaryDirectory, runCli } from './cli-helpers.js';
+import { createTemporaryDirectory, runInProcess } from './cli-helpers.js';
 import type { CliRun } from './cli-helpers.js';
 
 const COLOUR = '\u001b[31m';
@@ -59,7 +59,7 @@ afterAll(async () => {
 
 describe('agent-context count prints nothing a terminal obeys (issue 8 item 4)', () => {
   it('the report shows the tool name, the id, the preview and the file name escaped', async () => {
-    const run = await runCli(['count', transcriptPath]);
+    const run = await runInProcess(['count', transcriptPath]);
     expect(run.exitCode).toBe(0);
     expectSafe(run);
     expect(run.stdout).toContain(`history\\u001b]0;pwned\\u0007.json`);
@@ -69,7 +69,7 @@ describe('agent-context count prints nothing a terminal obeys (issue 8 item 4)',
   });
 
   it('--json is the same values, escaped as JSON: parsed, it holds the original text', async () => {
-    const run = await runCli(['count', transcriptPath, '--json']);
+    const run = await runInProcess(['count', transcriptPath, '--json']);
     expect(run.exitCode).toBe(0);
     expectSafe(run);
     const report = JSON.parse(run.stdout) as { byTool: Record<string, unknown>; largestToolResults: Array<{ toolUseId: string; tool: string }> };
@@ -78,7 +78,7 @@ describe('agent-context count prints nothing a terminal obeys (issue 8 item 4)',
   });
 
   it('with colours forced, the only escape sequences are the report\'s own colours', async () => {
-    const run = await runCli(['count', transcriptPath], { env: { FORCE_COLOR: '1' } });
+    const run = await runInProcess(['count', transcriptPath], { env: { FORCE_COLOR: '1' } });
     expect(run.exitCode).toBe(0);
     // eslint-disable-next-line no-control-regex -- the SGR colour sequences picocolors writes
     const withoutOwnColours = run.stdout.replace(/\u001b\[\d+(;\d+)*m/g, '');
@@ -90,7 +90,7 @@ describe('agent-context count prints nothing a terminal obeys (issue 8 item 4)',
 describe('agent-context offload prints nothing a terminal obeys, and writes the content exactly (issue 8 item 4)', () => {
   it('history on stdout and stats on stderr are safe; the offloaded file holds the exact result', async () => {
     const out = join(directory.path, 'offload-stdout');
-    const run = await runCli(['offload', transcriptPath, '--out', out]);
+    const run = await runInProcess(['offload', transcriptPath, '--out', out]);
     expect(run.exitCode).toBe(0);
     expectSafe(run);
     expect(run.stderr).toContain('offload  ');
@@ -105,7 +105,7 @@ describe('agent-context offload prints nothing a terminal obeys, and writes the 
   it('-o writes the history with its characters as they are, and the report to stdout is safe', async () => {
     const out = join(directory.path, 'offload-file');
     const outputFile = join(directory.path, 'offloaded.json');
-    const run = await runCli(['offload', transcriptPath, '--out', out, '-o', outputFile]);
+    const run = await runInProcess(['offload', transcriptPath, '--out', out, '-o', outputFile]);
     expect(run.exitCode).toBe(0);
     expectSafe(run);
     const written = await readFile(outputFile, 'utf8');
@@ -118,7 +118,7 @@ describe('agent-context compact prints nothing a terminal obeys (issue 8 item 4)
   it('history on stdout and stats on stderr are safe; the archive keeps the compacted messages exactly', async () => {
     const workDir = join(directory.path, 'compact-work');
     await mkdir(workDir);
-    const run = await runCli(['compact', transcriptPath, '--force', '--work-dir', workDir]);
+    const run = await runInProcess(['compact', transcriptPath, '--force', '--work-dir', workDir]);
     expect(run.exitCode).toBe(0);
     expectSafe(run);
     expect(run.stderr).toContain('history\\u001b]0;pwned\\u0007.json');
@@ -135,7 +135,7 @@ describe('errors that quote a value from the transcript are escaped (issue 8 ite
     const path = join(directory.path, 'bad-role.json');
     await writeFile(path, JSON.stringify([{ role: `user${C1_CSI}${RIGHT_TO_LEFT}`, content: 'hi' }]));
     for (const command of [['count'], ['offload', '--out', join(directory.path, 'never')], ['compact']]) {
-      const run = await runCli([command[0]!, path, ...command.slice(1)]);
+      const run = await runInProcess([command[0]!, path, ...command.slice(1)]);
       expect(run.exitCode).toBe(1);
       expectSafe(run);
       expect(run.stderr).toContain('\\u009b2J\\u202e');
@@ -143,7 +143,7 @@ describe('errors that quote a value from the transcript are escaped (issue 8 ite
   });
 
   it('a missing file with a hostile name is named, escaped', async () => {
-    const run = await runCli(['count', join(directory.path, `missing${CLIPBOARD_WRITE}.json`)]);
+    const run = await runInProcess(['count', join(directory.path, `missing${CLIPBOARD_WRITE}.json`)]);
     expect(run.exitCode).toBe(1);
     expectSafe(run);
     expect(run.stderr).toContain('missing\\u001b]52;c;cm0gLXJmIH4vCg==\\u0007.json: no such file (ENOENT)');

@@ -1,28 +1,28 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createTemporaryDirectory, fixturePath, REPOSITORY_ROOT, runCli } from './cli-helpers.js';
+import { createTemporaryDirectory, fixturePath, REPOSITORY_ROOT, runInProcess } from './cli-helpers.js';
 
 const packageVersion = (JSON.parse(readFileSync(join(REPOSITORY_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 describe('agent-context: help and version (issue 4)', () => {
   it('prints the version from package.json', async () => {
-    const run = await runCli(['--version']);
+    const run = await runInProcess(['--version']);
     expect(run).toMatchObject({ exitCode: 0, stdout: `${packageVersion}\n`, stderr: '' });
   });
 
   it('prints the main help with every command', async () => {
-    const run = await runCli(['--help']);
+    const run = await runInProcess(['--help']);
     expect(run.exitCode).toBe(0);
     for (const command of ['count <file>', 'offload <file>', 'compact <file>', 'demo']) expect(run.stdout).toContain(command);
   });
 
   it.each(['count', 'offload', 'compact', 'demo'])('prints the help of %s, with or without other arguments', async (command) => {
-    const run = await runCli([command, '--help']);
+    const run = await runInProcess([command, '--help']);
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toMatch(new RegExp(`^Usage: agent-context ${command}`));
-    expect((await runCli(['help', command])).stdout).toBe(run.stdout);
-    expect((await runCli([command, 'some-file.json', '-h'])).stdout).toBe(run.stdout);
+    expect((await runInProcess(['help', command])).stdout).toBe(run.stdout);
+    expect((await runInProcess([command, 'some-file.json', '-h'])).stdout).toBe(run.stdout);
   });
 
   it('runs through the bin path (shebang, executable)', () => {
@@ -47,26 +47,26 @@ describe('agent-context: usage errors exit 2 with one line (issue 4)', () => {
     [['compact', 'a.json', '--provider', 'gemini'], /^agent-context: --provider must be one of anthropic, openai, extractive, got "gemini"\n/],
     [['demo', 'extra'], /^agent-context: unexpected argument "extra"\n/],
   ])('%j', async (args, message) => {
-    const run = await runCli(args);
+    const run = await runInProcess(args);
     expect(run.exitCode).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(message);
   });
 
   it('reports a flag value out of the library\'s range as a usage error, naming the flag', async () => {
-    const run = await runCli(['count', fixturePath('messages.json'), '--ratio-threshold', '1.5']);
+    const run = await runInProcess(['count', fixturePath('messages.json'), '--ratio-threshold', '1.5']);
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toBe('agent-context: --ratio-threshold must be a number in [0, 1], got "1.5"\nRun "agent-context count --help" for usage.\n');
   });
 
   it('reports an invalid environment variable as a usage error, naming it', async () => {
-    const run = await runCli(['count', fixturePath('messages.json')], { env: { OFFLOAD_CHAR_THRESHOLD: 'lots' } });
+    const run = await runInProcess(['count', fixturePath('messages.json')], { env: { OFFLOAD_CHAR_THRESHOLD: 'lots' } });
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(/^agent-context: OFFLOAD_CHAR_THRESHOLD must be a number >= 1, got "lots"\n$/);
   });
 
   it.each(['0x10', '0b1', '0o7', '1_000'])('reads environment numbers in decimal notation only: OFFLOAD_CHAR_THRESHOLD=%s exits 2', async (value) => {
-    const run = await runCli(['count', fixturePath('messages.json')], { env: { OFFLOAD_CHAR_THRESHOLD: value } });
+    const run = await runInProcess(['count', fixturePath('messages.json')], { env: { OFFLOAD_CHAR_THRESHOLD: value } });
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toBe(`agent-context: OFFLOAD_CHAR_THRESHOLD must be a number >= 1, got "${value}"\n`);
   });
@@ -84,7 +84,7 @@ describe('agent-context: negative and non-decimal numbers (issue 10, DESIGN §11
     [['compact', 'x.json', '--limit=-200000'], '--limit must be an integer >= 1, got "-200000"'],
   ])('%j exits 2 naming the flag and its bound', async (args, message) => {
     const [command] = args;
-    const run = await runCli(args);
+    const run = await runInProcess(args);
     expect(run.exitCode).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe(`agent-context: ${message}\nRun "agent-context ${command} --help" for usage.\n`);
@@ -99,7 +99,7 @@ describe('agent-context: a Claude Code log still being written (issue 10, DESIGN
       const path = join(directory.path, 'live.jsonl');
       // The last line (26, a file-history-snapshot) cut in the middle, as a writer leaves it.
       writeFileSync(path, whole.slice(0, whole.trimEnd().lastIndexOf('\n') + 60));
-      const run = await runCli(['count', path, '--json']);
+      const run = await runInProcess(['count', path, '--json']);
       expect(run.exitCode).toBe(0);
       expect(run.stderr).toBe(`warning: ${path}: line 26: skipped the last line, cut off mid-JSON (a log still being written?)\n`);
       expect(JSON.parse(run.stdout)).toMatchObject({ format: 'claude-code', messageCount: 10 });
@@ -123,7 +123,7 @@ describe('agent-context: bad input exits 1 with one clear line (issue 4)', () =>
     for (const command of [['count'], ['offload', '--out', '/nonexistent/never-written'], ['compact']]) {
       const [verb, ...flags] = command as [string, ...string[]];
       const path = fixturePath(name);
-      const run = await runCli([verb, path, ...flags]);
+      const run = await runInProcess([verb, path, ...flags]);
       expect(run.exitCode).toBe(1);
       expect(run.stdout).toBe('');
       const line = expected.replace('MISSING', path).replace('FILE', path);
@@ -133,24 +133,24 @@ describe('agent-context: bad input exits 1 with one clear line (issue 4)', () =>
   });
 
   it('reports a directory given as the file', async () => {
-    const run = await runCli(['count', fixturePath('')]);
+    const run = await runInProcess(['count', fixturePath('')]);
     expect(run).toMatchObject({ exitCode: 1, stderr: expect.stringMatching(/: is a directory \(EISDIR\)\n$/) });
   });
 
   it('reports empty standard input', async () => {
-    const run = await runCli(['count', '-'], { stdin: '' });
+    const run = await runInProcess(['count', '-'], { stdin: '' });
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toMatch(/^agent-context: stdin: empty input;/);
   });
 
   it('prints the stack only with --debug', async () => {
-    const plain = await runCli(['count', fixturePath('bad-json.json')]);
+    const plain = await runInProcess(['count', fixturePath('bad-json.json')]);
     expect(plain.stderr).not.toMatch(/\n\s+at /);
-    const debug = await runCli(['count', fixturePath('bad-json.json'), '--debug']);
+    const debug = await runInProcess(['count', fixturePath('bad-json.json'), '--debug']);
     expect(debug.exitCode).toBe(1);
     expect(debug.stderr).toMatch(/^agent-context: .*invalid JSON at line 3, column 43/);
     expect(debug.stderr).toMatch(/\n\s+at parseJson \(/);
     expect(debug.stderr).toMatch(/Caused by: SyntaxError/);
-    expect((await runCli(['--debug', 'count', fixturePath('bad-json.json')])).stderr).toMatch(/\n\s+at /);
+    expect((await runInProcess(['--debug', 'count', fixturePath('bad-json.json')])).stderr).toMatch(/\n\s+at /);
   });
 });

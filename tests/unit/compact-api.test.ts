@@ -295,8 +295,15 @@ describe('compactMessages: the default clock and timer', () => {
         throw new Error('overloaded');
       },
     ]);
-    // an hour's wait: only a timer the signal clears lets this settle
-    await expect(compactMessages(history, { ...options, summarizer, maxRetries: 1, retryBaseDelayMs: 3_600_000, signal: controller.signal })).rejects.toBe(reason);
+    vi.useFakeTimers();
+    try {
+      // an hour's wait: only a timer the signal clears lets this settle
+      const compaction = expect(compactMessages(history, { ...options, summarizer, maxRetries: 1, retryBaseDelayMs: 3_600_000, signal: controller.signal })).rejects.toBe(reason);
+      await vi.advanceTimersByTimeAsync(5);
+      await compaction;
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

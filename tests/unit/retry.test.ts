@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { backoffDelayMs, retryWithBackoff, summarizeWithRetry } from '../../src/core/compact/retry.js';
 import { ContextError, SummarizerFailedError } from '../../src/core/errors.js';
 import { sleepWithTimeout } from '../../src/infrastructure/clock.js';
@@ -154,11 +154,19 @@ describe('sleepWithTimeout (the real timer the public layer passes)', () => {
     await expect(sleepWithTimeout(10_000, AbortSignal.abort('gone'))).rejects.toBe('gone');
   });
 
-  it('resolves after the delay', async () => {
-    const started = performance.now();
-    await sleepWithTimeout(20);
-    // timers may fire a millisecond early on some platforms
-    expect(performance.now() - started).toBeGreaterThanOrEqual(18);
+  it('resolves after the delay, not before', async () => {
+    vi.useFakeTimers();
+    try {
+      let resolved = false;
+      const sleeping = sleepWithTimeout(20).then(() => (resolved = true));
+      await vi.advanceTimersByTimeAsync(19);
+      expect(resolved).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      await sleeping;
+      expect(resolved).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

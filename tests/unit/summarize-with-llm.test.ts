@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   computeMinSummaryInputTokens,
   computeSummaryMaxTokens,
@@ -100,6 +100,7 @@ describe('createLlmSummarizer (spec 05 F-004)', () => {
     });
 
     it('rejects with the abort reason at once when the client ignores the signal and never answers', async () => {
+      vi.useFakeTimers();
       const controller = new AbortController();
       const reason = new Error('stop');
       const client = {
@@ -108,11 +109,17 @@ describe('createLlmSummarizer (spec 05 F-004)', () => {
           return new Promise<string>(() => undefined);
         },
       };
-      const summary = createLlmSummarizer(client, { model: 'm', tokenCounter: quarterCounter }).summarize([{ role: 'user', content: 'hi' }], {
-        maxWords: 100,
-        signal: controller.signal,
-      });
-      await expect(summary).rejects.toBe(reason);
+      try {
+        const summary = createLlmSummarizer(client, { model: 'm', tokenCounter: quarterCounter }).summarize([{ role: 'user', content: 'hi' }], {
+          maxWords: 100,
+          signal: controller.signal,
+        });
+        const settled = expect(summary).rejects.toBe(reason);
+        await vi.advanceTimersByTimeAsync(5);
+        await settled;
+      } finally {
+        vi.useRealTimers();
+      }
     });
 
     it('sends an empty Rest as an empty conversation', async () => {

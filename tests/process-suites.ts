@@ -1,0 +1,21 @@
+/**
+ * The suites `npm run test:processes` runs and `npm test` leaves out: each starts processes
+ * (the built command line, workers racing on one store, the examples, a browser) or waits on a
+ * real client's own timeouts, which together would take minutes of `npm test`.
+ */
+export const PROCESS_SUITES: readonly string[] = [
+  // the built agent-context: exit codes, pipes, Ctrl-C, modules loaded, npx
+  'tests/integration/cli-process.test.ts',
+  // the replay page in headless Chromium
+  'tests/integration/cli-replay-browser.test.ts',
+  // the proxy command as a server process
+  'tests/integration/proxy-cli.test.ts',
+  // managers in several processes on one file or Redis store
+  'tests/integration/context-manager-processes.test.ts',
+  // worker processes offloading into one Redis store
+  'tests/integration/stores/redis-workers.test.ts',
+  // every example run with tsx against the built package
+  'tests/integration/examples.test.ts',
+  // the Redis and S3 clients' own connect and socket timeouts (seconds each)
+  'tests/integration/stores/silent-server.test.ts',
+];
