@@ -1,14 +1,17 @@
 /**
  * The Redis store against what a shared, busy or badly set server does, on a real
- * `redis-server` this file starts: a reused id in a database full of other keys, a foreign key
+ * `redis-server` this file starts: a reused id and compaction archives in a database full of
+ * other keys, a foreign key
  * of another type at a planned name, an evicting `maxmemory-policy`, a full server. Skipped, with the reason printed, where no
  * redis-server exists.
  */
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { compactMessages } from '../../../src/api/compact.js';
 import { offloadToolResults } from '../../../src/api/offload.js';
 import { pruneOffloaded } from '../../../src/api/prune.js';
 import { createReadOffloadedTool } from '../../../src/api/read-offloaded-tool.js';
+import { archiveRest } from '../../../src/core/compact/persist.js';
 import type { Message } from '../../../src/core/types.js';
 import { createRedisStore, type RedisLike } from '../../../src/stores/redis-store.js';
 import { createRecordingLogger } from '../../unit/compact-fixtures.js';
@@ -55,11 +58,16 @@ describe.skipIf(skipReason !== undefined)('the Redis store on a shared, busy or 
     await client.config('SET', 'maxmemory', '0');
   });
 
+  /** 20,000 keys of someone else's in the same database. */
+  async function fillWithOtherKeys(): Promise<void> {
+    for (let batch = 0; batch < 20; batch++) {
+      await client.mset(...Array.from({ length: 1000 }, (_, index) => [`other:${batch}:${index}`, 'x']).flat());
+    }
+  }
+
   describe('a reused id', () => {
     it('finds the next free name without scanning, among 20,000 unrelated keys', async () => {
-      for (let batch = 0; batch < 20; batch++) {
-        await client.mset(...Array.from({ length: 1000 }, (_, index) => [`other:${batch}:${index}`, 'x']).flat());
-      }
+      await fillWithOtherKeys();
       const store = createRedisStore({ client, prefix: 'reuse', logger: createRecordingLogger() });
       const first = await offloadToolResults(historyWith({ call_0: 'first '.repeat(50) }), { store, ...OFFLOAD });
       const second = await offloadToolResults(historyWith({ call_0: 'second '.repeat(50) }), { store, ...OFFLOAD });
@@ -75,6 +83,44 @@ describe.skipIf(skipReason !== undefined)('the Redis store on a shared, busy or 
       ]);
       expect(await countCalls(client, 'scan')).toBe(0);
       expect(await countCalls(client, 'keys')).toBe(0);
+    });
+  });
+
+  describe('compaction archives', () => {
+    const history: Message[] = [
+      { role: 'user', content: 'Fix the failing invoice test.' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'run', input: { command: 'npm test' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'FAIL tests/invoice.test.ts\nexpected 10.01, got 10' }] },
+      { role: 'assistant', content: 'The rounding is off by one cent; fixing it now.' },
+    ];
+
+    it('are named without scanning, among 20,000 unrelated keys', async () => {
+      await fillWithOtherKeys();
+      const store = createRedisStore({ client, prefix: 'archives', logger: createRecordingLogger() });
+      const options = { store, sessionId: 's1', force: true, summarizer: { summarize: async () => 'The rounding was fixed.' }, logger: createRecordingLogger() };
+      const first = await compactMessages(history, options);
+      await client.config('RESETSTAT');
+      const second = await compactMessages(history.slice(0, 3), options);
+
+      expect([first.compacted, second.compacted]).toEqual([true, true]);
+      expect(second.originalMessagesPath).toMatch(/^redis:\/\/archives\/s1\/compact-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ-\d+\.json$/);
+      expect(second.originalMessagesPath).not.toBe(first.originalMessagesPath);
+      expect(await countCalls(client, 'scan')).toBe(0);
+      expect(await countCalls(client, 'keys')).toBe(0);
+      expect(await countCalls(client, 'exists')).toBeGreaterThan(0);
+    });
+
+    it('are numbered from 1 within their second, each name asked about with EXISTS', async () => {
+      await fillWithOtherKeys();
+      const store = createRedisStore({ client, prefix: 'archives', logger: createRecordingLogger() });
+      const options = { store, sessionId: 's1', logger: createRecordingLogger(), now: () => new Date('2026-11-21T23:45:12.789Z') };
+      await client.config('RESETSTAT');
+      const paths = [];
+      for (const rest of [history, history.slice(1), history.slice(2)]) paths.push((await archiveRest(rest, options)).path);
+
+      expect(paths).toEqual([1, 2, 3].map((sequence) => `redis://archives/s1/compact-2026-11-21T23-45-12Z-${sequence}.json`));
+      expect(JSON.parse((await store.get('s1/compact-2026-11-21T23-45-12Z-2.json')) ?? '')).toEqual(history.slice(1));
+      expect(await countCalls(client, 'scan')).toBe(0);
     });
   });
 
