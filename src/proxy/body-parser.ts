@@ -8,7 +8,6 @@
  * same objects, which also lets the context manager find what it knows of them), and decodes
  * and parses only the rest. The result is always what `JSON.parse` of the whole body gives.
  */
-import { createLruMap } from './sessions.js';
 
 /** The fields of a request body that hold the history: Messages and Chat `messages`, Responses `input`. */
 const HISTORY_FIELDS = new Set(['messages', 'input']);
@@ -249,21 +248,39 @@ function parseWhole(raw: Buffer): ParsedBody | { value: unknown; layout?: undefi
   return layout !== undefined && items !== undefined && items.length * 2 === layout.spans.length ? { raw, value, layout, items } : { value };
 }
 
-/** Creates a {@link BodyParser} remembering the last bodies of at most `maxCredentials` credentials. */
-export function createBodyParser(maxCredentials: number): BodyParser {
-  const bodies = createLruMap<ParsedBody[]>(maxCredentials);
+/**
+ * Creates a {@link BodyParser} remembering at most `maxBodies` bodies in all (the least recently
+ * used forgotten), at most 8 of one credential.
+ */
+export function createBodyParser(maxBodies: number): BodyParser {
+  const byCredential = new Map<string, ParsedBody[]>();
+  // every body kept, least recently used first, with its credential
+  const kept = new Map<ParsedBody, string>();
 
+  function forget(body: ParsedBody): void {
+    const credential = kept.get(body);
+    kept.delete(body);
+    if (credential === undefined) return;
+    const others = (byCredential.get(credential) ?? []).filter((entry) => entry !== body);
+    if (others.length === 0) byCredential.delete(credential);
+    else byCredential.set(credential, others);
+  }
+
+  /** Keeps `body` in place of `replaced` (the body it continues), most recent first. */
   function remember(credential: string, replaced: ParsedBody | undefined, body: ParsedBody): void {
-    const kept = (bodies.get(credential) ?? []).filter((entry) => entry !== replaced);
-    kept.unshift(body);
-    bodies.set(credential, kept.slice(0, BODIES_PER_CREDENTIAL));
+    if (replaced !== undefined) forget(replaced);
+    const bodies = [body, ...(byCredential.get(credential) ?? [])];
+    byCredential.set(credential, bodies);
+    kept.set(body, credential);
+    for (const dropped of bodies.slice(BODIES_PER_CREDENTIAL)) forget(dropped);
+    while (kept.size > maxBodies) forget(kept.keys().next().value as ParsedBody);
   }
 
   return {
     parse(raw, credential) {
       let best: ParsedBody | undefined;
       let bestShared = 0;
-      for (const entry of bodies.get(credential) ?? []) {
+      for (const entry of byCredential.get(credential) ?? []) {
         const shared = countSharedBytes(entry.raw, raw);
         if (shared > bestShared) {
           best = entry;
@@ -281,7 +298,8 @@ export function createBodyParser(maxCredentials: number): BodyParser {
         }
       }
       parsed ??= parseWhole(raw);
-      if (parsed.layout !== undefined) remember(credential, best, parsed);
+      // a body that continues another takes its place; one that only starts alike (another session) joins it
+      if (parsed.layout !== undefined) remember(credential, reused > 0 ? best : undefined, parsed);
       return { value: parsed.value, layout: parsed.layout };
     },
   };

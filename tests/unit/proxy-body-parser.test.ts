@@ -64,6 +64,21 @@ describe('parsing a body that repeats an earlier one', () => {
     expect(parser.parse(Buffer.from('{"messages":[{"role":"user","content":"a","n":12}]}'), 'k').value).toEqual({ messages: [{ role: 'user', content: 'a', n: 12 }] });
   });
 
+  it('forgets the least recently used bodies past its bound, and past 8 of one credential', () => {
+    const session = (name: string, length: number) => writeBody(Array.from({ length }, (_, index) => ({ role: 'user', content: `${name} ${index}` })), false);
+    const bounded = createBodyParser(1);
+    const first = historyOf(bounded.parse(session('a', 1), 'alice').value);
+    bounded.parse(session('b', 1), 'bob');
+    expect(historyOf(bounded.parse(session('a', 2), 'alice').value)[0]).not.toBe(first[0]);
+
+    const parser = createBodyParser(64);
+    const kept = historyOf(parser.parse(session('s0', 1), 'alice').value);
+    for (let index = 1; index <= 7; index += 1) parser.parse(session(`s${index}`, 1), 'alice');
+    expect(historyOf(parser.parse(session('s0', 2), 'alice').value)[0]).toBe(kept[0]);
+    for (let index = 1; index <= 8; index += 1) parser.parse(session(`t${index}`, 1), 'alice');
+    expect(historyOf(parser.parse(session('s0', 3), 'alice').value)[0]).not.toBe(kept[0]);
+  });
+
   it('reuses nothing across credentials', () => {
     const parser = createBodyParser(4);
     const body = writeBody([{ role: 'user', content: 'hi' }], false);
@@ -102,7 +117,8 @@ describe('parsing a body that repeats an earlier one', () => {
         const { layout } = createBodyParser(1).parse(body, 'k');
         const spans = layout?.spans ?? [];
         expect(spans).toHaveLength(items.length * 2);
-        items.forEach((expected, index) => expect(JSON.parse(body.toString('utf8', spans[index * 2], spans[index * 2 + 1]))).toEqual(expected));
+        // compared with the item as JSON gives it back (-0 comes back as 0)
+        items.forEach((expected, index) => expect(JSON.parse(body.toString('utf8', spans[index * 2], spans[index * 2 + 1]))).toEqual(JSON.parse(JSON.stringify(expected))));
         expect(body.toString('utf8', layout?.arrayStart, layout?.arrayEnd)).toBe(JSON.stringify(items, null, spaced ? 2 : undefined).replaceAll('\n', `\n${spaced ? '  ' : ''}`));
       }),
     );
