@@ -107,9 +107,10 @@ export interface ProxyHandlerOptions {
    */
   maxBodyBytes?: number | undefined;
   /**
-   * Sessions whose last usage figure and warm context manager are kept in memory; past it the
-   * least recently used is forgotten (its next request reads the session's records from the
-   * store again). An integer >= 1.
+   * Sessions whose last usage figure, warm context manager, last history and last request body
+   * are kept in memory (a request that repeats its session's last body is parsed only where it
+   * differs); past it the least recently used is forgotten (its next request is parsed whole and
+   * reads the session's records from the store again). An integer >= 1.
    * @default 64
    */
   maxSessions?: number | undefined;
