@@ -24,6 +24,7 @@ const modules: Array<[name: string, load: () => Promise<BenchModule>]> = [
   ['manager', () => import('./manager.bench.js')],
   ['replay', () => import('./replay.bench.js')],
   ['peers', () => import('./peers.bench.js')],
+  ['proxy', () => import('./proxy.bench.js')],
 ];
 
 console.log(`# agent-context-offload benchmarks (node ${process.version}, ${options.quick ? 'quick' : 'full'} run)`);
