@@ -1,6 +1,6 @@
 /**
  * `agent-context-offload/messages`: checks and guards for the message shape the package
- * works on, the texts that mark offloaded content, the message formats (`formats`,
+ * works on, the test for offloaded content's reference, the message formats (`formats`,
  * `resolveFormat`, `detectFormat`, `createLangchainFormat`), and the session a history names
  * (`deriveSessionId`).
  *
@@ -9,7 +9,6 @@
 export { isTextBlock, isThinkingBlock, isToolResultBlock, isToolUseBlock } from './core/types.js';
 export { assertMessages } from './core/validate-messages.js';
 export { isSafePathSegment } from './core/safe-path.js';
-export { BATCH_REFERENCE_PREFIX, DIRECT_REFERENCE_PREFIX } from './core/offload-reference.js';
 export { isOffloadReference } from './core/offload-reference.js';
 export { formats, createLangchainFormat, detectFormat, resolveFormat } from './formats/index.js';
 export { deriveSessionId, type DeriveSessionIdOptions } from './api/session-id.js';

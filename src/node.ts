@@ -5,6 +5,6 @@
  *
  * @packageDocumentation
  */
-export { NodeFileWriter, createNodeFileWriter, FILE_MODE, DIRECTORY_MODE } from './infrastructure/node-file-writer.js';
+export { NodeFileWriter, createNodeFileWriter } from './infrastructure/node-file-writer.js';
 export { NodeFileReader, createNodeFileReader } from './infrastructure/node-file-reader.js';
 export { defaultTokenCounter } from './infrastructure/tokenizer.js';

@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-export { createLlmSummarizer, computeSummaryMaxTokens, computeMinSummaryInputTokens, MIN_SUMMARY_CONVERSATION_TOKENS } from './core/compact/summarize-with-llm.js';
+export { createLlmSummarizer, computeSummaryMaxTokens, computeMinSummaryInputTokens } from './core/compact/summarize-with-llm.js';
 export type { CreateLlmSummarizerOptions, TokenCounterEncoding } from './core/compact/summarize-with-llm.js';
 export { createExtractiveSummarizer } from './core/compact/extractive-summarizer.js';
 export { createPrefixReusingSummarizer } from './core/compact/summarize-reusing-prefix.js';
@@ -16,7 +16,6 @@ export {
   buildSummaryPrompt,
   renderMessagesForSummary,
   SUMMARY_SECTION_TITLES,
-  SUMMARY_MOST_RECENT_RULE,
 } from './core/compact/summary-prompt.js';
 export type {
   BuildSummaryInstructionOptions,
@@ -27,5 +26,4 @@ export type {
 export { partitionMessages, assembleMessages } from './api/compact.js';
 export type { PartitionResult, AssembleMessagesOptions } from './api/compact.js';
 export { compactThresholdTokens } from './core/tokens.js';
-export { countWords, truncateToWords } from './core/words.js';
 export type { ConversationRequest, ConversationSummaryRequest, LlmUsage } from './core/ports.js';

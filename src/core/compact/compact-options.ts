@@ -70,7 +70,7 @@ export interface SummaryOptions {
   /**
    * The text sent to an LLM summarizer never exceeds this many tokens: long tool results are
    * cut in the middle, and a Rest still too large is summarized in chunks. It must leave room
-   * for the prompt's instructions plus {@link MIN_SUMMARY_CONVERSATION_TOKENS} of conversation:
+   * for the prompt's instructions plus 1,000 tokens of conversation:
    * at least `computeMinSummaryInputTokens(summaryMaxWords, tokenCounter)` (1,430 with the
    * defaults). When an LLM writes the summary (`llmClient`, or `ANTHROPIC_API_KEY`), a smaller
    * value rejects with {@link InvalidOptionError} before anything is written.

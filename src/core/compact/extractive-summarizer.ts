@@ -31,8 +31,8 @@ import { SUMMARY_SECTION_TITLES } from './summary-prompt.js';
  *   message, else its first line reporting a failure, else its first line), what the assistant
  *   said next and how the next call of the same tool went.
  *
- * The summary holds at most `maxWords` words (as {@link countWords} counts them: a CJK
- * character is a word). When facts do not all fit, the most useful go first: the first and
+ * The summary holds at most `maxWords` words (split on whitespace; each CJK character is a
+ * word). When facts do not all fit, the most useful go first: the first and
  * latest requests, the latest statement and the last call, then errors and files (most recent
  * first), then the rest; long quotes are cut and marked `[…]`, omitted list items counted.
  *

@@ -54,7 +54,7 @@ const minimumsByCounter = new WeakMap<TokenCounter, Map<number, number>>();
 /**
  * The smallest `inputMaxTokens` (compaction's `summaryInputMaxTokens`) that a summary of
  * `maxWords` words can work with: the summary prompt's instructions (the prompt with an empty
- * conversation) as `tokenCounter` counts them, plus {@link MIN_SUMMARY_CONVERSATION_TOKENS}.
+ * conversation) as `tokenCounter` counts them, plus 1,000 tokens of conversation.
  * Remembered per counter and `maxWords` (counters are treated as pure, as `countTokens` treats
  * them), so the check `compactMessages` makes at each call costs one lookup.
  *

@@ -52,7 +52,7 @@ export interface BuildSummaryPromptOptions {
  * first, as long documents go before the instructions), then the instructions: the five
  * sections (Goals & Decisions, File Operations, Tool Calls, Task Status, Errors &
  * Resolutions), the Task Status instruction about the most recent round, the MOST RECENT rule
- * verbatim ({@link SUMMARY_MOST_RECENT_RULE}) and the word budget.
+ * verbatim and the word budget.
  *
  * With `previousSummary` the prompt carries that summary (inside `<previous_summary>` tags)
  * and asks for one updated summary of both: how a history too long for one request is
