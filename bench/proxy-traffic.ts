@@ -112,6 +112,8 @@ export async function startBenchUpstream(streamAnswer?: (requestId: string | und
       setImmediate(writeNext);
     });
   });
+  // kept-alive connections wait for the next request as long as a busy run may take between two
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -198,10 +200,21 @@ export interface TimedReply {
 
 const keepAlive = new Agent({ keepAlive: true, maxSockets: 256 });
 
-/** Sends `POST /v1/messages` with `body` to `origin` and times it. */
+/**
+ * Sends `POST /v1/messages` with `body` to `origin` and times it. A kept-alive connection the
+ * server closed as the request went out is retried once on a new one, as HTTP clients do (the
+ * time of both counts).
+ */
 export function timeRequest(origin: string, body: Buffer, headers: Readonly<Record<string, string>>): Promise<TimedReply> {
+  const started = performance.now();
+  return sendTimed(origin, body, headers, started).catch((error: unknown) => {
+    if ((error as { reusedSocket?: boolean }).reusedSocket !== true) throw error;
+    return sendTimed(origin, body, headers, started);
+  });
+}
+
+function sendTimed(origin: string, body: Buffer, headers: Readonly<Record<string, string>>, started: number): Promise<TimedReply> {
   return new Promise((resolve, reject) => {
-    const started = performance.now();
     let firstByteMs = Number.NaN;
     const outgoing = httpRequest(
       `${origin}/v1/messages`,
@@ -216,7 +229,10 @@ export function timeRequest(origin: string, body: Buffer, headers: Readonly<Reco
         response.on('error', reject);
       },
     );
-    outgoing.on('error', reject);
+    outgoing.on('error', (error: NodeJS.ErrnoException) => {
+      const reset = error.code === 'ECONNRESET' && outgoing.reusedSocket;
+      reject(reset ? Object.assign(error, { reusedSocket: true }) : error);
+    });
     outgoing.end(body);
   });
 }
