@@ -71,6 +71,7 @@ export type {
   PrepareResult,
   ToolCallIdentity,
   ProviderFamily,
+  OffloadTiming,
 } from './api/context-manager.js';
 
 // --- Message formats ---

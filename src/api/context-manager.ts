@@ -18,7 +18,7 @@ import { describeValue, InvalidOptionError } from '../core/errors.js';
 import type { FormatName, MessageFormat } from '../core/format.js';
 import type { ProviderFamily } from '../core/manage/calibration.js';
 import { createContextManagerWith } from '../core/manage/context-manager.js';
-import { resolveHooks, resolveInitialCalibrationRatio, resolveProviderFamily } from '../core/manage/manager-options.js';
+import { resolveAgingOptions, resolveHooks, resolveInitialCalibrationRatio, resolveProviderFamily, type OffloadTiming } from '../core/manage/manager-options.js';
 import type { ContextManager, ContextManagerHooks } from '../core/manage/types.js';
 import { resolveBatchOffloadOptions, type OffloadPlanOptions, type OffloadPreviewOptions } from '../core/offload-options.js';
 import { OPTIONS, resolveTableOption } from '../core/option-table.js';
@@ -50,6 +50,7 @@ export type {
   ToolCallIdentity,
 } from '../core/manage/types.js';
 export type { ProviderFamily } from '../core/manage/calibration.js';
+export type { OffloadTiming } from '../core/manage/manager-options.js';
 
 /**
  * Options of {@link createContextManager}: where offloaded content goes (exactly one of
@@ -89,10 +90,37 @@ export interface ContextManagerOptions<M = Message> extends OffloadPlanOptions, 
    */
   threshold?: number | undefined;
   /**
-   * Follow each reference with the first and last characters of the offloaded content.
+   * Follow each reference with the first and last characters of the offloaded content. As
+   * results age, a new result cut for its size always keeps its head and tail: the sizes given
+   * here, else 1,000 and 2,000 characters.
    * @default false
    */
   preview?: boolean | OffloadPreviewOptions | undefined;
+  /**
+   * When tool results go to the store.
+   * - `'as-they-age'`: the model sees what it asked for. The newest results (those answering
+   *   the latest assistant turn) are sent whole; one of more than `maxInlineResultChars` is cut
+   *   to its reference, head and tail. Older results stay inline until those of at least
+   *   `threshold` characters add up to more than `agedBudgetChars`, then all of them go to the
+   *   store at once, so the prompt prefix changes once per batch.
+   * - `'on-arrival'`: every new result of at least `threshold` characters is replaced by its
+   *   reference before the model sees it (the model reads it back when it needs it), and older
+   *   results of at least `charThreshold` go when the ratio gate passes (`ratioThreshold`).
+   * @default 'as-they-age'
+   */
+  offloadTiming?: OffloadTiming | undefined;
+  /**
+   * As results age: a new result of more characters than this is cut to its reference, head
+   * and tail. An integer >= 1.
+   * @default half of the window, at 4 characters per token (`contextTokenLimit × 2`)
+   */
+  maxInlineResultChars?: number | undefined;
+  /**
+   * As results age: the older results of at least `threshold` characters stay inline until they
+   * add up to more than this many characters. An integer >= 1.
+   * @default a tenth of the window, at 4 characters per token (`contextTokenLimit × 0.4`)
+   */
+  agedBudgetChars?: number | undefined;
   /**
    * The context window, in tokens (an integer >= 1).
    * @default 200000, env `CONTEXT_TOKEN_LIMIT`
@@ -260,6 +288,9 @@ export function createContextManager<M = Message>(options: ContextManagerOptions
     model: _model,
     onOffload: _onOffload,
     onCompact: _onCompact,
+    offloadTiming: _offloadTiming,
+    maxInlineResultChars: _maxInlineResultChars,
+    agedBudgetChars: _agedBudgetChars,
     ...compactFields
   } = options;
   // the archive's session is the call's (with 'auto', derived from the history)
@@ -279,6 +310,11 @@ export function createContextManager<M = Message>(options: ContextManagerOptions
     env,
     process.cwd(),
   );
+  const { offloadTiming, aging } = resolveAgingOptions(options, {
+    contextTokenLimit: compaction.contextTokenLimit,
+    threshold,
+    cut: typeof preview === 'object' && preview !== null ? (batch.preview ?? undefined) : undefined,
+  });
   const restoresFiles = options.workDir !== undefined;
   let skippedRestoreSaid = false;
 
@@ -290,6 +326,8 @@ export function createContextManager<M = Message>(options: ContextManagerOptions
       excludeTools: batch.excludeTools,
       readToolNames: new Set(compaction.readToolNames),
       preview: batch.preview,
+      offloadTiming,
+      aging,
       batch,
       contextTokenLimit: compaction.contextTokenLimit,
       compactThresholdRatio: compaction.compactThresholdRatio,

@@ -112,6 +112,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       contextTokenLimit,
       compactThresholdRatio: options.compactThresholdRatio,
       threshold: options.threshold,
+      offloadTiming: options.offloadTiming,
       // a proxy never puts its own files into an agent's context: restore only from a directory named for it
       workDir: options.workDir,
       logger,

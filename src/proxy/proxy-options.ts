@@ -3,6 +3,7 @@
  * when the handler is created, never at a request.
  */
 import { describeValue, InvalidOptionError } from '../core/errors.js';
+import type { OffloadTiming } from '../core/manage/manager-options.js';
 import type { ContextAction, ContextStats } from '../core/manage/types.js';
 import type { ContentStore, Logger } from '../core/ports.js';
 import { assertDirectorySetting } from '../core/safe-path.js';
@@ -83,10 +84,18 @@ export interface ProxyHandlerOptions {
    */
   compactThresholdRatio?: number | undefined;
   /**
-   * New tool results of at least this many characters are offloaded.
+   * New tool results of at least this many characters are offloaded (`offloadTiming:
+   * 'on-arrival'`); as results age, the smallest older result offloaded.
    * @default 1000
    */
   threshold?: number | undefined;
+  /**
+   * When tool results go to the store, as in `createContextManager`: `'as-they-age'` (the model
+   * gets each result whole while it acts on it, older ones go in batches) or `'on-arrival'`
+   * (every new result of at least `threshold` characters is replaced by its reference).
+   * @default 'as-they-age'
+   */
+  offloadTiming?: OffloadTiming | undefined;
   /**
    * `'extractive'`: summaries are written offline, at no cost. `'upstream'`: the upstream
    * writes them, with the request's own model and credentials (for Anthropic, repeating the

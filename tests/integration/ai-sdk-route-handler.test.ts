@@ -73,6 +73,7 @@ async function handleChat(body: string): Promise<Response> {
     format: 'ai-sdk',
     outputDir: directory,
     sessionId: 'auto',
+    offloadTiming: 'on-arrival',
     contextTokenLimit: WINDOW,
     summarizer,
     logger: { warn: () => undefined },

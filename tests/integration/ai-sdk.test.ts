@@ -212,7 +212,7 @@ describe('ai 7: wrapLanguageModel with createContextMiddleware', () => {
 
 describe('withOffload', () => {
   async function managerIn(options: { threshold: number }) {
-    return createContextManager({ format: 'ai-sdk', outputDir: await createTempDir(), threshold: options.threshold });
+    return createContextManager({ format: 'ai-sdk', outputDir: await createTempDir(), offloadTiming: 'on-arrival', threshold: options.threshold });
   }
   // The SDK's own call of toModelOutput, typed loosely: each tool here declares its own output type.
   const call = (output: unknown) => ({ toolCallId: 'call-1', input: {} as Record<string, never>, output: output as never });
@@ -298,7 +298,7 @@ describe('withOffload', () => {
 describe('createReadTool', () => {
   it('accepts a read tool made with createReadOffloadedTool and answers with numbered lines', async () => {
     const outputDir = await createTempDir();
-    const manager = createContextManager({ format: 'ai-sdk', outputDir, threshold: 1_000 });
+    const manager = createContextManager({ format: 'ai-sdk', outputDir, offloadTiming: 'on-arrival', threshold: 1_000 });
     const reference = await manager.offloadOutput(LOG_TEXT, { toolName: 'fetch_log', toolCallId: 'call-x' });
     const readTool = createReadTool(createReadOffloadedTool({ outputDir }));
     const page = await readTool.execute({ ref: reference, limit: 2 });
@@ -307,7 +307,7 @@ describe('createReadTool', () => {
   });
 
   it('reaches the model inline, its pages never offloaded, even when longer than the threshold', async () => {
-    const manager = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir(), threshold: 1_000 });
+    const manager = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir(), offloadTiming: 'on-arrival', threshold: 1_000 });
     let calls = 0;
     const model = new MockLanguageModelV4({
       doGenerate: async ({ prompt }) => {

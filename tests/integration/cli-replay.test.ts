@@ -55,12 +55,13 @@ describe('agent-context replay on the demo sample', () => {
   });
 
   it('offloads the large tool results and compacts in a small window: the managed context stays under it', async () => {
-    const report = await replayJson([SAMPLE, '--window', '2.5k']);
-    expect(report.contextTokenLimit).toBe(2500);
-    expect(report.triggerTokens).toBe(2300);
+    // 3,000 tokens: the sample's system prompt and a summary take most of it, the newest result the rest
+    const report = await replayJson([SAMPLE, '--window', '3k']);
+    expect(report.contextTokenLimit).toBe(3000);
+    expect(report.triggerTokens).toBe(2760);
     expect(report.totals.offloadedResults).toBeGreaterThan(5);
     expect(report.totals.compactions).toBeGreaterThanOrEqual(1);
-    expect(report.totals.peakWith).toBeLessThan(2500);
+    expect(report.totals.peakWith).toBeLessThan(3000);
     expect(report.totals.peakWithout).toBeGreaterThan(70_000);
     expect(report.totals.requestsOverWindowWith).toBe(0);
     const compacted = report.requests.find((request) => request.compaction !== null)!;

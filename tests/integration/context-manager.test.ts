@@ -66,6 +66,9 @@ describe('createContextManager: options are checked once, at creation', () => {
     ['a store without its methods', { store: { kind: 'file' } }, /store must be a ContentStore/],
     ['a summarizer without summarize()', { outputDir: 'x', summarizer: {} }, /summarizer must be an object with summarize\(\)/],
     ['a window that is not an integer', { outputDir: 'x', contextTokenLimit: 1000.5 }, /contextTokenLimit must be an integer >= 1/],
+    ['an unknown offload timing', { outputDir: 'x', offloadTiming: 'later' }, /offloadTiming must be "as-they-age" or "on-arrival", got "later"/],
+    ['a bound of a new result below 1', { outputDir: 'x', maxInlineResultChars: 0 }, /maxInlineResultChars must be an integer >= 1 \(a number of characters\), got 0/],
+    ['a budget of older results that is not an integer', { outputDir: 'x', agedBudgetChars: 10.5 }, /agedBudgetChars must be an integer >= 1 \(a number of characters\), got 10.5/],
   ])('rejects %s, naming the option', (_, options, message) => {
     expect(() => createContextManager(options as never)).toThrow(InvalidOptionError);
     expect(() => createContextManager(options as never)).toThrow(message);
@@ -90,7 +93,7 @@ describe('createContextManager: options are checked once, at creation', () => {
 describe('createContextManager over a file store', () => {
   it('writes direct offloads to <outputDir>/<sessionId>/<id>-<content hash>.md, referenced by absolute path, readable with readTool', async () => {
     const outputDir = join(root, 'context');
-    const manager = createContextManager({ outputDir, sessionId: 'session-1', logger });
+    const manager = createContextManager({ outputDir, sessionId: 'session-1', offloadTiming: 'on-arrival', logger });
     const output = `${words(400, 'line')}\nneedle: found it\n${words(100, 'tail')}`;
     const result = await manager.prepare([{ role: 'user', content: 'Search the logs.' }, ...toolTurn('toolu_1', 'bash', { command: 'grep' }, output)]);
 
@@ -103,7 +106,7 @@ describe('createContextManager over a file store', () => {
 
   it('writes batch offloads under the session too, where the session-bound read tool opens them', async () => {
     const outputDir = join(root, 'context');
-    const manager = createContextManager({ outputDir, sessionId: 'session-1', threshold: 100_000, logger });
+    const manager = createContextManager({ outputDir, sessionId: 'session-1', offloadTiming: 'on-arrival', threshold: 100_000, logger });
     const result = await manager.prepare([{ role: 'user', content: 'Go.' }, ...toolTurn('toolu_2', 'bash', {}, words(200, 'out'))]);
 
     const name = `tool-result-toolu_2-${contentHash(words(200, 'out'))}.md`;
@@ -115,7 +118,7 @@ describe('createContextManager over a file store', () => {
 
   it('binds the read tool to its session: another session\'s content is refused', async () => {
     const outputDir = join(root, 'context');
-    const other = createContextManager({ outputDir, sessionId: 'tenant-b', logger });
+    const other = createContextManager({ outputDir, sessionId: 'tenant-b', offloadTiming: 'on-arrival', logger });
     const theirs = await other.offloadOutput(words(400, 'secret'), { toolName: 'bash', toolCallId: 'toolu_9' });
     const mine = createContextManager({ outputDir, sessionId: 'tenant-a', logger });
     expect(await mine.readTool.execute({ ref: theirs })).toMatch(/^Refused: .* belongs to another session/);
@@ -142,7 +145,7 @@ describe('an agent loop with the Anthropic SDK over HTTP', () => {
 
   it('sends a byte-stable prefix on every request, and anchors each estimate on the last usage', async () => {
     const client = new Anthropic({ apiKey: 'sk-ant-test', baseURL: server.origin, maxRetries: 0 });
-    const manager = createContextManager({ outputDir: join(root, 'context'), model: 'claude-sonnet-4-6', logger });
+    const manager = createContextManager({ outputDir: join(root, 'context'), model: 'claude-sonnet-4-6', offloadTiming: 'on-arrival', logger });
     // four model turns: three tool calls (one with a large result), then the answer
     const replies = [
       [{ type: 'tool_use', id: 'toolu_a', name: 'bash', input: { command: 'ls' } }],
@@ -187,6 +190,51 @@ describe('an agent loop with the Anthropic SDK over HTTP', () => {
     expect(server.requestsTo('/v1/messages')[0]!.body.tools).toEqual([expect.objectContaining({ name: 'read_offloaded' })]);
     expect(stats.map((figures) => figures.anchoredMessages)).toEqual([0, 1, 3, 5]);
     expect(stats[1]!.tokensAfter).toBeGreaterThanOrEqual(3120);
+  });
+});
+
+describe('the default timing, as results age, in an agent loop with the Anthropic SDK over HTTP', () => {
+  let server: FakeProviderServer;
+
+  beforeEach(async () => {
+    server = await startFakeProviderServer();
+  });
+
+  afterEach(async () => {
+    await server.close();
+  });
+
+  it('sends each result whole to the request that acts on it, and offloads the older ones in one batch', async () => {
+    const client = new Anthropic({ apiKey: 'sk-ant-test', baseURL: server.origin, maxRetries: 0 });
+    // a 20,000-token window: older results stay inline up to 8,000 characters
+    const manager = createContextManager({ outputDir: join(root, 'context'), contextTokenLimit: 20_000, model: 'claude-sonnet-4-6', logger });
+    const outputs = [words(700, 'first'), words(700, 'second'), words(700, 'third'), '3 files'];
+    outputs.forEach((_, index) => server.enqueue('/v1/messages', anthropicMessage([{ type: 'tool_use', id: `toolu_${index}`, name: 'bash', input: { command: `step ${index}` } }], 'claude-sonnet-4-6')));
+    server.enqueue('/v1/messages', anthropicMessage([{ type: 'text', text: 'Done.' }], 'claude-sonnet-4-6'));
+
+    let history: Message[] = [{ role: 'user', content: 'Check the three logs.' }];
+    const actions: ContextAction[][] = [];
+    for (let turn = 0; turn <= outputs.length; turn += 1) {
+      const prepared = await manager.prepare(history);
+      actions.push(prepared.actions);
+      const response = await client.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 1024, messages: prepared.messages as Anthropic.MessageParam[], tools: [manager.readTool.anthropic] });
+      history = [...prepared.messages, { role: 'assistant', content: response.content as ContentBlock[] }];
+      const call = response.content.find((block) => block.type === 'tool_use');
+      if (call?.type === 'tool_use') history.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: outputs[Number(call.id.slice(-1))]! }] });
+    }
+
+    const sent = server.requestsTo('/v1/messages').map((request) => JSON.stringify(request.body.messages));
+    // each output, whole, in the request right after it came
+    outputs.forEach((output, index) => expect(sent[index + 1]).toContain(JSON.stringify(output)));
+    // two older outputs of about 5,600 characters pass the budget together: one batch takes both
+    expect(actions.map((list) => list.map((action) => action.type))).toEqual([[], [], [], ['batch-offload'], []]);
+    expect(actions[3]![0]).toMatchObject({ reason: 'aged', toolCallIds: ['toolu_0', 'toolu_1'] });
+    expect(sent[3]).not.toContain('first699');
+    expect(sent[3]).toContain('[Content offloaded to: ');
+    // every request starts with the previous one, but the batch's
+    const bodies = server.requestsTo('/v1/messages').map((request) => JSON.stringify(request.body.messages));
+    const startsWithPrevious = bodies.slice(1).map((body, index) => body.startsWith(bodies[index]!.slice(0, -1)));
+    expect(startsWithPrevious).toEqual([true, true, false, true]);
   });
 });
 
@@ -252,7 +300,8 @@ describe('faults with the real compaction', () => {
     const reasons: string[] = [];
     for (let call = 0; call < 5; call += 1) {
       const result = await manager.prepare(history);
-      expect(resultOf(result.messages[2])).toMatch(/^\[Tool result offloaded to file: /);
+      // the result is older than the last assistant turn: it went with the aging batch
+      expect(resultOf(result.messages[2])).toMatch(/^\[Content offloaded to: /);
       const skip = result.actions.find((action) => action.type === 'compact-skipped');
       reasons.push(skip?.type === 'compact-skipped' ? skip.reason : 'none');
     }
@@ -337,14 +386,14 @@ describe('the session\'s records', () => {
     const result = await pruneOffloaded({ outputDir, olderThanMs: 0, now: () => new Date(Date.now() + 60_000) });
     const removed = result.removed.map((entry) => entry.key);
     expect(removed.some((key) => key.startsWith('s1/.records/compact-'))).toBe(true);
-    expect(removed.some((key) => /^s1\/toolu_1-[0-9a-f]{16}\.md$/.test(key))).toBe(true);
+    expect(removed.some((key) => /^s1\/tool-result-toolu_1-[0-9a-f]{16}\.md$/.test(key))).toBe(true);
     expect(await readdir(join(outputDir, 's1', '.records'))).toEqual([]);
   });
 });
 
 describe('a manager with sessionId "auto"', () => {
   it('has a read tool that refuses before the first prepare and opens that session\'s references after it', async () => {
-    const manager = createContextManager({ outputDir: join(root, 'context'), sessionId: 'auto', logger });
+    const manager = createContextManager({ outputDir: join(root, 'context'), sessionId: 'auto', offloadTiming: 'on-arrival', logger });
     expect(await manager.readTool.execute({ ref: join(root, 'context', 'x', 'y.md') })).toMatch(/^Refused: no conversation has been prepared yet/);
     const result = await manager.prepare([{ role: 'user', content: 'Grep the logs.' }, ...toolTurn('toolu_1', 'bash', { command: 'grep' }, `${words(400, 'line')}\nneedle: here`)]);
     expect(manager.sessionId).toBe(result.sessionId);

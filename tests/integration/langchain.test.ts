@@ -134,6 +134,7 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
     const middleware = await contextOffloadMiddleware({
       outputDir: directory,
       logger: { warn: (message) => warnings.push(message) },
+      offloadTiming: 'on-arrival',
       threshold: 4000,
       // Notes are never offloaded (as a tool whose results must stay would be), so only compaction can make room.
       excludeTools: ['read_notes'],
@@ -191,7 +192,7 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
     const model = fakeModel()
       .respond(callTool('fetch_page', { name: 'big' }, 'call_big'))
       .respond(new AIMessage('Done.'));
-    const middleware = await contextOffloadMiddleware({ outputDir: directory, threshold: 1000 });
+    const middleware = await contextOffloadMiddleware({ outputDir: directory, offloadTiming: 'on-arrival', threshold: 1000 });
     const agent = createAgent({ model, tools: [buildFetchTool({ big: buildPage('big', 100) })], middleware: [middleware] });
 
     const result = await agent.invoke({ messages: [new HumanMessage('Fetch the big page.')] });
@@ -215,7 +216,7 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
       )
       .respond(new AIMessage('Done.'));
     const pages = { one: buildPage('one', 100), two: buildPage('two', 100) };
-    const middleware = await contextOffloadMiddleware({ outputDir: directory, threshold: 1000 });
+    const middleware = await contextOffloadMiddleware({ outputDir: directory, offloadTiming: 'on-arrival', threshold: 1000 });
     const agent = createAgent({ model, tools: [buildFetchTool(pages)], middleware: [middleware] });
 
     await agent.invoke({ messages: [new HumanMessage('Fetch pages one and two.')] });
@@ -246,7 +247,7 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
   it('offloads a large result already in the input history before the first model call', async () => {
     const bigPage = buildPage('old', 200);
     const model = fakeModel().respond(new AIMessage('Done.'));
-    const middleware = await contextOffloadMiddleware({ outputDir: directory, threshold: 2000 });
+    const middleware = await contextOffloadMiddleware({ outputDir: directory, offloadTiming: 'on-arrival', threshold: 2000 });
     const agent = createAgent({ model, tools: [buildFetchTool({})], middleware: [middleware] });
     const input = [
       new HumanMessage('Earlier turn.'),
@@ -281,7 +282,7 @@ describe('one agent, many conversations (LangGraph threads)', () => {
       })
       .respond(() => callTool('read_offloaded', { ref: aliceReference }, 'call_1'))
       .respond(new AIMessage('Bob is done.'));
-    const middleware = await contextOffloadMiddleware({ outputDir: directory, threshold: 1000 });
+    const middleware = await contextOffloadMiddleware({ outputDir: directory, offloadTiming: 'on-arrival', threshold: 1000 });
     const agent = createAgent({ model, tools: [buildFetchTool({ big: buildPage('alice', 100) })], middleware: [middleware], checkpointer: new MemorySaver() });
 
     await agent.invoke({ messages: [new HumanMessage('Fetch the big page.')] }, { configurable: { thread_id: 'alice' } });

@@ -29,6 +29,8 @@ export async function startProxy(upstream: string, options: ProxyHandlerOptions 
     dir,
     logger: { warn: (message) => warnings.push(message) },
     onRequest: (event) => events.push(event),
+    // these tests follow offloaded results by their references: they are offloaded as they arrive
+    offloadTiming: 'on-arrival',
     ...options,
   });
   const server = createServer((request, response) => void handler(request, response));

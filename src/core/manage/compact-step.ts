@@ -28,6 +28,13 @@ export interface CompactStep {
   logger: Logger;
   hooks: ContextManagerHooks;
   targetTokens: number;
+  /**
+   * The largest exchange in flight kept verbatim after the summary (provider tokens); a larger
+   * one is compacted too. Half of the target on arrival; as results age, three quarters of the
+   * trigger, so that the newest results stay in view (the target then grows by what the
+   * exchange takes beyond half of it).
+   */
+  maxExchangeTokens: number;
   calibration: RecordedCalibration;
   resumeMessage: string | undefined;
   budgets: CompactBudgets;
@@ -51,7 +58,10 @@ export async function compactWithRecord(working: Message[], tokensBefore: number
   let exchangeLocal = 0;
   for (let index = exchangeStart; index < working.length; index += 1) exchangeLocal += counts.of(working[index] as Message);
   // an exchange too large to leave room for the summary (a result nothing may offload) is compacted too
-  if (ratio * exchangeLocal > step.targetTokens / 2) exchangeStart = working.length;
+  if (ratio * exchangeLocal > step.maxExchangeTokens) exchangeStart = working.length;
+  // what a kept exchange takes beyond half of the target comes on top of it
+  const excess = exchangeStart < working.length ? Math.max(0, Math.ceil(ratio * exchangeLocal - step.targetTokens / 2)) : 0;
+  const targetTokens = step.targetTokens + excess;
   // with nothing before the exchange to compact, the whole history is compacted as before
   const spanLength = exchangeStart > head.length ? exchangeStart : working.length;
   const span = working.slice(0, spanLength);
@@ -62,7 +72,7 @@ export async function compactWithRecord(working: Message[], tokensBefore: number
   let keptLocal = resumeMessage === undefined ? 0 : counts.of({ role: 'user', content: resumeMessage });
   for (const message of head) keptLocal += counts.of(message);
   for (const message of exchange) keptLocal += counts.of(message);
-  const budgets = fitCompactBudgets({ targetTokens: step.targetTokens, keptTokens: Math.ceil(ratio * keptLocal), ratio, configured: step.budgets });
+  const budgets = fitCompactBudgets({ targetTokens, keptTokens: Math.ceil(ratio * keptLocal), ratio, configured: step.budgets });
 
   const { signal } = call;
   let result: CompactResult;
@@ -98,9 +108,9 @@ export async function compactWithRecord(working: Message[], tokensBefore: number
   }
 
   const tokensAfter = estimateHistoryTokens(compacted, ratio, counts, undefined);
-  if (tokensAfter > step.targetTokens) {
+  if (tokensAfter > targetTokens) {
     logger.warn(
-      `context manager: the compacted context takes about ${tokensAfter} tokens, over its target of ${step.targetTokens} (half of the trigger); ` +
+      `context manager: the compacted context takes about ${tokensAfter} tokens, over its target of ${targetTokens} (half of the trigger${excess > 0 ? ', and the exchange in flight beyond its share' : ''}); ` +
         'the system messages, the summary or the exchange in flight are larger than the window allows',
     );
   }
@@ -108,7 +118,7 @@ export async function compactWithRecord(working: Message[], tokensBefore: number
     type: 'compact',
     tokensBefore,
     tokensAfter,
-    targetTokens: step.targetTokens,
+    targetTokens,
     archiveReference: archiveReference ?? undefined,
     summarizer: result.summarizer,
     restoredFileCount: result.stats.restoredFileCount,

@@ -25,6 +25,7 @@ import type { ContextManagerPorts } from './manager-ports.js';
 import { createLocalCounts, estimateHistoryTokens, type EstimateAnchor } from './history-estimate.js';
 import type { ResolvedContextManagerOptions } from './manager-options.js';
 import { offloadToolOutput } from './offload-output.js';
+import { countAgedChars, cutResults, findNewestStart, offloadAgedResults } from './aging-steps.js';
 import { applyDecisions, mayHoldOffloadedResults, offloadNewResults, offloadOlderResults, type OffloadCall } from './offload-steps.js';
 import { passesRatioGate, summarizeMessageChars, type MessageChars } from './ratio-gate.js';
 import { createSessionAccess, type SessionAccess } from './session-access.js';
@@ -36,6 +37,8 @@ export type { CompactCall, ContextManagerPorts } from './manager-ports.js';
 
 /** Characters per token assumed for a result offloaded before it was ever counted (tokensBefore only). */
 const CHARS_PER_TOKEN_ESTIMATE = 4;
+/** As results age, the exchange in flight is kept through a compaction while it takes at most this share of the trigger. */
+export const EXCHANGE_SHARE_OF_TRIGGER = 0.75;
 /** An anchor below this share of the local count of the messages it covers is not believed (`input_tokens` without its cache figures). */
 const MIN_USAGE_SHARE_OF_LOCAL = 0.5;
 
@@ -49,6 +52,11 @@ interface FormatOutput<M> {
 export interface CoreContextManager<M> extends ContextManager<M> {
   /** The session (with `'auto'`, `undefined` until a history with a user message names it). */
   readonly sessionId: string | undefined;
+}
+
+/** `start`, `start + 1`, ..., `end - 1`. */
+function indicesFrom(start: number, end: number): number[] {
+  return Array.from({ length: Math.max(0, end - start) }, (_, offset) => start + offset);
 }
 
 function readPrepareOptions(options: unknown): PrepareOptions {
@@ -84,6 +92,8 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
   const counts = createLocalCounts(counter, ports.countsAtMostUtf8Bytes);
   const triggerTokens = compactThresholdTokens(options.contextTokenLimit, options.compactThresholdRatio);
   const targetTokens = Math.floor(triggerTokens / 2);
+  // the exchange in flight a compaction keeps verbatim: as results age, the newest stay in view
+  const maxExchangeTokens = options.offloadTiming === 'as-they-age' ? Math.floor(triggerTokens * EXCHANGE_SHARE_OF_TRIGGER) : targetTokens / 2;
   // a message as given, or as sent → the form the manager works on (offload decisions applied)
   const seen = new WeakMap<Message, Message>();
   const charSummaries = new WeakMap<Message, MessageChars>();
@@ -183,6 +193,33 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
     return { given, fresh };
   }
 
+  /**
+   * Step 3a: over the trigger, offloading comes before summarizing. On arrival: every older
+   * result the batch offload takes, the gate aside. As results age: every older result still
+   * inline, the budget aside; then, when the newest results are too large to follow a summary
+   * (over {@link EXCHANGE_SHARE_OF_TRIGGER} of the trigger), those of at least `threshold`
+   * characters are cut, so that a compaction keeps them in view rather than summarizing them.
+   * Resolves whether anything was offloaded.
+   */
+  async function offloadOverTrigger(
+    working: Message[],
+    newestStart: number,
+    steps: SessionAccess['steps'],
+    call: OffloadCall,
+    actions: ContextAction[],
+    ratio: number,
+  ): Promise<boolean> {
+    if (options.offloadTiming === 'on-arrival') {
+      const gateless = { ratioThreshold: 0, keepRecent: options.batch.keepRecent };
+      return passesRatioGate(working.map(charsOf), gateless) && (await reportOffload(await offloadOlderResults(working, steps, call, 'over-trigger'), actions));
+    }
+    const aged = await reportOffload(await offloadAgedResults(working, newestStart, steps, call, 'over-trigger'), actions);
+    let newestLocal = 0;
+    for (let index = Math.max(0, newestStart - 1); index < working.length; index += 1) newestLocal += counts.of(working[index] as Message);
+    if (ratio * newestLocal <= maxExchangeTokens) return aged;
+    return (await reportOffload(await cutResults(working, indicesFrom(newestStart, working.length), options.threshold, steps, call), actions)) || aged;
+  }
+
   /** The caller's shape for `output`, reusing the object built last time for a message that came out the same. */
   function toCallerShape(output: Message[], input: readonly M[]): M[] {
     const result = format.fromCanonical(output, input);
@@ -242,23 +279,29 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
     const ratio = inForce.ratio;
     const estimateAnchor = anchorOf(usage, start, actions);
 
-    // (1) direct offload of new results, (2) batch offload when the gate passes
+    // (1) new results, (2) older ones: as they age, or on arrival and by the ratio gate
     let working = start.slice();
     const steps = access.steps;
-    await reportOffload(await offloadNewResults(working, fresh, steps, call), actions);
-    if (passesRatioGate(working.map(charsOf), options.batch)) {
-      await reportOffload(await offloadOlderResults(working, steps, call, 'ratio-gate'), actions);
+    const newestStart = findNewestStart(working);
+    if (options.offloadTiming === 'as-they-age') {
+      await reportOffload(await cutResults(working, fresh.filter((index) => index >= newestStart), options.aging.maxInlineResultChars + 1, steps, call), actions);
+      if (countAgedChars(working.map(charsOf), newestStart, options.aging.minAgedChars) > options.aging.agedBudgetChars) {
+        await reportOffload(await offloadAgedResults(working, newestStart, steps, call, 'aged'), actions);
+      }
+    } else {
+      await reportOffload(await offloadNewResults(working, fresh, steps, call), actions);
+      if (passesRatioGate(working.map(charsOf), options.batch)) {
+        await reportOffload(await offloadOlderResults(working, steps, call, 'ratio-gate'), actions);
+      }
     }
 
-    // (3) still over the trigger: offload without the gate first, then compact
+    // (3) still over the trigger: offload without the gate or budget first, then compact
     const offloaded = working.slice();
     let anchorInForce = estimateAnchor;
     const isOverTrigger = (): boolean => isAtTrigger(working, start, ratio, anchorInForce);
     let compacted: Message[] | undefined;
     if (working.length > 0 && isOverTrigger()) {
-      const gateless = { ratioThreshold: 0, keepRecent: options.batch.keepRecent };
-      const freed =
-        passesRatioGate(working.map(charsOf), gateless) && (await reportOffload(await offloadOlderResults(working, steps, call, 'over-trigger'), actions));
+      const freed = await offloadOverTrigger(working, newestStart, steps, call, actions, ratio);
       offloaded.splice(0, offloaded.length, ...working);
       if (!freed || isOverTrigger()) {
         // another process may have compacted this very history meanwhile: its record serves
@@ -276,6 +319,7 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
             logger,
             hooks,
             targetTokens,
+            maxExchangeTokens,
             calibration: inForce,
             resumeMessage: options.resumeMessage,
             budgets: options.budgets,
@@ -283,6 +327,16 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
             notify,
           };
           compacted = await compactWithRecord(working, estimateHistoryTokens(working, ratio, counts, anchorInForce), step, actions);
+          // a summary over its budget leaves no room for the newest results kept whole: they are cut
+          const compaction = actions.at(-1);
+          if (
+            compacted !== undefined &&
+            options.offloadTiming === 'as-they-age' &&
+            compaction?.type === 'compact' &&
+            estimateHistoryTokens(compacted, ratio, counts, undefined) > compaction.targetTokens
+          ) {
+            await reportOffload(await cutResults(compacted, indicesFrom(findNewestStart(compacted), compacted.length), options.threshold, steps, call), actions);
+          }
         }
       }
     }

@@ -10,6 +10,28 @@ import type { ResolvedPreview } from '../offload-reference.js';
 import { DEFAULT_CALIBRATION_MARGINS, inferProviderFamily, type ProviderFamily } from './calibration.js';
 import type { CompactBudgets, ContextManagerHooks } from './types.js';
 
+/**
+ * When tool results go to the store:
+ * - `'as-they-age'`: the newest results (those answering the latest assistant turn) are sent
+ *   whole, one too large for the window cut to its head and tail with the reference; older
+ *   results go to the store in batches, when those still inline add up to more than a budget;
+ * - `'on-arrival'`: every new result of at least `threshold` characters is replaced by its
+ *   reference before the model sees it, and older ones go by the ratio gate.
+ */
+export type OffloadTiming = 'as-they-age' | 'on-arrival';
+
+/** The settings of the `'as-they-age'` timing. */
+export interface ResolvedAgingOptions {
+  /** A newest result of more characters than this is cut to its head and tail, with the reference. */
+  maxInlineResultChars: number;
+  /** Older results stay inline until those of at least `minAgedChars` add up to more than this many characters. */
+  agedBudgetChars: number;
+  /** The smallest older result offloaded when the budget is passed. */
+  minAgedChars: number;
+  /** What a cut result keeps of its content. */
+  cut: ResolvedPreview;
+}
+
 /** Every setting of the manager, resolved: the core trusts these values. */
 export interface ResolvedContextManagerOptions<M> {
   /** Converts the caller's messages to the canonical shape and back. */
@@ -24,6 +46,10 @@ export interface ResolvedContextManagerOptions<M> {
   readToolNames: ReadonlySet<string>;
   /** The preview that follows each reference, or `null`. */
   preview: ResolvedPreview | null;
+  /** When results go to the store. */
+  offloadTiming: OffloadTiming;
+  /** The settings of the `'as-they-age'` timing (unused `'on-arrival'`). */
+  aging: ResolvedAgingOptions;
   /** Batch offload (its `reference` is the store's own, under the session). */
   batch: ResolvedBatchOffloadOptions;
   /** The window, in tokens. */
@@ -41,6 +67,70 @@ export interface ResolvedContextManagerOptions<M> {
 }
 
 const FAMILIES: readonly ProviderFamily[] = ['anthropic', 'openai', 'other'];
+
+/** Characters per token assumed where a share of the window becomes a number of characters (o200k averages about 4 on prose and code). */
+export const CHARS_PER_WINDOW_TOKEN = 4;
+/** The default `maxInlineResultChars`: this share of the window, in characters. */
+export const DEFAULT_MAX_INLINE_RESULT_SHARE = 0.5;
+/** The default `agedBudgetChars`: this share of the window, in characters. */
+export const DEFAULT_AGED_BUDGET_SHARE = 0.1;
+/** What a cut result keeps of its content by default: its first and last characters (at most; see {@link DEFAULT_CUT_SHARE}). */
+export const DEFAULT_CUT: ResolvedPreview = Object.freeze({ headChars: 1000, tailChars: 2000 });
+/** A default cut keeps at most this share of the window, in characters (a third from the head, the rest from the tail). */
+export const DEFAULT_CUT_SHARE = 0.03;
+
+/** The settings of the `'as-they-age'` timing as given (each optional). */
+export interface AgingOptionFields {
+  offloadTiming?: unknown;
+  maxInlineResultChars?: unknown;
+  agedBudgetChars?: unknown;
+}
+
+function resolveCharCount(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new InvalidOptionError(`${name} must be an integer >= 1 (a number of characters), got ${describeValue(value)}`);
+  }
+  return value;
+}
+
+/** {@link DEFAULT_CUT}, or less in a small window: at most {@link DEFAULT_CUT_SHARE} of it. */
+function scaleDefaultCut(windowChars: number): ResolvedPreview {
+  const total = DEFAULT_CUT.headChars + DEFAULT_CUT.tailChars;
+  const fitting = Math.floor(windowChars * DEFAULT_CUT_SHARE);
+  if (fitting >= total) return DEFAULT_CUT;
+  const headChars = Math.floor(fitting / 3);
+  return { headChars, tailChars: fitting - headChars };
+}
+
+/**
+ * The offload timing and the settings of `'as-they-age'`: the bound of a new result and the
+ * budget of the older ones default to shares of the window (in characters, at
+ * {@link CHARS_PER_WINDOW_TOKEN} per token); the smallest older result offloaded is `threshold`;
+ * a cut keeps `settings.cut` (the sizes `preview` gives, when it gives them), else
+ * {@link DEFAULT_CUT}, scaled down in a window of fewer than 25,000 tokens.
+ *
+ * @throws {InvalidOptionError} naming the option: a timing that is not one of the two, a count that is not an integer >= 1.
+ */
+export function resolveAgingOptions(
+  fields: AgingOptionFields,
+  settings: { contextTokenLimit: number; threshold: number; cut?: ResolvedPreview | undefined },
+): { offloadTiming: OffloadTiming; aging: ResolvedAgingOptions } {
+  const timing = fields.offloadTiming ?? 'as-they-age';
+  if (timing !== 'as-they-age' && timing !== 'on-arrival') {
+    throw new InvalidOptionError(`offloadTiming must be "as-they-age" or "on-arrival", got ${describeValue(timing)}`);
+  }
+  const windowChars = settings.contextTokenLimit * CHARS_PER_WINDOW_TOKEN;
+  return {
+    offloadTiming: timing,
+    aging: {
+      maxInlineResultChars: resolveCharCount('maxInlineResultChars', fields.maxInlineResultChars, Math.max(1, Math.floor(windowChars * DEFAULT_MAX_INLINE_RESULT_SHARE))),
+      agedBudgetChars: resolveCharCount('agedBudgetChars', fields.agedBudgetChars, Math.max(1, Math.floor(windowChars * DEFAULT_AGED_BUDGET_SHARE))),
+      minAgedChars: settings.threshold,
+      cut: settings.cut ?? scaleDefaultCut(windowChars),
+    },
+  };
+}
 
 /** The family a format's histories usually go to, when neither `provider` nor `model` says. */
 function familyOfFormat(formatName: FormatName | (string & {})): ProviderFamily {

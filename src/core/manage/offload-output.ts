@@ -26,10 +26,12 @@ function assertCall(call: unknown): asserts call is ToolCallIdentity {
 }
 
 /**
- * Offloads `output` to `<sessionId>/<toolCallId>-<hash>.md` when it has at least `threshold`
- * characters, is not already a reference, its tool is not excluded and it does not read
- * offloaded content back (its `input` names the session's folder, or the same content is
- * stored under another call); resolves the reference text. Otherwise resolves the output itself.
+ * Offloads `output` to `<sessionId>/<toolCallId>-<hash>.md` when it is large enough, is not
+ * already a reference, its tool is not excluded and it does not read offloaded content back (its
+ * `input` names the session's folder, or the same content is stored under another call);
+ * resolves the reference text. Large enough: as results age, over `maxInlineResultChars` (the
+ * reference is then followed by the output's head and tail, as `prepare` cuts a new result);
+ * on arrival, at least `threshold`. Otherwise resolves the output itself.
  * The same output for the same call id is written once (its name follows from its content).
  *
  * @throws {InvalidOptionError} when `output` is not a string or `call` lacks its fields.
@@ -41,7 +43,9 @@ export async function offloadToolOutput(output: unknown, call: unknown, context:
   assertCall(call);
   const { toolName, toolCallId } = call;
   context.toolNames.set(toolCallId, toolName);
-  if (output.length < context.threshold || context.excludeTools.has(toolName) || isOffloadReference(output)) return { text: output };
+  // as results age, a new output is sent whole unless it is too large for the window (then it is cut)
+  const smallestOffloaded = context.timing === 'as-they-age' ? context.aging.maxInlineResultChars + 1 : context.threshold;
+  if (output.length < smallestOffloaded || context.excludeTools.has(toolName) || isOffloadReference(output)) return { text: output };
   if (context.readBacks.isReadBackInput(call.input)) return { text: output };
   const offloaded = await offloadOneOutput(output, toolCallId, context, offloadCall);
   if (offloaded === undefined) return { text: output };

@@ -18,6 +18,7 @@ import { toWellFormedText } from '../text.js';
 import { isToolResultBlock, type Message, type ToolResultBlock } from '../types.js';
 import { buildCollisionName, buildContentName, CONTENT_HASH_CHARS, type OffloadMode } from './content-names.js';
 import { hashText, type Hashing } from './fingerprint.js';
+import type { OffloadTiming, ResolvedAgingOptions } from './manager-options.js';
 import type { ReadBackCalls } from './read-back.js';
 import type { SessionKnowledge } from './session-knowledge.js';
 import type { ContextOffloadAction } from './types.js';
@@ -31,8 +32,14 @@ export interface OffloadStepContext {
   /** Direct offload threshold, in characters. */
   threshold: number;
   excludeTools: ReadonlySet<string>;
+  /** The preview that follows a batch reference, or `null`. */
   preview: ResolvedPreview | null;
+  /** What follows a direct reference: the preview, or (as results age) the head and tail of a cut result. */
+  directPreview: ResolvedPreview | null;
   batch: ResolvedBatchOffloadOptions;
+  /** When results go to the store, and the settings of `'as-they-age'`. */
+  timing: OffloadTiming;
+  aging: ResolvedAgingOptions;
   /** Call id → tool name, for `excludeTools` (per-tool hooks add to it). */
   toolNames: Map<string, string>;
   readBacks: ReadBackCalls;
@@ -53,7 +60,7 @@ export interface OffloadCall {
 }
 
 /** The texts a result is stored as: by direct offload (a lone text block as its text) and by batch offload (serialized). Well-formed. */
-interface StoredTexts {
+export interface StoredTexts {
   direct: string;
   batch: string;
 }
@@ -66,19 +73,19 @@ function readLoneText(content: unknown): string | undefined {
   return type === 'text' && typeof text === 'string' ? text : undefined;
 }
 
-function readStoredTexts(content: unknown): StoredTexts {
+export function readStoredTexts(content: unknown): StoredTexts {
   const batch = toWellFormedText(serializeToolResultContent(content));
   const lone = readLoneText(content);
   return { batch, direct: lone === undefined ? batch : toWellFormedText(lone) };
 }
 
 /** A result as the steps see it: its text in the mode at hand, and that text's hash (computed once). */
-interface HashedText {
+export interface HashedText {
   text: string;
   hash: string;
 }
 
-function hashStored(text: string, context: OffloadStepContext): HashedText {
+export function hashStored(text: string, context: OffloadStepContext): HashedText {
   return { text, hash: hashText(context.hashing, text) };
 }
 
@@ -91,7 +98,7 @@ function storedName(mode: OffloadMode, toolUseId: string, hashed: HashedText, co
 /** The reference text to a content stored under `name`: the mode's reference line, and the preview when asked for. */
 function referenceTo(mode: OffloadMode, name: string, text: string, context: OffloadStepContext, store: ContentStore): string {
   const target = store.referenceFor(`${context.sessionId}/${name}`);
-  return appendPreview(mode === 'direct' ? buildDirectReference(target) : buildBatchReference(target), text, context.preview);
+  return mode === 'direct' ? appendPreview(buildDirectReference(target), text, context.directPreview) : appendPreview(buildBatchReference(target), text, context.preview);
 }
 
 /**
@@ -152,7 +159,7 @@ async function storeContent(mode: OffloadMode, toolUseId: string, hashed: Hashed
 }
 
 /** A result chosen for offload: where it is, and its text in the mode at hand. */
-interface Chosen {
+export interface Chosen {
   messageIndex: number;
   blockIndex: number;
   block: ToolResultBlock;
@@ -161,21 +168,23 @@ interface Chosen {
 
 /**
  * Writes the chosen results (in parallel, bounded), replaces them in `working` by their
- * references, and builds the action. A result of a file-reading tool whose content is already
- * stored under another call's name read it back: the model asked to see it, so it stays inline
- * (and is not part of the action). Another tool printing the same output again (a re-run) is
- * offloaded as usual.
+ * references, and builds the action. Unless `readBacksToo` (results the model has seen, aging
+ * out), a read-back stays inline and is not part of the action: a call whose input names the
+ * session's folder, or a result of a file-reading tool whose content is already stored under
+ * another call's name. Another tool printing the same output again (a re-run) is offloaded as usual.
  */
-async function offloadChosen(
+export async function offloadChosen(
   working: Message[],
   chosen: Chosen[],
   mode: OffloadMode,
   action: ContextOffloadAction,
   context: OffloadStepContext,
   call: OffloadCall,
+  readBacksToo = false,
 ): Promise<ContextOffloadAction | undefined> {
   await call.learn();
   const kept = chosen.filter((entry) => {
+    if (readBacksToo) return true;
     const id = entry.block.tool_use_id;
     if (context.readBacks.has(id)) return false;
     const toolName = context.toolNames.get(id);

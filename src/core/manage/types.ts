@@ -9,14 +9,19 @@ import type { LastUsage } from '../tokens.js';
 /** What an offload step did: which results went to the store, and what now stands in their place. */
 export interface ContextOffloadAction {
   /**
-   * `'direct-offload'`: new tool results of at least `threshold` characters went to the store
-   * before the model saw them. `'batch-offload'`: older results of at least `charThreshold`
-   * characters went to the store because the ratio gate passed, or because the history was over
-   * the compaction trigger (then the gate is not asked: offloading comes before summarizing).
+   * `'direct-offload'`: new tool results went to the store: as results age, one too large for
+   * the window, its reference followed by its head and tail; on arrival, each of at least
+   * `threshold` characters, before the model saw it. `'batch-offload'`: older results went to
+   * the store: as results age, when those still inline passed their budget; on arrival, when the
+   * ratio gate passed; or, either way, because the history was over the compaction trigger
+   * (offloading comes before summarizing).
    */
   type: 'direct-offload' | 'batch-offload';
-  /** Why a batch offload ran: the ratio gate passed, or the history was over the trigger. Absent for a direct offload. */
-  reason?: 'ratio-gate' | 'over-trigger' | undefined;
+  /**
+   * Why a batch offload ran: `'aged'` (the older results still inline passed their budget),
+   * `'ratio-gate'` (on arrival: the gate passed), `'over-trigger'`. Absent for a direct offload.
+   */
+  reason?: 'aged' | 'ratio-gate' | 'over-trigger' | undefined;
   /** The tool call ids whose results were offloaded, oldest first. */
   toolCallIds: string[];
   /** The reference text now in the history, one per id (`[Content offloaded to: ...]`). */

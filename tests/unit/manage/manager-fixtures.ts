@@ -8,7 +8,8 @@ import { createEmptyCompactStats } from '../../../src/core/compact/stats.js';
 import type { CompactResult } from '../../../src/core/compact/compact.js';
 import type { MessageFormat } from '../../../src/core/format.js';
 import { createContextManagerWith, type CompactCall, type ContextManagerPorts } from '../../../src/core/manage/context-manager.js';
-import type { ResolvedContextManagerOptions } from '../../../src/core/manage/manager-options.js';
+import type { OffloadTiming, ResolvedContextManagerOptions } from '../../../src/core/manage/manager-options.js';
+import type { ResolvedPreview } from '../../../src/core/offload-reference.js';
 import type { ContextManager, ContextManagerHooks } from '../../../src/core/manage/types.js';
 import { resolveBatchOffloadOptions } from '../../../src/core/offload-options.js';
 import type { ContentStore, Logger, TokenCounter } from '../../../src/core/ports.js';
@@ -94,6 +95,11 @@ export interface TestManagerSettings<M = Message> {
   summaryMaxWords?: number;
   /** Tools that read files. */
   readToolNames?: string[];
+  /** When results go to the store (these tests' default: `'on-arrival'`). */
+  offloadTiming?: OffloadTiming;
+  maxInlineResultChars?: number;
+  agedBudgetChars?: number;
+  cut?: ResolvedPreview;
   /** Called with each text the tokenizer counts. */
   onCount?: (text: string) => void;
 }
@@ -119,6 +125,13 @@ export function buildResolvedOptions<M = Message>(settings: TestManagerSettings<
     excludeTools: batch.excludeTools,
     readToolNames: new Set(settings.readToolNames ?? ['read_file']),
     preview: null,
+    offloadTiming: settings.offloadTiming ?? 'on-arrival',
+    aging: {
+      maxInlineResultChars: settings.maxInlineResultChars ?? 20_000,
+      agedBudgetChars: settings.agedBudgetChars ?? 4000,
+      minAgedChars: settings.threshold ?? 1000,
+      cut: settings.cut ?? { headChars: 100, tailChars: 200 },
+    },
     batch,
     contextTokenLimit: settings.contextTokenLimit ?? 200_000,
     compactThresholdRatio: settings.compactThresholdRatio ?? 0.92,

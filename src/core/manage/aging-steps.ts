@@ -1,0 +1,89 @@
+/**
+ * The offload steps of the `'as-they-age'` timing. The model sees what it asked for: the newest
+ * results (those answering the latest assistant turn, which the model is about to act on) are
+ * sent whole, and one too large for the window is cut: the reference to the whole, then its head
+ * and tail (never a bare reference to something the model has not seen). Results go to the store as they age, in batches: older results stay inline until those
+ * still inline add up to more than a budget, then every one of them goes at once. Each batch
+ * rewrites the prompt from the oldest result it takes, which is newer than anything the batch
+ * before took: the cached prefix breaks once per batch, not once per result.
+ */
+import { countToolResultChars } from '../char-count.js';
+import { isOffloadReference } from '../offload-reference.js';
+import { createOffloadPlan } from '../plan-offload.js';
+import { isToolResultBlock, type Message, type ToolResultBlock } from '../types.js';
+import { hashStored, offloadChosen, readStoredTexts, type Chosen, type OffloadCall, type OffloadStepContext } from './offload-steps.js';
+import type { MessageChars } from './ratio-gate.js';
+import type { ContextOffloadAction } from './types.js';
+
+/** Where the newest results start: right after the last assistant message (the whole history when it has none). */
+export function findNewestStart(messages: readonly Message[]): number {
+  for (let index = messages.length - 1; index >= 0; index -= 1) if (messages[index]?.role === 'assistant') return index + 1;
+  return 0;
+}
+
+/**
+ * Characters of the older results (before `newestStart`) still inline that an aging batch would
+ * take: at least `minChars` long, not references, not of an excluded tool. Read from the
+ * per-message summaries, so a call with nothing to do costs a lookup per message.
+ */
+export function countAgedChars(summaries: readonly MessageChars[], newestStart: number, minChars: number): number {
+  let chars = 0;
+  for (let index = 0; index < newestStart; index += 1) {
+    for (const result of (summaries[index] as MessageChars).results) if (result.offloadable && result.chars >= minChars) chars += result.chars;
+  }
+  return chars;
+}
+
+/**
+ * Cuts the raw results of the messages at `indices` that have at least `minChars` characters
+ * (tool not excluded, not a read-back): each goes to the store whole, and its reference followed
+ * by its head and tail takes its place. Resolves the action, or `undefined`.
+ */
+export async function cutResults(
+  working: Message[],
+  indices: readonly number[],
+  minChars: number,
+  context: OffloadStepContext,
+  call: OffloadCall,
+): Promise<ContextOffloadAction | undefined> {
+  const chosen: Chosen[] = [];
+  for (const messageIndex of indices) {
+    const message = working[messageIndex] as Message;
+    if (typeof message.content === 'string') continue;
+    message.content.forEach((block, blockIndex) => {
+      if (!isToolResultBlock(block) || isOffloadReference(block.content) || countToolResultChars(block.content) < minChars) return;
+      const toolName = context.toolNames.get(block.tool_use_id);
+      if (toolName !== undefined && context.excludeTools.has(toolName)) return;
+      chosen.push({ messageIndex, blockIndex, block, hashed: hashStored(readStoredTexts(block.content).direct, context) });
+    });
+  }
+  if (chosen.length === 0) return undefined;
+  return offloadChosen(working, chosen, 'direct', { type: 'direct-offload', toolCallIds: [], references: [], freedChars: 0 }, context, call);
+}
+
+/**
+ * Offloads every older result (before `newestStart`) still inline, read-backs included (the
+ * model has seen them): those of at least `minAgedChars` when they add up to more than the
+ * budget (`'aged'`), or of at least `charThreshold` whatever they add up to, when the history is
+ * over the trigger (`'over-trigger'`). The newest `keepRecent` results stay. Resolves the action,
+ * or `undefined` when nothing went.
+ */
+export async function offloadAgedResults(
+  working: Message[],
+  newestStart: number,
+  context: OffloadStepContext,
+  call: OffloadCall,
+  reason: 'aged' | 'over-trigger',
+): Promise<ContextOffloadAction | undefined> {
+  const { aging, batch } = context;
+  const charThreshold = reason === 'aged' ? Math.max(aging.minAgedChars, batch.charThreshold) : batch.charThreshold;
+  const plan = createOffloadPlan(working.slice(0, newestStart), { ...batch, charThreshold, ratioThreshold: 0 });
+  if (plan.skippedReason !== null) return undefined;
+  if (reason === 'aged' && plan.offloadableChars <= aging.agedBudgetChars) return undefined;
+  const chosen: Chosen[] = plan.candidates.map((candidate) => {
+    const block = (working[candidate.messageIndex]!.content as ToolResultBlock[])[candidate.blockIndex]!;
+    return { messageIndex: candidate.messageIndex, blockIndex: candidate.blockIndex, block, hashed: hashStored(readStoredTexts(block.content).batch, context) };
+  });
+  const action: ContextOffloadAction = { type: 'batch-offload', reason, toolCallIds: [], references: [], freedChars: 0 };
+  return offloadChosen(working, chosen, 'batch', action, context, call, true);
+}
