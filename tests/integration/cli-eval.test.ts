@@ -1,7 +1,6 @@
 /**
- * `agent-context eval` as a user runs it: the built CLI in a child process, on the demo's
- * sample session and on a Claude Code log, offline and with an LLM summarizer over HTTP (the
- * local fake provider), and its bad input.
+ * `agent-context eval` on the demo's sample session and on a Claude Code log, offline and with
+ * an LLM summarizer over HTTP (the local fake provider), and its bad input.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';

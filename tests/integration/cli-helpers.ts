@@ -1,9 +1,10 @@
 /**
  * Running the command line with a controlled environment, optional standard input, captured
- * output and exit code: {@link runCli} runs the BUILT command (`node dist/cli/index.js`) as a
- * user would, a child process (`npm test` builds first; run `npm run build` before running those
- * files on their own); {@link runInProcess} runs the same command line from the source in this
- * process, for every case where the process boundary is not what is tested.
+ * output and exit code: {@link runInProcess} runs the command line from the source in this
+ * process, for every case where the process boundary is not what is tested; {@link runCli} runs
+ * the BUILT command (`node dist/cli/index.js`) as a user would, a child process, for the suites
+ * of `npm run test:processes` (which builds first; run `npm run build` before running those
+ * files on their own).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -96,7 +97,7 @@ export interface StartedCli {
 
 /** Starts `node dist/cli/index.js ...args`; standard input is written and closed at once. */
 export function startCli(args: readonly string[], options: RunCliOptions = {}): StartedCli {
-  if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: run "npm run build" first (npm test does)`);
+  if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: run "npm run build" first (npm run test:processes does)`);
   const env = createRunEnvironment(options.env);
   const child = spawn(process.execPath, [...(options.nodeArguments ?? []), CLI_PATH, ...args], { cwd: options.cwd ?? REPOSITORY_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
   const finished = new Promise<CliRun>((resolvePromise, reject) => {
