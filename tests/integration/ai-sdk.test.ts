@@ -369,3 +369,52 @@ describe('createPrepareStep', () => {
     await expect(createPrepareStep(manager)({ messages: 'hello' as never })).rejects.toThrow(/options\.messages must be an array/);
   });
 });
+
+describe('ai 7: the default timing, as results age', () => {
+  const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } };
+  const callTool = (toolCallId: string, toolName: string) => ({
+    content: [{ type: 'tool-call' as const, toolCallId, toolName, input: '{}' }],
+    finishReason: { unified: 'tool-calls' as const, raw: undefined },
+    usage,
+    warnings: [],
+  });
+
+  it('sends a tool output whole to the step that acts on it, then offloads it once older results pass their budget', async () => {
+    // a 100,000-token window: a new output is whole up to 200,000 characters, older ones inline up to 40,000
+    const manager = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir() });
+    const aging = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir(), contextTokenLimit: 100_000 });
+    for (const [subject, limit] of [[manager, 200_000], [aging, 100_000]] as const) {
+      let calls = 0;
+      const model = new MockLanguageModelV4({
+        doGenerate: async () => {
+          calls += 1;
+          if (calls === 1) return callTool('call-fetch', 'fetch_log');
+          if (calls === 2) return callTool('call-ping', 'ping');
+          return { content: [{ type: 'text' as const, text: 'Done.' }], finishReason: { unified: 'stop' as const, raw: undefined }, usage, warnings: [] };
+        },
+      });
+      await generateText({ model, messages: [{ role: 'user', content: 'Read the log.' }], tools: offloadTools(scenarioTools(), subject), prepareStep: createPrepareStep(subject), stopWhen: stepCountIs(4) });
+      const prompts = model.doGenerateCalls.map((call) => call.prompt);
+      // the log (50,000 characters) reaches the model whole in the step after the call
+      expect(toolResultValue(prompts[1], 'fetch_log')).toBe(LOG_TEXT);
+      // older in the next step: kept in a 200,000-token window, offloaded in a 100,000-token one
+      const later = toolResultValue(prompts[2], 'fetch_log');
+      if (limit === 200_000) expect(later).toBe(LOG_TEXT);
+      else expect(later).toMatch(/^\[Content offloaded to: /);
+      expect(toolResultValue(prompts[2], 'ping')).toBe('pong');
+    }
+  });
+
+  it('cuts an output over maxInlineResultChars in toModelOutput: its reference, then its head and tail', async () => {
+    const manager = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir(), maxInlineResultChars: 10_000 });
+    const wrapped = withOffload(scenarioTools().fetch_log, manager, { toolName: 'fetch_log' });
+    const output = await wrapped.toModelOutput!({ toolCallId: 'call-1', input: {}, output: LOG_TEXT as never });
+    expect(output.type).toBe('text');
+    const value = (output as { value: string }).value;
+    expect(value).toMatch(REFERENCE);
+    expect(value).toContain(`\nPreview (first 1000 and last 2000 of ${LOG_TEXT.length} chars):\n${LOG_TEXT.slice(0, 100)}`);
+    expect(value.endsWith(LOG_TEXT.slice(-2000))).toBe(true);
+    const small = await withOffload(scenarioTools().ping, manager, { toolName: 'ping' }).toModelOutput!({ toolCallId: 'call-2', input: {}, output: 'x'.repeat(10_000) as never });
+    expect(small).toEqual({ type: 'text', value: 'x'.repeat(10_000) });
+  });
+});

@@ -271,6 +271,43 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
   });
 });
 
+describe('contextOffloadMiddleware with the default timing, as results age', () => {
+  it('lets the model see a result whole in the call after it, and offloads it once older results pass their budget', async () => {
+    // a 10,000-token window: a new result is whole up to 20,000 characters, older ones inline up to 4,000
+    const pages = { one: buildPage('one', 100), two: buildPage('two', 100) };
+    const model = fakeModel()
+      .respond(callTool('fetch_page', { name: 'one' }, 'call_one'))
+      .respond(callTool('fetch_page', { name: 'two' }, 'call_two'))
+      .respond(new AIMessage('Done.'));
+    const middleware = await contextOffloadMiddleware({ outputDir: directory, contextTokenLimit: 10_000 });
+    const agent = createAgent({ model, tools: [buildFetchTool(pages)], middleware: [middleware] });
+
+    await agent.invoke({ messages: [new HumanMessage('Fetch pages one and two.')] });
+
+    expect(pages.one.length).toBeGreaterThan(4000);
+    expect(textOf(toolResultsById(model.calls[1]!.messages).get('call_one')!)).toBe(pages.one);
+    const last = toolResultsById(model.calls[2]!.messages);
+    expect(textOf(last.get('call_one')!)).toMatch(/^\[Content offloaded to: /);
+    expect(textOf(last.get('call_two')!)).toBe(pages.two);
+  });
+
+  it('cuts a result over maxInlineResultChars in wrapToolCall: the state keeps its reference, head and tail', async () => {
+    const page = buildPage('big', 400);
+    const model = fakeModel()
+      .respond(callTool('fetch_page', { name: 'big' }, 'call_big'))
+      .respond(new AIMessage('Done.'));
+    const middleware = await contextOffloadMiddleware({ outputDir: directory, maxInlineResultChars: 10_000 });
+    const agent = createAgent({ model, tools: [buildFetchTool({ big: page })], middleware: [middleware] });
+
+    const result = await agent.invoke({ messages: [new HumanMessage('Fetch the big page.')] });
+
+    const stored = textOf(toolResultsById(result.messages).get('call_big')!);
+    expect(stored).toMatch(REFERENCE);
+    expect(stored).toContain(`\nPreview (first 1000 and last 2000 of ${page.length} chars):\n${page.slice(0, 50)}`);
+    expect(textOf(toolResultsById(model.calls[1]!.messages).get('call_big')!)).toBe(stored);
+  });
+});
+
 describe('one agent, many conversations (LangGraph threads)', () => {
   it("gives each thread its own session: one thread's read tool cannot open another's reference", async () => {
     let aliceReference = '';

@@ -471,6 +471,32 @@ describe('withOffload / offloadTools', () => {
   });
 });
 
+describe('withOffload with the default timing, as results age', () => {
+  it('returns an output whole up to maxInlineResultChars, and a larger one as its reference, head and tail', async () => {
+    const outputDir = await tempDir();
+    // a 20,000-token window: a new output is whole up to 40,000 characters
+    const manager = createContextManager({ format: 'openai-agents', outputDir, contextTokenLimit: 20_000, logger: { warn: () => undefined } });
+    const mid = buildLog(600);
+    const fetchMid = tool({ name: 'fetch_short_log', description: 'Returns the short log.', parameters: z.object({}), execute: async () => mid });
+    const model = new ScriptedModel([
+      modelResponder(() => [functionCall('fetch_build_log', {}, { callId: 'call_log' }), functionCall('fetch_short_log', {}, { callId: 'call_mid' })]),
+      modelResponder(() => [assistantMessage('Got both.')]),
+    ]);
+
+    await run(new Agent({ name: 'ci-doctor', model, tools: offloadTools([fetchLog, fetchMid], manager) }), 'Fetch the logs.');
+
+    const input = inputOf(model.calls[1]);
+    expect(mid.length).toBeLessThan(40_000);
+    expect(outputText(resultFor(input, 'call_mid'))).toBe(mid);
+    const cut = outputText(resultFor(input, 'call_log'));
+    // in a 20,000-token window a cut keeps 3% of it: 800 characters of head, 1,600 of tail
+    expect(cut).toMatch(/^\[Tool result offloaded to file: [^\]\n]+\]\nPreview \(first 800 and last 1600 of \d+ chars\):\nline 1 ok/);
+    expect(cut.endsWith(LOG.slice(-1600))).toBe(true);
+    const read = await createReadOffloadedTool({ outputDir }).execute({ ref: cut.split('\n')[0]!, pattern: 'ERROR' });
+    expect(read).toContain('ERROR: cannot resolve module "left-pad"');
+  });
+});
+
 describe('createReadTool', () => {
   it('builds a non-strict function tool from a read tool made over a store', async () => {
     const readTool = createReadOffloadedTool({ store: createFileStore({ dir: await tempDir() }) });

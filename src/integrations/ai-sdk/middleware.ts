@@ -55,8 +55,8 @@ export function toProviderPrompt(messages: readonly unknown[]): unknown[] {
 
 /**
  * Creates a `wrapLanguageModel` middleware that runs the context manager on the prompt of every
- * model call: large tool results are offloaded, and an over-limit history compacted, before the
- * provider sees them. The history your loop keeps is not changed (`responseMessages` keep the
+ * model call: tool results are offloaded (as the manager's `offloadTiming` says), and an
+ * over-limit history compacted, before the provider sees them. The history your loop keeps is not changed (`responseMessages` keep the
  * raw outputs): each call starts again from the full prompt, and the manager, whose decisions
  * are kept in its store and keyed by content, applies the ones it took (the same references,
  * the same summary) without summarizing again. Prefer `createPrepareStep` where you can reach

@@ -1,8 +1,10 @@
 /**
- * Direct offload in the AI SDK's per-tool hook, `toModelOutput`: a large output is replaced by
- * its reference before the model sees it. What `toModelOutput` returns is both what the model is
- * sent and what the response messages keep (so the saved history stays small), while
- * `steps[i].toolResults` still holds the raw output for the UI.
+ * Offload in the AI SDK's per-tool hook, `toModelOutput`, following the manager's
+ * `offloadTiming`: as results age (the default), an output too large for the window is cut to
+ * its reference, head and tail, and a smaller one is sent whole (the prepare step offloads it
+ * later, as it ages); on arrival, a large output is replaced by its reference before the model
+ * sees it. What `toModelOutput` returns is both what the model is sent and what the response
+ * messages keep, while `steps[i].toolResults` still holds the raw output for the UI.
  */
 import { describeValue, InvalidOptionError } from '../../core/errors.js';
 import { assertContextManager, NEVER_OFFLOAD, type AiSdkContextManager, type AiSdkToModelOutputOptions, type AiSdkToolResultOutput } from './types.js';
@@ -34,9 +36,9 @@ function toJsonValue(value: unknown): unknown {
 }
 
 /**
- * Offloads the text of one model output when the manager finds it large enough: text and JSON
- * become a text reference, errors an `error-text` reference; other kinds (media content, a
- * denied execution) are returned as they are.
+ * Offloads the text of one model output when the manager finds it large enough (for its
+ * timing): text and JSON become a text reference, errors an `error-text` reference; other kinds
+ * (media content, a denied execution) are returned as they are.
  */
 async function offloadModelOutput(
   output: AiSdkToolResultOutput,
@@ -64,15 +66,19 @@ function isToolResultOutput(value: unknown): value is AiSdkToolResultOutput {
 }
 
 /**
- * Returns a copy of an AI SDK tool whose `toModelOutput` offloads a large output before the
- * model sees it: the model, and the history the SDK returns (`result.responseMessages` in `ai` 7,
- * `result.response.messages` in `ai` 6), get the reference (`[Tool result offloaded to file: ...]`,
- * readable with the read tool), while `steps[i].toolResults` keeps the raw output. A tool's own `toModelOutput` still runs first; a text or JSON output
- * it returns is offloaded the same way. A tool without `execute` (its results come from your
- * client) is returned as it is: the prepare step offloads those.
+ * Returns a copy of an AI SDK tool whose `toModelOutput` hands each output to the manager, as
+ * its `offloadTiming` says: as results age (the default), an output of more than
+ * `maxInlineResultChars` becomes its reference followed by its head and tail, and a smaller one
+ * reaches the model whole; on arrival, an output of at least `threshold` characters becomes its
+ * reference (`[Tool result offloaded to file: ...]`, readable with the read tool). The model, and
+ * the history the SDK returns (`result.responseMessages` in `ai` 7, `result.response.messages` in
+ * `ai` 6), get that text, while `steps[i].toolResults` keeps the raw output. A tool's own
+ * `toModelOutput` still runs first; a text or JSON output it returns is handled the same way. A
+ * tool without `execute` (its results come from your client) is returned as it is: the prepare
+ * step handles those.
  *
  * @param tool - a tool made with the AI SDK's `tool()` (or any object of that shape).
- * @param manager - `createContextManager({ format: 'ai-sdk', ... })`: its `threshold` and
+ * @param manager - `createContextManager({ format: 'ai-sdk', ... })`: its timing, bounds and
  * `excludeTools` decide what is offloaded, its store keeps it.
  * @param options - `toolName`: the tool's key in `tools`.
  * @throws {InvalidOptionError} when `tool` is not an object, `manager` not a context manager, or

@@ -66,8 +66,9 @@ function lastUsageOf(options: AiSdkPrepareStepOptions<unknown>, messages: readon
 
 /**
  * Creates a `prepareStep` hook that runs the context manager before every model call of an
- * AI SDK loop: new large tool results are offloaded, older ones batch-offloaded when the ratio
- * gate passes, and the history compacted when it is still over the trigger. It returns the
+ * AI SDK loop: tool results are offloaded as the manager's `offloadTiming` says (as results age,
+ * the default: the newest sent whole unless too large for the window, older ones in batches; on
+ * arrival: every new large one), and the history compacted when it is still over the trigger. It returns the
  * prepared `messages` when anything changed, and `undefined` otherwise (the SDK then sends its
  * own). Works with `ai` 6 (where a returned `messages` lasts one step) and `ai` 7 (where it
  * carries forward): a compaction is done once, not again at every step, and not again in the

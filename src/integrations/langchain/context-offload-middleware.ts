@@ -46,12 +46,14 @@ export interface ContextOffloadMiddlewareOptions extends Omit<ContextManagerOpti
 
 /**
  * Creates a LangChain.js `createAgent` middleware that keeps the agent's context small:
- * - `wrapToolCall`: each tool result of at least `threshold` characters goes to the store as
- *   it arrives, and the `ToolMessage` the agent keeps in its state holds the reference instead
- *   (the raw result never enters the history);
+ * - `wrapToolCall`: each tool result goes to the manager as it arrives, following its
+ *   `offloadTiming`. As results age (the default), a result of more than `maxInlineResultChars`
+ *   goes to the store and the `ToolMessage` the agent keeps holds its reference, head and tail;
+ *   a smaller one stays whole for the model to act on. On arrival, each result of at least
+ *   `threshold` characters goes to the store and the `ToolMessage` holds the reference;
  * - `beforeModel`: before every model call, the context manager's `prepare` runs on the
- *   agent's messages (results that arrived another way, the ratio gate, and compaction when the
- *   history is still over `contextTokenLimit × compactThresholdRatio`); when it changed
+ *   agent's messages (older results offloaded as they age, or by the ratio gate, and compaction
+ *   when the history is still over `contextTokenLimit × compactThresholdRatio`); when it changed
  *   anything, the state's messages are replaced with its result, so a compaction persists.
  *   Compaction summarizes whole turns (a tool call and its result are never split) and
  *   ends with `resumeMessage`, so the agent goes on;

@@ -49,10 +49,12 @@ function replaceToolContent(message: ToolMessage, content: string, modules: Lang
 }
 
 /**
- * Builds the middleware: `wrapToolCall` offloads each tool result as it arrives (the reference
- * is what the agent's state keeps), `beforeModel` runs the manager's `prepare` and, when it
- * changed anything, replaces the whole history with its result, and `tools` registers the read
- * tool.
+ * Builds the middleware: `wrapToolCall` hands each tool result to the manager as it arrives
+ * (as results age, one too large for the window is cut to its reference, head and tail; on
+ * arrival, a large one becomes its reference; what comes back is what the agent's state keeps),
+ * `beforeModel` runs the manager's `prepare` (which offloads older results as they age) and,
+ * when it changed anything, replaces the whole history with its result, and `tools` registers
+ * the read tool.
  */
 export function buildContextOffloadMiddleware(parts: ContextOffloadMiddlewareParts): ContextOffloadMiddleware {
   const { modules, managerFor, readTool } = parts;

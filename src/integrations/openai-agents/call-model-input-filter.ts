@@ -10,10 +10,12 @@ import { keepRunInput } from './run-input.js';
 
 /**
  * Creates a `callModelInputFilter` (for `run()`'s options or the `Runner`'s config) that runs the
- * context manager before every model call: new large `function_call_result` outputs are offloaded
- * to the store (the model sees the reference and can read the content back with the read tool),
- * older large ones batch-offloaded when they weigh enough, and the input compacted into a summary
- * when it is still over the manager's trigger.
+ * context manager before every model call: `function_call_result` outputs are offloaded to the
+ * store as the manager's `offloadTiming` says (as results age, the default: the newest sent whole
+ * unless too large for the window, then cut to reference, head and tail, and older ones offloaded
+ * in batches; on arrival: every new large output replaced by its reference), the model reading
+ * offloaded content back with the read tool, and the input compacted into a summary when it is
+ * still over the manager's trigger.
  *
  * Only the model call's input changes: the run's items (`result.history`) and the session keep
  * the full history, with one exception the SDK makes: for the items a run was started with, a

@@ -1,7 +1,8 @@
 /**
- * Direct offload per tool: a function tool whose large output is moved to the store as it
- * arrives, so the history (the run's items, the session, every later model call) only ever
- * holds the reference.
+ * Offload per tool: a function tool whose output goes through the context manager as it
+ * arrives, so the history (the run's items, the session, every later model call) holds what the
+ * manager decided: the output itself, or its reference (followed, as results age, by its head
+ * and tail).
  */
 import type { FunctionTool } from '@openai/agents';
 import { describeValue, InvalidOptionError } from '../../core/errors.js';
@@ -46,12 +47,16 @@ function replaceOutputText(output: unknown, reference: string): unknown {
 }
 
 /**
- * Wraps an Agents SDK function tool (made with `tool()`) so that an output of at least the
- * manager's `threshold` characters is offloaded as it arrives: the output is written to the
- * store and the tool returns the reference instead (`[Content offloaded to: ...]`), which is what
- * the run's items, the session and every later model call hold. The model reads the content back
- * with the read tool. Smaller outputs, and the outputs of tools in the manager's `excludeTools`,
- * are returned as they are.
+ * Wraps an Agents SDK function tool (made with `tool()`) so that its output goes through the
+ * manager as it arrives, following the manager's `offloadTiming`:
+ * - as results age (the default), an output of more than `maxInlineResultChars` is written to
+ *   the store and the tool returns its reference followed by its head and tail; a smaller one is
+ *   returned whole, for the model to act on (the input filter offloads it later, as it ages);
+ * - on arrival, an output of at least `threshold` characters is written to the store and the
+ *   tool returns its reference (`[Tool result offloaded to file: ...]`).
+ * What the tool returns is what the run's items, the session and every later model call hold;
+ * the model reads offloaded content back with the read tool. The outputs of tools in the
+ * manager's `excludeTools` are returned as they are.
  *
  * What is offloaded: string outputs, a `{ type: 'text' }` output's text, and other JSON values as
  * the text the SDK would send (`JSON.stringify`). Images, files and lists of parts pass through.
@@ -63,7 +68,7 @@ function replaceOutputText(output: unknown, reference: string): unknown {
  *
  * @param tool - a function tool, as `tool()` returns it.
  * @param manager - the context manager (`createContextManager({ format: 'openai-agents', ... })`):
- * its `threshold`, `excludeTools` and store apply.
+ * its timing, bounds, `excludeTools` and store apply.
  * @throws {InvalidOptionError} when `tool` is not a function tool or `manager` not a context manager.
  *
  * @example
