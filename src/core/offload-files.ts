@@ -78,18 +78,19 @@ export function copyDeep<T>(value: T): T {
 
 /**
  * A deep copy of `message` in which the blocks at the keys of `replacements` get the mapped
- * string as `content` (every other field kept, in order). The replaced content itself is
- * not copied: it may be megabytes and is dropped anyway.
+ * value as `field` (`content` by default, a tool call's `input` for an offloaded input; every
+ * other field kept, in order). The replaced value itself is not copied: it may be megabytes and
+ * is dropped anyway.
  */
-export function copyMessageWithContent(message: Message, replacements: ReadonlyMap<number, string>): Message {
+export function copyMessageWithContent(message: Message, replacements: ReadonlyMap<number, unknown>, field: 'content' | 'input' = 'content'): Message {
   const blocks = message.content as ContentBlock[];
   const content = blocks.map((block, index) => {
     const replacement = replacements.get(index);
     if (replacement === undefined) return copyDeep(block);
     const fields = block as Readonly<Record<string, unknown>>;
     const copy: Record<string, unknown> = {};
-    for (const key of Object.keys(fields)) defineField(copy, key, key === 'content' ? replacement : copyDeep(fields[key]));
-    defineField(copy, 'content', replacement);
+    for (const key of Object.keys(fields)) defineField(copy, key, key === field ? replacement : copyDeep(fields[key]));
+    defineField(copy, field, replacement);
     return copy as ContentBlock;
   });
   // every field of the message is kept, extra ones (ids, metadata) included

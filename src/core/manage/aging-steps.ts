@@ -63,10 +63,10 @@ export async function cutResults(
 
 /**
  * Offloads every older result (before `newestStart`) still inline, read-backs included (the
- * model has seen them): those of at least `minAgedChars` when they add up to more than the
- * budget (`'aged'`), or of at least `charThreshold` whatever they add up to, when the history is
- * over the trigger (`'over-trigger'`). The newest `keepRecent` results stay. Resolves the action,
- * or `undefined` when nothing went.
+ * model has seen them): those of at least `minAgedChars` once the older results and inputs
+ * passed their budget (`'aged'`, the caller's check), or of at least `charThreshold` when the
+ * history is over the trigger (`'over-trigger'`). The newest `keepRecent` results stay. Resolves
+ * the action, or `undefined` when nothing went.
  */
 export async function offloadAgedResults(
   working: Message[],
@@ -79,7 +79,6 @@ export async function offloadAgedResults(
   const charThreshold = reason === 'aged' ? Math.max(aging.minAgedChars, batch.charThreshold) : batch.charThreshold;
   const plan = createOffloadPlan(working.slice(0, newestStart), { ...batch, charThreshold, ratioThreshold: 0 });
   if (plan.skippedReason !== null) return undefined;
-  if (reason === 'aged' && plan.offloadableChars <= aging.agedBudgetChars) return undefined;
   const chosen: Chosen[] = plan.candidates.map((candidate) => {
     const block = (working[candidate.messageIndex]!.content as ToolResultBlock[])[candidate.blockIndex]!;
     return { messageIndex: candidate.messageIndex, blockIndex: candidate.blockIndex, block, hashed: hashStored(readStoredTexts(block.content).batch, context) };

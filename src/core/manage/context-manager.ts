@@ -1,8 +1,11 @@
 /**
- * The context manager: one call per model request. In order, each step only when needed:
- * (1) direct offload of new large tool results; (2) batch offload when the ratio gate passes;
- * (3) when the history is still over the compaction trigger, batch offload without the gate,
- * then compaction fitted to half of the trigger, the exchange in flight kept verbatim after it.
+ * The context manager: one call per model request. In order, each step only when needed (see
+ * `offload-policy.ts` for the two timings): (1) new tool results: as results age, sent whole
+ * unless too large for the window, then cut; on arrival, offloaded when large; (2) older results
+ * and the large fields of older tool calls' inputs: in one batch when they pass their budget (as
+ * they age) or the ratio gate (on arrival); (3) when the history is still over the compaction
+ * trigger, older results and inputs without budget or gate, then compaction fitted to half of
+ * the trigger, the exchange in flight kept verbatim after it.
  *
  * `prepare` is a function of the history's content and of what the session's folder of the
  * store holds: offloaded contents are named by their content, and each compaction (and, from
@@ -25,9 +28,10 @@ import type { ContextManagerPorts } from './manager-ports.js';
 import { createLocalCounts, estimateHistoryTokens, type EstimateAnchor } from './history-estimate.js';
 import type { ResolvedContextManagerOptions } from './manager-options.js';
 import { offloadToolOutput } from './offload-output.js';
-import { countAgedChars, cutResults, findNewestStart, offloadAgedResults } from './aging-steps.js';
-import { applyDecisions, mayHoldOffloadedResults, offloadNewResults, offloadOlderResults, type OffloadCall } from './offload-steps.js';
-import { passesRatioGate, summarizeMessageChars, type MessageChars } from './ratio-gate.js';
+import { applyDecisions, mayHoldOffloadedResults, type OffloadCall } from './offload-steps.js';
+import { createOffloadPolicy } from './offload-policy.js';
+import { summarizeMessageChars, type MessageChars } from './ratio-gate.js';
+import { applyInputDecisions, mayHoldOffloadedInputs } from './tool-inputs.js';
 import { createSessionAccess, type SessionAccess } from './session-access.js';
 import { AUTO_SESSION_ID, deriveSessionIdWith } from './session-id.js';
 import type { ContextAction, ContextManager, ContextOffloadAction, PrepareOptions, PrepareResult } from './types.js';
@@ -52,11 +56,6 @@ interface FormatOutput<M> {
 export interface CoreContextManager<M> extends ContextManager<M> {
   /** The session (with `'auto'`, `undefined` until a history with a user message names it). */
   readonly sessionId: string | undefined;
-}
-
-/** `start`, `start + 1`, ..., `end - 1`. */
-function indicesFrom(start: number, end: number): number[] {
-  return Array.from({ length: Math.max(0, end - start) }, (_, offset) => start + offset);
 }
 
 function readPrepareOptions(options: unknown): PrepareOptions {
@@ -110,6 +109,7 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
     }
     return summary;
   };
+  const policy = createOffloadPolicy({ options, charsOf, counts, maxExchangeTokens, report: (action, actions) => reportOffload(action, actions) });
 
   const openSession = (sessionId: string): SessionAccess =>
     createSessionAccess({
@@ -189,35 +189,9 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
     for (const index of fresh) {
       const message = given[index] as Message;
       if (mayHoldOffloadedResults(message, access.steps)) given[index] = applyDecisions(message, access.steps, call.store);
+      else if (mayHoldOffloadedInputs(message, access.steps)) given[index] = applyInputDecisions(message, access.steps, call.store);
     }
     return { given, fresh };
-  }
-
-  /**
-   * Step 3a: over the trigger, offloading comes before summarizing. On arrival: every older
-   * result the batch offload takes, the gate aside. As results age: every older result still
-   * inline, the budget aside; then, when the newest results are too large to follow a summary
-   * (over {@link EXCHANGE_SHARE_OF_TRIGGER} of the trigger), those of at least `threshold`
-   * characters are cut, so that a compaction keeps them in view rather than summarizing them.
-   * Resolves whether anything was offloaded.
-   */
-  async function offloadOverTrigger(
-    working: Message[],
-    newestStart: number,
-    steps: SessionAccess['steps'],
-    call: OffloadCall,
-    actions: ContextAction[],
-    ratio: number,
-  ): Promise<boolean> {
-    if (options.offloadTiming === 'on-arrival') {
-      const gateless = { ratioThreshold: 0, keepRecent: options.batch.keepRecent };
-      return passesRatioGate(working.map(charsOf), gateless) && (await reportOffload(await offloadOlderResults(working, steps, call, 'over-trigger'), actions));
-    }
-    const aged = await reportOffload(await offloadAgedResults(working, newestStart, steps, call, 'over-trigger'), actions);
-    let newestLocal = 0;
-    for (let index = Math.max(0, newestStart - 1); index < working.length; index += 1) newestLocal += counts.of(working[index] as Message);
-    if (ratio * newestLocal <= maxExchangeTokens) return aged;
-    return (await reportOffload(await cutResults(working, indicesFrom(newestStart, working.length), options.threshold, steps, call), actions)) || aged;
   }
 
   /** The caller's shape for `output`, reusing the object built last time for a message that came out the same. */
@@ -279,21 +253,10 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
     const ratio = inForce.ratio;
     const estimateAnchor = anchorOf(usage, start, actions);
 
-    // (1) new results, (2) older ones: as they age, or on arrival and by the ratio gate
+    // (1) new results, (2) older ones (and older inputs): as they age, or on arrival and by the ratio gate
     let working = start.slice();
     const steps = access.steps;
-    const newestStart = findNewestStart(working);
-    if (options.offloadTiming === 'as-they-age') {
-      await reportOffload(await cutResults(working, fresh.filter((index) => index >= newestStart), options.aging.maxInlineResultChars + 1, steps, call), actions);
-      if (countAgedChars(working.map(charsOf), newestStart, options.aging.minAgedChars) > options.aging.agedBudgetChars) {
-        await reportOffload(await offloadAgedResults(working, newestStart, steps, call, 'aged'), actions);
-      }
-    } else {
-      await reportOffload(await offloadNewResults(working, fresh, steps, call), actions);
-      if (passesRatioGate(working.map(charsOf), options.batch)) {
-        await reportOffload(await offloadOlderResults(working, steps, call, 'ratio-gate'), actions);
-      }
-    }
+    await policy.offloadOnCall(working, fresh, steps, call, actions);
 
     // (3) still over the trigger: offload without the gate or budget first, then compact
     const offloaded = working.slice();
@@ -301,7 +264,7 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
     const isOverTrigger = (): boolean => isAtTrigger(working, start, ratio, anchorInForce);
     let compacted: Message[] | undefined;
     if (working.length > 0 && isOverTrigger()) {
-      const freed = await offloadOverTrigger(working, newestStart, steps, call, actions, ratio);
+      const freed = await policy.offloadOverTrigger(working, steps, call, actions, ratio);
       offloaded.splice(0, offloaded.length, ...working);
       if (!freed || isOverTrigger()) {
         // another process may have compacted this very history meanwhile: its record serves
@@ -327,16 +290,9 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
             notify,
           };
           compacted = await compactWithRecord(working, estimateHistoryTokens(working, ratio, counts, anchorInForce), step, actions);
-          // a summary over its budget leaves no room for the newest results kept whole: they are cut
+          // a summary over its budget leaves no room for the newest results kept whole
           const compaction = actions.at(-1);
-          if (
-            compacted !== undefined &&
-            options.offloadTiming === 'as-they-age' &&
-            compaction?.type === 'compact' &&
-            estimateHistoryTokens(compacted, ratio, counts, undefined) > compaction.targetTokens
-          ) {
-            await reportOffload(await cutResults(compacted, indicesFrom(findNewestStart(compacted), compacted.length), options.threshold, steps, call), actions);
-          }
+          if (compacted !== undefined && compaction?.type === 'compact') await policy.fitCompacted(compacted, compaction.targetTokens, steps, call, actions, ratio);
         }
       }
     }

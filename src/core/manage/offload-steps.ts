@@ -13,7 +13,7 @@ import type { ResolvedBatchOffloadOptions } from '../offload-options.js';
 import { toFileStem } from '../offload-names.js';
 import { appendPreview, buildBatchReference, buildDirectReference, isOffloadReference, type ResolvedPreview } from '../offload-reference.js';
 import { createOffloadPlan } from '../plan-offload.js';
-import type { ContentStore } from '../ports.js';
+import type { ContentStore, Logger } from '../ports.js';
 import { toWellFormedText } from '../text.js';
 import { isToolResultBlock, type Message, type ToolResultBlock } from '../types.js';
 import { buildCollisionName, buildContentName, CONTENT_HASH_CHARS, type OffloadMode } from './content-names.js';
@@ -49,6 +49,8 @@ export interface OffloadStepContext {
   moved: Map<string, string>;
   /** Tools that read files: one of them returning content stored in the session read it back. */
   readToolNames: ReadonlySet<string>;
+  /** Where an input whose offload failed (it stays inline) is reported. */
+  logger: Logger;
 }
 
 /** What one `prepare` call gives the offload steps. */
@@ -90,14 +92,15 @@ export function hashStored(text: string, context: OffloadStepContext): HashedTex
 }
 
 /** The name a content has in the folder: the one it follows from, or the one it was moved to. */
-function storedName(mode: OffloadMode, toolUseId: string, hashed: HashedText, context: OffloadStepContext): string {
+export function storedName(mode: OffloadMode, toolUseId: string, hashed: HashedText, context: OffloadStepContext): string {
   const name = buildContentName(mode, toolUseId, hashed.hash);
   return context.moved.get(name) ?? name;
 }
 
-/** The reference text to a content stored under `name`: the mode's reference line, and the preview when asked for. */
-function referenceTo(mode: OffloadMode, name: string, text: string, context: OffloadStepContext, store: ContentStore): string {
+/** The reference text to a content stored under `name`: the mode's reference line, and the preview when asked for (never for an input field). */
+export function referenceTo(mode: OffloadMode, name: string, text: string, context: OffloadStepContext, store: ContentStore): string {
   const target = store.referenceFor(`${context.sessionId}/${name}`);
+  if (mode === 'input') return buildBatchReference(target);
   return mode === 'direct' ? appendPreview(buildDirectReference(target), text, context.directPreview) : appendPreview(buildBatchReference(target), text, context.preview);
 }
 
@@ -141,7 +144,7 @@ export function applyDecisions(message: Message, context: OffloadStepContext, st
  * uploaded again to learn it is identical), and resolves the name it is stored under. Another
  * content under that name (a collision of 64 bits) moves it to the next free `~n` name.
  */
-async function storeContent(mode: OffloadMode, toolUseId: string, hashed: HashedText, context: OffloadStepContext, store: ContentStore): Promise<string> {
+export async function storeContent(mode: OffloadMode, toolUseId: string, hashed: HashedText, context: OffloadStepContext, store: ContentStore): Promise<string> {
   const first = buildContentName(mode, toolUseId, hashed.hash);
   let name = context.moved.get(first) ?? first;
   if (context.knowledge.hasContent(name)) return name;
@@ -155,7 +158,7 @@ async function storeContent(mode: OffloadMode, toolUseId: string, hashed: Hashed
     }
     name = buildCollisionName(first, attempt);
   }
-  throw new WriteFailedError(`no free name for the result of tool call "${toolUseId}" in ${store.referenceFor(`${context.sessionId}/${first}`)}`);
+  throw new WriteFailedError(`no free name for the ${mode === 'input' ? 'input' : 'result'} of tool call "${toolUseId}" in ${store.referenceFor(`${context.sessionId}/${first}`)}`);
 }
 
 /** A result chosen for offload: where it is, and its text in the mode at hand. */

@@ -8,6 +8,7 @@
  * result equals content already stored in the session is one too (checked where results are
  * hashed).
  */
+import { isOffloadReference } from '../offload-reference.js';
 import { isToolUseBlock, type Message } from '../types.js';
 
 /** Deepest input nesting searched for a path. */
@@ -15,9 +16,11 @@ const MAX_INPUT_DEPTH = 8;
 /** A name the manager gives content (`<stem>-<16 hex>.md`), as it may appear in a path. */
 const CONTENT_NAME = /[A-Za-z0-9_~.-]*-[0-9a-f]{16}(?:~\d+)?\.md/g;
 
-/** The strings of `value`, searched `depth` levels deep. */
+/** The strings of `value`, searched `depth` levels deep; a field the manager offloaded (exactly a reference) is not the agent's. */
 function collectStrings(value: unknown, depth: number, into: string[]): string[] {
-  if (typeof value === 'string') into.push(value);
+  if (typeof value === 'string') {
+    if (!isOffloadReference(value)) into.push(value);
+  }
   else if (depth > 0 && typeof value === 'object' && value !== null) {
     for (const item of Array.isArray(value) ? value : Object.values(value)) collectStrings(item, depth - 1, into);
   }

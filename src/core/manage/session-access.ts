@@ -11,7 +11,7 @@ import { isOffloadReference } from '../offload-reference.js';
 import { toFileStem } from '../offload-names.js';
 import { callStore } from '../offload-files.js';
 import type { ContentStore, Logger } from '../ports.js';
-import { isToolResultBlock, type Message } from '../types.js';
+import { isToolResultBlock, isToolUseBlock, type Message, type ToolUseBlock } from '../types.js';
 import type { LocalCounts } from './history-estimate.js';
 import type { ContextManagerPorts } from './manager-ports.js';
 import type { ResolvedContextManagerOptions } from './manager-options.js';
@@ -20,6 +20,7 @@ import type { ResultChars } from './ratio-gate.js';
 import { createReadBackCalls } from './read-back.js';
 import { createRecordChain, type ReadRecord } from './record-chain.js';
 import { createSessionKnowledge, type SessionKnowledge } from './session-knowledge.js';
+import { countLargeInputChars } from './tool-inputs.js';
 import {
   buildRecordKey,
   parseRecord,
@@ -73,8 +74,8 @@ export interface SessionAccess {
   readonly steps: OffloadStepContext;
   beginCall(store: ContentStore, signal: AbortSignal | undefined, actions: ContextAction[]): CallAccess;
   /**
-   * Whether a message first seen may hold a result another process offloaded that this manager
-   * does not know of; `chars` are the characters of its results, in order.
+   * Whether a message first seen may hold a result (or an input field) another process
+   * offloaded that this manager does not know of; `chars` are the characters of its results, in order.
    */
   mayNeedListing(message: Message, chars: readonly ResultChars[]): boolean;
   /** Applies the records that match `history` (compactions, counts). */
@@ -123,6 +124,7 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
     hashing: ports.hashing,
     moved: new Map(),
     readToolNames: options.readToolNames,
+    logger: ports.logger,
   };
   const warned = new Set<string>();
   const smallestOffloaded = Math.min(options.threshold, options.batch.charThreshold);
@@ -202,8 +204,26 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
     };
   }
 
+  /** Whether an assistant message holds a large input field of a call no stored name explains, not met before. */
+  function mayHoldUnexplainedInputs(message: Message): boolean {
+    if (message.role !== 'assistant' || typeof message.content === 'string') return false;
+    const unknown = message.content.filter((block) => isToolUseBlock(block) && !knowledge.knowsStem(toFileStem(block.id)));
+    if (unknown.length === 0) return false;
+    const chars = countLargeInputChars(message, options.threshold);
+    if (chars === 0) return false;
+    let unexplained = false;
+    for (const block of unknown) {
+      const judgedKey = `${(block as ToolUseBlock).id}\u0001${chars}`;
+      if (judged.has(judgedKey)) continue;
+      judged.add(judgedKey);
+      unexplained = true;
+    }
+    return unexplained;
+  }
+
   function mayNeedListing(message: Message, results: readonly ResultChars[]): boolean {
-    if (typeof message.content === 'string' || results.length === 0) return false;
+    if (typeof message.content === 'string') return false;
+    if (results.length === 0) return mayHoldUnexplainedInputs(message);
     let unexplained = false;
     let position = 0;
     for (const block of message.content) {

@@ -14,19 +14,22 @@ export interface ContextOffloadAction {
    * `threshold` characters, before the model saw it. `'batch-offload'`: older results went to
    * the store: as results age, when those still inline passed their budget; on arrival, when the
    * ratio gate passed; or, either way, because the history was over the compaction trigger
-   * (offloading comes before summarizing).
+   * (offloading comes before summarizing). `'input-offload'`: large string fields of older
+   * tool calls' inputs went to the store, with a batch of older results (or with what would
+   * have been one), each field keeping its reference.
    */
-  type: 'direct-offload' | 'batch-offload';
+  type: 'direct-offload' | 'batch-offload' | 'input-offload';
   /**
-   * Why a batch offload ran: `'aged'` (the older results still inline passed their budget),
-   * `'ratio-gate'` (on arrival: the gate passed), `'over-trigger'`. Absent for a direct offload.
+   * Why a batch offload (or an input offload) ran: `'aged'` (the older results and inputs still
+   * inline passed their budget), `'ratio-gate'` (on arrival: the gate passed), `'over-trigger'`.
+   * Absent for a direct offload.
    */
   reason?: 'aged' | 'ratio-gate' | 'over-trigger' | undefined;
-  /** The tool call ids whose results were offloaded, oldest first. */
+  /** The tool call ids whose results (or inputs) were offloaded, oldest first. */
   toolCallIds: string[];
-  /** The reference text now in the history, one per id (`[Content offloaded to: ...]`). */
+  /** The reference text now in the history, one per id (`[Content offloaded to: ...]`); for inputs, one per field. */
   references: string[];
-  /** Characters removed from the history: the results' sizes minus their references'. */
+  /** Characters removed from the history: the results' (or fields') sizes minus their references'. */
   freedChars: number;
 }
 

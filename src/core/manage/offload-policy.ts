@@ -1,0 +1,110 @@
+/**
+ * Which offload steps `prepare` runs, and when, for the two timings:
+ * - as results age (the default): new results sent whole, cut only when too large for the
+ *   window; older results, and the large fields of older tool calls' inputs, offloaded in one
+ *   batch when together they pass their budget;
+ * - on arrival: new results of at least `threshold` characters replaced by their references;
+ *   older ones, and older inputs with them, by the ratio gate.
+ * Over the trigger, either way, older results and inputs go first, the budget and gate aside;
+ * as results age, the newest results are then cut only when too large to follow a summary.
+ */
+import type { Message } from '../types.js';
+import { countAgedChars, cutResults, findNewestStart, offloadAgedResults } from './aging-steps.js';
+import { estimateHistoryTokens, type LocalCounts } from './history-estimate.js';
+import type { ResolvedContextManagerOptions } from './manager-options.js';
+import { offloadNewResults, offloadOlderResults, type OffloadStepContext } from './offload-steps.js';
+import { passesRatioGate, type MessageChars } from './ratio-gate.js';
+import type { CallAccess } from './session-access.js';
+import { countLargeInputChars, offloadOlderInputs } from './tool-inputs.js';
+import type { ContextAction, ContextOffloadAction } from './types.js';
+
+/** What the policy works with, for the life of a manager. */
+export interface OffloadPolicyParts {
+  options: Pick<ResolvedContextManagerOptions<unknown>, 'offloadTiming' | 'aging' | 'batch' | 'threshold'>;
+  /** The gate's view of a message (cached by the manager). */
+  charsOf(message: Message): MessageChars;
+  counts: LocalCounts;
+  /** The largest exchange in flight a compaction keeps verbatim (provider tokens). */
+  maxExchangeTokens: number;
+  /** Reports an offload (actions, hook); resolves whether there was one. */
+  report(action: ContextOffloadAction | undefined, actions: ContextAction[]): Promise<boolean>;
+}
+
+/** One `prepare` call's offload work, on `working` in place. */
+export interface OffloadPolicy {
+  /** Steps 1 and 2: the new results (`fresh`: indices first seen in this call), then the older ones. */
+  offloadOnCall(working: Message[], fresh: readonly number[], steps: OffloadStepContext, call: CallAccess, actions: ContextAction[]): Promise<void>;
+  /** Step 3a, over the trigger: resolves whether anything was offloaded. */
+  offloadOverTrigger(working: Message[], steps: OffloadStepContext, call: CallAccess, actions: ContextAction[], ratio: number): Promise<boolean>;
+  /**
+   * After a compaction whose context came out over its target (a summary over its budget): as
+   * results age, the newest results kept whole are cut. On arrival, nothing.
+   */
+  fitCompacted(compacted: Message[], targetTokens: number, steps: OffloadStepContext, call: CallAccess, actions: ContextAction[], ratio: number): Promise<void>;
+}
+
+/** `start`, `start + 1`, ..., `end - 1`. */
+function indicesFrom(start: number, end: number): number[] {
+  return Array.from({ length: Math.max(0, end - start) }, (_, offset) => start + offset);
+}
+
+/** The policy of a manager's options. */
+export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
+  const { options, charsOf, counts, report } = parts;
+  const inputChars = new WeakMap<Message, number>();
+  const inputCharsOf = (message: Message): number => {
+    let chars = inputChars.get(message);
+    if (chars === undefined) inputChars.set(message, (chars = countLargeInputChars(message, options.threshold)));
+    return chars;
+  };
+  // the calls before the last assistant message: the newest calls are left as they are
+  const olderCallsEnd = (working: readonly Message[]): number => Math.max(0, findNewestStart(working) - 1);
+
+  async function offloadInputs(working: Message[], steps: OffloadStepContext, call: CallAccess, actions: ContextAction[], reason: 'aged' | 'ratio-gate' | 'over-trigger'): Promise<boolean> {
+    return report(await offloadOlderInputs(working, olderCallsEnd(working), steps, call, reason), actions);
+  }
+
+  return {
+    async offloadOnCall(working, fresh, steps, call, actions) {
+      const newestStart = findNewestStart(working);
+      if (options.offloadTiming === 'on-arrival') {
+        await report(await offloadNewResults(working, fresh, steps, call), actions);
+        if (passesRatioGate(working.map(charsOf), options.batch) && (await report(await offloadOlderResults(working, steps, call, 'ratio-gate'), actions))) {
+          await offloadInputs(working, steps, call, actions, 'ratio-gate');
+        }
+        return;
+      }
+      const newest = fresh.filter((index) => index >= newestStart);
+      await report(await cutResults(working, newest, options.aging.maxInlineResultChars + 1, steps, call), actions);
+      let aged = countAgedChars(working.map(charsOf), newestStart, options.aging.minAgedChars);
+      for (let index = 0; index < olderCallsEnd(working); index += 1) aged += inputCharsOf(working[index] as Message);
+      if (aged <= options.aging.agedBudgetChars) return;
+      await report(await offloadAgedResults(working, newestStart, steps, call, 'aged'), actions);
+      await offloadInputs(working, steps, call, actions, 'aged');
+    },
+
+    async offloadOverTrigger(working, steps, call, actions, ratio) {
+      const newestStart = findNewestStart(working);
+      let freed: boolean;
+      if (options.offloadTiming === 'on-arrival') {
+        const gateless = { ratioThreshold: 0, keepRecent: options.batch.keepRecent };
+        freed = passesRatioGate(working.map(charsOf), gateless) && (await report(await offloadOlderResults(working, steps, call, 'over-trigger'), actions));
+      } else {
+        freed = await report(await offloadAgedResults(working, newestStart, steps, call, 'over-trigger'), actions);
+      }
+      freed = (await offloadInputs(working, steps, call, actions, 'over-trigger')) || freed;
+      if (options.offloadTiming === 'on-arrival') return freed;
+      // the newest results too large to follow a summary are cut, so that a compaction keeps them in view
+      let newestLocal = 0;
+      for (let index = Math.max(0, newestStart - 1); index < working.length; index += 1) newestLocal += counts.of(working[index] as Message);
+      if (ratio * newestLocal <= parts.maxExchangeTokens) return freed;
+      return (await report(await cutResults(working, indicesFrom(newestStart, working.length), options.threshold, steps, call), actions)) || freed;
+    },
+
+    async fitCompacted(compacted, targetTokens, steps, call, actions, ratio) {
+      if (options.offloadTiming === 'on-arrival') return;
+      if (estimateHistoryTokens(compacted, ratio, counts, undefined) <= targetTokens) return;
+      await report(await cutResults(compacted, indicesFrom(findNewestStart(compacted), compacted.length), options.threshold, steps, call), actions);
+    },
+  };
+}
