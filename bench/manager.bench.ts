@@ -76,8 +76,8 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
       { ...options, iterations: 500 },
     );
 
-    // --- a batch offload: the gate passes on the same 200 large results (direct offload held back by its threshold)
-    const batchOptions = { threshold: 1_000_000, logger: silent };
+    // --- a batch offload: the gate passes on the same 200 large results (offloaded on arrival, direct offload held back by its threshold)
+    const batchOptions = { offloadTiming: 'on-arrival' as const, threshold: 1_000_000, logger: silent };
     const check = await createContextManager({ ...batchOptions, outputDir: freshDirectory() }).prepare(messages);
     const batchAction = check.actions.find((action): action is ContextOffloadAction => action.type === 'batch-offload');
     if (batchAction === undefined || batchAction.toolCallIds.length !== 200) {
