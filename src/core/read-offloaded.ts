@@ -14,6 +14,7 @@
  * pattern is compiled in search-pattern.ts, by a linear-time engine passed in.
  */
 import { describeError, describeValue } from './errors.js';
+import { groupDigits } from './figures.js';
 import type { ContentStore } from './ports.js';
 import { READ_OFFLOADED_TOOL_NAME } from './defaults.js';
 import { extractReference, quoteReference, resolveKey } from './reference-keys.js';
@@ -134,11 +135,6 @@ function parseInput(input: unknown, defaultLimit: number, compile: CompilePatter
 /** `cat -n`: the number right-aligned in 6 columns. */
 function formatLineNumber(line: number): string {
   return String(line).padStart(6);
-}
-
-/** `10485760` → `10,485,760`. */
-function groupDigits(value: number): string {
-  return String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 /** `1 line`, `3 lines`. */

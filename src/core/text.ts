@@ -40,3 +40,11 @@ export function findHeadEnd(text: string, chars: number): number {
   const end = Math.max(0, Math.min(chars, text.length));
   return end > 0 && end < text.length && isHighSurrogate(text.charCodeAt(end - 1)) ? end - 1 : end;
 }
+
+/** Content given as a string or in parts (a store's `putIfAbsent`), as one string. */
+export function joinParts(content: string | Iterable<string>): string {
+  if (typeof content === 'string') return content;
+  let text = '';
+  for (const part of content) text += part;
+  return text;
+}

@@ -4,6 +4,7 @@
  * tool outputs alone changed on the original at the same index. An adapter only says how one
  * message converts each way ({@link FormatCodec}).
  */
+import { isDeepEqual } from '../core/deep-equal.js';
 import type { MessageFormat } from '../core/format.js';
 import type { ContentBlock, Message, ToolResultBlock } from '../core/types.js';
 import { assertCanonicalMessage, fieldsOf, isRecord, type Fields } from './fields.js';
@@ -200,29 +201,4 @@ function haveEqualFieldsBut(left: Fields, right: Fields, ignored: ReadonlySet<st
   const rightKeys = Object.keys(right).filter((key) => !ignored.has(key) && right[key] !== undefined);
   if (leftKeys.length !== rightKeys.length) return false;
   return leftKeys.every((key) => isDeepEqual(left[key], right[key]));
-}
-
-/**
- * Structural equality of JSON-like values. Objects that are not plain (a `Uint8Array`, a `URL`)
- * are equal only when they are the same object: the core's copies keep them by reference.
- */
-export function isDeepEqual(left: unknown, right: unknown): boolean {
-  if (left === right) return true;
-  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) return false;
-  if (Array.isArray(left)) {
-    if (!Array.isArray(right) || left.length !== right.length) return false;
-    for (let index = 0; index < left.length; index += 1) if (!isDeepEqual(left[index], right[index])) return false;
-    return true;
-  }
-  if (Array.isArray(right) || !isPlainObject(left) || !isPlainObject(right)) return false;
-  const leftFields = left as Fields;
-  const rightFields = right as Fields;
-  const leftKeys = Object.keys(leftFields);
-  if (leftKeys.length !== Object.keys(rightFields).length) return false;
-  return leftKeys.every((key) => Object.prototype.hasOwnProperty.call(rightFields, key) && isDeepEqual(leftFields[key], rightFields[key]));
-}
-
-function isPlainObject(value: object): boolean {
-  const prototype = Object.getPrototypeOf(value) as unknown;
-  return prototype === Object.prototype || prototype === null;
 }

@@ -3,18 +3,10 @@
  * peer dependency, imported only when this factory constructs a client). Only `import type`
  * may name the SDK here: the package root must load without it.
  */
-import { DEFAULT_SUMMARY_MAX_WORDS, DEFAULT_SUMMARY_MODEL } from '../core/defaults.js';
-import { computeSummaryMaxTokens } from '../core/compact/summarize-with-llm.js';
+import { DEFAULT_SUMMARY_MODEL } from '../core/defaults.js';
 import type { ConversationSummaryRequest, LlmClient, LlmSummarizeOptions, LlmUsage } from '../core/ports.js';
 import type { Message } from '../core/types.js';
-import {
-  checkMaxRetries,
-  checkModel,
-  checkNoSettingsWithClient,
-  constructSdkClient,
-  toClientError,
-  type SdkImporter,
-} from './llm-client-support.js';
+import { checkClientOptions, resolveReplyMaxTokens, resolveSdkClient, sendRequest, type SdkImporter } from './llm-client-support.js';
 
 /** Request options the client passes to the SDK (its second argument). */
 export interface AnthropicRequestOptionsLike {
@@ -210,55 +202,32 @@ const PACKAGE_NAME = '@anthropic-ai/sdk';
  * ```
  */
 export async function createAnthropicLlmClient(options: CreateAnthropicLlmClientOptions = {}): Promise<AnthropicLlmClient> {
-  checkNoSettingsWithClient(options);
-  checkMaxRetries(options.maxRetries);
-  checkModel(options.model);
-  const client = options.client ?? (await constructClient(options));
+  checkClientOptions(options);
+  const client = await resolveSdkClient(options, SDK);
   const send = async (body: AnthropicCreateBodyLike, requestOptions: LlmSummarizeOptions): Promise<string> => {
-    const { signal, onUsage } = requestOptions;
-    let reply: AnthropicMessageLike;
-    try {
-      reply = await client.messages.create(body, signal === undefined ? undefined : { signal });
-    } catch (error) {
-      throw toClientError(error, signal);
-    }
-    if (onUsage !== undefined && typeof reply.usage === 'object' && reply.usage !== null) onUsage(toLlmUsage(reply.usage));
+    const reply = await sendRequest((sdkOptions) => client.messages.create(body, sdkOptions), requestOptions, toLlmUsage);
     return joinTextBlocks(reply.content);
   };
   return {
     defaultModel: options.model ?? DEFAULT_SUMMARY_MODEL,
     summarize(prompt: string, model: string, summarizeOptions: LlmSummarizeOptions = {}): Promise<string> {
-      const maxTokens = summarizeOptions.maxTokens ?? computeSummaryMaxTokens(DEFAULT_SUMMARY_MAX_WORDS);
-      return send({ model, max_tokens: maxTokens, messages: [{ role: 'user', content: prompt }] }, summarizeOptions);
+      return send({ model, max_tokens: resolveReplyMaxTokens(summarizeOptions), messages: [{ role: 'user', content: prompt }] }, summarizeOptions);
     },
     summarizeConversation(request: ConversationSummaryRequest, summarizeOptions: LlmSummarizeOptions = {}): Promise<string> {
-      const maxTokens = summarizeOptions.maxTokens ?? computeSummaryMaxTokens(DEFAULT_SUMMARY_MAX_WORDS);
-      return send(toConversationBody(request, maxTokens), summarizeOptions);
+      return send(toConversationBody(request, resolveReplyMaxTokens(summarizeOptions)), summarizeOptions);
     },
     async countTokens(messages: readonly Message[], model: string, countOptions: AnthropicCountTokensOptions = {}): Promise<number> {
       const countTokens = client.messages.countTokens;
       if (typeof countTokens !== 'function') {
         throw new TypeError('countTokens needs a client with messages.countTokens (an Anthropic SDK client)');
       }
-      const { signal } = countOptions;
-      try {
-        const result = await countTokens.call(client.messages, toCountTokensBody(messages, model), signal === undefined ? undefined : { signal });
-        return result.input_tokens;
-      } catch (error) {
-        throw toClientError(error, signal);
-      }
+      const body = toCountTokensBody(messages, model);
+      return (await sendRequest((sdkOptions) => countTokens.call(client.messages, body, sdkOptions), countOptions)).input_tokens;
     },
   };
 }
 
-function constructClient(options: CreateAnthropicLlmClientOptions): Promise<AnthropicLike> {
-  const sdk = { packageName: PACKAGE_NAME, className: 'Anthropic', importer: options.importSdk ?? importAnthropicSdk, purpose: 'The Anthropic LLM client' };
-  return constructSdkClient<AnthropicLike>(sdk, options);
-}
-
-function importAnthropicSdk(): Promise<unknown> {
-  return import('@anthropic-ai/sdk');
-}
+const SDK = { packageName: PACKAGE_NAME, className: 'Anthropic', importer: () => import('@anthropic-ai/sdk'), purpose: 'The Anthropic LLM client' };
 
 function joinTextBlocks(content: AnthropicMessageLike['content'] | undefined): string {
   if (!Array.isArray(content)) return '';

@@ -2,7 +2,10 @@
  * What the Anthropic and OpenAI clients share: loading an optional SDK lazily, reading a
  * provider's `retry-after` into `retryAfterMs` for the compaction retry, and the abort rule.
  */
+import { computeSummaryMaxTokens } from '../core/compact/summarize-with-llm.js';
+import { DEFAULT_SUMMARY_MAX_WORDS } from '../core/defaults.js';
 import { describeValue, importOptionalPeer, InvalidOptionError, MissingDependencyError, type SdkImporter } from '../core/errors.js';
+import type { LlmSummarizeOptions, LlmUsage } from '../core/ports.js';
 
 export type { SdkImporter };
 
@@ -40,38 +43,52 @@ export interface SdkClientSettings {
   maxRetries?: number | undefined;
 }
 
-/**
- * Imports an optional SDK and constructs its client from the settings given, with the SDK's
- * retries off unless told otherwise. Shared by the Anthropic and OpenAI factories.
- */
-export async function constructSdkClient<T>(
-  sdk: { packageName: string; className: string; importer: SdkImporter; purpose: string },
-  settings: SdkClientSettings,
-): Promise<T> {
-  const sdkModule = await importOptionalPeer(sdk.packageName, sdk.importer, sdk.purpose);
-  const Client = pickSdkConstructor<T>(sdkModule, sdk.className, sdk.packageName);
-  const options: Record<string, unknown> = { maxRetries: settings.maxRetries ?? 0 };
-  if (settings.apiKey !== undefined) options.apiKey = settings.apiKey;
-  if (settings.baseURL !== undefined) options.baseURL = settings.baseURL;
-  return new Client(options);
+/** The options both client factories take besides their own. */
+export interface SdkClientOptions<T> extends SdkClientSettings {
+  /** The client's default model. */
+  model?: string | undefined;
+  /** A client to use as it is; none of the settings may come with it. */
+  client?: T | undefined;
+  /** How the SDK is loaded. */
+  importSdk?: SdkImporter | undefined;
 }
 
-/** Checks `maxRetries` (an integer >= 0) when given. */
-export function checkMaxRetries(value: unknown): void {
+/** The SDK a factory constructs its client from when it is given none. */
+export interface SdkDescription {
+  /** The npm package. */
+  packageName: string;
+  /** The client class it exports. */
+  className: string;
+  /** Loads the package when the options bring no `importSdk`. */
+  importer: SdkImporter;
+  /** What needs it, for the missing-dependency message. */
+  purpose: string;
+}
+
+/**
+ * Checks the options every client factory takes (`model`, `maxRetries`, no SDK settings beside
+ * `client`), before anything is loaded.
+ */
+export function checkClientOptions(options: SdkClientOptions<unknown>): void {
+  checkNoSettingsWithClient(options);
+  checkMaxRetries(options.maxRetries);
+  checkModel(options.model);
+}
+
+function checkMaxRetries(value: unknown): void {
   if (value !== undefined && (typeof value !== 'number' || !Number.isInteger(value) || value < 0)) {
     throw new InvalidOptionError(`maxRetries must be an integer >= 0, got ${describeValue(value)}`);
   }
 }
 
-/** Checks a client's default `model` (a non-empty string) when given. */
-export function checkModel(value: unknown): void {
+function checkModel(value: unknown): void {
   if (value !== undefined && (typeof value !== 'string' || value.trim() === '')) {
     throw new InvalidOptionError(`model must be a non-empty string, got ${describeValue(value)}`);
   }
 }
 
 /** Rejects settings for a client we would construct when the caller passed their own client. */
-export function checkNoSettingsWithClient(options: { client?: unknown; apiKey?: unknown; baseURL?: unknown; maxRetries?: unknown }): void {
+function checkNoSettingsWithClient(options: { client?: unknown; apiKey?: unknown; baseURL?: unknown; maxRetries?: unknown }): void {
   if (options.client === undefined) return;
   const given = (['apiKey', 'baseURL', 'maxRetries'] as const).filter((name) => options[name] !== undefined);
   if (given.length > 0) {
@@ -79,6 +96,50 @@ export function checkNoSettingsWithClient(options: { client?: unknown; apiKey?: 
       `${given.join(', ')} configure${given.length === 1 ? 's' : ''} the client this function constructs and cannot be combined with client; configure the client you pass instead`,
     );
   }
+}
+
+/**
+ * The caller's client as it is, else one constructed from the settings: the SDK imported now,
+ * its retries off unless `maxRetries` says otherwise.
+ */
+export async function resolveSdkClient<T>(options: SdkClientOptions<T>, sdk: SdkDescription): Promise<T> {
+  if (options.client !== undefined) return options.client;
+  const sdkModule = await importOptionalPeer(sdk.packageName, options.importSdk ?? sdk.importer, sdk.purpose);
+  const Client = pickSdkConstructor<T>(sdkModule, sdk.className, sdk.packageName);
+  const settings: Record<string, unknown> = { maxRetries: options.maxRetries ?? 0 };
+  if (options.apiKey !== undefined) settings.apiKey = options.apiKey;
+  if (options.baseURL !== undefined) settings.baseURL = options.baseURL;
+  return new Client(settings);
+}
+
+/** The reply bound of one summary request: `maxTokens`, else what a summary of the default length needs. */
+export function resolveReplyMaxTokens(options: LlmSummarizeOptions): number {
+  return options.maxTokens ?? computeSummaryMaxTokens(DEFAULT_SUMMARY_MAX_WORDS);
+}
+
+/** The `usage` a reply of type `R` may carry. */
+type UsageOf<R> = R extends { usage?: infer U } ? NonNullable<U> : never;
+
+/**
+ * Sends one request with the call's signal and returns the reply; a failure rejects as
+ * {@link toClientError} makes it, and the reply's `usage`, when it has one, goes to `onUsage`
+ * through `toUsage`.
+ */
+export async function sendRequest<R extends object>(
+  request: (requestOptions: { signal: AbortSignal } | undefined) => PromiseLike<R>,
+  options: { signal?: AbortSignal | undefined; onUsage?: ((usage: LlmUsage) => void) | undefined },
+  toUsage?: (usage: UsageOf<R>) => LlmUsage,
+): Promise<R> {
+  const { signal, onUsage } = options;
+  let reply: R;
+  try {
+    reply = await request(signal === undefined ? undefined : { signal });
+  } catch (error) {
+    throw toClientError(error, signal);
+  }
+  const usage = (reply as { usage?: unknown }).usage;
+  if (onUsage !== undefined && toUsage !== undefined && typeof usage === 'object' && usage !== null) onUsage(toUsage(usage as UsageOf<R>));
+  return reply;
 }
 
 /**

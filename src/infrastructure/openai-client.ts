@@ -4,18 +4,9 @@
  * OpenAI-compatible server (vLLM, Ollama, LM Studio, gateways) through `baseURL`. Only
  * `import type` may name the SDK here: the package root must load without it.
  */
-import { DEFAULT_SUMMARY_MAX_WORDS } from '../core/defaults.js';
 import { describeValue, InvalidOptionError } from '../core/errors.js';
-import { computeSummaryMaxTokens } from '../core/compact/summarize-with-llm.js';
 import type { LlmClient, LlmSummarizeOptions, LlmUsage } from '../core/ports.js';
-import {
-  checkMaxRetries,
-  checkModel,
-  checkNoSettingsWithClient,
-  constructSdkClient,
-  toClientError,
-  type SdkImporter,
-} from './llm-client-support.js';
+import { checkClientOptions, resolveReplyMaxTokens, resolveSdkClient, sendRequest, type SdkImporter } from './llm-client-support.js';
 
 /** Request options the client passes to the SDK (its second argument). */
 export interface OpenAIRequestOptionsLike {
@@ -156,29 +147,18 @@ const PACKAGE_NAME = 'openai';
  * ```
  */
 export async function createOpenAILlmClient(options: CreateOpenAILlmClientOptions = {}): Promise<OpenAILlmClient> {
-  checkNoSettingsWithClient(options);
-  checkMaxRetries(options.maxRetries);
-  checkModel(options.model);
+  checkClientOptions(options);
   const parameter = options.maxTokensParameter ?? 'max_tokens';
   if (parameter !== 'max_tokens' && parameter !== 'max_completion_tokens') {
     throw new InvalidOptionError(`maxTokensParameter must be "max_tokens" or "max_completion_tokens", got ${describeValue(parameter)}`);
   }
-  const client = options.client ?? (await constructClient(options));
+  const client = await resolveSdkClient(options, SDK);
   return {
     defaultModel: options.model ?? null,
     async summarize(prompt: string, model: string, summarizeOptions: LlmSummarizeOptions = {}): Promise<string> {
-      const { signal } = summarizeOptions;
-      const maxTokens = summarizeOptions.maxTokens ?? computeSummaryMaxTokens(DEFAULT_SUMMARY_MAX_WORDS);
       const body: OpenAIChatCreateBodyLike = { model, messages: [{ role: 'user', content: prompt }] };
-      body[parameter] = maxTokens;
-      let completion: OpenAIChatCompletionLike;
-      try {
-        completion = await client.chat.completions.create(body, signal === undefined ? undefined : { signal });
-      } catch (error) {
-        throw toClientError(error, signal);
-      }
-      const { onUsage } = summarizeOptions;
-      if (onUsage !== undefined && typeof completion.usage === 'object' && completion.usage !== null) onUsage(toLlmUsage(completion.usage));
+      body[parameter] = resolveReplyMaxTokens(summarizeOptions);
+      const completion = await sendRequest((sdkOptions) => client.chat.completions.create(body, sdkOptions), summarizeOptions, toLlmUsage);
       return readContent(completion.choices?.[0]?.message?.content);
     },
   };
@@ -196,14 +176,7 @@ function toLlmUsage(usage: OpenAIUsageLike): LlmUsage {
   };
 }
 
-function constructClient(options: CreateOpenAILlmClientOptions): Promise<OpenAILike> {
-  const sdk = { packageName: PACKAGE_NAME, className: 'OpenAI', importer: options.importSdk ?? importOpenAISdk, purpose: 'The OpenAI LLM client' };
-  return constructSdkClient<OpenAILike>(sdk, options);
-}
-
-function importOpenAISdk(): Promise<unknown> {
-  return import('openai');
-}
+const SDK = { packageName: PACKAGE_NAME, className: 'OpenAI', importer: () => import('openai'), purpose: 'The OpenAI LLM client' };
 
 /** A message's content: a string, or (some compatible servers) a list of text parts. */
 function readContent(content: unknown): string {

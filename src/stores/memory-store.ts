@@ -5,7 +5,7 @@
 import { describeValue, InvalidOptionError } from '../core/errors.js';
 import type { ByteRange, ContentStore, PutOutcome, StoredEntry } from '../core/ports.js';
 import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem, resolveByteRange } from '../core/store-keys.js';
-import { toWellFormedText } from '../core/text.js';
+import { joinParts, toWellFormedText } from '../core/text.js';
 import { decodeUtf8Range } from '../core/utf8.js';
 import { systemNow } from '../infrastructure/clock.js';
 
@@ -78,7 +78,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): ContentStor
     kind: 'memory',
     async putIfAbsent(key: string, content: string | Iterable<string>): Promise<PutOutcome> {
       assertStoreKey('key', key);
-      const text = toWellFormedText(typeof content === 'string' ? content : [...content].join(''));
+      const text = toWellFormedText(joinParts(content));
       const existing = entries.get(key);
       if (existing !== undefined) return existing.text === text ? 'identical' : 'exists';
       entries.set(key, createEntry(text, now));

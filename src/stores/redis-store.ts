@@ -16,7 +16,7 @@
 import { describeValue, InvalidOptionError, ReadFailedError, WriteFailedError } from '../core/errors.js';
 import type { ByteRange, ContentStore, Logger, PutOutcome, StoredEntry } from '../core/ports.js';
 import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem, resolveByteRange } from '../core/store-keys.js';
-import { toWellFormedText } from '../core/text.js';
+import { joinParts, toWellFormedText } from '../core/text.js';
 import { countUtf8Bytes, decodeUtf8Range } from '../core/utf8.js';
 import { consoleLogger } from '../infrastructure/console-logger.js';
 import { createUrlConnection, useCallerClient, type RedisLike } from './redis-connection.js';
@@ -204,7 +204,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
     async putIfAbsent(key: string, content: string | Iterable<string>): Promise<PutOutcome> {
       const target = redisKey('key', key);
-      const text = typeof content === 'string' ? content : joinParts(content);
+      const text = joinParts(content);
       const redis = await clientFor(WriteFailedError);
       let previous: unknown;
       try {
@@ -412,12 +412,6 @@ function toText(reply: unknown): string {
   if (typeof reply === 'string') return reply;
   if (reply instanceof Uint8Array) return new TextDecoder().decode(reply);
   throw new Error(`Redis replied ${describeValue(reply)} where a string was expected`);
-}
-
-function joinParts(parts: Iterable<string>): string {
-  let text = '';
-  for (const part of parts) text += part;
-  return text;
 }
 
 /** `text` with Redis' glob characters escaped, for `SCAN ... MATCH`. */

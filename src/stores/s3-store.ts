@@ -11,6 +11,7 @@ import { describeValue, importOptionalPeer, InvalidOptionError, MissingDependenc
 import type { ByteRange, ContentStore, Logger, PutOutcome, StoredEntry } from '../core/ports.js';
 import { consoleLogger } from '../infrastructure/console-logger.js';
 import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem, resolveByteRange } from '../core/store-keys.js';
+import { joinParts } from '../core/text.js';
 import { decodeUtf8Range } from '../core/utf8.js';
 
 /**
@@ -261,7 +262,7 @@ export function createS3Store(options: S3StoreOptions): S3Store {
     async putIfAbsent(key, content): Promise<PutOutcome> {
       assertStoreKey('key', key);
       // S3 needs the length before the body: parts are joined (and a throwing generator rejects before any request).
-      const text = typeof content === 'string' ? content : joinParts(content);
+      const text = joinParts(content);
       const bytes = encoder.encode(text);
       let lastError: unknown;
       for (let attempt = 1; attempt <= MAX_CONDITIONAL_PUT_ATTEMPTS; attempt += 1) {
@@ -475,12 +476,6 @@ async function loadSdk(): Promise<S3Sdk> {
   return found as unknown as S3Sdk;
 }
 
-
-function joinParts(parts: Iterable<string>): string {
-  let text = '';
-  for (const part of parts) text += part;
-  return text;
-}
 
 async function readBody(output: GetObjectOutputLike): Promise<Uint8Array> {
   return output.Body === undefined ? new Uint8Array(0) : await output.Body.transformToByteArray();

@@ -4,6 +4,7 @@
  * budget is cut, at a line when one is near, and says that it was.
  */
 import type { TokenCounter } from '../ports.js';
+import { groupDigits } from '../figures.js';
 import { findHeadEnd } from '../text.js';
 import { MAX_BYTES_PER_TOKEN } from './restore.js';
 
@@ -28,7 +29,7 @@ export interface FittedSummary {
 export function fitSummaryToBudget(summary: string, maxTokens: number, tokenCounter: TokenCounter): FittedSummary {
   const scanEnd = findHeadEnd(summary, maxTokens * MAX_BYTES_PER_TOKEN);
   if (scanEnd === summary.length && tokenCounter.count(summary) <= maxTokens) return { text: summary, cut: false };
-  const marker = `\n\n[… summary cut to its budget of ${maxTokens.toLocaleString('en-US')} tokens: the summarizer returned ${summary.length.toLocaleString('en-US')} characters]`;
+  const marker = `\n\n[… summary cut to its budget of ${groupDigits(maxTokens)} tokens: the summarizer returned ${summary.length.toLocaleString('en-US')} characters]`;
   const room = Math.max(0, maxTokens - tokenCounter.count(marker));
   let end = scanEnd;
   let count = tokenCounter.count(summary.slice(0, end));

@@ -3,6 +3,8 @@
  * carries. Pure: no tokenizer here (sizes are the business of `summary-input.ts`).
  */
 import { describeValue, InvalidOptionError } from '../errors.js';
+import { groupDigits } from '../figures.js';
+import { isHighSurrogate, isLowSurrogate } from '../text.js';
 import { isTextBlock, isThinkingBlock, isToolResultBlock, isToolUseBlock, type ContentBlock, type Message, type ToolUseBlock } from '../types.js';
 
 /** The five sections of every summary, in order. */
@@ -345,18 +347,5 @@ export function cutTextInMiddle(text: string, keepChars: number): string {
   if (headEnd > 0 && isHighSurrogate(text.charCodeAt(headEnd - 1))) headEnd -= 1;
   if (tailStart < text.length && isLowSurrogate(text.charCodeAt(tailStart))) tailStart += 1;
   const cut = tailStart - headEnd;
-  return `${text.slice(0, headEnd)}\n[... ${formatThousands(cut)} chars cut ...]\n${text.slice(tailStart)}`;
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
-}
-
-/** `41233` → `41,233`, independent of the runtime's locale data. */
-function formatThousands(value: number): string {
-  return String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${text.slice(0, headEnd)}\n[... ${groupDigits(cut)} chars cut ...]\n${text.slice(tailStart)}`;
 }
