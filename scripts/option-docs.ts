@@ -79,7 +79,7 @@ export const OPTION_DOCS: Readonly<Record<OptionDocSection, readonly OptionDoc[]
       detail: "names come from `assistantMessage`'s `tool_use` blocks; without it nothing is excluded (middleware only)",
     },
     { option: 'preview', type: 'as batch offload', defaultText: '`false`' },
-    { option: 'writer', type: '`FileWriter` (middleware only)', defaultText: 'a `NodeFileWriter`' },
+    { option: 'writer', type: '`FileWriter` (middleware only)', defaultText: 'none: `outputDir` is a file store (`createFileStore`)' },
   ],
   'token-counting': [
     {
@@ -141,7 +141,7 @@ export const OPTION_DOCS: Readonly<Record<OptionDocSection, readonly OptionDoc[]
     // These variables choose the default client; none of them is the option's value.
     { option: 'llmClient', type: '`LlmClient`', defaultText: 'see below', env: ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL'] },
     { option: 'fileReader', type: '`FileReader`', defaultText: '`NodeFileReader`' },
-    { option: 'fileWriter', type: '`FileWriter` (the archive)', defaultText: '`NodeFileWriter`' },
+    { option: 'fileWriter', type: '`FileWriter` (the archive)', defaultText: 'none: a file store (`createFileStore`) over `<workDir>/<outputDir>`' },
     {
       option: 'logger',
       type: '`Logger`: warnings (skipped files, archive failure, each failed summary attempt and its retry, the extractive fallback); `info` gets budget notes',

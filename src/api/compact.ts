@@ -22,10 +22,11 @@ import type { ContentStore, LlmClient, LlmUsage, Logger, Summarizer, TokenCounte
 import type { Message } from '../core/types.js';
 import { assertMessages } from '../core/validate-messages.js';
 import { createAnthropicLlmClient } from '../infrastructure/anthropic-client.js';
+import { consoleLogger } from '../infrastructure/console-logger.js';
 import { sleepWithTimeout, systemNow } from '../infrastructure/clock.js';
 import { NodeFileReader } from '../infrastructure/node-file-reader.js';
-import { NodeFileWriter } from '../infrastructure/node-file-writer.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
+import { resolveArchiveTarget } from './store-target.js';
 
 export type {
   ArchivePolicy,
@@ -45,9 +46,6 @@ export type { AssembleMessagesOptions } from '../core/compact/assemble.js';
 export { partitionMessages } from '../core/compact/partition.js';
 export { assembleMessages } from '../core/compact/assemble.js';
 export { buildSummaryPrompt } from '../core/compact/summary-prompt.js';
-
-/** Warnings go to stderr unless the caller passes a logger. */
-const consoleLogger: Logger = { warn: (message) => console.warn(message) };
 
 /** What the extractive fallback says when it is used. */
 export const EXTRACTIVE_FALLBACK_WARNING =
@@ -205,7 +203,7 @@ export function createCompaction(options: CompactOptions, env: Environment, curr
   const tokenCounter = options.tokenCounter ?? defaultTokenCounter;
   const source = chooseSummarizerSource(options, env);
   const fileReader = options.fileReader ?? new NodeFileReader();
-  const fileWriter = options.fileWriter ?? new NodeFileWriter();
+  const archive = resolveArchiveTarget(options, resolved.workDir, resolved.outputDir);
   // the usage of the run in progress (runs of one compaction do not overlap: the manager runs one at a time)
   let usage = createUsageTotal();
   let summarizer: Promise<Summarizer> | undefined;
@@ -218,8 +216,8 @@ export function createCompaction(options: CompactOptions, env: Environment, curr
       const outcome = await compactMessagesWith(messages, { ...resolved, ...values }, {
         summarizer: await summarizer,
         fileReader,
-        store: store ?? options.store,
-        fileWriter,
+        store: store ?? archive.store,
+        readStore: store ?? archive.readStore,
         tokenCounter,
         logger,
         sleep: sleepWithTimeout,

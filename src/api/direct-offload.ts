@@ -19,8 +19,7 @@ import type { FileWriter } from '../core/ports.js';
 import { assertSafePathSegment } from '../core/safe-path.js';
 import type { Message } from '../core/types.js';
 import { assertAbortSignal, createAbortableStore, raceWithSignal } from '../core/abort.js';
-import { InvalidOptionError } from '../core/errors.js';
-import { resolveStoreTarget, resolveWriterTarget } from './store-target.js';
+import { resolveStoreTarget } from './store-target.js';
 
 /** Options of {@link offloadToolResultWithWriter} beyond its positional arguments. */
 export interface DirectOffloadWithWriterOptions {
@@ -56,14 +55,15 @@ export async function offloadToolResultWithWriter(
   options: DirectOffloadWithWriterOptions = {},
 ): Promise<DirectOffloadResult> {
   assertSafePathSegment('sessionId', sessionId);
-  const store = resolveWriterTarget(outputDir, writer);
+  const store = resolveStoreTarget({ outputDir, writer });
   const preview = resolvePreview(options.preview);
   return executeDirectOffload(message, sessionId, store, { preview });
 }
 
 /**
- * {@link offloadToolResultWithWriter} with the Node file writer: files get mode
- * 0600, directories 0700, and `file`/`files` and the references hold absolute paths. With
+ * {@link offloadToolResultWithWriter} over the file store of `outputDir` (`createFileStore`):
+ * files get mode 0600, directories 0700, a symlink is never followed, and `file`/`files` and
+ * the references hold absolute paths. With
  * `store` instead of `outputDir`, the content goes to that store under `<sessionId>/<id>.md`
  * and the references are the store's (`redis://...`).
  *
@@ -79,7 +79,7 @@ export async function offloadToolResult(message: Message, options: DirectOffload
   // Read defensively: JavaScript callers may pass no options at all.
   const fields: Partial<DirectOffloadOptions> = options ?? {};
   const sessionId = assertSafePathSegment('sessionId', fields.sessionId);
-  const store = resolveStoreTarget(fields);
+  const store = resolveStoreTarget({ store: fields.store, outputDir: fields.outputDir }, { both: 'a store decides where its content goes' });
   const preview = resolvePreview(fields.preview);
   const signal = assertAbortSignal('signal', fields.signal);
   return raceWithSignal(executeDirectOffload(message, sessionId, createAbortableStore(store, signal), { preview }), signal);
@@ -105,9 +105,6 @@ export async function offloadToolResult(message: Message, options: DirectOffload
  */
 export function createToolResultOffloader(options: ToolResultOffloaderOptions): ToolResultOffloader {
   const resolved = resolveToolResultOffloaderOptions(options);
-  if (options.writer !== undefined && options.store !== undefined) {
-    throw new InvalidOptionError('pass either store or writer, not both');
-  }
-  const store = options.writer === undefined ? resolveStoreTarget(options) : resolveWriterTarget(options.outputDir, options.writer);
+  const store = resolveStoreTarget({ store: options.store, outputDir: options.outputDir, writer: options.writer }, { both: 'a store decides where its content goes' });
   return buildToolResultOffloader(store, resolved);
 }

@@ -8,7 +8,7 @@ import { resolveBatchOffloadOptions, type BatchOffloadOptions, type OffloadOptio
 import { planOffload as planOffloadWithEnvironment, type OffloadPlan } from '../core/plan-offload.js';
 import type { FileWriter } from '../core/ports.js';
 import type { Message } from '../core/types.js';
-import { resolveStoreTarget, resolveWriterTarget } from './store-target.js';
+import { resolveStoreTarget } from './store-target.js';
 
 /**
  * Offloads the large `tool_result` blocks of a history to files in `outputDir` and replaces
@@ -41,7 +41,7 @@ import { resolveStoreTarget, resolveWriterTarget } from './store-target.js';
  */
 export async function offloadToolResults(messages: readonly Message[], options: OffloadOptions): Promise<OffloadResult> {
   // Read defensively: JavaScript callers may pass no options at all.
-  const store = resolveStoreTarget((options ?? {}) as { store?: unknown; outputDir?: unknown });
+  const store = resolveStoreTarget({ store: options?.store, outputDir: options?.outputDir }, { both: 'a store decides where its content goes' });
   const resolved = resolveBatchOffloadOptions(options, process.env, store.kind);
   const signal = assertAbortSignal('signal', options.signal);
   return raceWithSignal(executeOffload(messages, createAbortableStore(store, signal), resolved), signal);
@@ -62,7 +62,7 @@ export async function offloadToolResultsWithWriter(
   options: BatchOffloadOptions = {},
 ): Promise<OffloadResult> {
   const resolved = resolveBatchOffloadOptions(options, process.env);
-  return executeOffload(messages, resolveWriterTarget(outputDir, writer), resolved);
+  return executeOffload(messages, resolveStoreTarget({ outputDir, writer }), resolved);
 }
 
 /**

@@ -7,8 +7,7 @@ import { describeValue, InvalidOptionError } from '../core/errors.js';
 import type { ContentStore } from '../core/ports.js';
 import { pruneStore, type PruneResult } from '../core/prune.js';
 import { assertStoreKeyPrefix } from '../core/store-keys.js';
-import { createFileStore } from '../stores/file-store.js';
-import { assertContentStore } from './store-target.js';
+import { resolveStoreTarget } from './store-target.js';
 
 export type { PrunedEntry, PruneResult } from '../core/prune.js';
 
@@ -35,16 +34,6 @@ export interface PruneOffloadedOptions {
    * @default () => new Date()
    */
   now?: (() => Date) | undefined;
-}
-
-function resolvePruneStore(fields: Partial<PruneOffloadedOptions>): ContentStore {
-  if (fields.store !== undefined) {
-    if (fields.outputDir !== undefined) throw new InvalidOptionError('pass either store or outputDir, not both');
-    assertContentStore(fields.store);
-    return fields.store;
-  }
-  if (fields.outputDir === undefined) throw new InvalidOptionError('pass store or outputDir: where the offloaded content is');
-  return createFileStore({ dir: fields.outputDir });
 }
 
 /**
@@ -89,6 +78,6 @@ export async function pruneOffloaded(options: PruneOffloadedOptions): Promise<Pr
   if (fields.now !== undefined && typeof fields.now !== 'function') throw new InvalidOptionError(`now must be a function returning a Date, got ${describeValue(fields.now)}`);
   const now = fields.now === undefined ? new Date() : fields.now();
   if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new InvalidOptionError(`now must return a valid Date, got ${describeValue(now)}`);
-  const store = resolvePruneStore(fields);
+  const store = resolveStoreTarget({ store: fields.store, outputDir: fields.outputDir }, { both: 'one store is pruned at a time', neither: 'where the offloaded content is' });
   return pruneStore(store, { olderThanMs, prefix, dryRun: fields.dryRun ?? false, now });
 }

@@ -6,6 +6,7 @@
 import { assertAbortSignal, createAbortableStore } from '../core/abort.js';
 import { describeValue, InvalidOptionError } from '../core/errors.js';
 import { resolveNumberSetting } from '../core/env.js';
+import { groupDigits } from '../core/figures.js';
 import type { ContentStore } from '../core/ports.js';
 import {
   createLineIndex,
@@ -20,8 +21,7 @@ import {
 } from '../core/read-offloaded.js';
 import { assertSafePathSegment } from '../core/safe-path.js';
 import { compileRe2Pattern } from '../infrastructure/re2-pattern.js';
-import { createFileStore } from '../stores/file-store.js';
-import { assertContentStore } from './store-target.js';
+import { resolveStoreTarget } from './store-target.js';
 
 export {
   DEFAULT_READ_CONTEXT_LINES,
@@ -172,10 +172,6 @@ export interface ReadOffloadedTool {
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-function groupDigits(value: number): string {
-  return String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
-
 function buildDescription(maxChars: number, contextLines: number): string {
   return [
     'Reads back content that was offloaded out of this conversation to keep it short: a tool result replaced by a reference',
@@ -210,21 +206,6 @@ function buildInputSchema(): ReadOffloadedInputSchema {
     required: ['ref'],
     additionalProperties: false,
   };
-}
-
-/** The store the tool reads: `store`, or a file store over `outputDir`; exactly one. */
-function resolveReadStore(fields: Partial<ReadOffloadedToolOptions>): ContentStore {
-  if (fields.store !== undefined) {
-    if (fields.outputDir !== undefined) {
-      throw new InvalidOptionError('pass either store or outputDir, not both: the tool reads the one store the offload wrote to');
-    }
-    assertContentStore(fields.store);
-    return fields.store;
-  }
-  if (fields.outputDir === undefined) {
-    throw new InvalidOptionError('pass store or outputDir: where the offloaded content is (the same as the offload was given)');
-  }
-  return createFileStore({ dir: fields.outputDir });
 }
 
 /**
@@ -265,7 +246,10 @@ export function createReadOffloadedTool(options: ReadOffloadedToolOptions): Read
   const maxChars = resolveNumberSetting({ option: 'maxChars', default: DEFAULT_READ_MAX_CHARS, rule: { min: MIN_READ_MAX_CHARS, integer: true } }, fields.maxChars);
   const contextLines = resolveNumberSetting({ option: 'contextLines', default: DEFAULT_READ_CONTEXT_LINES, rule: { min: 0, max: 20, integer: true } }, fields.contextLines);
   const sessionId = fields.sessionId === undefined ? undefined : assertSafePathSegment('sessionId', fields.sessionId);
-  const store = resolveReadStore(fields);
+  const store = resolveStoreTarget(
+    { store: fields.store, outputDir: fields.outputDir },
+    { both: 'the tool reads the one store the offload wrote to', neither: 'where the offloaded content is (the same as the offload was given)' },
+  );
 
   const resolved: ResolvedReadOffloadedOptions = {
     maxChars,

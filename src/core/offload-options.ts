@@ -157,8 +157,9 @@ export interface ToolResultOffloaderOptions extends Omit<DirectOffloadOptions, '
    */
   excludeTools?: readonly string[] | undefined;
   /**
-   * Where files are written.
-   * @default a `NodeFileWriter`
+   * Writes the files under `outputDir` instead of the file store that `outputDir` otherwise means
+   * (`createFileStore`).
+   * @default undefined
    */
   writer?: FileWriter | undefined;
 }

@@ -6,10 +6,9 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { persistRest, type PersistRestOptions } from '../../src/core/compact/persist.js';
 import type { Message } from '../../src/core/types.js';
 import { NodeFileWriter } from '../../src/infrastructure/node-file-writer.js';
-import { createRecordingLogger } from '../unit/compact-fixtures.js';
+import { createRecordingLogger, archiveThroughWriter, type ArchiveThroughWriterOptions } from '../unit/compact-fixtures.js';
 
 let workDir: string;
 
@@ -38,15 +37,15 @@ function buildRest(): Message[] {
   return rest;
 }
 
-function options(): PersistRestOptions & { logger: ReturnType<typeof createRecordingLogger> } {
+function options(): ArchiveThroughWriterOptions & { logger: ReturnType<typeof createRecordingLogger> } {
   return { workDir, outputDir: '.compact', sessionId: 'default', fileWriter: new NodeFileWriter(), logger: createRecordingLogger(), now: () => now };
 }
 
-describe('persistRest with the Node writer (streamed archive)', () => {
+describe('the archive through the Node writer (streamed)', () => {
   it('writes exactly JSON.stringify(rest, null, 2), mode 0600, no temp file left', async () => {
     const rest = buildRest();
     const settings = options();
-    expect(await persistRest(rest, settings)).toBe(archivePath(1));
+    expect(await archiveThroughWriter(rest, settings)).toBe(archivePath(1));
     const expected = JSON.stringify(rest, null, 2);
     expect(Buffer.byteLength(expected)).toBeGreaterThan(4 * 64 * 1024);
     expect(await readFile(archivePath(1), 'utf8')).toBe(expected);
@@ -56,19 +55,19 @@ describe('persistRest with the Node writer (streamed archive)', () => {
   });
 
   it('writes an empty Rest as []', async () => {
-    expect(await persistRest([], options())).toBe(archivePath(1));
+    expect(await archiveThroughWriter([], options())).toBe(archivePath(1));
     expect(await readFile(archivePath(1), 'utf8')).toBe('[]');
   });
 
   it('reuses a file that already holds exactly this archive, and skips one holding another', async () => {
     const rest = buildRest();
-    const listless = (): PersistRestOptions => {
+    const listless = (): ArchiveThroughWriterOptions => {
       const writer = new NodeFileWriter();
       return { ...options(), fileWriter: { ...writer, listDir: async () => [] } };
     };
-    expect(await persistRest(rest, listless())).toBe(archivePath(1));
-    expect(await persistRest(rest, listless())).toBe(archivePath(1));
-    expect(await persistRest(rest.slice(1), listless())).toBe(archivePath(2));
+    expect(await archiveThroughWriter(rest, listless())).toBe(archivePath(1));
+    expect(await archiveThroughWriter(rest, listless())).toBe(archivePath(1));
+    expect(await archiveThroughWriter(rest.slice(1), listless())).toBe(archivePath(2));
     expect(await readFile(archivePath(1), 'utf8')).toBe(JSON.stringify(rest, null, 2));
     expect(await readFile(archivePath(2), 'utf8')).toBe(JSON.stringify(rest.slice(1), null, 2));
     expect((await readdir(archiveDirectory())).sort()).toEqual([archivePath(1), archivePath(2)].map((path) => path.split('/').at(-1)));
@@ -80,7 +79,7 @@ describe('persistRest with the Node writer (streamed archive)', () => {
     await new NodeFileWriter().ensureDir(archiveDirectory());
     await writeFile(archivePath(1), `${text.slice(0, -3)}  ]`);
     const writer = new NodeFileWriter();
-    expect(await persistRest(rest, { ...options(), fileWriter: { ...writer, listDir: async () => [] } })).toBe(archivePath(2));
+    expect(await archiveThroughWriter(rest, { ...options(), fileWriter: { ...writer, listDir: async () => [] } })).toBe(archivePath(2));
     expect(await readFile(archivePath(1), 'utf8')).toBe(`${text.slice(0, -3)}  ]`);
     expect(await readFile(archivePath(2), 'utf8')).toBe(text);
   });
@@ -90,7 +89,7 @@ describe('persistRest with the Node writer (streamed archive)', () => {
     cyclic.input = cyclic;
     const settings = options();
     const rest = [...buildRest(), { role: 'assistant', content: [cyclic] }] as unknown as Message[];
-    expect(await persistRest(rest, settings)).toBeNull();
+    expect(await archiveThroughWriter(rest, settings)).toBeNull();
     expect(settings.logger.warnings[0]).toMatch(/could not archive .*could not write .*circular/);
     expect(await readdir(archiveDirectory())).toEqual([]);
   });

@@ -14,7 +14,7 @@ import { buildBatchReference } from '../../src/core/offload-reference.js';
 import type { ContentStore } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';
 import { createMemoryStore } from '../../src/stores/memory-store.js';
-import { charCounter, createRecordingLogger, createRecordingSleep, createResolvedOptions, createScriptedSummarizer, MemoryFileSystem } from './compact-fixtures.js';
+import { archiveTarget, charCounter, createRecordingLogger, createRecordingSleep, createResolvedOptions, createScriptedSummarizer, MemoryFileSystem } from './compact-fixtures.js';
 
 const system: Message = { role: 'system', content: 'You are a coding agent.' };
 const padding: Message = { role: 'assistant', content: 'Working through it. '.repeat(600) };
@@ -26,8 +26,7 @@ function setUp(options: { store?: ContentStore; resolved?: Partial<ResolvedCompa
   const ports: CompactPorts = {
     summarizer,
     fileReader: fileSystem.reader,
-    fileWriter: fileSystem.writer,
-    store: options.store,
+    ...archiveTarget(options.store ?? fileSystem.writer),
     tokenCounter: charCounter,
     logger,
     sleep: createRecordingSleep(),

@@ -1,7 +1,9 @@
 /**
  * In-memory ports and message builders for the compaction unit tests.
  */
-import type { FileReader, FileWriter, Logger, Summarizer, SummarizerOptions, TokenCounter } from '../../src/core/ports.js';
+import { resolveArchiveTarget, type ArchiveTarget } from '../../src/api/store-target.js';
+import { archiveRest } from '../../src/core/compact/persist.js';
+import type { ContentStore, FileReader, FileWriter, Logger, Summarizer, SummarizerOptions, TokenCounter } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';
 import type { ResolvedCompactOptions } from '../../src/core/compact/compact-options.js';
 
@@ -182,4 +184,25 @@ export function createRecordingSleep(): ((delayMs: number, signal?: AbortSignal)
     if (signal?.aborted) throw signal.reason;
   };
   return Object.assign(sleep, { delays });
+}
+
+/** The archive ports `compactMessages` builds from a `fileWriter` (rooted at `<workDir>/<outputDir>`), or from a store. */
+export function archiveTarget(target: FileWriter | ContentStore, workDir = '/work', outputDir = '.compact'): ArchiveTarget {
+  return 'writeFile' in target ? resolveArchiveTarget({ fileWriter: target }, workDir, outputDir) : resolveArchiveTarget({ store: target }, workDir, outputDir);
+}
+
+/** Where {@link archiveThroughWriter} archives, and through what. */
+export interface ArchiveThroughWriterOptions {
+  workDir: string;
+  outputDir: string;
+  sessionId: string;
+  fileWriter: FileWriter;
+  logger: Logger;
+  now: () => Date;
+}
+
+/** Archives Rest through `fileWriter` under `<workDir>/<outputDir>/<sessionId>/`, as compaction does: its reference, or `null` when it could not be written. */
+export async function archiveThroughWriter(rest: readonly Message[], options: ArchiveThroughWriterOptions): Promise<string | null> {
+  const { store } = archiveTarget(options.fileWriter, options.workDir, options.outputDir);
+  return (await archiveRest(rest, { store, sessionId: options.sessionId, logger: options.logger, now: options.now })).path;
 }

@@ -11,6 +11,7 @@ import { collectRestoredFiles } from '../../src/core/compact/restore.js';
 import { BLOCK_TOKEN_OVERHEAD, MESSAGE_TOKEN_OVERHEAD } from '../../src/core/tokens.js';
 import type { ContentBlock, Message } from '../../src/core/types.js';
 import {
+  archiveTarget,
   charCounter,
   createRecordingLogger,
   createRecordingSleep,
@@ -152,7 +153,7 @@ describe('compaction invariants', () => {
         const result = await compactMessagesWith(input, createResolvedOptions({ force, contextTokenLimit: 200, compactThresholdRatio: 0.5 }), {
           summarizer: createScriptedSummarizer(['summary']),
           fileReader: fileSystem.reader,
-          fileWriter: fileSystem.writer,
+          ...archiveTarget(fileSystem.writer),
           tokenCounter: charCounter,
           logger: createRecordingLogger(),
           sleep: createRecordingSleep(),

@@ -11,6 +11,7 @@ import type { ContentStore } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';
 import { createMemoryStore } from '../../src/stores/memory-store.js';
 import {
+  archiveTarget,
   charCounter,
   createRecordingLogger,
   createRecordingSleep,
@@ -30,7 +31,7 @@ function setUp(options: { files?: Record<string, string>; script?: Parameters<ty
   const summarizer = createScriptedSummarizer(options.script ?? ['## Goals & Decisions\nFix the bug.'], fileSystem.events);
   const logger = createRecordingLogger();
   const sleep = createRecordingSleep();
-  const ports: CompactPorts = { summarizer, fileReader: fileSystem.reader, fileWriter: fileSystem.writer, tokenCounter: charCounter, logger, sleep, now: () => now };
+  const ports: CompactPorts = { summarizer, fileReader: fileSystem.reader, ...archiveTarget(fileSystem.writer), tokenCounter: charCounter, logger, sleep, now: () => now };
   const resolved = createResolvedOptions({ force: true, ...options.resolved });
   return { fileSystem, summarizer, logger, sleep, ports, resolved, run: (messages: readonly Message[]) => compactMessagesWith(messages, resolved, ports) };
 }
@@ -498,7 +499,7 @@ describe('compactMessagesWith', () => {
     it("names the store's reference of the archive when compacting into a store", async () => {
       const store = createMemoryStore();
       const { ports, resolved } = setUp();
-      const result = await compactMessagesWith(createHistory(), resolved, { ...ports, store });
+      const result = await compactMessagesWith(createHistory(), resolved, { ...ports, ...archiveTarget(store) });
       expect(result.archiveReference).toMatch(/^memory:\/\/.*default\/compact-2026-11-21T23-45-12Z-1\.json$/);
       expect(result.archiveReference).toBe(store.referenceFor('default/compact-2026-11-21T23-45-12Z-1.json'));
       expect(result.summary).toContain(`- Archive of the compacted messages: ${JSON.stringify(result.archiveReference)}`);
@@ -578,7 +579,7 @@ describe('compactMessagesWith', () => {
       await store.putIfAbsent(key, testLog);
       const reference = store.referenceFor(key);
       const { ports, resolved } = setUp();
-      const result = await compactMessagesWith(createFailedTestHistory(reference), resolved, { ...ports, store });
+      const result = await compactMessagesWith(createFailedTestHistory(reference), resolved, { ...ports, ...archiveTarget(store) });
       expect(result.compacted).toBe(true);
       expect(result.ledger?.lastError).toEqual({
         toolName: 'Bash',
@@ -599,7 +600,7 @@ describe('compactMessagesWith', () => {
       expect(size).toBeGreaterThan(8192);
       const { store, reads } = recordReads(memory);
       const { ports, resolved } = setUp();
-      await compactMessagesWith(createFailedTestHistory(memory.referenceFor(key)), resolved, { ...ports, store });
+      await compactMessagesWith(createFailedTestHistory(memory.referenceFor(key)), resolved, { ...ports, ...archiveTarget(store) });
       expect(reads).toEqual([`stat ${key}`, `get ${key} {"offset":0,"length":4096}`, `get ${key} {"offset":${size - 4096},"length":4096}`]);
     });
 
@@ -607,7 +608,7 @@ describe('compactMessagesWith', () => {
       const store = createMemoryStore();
       await store.putIfAbsent(key, 'RUN v3.2.4\nTypeError: total is undefined\n    at tax.ts:12');
       const { ports, resolved } = setUp();
-      const result = await compactMessagesWith(createFailedTestHistory(store.referenceFor(key)), resolved, { ...ports, store });
+      const result = await compactMessagesWith(createFailedTestHistory(store.referenceFor(key)), resolved, { ...ports, ...archiveTarget(store) });
       expect(result.ledger?.lastError?.message).toBe('TypeError: total is undefined');
     });
 
@@ -617,7 +618,7 @@ describe('compactMessagesWith', () => {
       const reference = memory.referenceFor(key);
       const store: ContentStore = { ...memory, stat: () => Promise.reject(new Error('connection reset (test)')) };
       const { ports, resolved, logger } = setUp();
-      const result = await compactMessagesWith(createFailedTestHistory(reference), resolved, { ...ports, store });
+      const result = await compactMessagesWith(createFailedTestHistory(reference), resolved, { ...ports, ...archiveTarget(store) });
       expect(result.compacted).toBe(true);
       expect(result.ledger?.lastError).toEqual({ toolName: 'Bash', toolUseId: 'toolu_test', input: 'npm test', message: buildBatchReference(reference) });
       expect(logger.warnings).toContain(
@@ -628,7 +629,7 @@ describe('compactMessagesWith', () => {
     it('keeps the reference alone when nothing is stored under it (pruned)', async () => {
       const store = createMemoryStore();
       const { ports, resolved, logger } = setUp();
-      const result = await compactMessagesWith(createFailedTestHistory(store.referenceFor(key)), resolved, { ...ports, store });
+      const result = await compactMessagesWith(createFailedTestHistory(store.referenceFor(key)), resolved, { ...ports, ...archiveTarget(store) });
       expect(result.compacted).toBe(true);
       expect(result.ledger?.lastError?.message).toBe(buildBatchReference(store.referenceFor(key)));
       expect(result.ledger?.lastError?.reference).toBeUndefined();
@@ -646,7 +647,7 @@ describe('compactMessagesWith', () => {
       const { store, reads } = recordReads(memory);
       const reference = referenceOf(memory);
       const { ports, resolved } = setUp();
-      const result = await compactMessagesWith(createFailedTestHistory(reference), resolved, { ...ports, store });
+      const result = await compactMessagesWith(createFailedTestHistory(reference), resolved, { ...ports, ...archiveTarget(store) });
       expect(result.compacted).toBe(true);
       expect(reads).toEqual([]);
       expect(result.ledger?.lastError).toEqual({ toolName: 'Bash', toolUseId: 'toolu_test', input: 'npm test', message: buildBatchReference(reference) });

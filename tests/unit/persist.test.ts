@@ -5,12 +5,10 @@ import {
   formatArchiveFileName,
   formatArchiveTimestamp,
   nextArchiveSequence,
-  persistRest,
-  type PersistRestOptions,
 } from '../../src/core/compact/persist.js';
 import type { FileWriter } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';
-import { createRecordingLogger, MemoryFileSystem } from './compact-fixtures.js';
+import { createRecordingLogger, MemoryFileSystem, archiveThroughWriter, type ArchiveThroughWriterOptions } from './compact-fixtures.js';
 
 const now = new Date('2026-11-21T23:45:12.789Z');
 const rest: Message[] = [
@@ -19,10 +17,10 @@ const rest: Message[] = [
 ];
 const directory = '/work/.compact/default';
 
-function setUp(overrides: Partial<PersistRestOptions> = {}) {
+function setUp(overrides: Partial<ArchiveThroughWriterOptions> = {}) {
   const fileSystem = new MemoryFileSystem();
   const logger = createRecordingLogger();
-  const options: PersistRestOptions = {
+  const options: ArchiveThroughWriterOptions = {
     workDir: '/work',
     outputDir: '.compact',
     sessionId: 'default',
@@ -49,10 +47,10 @@ describe('archive file name', () => {
   });
 });
 
-describe('persistRest', () => {
+describe('the archive through a FileWriter', () => {
   it('writes Rest as indented JSON to <workDir>/<outputDir>/<sessionId>/compact-...-1.json', async () => {
     const { fileSystem, options } = setUp();
-    const path = await persistRest(rest, options);
+    const path = await archiveThroughWriter(rest, options);
     expect(path).toBe(`${directory}/compact-2026-11-21T23-45-12Z-1.json`);
     expect(fileSystem.files.get(path as string)).toBe(JSON.stringify(rest, null, 2));
     expect(JSON.parse(fileSystem.files.get(path as string) as string)).toEqual(rest);
@@ -64,27 +62,27 @@ describe('persistRest', () => {
     fileSystem.files.set(`${directory}/compact-2026-11-21T23-45-12Z-3.json`, '[]');
     fileSystem.files.set(`${directory}/compact-2026-11-20T10-00-00Z-7.json`, '[]');
     fileSystem.files.set('/work/.compact/other-session/compact-2026-11-21T23-45-12Z-9.json', '[]');
-    expect(await persistRest(rest, options)).toBe(`${directory}/compact-2026-11-21T23-45-12Z-4.json`);
-    expect(await persistRest(rest, options)).toBe(`${directory}/compact-2026-11-21T23-45-12Z-5.json`);
+    expect(await archiveThroughWriter(rest, options)).toBe(`${directory}/compact-2026-11-21T23-45-12Z-4.json`);
+    expect(await archiveThroughWriter(rest, options)).toBe(`${directory}/compact-2026-11-21T23-45-12Z-5.json`);
   });
 
   it('starts a new second at 1, whatever the archives of earlier seconds are numbered', async () => {
     const { fileSystem, options } = setUp();
     fileSystem.files.set(`${directory}/compact-2026-11-20T10-00-00Z-7.json`, '[]');
-    expect(await persistRest(rest, options)).toBe(`${directory}/compact-2026-11-21T23-45-12Z-1.json`);
+    expect(await archiveThroughWriter(rest, options)).toBe(`${directory}/compact-2026-11-21T23-45-12Z-1.json`);
   });
 
   it('moves to the next number when the name was taken meanwhile (exclusive create)', async () => {
     const { fileSystem, options } = setUp();
     const writer: FileWriter = { ...fileSystem.writer, listDir: async () => [] };
     fileSystem.files.set(`${directory}/compact-2026-11-21T23-45-12Z-1.json`, 'another compaction');
-    expect(await persistRest(rest, { ...options, fileWriter: writer })).toBe(`${directory}/compact-2026-11-21T23-45-12Z-2.json`);
+    expect(await archiveThroughWriter(rest, { ...options, fileWriter: writer })).toBe(`${directory}/compact-2026-11-21T23-45-12Z-2.json`);
     expect(fileSystem.files.get(`${directory}/compact-2026-11-21T23-45-12Z-1.json`)).toBe('another compaction');
   });
 
   it('never lets two concurrent compactions clash', async () => {
     const { fileSystem, options } = setUp();
-    const paths = await Promise.all([persistRest(rest, options), persistRest([rest[0] as Message], options)]);
+    const paths = await Promise.all([archiveThroughWriter(rest, options), archiveThroughWriter([rest[0] as Message], options)]);
     expect(new Set(paths).size).toBe(2);
     expect(fileSystem.files.size).toBe(2);
   });
@@ -94,12 +92,12 @@ describe('persistRest', () => {
     const path = `${directory}/compact-2026-11-21T23-45-12Z-1.json`;
     fileSystem.files.set(path, JSON.stringify(rest, null, 2));
     const writer: FileWriter = { ...fileSystem.writer, listDir: async () => [] };
-    expect(await persistRest(rest, { ...options, fileWriter: writer })).toBe(path);
+    expect(await archiveThroughWriter(rest, { ...options, fileWriter: writer })).toBe(path);
   });
 
   it("writes plainly with spec 01's two-method writer", async () => {
     const { fileSystem, options } = setUp();
-    expect(await persistRest(rest, { ...options, fileWriter: fileSystem.plainWriter })).toBe(`${directory}/compact-2026-11-21T23-45-12Z-1.json`);
+    expect(await archiveThroughWriter(rest, { ...options, fileWriter: fileSystem.plainWriter })).toBe(`${directory}/compact-2026-11-21T23-45-12Z-1.json`);
     // the store's own folder first (where the package marks what it made), then the session's
     expect(fileSystem.events).toEqual([`ensureDir /work/.compact`, `ensureDir ${directory}`, `writeFile ${directory}/compact-2026-11-21T23-45-12Z-1.json`]);
   });
@@ -108,15 +106,15 @@ describe('persistRest', () => {
     const { fileSystem, options } = setUp({ outputDir: '/archive', sessionId: 's-1' });
     const joined: string[][] = [];
     const writer: FileWriter = { ...fileSystem.writer, resolvePath: (...segments) => (joined.push(segments), segments.join('|')) };
-    expect(await persistRest(rest, { ...options, fileWriter: writer })).toBe('/work|/archive|s-1|compact-2026-11-21T23-45-12Z-1.json');
-    expect(await persistRest(rest, options)).toBe('/archive/s-1/compact-2026-11-21T23-45-12Z-1.json');
+    expect(await archiveThroughWriter(rest, { ...options, fileWriter: writer })).toBe('/work|/archive|s-1|compact-2026-11-21T23-45-12Z-1.json');
+    expect(await archiveThroughWriter(rest, options)).toBe('/archive/s-1/compact-2026-11-21T23-45-12Z-1.json');
     expect(joined[0]).toEqual(['/work', '/archive']);
   });
 
   it('logs a write failure and resolves null', async () => {
     const { fileSystem, options, logger } = setUp();
     fileSystem.failWrites = true;
-    expect(await persistRest(rest, options)).toBeNull();
+    expect(await archiveThroughWriter(rest, options)).toBeNull();
     expect(logger.warnings).toEqual([
       `compact: could not archive the compacted messages: could not write /work/.compact: EROFS: read-only file system`,
     ]);
@@ -153,7 +151,7 @@ describe('archiveRest in a store that answers exists', () => {
   });
 });
 
-describe('persistRest with a writer that takes parts (createExclusiveFromParts)', () => {
+describe('the archive through a writer that takes parts (createExclusiveFromParts)', () => {
   const cjkRest: Message[] = [
     { role: 'user', content: '修复数据库迁移测试 😀' },
     { role: 'assistant', content: [{ type: 'text', text: '上下文压缩' }, { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'src/数据.ts' } }] },
@@ -180,7 +178,7 @@ describe('persistRest with a writer that takes parts (createExclusiveFromParts)'
   it('streams Rest one message per part, joined exactly JSON.stringify(rest, null, 2)', async () => {
     const { fileSystem, options } = setUp();
     const { writer, partsPerCall } = createPartsWriter(fileSystem);
-    const path = await persistRest(cjkRest, { ...options, fileWriter: writer });
+    const path = await archiveThroughWriter(cjkRest, { ...options, fileWriter: writer });
     expect(path).toBe(`${directory}/compact-2026-11-21T23-45-12Z-1.json`);
     expect(fileSystem.files.get(path as string)).toBe(JSON.stringify(cjkRest, null, 2));
     expect(partsPerCall).toHaveLength(1);
@@ -191,7 +189,7 @@ describe('persistRest with a writer that takes parts (createExclusiveFromParts)'
     const { fileSystem, options } = setUp();
     const { writer, partsPerCall } = createPartsWriter(fileSystem);
     fileSystem.files.set(`${directory}/compact-2026-11-21T23-45-12Z-1.json`, 'another compaction');
-    const path = await persistRest(cjkRest, { ...options, fileWriter: { ...writer, listDir: async () => [] } });
+    const path = await archiveThroughWriter(cjkRest, { ...options, fileWriter: { ...writer, listDir: async () => [] } });
     expect(path).toBe(`${directory}/compact-2026-11-21T23-45-12Z-2.json`);
     expect(partsPerCall.map((parts) => parts.join(''))).toEqual([JSON.stringify(cjkRest, null, 2), JSON.stringify(cjkRest, null, 2)]);
     expect(fileSystem.files.get(`${directory}/compact-2026-11-21T23-45-12Z-1.json`)).toBe('another compaction');
@@ -202,7 +200,7 @@ describe('persistRest with a writer that takes parts (createExclusiveFromParts)'
     const { writer } = createPartsWriter(fileSystem);
     const path = `${directory}/compact-2026-11-21T23-45-12Z-1.json`;
     fileSystem.files.set(path, JSON.stringify(cjkRest, null, 2));
-    expect(await persistRest(cjkRest, { ...options, fileWriter: { ...writer, listDir: async () => [] } })).toBe(path);
+    expect(await archiveThroughWriter(cjkRest, { ...options, fileWriter: { ...writer, listDir: async () => [] } })).toBe(path);
     expect(fileSystem.files.size).toBe(1);
   });
 
@@ -220,7 +218,7 @@ describe('persistRest with a writer that takes parts (createExclusiveFromParts)'
       }
     }
     const writer = new PartsOnlyWriter();
-    const path = await persistRest(cjkRest, { ...options, fileWriter: writer });
+    const path = await archiveThroughWriter(cjkRest, { ...options, fileWriter: writer });
     expect(writer.written.get(path as string)).toBe(JSON.stringify(cjkRest, null, 2));
     expect(fileSystem.files.size).toBe(0);
   });
@@ -231,7 +229,7 @@ describe('persistRest with a writer that takes parts (createExclusiveFromParts)'
     const cyclic: Record<string, unknown> = { type: 'tool_use', id: 'toolu_1', name: 'bash' };
     cyclic.input = cyclic;
     const broken = [{ role: 'assistant', content: [cyclic] }] as unknown as Message[];
-    expect(await persistRest(broken, { ...options, fileWriter: writer })).toBeNull();
+    expect(await archiveThroughWriter(broken, { ...options, fileWriter: writer })).toBeNull();
     expect(logger.warnings).toHaveLength(1);
     expect(logger.warnings[0]).toMatch(/could not archive the compacted messages.*circular/);
   });

@@ -151,7 +151,9 @@ export interface ArchiveOptions {
   sessionId?: string | undefined;
   /**
    * Writes the archive under `<workDir>/<outputDir>/<sessionId>/` (`ensureDir` optional).
-   * @default the Node file writer (atomic, exclusive create)
+   * Without it (and without `store`) the archive goes to a file store (`createFileStore`) over
+   * `<workDir>/<outputDir>`, which compaction can also read offloaded content back from.
+   * @default undefined
    */
   fileWriter?: FileWriter | undefined;
   /**

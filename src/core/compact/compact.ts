@@ -4,13 +4,13 @@
  */
 import { describeError } from '../errors.js';
 import { throwIfAborted } from '../abort.js';
-import type { ContentStore, FileReader, FileWriter, Logger, Sleep, Summarizer, TokenCounter } from '../ports.js';
+import type { ContentStore, FileReader, Logger, Sleep, Summarizer, TokenCounter } from '../ports.js';
 import { countHistoryTokens, isAtCompactThreshold } from '../tokens.js';
 import type { Message } from '../types.js';
 import { assembleMessages } from './assemble.js';
 import type { ResolvedCompactOptions } from './compact-options.js';
 import { partitionMessages } from './partition.js';
-import { archiveRest, createArchiveWriterStore } from './persist.js';
+import { archiveRest } from './persist.js';
 import { gatherFacts, type ConversationFacts } from './conversation-facts.js';
 import { findLastErrorReadingStore } from './last-error.js';
 import { appendLedger, buildLedgerFromFacts, describeLastError, LEDGER_LIMITS, parseLedger, type CompactLedger } from './ledger.js';
@@ -104,10 +104,13 @@ export interface CompactPorts {
   summarizer: Summarizer;
   /** Reads files to restore. */
   fileReader: FileReader;
-  /** Where the archive goes: `<sessionId>/compact-*.json` in this store. Wins over `fileWriter`. */
-  store?: ContentStore | undefined;
-  /** Writes the archive under `<workDir>/<outputDir>/<sessionId>/` when no `store` is given. */
-  fileWriter?: FileWriter | undefined;
+  /** Where the archive goes (`<sessionId>/compact-*.json`), and the offload index. */
+  store: ContentStore;
+  /**
+   * Where offloaded results and an earlier offload index are read back from: the store itself,
+   * unless it is a `FileWriter`'s, which only writes.
+   */
+  readStore: ContentStore | undefined;
   /** Counts tokens. */
   tokenCounter: TokenCounter;
   /** Receives warnings. */
@@ -126,10 +129,6 @@ async function collectOffloadedResults(facts: ConversationFacts, store: ContentS
   const previous = facts.earlierSummary === undefined ? undefined : parseLedger(facts.earlierSummary);
   const indexed = previous?.offloadIndex === undefined ? [] : await readOffloadIndex(previous.offloadIndex.reference, store, logger);
   return mergeOffloadedResults(indexed, previous?.offloadedResults.items ?? [], listOffloadedResults(facts));
-}
-
-function missingArchiveTarget(): never {
-  throw new TypeError('compactMessagesWith needs ports.store or ports.fileWriter for the archive');
 }
 
 function skip(messages: readonly Message[], skippedReason: CompactSkipReason): CompactOutcome {
@@ -157,7 +156,7 @@ function skip(messages: readonly Message[], skippedReason: CompactSkipReason): C
  *    itself with `'summarizer-failed'` and the last error. A summary over
  *    `computeSummaryMaxTokens(summaryMaxWords)` tokens is cut to it, with a marker.
  *    The last error a tool printed is found first (when its result, or a newer one that may
- *    hold it, was offloaded into `ports.store`, a few KB of it are read back) and given to the
+ *    hold it, was offloaded into `ports.readStore`, a few KB of it are read back) and given to the
  *    summarizer.
  * 5. Write the offload index (every offloaded result of Rest and of the earlier index, with
  *    tool, input gist and reference; only when there are more than the ledger lists) to the
@@ -190,7 +189,7 @@ export async function compactMessagesWith(
   const { head, rest } = partitionMessages(messages);
   if (rest.length === 0) return skip(messages, 'nothing-to-compact');
 
-  const store = ports.store ?? createArchiveWriterStore(ports.fileWriter ?? missingArchiveTarget(), options.workDir, options.outputDir);
+  const { store, readStore } = ports;
   const archive = await archiveRest(rest, { store, sessionId: options.sessionId, logger, now: ports.now });
   throwIfAborted(signal);
   // Without its archive, the summary would be the only trace of Rest: nothing is dropped
@@ -201,8 +200,7 @@ export async function compactMessagesWith(
   }
   const originalMessagesPath = archive.path;
   const facts = gatherFacts(rest);
-  // only a real store can read back: a file writer's archive store only writes
-  const found = await findLastErrorReadingStore(facts, { store: ports.store, logger, signal });
+  const found = await findLastErrorReadingStore(facts, { store: readStore, logger, signal });
   const lastError = found === undefined ? undefined : describeLastError(found);
 
   let summarizerText: string;
@@ -235,7 +233,7 @@ export async function compactMessagesWith(
   if (fitted.cut) {
     logger.warn(`compact: the summary (${summarizerText.length} characters) is over its budget of ${summaryMaxTokens} tokens; it was cut to fit`);
   }
-  const offloaded = await collectOffloadedResults(facts, ports.store, logger);
+  const offloaded = await collectOffloadedResults(facts, readStore, logger);
   const offloadIndex = await writeOffloadIndex(offloaded, { store, sessionId: options.sessionId, logger, ledgerLimit: LEDGER_LIMITS.offloadedResults });
   throwIfAborted(signal);
   const ledger = buildLedgerFromFacts(

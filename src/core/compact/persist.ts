@@ -4,17 +4,15 @@
  * nothing compaction drops is lost. The sequence tells apart the archives a session writes
  * within one second: it is derived from the names of that second already there (no global
  * counter, and nothing else in the store is looked at), and the file is created exclusively,
- * so two compactions running at once never overwrite each other. With a writer that takes the
+ * so two compactions running at once never overwrite each other. With a store that takes the
  * text in parts, the archive is streamed one message at a time and its whole text is never
  * held in memory.
  */
 import { ContextError } from '../errors.js';
-import { createFileWriterStore } from '../file-writer-store.js';
-import type { ContentStore, FileWriter, Logger } from '../ports.js';
+import type { ContentStore, Logger } from '../ports.js';
 import { findTakenNames } from '../taken-names.js';
 import type { Message } from '../types.js';
 import { stringifyArrayInParts } from './archive-json.js';
-import { resolvePathFrom } from './path-resolution.js';
 
 import { ARCHIVE_FILE_NAME_PATTERN } from '../offload-names.js';
 
@@ -25,22 +23,6 @@ const MAX_EXCLUSIVE_ATTEMPTS = 1000;
 
 /** The highest sequence asked about in one second when the store answers `exists`. */
 const MAX_ARCHIVE_SEQUENCE = 100_000;
-
-/** Options of {@link persistRest}. */
-export interface PersistRestOptions {
-  /** Absolute directory a relative `outputDir` is resolved against. */
-  workDir: string;
-  /** Archive root, absolute or relative to `workDir`. */
-  outputDir: string;
-  /** Folder of this session's archives, under `outputDir` (a safe path segment). */
-  sessionId: string;
-  /** Creates the directory and writes the file (exclusively when it can, streamed when it takes parts). */
-  fileWriter: FileWriter;
-  /** Receives the warning when the archive cannot be written. */
-  logger: Logger;
-  /** The clock, for the file name. */
-  now: () => Date;
-}
 
 /** `2026-11-21T23:45:12.345Z` → `2026-11-21T23-45-12Z`: UTC ISO-8601 to the second, `:` as `-`. */
 export function formatArchiveTimestamp(date: Date): string {
@@ -118,25 +100,4 @@ export async function archiveRest(rest: readonly Message[], options: ArchiveRest
     logger.warn(`compact: could not archive the compacted messages: ${reason}`);
     return { path: null, error };
   }
-}
-
-/**
- * The store of archives for a {@link FileWriter}: rooted at `workDir` joined with `outputDir`
- * (through the writer's `resolvePath` when it has one, else resolved lexically).
- */
-export function createArchiveWriterStore(fileWriter: FileWriter, workDir: string, outputDir: string): ContentStore {
-  const directory = fileWriter.resolvePath !== undefined ? fileWriter.resolvePath(workDir, outputDir) : resolvePathFrom(workDir, outputDir);
-  return createFileWriterStore(fileWriter, directory, { joinPaths: resolvePathFrom });
-}
-
-/**
- * {@link archiveRest} through a {@link FileWriter} under `<workDir>/<outputDir>/<sessionId>/`,
- * resolving only the path (`null` when the archive could not be written). With the writer's
- * `listDir` the sequence continues from the files of the same second on disk; with its
- * `createExclusiveFromParts` (preferred) or `createExclusive`, names are taken write-once; a writer with only
- * `writeFile` writes plainly, as sequence 1 when it cannot list.
- */
-export async function persistRest(rest: readonly Message[], options: PersistRestOptions): Promise<string | null> {
-  const store = createArchiveWriterStore(options.fileWriter, options.workDir, options.outputDir);
-  return (await archiveRest(rest, { store, sessionId: options.sessionId, logger: options.logger, now: options.now })).path;
 }

@@ -1,12 +1,12 @@
 /**
- * A `FileWriter` behind the {@link ContentStore} port, so every entry point that takes
- * a writer (or an `outputDir`) runs through the one store-based core. Pure: it only calls the
- * writer. It lives in the core, not with the drivers, because the core's own compatibility
- * entry points (`persistRest`) build it.
+ * A `FileWriter` behind the {@link ContentStore} port, so the entry points that take a writer
+ * run through the one store-based core. Only `api/store-target.ts` builds it: that is where a
+ * writer becomes a store. It only calls the writer.
  */
-import { ContextError, describeError, ReadFailedError, WriteFailedError } from './errors.js';
-import type { ContentStore, FileWriter, PutOutcome } from './ports.js';
-import { assertStoreKey, assertStoreKeyPrefix } from './store-keys.js';
+import { ContextError, describeError, ReadFailedError, WriteFailedError } from '../core/errors.js';
+import type { ContentStore, FileWriter, PutOutcome } from '../core/ports.js';
+import { assertStoreKey, assertStoreKeyPrefix } from '../core/store-keys.js';
+import { joinParts } from '../core/text.js';
 
 /** Options of {@link createFileWriterStore}. */
 export interface FileWriterStoreOptions {
@@ -85,7 +85,7 @@ export function createFileWriterStore(writer: FileWriter, directory: string, opt
         const createFromParts = writer.createExclusiveFromParts;
         return callWriter(path, () => createFromParts.call(writer, path, content));
       }
-      const text = typeof content === 'string' ? content : [...content].join('');
+      const text = joinParts(content);
       const createExclusive = writer.createExclusive;
       if (createExclusive !== undefined) return callWriter(path, () => createExclusive.call(writer, path, text));
       await callWriter(path, () => writer.writeFile(path, text));
