@@ -191,20 +191,8 @@ describe('an agent loop with the Anthropic SDK over HTTP', () => {
     expect(stats.map((figures) => figures.anchoredMessages)).toEqual([0, 1, 3, 5]);
     expect(stats[1]!.tokensAfter).toBeGreaterThanOrEqual(3120);
   });
-});
 
-describe('the default timing, as results age, in an agent loop with the Anthropic SDK over HTTP', () => {
-  let server: FakeProviderServer;
-
-  beforeEach(async () => {
-    server = await startFakeProviderServer();
-  });
-
-  afterEach(async () => {
-    await server.close();
-  });
-
-  it('sends each result whole to the request that acts on it, and offloads the older ones in one batch', async () => {
+  it('as results age (the default), sends each result whole to the request that acts on it, and offloads the older ones in one batch', async () => {
     const client = new Anthropic({ apiKey: 'sk-ant-test', baseURL: server.origin, maxRetries: 0 });
     // a 20,000-token window: older results stay inline up to 8,000 characters
     const manager = createContextManager({ outputDir: join(root, 'context'), contextTokenLimit: 20_000, model: 'claude-sonnet-4-6', logger });

@@ -1,17 +1,16 @@
 /**
  * The offload steps of the `'as-they-age'` timing. The model sees what it asked for: the newest
  * results (those answering the latest assistant turn, which the model is about to act on) are
- * sent whole, and one too large for the window is cut: the reference to the whole, then its head
- * and tail (never a bare reference to something the model has not seen). Results go to the store as they age, in batches: older results stay inline until those
- * still inline add up to more than a budget, then every one of them goes at once. Each batch
- * rewrites the prompt from the oldest result it takes, which is newer than anything the batch
- * before took: the cached prefix breaks once per batch, not once per result.
+ * sent whole, and one too large for the window is cut: the reference to the whole, then its
+ * head and tail (never a bare reference to something the model has not seen). Results go to
+ * the store as they age, in batches: older results stay inline until those still inline add up
+ * to more than a budget, then every one of them goes at once. Each batch rewrites the prompt
+ * from the oldest result it takes, which is newer than anything the batch before took: the
+ * cached prefix breaks once per batch, not once per result.
  */
-import { countToolResultChars } from '../char-count.js';
-import { isOffloadReference } from '../offload-reference.js';
 import { createOffloadPlan } from '../plan-offload.js';
-import { isToolResultBlock, type Message, type ToolResultBlock } from '../types.js';
-import { hashStored, offloadChosen, readStoredTexts, type Chosen, type OffloadCall, type OffloadStepContext } from './offload-steps.js';
+import type { Message } from '../types.js';
+import { offloadPlanned, type OffloadCall, type OffloadStepContext } from './offload-steps.js';
 import type { MessageChars } from './ratio-gate.js';
 import type { ContextOffloadAction } from './types.js';
 
@@ -35,33 +34,6 @@ export function countAgedChars(summaries: readonly MessageChars[], newestStart: 
 }
 
 /**
- * Cuts the raw results of the messages at `indices` that have at least `minChars` characters
- * (tool not excluded, not a read-back): each goes to the store whole, and its reference followed
- * by its head and tail takes its place. Resolves the action, or `undefined`.
- */
-export async function cutResults(
-  working: Message[],
-  indices: readonly number[],
-  minChars: number,
-  context: OffloadStepContext,
-  call: OffloadCall,
-): Promise<ContextOffloadAction | undefined> {
-  const chosen: Chosen[] = [];
-  for (const messageIndex of indices) {
-    const message = working[messageIndex] as Message;
-    if (typeof message.content === 'string') continue;
-    message.content.forEach((block, blockIndex) => {
-      if (!isToolResultBlock(block) || isOffloadReference(block.content) || countToolResultChars(block.content) < minChars) return;
-      const toolName = context.toolNames.get(block.tool_use_id);
-      if (toolName !== undefined && context.excludeTools.has(toolName)) return;
-      chosen.push({ messageIndex, blockIndex, block, hashed: hashStored(readStoredTexts(block.content).direct, context) });
-    });
-  }
-  if (chosen.length === 0) return undefined;
-  return offloadChosen(working, chosen, 'direct', { type: 'direct-offload', toolCallIds: [], references: [], freedChars: 0 }, context, call);
-}
-
-/**
  * Offloads every older result (before `newestStart`) still inline, read-backs included (the
  * model has seen them): those of at least `minAgedChars` once the older results and inputs
  * passed their budget (`'aged'`, the caller's check), or of at least `charThreshold` when the
@@ -78,11 +50,5 @@ export async function offloadAgedResults(
   const { aging, batch } = context;
   const charThreshold = reason === 'aged' ? Math.max(aging.minAgedChars, batch.charThreshold) : batch.charThreshold;
   const plan = createOffloadPlan(working.slice(0, newestStart), { ...batch, charThreshold, ratioThreshold: 0 });
-  if (plan.skippedReason !== null) return undefined;
-  const chosen: Chosen[] = plan.candidates.map((candidate) => {
-    const block = (working[candidate.messageIndex]!.content as ToolResultBlock[])[candidate.blockIndex]!;
-    return { messageIndex: candidate.messageIndex, blockIndex: candidate.blockIndex, block, hashed: hashStored(readStoredTexts(block.content).batch, context) };
-  });
-  const action: ContextOffloadAction = { type: 'batch-offload', reason, toolCallIds: [], references: [], freedChars: 0 };
-  return offloadChosen(working, chosen, 'batch', action, context, call, true);
+  return offloadPlanned(working, plan, context, call, reason, true);
 }

@@ -9,7 +9,7 @@
  * as results age, the newest results are then cut only when too large to follow a summary.
  */
 import type { Message } from '../types.js';
-import { countAgedChars, cutResults, findNewestStart, offloadAgedResults } from './aging-steps.js';
+import { countAgedChars, findNewestStart, offloadAgedResults } from './aging-steps.js';
 import { estimateHistoryTokens, type LocalCounts } from './history-estimate.js';
 import type { ResolvedContextManagerOptions } from './manager-options.js';
 import { offloadNewResults, offloadOlderResults, type OffloadStepContext } from './offload-steps.js';
@@ -68,14 +68,14 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
     async offloadOnCall(working, fresh, steps, call, actions) {
       const newestStart = findNewestStart(working);
       if (options.offloadTiming === 'on-arrival') {
-        await report(await offloadNewResults(working, fresh, steps, call), actions);
+        await report(await offloadNewResults(working, fresh, options.threshold, steps, call), actions);
         if (passesRatioGate(working.map(charsOf), options.batch) && (await report(await offloadOlderResults(working, steps, call, 'ratio-gate'), actions))) {
           await offloadInputs(working, steps, call, actions, 'ratio-gate');
         }
         return;
       }
       const newest = fresh.filter((index) => index >= newestStart);
-      await report(await cutResults(working, newest, options.aging.maxInlineResultChars + 1, steps, call), actions);
+      await report(await offloadNewResults(working, newest, options.aging.maxInlineResultChars + 1, steps, call), actions);
       let aged = countAgedChars(working.map(charsOf), newestStart, options.aging.minAgedChars);
       for (let index = 0; index < olderCallsEnd(working); index += 1) aged += inputCharsOf(working[index] as Message);
       if (aged <= options.aging.agedBudgetChars) return;
@@ -98,13 +98,13 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
       let newestLocal = 0;
       for (let index = Math.max(0, newestStart - 1); index < working.length; index += 1) newestLocal += counts.of(working[index] as Message);
       if (ratio * newestLocal <= parts.maxExchangeTokens) return freed;
-      return (await report(await cutResults(working, indicesFrom(newestStart, working.length), options.threshold, steps, call), actions)) || freed;
+      return (await report(await offloadNewResults(working, indicesFrom(newestStart, working.length), options.threshold, steps, call), actions)) || freed;
     },
 
     async fitCompacted(compacted, targetTokens, steps, call, actions, ratio) {
       if (options.offloadTiming === 'on-arrival') return;
       if (estimateHistoryTokens(compacted, ratio, counts, undefined) <= targetTokens) return;
-      await report(await cutResults(compacted, indicesFrom(findNewestStart(compacted), compacted.length), options.threshold, steps, call), actions);
+      await report(await offloadNewResults(compacted, indicesFrom(findNewestStart(compacted), compacted.length), options.threshold, steps, call), actions);
     },
   };
 }

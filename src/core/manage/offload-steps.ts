@@ -12,7 +12,7 @@ import { callStore, copyMessageWithContent, runConcurrently, serializeToolResult
 import type { ResolvedBatchOffloadOptions } from '../offload-options.js';
 import { toFileStem } from '../offload-names.js';
 import { appendPreview, buildBatchReference, buildDirectReference, isOffloadReference, type ResolvedPreview } from '../offload-reference.js';
-import { createOffloadPlan } from '../plan-offload.js';
+import { createOffloadPlan, type OffloadPlan } from '../plan-offload.js';
 import type { ContentStore, Logger } from '../ports.js';
 import { toWellFormedText } from '../text.js';
 import { isToolResultBlock, type Message, type ToolResultBlock } from '../types.js';
@@ -216,22 +216,25 @@ export async function offloadChosen(
 }
 
 /**
- * Step 1: direct offload of the raw results of at least `threshold` characters in the messages
- * at `fresh` (first seen in this call), unless their tool is excluded or they read offloaded
- * content back. Replaces them in `working` and resolves the action, or `undefined`.
+ * Step 1: direct offload of the raw results of at least `minChars` characters in the messages
+ * at `indices` (on arrival: those first seen in this call, from `threshold`; as results age: the
+ * newest, from `maxInlineResultChars + 1`, cut to reference, head and tail by the context's
+ * direct preview), unless their tool is excluded or they read offloaded content back. Replaces
+ * them in `working` and resolves the action, or `undefined`.
  */
 export async function offloadNewResults(
   working: Message[],
-  fresh: readonly number[],
+  indices: readonly number[],
+  minChars: number,
   context: OffloadStepContext,
   call: OffloadCall,
 ): Promise<ContextOffloadAction | undefined> {
   const chosen: Chosen[] = [];
-  for (const messageIndex of fresh) {
+  for (const messageIndex of indices) {
     const message = working[messageIndex] as Message;
     if (typeof message.content === 'string') continue;
     message.content.forEach((block, blockIndex) => {
-      if (!isToolResultBlock(block) || isOffloadReference(block.content) || countToolResultChars(block.content) < context.threshold) return;
+      if (!isToolResultBlock(block) || isOffloadReference(block.content) || countToolResultChars(block.content) < minChars) return;
       const toolName = context.toolNames.get(block.tool_use_id);
       if (toolName !== undefined && context.excludeTools.has(toolName)) return;
       chosen.push({ messageIndex, blockIndex, block, hashed: hashStored(readStoredTexts(block.content).direct, context) });
@@ -253,16 +256,30 @@ export async function offloadOlderResults(
   reason: 'ratio-gate' | 'over-trigger',
 ): Promise<ContextOffloadAction | undefined> {
   const options = reason === 'over-trigger' ? { ...context.batch, ratioThreshold: 0 } : context.batch;
-  const plan = createOffloadPlan(working, options);
+  return offloadPlanned(working, createOffloadPlan(working, options), context, call, reason);
+}
+
+/**
+ * Batch offload of the candidates of `plan` (made over `working`, or over its start): replaces
+ * them in `working` and resolves the action, or `undefined` when the plan skips or nothing went.
+ * `readBacksToo`: see {@link offloadChosen}.
+ */
+export async function offloadPlanned(
+  working: Message[],
+  plan: OffloadPlan,
+  context: OffloadStepContext,
+  call: OffloadCall,
+  reason: NonNullable<ContextOffloadAction['reason']>,
+  readBacksToo = false,
+): Promise<ContextOffloadAction | undefined> {
   if (plan.skippedReason !== null) return undefined;
-  const chosen: Chosen[] = [];
-  for (const candidate of plan.candidates) {
-    const block = (working[candidate.messageIndex]!.content as ToolResultBlock[])[candidate.blockIndex]!;
-    const hashed = hashStored(readStoredTexts(block.content).batch, context);
-    chosen.push({ messageIndex: candidate.messageIndex, blockIndex: candidate.blockIndex, block, hashed });
-  }
+  const chosen: Chosen[] = plan.candidates.map(({ messageIndex, blockIndex }) => {
+    const block = (working[messageIndex]!.content as ToolResultBlock[])[blockIndex]!;
+    return { messageIndex, blockIndex, block, hashed: hashStored(readStoredTexts(block.content).batch, context) };
+  });
   if (chosen.length === 0) return undefined;
-  return offloadChosen(working, chosen, 'batch', { type: 'batch-offload', reason, toolCallIds: [], references: [], freedChars: 0 }, context, call);
+  const action: ContextOffloadAction = { type: 'batch-offload', reason, toolCallIds: [], references: [], freedChars: 0 };
+  return offloadChosen(working, chosen, 'batch', action, context, call, readBacksToo);
 }
 
 /**
