@@ -113,8 +113,6 @@ async function createSummarizer(
           model: resolveSummaryModel(resolved.summaryModel, client),
           inputMaxTokens: resolved.summaryInputMaxTokens,
           tokenCounter,
-          // the default counter is o200k_base: prompts are then counted message by message
-          tokenCounterEncoding: tokenCounter === defaultTokenCounter ? 'o200k_base' : 'unknown',
           onUsage,
         });
   switch (source.kind) {

@@ -236,6 +236,17 @@ export interface Summarizer {
 export interface TokenCounter {
   /** Number of tokens in `text`. */
   count(text: string): number;
+  /**
+   * The tokenizer whose counts `count` returns exactly, when it is a named one: `'o200k_base'`
+   * for the package's default counter. It says what the counter can do: with `'o200k_base'`,
+   * texts joined where o200k_base always ends a pre-token count as the sum of their parts (the
+   * summary prompt is then counted message by message) and no text counts more tokens than its
+   * UTF-8 bytes; and counts recorded under one name are reused only by a counter of the same
+   * name. Leave it out for a counter that only approximates (a ratio, a wrapper that changes
+   * counts); a wrapper that returns the same counts keeps its counter's name.
+   * @default undefined (nothing assumed)
+   */
+  readonly encoding?: string | undefined;
 }
 
 /** Where warnings go. `console` fits. */

@@ -61,4 +61,4 @@ export function countTextTokens(text: string): number {
 }
 
 /** The package's default token counter (o200k_base via `gpt-tokenizer`, loaded on first use). */
-export const defaultTokenCounter: TokenCounter = { count: countTextTokens };
+export const defaultTokenCounter: TokenCounter = { count: countTextTokens, encoding: 'o200k_base' };

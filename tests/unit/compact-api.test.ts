@@ -8,6 +8,7 @@ import { InvalidMessageError, InvalidOptionError, MissingDependencyError } from 
 import { stripLedger } from '../../src/core/compact/ledger.js';
 import { computeMinSummaryInputTokens } from '../../src/core/compact/summarize-with-llm.js';
 import type { LlmClient } from '../../src/core/ports.js';
+import { defaultTokenCounter } from '../../src/infrastructure/tokenizer.js';
 import type { Message } from '../../src/core/types.js';
 import { charCounter, createRecordingLogger, createScriptedSummarizer, MemoryFileSystem, readFileTurn } from './compact-fixtures.js';
 
@@ -108,6 +109,18 @@ describe('compactMessages: who writes the summary', () => {
     const result = await compactMessages(history, { ...options, force: false });
     expect(result.skippedReason).toBe('below-threshold');
     expect(logger.warnings).toEqual([]);
+  });
+});
+
+describe('compactMessages: the token counter says its encoding', () => {
+  it("counts the LLM's prompt message by message with any counter whose encoding is 'o200k_base', a wrapper of the default included", async () => {
+    const { options } = createPorts();
+    const counted: string[] = [];
+    const wrapped = { count: (text: string) => (counted.push(text), defaultTokenCounter.count(text)), encoding: 'o200k_base' };
+    const llmClient = createRecordingClient();
+    await compactMessages(history, { ...options, tokenCounter: wrapped, llmClient, summaryModel: 'm' });
+    expect(llmClient.prompts).toHaveLength(1);
+    expect(counted).not.toContain(llmClient.prompts[0]?.prompt);
   });
 });
 

@@ -535,3 +535,35 @@ describe('createLlmSummarizer (spec 05 F-004)', () => {
     });
   });
 });
+
+describe("the counter's encoding decides how a prompt is counted", () => {
+  const messages: Message[] = [{ role: 'user', content: 'Fix the failing test.' }, ...toolExchange('t1', 'FAIL tests/a.test.ts\n'.repeat(20))];
+
+  /** The default counter's counts, with every text it is asked about recorded; named `encoding` when given. */
+  function createRecordingCounter(encoding?: string): TokenCounter & { texts: string[] } {
+    const texts: string[] = [];
+    const count = (text: string): number => (texts.push(text), defaultTokenCounter.count(text));
+    return encoding === undefined ? { texts, count } : { texts, count, encoding };
+  }
+
+  it("counts each prompt message by message when tokenCounter.encoding is 'o200k_base'", async () => {
+    const counter = createRecordingCounter('o200k_base');
+    const fake = createFakeClient(['S']);
+    await createLlmSummarizer(fake.client, { model: 'm', tokenCounter: counter }).summarize(messages, { maxWords: 100 });
+    expect(counter.texts).not.toContain(fake.calls[0]?.prompt);
+  });
+
+  it('counts each prompt whole when the counter names no encoding', async () => {
+    const counter = createRecordingCounter();
+    const fake = createFakeClient(['S']);
+    await createLlmSummarizer(fake.client, { model: 'm', tokenCounter: counter }).summarize(messages, { maxWords: 100 });
+    expect(counter.texts).toContain(fake.calls[0]?.prompt);
+  });
+
+  it('lets tokenCounterEncoding overrule the counter', async () => {
+    const counter = createRecordingCounter('o200k_base');
+    const fake = createFakeClient(['S']);
+    await createLlmSummarizer(fake.client, { model: 'm', tokenCounter: counter, tokenCounterEncoding: 'unknown' }).summarize(messages, { maxWords: 100 });
+    expect(counter.texts).toContain(fake.calls[0]?.prompt);
+  });
+});

@@ -31,14 +31,14 @@ export interface CreateLlmSummarizerOptions {
   /** Counts the tokens of each prompt before it is sent. */
   tokenCounter: TokenCounter;
   /**
-   * What `tokenCounter` is known to implement. With `'o200k_base'` (the package's default
-   * counter, which `compactMessages` passes it for) each prompt is counted message by message:
+   * What `tokenCounter` is known to implement. With `'o200k_base'` (what the package's default
+   * counter says in its `encoding`) each prompt is counted message by message:
    * the messages are joined by line breaks before a `[`, where o200k_base always ends a
    * pre-token, so the counts add up to the prompt's, and a long history is tokenized once
    * rather than once per attempt, as short strings (much faster than one long prompt with any
    * non-Latin character in it). Any other counter (cl100k_base, tiktoken, a wrapper that
-   * changes counts) must keep the default, which counts each prompt whole.
-   * @default 'unknown'
+   * changes counts) must not claim it: `'unknown'` counts each prompt whole.
+   * @default `'o200k_base'` when `tokenCounter.encoding` is `'o200k_base'`, else `'unknown'`
    */
   tokenCounterEncoding?: TokenCounterEncoding | undefined;
   /**
@@ -111,7 +111,7 @@ export function createLlmSummarizer(client: LlmClient, options: CreateLlmSummari
   if (typeof tokenCounter?.count !== 'function') {
     throw new InvalidOptionError(`tokenCounter must be an object with a count(text) method, got ${describeValue(tokenCounter)}`);
   }
-  const encoding = options.tokenCounterEncoding ?? 'unknown';
+  const encoding = options.tokenCounterEncoding ?? (tokenCounter.encoding === 'o200k_base' ? 'o200k_base' : 'unknown');
   if (!TOKEN_COUNTER_ENCODINGS.includes(encoding)) {
     throw new InvalidOptionError(
       `tokenCounterEncoding must be one of ${TOKEN_COUNTER_ENCODINGS.map((name) => `'${name}'`).join(', ')}, got ${describeValue(encoding)}`,
