@@ -11,7 +11,7 @@ import { createRecordingLogger, deepFreeze } from './compact-fixtures.js';
 
 const system: Message = { role: 'system', content: 'You are an agent.' };
 
-describe('assembleMessages (spec 05 F-006)', () => {
+describe('assembleMessages', () => {
   it('builds Head + summary pair + one pair per restored file, texts verbatim', () => {
     const restored = [formatRestoredFileMessage('src/a.ts', 'export const a = 1;'), formatRestoredFileMessage('b.md', '')];
     expect(assembleMessages([system], '## Goals & Decisions\nFix the bug.', restored)).toMatchInlineSnapshot(`

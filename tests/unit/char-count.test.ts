@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { countBlockChars, countMessageChars, countToolResultChars } from '../../src/core/char-count.js';
 import type { ContentBlock } from '../../src/core/types.js';
 
-describe('countToolResultChars (spec 01 F-002)', () => {
+describe('countToolResultChars', () => {
   it('counts a string by .length, in UTF-16 code units', () => {
     expect(countToolResultChars('hello')).toBe(5);
     expect(countToolResultChars('中文')).toBe(2);
@@ -22,7 +22,7 @@ describe('countToolResultChars (spec 01 F-002)', () => {
   });
 });
 
-describe('countBlockChars (spec 03 F-006, DESIGN §2)', () => {
+describe('countBlockChars', () => {
   it.each<[string, ContentBlock, number]>([
     ['text → text.length', { type: 'text', text: 'abc' }, 3],
     ['tool_use → JSON.stringify(input).length', { type: 'tool_use', id: 't', name: 'read_file', input: { path: 'a.ts' } }, 15],

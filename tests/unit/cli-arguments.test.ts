@@ -32,7 +32,7 @@ function usageErrorOf(action: () => unknown): UsageError {
   throw new Error('expected a usage error');
 }
 
-describe('parseCommandArguments: a value starting with "-" (issue 10, DESIGN §11)', () => {
+describe('parseCommandArguments: a value starting with "-"', () => {
   it.each([
     [['--char-threshold', '-5'], '-5'],
     [['--char-threshold=-5'], '-5'],
@@ -59,7 +59,7 @@ describe('parseCommandArguments: a value starting with "-" (issue 10, DESIGN §1
   });
 });
 
-describe('readNumberFlag (issue 10, DESIGN §11)', () => {
+describe('readNumberFlag', () => {
   it.each([
     ['char-threshold', '-5', '--char-threshold must be a number >= 1, got "-5"'],
     ['char-threshold', '0', '--char-threshold must be a number >= 1, got "0"'],

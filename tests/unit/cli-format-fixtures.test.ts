@@ -10,7 +10,7 @@ import { SAMPLE_FILES } from '../fixtures/cli/formats/samples.js';
 
 const FORMAT_FIXTURES = join(import.meta.dirname, '../fixtures/cli/formats');
 
-describe('CLI format fixtures (issue 8 item 3)', () => {
+describe('CLI format fixtures', () => {
   it.each(Object.entries(SAMPLE_FILES))('%s is its SDK-typed sample, written as JSON', (name, sample) => {
     expect(JSON.parse(readFileSync(join(FORMAT_FIXTURES, name), 'utf8'))).toEqual(sample);
   });

@@ -42,7 +42,7 @@ function logLine(fields: Record<string, unknown>): string {
   return JSON.stringify({ parentUuid: null, isSidechain: false, sessionId: 's', uuid: 'u', timestamp: '2025-11-20T10:00:00Z', ...fields });
 }
 
-describe('parseTranscript: format detection (issue 4, DESIGN §8)', () => {
+describe('parseTranscript: format detection', () => {
   it('reads a JSON array of messages', () => {
     const transcript = parseTranscript(readFixture('messages.json'), 'messages.json');
     expect(transcript.shape).toBe('json');
@@ -100,7 +100,7 @@ describe('parseTranscript: format detection (issue 4, DESIGN §8)', () => {
   });
 });
 
-describe('parseTranscript: bad input (issue 4)', () => {
+describe('parseTranscript: bad input', () => {
   it('reports invalid JSON with its line and column', () => {
     expect(parseError(readFixture('bad-json.json'), 'bad-json.json')).toBe(
       'bad-json.json: invalid JSON at line 3, column 43: unexpected "}", expected a property name',
@@ -141,7 +141,7 @@ describe('parseTranscript: bad input (issue 4)', () => {
     );
   });
 
-  it('names the index of a message that breaks with the format of the ones before it (issue 8: mixed formats are an error, not a guess)', () => {
+  it('names the index of a message that breaks with the format of the ones before it: mixed formats are an error, not a guess', () => {
     const mixed = [
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01', name: 'read_file', input: {} }] },
       { role: 'tool', tool_call_id: 'toolu_01', content: 'Edited src/date.ts' },
@@ -189,7 +189,7 @@ describe('parseTranscript: bad input (issue 4)', () => {
   });
 });
 
-describe('parseTranscript: a JSONL file still being written (issue 10, DESIGN §11)', () => {
+describe('parseTranscript: a JSONL file still being written', () => {
   const logLines = readFixture('claude-code-session.jsonl').trimEnd().split('\n');
   const complete = logLines.slice(0, 24);
   const beingWritten = logLines[24] ?? '';
@@ -241,7 +241,7 @@ describe('parseTranscript: a JSONL file still being written (issue 10, DESIGN §
   });
 });
 
-describe('Claude Code session logs (DESIGN §8, correcting issue 4)', () => {
+describe('Claude Code session logs', () => {
   const transcript = parseTranscript(readFixture('claude-code-session.jsonl'), 'session.jsonl');
 
   it('rebuilds the main conversation: one assistant message per message.id, then one user message with its results', () => {
@@ -334,7 +334,7 @@ describe('Claude Code session logs (DESIGN §8, correcting issue 4)', () => {
   });
 });
 
-describe('writing a new history back in the input shape (DESIGN §8 CLI output)', () => {
+describe('writing a new history back in the input shape', () => {
   it('keeps a request body a request body: system back in place, other fields kept', () => {
     const body = { model: 'm', max_tokens: 10, system: 'S', tools: [{ name: 't' }], messages: [{ role: 'user', content: 'a' }] };
     const transcript = readTranscriptDocument(body);

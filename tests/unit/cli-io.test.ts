@@ -58,7 +58,7 @@ async function captureError(promise: Promise<unknown>): Promise<unknown> {
   throw new Error('expected a rejection');
 }
 
-describe('writeOutput: atomic -o (issue 10, DESIGN §11)', () => {
+describe('writeOutput: atomic -o', () => {
   const history = `${JSON.stringify([{ role: 'user', content: 'new history' }], null, 2)}\n`;
 
   it('writes a new file, creating its directory, and leaves no temporary file', async () => {

@@ -3,7 +3,7 @@ import { drawBar, drawGauge } from '../../src/cli/render/bar-chart.js';
 import { formatCount, formatPercent, formatQuantity, truncateText } from '../../src/cli/render/format-figures.js';
 import { createTerminalStyle, isColorEnabled, measureLineWidth } from '../../src/cli/render/terminal-style.js';
 
-describe('colour only on a terminal, never with NO_COLOR (issue 4)', () => {
+describe('colour only on a terminal, never with NO_COLOR', () => {
   it.each([
     [{ isTTY: true }, {}, true],
     [{ isTTY: false }, {}, false],

@@ -28,7 +28,7 @@ const finalMessage = sample.messages.at(-1)?.content;
 /** The number of tests the final summary reports. */
 const sampleTestCount = Number(/All (\d+) tests pass/.exec(typeof finalMessage === 'string' ? finalMessage : '')?.[1]);
 
-describe('the sample session shipped for the demo (issue 4)', () => {
+describe('the sample session shipped for the demo', () => {
   const session = sample;
 
   it('is a valid history that starts with a system prompt', () => {

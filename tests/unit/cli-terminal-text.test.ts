@@ -15,7 +15,7 @@ const terminalText = fc.string({
   ),
 });
 
-describe('toTerminalText (issue 8 item 4: terminal safety)', () => {
+describe('toTerminalText: terminal safety', () => {
   it('shows a CSI colour sequence as inert text', () => {
     expect(toTerminalText('\u001b[31mred\u001b[0m')).toBe('\\u001b[31mred\\u001b[0m');
   });

@@ -24,7 +24,7 @@ function readError(read: () => unknown): TranscriptError {
 const FUNCTION_CALL = { type: 'function_call', call_id: 'c1', name: 'read_file', arguments: '{"path":"a.ts"}' };
 const FUNCTION_OUTPUT = { type: 'function_call_output', call_id: 'c1', output: 'export const a = 1;' };
 
-describe('OpenAI Responses request bodies (issue 8 item 3)', () => {
+describe('OpenAI Responses request bodies', () => {
   it('reads instructions as the leading system message and input as the history', () => {
     const transcript = readTranscriptDocument({ model: 'gpt-4.1', instructions: 'Be brief.', input: [{ role: 'user', content: 'hi' }, FUNCTION_CALL, FUNCTION_OUTPUT] });
     expect(transcript).toMatchObject({ shape: 'request-body', format: { name: 'openai-responses' } });
@@ -55,7 +55,7 @@ describe('OpenAI Responses request bodies (issue 8 item 3)', () => {
   });
 });
 
-describe('AI SDK request bodies (issue 8 item 3)', () => {
+describe('AI SDK request bodies', () => {
   const history = [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }];
 
   it('reads system as a string, a system message, or system messages, and writes each back as it was', () => {
@@ -74,7 +74,7 @@ describe('AI SDK request bodies (issue 8 item 3)', () => {
   });
 });
 
-describe('request bodies: the system prompt on writing (issue 8 item 3)', () => {
+describe('request bodies: the system prompt on writing', () => {
   it('writes every field back, in order, with the history converted back to the format', () => {
     const body = { model: 'gpt-4.1', messages: [{ role: 'system', content: 'S' }, { role: 'tool', tool_call_id: 'c1', content: 'x' }], temperature: 0 };
     const transcript = readTranscriptDocument(body);
@@ -91,7 +91,7 @@ describe('request bodies: the system prompt on writing (issue 8 item 3)', () => 
   });
 });
 
-describe('JSONL of items (issue 8 item 3)', () => {
+describe('JSONL of items', () => {
   it('reads Responses items one per line, even when the first is a function call (not a Claude Code line)', () => {
     expect(isClaudeCodeLogLine(FUNCTION_CALL)).toBe(false);
     const transcript = readTranscriptLines([
@@ -125,7 +125,7 @@ describe('JSONL of items (issue 8 item 3)', () => {
   });
 });
 
-describe('LangChain JSON files (issue 8 item 3)', () => {
+describe('LangChain JSON files', () => {
   const serialized = { lc: 1, type: 'constructor', id: ['langchain_core', 'messages', 'HumanMessage'], kwargs: { content: 'hi' } };
   const stored = { type: 'human', data: { content: 'hi' } };
   const fresh = { type: 'ai', content: 'summary', tool_calls: [] };
@@ -144,7 +144,7 @@ describe('LangChain JSON files (issue 8 item 3)', () => {
   });
 });
 
-describe('unknown input (issue 8 item 3)', () => {
+describe('unknown input', () => {
   it('says a JSON value that is no history is in an unknown format', () => {
     const error = readError(() => readTranscriptDocument('hello'));
     expect(error.unknownFormat).toBe(true);
@@ -156,7 +156,7 @@ describe('unknown input (issue 8 item 3)', () => {
   });
 });
 
-describe('Anthropic request bodies (issue 8 item 3)', () => {
+describe('Anthropic request bodies', () => {
   it('checks the blocks of system, naming the field', () => {
     expect(readError(() => readTranscriptDocument({ system: [{ text: 'S' }], messages: [] })).message).toMatch(/^request body: system\[0\]\.type: /);
   });

@@ -8,8 +8,8 @@ import { assistantMessage, blocksOf, countWrites, createMemoryWriter, deepFreeze
 const SESSION = 'session-abc123';
 const OUT = '.offload';
 
-describe('offloadToolResultWithWriter — spec 04 use cases', () => {
-  it('spec 04 UC-001 writes a string content whole and replaces it with the path reference', async () => {
+describe('offloadToolResultWithWriter — writing a result and replacing it', () => {
+  it('writes a string content whole and replaces it with the path reference', async () => {
     const writer = createMemoryWriter();
     const content = text(1500);
     const result = await offloadToolResultWithWriter(userMessage(toolResult('toolu_xyz', content)), SESSION, OUT, writer);
@@ -21,7 +21,7 @@ describe('offloadToolResultWithWriter — spec 04 use cases', () => {
     expect(result.files).toEqual([path]);
   });
 
-  it('spec 04 UC-002 writes an array content as JSON.stringify(array) and replaces it with a string', async () => {
+  it('writes an array content as JSON.stringify(array) and replaces it with a string', async () => {
     const writer = createMemoryWriter();
     const content: ContentBlock[] = [{ type: 'text', text: text(1200) }, { type: 'image', source: { type: 'base64', data: 'AA' } }];
     const result = await offloadToolResultWithWriter(userMessage(toolResult('toolu_arr', content)), SESSION, OUT, writer);
@@ -31,7 +31,7 @@ describe('offloadToolResultWithWriter — spec 04 use cases', () => {
     expect(result.freedChars).toBe(JSON.stringify(content).length - String(blocksOf(result.message)[0]!.content).length);
   });
 
-  it('spec 04 UC-003 rejects a failed write with WRITE_FAILED, the original error as cause, the message unchanged', async () => {
+  it('rejects a failed write with WRITE_FAILED, the original error as cause, the message unchanged', async () => {
     const cause = Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
     const writer = createMemoryWriter({ failWrite: () => cause });
     const message = deepFreeze(userMessage(toolResult('t', text(2000))));
@@ -44,14 +44,14 @@ describe('offloadToolResultWithWriter — spec 04 use cases', () => {
   });
 });
 
-describe('offloadToolResultWithWriter — spec 04 F-001 to F-003', () => {
-  it('spec 04 F-001 freedChars is the original count minus the reference length', async () => {
+describe('offloadToolResultWithWriter — counts, files and copies', () => {
+  it('freedChars is the original count minus the reference length', async () => {
     const result = await offloadToolResultWithWriter(userMessage(toolResult('t', text(5000))), SESSION, OUT, createMemoryWriter());
     const reference = '[Tool result offloaded to file: .offload/session-abc123/t.md]';
     expect(result.freedChars).toBe(5000 - reference.length);
   });
 
-  it('spec 04 F-001 does no threshold check: a tiny content is offloaded and freedChars goes negative', async () => {
+  it('does no threshold check: a tiny content is offloaded and freedChars goes negative', async () => {
     const writer = createMemoryWriter();
     const result = await offloadToolResultWithWriter(userMessage(toolResult('t', 'ok')), SESSION, OUT, writer);
     expect(writer.files.get('.offload/session-abc123/t.md')).toBe('ok');
@@ -59,7 +59,7 @@ describe('offloadToolResultWithWriter — spec 04 F-001 to F-003', () => {
     expect(result.freedChars).toBeLessThan(0);
   });
 
-  it('spec 04 F-002 creates <outputDir>/<sessionId>/ and names the file <tool_use_id>.md', async () => {
+  it('creates <outputDir>/<sessionId>/ and names the file <tool_use_id>.md', async () => {
     const writer = createMemoryWriter({ resolve: true });
     const result = await offloadToolResultWithWriter(userMessage(toolResult('toolu_xyz', text(1000))), SESSION, OUT, writer);
     // the store's own folder first (it holds the package's marker), then the session's
@@ -68,7 +68,7 @@ describe('offloadToolResultWithWriter — spec 04 F-001 to F-003', () => {
     expect(blocksOf(result.message)[0]!.content).toBe('[Tool result offloaded to file: /abs/.offload/session-abc123/toolu_xyz.md]');
   });
 
-  it('spec 04 F-002 overwrites the file when the same id comes again in the same session', async () => {
+  it('overwrites the file when the same id comes again in the same session', async () => {
     const writer = createMemoryWriter();
     await offloadToolResultWithWriter(userMessage(toolResult('same', 'first')), SESSION, OUT, writer);
     const second = await offloadToolResultWithWriter(userMessage(toolResult('same', 'second')), SESSION, OUT, writer);
@@ -77,7 +77,7 @@ describe('offloadToolResultWithWriter — spec 04 F-001 to F-003', () => {
     expect(countWrites(writer)).toBe(2);
   });
 
-  it('spec 04 F-003 returns a deep copy and leaves a deep-frozen input as it was', async () => {
+  it('returns a deep copy and leaves a deep-frozen input as it was', async () => {
     // a message with a field of its own: not a literal of type Message, which names role and content only
     const message = deepFreeze({
       role: 'user' as const,
@@ -102,7 +102,7 @@ describe('offloadToolResultWithWriter — spec 04 F-001 to F-003', () => {
   });
 });
 
-describe('offloadToolResultWithWriter — DESIGN §4 details', () => {
+describe('offloadToolResultWithWriter — several results, duplicates, references, bad input', () => {
   it('offloads every tool_result of a message with parallel tool calls; file is the first, files all', async () => {
     const writer = createMemoryWriter();
     const message = userMessage(toolResult('call_1', text(1000, 'a')), { type: 'text', text: 'between' }, toolResult('call_2', text(3000, 'b')));
@@ -209,8 +209,8 @@ describe('offloadToolResultWithWriter — DESIGN §4 details', () => {
   });
 });
 
-describe('createToolResultOffloader — the middleware of spec 04', () => {
-  it('offloads a block of 1000 chars and keeps one of 999 by default (spec 04 user story boundary)', async () => {
+describe('createToolResultOffloader — the direct offload middleware', () => {
+  it('offloads a block of 1000 chars and keeps one of 999 by default', async () => {
     const writer = createMemoryWriter();
     const offload = createToolResultOffloader({ sessionId: SESSION, outputDir: OUT, writer });
     const message = userMessage(toolResult('big', text(1000)), toolResult('small', text(999)));

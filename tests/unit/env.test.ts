@@ -3,7 +3,7 @@ import { parseDecimalNumber, parseNumberText, resolveNumberSetting } from '../..
 import { OPTIONS, resolveTableOption } from '../../src/core/option-table.js';
 import { InvalidOptionError } from '../../src/core/errors.js';
 
-describe('parseDecimalNumber: decimal notation only (DESIGN §8, §11)', () => {
+describe('parseDecimalNumber: decimal notation only', () => {
   it.each([
     ['5', 5],
     ['-5', -5],
@@ -39,7 +39,7 @@ describe('parseNumberText', () => {
   });
 });
 
-describe('resolveTableOption: environment variables are decimal only (issue 10)', () => {
+describe('resolveTableOption: environment variables are decimal only', () => {
   it.each(['0x10', '0b1', '0o7', '1_000', 'Infinity'])('rejects OFFLOAD_CHAR_THRESHOLD=%s, naming the variable', (raw) => {
     expect(() => resolveTableOption(OPTIONS.charThreshold, undefined, { OFFLOAD_CHAR_THRESHOLD: raw })).toThrow(
       new InvalidOptionError(`OFFLOAD_CHAR_THRESHOLD must be a number >= 1, got ${JSON.stringify(raw)}`),

@@ -11,7 +11,7 @@ const collidingId = fc.constantFrom('a', 'a-1', 'a-2', 'a-1-1', 'b', 'a~1', '../
 const anyId = fc.oneof(fc.string({ unit: 'binary', maxLength: 300 }), fc.string({ maxLength: 30 }), collidingId);
 
 describe('toFileStem (tool_use_id → file name part)', () => {
-  it('keeps a safe id of up to 100 characters as it is (spec 01 and 04 names)', () => {
+  it('keeps a safe id of up to 100 characters as it is, in batch and direct offload names', () => {
     expect(toFileStem('toolu_01A.b-c')).toBe('toolu_01A.b-c');
     expect(toFileStem('x'.repeat(MAX_VERBATIM_ID_LENGTH))).toBe('x'.repeat(MAX_VERBATIM_ID_LENGTH));
   });

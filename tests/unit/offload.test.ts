@@ -35,8 +35,8 @@ function conversation(resultContent: string | ContentBlock[], id = 'toolu_01abc'
   ];
 }
 
-describe('offloadToolResultsWithWriter — spec 01 use cases', () => {
-  it('UC-001 offloads a tool_result of >= 100 chars to a file and puts a reference in its place', async () => {
+describe('offloadToolResultsWithWriter — large and small results', () => {
+  it('offloads a tool_result of >= 100 chars to a file and puts a reference in its place', async () => {
     const writer = createMemoryWriter();
     const content = text(300);
     const result = await offloadToolResultsWithWriter(conversation(content), OUT, writer);
@@ -46,7 +46,7 @@ describe('offloadToolResultsWithWriter — spec 01 use cases', () => {
     expect(result).toMatchObject({ offloadedCount: 1, freedChars: 300, files: ['out/tool-result-toolu_01abc.md'] });
   });
 
-  it('UC-002 leaves a tool_result of < 100 chars as it is and writes no file for it', async () => {
+  it('leaves a tool_result of < 100 chars as it is and writes no file for it', async () => {
     const writer = createMemoryWriter();
     const messages = [userMessage(toolResult('small', text(99))), ...conversation(text(500), 'big')];
     const result = await offloadToolResultsWithWriter(messages, OUT, writer);
@@ -55,7 +55,7 @@ describe('offloadToolResultsWithWriter — spec 01 use cases', () => {
     expect([...writer.files.keys()]).toEqual(['out/tool-result-big.md']);
   });
 
-  it('UC-003 offloads only the large results of a mixed history', async () => {
+  it('offloads only the large results of a mixed history', async () => {
     const writer = createMemoryWriter();
     const messages: Message[] = [
       assistantMessage(toolUse('a'), toolUse('b'), toolUse('c')),
@@ -74,7 +74,7 @@ describe('offloadToolResultsWithWriter — spec 01 use cases', () => {
     expect(result.freedChars).toBe(250);
   });
 
-  it('UC-004 returns the messages as they are and writes nothing when there is no tool_result', async () => {
+  it('returns the messages as they are and writes nothing when there is no tool_result', async () => {
     const writer = createMemoryWriter();
     const messages: Message[] = [
       { role: 'user', content: text(500) },
@@ -88,8 +88,8 @@ describe('offloadToolResultsWithWriter — spec 01 use cases', () => {
   });
 });
 
-describe('offloadToolResultsWithWriter — spec 01 F-001 walk and files', () => {
-  it('returns { messages: [], offloadedCount: 0, freedChars: 0, files: [] } for an empty history (F-001)', async () => {
+describe('offloadToolResultsWithWriter — walk and files', () => {
+  it('returns { messages: [], offloadedCount: 0, freedChars: 0, files: [] } for an empty history', async () => {
     const writer = createMemoryWriter();
     const messages: Message[] = [];
     const result = await offloadToolResultsWithWriter(messages, OUT, writer);
@@ -98,7 +98,7 @@ describe('offloadToolResultsWithWriter — spec 01 F-001 walk and files', () => 
     expect(writer.calls).toEqual([]);
   });
 
-  it('walks oldest to newest: the oldest use of an id gets the base name, later uses -1 and -2 (F-001)', async () => {
+  it('walks oldest to newest: the oldest use of an id gets the base name, later uses -1 and -2', async () => {
     const writer = createMemoryWriter();
     const messages = [
       userMessage(toolResult('dup', text(100, 'a'))),
@@ -125,7 +125,7 @@ describe('offloadToolResultsWithWriter — spec 01 F-001 walk and files', () => 
     expect(result.files).toEqual(['out/tool-result-x.md']);
   });
 
-  it('writes an array content as JSON.stringify(array) and replaces it with a string (F-001, F-003)', async () => {
+  it('writes an array content as JSON.stringify(array) and replaces it with a string', async () => {
     const writer = createMemoryWriter();
     const content: ContentBlock[] = [
       { type: 'text', text: text(80) },
@@ -138,14 +138,14 @@ describe('offloadToolResultsWithWriter — spec 01 F-001 walk and files', () => 
     expect(result.freedChars).toBe(JSON.stringify(content).length);
   });
 
-  it('creates the output directory before writing (F-005)', async () => {
+  it('creates the output directory before writing', async () => {
     const writer = createMemoryWriter();
     await offloadToolResultsWithWriter(conversation(text(200)), 'deep/nested/out', writer);
     expect(writer.calls[0]).toEqual({ method: 'ensureDir', path: 'deep/nested/out' });
     expect(writer.calls.slice(1).every((call) => call.method !== 'ensureDir')).toBe(true);
   });
 
-  it('reports offloadedCount, freedChars (original counts) and files in walk order (F-004)', async () => {
+  it('reports offloadedCount, freedChars (original counts) and files in walk order', async () => {
     const writer = createMemoryWriter();
     const messages = [userMessage(toolResult('one', text(120))), userMessage(toolResult('two', text(340)))];
     const result = await offloadToolResultsWithWriter(messages, OUT, writer);
@@ -168,13 +168,13 @@ describe('offloadToolResultsWithWriter — spec 01 F-001 walk and files', () => 
   });
 });
 
-describe('offloadToolResultsWithWriter — spec 01 F-002 char threshold', () => {
-  it('offloads a string of exactly 100 chars (F-002 boundary)', async () => {
+describe('offloadToolResultsWithWriter — char threshold', () => {
+  it('offloads a string of exactly 100 chars', async () => {
     const result = await offloadToolResultsWithWriter([userMessage(toolResult('t', text(100)))], OUT, createMemoryWriter());
     expect(result.offloadedCount).toBe(1);
   });
 
-  it('does not offload a string of 99 chars (F-002 boundary)', async () => {
+  it('does not offload a string of 99 chars', async () => {
     const writer = createMemoryWriter();
     const messages = [userMessage(toolResult('t', text(99)))];
     const result = await offloadToolResultsWithWriter(messages, OUT, writer);
@@ -183,7 +183,7 @@ describe('offloadToolResultsWithWriter — spec 01 F-002 char threshold', () => 
     expect(writer.calls).toEqual([]);
   });
 
-  it('never offloads an empty string (F-002: 0 chars)', async () => {
+  it('never offloads an empty string', async () => {
     const writer = createMemoryWriter();
     const messages = [userMessage(toolResult('t', '')), { role: 'user' as const, content: text(10) }];
     const result = await offloadToolResultsWithWriter(messages, OUT, writer, { charThreshold: 1, ratioThreshold: 0 });
@@ -191,7 +191,7 @@ describe('offloadToolResultsWithWriter — spec 01 F-002 char threshold', () => 
     expect(writer.calls).toEqual([]);
   });
 
-  it('counts an array content by JSON.stringify(content).length: 100 offloads, 99 does not (F-002)', async () => {
+  it('counts an array content by JSON.stringify(content).length: 100 offloads, 99 does not', async () => {
     const arrayOf = (length: number): ContentBlock[] => {
       const overhead = JSON.stringify([{ type: 'text', text: '' }]).length;
       return [{ type: 'text', text: text(length - overhead) }];
@@ -215,18 +215,18 @@ describe('offloadToolResultsWithWriter — spec 01 F-002 char threshold', () => 
   });
 });
 
-describe('offloadToolResultsWithWriter — spec 03 F-006 ratio gate', () => {
+describe('offloadToolResultsWithWriter — ratio gate', () => {
   /** A history of `otherChars` of text and one tool result of `resultChars`. */
   function history(otherChars: number, resultChars: number): Message[] {
     return [{ role: 'user', content: text(otherChars) }, userMessage(toolResult('r', text(resultChars)))];
   }
 
-  it('UC-005 offloads when offloadable chars / total chars >= 0.2', async () => {
+  it('offloads when offloadable chars / total chars >= 0.2', async () => {
     const result = await offloadToolResultsWithWriter(history(300, 200), OUT, createMemoryWriter());
     expect(result.offloadedCount).toBe(1);
   });
 
-  it('UC-006 skips below 0.2: returns the input array itself, creates no directory, writes nothing', async () => {
+  it('skips below 0.2: returns the input array itself, creates no directory, writes nothing', async () => {
     const writer = createMemoryWriter();
     const messages = history(1000, 200);
     const result = await offloadToolResultsWithWriter(messages, OUT, writer);
@@ -235,14 +235,14 @@ describe('offloadToolResultsWithWriter — spec 03 F-006 ratio gate', () => {
     expect(writer.calls).toEqual([]);
   });
 
-  it('UC-007 skips an empty history (totalChars = 0)', async () => {
+  it('skips an empty history (totalChars = 0)', async () => {
     const writer = createMemoryWriter();
     const messages: Message[] = [];
     expect((await offloadToolResultsWithWriter(messages, OUT, writer)).messages).toBe(messages);
     expect(writer.calls).toEqual([]);
   });
 
-  it('UC-008 skips when nothing qualifies, even at the lowest thresholds', async () => {
+  it('skips when nothing qualifies, even at the lowest thresholds', async () => {
     const writer = createMemoryWriter();
     const messages = [userMessage(toolResult('a', ''), toolResult('b', ''))];
     const result = await offloadToolResultsWithWriter(messages, OUT, writer, { charThreshold: 1, ratioThreshold: 0 });
@@ -299,7 +299,7 @@ describe('offloadToolResultsWithWriter — spec 03 F-006 ratio gate', () => {
   });
 });
 
-describe('offloadToolResultsWithWriter — immutability and copies (DESIGN §3)', () => {
+describe('offloadToolResultsWithWriter — immutability and copies', () => {
   it('keeps untouched messages by reference and deep-copies changed ones', async () => {
     const messages: Message[] = [
       { role: 'user', content: 'question' },
@@ -369,7 +369,7 @@ describe('offloadToolResultsWithWriter — immutability and copies (DESIGN §3)'
   });
 });
 
-describe('offloadToolResultsWithWriter — existing references (DESIGN §8)', () => {
+describe('offloadToolResultsWithWriter — existing references', () => {
   it.each([
     ['a batch reference', `[Content offloaded to: ./tool-result-old.md]`],
     ['a direct reference', `[Tool result offloaded to file: /tmp/s/old.md]`],
@@ -403,7 +403,7 @@ describe('offloadToolResultsWithWriter — existing references (DESIGN §8)', ()
   });
 });
 
-describe('offloadToolResultsWithWriter — never overwrite, reuse identical (DESIGN §3, §8)', () => {
+describe('offloadToolResultsWithWriter — never overwrite, reuse identical', () => {
   it('takes the next free suffix when the base name holds other content, leaving it intact', async () => {
     const writer = createMemoryWriter({ files: { 'out/tool-result-t.md': 'someone else' } });
     const result = await offloadToolResultsWithWriter([userMessage(toolResult('t', text(200)))], OUT, writer);
@@ -444,7 +444,7 @@ describe('offloadToolResultsWithWriter — never overwrite, reuse identical (DES
     expect(second).toEqual(first);
   });
 
-  it('uses plain writes with spec 01\'s two-method writer', async () => {
+  it('uses plain writes with a writer of only ensureDir and writeFile', async () => {
     const writer = createMemoryWriter({ exclusive: false, files: { 'out/tool-result-t.md': 'old' } });
     const result = await offloadToolResultsWithWriter([userMessage(toolResult('t', text(200)))], OUT, writer);
     expect(writer.calls.map((call) => call.method)).toEqual(['ensureDir', 'writeFile']);
@@ -631,7 +631,7 @@ describe('offloadToolResultsWithWriter — thresholds from options and environme
   });
 });
 
-describe('offloadToolResultsWithWriter — bad input and failures (DESIGN §5)', () => {
+describe('offloadToolResultsWithWriter — bad input and failures', () => {
   it.each([
     ['../escape'],
     ['a/b'],
@@ -733,7 +733,7 @@ describe('offloadToolResultsWithWriter — bad input and failures (DESIGN §5)',
 });
 
 describe('offloadToolResultsWithWriter — hostile and unlucky input', () => {
-  it("gives a, a (duplicate) and a-1 three files with spec 01's two-method writer: no content lost", async () => {
+  it("gives a, a (duplicate) and a-1 three files with a writer of only ensureDir and writeFile: no content lost", async () => {
     const writer = createMemoryWriter({ exclusive: false });
     const messages = [userMessage(toolResult('a', text(150, 'p')), toolResult('a', text(150, 'q')), toolResult('a-1', text(150, 'r')))];
     const result = await offloadToolResultsWithWriter(messages, OUT, writer);
@@ -831,7 +831,7 @@ describe('offloadToolResultsWithWriter — hostile and unlucky input', () => {
   });
 });
 
-describe('offloadToolResultsWithWriter — the read tool (issue 7)', () => {
+describe('offloadToolResultsWithWriter — the read tool', () => {
   it('never offloads what read_offloaded returned, however large, without being told', async () => {
     const writer = createMemoryWriter();
     const messages = [assistantMessage(toolUse('r', 'read_offloaded'), toolUse('b', 'bash')), userMessage(toolResult('r', text(5000)), toolResult('b', text(5000)))];

@@ -8,7 +8,7 @@ const system2: Message = { role: 'system', content: 'Tools: read_file.' };
 const user: Message = { role: 'user', content: 'Fix the bug.' };
 const assistant: Message = { role: 'assistant', content: 'On it.' };
 
-describe('partitionMessages (spec 05 F-003)', () => {
+describe('partitionMessages', () => {
   it('puts the leading system messages in Head and everything after in Rest', () => {
     const result = partitionMessages([system, system2, user, assistant]);
     expect(result.head).toEqual([system, system2]);

@@ -95,7 +95,7 @@ describe('the archive through a FileWriter', () => {
     expect(await archiveThroughWriter(rest, { ...options, fileWriter: writer })).toBe(path);
   });
 
-  it("writes plainly with spec 01's two-method writer", async () => {
+  it("writes plainly with a writer of only ensureDir and writeFile", async () => {
     const { fileSystem, options } = setUp();
     expect(await archiveThroughWriter(rest, { ...options, fileWriter: fileSystem.plainWriter })).toBe(`${directory}/compact-2026-11-21T23-45-12Z-1.json`);
     // the store's own folder first (where the package marks what it made), then the session's

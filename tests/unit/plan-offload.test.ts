@@ -9,8 +9,8 @@ afterEach(() => {
   vi.unstubAllEnvs();
 });
 
-describe('planOffload — counts (spec 03 F-006, DESIGN §2)', () => {
-  it('counts every kind of content as DESIGN §2 says', () => {
+describe('planOffload — counts', () => {
+  it('counts text, thinking (not its signature), tool inputs and array results as JSON; an image counts 0', () => {
     const messages: Message[] = [
       { role: 'system', content: text(10) },
       {
@@ -67,8 +67,8 @@ describe('planOffload — counts (spec 03 F-006, DESIGN §2)', () => {
   });
 });
 
-describe('planOffload — skip reasons in order (spec 03 F-006)', () => {
-  it("UC-007 an empty history: 'no-content'", () => {
+describe('planOffload — skip reasons in order', () => {
+  it("an empty history: 'no-content'", () => {
     expect(planOffloadPure([]).skippedReason).toBe('no-content');
   });
 
@@ -77,7 +77,7 @@ describe('planOffload — skip reasons in order (spec 03 F-006)', () => {
     expect(planOffloadPure(messages, { ratioThreshold: 0 }).skippedReason).toBe('no-content');
   });
 
-  it("UC-008 nothing qualifies: 'nothing-to-offload' (even at charThreshold 1 and ratio 0)", () => {
+  it("nothing qualifies: 'nothing-to-offload' (even at charThreshold 1 and ratio 0)", () => {
     const messages = [userMessage(toolResult('a', '')), { role: 'user' as const, content: 'hello' }];
     expect(planOffloadPure(messages, { charThreshold: 1, ratioThreshold: 0 })).toMatchObject({
       totalChars: 5,
@@ -87,14 +87,14 @@ describe('planOffload — skip reasons in order (spec 03 F-006)', () => {
     });
   });
 
-  it("UC-006 below the ratio: 'below-ratio-threshold', with the candidates still listed", () => {
+  it("below the ratio: 'below-ratio-threshold', with the candidates still listed", () => {
     const messages = [{ role: 'user' as const, content: text(801) }, userMessage(toolResult('r', text(199)))];
     const plan = planOffloadPure(messages);
     expect(plan).toMatchObject({ totalChars: 1000, offloadableChars: 199, ratio: 0.199, skippedReason: 'below-ratio-threshold' });
     expect(plan.candidates).toHaveLength(1);
   });
 
-  it('UC-005 at the ratio exactly: no skip', () => {
+  it('at the ratio exactly: no skip', () => {
     const messages = [{ role: 'user' as const, content: text(800) }, userMessage(toolResult('r', text(200)))];
     expect(planOffloadPure(messages)).toMatchObject({ ratio: 0.2, skippedReason: null });
   });

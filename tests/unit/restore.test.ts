@@ -26,8 +26,8 @@ function setUp(files: Record<string, string>, overrides: Partial<CollectRestored
 
 const paths = (restored: Array<{ path: string }>): string[] => restored.map((file) => file.path);
 
-describe('collectRestoredFiles (spec 05 F-005)', () => {
-  it('restores the recently read files, most recent first, as "[Restored after compact] {path}:\\n{content}" (UC-001)', async () => {
+describe('collectRestoredFiles', () => {
+  it('restores the recently read files, most recent first, as "[Restored after compact] {path}:\\n{content}"', async () => {
     const { options } = setUp({ '/work/a.ts': 'A', '/work/src/b.ts': 'BB' });
     const history = [...readFileTurn('a.ts'), ...readFileTurn('src/b.ts')];
     const restored = await collectRestoredFiles(history, options);
@@ -41,7 +41,7 @@ describe('collectRestoredFiles (spec 05 F-005)', () => {
     });
   });
 
-  it('restores nothing when no read_file call was made (UC-002)', async () => {
+  it('restores nothing when no read_file call was made', async () => {
     const { options, fileSystem } = setUp({ '/work/a.ts': 'A' });
     const history: Message[] = [
       { role: 'user', content: 'hi' },
@@ -51,7 +51,7 @@ describe('collectRestoredFiles (spec 05 F-005)', () => {
     expect(fileSystem.events).toEqual([]);
   });
 
-  it('skips a deleted file with a warning and goes on (UC-003)', async () => {
+  it('skips a deleted file with a warning and goes on', async () => {
     const { options, logger } = setUp({ '/work/a.ts': 'A' });
     const history = [...readFileTurn('a.ts'), ...readFileTurn('gone.ts')];
     expect(paths(await collectRestoredFiles(history, options))).toEqual(['a.ts']);
@@ -66,7 +66,7 @@ describe('collectRestoredFiles (spec 05 F-005)', () => {
     expect(logger.warnings).toEqual([`restore: skipped "secret.ts": could not read it (EACCES: permission denied, open '/work/secret.ts')`]);
   });
 
-  it('skips a file above maxRestoreTokensPerFile and goes on (UC-004); a file exactly at it is restored', async () => {
+  it('skips a file above maxRestoreTokensPerFile and goes on; a file exactly at it is restored', async () => {
     const { options, logger } = setUp({ '/work/big.ts': 'x'.repeat(11), '/work/edge.ts': 'y'.repeat(10), '/work/small.ts': 's' }, { maxRestoreTokensPerFile: 10 });
     const history = [...readFileTurn('small.ts'), ...readFileTurn('edge.ts'), ...readFileTurn('big.ts')];
     expect(paths(await collectRestoredFiles(history, options))).toEqual(['edge.ts', 'small.ts']);
@@ -195,7 +195,7 @@ describe('collectRestoredFiles (spec 05 F-005)', () => {
     expect(await collectRestoredFiles(history, options)).toEqual([]);
   });
 
-  it('counts a "[Restored after compact] {path}:" message as a read at its position (UC-005)', async () => {
+  it('counts a "[Restored after compact] {path}:" message as a read at its position', async () => {
     const { options } = setUp({ '/work/a.ts': 'A', '/work/b.ts': 'B', '/work/c.ts': 'C' }, { maxRestoreFiles: 2 });
     const history: Message[] = [
       ...readFileTurn('c.ts'),

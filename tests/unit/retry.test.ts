@@ -7,7 +7,7 @@ import { createRecordingSleep, createScriptedSummarizer } from './compact-fixtur
 
 const rest: Message[] = [{ role: 'user', content: 'hi' }];
 
-describe('retryWithBackoff (v1 F-007)', () => {
+describe('retryWithBackoff', () => {
   it('resolves the first success without waiting', async () => {
     const sleep = createRecordingSleep();
     expect(await retryWithBackoff(async () => 'ok', { maxRetries: 2, baseDelayMs: 1000, sleep })).toBe('ok');
@@ -170,7 +170,7 @@ describe('sleepWithTimeout (the real timer the public layer passes)', () => {
   });
 });
 
-describe('summarizeWithRetry (v1 F-007, spec 05 F-004 errors)', () => {
+describe('summarizeWithRetry', () => {
   it('passes maxWords and the signal to the summarizer and trims the result', async () => {
     const summarizer = createScriptedSummarizer(['  summary \n']);
     const signal = new AbortController().signal;

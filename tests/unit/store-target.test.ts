@@ -14,7 +14,7 @@ async function keysOf(store: ContentStore, prefix = ''): Promise<string[]> {
   return keys.sort();
 }
 
-describe('the store option (issue 7: offloaded content in any store)', () => {
+describe('the store option: offloaded content in any store', () => {
   describe('offloadToolResults', () => {
     it('writes each large result under tool-result-<id>.md and references it by the store reference', async () => {
       const store = createMemoryStore({ name: 'tests' });
@@ -63,7 +63,7 @@ describe('the store option (issue 7: offloaded content in any store)', () => {
   });
 
   describe('direct offload', () => {
-    it('puts each result under <sessionId>/<id>.md and overwrites the same id, as spec 04 says', async () => {
+    it('puts each result under <sessionId>/<id>.md and overwrites the same id', async () => {
       const store = createMemoryStore({ name: 'direct' });
       const first = await offloadToolResult(userMessage(toolResult('t', 'one')), { sessionId: 's1', store });
       await offloadToolResult(userMessage(toolResult('t', 'two')), { sessionId: 's1', store });

@@ -51,9 +51,9 @@ function toolExchange(id: string, result: string, name = 'bash'): Message[] {
   ];
 }
 
-describe('createLlmSummarizer (spec 05 F-004)', () => {
+describe('createLlmSummarizer', () => {
   describe('one request', () => {
-    it('sends spec 05 prompt with the whole conversation, the model and a reply budget sized from maxWords', async () => {
+    it('sends the summary prompt with the whole conversation, the model and a reply budget sized from maxWords', async () => {
       const fake = createFakeClient(['  ## Goals & Decisions\nFix it.  \n']);
       const summarizer = createLlmSummarizer(fake.client, { model: 'claude-test', tokenCounter: quarterCounter });
       const messages: Message[] = [
@@ -129,7 +129,7 @@ describe('createLlmSummarizer (spec 05 F-004)', () => {
     });
   });
 
-  describe('cutting long tool results (DESIGN §6)', () => {
+  describe('cutting long tool results', () => {
     it('cuts long tool results in the middle, keeping head and tail and stating the chars cut, to fit one request', async () => {
       const fake = createFakeClient();
       const inputMaxTokens = 8_000;
@@ -171,7 +171,7 @@ describe('createLlmSummarizer (spec 05 F-004)', () => {
     });
   });
 
-  describe('chunks (DESIGN §6, §8: sequential, each carrying the summary so far)', () => {
+  describe('chunks: sequential, each carrying the summary so far', () => {
     // user text is never cut, so 60 messages of ~1,000 tokens cannot fit one 8,000-token request
     const messages: Message[] = Array.from({ length: 60 }, (_, index) => ({
       role: index % 2 === 0 ? 'user' : 'assistant',
@@ -285,7 +285,7 @@ describe('createLlmSummarizer (spec 05 F-004)', () => {
     });
   });
 
-  describe('sizing with the real o200k_base counter: every prompt is counted (issue 9 item 5)', () => {
+  describe('sizing with the real o200k_base counter: every prompt is counted', () => {
     const counter = defaultTokenCounter;
     // units that sit on either side of the points where o200k_base's pre-tokenizer splits
     const unit = fc.constantFrom(
@@ -427,7 +427,7 @@ describe('createLlmSummarizer (spec 05 F-004)', () => {
   });
 
   describe('failures', () => {
-    it('rejects a blank reply with a SummarizerFailedError, code SUMMARIZER_FAILED (spec 05 F-004: empty content is a failed call)', async () => {
+    it('rejects a blank reply with a SummarizerFailedError, code SUMMARIZER_FAILED: empty content is a failed call', async () => {
       const fake = createFakeClient([' \n ']);
       const promise = createLlmSummarizer(fake.client, { model: 'm', tokenCounter: quarterCounter }).summarize([{ role: 'user', content: 'hi' }], {
         maxWords: 100,

@@ -40,7 +40,7 @@ const history: Message[] = [
   },
 ];
 
-describe('buildSummaryPrompt (spec 05 F-004)', () => {
+describe('buildSummaryPrompt', () => {
   const prompt = buildSummaryPrompt('[1] user:\nhello', { maxWords: 1200 });
 
   it('asks for the five dimensions as sections, in order (rule 1)', () => {
@@ -75,7 +75,7 @@ describe('buildSummaryPrompt (spec 05 F-004)', () => {
     expect(prompt).not.toContain('<previous_summary>');
   });
 
-  it('carries the previous summary of a chunked run and asks to merge it (DESIGN §6)', () => {
+  it('carries the previous summary of a chunked run and asks to merge it', () => {
     const chunked = buildSummaryPrompt('[7] user:\nnext part', { maxWords: 1200, previousSummary: '## Goals & Decisions\nEarlier goal' });
     expect(chunked).toContain('<previous_summary>\n## Goals & Decisions\nEarlier goal\n</previous_summary>');
     expect(chunked.indexOf('<previous_summary>')).toBeLessThan(chunked.indexOf('<conversation>'));
@@ -149,7 +149,7 @@ describe('renderMessagesForSummary', () => {
   });
 });
 
-describe('cutTextInMiddle (DESIGN §8 text cuts)', () => {
+describe('cutTextInMiddle', () => {
   it('keeps the head and the tail and says how many chars were cut, with thousands separators', () => {
     const text = `HEAD${'m'.repeat(41_233)}TAIL`;
     const cut = cutTextInMiddle(text, 8);

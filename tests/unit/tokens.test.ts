@@ -25,7 +25,7 @@ afterEach(() => {
   }
 });
 
-describe('countTokens (v1 F-001, DESIGN §6)', () => {
+describe('countTokens', () => {
   const count = (messages: Message[]): number => countTokens(messages, { tokenCounter: charCounter, cache: false });
 
   it('counts an empty history as 0', () => {
@@ -183,7 +183,7 @@ describe('countTokens (v1 F-001, DESIGN §6)', () => {
       expect(countTokens(history, { tokenCounter: charCounter, lastUsage: { inputTokens: 777, messageCount: 3 } })).toBe(777);
     });
 
-    it('accepts an Anthropic usage object as is: input_tokens + cache_read + cache_creation (DESIGN §8)', () => {
+    it('accepts an Anthropic usage object as is: input_tokens + cache_read + cache_creation', () => {
       const usage = { input_tokens: 10, cache_read_input_tokens: 500, cache_creation_input_tokens: 90, output_tokens: 42, service_tier: 'standard' };
       expect(countTokens(history, { tokenCounter: charCounter, lastUsage: { ...usage, messageCount: 3 } })).toBe(600);
       const noCache = { input_tokens: 10, cache_read_input_tokens: null, cache_creation_input_tokens: null, messageCount: 3 };
@@ -240,7 +240,7 @@ describe('estimateTokens', () => {
   });
 });
 
-describe('shouldCompact (v1 F-002: tokens >= limit × ratio)', () => {
+describe('shouldCompact: tokens >= limit × ratio', () => {
   const history = (contentLength: number): Message[] => [{ role: 'user', content: 'x'.repeat(contentLength) }];
   const options = { tokenCounter: charCounter, contextTokenLimit: 100, compactThresholdRatio: 0.5, cache: false };
 

@@ -60,7 +60,7 @@ const response = JSON.parse(
   }),
 ) as Anthropic.Message;
 
-describe('Message and the Anthropic SDK types (DESIGN §2)', () => {
+describe('Message and the Anthropic SDK types', () => {
   it('takes MessageParam[] and a reply content without a cast (type-level, checked by tsc)', () => {
     expectTypeOf<Anthropic.MessageParam[]>().toExtend<Message[]>();
     expectTypeOf<Anthropic.MessageParam>().toExtend<Message>();

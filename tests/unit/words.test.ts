@@ -4,7 +4,7 @@ import { countWords, truncateToWords } from '../../src/core/words.js';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-describe('countWords (spec 05 F-004 word budget, DESIGN §8)', () => {
+describe('countWords', () => {
   it('counts whitespace-separated words', () => {
     expect(countWords('Fix the failing test')).toBe(4);
     expect(countWords('  leading and\ttrailing\n\nspace  ')).toBe(4);
