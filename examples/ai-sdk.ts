@@ -3,7 +3,8 @@
  * tool's `toModelOutput`), `createPrepareStep` (`prepareStep`) and the read tool.
  *
  * Runs offline: the model is the AI SDK's own `MockLanguageModelV4` (from `ai/test`), scripted
- * to do what a real model would: it fetches a 40 KB log (offloaded before it sees it), reads
+ * to do what a real model would: it fetches a 40 KB log (too large for the small window: cut to
+ * its reference, head and tail before it sees it), reads
  * part of it back with the reference it was shown, lists files until the history goes over a
  * small window (compacted before the next call), then answers. Everything is written to a
  * temporary directory, removed at the end.
@@ -91,7 +92,7 @@ try {
   const manager = createContextManager({
     format: 'ai-sdk', // the history is the AI SDK's ModelMessage[]
     outputDir, // where offloaded results and compaction archives go
-    threshold: 4_000, // tool results of 4,000+ characters are offloaded as they arrive
+    threshold: 4_000, // older results of 4,000+ characters go to the store as they age (a new one over half the window is cut)
     contextTokenLimit: 4_000, // a tiny window, so that this short run gets compacted
     excludeTools: ['list_files'], // keep this tool's output inline (so that the window fills up)
   });

@@ -2,7 +2,8 @@
  * LangChain.js: offload and compaction in a `createAgent` loop, through one middleware.
  *
  * Runs offline: the model is LangChain's own scripted `fakeModel()`, which here fetches a large
- * page (offloaded before the model sees it), reads part of it back with the read tool the
+ * page (too large for the small window: cut to its reference, head and tail before the model
+ * sees it), reads part of it back with the read tool the
  * middleware registers, then fetches more pages until the history goes over a small window and
  * is compacted. Everything is written to a temporary directory, removed at the end.
  *
@@ -73,7 +74,7 @@ try {
   // The few lines a user adds: the middleware, given to createAgent.
   const contextOffload = await contextOffloadMiddleware({
     outputDir, // where offloaded results and archives go
-    threshold: 4000, // tool results of 4,000+ characters are offloaded as they arrive
+    threshold: 4000, // older results of 4,000+ characters go to the store as they age (a new one over half the window is cut)
     contextTokenLimit: 4000, // a tiny window, so that this short run gets compacted
     logger: { warn: () => {} }, // quiet: the offline summarizer warns that it is not an LLM
     onCompact: (action) => console.log(`compacted before a model call: ${action.tokensBefore} -> ${action.tokensAfter} tokens`),

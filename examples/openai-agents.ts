@@ -2,8 +2,9 @@
  * OpenAI Agents SDK: offload and compaction around `run()`, with the SDK's own hooks.
  *
  * Runs offline: the model is the SDK's scripted test model. In the first run it fetches a large
- * build log (offloaded as the tool returns it, so the model, the run and the session only ever
- * hold a reference), then reads the failing line back with the read tool. In the second run it
+ * build log (too large for the small window: cut as the tool returns it, so the model, the run
+ * and the session only ever hold its reference, head and tail), then reads the failing line
+ * back with the read tool. In the second run it
  * writes a long report; the history is then over a small window, and the session compacts what
  * it stores after the turn. The third run starts from the summary. Everything is written to a
  * temporary directory, removed at the end.
@@ -50,7 +51,7 @@ try {
   const manager = createContextManager({
     format: 'openai-agents',
     outputDir, // where offloaded results and compaction archives go
-    threshold: 4000, // tool outputs of 4,000+ characters are offloaded as they arrive
+    threshold: 4000, // older outputs of 4,000+ characters go to the store as they age (a new one over half the window is cut)
     contextTokenLimit: 2000, // a tiny window, so that this short conversation gets compacted
     logger: { warn: () => undefined }, // (quiet: this example uses the offline summarizer on purpose)
   });
