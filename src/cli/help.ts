@@ -199,8 +199,8 @@ Options:
                           (default: env CONTEXT_TOKEN_LIMIT, else 200000)
   --ratio <r>             compaction triggers at this share of the window
                           (default: env COMPACT_THRESHOLD_RATIO, else 0.92)
-  --threshold <n>         tool results of at least n chars are offloaded as
-                          they arrive (default: 1000)
+  --threshold <n>         older tool results of at least n chars are offloaded
+                          as they age (default: 1000)
   --provider <name>       who writes the summaries: extractive (offline, the
                           default, whatever the environment), anthropic, openai
   --model <model>         summary model (LLM providers)
