@@ -3,7 +3,7 @@ import { createContextManager } from '../../src/api/context-manager.js';
 import { replaySession } from '../../src/cli/replay/replay-session.js';
 import type { ReplayManager } from '../../src/cli/replay/replay-session.js';
 import { countTokens, createMemoryStore } from '../../src/index.js';
-import type { Message } from '../../src/index.js';
+import type { Message, OffloadTiming } from '../../src/index.js';
 import { createExtractiveSummarizer } from '../../src/summarize.js';
 
 const LOG = Array.from({ length: 120 }, (_, line) => `line ${line}: FAIL tests/money/round.test.ts expected 101 to be 102`).join('\n');
@@ -29,8 +29,9 @@ function chatter(turns: number): Message[] {
   return messages;
 }
 
-function createManager(contextTokenLimit: number): ReplayManager {
+function createManager(contextTokenLimit: number, offloadTiming: OffloadTiming = 'as-they-age'): ReplayManager {
   return createContextManager({
+    offloadTiming,
     store: createMemoryStore(),
     contextTokenLimit,
     provider: 'openai',
@@ -75,8 +76,8 @@ describe('replaySession: every request, without and with the manager', () => {
     expect(requests.map((request) => request.messagesWithout)).toEqual([2, 4, 6]);
   });
 
-  it('sends the same first request with the manager (nothing to do yet), then smaller ones as it offloads the large results', async () => {
-    const requests = await replaySession({ messages: session, manager: createManager(200_000), pricePerMTok: 3 });
+  it('sends the same first request with the manager (nothing to do yet), then smaller ones as it offloads the large results on arrival', async () => {
+    const requests = await replaySession({ messages: session, manager: createManager(200_000, 'on-arrival'), pricePerMTok: 3 });
     expect(requests[0]?.tokensWith).toBe(requests[0]?.tokensWithout);
     expect(requests[1]?.offloadedResults).toBe(1);
     expect(requests[1]?.freedChars).toBeGreaterThan(LOG.length - 200);
