@@ -91,7 +91,7 @@ afterEach(async () => {
   await rm(workDir, { recursive: true, force: true });
 });
 
-describe("summaryMode 'reuse-prefix' over the Anthropic client (DESIGN §9: cache-reusing summaries)", () => {
+describe("summaryMode 'reuse-prefix' over the Anthropic client", () => {
   it('repeats the loop request byte for byte (system, tools, messages up to the breakpoint), then asks for the summary', async () => {
     await sendLoopRequest(sdk, history);
     server.enqueue('/v1/messages', anthropicMessage('## Task Status\nOne test still fails.', LOOP_MODEL));

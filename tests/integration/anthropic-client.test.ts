@@ -57,7 +57,7 @@ function sentKey(headers: Record<string, unknown>): string | undefined {
   return typeof authorization === 'string' ? authorization.replace(/^Bearer /, '') : undefined;
 }
 
-describe('createAnthropicLlmClient over HTTP (spec 05 F-004)', () => {
+describe('createAnthropicLlmClient over HTTP', () => {
   it('accepts a real Anthropic SDK client as AnthropicLike (type check)', () => {
     const sdkClient: AnthropicLike = new Anthropic({ apiKey: API_KEY, baseURL: server.origin });
     expect(typeof sdkClient.messages.create).toBe('function');
@@ -83,7 +83,7 @@ describe('createAnthropicLlmClient over HTTP (spec 05 F-004)', () => {
     expect(request?.headers['anthropic-version']).toEqual(expect.any(String));
   });
 
-  it('through createLlmSummarizer: the server receives spec 05 prompt and max_tokens sized from the word budget', async () => {
+  it('through createLlmSummarizer: the server receives the summary prompt and max_tokens sized from the word budget', async () => {
     server.enqueue('/v1/messages', anthropicMessage('## Goals & Decisions\nRename the exporter.'));
     const summarizer = createLlmSummarizer(await createClient(), { model: MODEL, tokenCounter });
     const summary = await summarizer.summarize(history.slice(1), { maxWords: 1200 });
@@ -113,7 +113,7 @@ describe('createAnthropicLlmClient over HTTP (spec 05 F-004)', () => {
     });
   });
 
-  describe('retries (spec 05 F-008, DESIGN §8)', () => {
+  describe('retries', () => {
     it('turns the SDK retries off: a 529 rejects after one request', async () => {
       server.enqueue('/v1/messages', anthropicError(529, 'overloaded_error'));
       const client = await createClient();
@@ -181,7 +181,7 @@ describe('createAnthropicLlmClient over HTTP (spec 05 F-004)', () => {
       expect(server.requestsTo('/v1/messages')).toHaveLength(3);
     });
 
-    it('UC-006: compactMessages with a permanently failing API returns the input, compacted false, summarizer-failed', async () => {
+    it('compactMessages with a permanently failing API returns the input, compacted false, summarizer-failed', async () => {
       for (let index = 0; index < 3; index += 1) server.enqueue('/v1/messages', anthropicError(500, 'api_error'));
       const result = await compactMessages(history, {
         llmClient: await createClient(),

@@ -24,7 +24,7 @@ function firstLines(messages: readonly Message[]): string[] {
   return messages.map((message) => `${message.role}: ${typeof message.content === 'string' ? (message.content.split('\n', 1)[0] ?? '') : '(blocks)'}`);
 }
 
-describe('agent-context compact: the trigger (issue 4)', () => {
+describe('agent-context compact: the trigger', () => {
   it('below the trigger: prints the history unchanged, says no summarizer ran and why', async () => {
     const run = await runInProcess(['compact', fixturePath('messages.json'), '--work-dir', directory.path]);
     expect(run.exitCode).toBe(0);
@@ -52,7 +52,7 @@ describe('agent-context compact: the trigger (issue 4)', () => {
   });
 });
 
-describe('agent-context compact --force with the extractive summarizer (issue 4)', () => {
+describe('agent-context compact --force with the extractive summarizer', () => {
   it('summarizes, restores the files read with read_file from --work-dir, archives, and prints the stats', async () => {
     await mkdir(join(directory.path, 'src'), { recursive: true });
     await writeFile(join(directory.path, 'src/date.ts'), 'export const fixed = true;\n');
@@ -122,7 +122,7 @@ describe('agent-context compact --force with the extractive summarizer (issue 4)
   });
 });
 
-describe('agent-context compact with an LLM (issue 4)', () => {
+describe('agent-context compact with an LLM', () => {
   let server: FakeProviderServer;
 
   beforeEach(async () => {
@@ -189,7 +189,7 @@ describe('agent-context compact with an LLM (issue 4)', () => {
   });
 });
 
-describe('agent-context compact: restoration only from an explicit --work-dir (issue 10, DESIGN §11)', () => {
+describe('agent-context compact: restoration only from an explicit --work-dir', () => {
   it('restores nothing from the current directory without --work-dir, and says how to restore', async () => {
     // The current directory holds the very file the history read: it must not be pulled in.
     await mkdir(join(directory.path, 'src'), { recursive: true });
@@ -238,7 +238,7 @@ describe('agent-context compact: restoration only from an explicit --work-dir (i
   });
 });
 
-describe('agent-context compact: usage errors (issue 4)', () => {
+describe('agent-context compact: usage errors', () => {
   it.each([
     [['--provider', 'openai'], '--provider openai needs --model (or SUMMARY_MODEL)'],
     [['--model', 'x'], '--model needs an LLM: pass --provider anthropic or openai (or set ANTHROPIC_API_KEY)'],

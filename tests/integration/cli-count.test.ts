@@ -30,7 +30,7 @@ function blocksOf(messages: readonly Message[]): ContentBlock[] {
   return messages.flatMap((message) => (typeof message.content === 'string' ? [] : message.content));
 }
 
-describe('agent-context count --json (issue 4, DESIGN §8 CLI output)', () => {
+describe('agent-context count --json', () => {
   it.each(FORMAT_FIXTURES)(
     '%s: prints exactly { format, messageFormat, messageCount, totalTokens, byRole, byTool, largestToolResults, offload, compaction }',
     async (name, format) => {
@@ -163,7 +163,7 @@ describe('agent-context count --json (issue 4, DESIGN §8 CLI output)', () => {
   });
 });
 
-describe('agent-context count report (issue 4)', () => {
+describe('agent-context count report', () => {
   it('shows totals, bar charts by role and by tool, the largest results, the offload forecast and the trigger', async () => {
     const run = await runInProcess(['count', fixturePath('claude-code-session.jsonl')]);
     expect(run.exitCode).toBe(0);

@@ -13,7 +13,7 @@ afterEach(async () => {
   await directory.remove();
 });
 
-describe('agent-context demo (issue 4)', () => {
+describe('agent-context demo', () => {
   it('runs count, offload, count, compact (extractive), count offline, each step with its figures', async () => {
     const run = await runInProcess(['demo', '--dir', directory.path]);
     expect(run.exitCode).toBe(0);

@@ -76,7 +76,7 @@ afterAll(async () => {
   await directory.remove();
 });
 
-describe('agent-context count detects the message format (issue 8 item 3)', () => {
+describe('agent-context count detects the message format', () => {
   it.each(CASES)('$file: $format, as $shape', async (testCase) => {
     const run = await runInProcess(['count', formatFixture(testCase.file), '--json']);
     expect(run.stderr).toBe('');
@@ -106,7 +106,7 @@ describe('agent-context count detects the message format (issue 8 item 3)', () =
   });
 });
 
-describe('agent-context offload writes the history back in its own format and shape (issue 8 item 3)', () => {
+describe('agent-context offload writes the history back in its own format and shape', () => {
   it.each(CASES)('$file: only the two tool outputs change, each to a reference; the files hold the results', async (testCase) => {
     const out = join(directory.path, `offload-${testCase.file}`);
     const outputFile = join(directory.path, `offloaded-${testCase.file}`);
@@ -171,7 +171,7 @@ describe('agent-context offload writes the history back in its own format and sh
   });
 });
 
-describe('agent-context compact writes the history back in its own format and shape (issue 8 item 3)', () => {
+describe('agent-context compact writes the history back in its own format and shape', () => {
   let workDir: string;
 
   beforeAll(async () => {
@@ -225,7 +225,7 @@ describe('agent-context compact writes the history back in its own format and sh
   });
 });
 
-describe('agent-context --format (issue 8 item 3)', () => {
+describe('agent-context --format', () => {
   const plainPath = (): string => join(directory.path, 'plain.json');
 
   beforeAll(async () => {
@@ -260,7 +260,7 @@ describe('agent-context --format (issue 8 item 3)', () => {
   });
 });
 
-describe('agent-context refuses a history mixing formats (issue 8 item 3)', () => {
+describe('agent-context refuses a history mixing formats', () => {
   it('names the first message that breaks with the ones before it (exit 1), whatever the command', async () => {
     const path = join(directory.path, 'mixed.json');
     await writeFile(

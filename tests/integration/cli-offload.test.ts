@@ -31,7 +31,7 @@ async function restoreReferences(messages: readonly Message[], outputDir: string
   );
 }
 
-describe('agent-context offload (issue 4, DESIGN §8 CLI output)', () => {
+describe('agent-context offload', () => {
   it('writes the files, the new history to stdout and the stats to stderr', async () => {
     const outputDir = join(directory.path, 'offload');
     const run = await runInProcess(['offload', fixturePath('messages.json'), '--out', outputDir]);
@@ -131,7 +131,7 @@ describe('agent-context offload (issue 4, DESIGN §8 CLI output)', () => {
     expect(existsSync(outputDir)).toBe(false);
   });
 
-  it('-o may name the input itself: the file is replaced whole, atomically (issue 10, DESIGN §11)', async () => {
+  it('-o may name the input itself: the file is replaced whole, atomically', async () => {
     const path = join(directory.path, 'h.json');
     await copyFile(fixturePath('messages.json'), path);
     const outputDir = join(directory.path, 'offload');
@@ -144,7 +144,7 @@ describe('agent-context offload (issue 4, DESIGN §8 CLI output)', () => {
     expect((await readdir(directory.path)).sort()).toEqual(['h.json', 'library', 'offload']);
   });
 
-  it('leaves the input as it was when -o cannot be written (issue 10, DESIGN §11)', async () => {
+  it('leaves the input as it was when -o cannot be written', async () => {
     const path = join(directory.path, 'h.json');
     await copyFile(fixturePath('messages.json'), path);
     const original = await readFile(path);

@@ -57,7 +57,7 @@ afterAll(async () => {
   await directory.remove();
 });
 
-describe('agent-context count prints nothing a terminal obeys (issue 8 item 4)', () => {
+describe('agent-context count prints nothing a terminal obeys', () => {
   it('the report shows the tool name, the id, the preview and the file name escaped', async () => {
     const run = await runInProcess(['count', transcriptPath]);
     expect(run.exitCode).toBe(0);
@@ -87,7 +87,7 @@ describe('agent-context count prints nothing a terminal obeys (issue 8 item 4)',
   });
 });
 
-describe('agent-context offload prints nothing a terminal obeys, and writes the content exactly (issue 8 item 4)', () => {
+describe('agent-context offload prints nothing a terminal obeys, and writes the content exactly', () => {
   it('history on stdout and stats on stderr are safe; the offloaded file holds the exact result', async () => {
     const out = join(directory.path, 'offload-stdout');
     const run = await runInProcess(['offload', transcriptPath, '--out', out]);
@@ -114,7 +114,7 @@ describe('agent-context offload prints nothing a terminal obeys, and writes the 
   });
 });
 
-describe('agent-context compact prints nothing a terminal obeys (issue 8 item 4)', () => {
+describe('agent-context compact prints nothing a terminal obeys', () => {
   it('history on stdout and stats on stderr are safe; the archive keeps the compacted messages exactly', async () => {
     const workDir = join(directory.path, 'compact-work');
     await mkdir(workDir);
@@ -130,7 +130,7 @@ describe('agent-context compact prints nothing a terminal obeys (issue 8 item 4)
   });
 });
 
-describe('errors that quote a value from the transcript are escaped (issue 8 item 4)', () => {
+describe('errors that quote a value from the transcript are escaped', () => {
   it('a role holding a C1 CSI and a bidi override is named, escaped, on one safe line', async () => {
     const path = join(directory.path, 'bad-role.json');
     await writeFile(path, JSON.stringify([{ role: `user${C1_CSI}${RIGHT_TO_LEFT}`, content: 'hi' }]));

@@ -5,7 +5,7 @@ import { createTemporaryDirectory, fixturePath, REPOSITORY_ROOT, runInProcess } 
 
 const packageVersion = (JSON.parse(readFileSync(join(REPOSITORY_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
-describe('agent-context: help and version (issue 4)', () => {
+describe('agent-context: help and version', () => {
   it('prints the version from package.json', async () => {
     const run = await runInProcess(['--version']);
     expect(run).toMatchObject({ exitCode: 0, stdout: `${packageVersion}\n`, stderr: '' });
@@ -32,7 +32,7 @@ describe('agent-context: help and version (issue 4)', () => {
   });
 });
 
-describe('agent-context: usage errors exit 2 with one line (issue 4)', () => {
+describe('agent-context: usage errors exit 2 with one line', () => {
   it.each([
     [[], /^agent-context: see where/],
     [['frobnicate'], /^agent-context: unknown command "frobnicate" \(commands: count, offload, compact, prune, demo, replay, eval, proxy\)\n/],
@@ -72,7 +72,7 @@ describe('agent-context: usage errors exit 2 with one line (issue 4)', () => {
   });
 });
 
-describe('agent-context: negative and non-decimal numbers (issue 10, DESIGN §11)', () => {
+describe('agent-context: negative and non-decimal numbers', () => {
   it.each([
     [['offload', 'x.json', '--out', 'o', '--char-threshold', '-5'], '--char-threshold must be a number >= 1, got "-5"'],
     [['offload', 'x.json', '--out', 'o', '--char-threshold=-5'], '--char-threshold must be a number >= 1, got "-5"'],
@@ -91,7 +91,7 @@ describe('agent-context: negative and non-decimal numbers (issue 10, DESIGN §11
   });
 });
 
-describe('agent-context: a Claude Code log still being written (issue 10, DESIGN §11)', () => {
+describe('agent-context: a Claude Code log still being written', () => {
   it('reads it without its cut-off last line and warns on stderr, naming the file and line', async () => {
     const directory = await createTemporaryDirectory('aco-cli-live-');
     try {
@@ -109,7 +109,7 @@ describe('agent-context: a Claude Code log still being written (issue 10, DESIGN
   });
 });
 
-describe('agent-context: bad input exits 1 with one clear line (issue 4)', () => {
+describe('agent-context: bad input exits 1 with one clear line', () => {
   it.each([
     ['missing.json', 'agent-context: cannot read MISSING: no such file (ENOENT)'],
     ['bad-json.json', 'agent-context: FILE: invalid JSON at line 3, column 43: unexpected "}", expected a property name'],

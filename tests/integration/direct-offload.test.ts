@@ -23,8 +23,8 @@ async function exists(path: string): Promise<boolean> {
   );
 }
 
-describe('offloadToolResult on the real file system (spec 04 F-004)', () => {
-  it('spec 04 UC-001 writes <outputDir>/<sessionId>/<tool_use_id>.md (0600, directories 0700) with an absolute reference', async () => {
+describe('offloadToolResult on the real file system', () => {
+  it('writes <outputDir>/<sessionId>/<tool_use_id>.md (0600, directories 0700) with an absolute reference', async () => {
     const outputDir = join(root, '.offload');
     const content = `${text(1200)} 中文 😀`;
     const message = deepFreeze(userMessage(toolResult('toolu_xyz', content)));
@@ -41,7 +41,7 @@ describe('offloadToolResult on the real file system (spec 04 F-004)', () => {
     expect((await stat(outputDir)).mode & 0o777).toBe(0o700);
   });
 
-  it('spec 04 UC-002 writes an array content as JSON', async () => {
+  it('writes an array content as JSON', async () => {
     const content: ContentBlock[] = [{ type: 'text', text: text(1500) }];
     const result = await offloadToolResult(userMessage(toolResult('arr', content)), { sessionId: 's', outputDir: root });
     expect(await readFile(result.file!, 'utf8')).toBe(JSON.stringify(content));
@@ -54,7 +54,7 @@ describe('offloadToolResult on the real file system (spec 04 F-004)', () => {
     expect(result.file).toBe(join(root, 'rel', 's', 't.md'));
   });
 
-  it('spec 04 F-002 overwrites the file of an id seen before in the same session, leaving no temp file', async () => {
+  it('overwrites the file of an id seen before in the same session, leaving no temp file', async () => {
     const options = { sessionId: 's', outputDir: root };
     const first = await offloadToolResult(userMessage(toolResult('same', 'first version')), options);
     const second = await offloadToolResult(userMessage(toolResult('same', 'second version')), options);
@@ -71,7 +71,7 @@ describe('offloadToolResult on the real file system (spec 04 F-004)', () => {
     expect(await readFile(b.file!, 'utf8')).toBe('from b');
   });
 
-  it('spec 04 UC-003 rejects with WRITE_FAILED and the OS error as cause when outputDir is a file, message unchanged', async () => {
+  it('rejects with WRITE_FAILED and the OS error as cause when outputDir is a file, message unchanged', async () => {
     const outputDir = join(root, 'a-file');
     await writeFile(outputDir, 'x');
     const message = deepFreeze(userMessage(toolResult('t', text(2000))));

@@ -21,7 +21,7 @@ async function modeOf(path: string): Promise<number> {
 }
 
 describe('NodeFileWriter.ensureDir', () => {
-  it('creates missing parents with mode 0700 and accepts an existing directory (spec 01 F-005)', async () => {
+  it('creates missing parents with mode 0700 and accepts an existing directory', async () => {
     const directory = join(root, 'a', 'b', 'c');
     await writer.ensureDir(directory);
     await writer.ensureDir(directory);

@@ -44,7 +44,7 @@ function sampleHistory(): Message[] {
 }
 
 describe('offloadToolResults on the real file system', () => {
-  it('UC-001 writes each large result to outputDir (created recursively, 0700) as a 0600 file with absolute paths in files', async () => {
+  it('writes each large result to outputDir (created recursively, 0700) as a 0600 file with absolute paths in files', async () => {
     const outputDir = join(root, 'nested', 'offload');
     const messages = sampleHistory();
     const result = await offloadToolResults(messages, { outputDir });
@@ -70,7 +70,7 @@ describe('offloadToolResults on the real file system', () => {
     expect(blocksOf(result.messages[2]!)[0]!.content).toBe(`[Content offloaded to: ${result.files[0]}]`);
   });
 
-  it('UC-006 creates no directory and writes nothing when the gate skips', async () => {
+  it('creates no directory and writes nothing when the gate skips', async () => {
     const outputDir = join(root, 'never');
     const messages = [{ role: 'user' as const, content: text(10_000) }, ...sampleHistory()];
     const result = await offloadToolResults(messages, { outputDir });

@@ -51,7 +51,7 @@ function createClient(options: { maxTokensParameter?: 'max_tokens' | 'max_comple
   return createOpenAILlmClient({ apiKey: API_KEY, baseURL: `${server.origin}/v1`, ...options });
 }
 
-describe('createOpenAILlmClient over HTTP (spec 05 F-004)', () => {
+describe('createOpenAILlmClient over HTTP', () => {
   it('accepts a real OpenAI SDK client as OpenAILike (type check)', () => {
     const sdkClient: OpenAILike = new OpenAI({ apiKey: API_KEY, baseURL: `${server.origin}/v1` });
     expect(typeof sdkClient.chat.completions.create).toBe('function');
@@ -76,7 +76,7 @@ describe('createOpenAILlmClient over HTTP (spec 05 F-004)', () => {
     expect(body).not.toHaveProperty('max_tokens');
   });
 
-  it('through createLlmSummarizer: the server receives spec 05 prompt and max_tokens sized from the word budget', async () => {
+  it('through createLlmSummarizer: the server receives the summary prompt and max_tokens sized from the word budget', async () => {
     const summarizer = createLlmSummarizer(await createClient(), { model: MODEL, tokenCounter });
     await summarizer.summarize(history.slice(1), { maxWords: 800 });
     const body = server.requestsTo('/v1/chat/completions')[0]?.body as { model: string; max_tokens: number; messages: { content: string }[] };
@@ -102,7 +102,7 @@ describe('createOpenAILlmClient over HTTP (spec 05 F-004)', () => {
     expect(server.requestsTo('/v1/chat/completions')[0]?.body.model).toBe('llama3.1:8b');
   });
 
-  describe('no default model (DESIGN §8)', () => {
+  describe('no default model', () => {
     beforeEach(() => {
       vi.stubEnv('SUMMARY_MODEL', undefined);
     });
@@ -142,7 +142,7 @@ describe('createOpenAILlmClient over HTTP (spec 05 F-004)', () => {
     });
   });
 
-  describe('retries (spec 05 F-008, DESIGN §8)', () => {
+  describe('retries', () => {
     it('turns the SDK retries off: a 503 rejects after one request', async () => {
       server.enqueue('/v1/chat/completions', openAIError(503, 'server_error'));
       await expect((await createClient()).summarize('p', MODEL)).rejects.toMatchObject({ status: 503 });
@@ -185,7 +185,7 @@ describe('createOpenAILlmClient over HTTP (spec 05 F-004)', () => {
   });
 
   describe('failures', () => {
-    it('UC-006: a permanent 500 rejects, and compactMessages returns the input, compacted false, summarizer-failed', async () => {
+    it('a permanent 500 rejects, and compactMessages returns the input, compacted false, summarizer-failed', async () => {
       for (let index = 0; index < 4; index += 1) server.enqueue('/v1/chat/completions', openAIError(500, 'server_error'));
       const client = await createClient();
       await expect(client.summarize('p', MODEL)).rejects.toMatchObject({ status: 500 });

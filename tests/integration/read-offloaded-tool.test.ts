@@ -176,7 +176,7 @@ describe('the read tool on the file store', () => {
     });
   });
 
-  describe('after a compaction (issue 9: recoverable compaction)', () => {
+  describe('after a compaction', () => {
     /** A session that ran a build and read its long log. */
     function createSession(): Message[] {
       const log = Array.from({ length: 400 }, (_, index) => (index === 250 ? 'error TS2322: Type "string" is not assignable to type "number". (src/a.ts:7)' : `build step ${index + 1} ok`)).join('\n');

@@ -50,7 +50,7 @@ describe('default token counter (gpt-tokenizer o200k_base)', () => {
   });
 });
 
-describe('default token counter on long text (DESIGN §11: counted in pieces)', () => {
+describe('default token counter on long text', () => {
   const reference = require('gpt-tokenizer/cjs/encoding/o200k_base') as {
     countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
   };

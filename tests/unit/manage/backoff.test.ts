@@ -15,7 +15,7 @@ function simulate(calls: number, fails: (call: number) => boolean): number[] {
   return attempted;
 }
 
-describe('the compaction circuit breaker (issue 9 faults)', () => {
+describe('the compaction circuit breaker', () => {
   it('waits 0, 0, then 2, 4, 8 ... calls after each failure in a row, at most 64', () => {
     expect([1, 2, 3, 4, 5, 6, 7, 8, 9, 20].map(computeBackoffCalls)).toEqual([0, 0, 2, 4, 8, 16, 32, 64, 64, 64]);
   });

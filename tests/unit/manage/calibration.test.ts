@@ -12,7 +12,7 @@ import { resolveProviderFamily } from '../../../src/core/manage/manager-options.
 import { InvalidOptionError } from '../../../src/core/errors.js';
 import { ADDED_LOCAL_TOKENS, ADDED_RATIOS, buildUsagePairs, FIXED_PROMPT_TOKENS, quantile } from './usage-series.js';
 
-describe('provider family (issue 9 item 4)', () => {
+describe('provider family', () => {
   it.each([
     ['claude-opus-4-5-20251101', 'anthropic'],
     ['anthropic/claude-3-5-haiku-latest', 'anthropic'],
@@ -57,7 +57,7 @@ describe('the series the tests calibrate on', () => {
   });
 });
 
-describe('default margins before any usage (issue 9 item 4)', () => {
+describe('default margins before any usage', () => {
   it('are 1.5 for Claude, 1 for OpenAI, 1.5 for an unknown family', () => {
     expect(DEFAULT_CALIBRATION_MARGINS).toEqual({ anthropic: 1.5, openai: 1, other: 1.5 });
   });

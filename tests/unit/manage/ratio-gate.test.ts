@@ -36,7 +36,7 @@ const historyArbitrary: fc.Arbitrary<Message[]> = fc
     }),
   );
 
-describe('the incremental ratio gate (issue 9 speed)', () => {
+describe('the incremental ratio gate', () => {
   it('agrees with the batch offload plan on every history, threshold and keepRecent', () => {
     fc.assert(
       fc.property(

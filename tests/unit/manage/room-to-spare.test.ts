@@ -17,7 +17,7 @@ function worstCase(budgets: CompactBudgets, keptTokens: number, ratio: number): 
   return keptTokens + summary + files;
 }
 
-describe('a compacted context fits with room to spare (issue 9)', () => {
+describe('a compacted context fits with room to spare', () => {
   it('keeps the configured budgets when the window is large (200,000 tokens: target 92,000)', () => {
     expect(fitCompactBudgets({ targetTokens: 92_000, keptTokens: 3000, ratio: 1, configured: DEFAULTS })).toEqual(DEFAULTS);
   });

@@ -7,7 +7,7 @@ const history: Message[] = Array.from({ length: 6 }, (_, index) => ({ role: inde
 /** Every message counts 500 local tokens. */
 const localTokensOf = (): number => 500;
 
-describe('checkLastUsage (issue 9: a figure that does not fit is never trusted)', () => {
+describe('checkLastUsage', () => {
   it('accepts { inputTokens, messageCount } within the history', () => {
     expect(checkLastUsage({ inputTokens: 1234, messageCount: 6 }, 6)).toEqual({ usage: { inputTokens: 1234, messageCount: 6 } });
   });
