@@ -1,8 +1,10 @@
 /**
  * Build step after `tsc`: copies the JSON assets under src/ (the demo's sample session) to the
- * same place under dist/, since tsc emits only what is imported. No dependencies, any platform.
+ * same place under dist/, since tsc emits only what is imported, and marks the command's entry
+ * executable (tsc writes it 0644; `npx agent-context` in a clone runs it directly). No
+ * dependencies, any platform.
  */
-import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,3 +26,5 @@ function copyJson(directory) {
 }
 
 copyJson(source);
+// the bin: npm sets this on install, a local build must set it itself
+chmodSync(join(target, 'cli/index.js'), 0o755);

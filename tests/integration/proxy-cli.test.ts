@@ -61,7 +61,8 @@ afterEach(async () => {
 
 describe('agent-context proxy', () => {
   it('forwards through the manager, logs one line per request without body or key, and stops on Ctrl-C', async () => {
-    running = await startCommand(['--port', '0', '--upstream', upstream.origin], directory.path);
+    // a window of 2,000 tokens: the 4 KB result is too large to send whole, so it goes out as its reference with a head and tail
+    running = await startCommand(['--port', '0', '--upstream', upstream.origin, '--window', '2000'], directory.path);
     const body = JSON.stringify({
       model: 'claude-test',
       max_tokens: 8,

@@ -10,7 +10,7 @@ import { OPTIONS, resolveTableOption } from '../option-table.js';
 import type { ContentStore, ConversationRequest, FileReader, FileWriter, LlmClient, Logger, Summarizer, TokenCounter } from '../ports.js';
 import { assertDirectorySetting } from '../safe-path.js';
 import { assertTokenCounter, resolveCompactTrigger, type LastUsage } from '../tokens.js';
-import { isAbsolutePath, resolvePathFrom } from './path-resolution.js';
+import { isAbsolutePath, resolvePathFrom } from '../path-resolution.js';
 import { computeMinSummaryInputTokens, MIN_SUMMARY_CONVERSATION_TOKENS } from './summarize-with-llm.js';
 import { resolveSummaryMode, type SummaryMode } from './summarize-reusing-prefix.js';
 
