@@ -5,7 +5,7 @@
  * under `outputDir`. This is the one place a writer becomes a store.
  */
 import { describeValue, InvalidOptionError } from '../core/errors.js';
-import { resolvePathFrom } from '../core/compact/path-resolution.js';
+import { resolvePathFrom } from '../core/path-resolution.js';
 import { resolveOutputDir } from '../core/offload-options.js';
 import type { ContentStore, FileWriter } from '../core/ports.js';
 import { createFileStore } from '../stores/file-store.js';
