@@ -27,7 +27,8 @@ import { deriveProxySessionId, hashCredential, readSessionHeader } from './sessi
 import { createBodyParser, type BodyLayout, type ParsedRequestBody } from './body-parser.js';
 import { writeBodyWithHistory } from './body-writer.js';
 import { createSeenHistories } from './seen-histories.js';
-import { createLruMap, createWarmManagers, type ManagerFactory } from './sessions.js';
+import { createLruMap } from '../core/lru-map.js';
+import { createWarmManagers, type ManagerFactory } from './sessions.js';
 import { createOverheadCounter } from './fixed-overhead.js';
 import { createSplitStore } from './split-store.js';
 import { summarizeUpstream } from './upstream-summarizer.js';

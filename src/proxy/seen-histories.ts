@@ -7,7 +7,7 @@
  * event loop every session shares a little more at each request.
  */
 import type { Message } from '../core/types.js';
-import { createLruMap } from './sessions.js';
+import { createLruMap } from '../core/lru-map.js';
 
 /** The last history of each recent session. */
 export interface SeenHistories {

@@ -7,35 +7,7 @@
 import type { ContextManager, PrepareOptions, PrepareResult } from '../core/manage/types.js';
 import type { Message } from '../core/types.js';
 import type { UpstreamRequest } from './upstream-summarizer.js';
-
-/** A map that forgets its least recently used entries past `maxEntries`. */
-export interface LruMap<V> {
-  get(key: string): V | undefined;
-  set(key: string, value: V): void;
-  delete(key: string): void;
-}
-
-/** Creates an {@link LruMap}. */
-export function createLruMap<V>(maxEntries: number): LruMap<V> {
-  const entries = new Map<string, V>();
-  return {
-    get(key) {
-      const value = entries.get(key);
-      if (value !== undefined) {
-        // most recent last: Map keeps insertion order
-        entries.delete(key);
-        entries.set(key, value);
-      }
-      return value;
-    },
-    set(key, value) {
-      entries.delete(key);
-      entries.set(key, value);
-      if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
-    },
-    delete: (key) => void entries.delete(key),
-  };
-}
+import { createLruMap } from '../core/lru-map.js';
 
 /** Creates a manager whose summaries, when the upstream writes them, are asked with `current()`'s request. */
 export type ManagerFactory = (current: () => UpstreamRequest | undefined) => ContextManager<Message>;

@@ -39,7 +39,7 @@ describe('shipped declarations', () => {
     }
   });
 
-  it('cite no spec or DESIGN section (file:line of each one found)', async () => {
+  it('cite no document that does not ship with the package (file:line of each citation found)', async () => {
     expect(existsSync(distDir), 'dist/ is missing: run `npm run build` (npm test does it first)').toBe(true);
     const files = await listDeclarationFiles(distDir);
     expect(files.length).toBeGreaterThan(0);

@@ -6,6 +6,7 @@
  * manager was dropped (or a restarted server) gets the same messages from a new one.
  */
 import { DEFAULT_SESSION_ID } from '../../core/defaults.js';
+import { createLruMap } from '../../core/lru-map.js';
 import { isSafePathSegment } from '../../core/safe-path.js';
 
 /** The session of invocations without a `thread_id`: the context manager's own default. */
@@ -53,22 +54,13 @@ export interface ThreadSessions<T> {
 
 /** Creates the cache; `create` builds the manager of a session. */
 export function createThreadSessions<T>(create: (session: string) => T, maxSessions = MAX_THREAD_MANAGERS): ThreadSessions<T> {
-  const sessions = new Map<string, T>();
+  const sessions = createLruMap<T>(maxSessions);
   return {
     get(session) {
       const found = sessions.get(session);
-      if (found !== undefined) {
-        // Most recently used last: a Map iterates in insertion order.
-        sessions.delete(session);
-        sessions.set(session, found);
-        return found;
-      }
+      if (found !== undefined) return found;
       const created = create(session);
       sessions.set(session, created);
-      if (sessions.size > maxSessions) {
-        const oldest = sessions.keys().next().value as string;
-        sessions.delete(oldest);
-      }
       return created;
     },
   };
