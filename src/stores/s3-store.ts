@@ -3,47 +3,36 @@
  * `@aws-sdk/client-s3`, an optional peer dependency imported on first use. Only structural
  * types name the SDK here: the package root must load without it.
  *
- * Over 500 lines on purpose: one driver per file (the layout of `src/stores/`), and most of
- * the length is S3's error cases (412 compared, 409 retried, 501, a missing bucket told apart
- * from a missing key, servers that answer a range with more than was asked), each documented.
+ * The SDK's shape, loading and error kinds are in s3-sdk.ts; this file is the store's behaviour.
  */
-import { describeValue, importOptionalPeer, InvalidOptionError, MissingDependencyError, ReadFailedError, WriteFailedError } from '../core/errors.js';
+import { describeValue, InvalidOptionError, MissingDependencyError, ReadFailedError, WriteFailedError } from '../core/errors.js';
 import type { ByteRange, ContentStore, Logger, PutOutcome, StoredEntry } from '../core/ports.js';
 import { consoleLogger } from '../infrastructure/console-logger.js';
 import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem, resolveByteRange } from '../core/store-keys.js';
 import { joinParts } from '../core/text.js';
 import { decodeUtf8Range } from '../core/utf8.js';
+import {
+  describeSdkError,
+  httpStatusOf,
+  equalBytes,
+  isConditionalConflict,
+  isMissingObject,
+  isPreconditionFailed,
+  isRangeNotSatisfiable,
+  loadSdk,
+  parseRangeStart,
+  readBody,
+  withTimeouts,
+  type GetObjectOutputLike,
+  type HeadObjectOutputLike,
+  type ListObjectsV2OutputLike,
+  type S3ClientLike,
+  type S3Sdk,
+  type S3StoreClientConfig,
+} from './s3-sdk.js';
 
-/**
- * The part of the SDK's `S3Client` this store uses: `send(command)`. An `S3Client` from
- * `@aws-sdk/client-s3` fits, with its middleware, retries and credentials as you configured
- * them; so does any object with this method (a proxy, a test double).
- */
-export interface S3ClientLike {
-  /** Sends a command built from the SDK's command classes; resolves to its output. */
-  send(command: object): Promise<unknown>;
-}
-
-/**
- * Settings of the `S3Client` the store constructs when it is given no `client`: the SDK's own
- * `S3ClientConfig`, passed through as is. The usual ones are listed; any other field of
- * `S3ClientConfig` (`maxAttempts`, `requestHandler`, ...) is passed on too. Without a
- * `requestHandler`, the store gives the client one with timeouts
- * ({@link S3_CONNECT_TIMEOUT_MS}, {@link S3_SOCKET_TIMEOUT_MS}): the SDK's own default waits
- * forever on a server that accepts the connection and never answers.
- */
-export interface S3StoreClientConfig {
-  /** AWS region. @default the SDK's: env `AWS_REGION`, then the shared config files */
-  region?: string;
-  /** Endpoint of an S3-compatible server (MinIO, R2, a test server). @default AWS's for the region */
-  endpoint?: string;
-  /** Access keys. @default the SDK's default credential chain (env, files, instance role) */
-  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
-  /** `https://host/bucket/key` instead of `https://bucket.host/key`; most S3-compatible servers need it. @default false */
-  forcePathStyle?: boolean;
-  /** Any other `S3ClientConfig` field. */
-  [option: string]: unknown;
-}
+export type { S3ClientLike, S3StoreClientConfig } from './s3-sdk.js';
+export { S3_CONNECT_TIMEOUT_MS, S3_SOCKET_TIMEOUT_MS } from './s3-sdk.js';
 
 /** Options of {@link createS3Store}. */
 export interface S3StoreOptions {
@@ -103,64 +92,6 @@ const MAX_CONDITIONAL_PUT_ATTEMPTS = 3;
 /** Pause before retrying a conflicted conditional put, times the attempt number. */
 const CONFLICT_RETRY_DELAY_MS = 25;
 
-const PACKAGE_NAME = '@aws-sdk/client-s3';
-
-/** How long the client made from `config` waits for a connection, per attempt. */
-export const S3_CONNECT_TIMEOUT_MS = 5_000;
-
-/**
- * How long the client made from `config` lets a connection sit silent, per attempt (the SDK
- * retries up to `maxAttempts`, 3 by default): an idle limit, not a deadline, so a large object
- * that keeps arriving is never cut.
- */
-export const S3_SOCKET_TIMEOUT_MS = 10_000;
-
-type CommandClass = new (input: Record<string, unknown>) => object;
-
-/** The part of the SDK module the store uses. */
-interface S3Sdk {
-  S3Client: new (config: Record<string, unknown>) => S3ClientLike;
-  PutObjectCommand: CommandClass;
-  GetObjectCommand: CommandClass;
-  HeadObjectCommand: CommandClass;
-  ListObjectsV2Command: CommandClass;
-  DeleteObjectCommand: CommandClass;
-}
-
-/**
- * `config` with a `requestHandler` holding the store's timeouts, unless it has its own. Given as
- * the handler's options (an object the SDK turns into its Node handler, as SDK 3.521 and later
- * do), so the package imports nothing of the SDK's internals.
- */
-function withTimeouts(config: S3StoreClientConfig | undefined): S3StoreClientConfig {
-  if (config?.requestHandler !== undefined) return { ...config };
-  return { ...config, requestHandler: { connectionTimeout: S3_CONNECT_TIMEOUT_MS, socketTimeout: S3_SOCKET_TIMEOUT_MS } };
-}
-
-/** The body of a `GetObject` output, as the SDK's stream mixin gives it in Node. */
-interface S3BodyLike {
-  transformToByteArray(): Promise<Uint8Array>;
-  destroy?(): void;
-}
-
-interface GetObjectOutputLike {
-  Body?: S3BodyLike;
-  ContentLength?: number;
-  ContentRange?: string;
-}
-
-interface HeadObjectOutputLike {
-  ContentLength?: number;
-  LastModified?: Date;
-}
-
-interface ListObjectsV2OutputLike {
-  Contents?: ReadonlyArray<{ Key?: string }>;
-  IsTruncated?: boolean;
-  NextContinuationToken?: string;
-}
-
-const SDK_EXPORTS = ['S3Client', 'PutObjectCommand', 'GetObjectCommand', 'HeadObjectCommand', 'ListObjectsV2Command', 'DeleteObjectCommand'] as const;
 
 const encoder = new TextEncoder();
 // ignoreBOM: a value starting with U+FEFF keeps it (the default decoder would drop it)
@@ -465,71 +396,8 @@ function checkOptions(options: S3StoreOptions): { bucket: string; prefix: string
 }
 
 
-async function loadSdk(): Promise<S3Sdk> {
-  const sdkModule = await importOptionalPeer(PACKAGE_NAME, () => import('@aws-sdk/client-s3'), 'The S3 store');
-  // ESM named exports, or a CommonJS module under `default`
-  const candidates = [sdkModule, (sdkModule as { default?: unknown } | null)?.default] as Array<Record<string, unknown> | null | undefined>;
-  const found = candidates.find((candidate) => SDK_EXPORTS.every((name) => typeof candidate?.[name] === 'function'));
-  if (found === undefined) {
-    throw new MissingDependencyError(`${PACKAGE_NAME} was loaded but lacks ${SDK_EXPORTS.join(', ')}; install a supported version: \`npm install ${PACKAGE_NAME}@3\``);
-  }
-  return found as unknown as S3Sdk;
-}
 
 
-async function readBody(output: GetObjectOutputLike): Promise<Uint8Array> {
-  return output.Body === undefined ? new Uint8Array(0) : await output.Body.transformToByteArray();
-}
-
-function equalBytes(left: Uint8Array, right: Uint8Array): boolean {
-  if (left.length !== right.length) return false;
-  for (let index = 0; index < left.length; index += 1) if (left[index] !== right[index]) return false;
-  return true;
-}
-
-/** First byte of a `Content-Range: bytes <first>-<last>/<size>` header; `fallback` without one. */
-function parseRangeStart(contentRange: string | undefined, fallback: number): number {
-  const match = /^bytes (\d+)-\d+\/(?:\d+|\*)$/.exec(contentRange?.trim() ?? '');
-  return match === null ? (contentRange === undefined ? 0 : fallback) : Number(match[1]);
-}
-
-function httpStatusOf(error: unknown): number | undefined {
-  const status = (error as { $metadata?: { httpStatusCode?: unknown } } | null)?.$metadata?.httpStatusCode;
-  return typeof status === 'number' ? status : undefined;
-}
-
-function errorNameOf(error: unknown): string | undefined {
-  const fields = error as { name?: unknown; Code?: unknown } | null;
-  if (typeof fields?.Code === 'string') return fields.Code;
-  return typeof fields?.name === 'string' ? fields.name : undefined;
-}
-
-/** A 404 for the object (`NoSuchKey`; `NotFound` from `HeadObject`, which has no body), not for the bucket. */
-function isMissingObject(error: unknown): boolean {
-  const name = errorNameOf(error);
-  if (name === 'NoSuchKey' || name === 'NotFound') return true;
-  return httpStatusOf(error) === 404 && name !== 'NoSuchBucket';
-}
-
-/** `412 Precondition Failed`: `If-None-Match: *` found an object under the key. */
-function isPreconditionFailed(error: unknown): boolean {
-  return httpStatusOf(error) === 412 || errorNameOf(error) === 'PreconditionFailed';
-}
-
-/** `409 ConditionalRequestConflict`: another operation on the key was in flight; AWS says to retry. */
-function isConditionalConflict(error: unknown): boolean {
-  return errorNameOf(error) === 'ConditionalRequestConflict' || (httpStatusOf(error) === 409 && errorNameOf(error) !== 'NoSuchBucket');
-}
-
-/** `416 Range Not Satisfiable` (`InvalidRange`). */
-function isRangeNotSatisfiable(error: unknown): boolean {
-  return httpStatusOf(error) === 416 || errorNameOf(error) === 'InvalidRange';
-}
-
-function describeSdkError(error: unknown): string {
-  if (error instanceof Error) return error.message === '' ? error.name : `${error.name}: ${error.message}`;
-  return String(error);
-}
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
