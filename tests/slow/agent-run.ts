@@ -66,6 +66,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       upstream: upstream.origin,
       dir: storeDirectory,
       contextTokenLimit: options.proxyWindow,
+      // Each result as it arrives: the scripted model then sees a reference on the very next turn
+      // and asks the agent to open it with its own tool. (The default, results whole while the
+      // model acts on them, is covered against the real SDK clients in tests/integration/proxy-aging.)
+      offloadTiming: 'on-arrival',
       logger: { warn: (message) => warnings.push(message) },
       onRequest: (event) => events.push(event),
     });
