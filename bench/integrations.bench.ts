@@ -57,7 +57,7 @@ async function measureLangchain(options: BenchRunOptions): Promise<BenchRow[]> {
   const runtime = { context: {} };
   const quiet = { warn: () => {} };
 
-  const middleware = await contextOffloadMiddleware({ store: createMemoryStore(), logger: quiet });
+  const middleware = contextOffloadMiddleware({ store: createMemoryStore(), logger: quiet });
   const beforeModel = hookFunction(middleware.beforeModel) as (state: unknown, runtime: unknown) => Promise<unknown>;
   const manager = createContextManager<BaseMessage>({ store: createMemoryStore(), logger: quiet, format: createLangchainFormat() as never });
   const summarization = summarizationMiddleware({ model: fakeModel(), trigger: { tokens: 10_000_000 } } as never);

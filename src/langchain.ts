@@ -1,7 +1,7 @@
 /**
  * `agent-context-offload/langchain`: offload and compaction for LangChain.js agents, as one
- * `createAgent` middleware. LangChain (`langchain`, `@langchain/core`, optional peers) is
- * imported when the middleware is created, not when this module is loaded.
+ * `createAgent` middleware. This subpath imports `langchain` and `@langchain/core` (optional
+ * peers of the package: install them to use it); the package root never loads them.
  *
  * @packageDocumentation
  */

@@ -13,7 +13,6 @@ import { createAgent, fakeModel } from 'langchain';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ContextCompactAction } from '../../src/api/context-manager.js';
 import { contextOffloadMiddleware } from '../../src/langchain.js';
-import { loadLangchainModules } from '../../src/integrations/langchain/langchain-modules.js';
 import { REMOVE_ALL_MESSAGES } from '../../src/integrations/langchain/middleware.js';
 import { findLastUsage } from '../../src/integrations/langchain/history.js';
 import { createThreadSessions, sessionForThread } from '../../src/integrations/langchain/thread-sessions.js';
@@ -131,7 +130,7 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
       .respond(new AIMessage('All read.'));
     const compactions: ContextCompactAction[] = [];
     const warnings: string[] = [];
-    const middleware = await contextOffloadMiddleware({
+    const middleware = contextOffloadMiddleware({
       outputDir: directory,
       logger: { warn: (message) => warnings.push(message) },
       offloadTiming: 'on-arrival',
@@ -192,7 +191,7 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
     const model = fakeModel()
       .respond(callTool('fetch_page', { name: 'big' }, 'call_big'))
       .respond(new AIMessage('Done.'));
-    const middleware = await contextOffloadMiddleware({ outputDir: directory, offloadTiming: 'on-arrival', threshold: 1000 });
+    const middleware = contextOffloadMiddleware({ outputDir: directory, offloadTiming: 'on-arrival', threshold: 1000 });
     const agent = createAgent({ model, tools: [buildFetchTool({ big: buildPage('big', 100) })], middleware: [middleware] });
 
     const result = await agent.invoke({ messages: [new HumanMessage('Fetch the big page.')] });
@@ -216,7 +215,7 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
       )
       .respond(new AIMessage('Done.'));
     const pages = { one: buildPage('one', 100), two: buildPage('two', 100) };
-    const middleware = await contextOffloadMiddleware({ outputDir: directory, offloadTiming: 'on-arrival', threshold: 1000 });
+    const middleware = contextOffloadMiddleware({ outputDir: directory, offloadTiming: 'on-arrival', threshold: 1000 });
     const agent = createAgent({ model, tools: [buildFetchTool(pages)], middleware: [middleware] });
 
     await agent.invoke({ messages: [new HumanMessage('Fetch pages one and two.')] });
@@ -232,7 +231,7 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
     const model = fakeModel()
       .respond(callTool('fetch_page', { name: 'small' }, 'call_small'))
       .respond(new AIMessage('Done.'));
-    const middleware = await contextOffloadMiddleware({ outputDir: directory });
+    const middleware = contextOffloadMiddleware({ outputDir: directory });
     const agent = createAgent({ model, tools: [buildFetchTool({ small: 'ok: 3 lines changed' })], middleware: [middleware] });
     const question = new HumanMessage('Fetch the small page.');
 
@@ -247,7 +246,7 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
   it('offloads a large result already in the input history before the first model call', async () => {
     const bigPage = buildPage('old', 200);
     const model = fakeModel().respond(new AIMessage('Done.'));
-    const middleware = await contextOffloadMiddleware({ outputDir: directory, offloadTiming: 'on-arrival', threshold: 2000 });
+    const middleware = contextOffloadMiddleware({ outputDir: directory, offloadTiming: 'on-arrival', threshold: 2000 });
     const agent = createAgent({ model, tools: [buildFetchTool({})], middleware: [middleware] });
     const input = [
       new HumanMessage('Earlier turn.'),
@@ -263,7 +262,7 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
   });
 
   it('registers the read tool, a LangChain tool with a JSON Schema input', async () => {
-    const middleware = await contextOffloadMiddleware({ outputDir: directory });
+    const middleware = contextOffloadMiddleware({ outputDir: directory });
     const [readTool] = middleware.tools ?? [];
     expect(readTool?.name).toBe('read_offloaded');
     expect(readTool?.schema).toMatchObject({ type: 'object', required: ['ref'] });
@@ -279,7 +278,7 @@ describe('contextOffloadMiddleware with the default timing, as results age', () 
       .respond(callTool('fetch_page', { name: 'one' }, 'call_one'))
       .respond(callTool('fetch_page', { name: 'two' }, 'call_two'))
       .respond(new AIMessage('Done.'));
-    const middleware = await contextOffloadMiddleware({ outputDir: directory, contextTokenLimit: 10_000 });
+    const middleware = contextOffloadMiddleware({ outputDir: directory, contextTokenLimit: 10_000 });
     const agent = createAgent({ model, tools: [buildFetchTool(pages)], middleware: [middleware] });
 
     await agent.invoke({ messages: [new HumanMessage('Fetch pages one and two.')] });
@@ -296,7 +295,7 @@ describe('contextOffloadMiddleware with the default timing, as results age', () 
     const model = fakeModel()
       .respond(callTool('fetch_page', { name: 'big' }, 'call_big'))
       .respond(new AIMessage('Done.'));
-    const middleware = await contextOffloadMiddleware({ outputDir: directory, maxInlineResultChars: 10_000 });
+    const middleware = contextOffloadMiddleware({ outputDir: directory, maxInlineResultChars: 10_000 });
     const agent = createAgent({ model, tools: [buildFetchTool({ big: page })], middleware: [middleware] });
 
     const result = await agent.invoke({ messages: [new HumanMessage('Fetch the big page.')] });
@@ -319,7 +318,7 @@ describe('one agent, many conversations (LangGraph threads)', () => {
       })
       .respond(() => callTool('read_offloaded', { ref: aliceReference }, 'call_1'))
       .respond(new AIMessage('Bob is done.'));
-    const middleware = await contextOffloadMiddleware({ outputDir: directory, offloadTiming: 'on-arrival', threshold: 1000 });
+    const middleware = contextOffloadMiddleware({ outputDir: directory, offloadTiming: 'on-arrival', threshold: 1000 });
     const agent = createAgent({ model, tools: [buildFetchTool({ big: buildPage('alice', 100) })], middleware: [middleware], checkpointer: new MemorySaver() });
 
     await agent.invoke({ messages: [new HumanMessage('Fetch the big page.')] }, { configurable: { thread_id: 'alice' } });
@@ -370,7 +369,7 @@ describe('contextOffloadMiddleware in a server that keeps nothing between reques
     let saved = JSON.stringify(mapChatMessagesToStoredMessages([]));
     for (let turn = 0; turn < turns; turn += 1) {
       const history = [...mapStoredMessagesToChatMessages(JSON.parse(saved) as never), new HumanMessage(`Read note ${turn}.`)];
-      const middleware = await contextOffloadMiddleware({
+      const middleware = contextOffloadMiddleware({
         outputDir: directory,
         sessionId: 'chat-7',
         excludeTools: ['read_notes'],
@@ -402,26 +401,31 @@ describe('contextOffloadMiddleware in a server that keeps nothing between reques
 });
 
 describe('contextOffloadMiddleware options', () => {
-  it('rejects a bad threshold, naming the option', async () => {
-    await expect(contextOffloadMiddleware({ outputDir: directory, threshold: -5 })).rejects.toMatchObject({
-      code: 'INVALID_OPTION',
-      message: expect.stringContaining('threshold'),
-    });
+  it('returns the middleware at once, with the read tool registered', () => {
+    const middleware = contextOffloadMiddleware({ outputDir: directory });
+    expect(middleware).not.toBeInstanceOf(Promise);
+    expect(middleware.name).toBe('ContextOffloadMiddleware');
+    expect(middleware.tools?.map((registered) => registered.name)).toEqual(['read_offloaded']);
   });
 
-  it('rejects neither outputDir nor store', async () => {
-    await expect(contextOffloadMiddleware({} as never)).rejects.toMatchObject({ code: 'INVALID_OPTION' });
+  it('throws on a bad threshold, naming the option', () => {
+    expect(() => contextOffloadMiddleware({ outputDir: directory, threshold: -5 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTION', message: expect.stringContaining('threshold') }),
+    );
+  });
+
+  it('throws with neither outputDir nor store', () => {
+    expect(() => contextOffloadMiddleware({} as never)).toThrow(expect.objectContaining({ code: 'INVALID_OPTION' }));
+  });
+
+  it('throws when given a format, since the state holds LangChain messages', () => {
+    expect(() => contextOffloadMiddleware({ outputDir: directory, format: 'anthropic' } as never)).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTION', message: expect.stringContaining('format') }),
+    );
   });
 });
 
-describe('loading LangChain lazily', () => {
-  it('reports MISSING_DEPENDENCY, naming the package, when LangChain is not installed', async () => {
-    const notFound = () => Promise.reject(Object.assign(new Error("Cannot find package 'langchain'"), { code: 'ERR_MODULE_NOT_FOUND' }));
-    await expect(
-      loadLangchainModules({ langchain: notFound, messages: () => import('@langchain/core/messages'), tools: () => import('@langchain/core/tools') }),
-    ).rejects.toMatchObject({ code: 'MISSING_DEPENDENCY', message: expect.stringContaining('npm install langchain') });
-  });
-
+describe('the message ids LangGraph reads', () => {
   it('uses the id LangGraph reads as "remove all messages"', () => {
     expect(REMOVE_ALL_MESSAGES).toBe(LANGGRAPH_REMOVE_ALL_MESSAGES);
   });

@@ -3,11 +3,11 @@
  * answers ends when the call is aborted (the AI SDK's `abortSignal`, the Agents SDK runner's
  * `details.signal`, LangChain's `config.signal`), with a message for the model.
  */
+import type { tool as langchainTool } from '@langchain/core/tools';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createContextManager } from '../../src/api/context-manager.js';
 import type { ContentStore } from '../../src/core/ports.js';
 import { createReadTool as createAiSdkReadTool } from '../../src/ai-sdk.js';
-import type { LangchainModules } from '../../src/integrations/langchain/langchain-modules.js';
 import { buildLangchainReadTool } from '../../src/integrations/langchain/read-tool.js';
 import { createReadTool as createAgentsReadTool } from '../../src/openai-agents.js';
 import { createMemoryStore } from '../../src/stores/memory-store.js';
@@ -69,7 +69,7 @@ describe('the read tools of the integrations, on a store that never answers', ()
     const captureTool = ((func: typeof run) => {
       run = func;
       return {};
-    }) as unknown as LangchainModules['tool'];
+    }) as unknown as typeof langchainTool;
     buildLangchainReadTool(readTool, () => readTool, captureTool);
     const answer = await run?.({ ref }, { signal: abortSoon('graph interrupted').signal });
     expect(answer).toBe(`Could not read ${JSON.stringify(ref)}: graph interrupted`);

@@ -1,14 +1,13 @@
 /**
  * `contextOffloadMiddleware(options)`: the context manager as a LangChain `createAgent`
- * middleware. LangChain is imported when the middleware is created, never when the subpath is
- * loaded.
+ * middleware.
  */
-import type { BaseMessage } from '@langchain/core/messages';
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { tool } from '@langchain/core/tools';
 import { createContextManager, type ContextManagerOptions } from '../../api/context-manager.js';
 import { describeValue, InvalidOptionError } from '../../core/errors.js';
 import type { MessageFormat } from '../../core/format.js';
 import { createLangchainFormat } from '../../formats/langchain.js';
-import { loadLangchainModules } from './langchain-modules.js';
 import { buildContextOffloadMiddleware, type ContextOffloadMiddleware } from './middleware.js';
 import { buildLangchainReadTool } from './read-tool.js';
 import { createThreadSessions, DEFAULT_THREAD_SESSION, sessionForThread, threadIdOf } from './thread-sessions.js';
@@ -60,8 +59,10 @@ export interface ContextOffloadMiddlewareOptions extends Omit<ContextManagerOpti
  * - `tools`: it registers the read tool (`read_offloaded`), with which the model opens any
  *   reference; its own results are never offloaded.
  *
- * Asynchronous because it imports `langchain` and `@langchain/core` (optional peers) when
- * called, so importing `agent-context-offload/langchain` costs nothing until then.
+ * Synchronous, like the AI SDK and Agents SDK hooks: `createAgent` reads the middleware's
+ * `tools` when it is called, so the read tool must already be a LangChain tool. This subpath
+ * therefore imports `langchain` and `@langchain/core` when it is loaded; the package root and
+ * the other subpaths never do, so both stay optional for everyone else.
  *
  * One agent serves many conversations: without `sessionId`, each LangGraph thread
  * (`configurable.thread_id`) gets its own context manager and its own session folder in the
@@ -69,9 +70,8 @@ export interface ContextOffloadMiddlewareOptions extends Omit<ContextManagerOpti
  * thread's references. Invocations without a thread id share the session `'default'`. With
  * `sessionId`, every invocation is that one conversation.
  *
- * @throws {InvalidOptionError} (rejects) naming the option, as `createContextManager` does,
- * before anything is written; {@link MissingDependencyError} when `langchain` or
- * `@langchain/core` is not installed.
+ * @throws {InvalidOptionError} naming the option, as `createContextManager` does, before
+ * anything is written.
  *
  * @example
  * ```ts
@@ -81,11 +81,11 @@ export interface ContextOffloadMiddlewareOptions extends Omit<ContextManagerOpti
  * const agent = createAgent({
  *   model: 'anthropic:claude-sonnet-4-6',
  *   tools: [searchDocs, readFile],
- *   middleware: [await contextOffloadMiddleware({ outputDir: '.context', contextTokenLimit: 200_000 })],
+ *   middleware: [contextOffloadMiddleware({ outputDir: '.context', contextTokenLimit: 200_000 })],
  * });
  * ```
  */
-export async function contextOffloadMiddleware(options: ContextOffloadMiddlewareOptions): Promise<ContextOffloadMiddleware> {
+export function contextOffloadMiddleware(options: ContextOffloadMiddlewareOptions): ContextOffloadMiddleware {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidOptionError(`options must be an object { outputDir or store, ... }, got ${describeValue(options)}`);
   }
@@ -96,8 +96,6 @@ export async function contextOffloadMiddleware(options: ContextOffloadMiddleware
   if ('format' in managerOptions && (managerOptions as { format?: unknown }).format !== undefined) {
     throw new InvalidOptionError('format is not an option of contextOffloadMiddleware: the agent state holds LangChain messages');
   }
-  const modules = await loadLangchainModules();
-  const { AIMessage, HumanMessage, SystemMessage, ToolMessage } = modules;
   // Fresh messages (a compaction's summary) are built with the caller's own classes.
   const format = createLangchainFormat({ messageClasses: { AIMessage, HumanMessage, SystemMessage, ToolMessage } });
   const createManager = (sessionId: string | undefined) =>
@@ -107,7 +105,7 @@ export async function contextOffloadMiddleware(options: ContextOffloadMiddleware
       resumeMessage,
       format: format as unknown as MessageFormat<BaseMessage>,
     });
-  // Created now, so that a bad option rejects here rather than at the first model call.
+  // Created now, so that a bad option throws here rather than at the first model call.
   const first = createManager(managerOptions.sessionId);
   // A fixed sessionId is one conversation; else each LangGraph thread is its own.
   const sessions = createThreadSessions((session) => (session === DEFAULT_THREAD_SESSION ? first : createManager(session)));
@@ -115,8 +113,7 @@ export async function contextOffloadMiddleware(options: ContextOffloadMiddleware
     managerOptions.sessionId === undefined ? (runtime: unknown) => sessions.get(sessionForThread(threadIdOf(runtime))) : () => first;
   return buildContextOffloadMiddleware({
     name,
-    modules,
     managerFor,
-    readTool: buildLangchainReadTool(first.readTool, (config) => managerFor(config).readTool, modules.tool),
+    readTool: buildLangchainReadTool(first.readTool, (config) => managerFor(config).readTool, tool),
   });
 }

@@ -3,13 +3,12 @@
  * context manager and turns the answer back into what LangChain expects (a `ToolMessage` from
  * `wrapToolCall`, a `messages` update from `beforeModel`).
  */
-import type { AgentMiddleware } from 'langchain';
-import type { BaseMessage, ToolMessage } from '@langchain/core/messages';
+import { createMiddleware, type AgentMiddleware } from 'langchain';
+import { RemoveMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import type { DynamicStructuredTool } from '@langchain/core/tools';
 import type { ContextManager } from '../../core/manage/types.js';
 import { sameMessages } from '../same-messages.js';
 import { findLastUsage } from './history.js';
-import type { LangchainModules } from './langchain-modules.js';
 
 /**
  * The id of a `RemoveMessage` that clears the whole `messages` state before the messages that
@@ -25,8 +24,6 @@ export type ContextOffloadMiddleware = AgentMiddleware<undefined, undefined, unk
 export interface ContextOffloadMiddlewareParts {
   /** The middleware's name, as LangChain reports it in errors. */
   name: string;
-  /** LangChain, loaded. */
-  modules: LangchainModules;
   /** The manager of the conversation a hook runs for, from the hook's LangGraph runtime. */
   managerFor(runtime: unknown): ContextManager<BaseMessage>;
   /** The read tool the middleware registers, and whose results it never offloads. */
@@ -34,8 +31,8 @@ export interface ContextOffloadMiddlewareParts {
 }
 
 /** A copy of `message` with `content` replaced and every other field kept. */
-function replaceToolContent(message: ToolMessage, content: string, modules: LangchainModules): ToolMessage {
-  return new modules.ToolMessage({
+function replaceToolContent(message: ToolMessage, content: string): ToolMessage {
+  return new ToolMessage({
     content,
     tool_call_id: message.tool_call_id,
     ...(message.name === undefined ? {} : { name: message.name }),
@@ -57,21 +54,21 @@ function replaceToolContent(message: ToolMessage, content: string, modules: Lang
  * the read tool.
  */
 export function buildContextOffloadMiddleware(parts: ContextOffloadMiddlewareParts): ContextOffloadMiddleware {
-  const { modules, managerFor, readTool } = parts;
-  return modules.createMiddleware({
+  const { managerFor, readTool } = parts;
+  return createMiddleware({
     name: parts.name,
     tools: [readTool] as const,
     wrapToolCall: async (request, handler) => {
       const result = await handler(request);
       // A Command, or content in blocks: left to beforeModel, which sees the whole message.
-      if (!modules.ToolMessage.isInstance(result) || typeof result.content !== 'string') return result;
+      if (!ToolMessage.isInstance(result) || typeof result.content !== 'string') return result;
       const toolName = result.name ?? request.toolCall.name;
       const toolCallId = result.tool_call_id || request.toolCall.id;
       // The read tool's answers are what the model asked to see: never offloaded again.
       if (toolName === readTool.name || toolCallId === undefined || toolCallId === '') return result;
       // the call's input tells a read-back (the tool opening a reference): never offloaded again
       const output = await managerFor(request.runtime).offloadOutput(result.content, { toolName, toolCallId, input: request.toolCall.args });
-      return output === result.content ? result : replaceToolContent(result, output, modules);
+      return output === result.content ? result : replaceToolContent(result, output);
     },
     beforeModel: async (state, runtime) => {
       const messages = state.messages;
@@ -82,7 +79,7 @@ export function buildContextOffloadMiddleware(parts: ContextOffloadMiddlewarePar
       });
       // Nothing to do is the common case: no state update, so nothing is written or re-sent.
       if (sameMessages(messages, prepared.messages)) return undefined;
-      return { messages: [new modules.RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...prepared.messages] };
+      return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...prepared.messages] };
     },
   });
 }

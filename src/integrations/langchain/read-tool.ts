@@ -3,9 +3,8 @@
  * description, JSON Schema input) built with LangChain's own `tool()`, so an agent registers it
  * like any other tool and its calls run the package's reader, for the conversation they belong to.
  */
-import type { DynamicStructuredTool } from '@langchain/core/tools';
+import type { DynamicStructuredTool, tool as langchainTool } from '@langchain/core/tools';
 import type { ReadOffloadedTool } from '../../api/read-offloaded-tool.js';
-import type { LangchainModules } from './langchain-modules.js';
 
 /** The call's `signal` (LangChain's `RunnableConfig.signal`), when it has one. */
 function readSignal(config: unknown): AbortSignal | undefined {
@@ -23,7 +22,7 @@ function readSignal(config: unknown): AbortSignal | undefined {
 export function buildLangchainReadTool(
   definition: ReadOffloadedTool,
   readToolFor: (config: unknown) => ReadOffloadedTool,
-  tool: LangchainModules['tool'],
+  tool: typeof langchainTool,
 ): DynamicStructuredTool {
   return tool(async (input: unknown, config: unknown) => readToolFor(config).execute(input, { signal: readSignal(config) }), {
     name: definition.name,
