@@ -77,14 +77,15 @@ describe('agent-context as a process: Ctrl-C', () => {
   });
 
   it('stops a compaction waiting on the model, exits 130 and writes no history', async () => {
-    server.enqueue('/v1/messages', { ...anthropicMessage('## Goals\nnever sent'), delayMs: 60_000 });
+    // Ctrl-C once the request has reached the model, which would answer only after a minute
+    let interrupt = (): void => undefined;
+    server.enqueue('/v1/messages', { ...anthropicMessage('## Goals\nnever sent'), delayMs: 60_000, onReceived: () => interrupt() });
     const { child, finished } = startCli(['compact', fixturePath('messages.json'), '--force', '--provider', 'anthropic', '--base-url', server.origin], {
       env: { ANTHROPIC_API_KEY: 'test-key', COMPACT_OUTPUT_DIR: join(directory.path, 'archive') },
     });
-    for (let waited = 0; server.requestsTo('/v1/messages').length === 0 && waited < 20_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(server.requestsTo('/v1/messages')).toHaveLength(1);
-    child.kill('SIGINT');
+    interrupt = () => void child.kill('SIGINT');
     const run = await finished;
+    expect(server.requestsTo('/v1/messages')).toHaveLength(1);
     expect(run.exitCode).toBe(130);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/agent-context: interrupted\n$/);

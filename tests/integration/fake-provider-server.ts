@@ -19,6 +19,8 @@ export interface ScriptedResponse {
   body: unknown;
   /** Wait this long before answering (for abort tests). */
   delayMs?: number;
+  /** Called once the whole request has arrived, before any answer (an abort test aborts here). */
+  onReceived?: () => void;
 }
 
 /** A request the server received. */
@@ -193,6 +195,7 @@ export async function startFakeProviderServer(options: FakeProviderOptions = {})
       if (options.promptCache === true && path === '/v1/messages' && typeof reply?.usage === 'object') {
         scripted = { ...scripted, body: { ...reply, usage: { ...reply.usage, ...playPromptCache(body, promptCache) } } };
       }
+      scripted.onReceived?.();
       const send = (): void => {
         if (response.destroyed) return;
         response.writeHead(scripted.status ?? 200, { 'content-type': 'application/json', ...scripted.headers });

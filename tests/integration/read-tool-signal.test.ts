@@ -4,7 +4,7 @@
  * `details.signal`, LangChain's `config.signal`), with a message for the model.
  */
 import type { tool as langchainTool } from '@langchain/core/tools';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createContextManager } from '../../src/api/context-manager.js';
 import type { ContentStore } from '../../src/core/ports.js';
 import { createReadTool as createAiSdkReadTool } from '../../src/ai-sdk.js';
@@ -27,8 +27,12 @@ function createHangingStore(): ContentStore & { hang: boolean } {
 }
 
 const REFERENCE_KEY = 'default/a-0123456789abcdef.md';
-const timers: ReturnType<typeof setTimeout>[] = [];
-afterEach(() => timers.splice(0).forEach(clearTimeout));
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 /** A store holding one content whose reads hang from now on, and that content's reference. */
 async function prepareHangingStore(): Promise<{ store: ContentStore; ref: string }> {
@@ -38,25 +42,31 @@ async function prepareHangingStore(): Promise<{ store: ContentStore; ref: string
   return { store, ref: store.referenceFor(REFERENCE_KEY) };
 }
 
-/** A controller aborted soon, with `reason`. */
+/** A controller aborted with `reason` 10 ms (of fake time) from now. */
 function abortSoon(reason: string): AbortController {
   const controller = new AbortController();
-  timers.push(setTimeout(() => controller.abort(new Error(reason)), 10));
+  setTimeout(() => controller.abort(new Error(reason)), 10);
   return controller;
+}
+
+/** What `read` answers once the 10 ms have passed. */
+async function answerAfterAbort(read: Promise<string> | undefined): Promise<string | undefined> {
+  await vi.advanceTimersByTimeAsync(10);
+  return read;
 }
 
 describe('the read tools of the integrations, on a store that never answers', () => {
   it("AI SDK: the call's abortSignal ends the read", async () => {
     const { store, ref } = await prepareHangingStore();
     const readTool = createAiSdkReadTool(createContextManager({ store, format: 'ai-sdk' }));
-    const answer = await readTool.execute({ ref }, { abortSignal: abortSoon('step aborted').signal });
+    const answer = await answerAfterAbort(readTool.execute({ ref }, { abortSignal: abortSoon('step aborted').signal }));
     expect(answer).toBe(`Could not read ${JSON.stringify(ref)}: step aborted`);
   });
 
   it("OpenAI Agents SDK: the runner's details.signal ends the read", async () => {
     const { store, ref } = await prepareHangingStore();
     const readTool = createAgentsReadTool(createContextManager({ store, format: 'openai-agents' }));
-    const answer = await readTool.invoke({} as never, JSON.stringify({ ref }), { signal: abortSoon('run cancelled').signal });
+    const answer = await answerAfterAbort(readTool.invoke({} as never, JSON.stringify({ ref }), { signal: abortSoon('run cancelled').signal }) as Promise<string>);
     expect(answer).toBe(`Could not read ${JSON.stringify(ref)}: run cancelled`);
   });
 
@@ -71,7 +81,7 @@ describe('the read tools of the integrations, on a store that never answers', ()
       return {};
     }) as unknown as typeof langchainTool;
     buildLangchainReadTool(readTool, () => readTool, captureTool);
-    const answer = await run?.({ ref }, { signal: abortSoon('graph interrupted').signal });
+    const answer = await answerAfterAbort(run?.({ ref }, { signal: abortSoon('graph interrupted').signal }));
     expect(answer).toBe(`Could not read ${JSON.stringify(ref)}: graph interrupted`);
   });
 });

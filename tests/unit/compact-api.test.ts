@@ -286,16 +286,22 @@ describe('compactMessages: the default clock and timer', () => {
     expect(named).toBeLessThanOrEqual(after.getTime());
   });
 
-  it('waits between summary attempts with a real timer', async () => {
+  it('waits retryBaseDelayMs on a timer before the second summary attempt', async () => {
     const { options, logger } = createPorts();
     const summarizer = createScriptedSummarizer([new Error('overloaded'), 's']);
-    const started = performance.now();
-    const result = await compactMessages(history, { ...options, summarizer, maxRetries: 1, retryBaseDelayMs: 5 });
-    // timers may fire a millisecond early on some platforms
-    expect(performance.now() - started).toBeGreaterThanOrEqual(4);
-    expect(stripLedger(result.summary ?? '')).toBe('s');
-    expect(summarizer.calls).toHaveLength(2);
-    expect(logger.warnings).toContain('compact: summary attempt 1 failed (overloaded); retrying in 5 ms');
+    vi.useFakeTimers();
+    try {
+      const compaction = compactMessages(history, { ...options, summarizer, maxRetries: 1, retryBaseDelayMs: 5 });
+      await vi.advanceTimersByTimeAsync(4);
+      expect(summarizer.calls).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(1);
+      const result = await compaction;
+      expect(stripLedger(result.summary ?? '')).toBe('s');
+      expect(summarizer.calls).toHaveLength(2);
+      expect(logger.warnings).toContain('compact: summary attempt 1 failed (overloaded); retrying in 5 ms');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('cancels that wait when the signal aborts', async () => {

@@ -3,7 +3,7 @@
  * history with the offloads done so far and says why; the next call tries again; repeated
  * failures back off. A `lastUsage` that does not fit the history is ignored with a warning.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createEmptyCompactStats } from '../../../src/core/compact/stats.js';
 import type { ContextAction } from '../../../src/core/manage/types.js';
 import type { ContentStore } from '../../../src/core/ports.js';
@@ -165,8 +165,14 @@ describe('a store that accepts calls and never answers', () => {
     store.hang = true;
     const controller = new AbortController();
     const manager = warm ? first : createTestManager({ store }).manager;
-    const pending = manager.prepare([...history, ...toolTurn('b', textOf(4000, 'second'))], { signal: controller.signal });
-    setTimeout(() => controller.abort(new Error('request cancelled')), 10);
-    await expect(pending).rejects.toThrow('request cancelled');
+    vi.useFakeTimers();
+    try {
+      const pending = expect(manager.prepare([...history, ...toolTurn('b', textOf(4000, 'second'))], { signal: controller.signal })).rejects.toThrow('request cancelled');
+      setTimeout(() => controller.abort(new Error('request cancelled')), 10);
+      await vi.advanceTimersByTimeAsync(10);
+      await pending;
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -232,20 +232,21 @@ describe('two managers compacting the same history at once', () => {
   it('record one compaction: both send the winner\'s messages, and the loser says it dropped its summary', async () => {
     const store = createMemoryStore();
     const history = buildConversation(6);
+    // each compaction waits until both have started: the two are under way at once
+    let started = 0;
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const slow = (summary: string) =>
       createRecordingCompact(async (messages): Promise<CompactResult> => {
+        started += 1;
+        if (started === 2) release();
         await gate;
         return summarizeTo(summary)(messages);
       });
     const loggers = [createRecordingLogger(), createRecordingLogger()] as const;
     const first = createTestManager({ ...SETTINGS, store, compact: slow('Summary by A.'), logger: loggers[0] });
     const second = createTestManager({ ...SETTINGS, store, compact: slow('Summary by B.'), logger: loggers[1] });
-    const pending = [first.manager.prepare(history), second.manager.prepare(rebuilt(history))];
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    release();
-    const [a, b] = await Promise.all(pending);
+    const [a, b] = await Promise.all([first.manager.prepare(history), second.manager.prepare(rebuilt(history))]);
 
     expect(JSON.stringify(a!.messages)).toBe(JSON.stringify(b!.messages));
     expect((await listKeys(store)).filter((key) => key.includes('/.records/compact-'))).toHaveLength(1);
