@@ -1,5 +1,5 @@
 /**
- * Cache-reusing summaries (`summaryMode: 'reuse-prefix'`, issue 9 item 3; DESIGN §9): the real
+ * Cache-reusing summaries (`summaryMode: 'reuse-prefix'`): the real
  * `@anthropic-ai/sdk` over real HTTP against the local fake provider, which records every body
  * byte for byte and plays Anthropic's prompt cache (reads and writes by prefix).
  */

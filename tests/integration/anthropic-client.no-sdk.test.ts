@@ -1,6 +1,6 @@
 /**
- * The package root loads with neither optional peer installed (DESIGN §1), and a client
- * factory then rejects with MISSING_DEPENDENCY (DESIGN §8). The SDKs are made unloadable
+ * The package root loads with neither optional peer installed, and a client
+ * factory then rejects with MISSING_DEPENDENCY. The SDKs are made unloadable
  * with module mocks that fail as a missing package does.
  */
 import { describe, expect, it, vi } from 'vitest';

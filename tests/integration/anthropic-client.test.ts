@@ -1,6 +1,6 @@
 /**
  * The Anthropic client with the real `@anthropic-ai/sdk` over real HTTP, against a local server
- * speaking the Messages API (spec 05 F-004, F-008, UC-006; DESIGN §6, §8).
+ * speaking the Messages API.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { mkdtemp, rm } from 'node:fs/promises';

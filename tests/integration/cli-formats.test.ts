@@ -1,5 +1,5 @@
 /**
- * The CLI reads and writes every message format (issue 8 item 3): the built `agent-context`
+ * The CLI reads and writes every message format: the built `agent-context`
  * on sample files typed with each SDK's own message type (tests/fixtures/cli/formats/), as a
  * JSON array and as a request body. `count` detects the format, `offload` and `compact` write
  * the result back in the input's own format and shape, and LangChain's own loaders read the

@@ -1,5 +1,5 @@
 /**
- * Terminal safety (issue 8 item 4): whatever a transcript holds, what the CLI prints cannot
+ * Terminal safety: whatever a transcript holds, what the CLI prints cannot
  * drive the terminal. A tool result, a tool name, an id and the file's own name carry a CSI
  * colour sequence, an OSC 52 clipboard write, an OSC 0 title set, a C1 CSI and a right-to-left
  * override; the CLI's stdout and stderr must hold none of them raw, and show them

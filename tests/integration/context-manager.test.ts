@@ -1,6 +1,6 @@
 /**
- * `createContextManager` as users call it (DESIGN §9 "The context manager", "A compacted
- * context fits with room to spare", "Counting calibrates itself"): real files in temp dirs, the
+ * `createContextManager` as users call it (a compacted context fits with room to spare,
+ * counting calibrates itself): real files in temp dirs, the
  * o200k counter, real compaction, and an agent loop with the real Anthropic SDK over HTTP
  * against the local fake provider.
  */

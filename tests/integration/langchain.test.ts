@@ -1,5 +1,5 @@
 /**
- * The LangChain integration (issue 8 item 2, DESIGN §9 "Framework integrations"): a
+ * The LangChain integration: a
  * `createMiddleware` middleware run inside a real `createAgent` loop, offline, with LangChain's
  * own scripted model (`fakeModel()`). The assertions are on what that model received.
  */
@@ -336,10 +336,10 @@ describe('one agent, many conversations (LangGraph threads)', () => {
     expect(sessionForThread(undefined)).toBe('default');
     const slash = sessionForThread('user/42');
     const colon = sessionForThread('user:42');
-    expect(slash).toMatch(/^thread-user_42-[0-9a-f]{8}$/);
-    expect(colon).toMatch(/^thread-user_42-[0-9a-f]{8}$/);
+    expect(slash).toMatch(/^thread-user_42-[0-9a-z]{11}$/);
+    expect(colon).toMatch(/^thread-user_42-[0-9a-z]{11}$/);
     expect(slash).not.toBe(colon);
-    expect(sessionForThread('..')).toMatch(/^thread-\.\.-[0-9a-f]{8}$/);
+    expect(sessionForThread('..')).toMatch(/^thread-\.\.-[0-9a-z]{11}$/);
   });
 
   it('keeps at most the given number of managers, dropping the least recently used', () => {

@@ -1,6 +1,6 @@
 /**
- * `agent-context-offload/openai-agents` never loads the Agents SDK (DESIGN §9: integrations load
- * their framework lazily, or only its types): with `@openai/agents` made unloadable, the subpath
+ * `agent-context-offload/openai-agents` never loads the Agents SDK (integrations load their
+ * framework lazily, or only its types): with `@openai/agents` made unloadable, the subpath
  * imports and its four pieces work on plain objects of the SDK's shapes.
  */
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * `agent-context-offload/openai-agents` (issue 8, item 2; DESIGN §9 "Framework integrations"):
+ * `agent-context-offload/openai-agents`:
  * the real Agents SDK runner (`@openai/agents` 0.20) driving the SDK's own mock model
  * (`ScriptedModel` from `@openai/agents/testing`), offline, with real files in temp directories
  * and the default extractive summarizer. The assertions are on what the mock model received.

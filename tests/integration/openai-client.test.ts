@@ -1,6 +1,6 @@
 /**
  * The OpenAI client with the real `openai` SDK over real HTTP, against a local server speaking
- * chat completions, as vLLM or Ollama would (spec 05 F-004, F-008, UC-006; DESIGN §6, §8).
+ * chat completions, as vLLM or Ollama would.
  */
 import { stripLedger } from '../../src/core/compact/ledger.js';
 import OpenAI from 'openai';

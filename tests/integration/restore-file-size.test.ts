@@ -1,5 +1,5 @@
 /**
- * Restoration checks a file's size before reading it (DESIGN §11): on the real file system, a
+ * Restoration checks a file's size before reading it: on the real file system, a
  * 200 MB sparse file (created instantly by `truncate`, no data written) is skipped without
  * being read, through `NodeFileReader.size`.
  */

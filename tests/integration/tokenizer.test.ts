@@ -1,7 +1,7 @@
 /**
  * The default counter on the real `gpt-tokenizer` (o200k_base): loaded lazily, exact against
  * the library's own count, tolerant of special-token text, and counting long text in pieces
- * (DESIGN §11) without changing counts where pieces end at pre-token boundaries.
+ * without changing counts where pieces end at pre-token boundaries.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -141,7 +141,7 @@ describe('default token counter on long text', () => {
     );
   });
 
-  // The LLM summarizer sizes prompts from the counts of their parts (DESIGN §8), joined at
+  // The LLM summarizer sizes prompts from the counts of their parts, joined at
   // pre-token boundaries: that must hold for the pieces' sum too, length cuts included.
   it('stays additive where two texts meet at a boundary, even with runs longer than a piece (property)', () => {
     const stretch = fc.oneof(

@@ -53,7 +53,7 @@ describe('assembleMessages', () => {
     `);
   });
 
-  it('uses the exact strings of the spec', () => {
+  it('uses the fixed wording of the summary message, its acknowledgement and the restored files', () => {
     const [summaryMessage, acknowledgement] = assembleMessages([], 'S', []);
     expect(summaryMessage).toEqual({ role: 'user', content: '[Conversation compressed]\n\nS' });
     expect(acknowledgement).toEqual({ role: 'assistant', content: SUMMARY_ACKNOWLEDGEMENT });

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CliError } from '../../src/cli/errors.js';
 import { writeOutput } from '../../src/cli/io.js';
 
-// Fault injection (issue 10, DESIGN §11): `open` and `rename` pass through to the real ones
+// Fault injection: `open` and `rename` pass through to the real ones
 // unless a test makes one of them fail.
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof FileSystem>();

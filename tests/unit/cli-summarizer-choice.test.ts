@@ -1,6 +1,6 @@
 /**
  * The CLI's summarizer wiring: the client it wraps (to count requests) keeps its default model,
- * so the library still knows that an OpenAI client has none (DESIGN §8).
+ * so the library still knows that an OpenAI client has none.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { chooseSummarizer, createChosenSummarizer, describeSummarizer } from '../../src/cli/summarizer-choice.js';

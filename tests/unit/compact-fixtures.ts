@@ -69,7 +69,7 @@ export class MemoryFileSystem {
     },
   };
 
-  /** A reader without `realpath` (a spec-only reader). */
+  /** A reader with only `read` and `exists` (no `realpath`). */
   get plainReader(): FileReader {
     return { read: this.reader.read, exists: this.reader.exists };
   }
@@ -100,7 +100,7 @@ export class MemoryFileSystem {
     },
   };
 
-  /** Spec 01's two-method writer. */
+  /** A writer with only `ensureDir` and `writeFile`. */
   get plainWriter(): FileWriter {
     const { ensureDir, writeFile } = this.writer;
     return ensureDir === undefined ? { writeFile } : { ensureDir, writeFile };

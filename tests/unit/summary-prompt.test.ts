@@ -10,7 +10,7 @@ import {
 import { InvalidOptionError } from '../../src/core/errors.js';
 import type { Message } from '../../src/core/types.js';
 
-/** Spec 05 F-004 rule 3, typed out here rather than imported, so the test checks the text. */
+/** The prompt's rule about the most recent messages, typed out here rather than imported, so the test checks the text. */
 const MOST_RECENT_RULE =
   'Pay special attention to the MOST RECENT messages — summarize the current task state, what was just done, and what the next logical step should be. This information is critical because the original recent messages will NOT be preserved.';
 

@@ -1,5 +1,5 @@
 /**
- * Cutting text into pieces for counting (DESIGN §11, "Counting is linear"): lossless, bounded,
+ * Cutting text into pieces for counting (in linear time): lossless, bounded,
  * surrogate-safe, cut at pre-token boundaries, and linear in work. Exactness against the real
  * tokenizer is in tests/integration/tokenizer.test.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * The message types against the Anthropic SDK's own (DESIGN §2). The assignments below are
+ * The message types against the Anthropic SDK's own. The assignments below are
  * checked by `npm run typecheck` (tsconfig.json includes `tests`): with an index signature on
  * `Message` or on a block interface, the SDK's interfaces (which have none) do not fit, and
  * this file stops compiling. The SDK is named through `import type` only: nothing of it is

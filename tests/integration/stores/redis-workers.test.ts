@@ -1,5 +1,5 @@
 /**
- * Many workers, one Redis store (issue 7 item 6): three worker PROCESSES batch-offload their
+ * Many workers, one Redis store: three worker PROCESSES batch-offload their
  * histories into one store at the same time, with the same tool_use ids and different contents
  * (plus some results every worker has with the same content); then every reference each worker
  * got is read back through the read tool (`createReadOffloadedTool`), as an agent would. Nothing lost, nothing overwritten: each worker's each content is exactly

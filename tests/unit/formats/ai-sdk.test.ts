@@ -1,5 +1,5 @@
 /**
- * The ai-sdk format (DESIGN §9 "Message formats"): Vercel AI SDK ModelMessage (ai 6 and 7) to
+ * The ai-sdk format: Vercel AI SDK ModelMessage (ai 6 and 7) to
  * the canonical shape and back, tool outputs by their `output` union.
  */
 import type { ModelMessage } from 'ai';

@@ -1,5 +1,5 @@
 /**
- * The anthropic format (DESIGN §9 "Message formats"): the canonical shape itself, so both
+ * The anthropic format: the canonical shape itself, so both
  * directions hand back the very same objects.
  */
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';

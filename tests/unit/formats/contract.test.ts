@@ -1,6 +1,6 @@
 /**
  * The MessageFormat contract (testFormat) over each built-in format, on real histories typed with
- * each SDK's own message type (DESIGN §9 "Message formats").
+ * each SDK's own message type.
  */
 import { formats } from '../../../src/formats/index.js';
 import { testFormat } from '../../../src/testing/index.js';

@@ -1,5 +1,5 @@
 /**
- * Properties of every format over generated histories (DESIGN §9 "Message formats"): one
+ * Properties of every format over generated histories: one
  * canonical message per message; a round trip gives back the caller's own objects; toCanonical
  * is memoized; copies of unchanged canonical messages still map back to the caller's objects;
  * an offloaded tool result comes back as the format's tool output holding the reference, all

@@ -1,5 +1,5 @@
 /**
- * The format registry (DESIGN §9 "Message formats"): `formats`, `resolveFormat` for the `format`
+ * The format registry: `formats`, `resolveFormat` for the `format`
  * option, and `detectFormat`, which names the format of a history or refuses a mixed one.
  */
 import { describe, expect, it } from 'vitest';

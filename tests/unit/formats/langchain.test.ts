@@ -1,5 +1,5 @@
 /**
- * The langchain format (DESIGN §9 "Message formats"): LangChain.js messages, duck-typed, to the
+ * The langchain format: LangChain.js messages, duck-typed, to the
  * canonical shape and back; changed and fresh messages are instances of LangChain's classes.
  */
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';

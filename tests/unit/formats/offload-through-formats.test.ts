@@ -1,5 +1,5 @@
 /**
- * End to end through each format (DESIGN §9 "Message formats"): a history in the format goes to
+ * End to end through each format: a history in the format goes to
  * the canonical form, through offloadToolResults with a real temp directory, and back. The large
  * tool output comes back as that format's tool output holding the reference text; every other
  * message is the caller's own object.

@@ -1,5 +1,5 @@
 /**
- * The openai-agents format (DESIGN §9 "Message formats"): the Agents SDK's own items
+ * The openai-agents format: the Agents SDK's own items
  * (`function_call_result` with `callId`, `name`, `status`, `output`) to the canonical shape and back.
  */
 import type { AgentInputItem } from '@openai/agents';

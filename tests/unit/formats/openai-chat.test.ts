@@ -1,5 +1,5 @@
 /**
- * The openai-chat format (DESIGN §9 "Message formats"): Chat Completions messages to the
+ * The openai-chat format: Chat Completions messages to the
  * canonical shape and back.
  */
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';

@@ -1,5 +1,5 @@
 /**
- * The openai-responses format (DESIGN §9 "Message formats"): Responses API input items to the
+ * The openai-responses format: Responses API input items to the
  * canonical shape and back; reasoning, compaction and unknown items pass through untouched.
  */
 import type { ResponseInputItem } from 'openai/resources/responses/responses';

@@ -1,6 +1,6 @@
 /**
  * Each format takes its SDK's own message type without a cast, and gives it back from
- * fromCanonical when that history is the original (DESIGN §9 "Message formats").
+ * fromCanonical when that history is the original.
  */
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { BaseMessage } from '@langchain/core/messages';

@@ -1,5 +1,5 @@
 /**
- * Counting calibrates itself (DESIGN §9, issue 9 item 4): the provider's figure counts the
+ * Counting calibrates itself: the provider's figure counts the
  * prefix it covered; each figure teaches the ratio provider/local that scales the rest; before
  * the first figure, the family's margin keeps Claude histories from being under-counted.
  */

@@ -1,5 +1,5 @@
 /**
- * Decisions already taken never change (DESIGN §9): an offloaded result stays offloaded, a
+ * Decisions already taken never change: an offloaded result stays offloaded, a
  * reference never changes, so the prompt prefix is byte-stable between calls; the same holds
  * when a framework sends its original messages again, or new objects with the same content.
  */

@@ -1,5 +1,5 @@
 /**
- * Faults inside `prepare` (issue 9 "Bad input and faults"): a compaction that fails returns the
+ * Faults inside `prepare`: a compaction that fails returns the
  * history with the offloads done so far and says why; the next call tries again; repeated
  * failures back off. A `lastUsage` that does not fit the history is ignored with a warning.
  */

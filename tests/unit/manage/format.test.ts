@@ -1,5 +1,5 @@
 /**
- * The manager works in any message format (DESIGN §9): it converts with `toCanonical` at the
+ * The manager works in any message format: it converts with `toCanonical` at the
  * start and `fromCanonical(result, input)` at the end, so the caller gets its own objects back
  * for every message nothing changed, and a changed message keeps the fields the canonical
  * model lacks.

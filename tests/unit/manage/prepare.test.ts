@@ -1,5 +1,5 @@
 /**
- * `prepare`, step by step (DESIGN §9 "The context manager"): direct offload of new large
+ * `prepare`, step by step: direct offload of new large
  * results, batch offload when the ratio gate passes, compaction only when still over the
  * trigger; what `actions` and `stats` report; hooks; bad input.
  */

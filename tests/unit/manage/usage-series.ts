@@ -1,6 +1,6 @@
 /**
  * A Claude agent loop's usage figures against local o200k counts, shaped like the measurements
- * quoted in issue 9 (two Claude Code sessions with claude-sonnet-4-6, 79 requests): for the
+ * of two Claude Code sessions with claude-sonnet-4-6 (79 requests): for the
  * messages each request added, the provider counted a median 1.29x-1.37x the local count, p10
  * 1.13x-1.18x, p90 1.5x-1.7x. Each entry is one request: the local tokens of the messages it
  * added, and the provider's ratio for them; the prompt's fixed part (system prompt and tools,
