@@ -54,16 +54,54 @@ function isPackagePreview(rest: string): boolean {
   return position === rest.length;
 }
 
+/** Start of the line that follows the reference of a result that printed an error: the error line, so the model still sees what failed. */
+const ERROR_LINE_START = '\nError line: ';
+/** Characters of an error line kept after a reference (more are cut, with {@link ERROR_LINE_CUT_MARK}). */
+export const MAX_REFERENCE_ERROR_LINE_CHARS = 240;
+const ERROR_LINE_CUT_MARK = ' [...]';
+
+/** The length of the error line {@link appendErrorLine} wrote at the start of `rest`, or 0 when `rest` does not start with one. */
+function measureErrorLine(rest: string): number {
+  if (!rest.startsWith(ERROR_LINE_START)) return 0;
+  const end = rest.indexOf('\n', ERROR_LINE_START.length);
+  const length = end === -1 ? rest.length : end;
+  return length - ERROR_LINE_START.length <= MAX_REFERENCE_ERROR_LINE_CHARS + ERROR_LINE_CUT_MARK.length ? length : 0;
+}
+
 /**
  * A reference is exactly one line, `[Content offloaded to: X]` or `[Tool result offloaded to
- * file: X]`, optionally followed by this package's own preview. Text that merely starts with a
- * reference is ordinary content.
+ * file: X]`, optionally followed by this package's error line, then by its own preview. Text
+ * that merely starts with a reference is ordinary content.
  */
 function isReferenceText(text: string): boolean {
   if (!text.startsWith(BATCH_REFERENCE_PREFIX) && !text.startsWith(DIRECT_REFERENCE_PREFIX)) return false;
   const lineEnd = text.indexOf('\n');
   if (lineEnd === -1) return text.endsWith(']');
-  return text.charCodeAt(lineEnd - 1) === 0x5d /* ] */ && isPackagePreview(text.slice(lineEnd));
+  if (text.charCodeAt(lineEnd - 1) !== 0x5d /* ] */) return false;
+  const rest = text.slice(lineEnd);
+  const errorLine = measureErrorLine(rest);
+  return (errorLine > 0 && errorLine === rest.length) || isPackagePreview(rest.slice(errorLine));
+}
+
+/**
+ * `reference` followed by the line of the offloaded content that says what went wrong
+ * (`Error line: AssertionError: ...`, cut to {@link MAX_REFERENCE_ERROR_LINE_CHARS}), or
+ * `reference` itself when there is none: a failing run that ages out of the context still says
+ * how it failed, without a read-back.
+ */
+export function appendErrorLine(reference: string, line: string | undefined): string {
+  if (line === undefined || line === '') return reference;
+  const flat = line.replace(/[\r\n]+/g, ' ');
+  const kept = flat.length <= MAX_REFERENCE_ERROR_LINE_CHARS ? flat : flat.slice(0, findHeadEnd(flat, MAX_REFERENCE_ERROR_LINE_CHARS)) + ERROR_LINE_CUT_MARK;
+  return `${reference}${ERROR_LINE_START}${kept}`;
+}
+
+/** The error line {@link appendErrorLine} put after the reference in `text` (a reference's text), else `undefined`. */
+export function readReferenceErrorLine(text: string): string | undefined {
+  const lineEnd = text.indexOf('\n');
+  if (lineEnd === -1) return undefined;
+  const length = measureErrorLine(text.slice(lineEnd));
+  return length === 0 ? undefined : text.slice(lineEnd + ERROR_LINE_START.length, lineEnd + length);
 }
 
 /**

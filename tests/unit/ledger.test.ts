@@ -2,9 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatRestoredFileMessage } from '../../src/core/compact/assemble.js';
 import { gatherFacts } from '../../src/core/compact/conversation-facts.js';
-import type { LastErrorFinding } from '../../src/core/compact/last-error.js';
+import { findLastErrorReadingStore, type LastErrorFinding } from '../../src/core/compact/last-error.js';
 import { appendLedger, buildLedger, buildLedgerFromFacts, parseLedger, renderLedger, stripLedger, type CompactLedger } from '../../src/core/compact/ledger.js';
-import { appendPreview, buildBatchReference, buildDirectReference } from '../../src/core/offload-reference.js';
+import { appendErrorLine, appendPreview, buildBatchReference, buildDirectReference } from '../../src/core/offload-reference.js';
+import { silentLogger, type ContentStore } from '../../src/core/ports.js';
 import type { ContentBlock, Message } from '../../src/core/types.js';
 import { deepFreeze } from './compact-fixtures.js';
 
@@ -124,6 +125,21 @@ describe('buildLedger: recoverable compaction', () => {
 
     it('without the text read back, keeps the reference line alone', () => {
       expect(buildLedger(messages, { archiveReference: null }).lastError).toEqual({ toolName: 'Bash', toolUseId: 'b1', input: 'npm test', message: buildBatchReference(reference) });
+    });
+
+    it('takes the error line written after the reference, with nothing read back', async () => {
+      const noted = turn('b1', 'Bash', { command: 'npm test' }, appendErrorLine(buildBatchReference(reference), 'AssertionError: expected 2336 to be 2337'), true);
+      const expected = { toolName: 'Bash', toolUseId: 'b1', input: 'npm test', message: 'AssertionError: expected 2336 to be 2337', reference };
+      expect(buildLedger(noted, { archiveReference: null }).lastError).toEqual(expected);
+      // a store that fails every read: the line after the reference is enough
+      const unreadable = new Proxy({} as ContentStore, {
+        get: () => () => {
+          throw new Error('read');
+        },
+      });
+      const finding = await findLastErrorReadingStore(gatherFacts(noted), { store: unreadable, logger: silentLogger });
+      expect(finding?.line).toBe('AssertionError: expected 2336 to be 2337');
+      expect(finding?.reference).toBe(reference);
     });
 
     it('is carried over a later compaction with its reference', () => {

@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildBatchReference, buildDirectReference, buildPreview, isOffloadReference } from '../../src/core/offload-reference.js';
+import {
+  appendErrorLine,
+  buildBatchReference,
+  buildDirectReference,
+  buildPreview,
+  isOffloadReference,
+  MAX_REFERENCE_ERROR_LINE_CHARS,
+  readReferenceErrorLine,
+} from '../../src/core/offload-reference.js';
 
 const reference = fc.oneof(
   fc.constantFrom('./tool-result-a.md', '/srv/offload/s/a.md').map(buildBatchReference),
@@ -39,5 +47,39 @@ describe('isOffloadReference (a reference is exactly a reference)', () => {
 
   it('does not take a first line that does not end with ] for a reference', () => {
     expect(isOffloadReference('[Content offloaded to: ./a.md] and then some')).toBe(false);
+  });
+});
+
+describe('the error line after a reference', () => {
+  const errorText = fc.string({ minLength: 1, maxLength: 400 });
+
+  it('leaves a reference a reference, alone or before a preview, and reads back as written (property)', () => {
+    fc.assert(
+      fc.property(reference, errorText, content, preview, (line, error, text, sizes) => {
+        const noted = appendErrorLine(line, error);
+        expect(isOffloadReference(noted)).toBe(true);
+        expect(isOffloadReference(noted + buildPreview(text, sizes))).toBe(true);
+        const read = readReferenceErrorLine(noted + buildPreview(text, sizes));
+        expect(read).toBe(readReferenceErrorLine(noted));
+        expect(read?.includes('\n')).toBe(false);
+      }),
+    );
+  });
+
+  it('keeps the line whole up to its limit, cuts a longer one with a mark, and puts line breaks on one line', () => {
+    const line = buildBatchReference('./tool-result-a.md');
+    expect(appendErrorLine(line, 'AssertionError: expected 1 to be 2')).toBe(`${line}\nError line: AssertionError: expected 1 to be 2`);
+    expect(readReferenceErrorLine(appendErrorLine(line, 'x'.repeat(MAX_REFERENCE_ERROR_LINE_CHARS)))).toBe('x'.repeat(MAX_REFERENCE_ERROR_LINE_CHARS));
+    expect(readReferenceErrorLine(appendErrorLine(line, 'y'.repeat(1000)))).toBe(`${'y'.repeat(MAX_REFERENCE_ERROR_LINE_CHARS)} [...]`);
+    expect(readReferenceErrorLine(appendErrorLine(line, 'a\r\nb'))).toBe('a b');
+    expect(appendErrorLine(line, undefined)).toBe(line);
+    expect(appendErrorLine(line, '')).toBe(line);
+  });
+
+  it('is not taken from text a tool printed: a longer line, or more text after it, is ordinary content', () => {
+    const line = buildBatchReference('./tool-result-a.md');
+    expect(isOffloadReference(`${line}\nError line: ${'z'.repeat(MAX_REFERENCE_ERROR_LINE_CHARS + 100)}`)).toBe(false);
+    expect(isOffloadReference(`${line}\nError line: boom\nmore output`)).toBe(false);
+    expect(readReferenceErrorLine(line)).toBeUndefined();
   });
 });

@@ -109,3 +109,14 @@ const CONTENT_TOOL = /read|view|open|grep|search|glob|list|fetch|web|browse|(?:^
 export function printsItsOwnErrors(toolName: string | undefined): boolean {
   return toolName === undefined || !CONTENT_TOOL.test(toolName.toLowerCase());
 }
+
+/**
+ * The line of a tool result that says what went wrong, when it reports a failure: for a result
+ * marked as an error, {@link errorLine}; for an unmarked one of a tool that prints its own errors
+ * ({@link printsItsOwnErrors}), {@link findErrorLine}; else `undefined`. The rule the last error
+ * is found by, for one result.
+ */
+export function findPrintedErrorLine(text: string, isError: boolean, toolName: string | undefined): string | undefined {
+  if (isError) return errorLine(text) || undefined;
+  return printsItsOwnErrors(toolName) ? findErrorLine(text) : undefined;
+}

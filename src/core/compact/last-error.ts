@@ -5,13 +5,14 @@
  * tools that fetch content (reads, searches) count only when marked.
  *
  * The context manager offloads large results first, so a long failing log is often only a
- * reference by the time compaction runs. Compaction then reads a few KB of it back from the
- * store (its head and its tail, never the whole value) to find the error line. Pure: it only
- * calls the store.
+ * reference by the time compaction runs. The manager writes the error line after the
+ * reference; for a reference without one, compaction reads a few KB back from the store (its
+ * head and its tail, never the whole value) to find it. Pure: it only calls the store.
  */
 import { throwIfAborted } from '../abort.js';
 import { describeError } from '../errors.js';
 import type { ContentStore, Logger } from '../ports.js';
+import { readReferenceErrorLine } from '../offload-reference.js';
 import { resolveKey } from '../reference-keys.js';
 import { findOffloadedReference, renderResultText, type ConversationFacts, type ToolCall, type ToolResultFact } from './conversation-facts.js';
 import { findErrorLine, firstLine, printsItsOwnErrors } from './error-lines.js';
@@ -40,7 +41,7 @@ export interface LastErrorFinding {
    * line (for an offloaded one whose text was not read back, its reference line).
    */
   line: string;
-  /** Where the whole result is, when it was offloaded and `line` was read from its stored text. */
+  /** Where the whole result is, when it was offloaded and `line` came from its stored text (or the error line written after its reference). */
   reference: string | undefined;
 }
 
@@ -55,6 +56,9 @@ function* walkToLastError(facts: ConversationFacts): Generator<string, LastError
     if (!result.isError && !printsItsOwnErrors(result.toolName)) continue;
     const inline = renderResultText(result.content);
     const reference = findOffloadedReference(result.content);
+    // the context manager writes a failing result's error line after its reference: no read needed
+    const noted = reference === undefined ? undefined : readReferenceErrorLine(inline);
+    if (noted !== undefined) return { result, call: callsById.get(result.toolUseId), line: noted, reference };
     const stored = reference === undefined ? undefined : yield reference;
     const storedLine = stored === undefined ? undefined : (findErrorLine(stored) ?? (result.isError ? firstLine(stored) : '')) || undefined;
     // else what the history holds: the output, or a reference (maybe with a preview of it)

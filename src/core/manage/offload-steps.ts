@@ -11,11 +11,13 @@ import { WriteFailedError } from '../errors.js';
 import { callStore, copyMessageWithContent, runConcurrently, serializeToolResultContent, WRITE_CONCURRENCY } from '../offload-files.js';
 import type { ResolvedBatchOffloadOptions } from '../offload-options.js';
 import { toFileStem } from '../offload-names.js';
-import { appendPreview, buildBatchReference, buildDirectReference, isOffloadReference, type ResolvedPreview } from '../offload-reference.js';
+import { appendErrorLine, appendPreview, buildBatchReference, buildDirectReference, isOffloadReference, type ResolvedPreview } from '../offload-reference.js';
 import { createOffloadPlan, type OffloadPlan } from '../plan-offload.js';
 import type { ContentStore, Logger } from '../ports.js';
 import { toWellFormedText } from '../text.js';
 import { isToolResultBlock, type Message, type ToolResultBlock } from '../types.js';
+import { renderResultText } from '../compact/conversation-facts.js';
+import { findPrintedErrorLine } from '../compact/error-lines.js';
 import { buildCollisionName, buildContentName, CONTENT_HASH_CHARS, type OffloadMode } from './content-names.js';
 import { hashText, type Hashing } from './fingerprint.js';
 import type { OffloadTiming, ResolvedAgingOptions } from './manager-options.js';
@@ -97,11 +99,24 @@ export function storedName(mode: OffloadMode, toolUseId: string, hashed: HashedT
   return context.moved.get(name) ?? name;
 }
 
-/** The reference text to a content stored under `name`: the mode's reference line, and the preview when asked for (never for an input field). */
-export function referenceTo(mode: OffloadMode, name: string, text: string, context: OffloadStepContext, store: ContentStore): string {
+/**
+ * The line of a result that says what went wrong, when it reports a failure (marked, or printed
+ * by a tool that prints its own errors): it follows the result's reference. It follows from the
+ * result alone, so a result met again gets the reference it got.
+ */
+export function findResultErrorLine(block: ToolResultBlock, context: OffloadStepContext): string | undefined {
+  return findPrintedErrorLine(renderResultText(block.content), block.is_error === true, context.toolNames.get(block.tool_use_id));
+}
+
+/**
+ * The reference text to a content stored under `name`: the mode's reference line, the result's
+ * error line when it printed one (`errorLine`), and the preview when asked for (never for an input field).
+ */
+export function referenceTo(mode: OffloadMode, name: string, text: string, context: OffloadStepContext, store: ContentStore, errorLine?: string): string {
   const target = store.referenceFor(`${context.sessionId}/${name}`);
   if (mode === 'input') return buildBatchReference(target);
-  return mode === 'direct' ? appendPreview(buildDirectReference(target), text, context.directPreview) : appendPreview(buildBatchReference(target), text, context.preview);
+  const reference = appendErrorLine(mode === 'direct' ? buildDirectReference(target) : buildBatchReference(target), errorLine);
+  return appendPreview(reference, text, mode === 'direct' ? context.directPreview : context.preview);
 }
 
 /**
@@ -116,7 +131,7 @@ export function findOffloadedReference(block: ToolResultBlock, context: OffloadS
   const batch = texts.batch === texts.direct ? direct : hashStored(texts.batch, context);
   for (const [mode, hashed] of [['direct', direct], ['batch', batch]] as const) {
     const name = storedName(mode, block.tool_use_id, hashed, context);
-    if (context.knowledge.hasContent(name)) return referenceTo(mode, name, hashed.text, context, store);
+    if (context.knowledge.hasContent(name)) return referenceTo(mode, name, hashed.text, context, store, findResultErrorLine(block, context));
   }
   return undefined;
 }
@@ -203,7 +218,7 @@ export async function offloadChosen(
   });
   const byMessage = new Map<number, Map<number, string>>();
   kept.forEach((entry, index) => {
-    const reference = referenceTo(mode, names[index]!, entry.hashed.text, context, call.store);
+    const reference = referenceTo(mode, names[index]!, entry.hashed.text, context, call.store, findResultErrorLine(entry.block, context));
     let replacements = byMessage.get(entry.messageIndex);
     if (replacements === undefined) byMessage.set(entry.messageIndex, (replacements = new Map()));
     replacements.set(entry.blockIndex, reference);

@@ -154,6 +154,45 @@ describe('as results age: older results', () => {
   });
 });
 
+describe('as results age: a result that printed an error', () => {
+  /** A failing test run's log: its error line sits in the middle, where neither a head nor a tail would keep it. */
+  const failingLog = `${textOf(1500, 'pass')}\nAssertionError: expected 2336 to equal 2337\n${textOf(1500, 'pass')}\nexit code: 1`;
+
+  it('keeps its error line after its reference when it ages out, marked or not', async () => {
+    const { manager } = createAgingManager({ agedBudgetChars: 1000 });
+    const timedOut = `Command timed out after 120 s\n${textOf(2000, 'log')}`;
+    const marked: Message[] = [
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'm', name: 'bash', input: { command: 'npm test' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'm', is_error: true, content: timedOut }] },
+    ];
+    const history = [SYSTEM, TASK, ...toolTurn('u', failingLog), ...marked, ...toolTurn('next', 'ok')];
+    const result = await manager.prepare(history);
+
+    expect(typesOf(result.actions)).toEqual(['batch-offload:aged']);
+    expect(resultContent(result.messages[3])).toBe(`${batchReference(batchKey('u', failingLog))}\nError line: AssertionError: expected 2336 to equal 2337`);
+    // marked with no error line: its first line says what there is
+    expect(resultContent(result.messages[5])).toBe(`${batchReference(batchKey('m', timedOut))}\nError line: Command timed out after 120 s`);
+  });
+
+  it('is a bare reference when nothing failed, or when its tool fetches content (a read holding an error line is not its own)', async () => {
+    const { manager } = createAgingManager({ agedBudgetChars: 1000 });
+    const history = [SYSTEM, TASK, ...toolTurn('r', failingLog, 'read_file'), ...toolTurn('ok', textOf(2000, 'fine')), ...toolTurn('next', 'ok')];
+    const result = await manager.prepare(history);
+
+    expect(resultContent(result.messages[3])).toBe(batchReference(batchKey('r', failingLog)));
+    expect(resultContent(result.messages[5])).toBe(batchReference(batchKey('ok', textOf(2000, 'fine'))));
+  });
+
+  it('gets the same reference from a new manager sent the raw history', async () => {
+    const store = createCountingStore();
+    const history = [SYSTEM, TASK, ...toolTurn('u', failingLog), ...toolTurn('next', 'ok')];
+    const first = await createAgingManager({ store, agedBudgetChars: 1000 }).manager.prepare(history);
+    const again = await createAgingManager({ store, agedBudgetChars: 1000 }).manager.prepare(history);
+    expect(JSON.stringify(again.messages)).toBe(JSON.stringify(first.messages));
+    expect(JSON.stringify(first.messages)).toContain('Error line: AssertionError');
+  });
+});
+
 describe('as results age: the same decisions in any manager', () => {
   it('gives a new manager, sent the raw history, the messages the first one sent, writing nothing', async () => {
     const store = createCountingStore();
