@@ -1,6 +1,6 @@
 /**
- * The agent loop both AI SDK integration tests run (ai 7 in ai-sdk.test.ts, ai 6 in
- * ai-sdk-v6.test.ts): what the scripted mock model answers at each call, the tools it calls,
+ * The agent loop ai-sdk.test.ts runs on `ai` 7 and `ai` 6: what the scripted mock model
+ * answers at each call, the tools it calls,
  * and readers for what it received. Version-neutral: the mock results are plain objects that fit
  * both `LanguageModelV3GenerateResult` and `LanguageModelV4GenerateResult`.
  *

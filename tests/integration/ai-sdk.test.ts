@@ -1,21 +1,28 @@
 /**
- * agent-context-offload/ai-sdk with `ai` 7 (issue 8 item 2; DESIGN §9 "Framework integrations"):
- * the real generateText / ToolLoopAgent / wrapLanguageModel, the SDK's own MockLanguageModelV4,
- * a real file store in a temp directory and the real extractive summarizer. Every assertion is on
- * what the mock model received (`doGenerateCalls[i].prompt`) or what the SDK returned.
+ * agent-context-offload/ai-sdk on both supported majors of the AI SDK: `ai` 7 and `ai` 6
+ * (installed as `ai-v6`). The same loop runs on each major's real generateText /
+ * ToolLoopAgent / wrapLanguageModel and its own mock model (MockLanguageModelV4 in 7,
+ * MockLanguageModelV3 in 6), with a real file store in a temp directory and the real extractive
+ * summarizer. Every assertion is on what the mock model received (`doGenerateCalls[i].prompt`)
+ * or what the SDK returned. The cases past the parameterised suites are the package's own
+ * helpers, run on `ai` 7.
  */
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateText, jsonSchema, simulateReadableStream, stepCountIs, streamText, tool, ToolLoopAgent, wrapLanguageModel, type ModelMessage } from 'ai';
+import * as ai7 from 'ai';
+import { generateText, jsonSchema, simulateReadableStream, stepCountIs, streamText, tool, type ModelMessage } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
+import * as ai6 from 'ai-v6';
+import { MockLanguageModelV3 } from 'ai-v6/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContextMiddleware, createPrepareStep, createReadTool, offloadTools, withOffload } from '../../src/ai-sdk.js';
-import { createContextManager } from '../../src/api/context-manager.js';
+import { createContextManager, type PrepareOptions } from '../../src/api/context-manager.js';
 import { createReadOffloadedTool } from '../../src/api/read-offloaded-tool.js';
 import { InvalidOptionError } from '../../src/core/errors.js';
 import {
   createCountingSummarizer,
+  estimatePromptTokens,
   itBehavesAsTheContextMiddleware,
   LISTING_TEXT,
   LOG_MIDDLE_LINE,
@@ -42,46 +49,81 @@ afterAll(async () => {
 /** A part of the stream a V4 model returns (the provider package's `LanguageModelV4StreamPart`). */
 type LanguageModelV4StreamPart = Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer PART> ? PART : never;
 
+type DoGenerate = Extract<NonNullable<NonNullable<ConstructorParameters<typeof MockLanguageModelV4>[0]>['doGenerate']>, (...args: never[]) => unknown>;
+/** What these tests read of a generateText result, in both majors. */
+interface GenerateTextResult {
+  text: string;
+  steps: ReadonlyArray<{ toolResults: ReadonlyArray<{ output: unknown }> }>;
+}
+
+/**
+ * One major of the AI SDK: its functions and its mock model. Typed as `ai` 7's: the calls made
+ * here have the same shape in both majors, which is what this suite checks at run time.
+ */
+interface AiSdkMajor {
+  name: string;
+  ai: Pick<typeof ai7, 'generateText' | 'jsonSchema' | 'stepCountIs' | 'tool' | 'ToolLoopAgent' | 'wrapLanguageModel'>;
+  createMockModel(doGenerate: DoGenerate): MockLanguageModelV4;
+  /** The messages the loop added (`responseMessages` in 7, `response.messages` in 6). */
+  responseMessagesOf(result: unknown): ModelMessage[];
+}
+
+const MAJORS: AiSdkMajor[] = [
+  {
+    name: 'ai 7',
+    ai: ai7,
+    createMockModel: (doGenerate) => new MockLanguageModelV4({ doGenerate }),
+    responseMessagesOf: (result) => (result as { responseMessages: ModelMessage[] }).responseMessages,
+  },
+  {
+    name: 'ai 6',
+    ai: ai6 as unknown as AiSdkMajor['ai'],
+    createMockModel: (doGenerate) => new MockLanguageModelV3({ doGenerate: doGenerate as never }) as unknown as MockLanguageModelV4,
+    responseMessagesOf: (result) => (result as { response: { messages: ModelMessage[] } }).response.messages,
+  },
+];
+
 const emptyInput = jsonSchema<Record<string, never>>({ type: 'object', properties: {}, additionalProperties: false });
 
 /** The scenario's own tools: a 50 KB log, a 10,000-character listing, a tiny ping. */
-function scenarioTools() {
+function scenarioTools(ai: AiSdkMajor['ai'] = ai7) {
+  const input = ai.jsonSchema<Record<string, never>>({ type: 'object', properties: {}, additionalProperties: false });
   return {
-    fetch_log: tool({ description: 'Fetches the request log.', inputSchema: emptyInput, execute: async () => LOG_TEXT }),
-    list_files: tool({ description: 'Lists the files.', inputSchema: emptyInput, execute: async () => LISTING_TEXT }),
-    ping: tool({ description: 'Pings.', inputSchema: emptyInput, execute: async () => 'pong' }),
+    fetch_log: ai.tool({ description: 'Fetches the request log.', inputSchema: input, execute: async () => LOG_TEXT }),
+    list_files: ai.tool({ description: 'Lists the files.', inputSchema: input, execute: async () => LISTING_TEXT }),
+    ping: ai.tool({ description: 'Pings.', inputSchema: input, execute: async () => 'pong' }),
   };
 }
 
-/** A MockLanguageModelV4 that answers each call as the scenario scripts it. */
-function createScriptedModel(): MockLanguageModelV4 {
+/** A mock model that answers each call as the scenario scripts it; with `reportUsage`, it reports a prompt size too. */
+function createScriptedModel(major: AiSdkMajor, reportUsage = false): MockLanguageModelV4 {
   let calls = 0;
-  return new MockLanguageModelV4({ doGenerate: async (options) => scriptedResponse(calls++, options.prompt) });
+  return major.createMockModel(async (options) => scriptedResponse(calls++, options.prompt, reportUsage ? estimatePromptTokens(options.prompt) : undefined) as never);
 }
 
-async function createScenarioManager(outputDir: string) {
+function createScenarioManager(outputDir: string) {
   const summarizer = createCountingSummarizer();
   const manager = createContextManager({ format: 'ai-sdk', outputDir, summarizer, ...SCENARIO_LIMITS, excludeTools: [...SCENARIO_LIMITS.excludeTools] });
   return { manager, summarizer };
 }
 
-describe('ai 7: generateText with offloadTools, createPrepareStep and the read tool', () => {
+describe.each(MAJORS)('$name: generateText with offloadTools, createPrepareStep and the read tool', (major) => {
   let model: MockLanguageModelV4;
   let summarizer: ReturnType<typeof createCountingSummarizer>;
-  let result: Awaited<ReturnType<typeof generateText<ReturnType<typeof scenarioTools> & { read_offloaded: ReturnType<typeof createReadTool> }>>>;
+  let result: GenerateTextResult;
   let outputDir: string;
 
   beforeAll(async () => {
     outputDir = await createTempDir();
-    const scenario = await createScenarioManager(outputDir);
+    const scenario = createScenarioManager(outputDir);
     summarizer = scenario.summarizer;
-    model = createScriptedModel();
-    result = await generateText({
+    model = createScriptedModel(major);
+    result = await major.ai.generateText({
       model,
       messages: oldConversation(),
-      tools: offloadTools({ ...scenarioTools(), read_offloaded: createReadTool(scenario.manager) }, scenario.manager),
+      tools: offloadTools({ ...scenarioTools(major.ai), read_offloaded: createReadTool(scenario.manager) }, scenario.manager),
       prepareStep: createPrepareStep(scenario.manager),
-      stopWhen: stepCountIs(6),
+      stopWhen: major.ai.stepCountIs(6),
     });
   });
 
@@ -98,8 +140,8 @@ describe('ai 7: generateText with offloadTools, createPrepareStep and the read t
     expect((await readdir(outputDir, { recursive: true })).length).toBeGreaterThan(0);
   });
 
-  it('keeps the reference in responseMessages and the raw output in steps[0].toolResults', () => {
-    const stored = JSON.stringify(result.responseMessages);
+  it('keeps the reference in the response messages and the raw output in steps[0].toolResults', () => {
+    const stored = JSON.stringify(major.responseMessagesOf(result));
     expect(stored).not.toContain(LOG_MIDDLE_LINE);
     expect(stored).toMatch(/offloaded to/);
     expect(result.steps[0]!.toolResults[0]!.output).toBe(LOG_TEXT);
@@ -123,7 +165,10 @@ describe('ai 7: generateText with offloadTools, createPrepareStep and the read t
     expect(toolResultValue(model.doGenerateCalls[3]!.prompt, 'list_files')).toBeUndefined();
   });
 
-  it('carries the compacted history forward: the last call shows the same summary and the summarizer ran once', () => {
+  // ai 6 keeps the messages prepareStep returns for one step only: the hook applies its compaction again
+  it('carries the compacted history to the last call: the same summary, no old message, the summarizer run once', () => {
+    const after = promptTexts(model.doGenerateCalls[4]!.prompt);
+    for (const turn of OLD_TURNS) expect(after).not.toContain(turn);
     const summaryAt = (index: number) => promptTexts(model.doGenerateCalls[index]!.prompt).find((text) => text.startsWith('[Conversation compressed]'));
     expect(summaryAt(4)).toBe(summaryAt(3));
     expect(toolResultValue(model.doGenerateCalls[4]!.prompt, 'ping')).toBe('pong');
@@ -131,15 +176,54 @@ describe('ai 7: generateText with offloadTools, createPrepareStep and the read t
   });
 });
 
-describe('ai 7: ToolLoopAgent with createPrepareStep', () => {
-  it('offloads a large tool result before the second model call', async () => {
-    const { manager } = await createScenarioManager(await createTempDir());
-    const model = createScriptedModel();
-    const agent = new ToolLoopAgent({
+describe.each(MAJORS)('$name: the provider usage after a compaction', (major) => {
+  it('is passed at every step and matched to what the previous step sent, whatever history the SDK hands back', async () => {
+    const warnings: string[] = [];
+    const manager = createContextManager({
+      format: 'ai-sdk',
+      outputDir: await createTempDir(),
+      summarizer: createCountingSummarizer(),
+      logger: { warn: (message: string) => warnings.push(message) },
+      ...SCENARIO_LIMITS,
+      excludeTools: [...SCENARIO_LIMITS.excludeTools],
+    });
+    const usages: unknown[] = [];
+    // The manager as the hook sees it, recording the usage each step hands it.
+    const recording = {
+      readTool: manager.readTool,
+      offloadOutput: manager.offloadOutput,
+      prepare: (messages: readonly unknown[], options?: PrepareOptions) => {
+        usages.push(options?.lastUsage);
+        return manager.prepare(messages as never, options);
+      },
+    };
+    const model = createScriptedModel(major, true);
+    await major.ai.generateText({
       model,
-      tools: offloadTools({ ...scenarioTools(), read_offloaded: createReadTool(manager) }, manager),
+      messages: oldConversation(),
+      tools: offloadTools({ ...scenarioTools(major.ai), read_offloaded: createReadTool(manager) }, recording),
+      prepareStep: createPrepareStep(recording),
+      stopWhen: major.ai.stepCountIs(6),
+    });
+    expect(model.doGenerateCalls).toHaveLength(5);
+    expect(usages[0]).toBeUndefined();
+    // after the compaction at the 4th call, the 5th call's figure covers the compacted prompt
+    const compactedLength = model.doGenerateCalls[3]!.prompt.length;
+    expect(usages[4]).toEqual({ inputTokens: estimatePromptTokens(model.doGenerateCalls[3]!.prompt), messageCount: compactedLength });
+    expect(usages.slice(1).every((usage) => usage !== undefined)).toBe(true);
+    expect(warnings.filter((warning) => warning.includes('lastUsage ignored'))).toEqual([]);
+  });
+});
+
+describe.each(MAJORS)('$name: ToolLoopAgent with createPrepareStep', (major) => {
+  it('offloads a large tool result before the second model call', async () => {
+    const { manager } = createScenarioManager(await createTempDir());
+    const model = createScriptedModel(major);
+    const agent = new major.ai.ToolLoopAgent({
+      model,
+      tools: offloadTools({ ...scenarioTools(major.ai), read_offloaded: createReadTool(manager) }, manager),
       prepareStep: createPrepareStep(manager),
-      stopWhen: stepCountIs(3),
+      stopWhen: major.ai.stepCountIs(3),
     });
     await agent.generate({ messages: oldConversation() });
     expect(model.doGenerateCalls).toHaveLength(3);
@@ -148,9 +232,36 @@ describe('ai 7: ToolLoopAgent with createPrepareStep', () => {
   });
 });
 
+describe.each(MAJORS)('$name: wrapLanguageModel with createContextMiddleware', (major) => {
+  let base: MockLanguageModelV4;
+  let summarizer: ReturnType<typeof createCountingSummarizer>;
+  let responseMessages: ModelMessage[];
+
+  beforeAll(async () => {
+    const scenario = createScenarioManager(await createTempDir());
+    const manager = scenario.manager;
+    summarizer = scenario.summarizer;
+    base = createScriptedModel(major);
+    const result = await major.ai.generateText({
+      model: major.ai.wrapLanguageModel({ model: base, middleware: createContextMiddleware(manager) }),
+      messages: oldConversation(),
+      tools: { ...scenarioTools(major.ai), read_offloaded: createReadTool(manager) },
+      stopWhen: major.ai.stepCountIs(6),
+    });
+    responseMessages = major.responseMessagesOf(result);
+  });
+
+  itBehavesAsTheContextMiddleware({
+    prompts: () => base.doGenerateCalls.map((call) => call.prompt),
+    responseMessages: () => responseMessages,
+    summarizerCalls: () => summarizer.calls,
+  });
+});
+
+// the stream parts of a V4 model: ai 7's mock only
 describe('ai 7: streamText with offloadTools and createPrepareStep', () => {
   it('offloads a large tool result before the second streamed model call', async () => {
-    const { manager } = await createScenarioManager(await createTempDir());
+    const { manager } = createScenarioManager(await createTempDir());
     const usage = { inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } };
     let calls = 0;
     const model = new MockLanguageModelV4({
@@ -181,32 +292,6 @@ describe('ai 7: streamText with offloadTools and createPrepareStep', () => {
     expect(await result.text).toBe('done');
     expect(model.doStreamCalls).toHaveLength(2);
     expect(toolResultValue(model.doStreamCalls[1]!.prompt, 'fetch_log')).toMatch(REFERENCE);
-  });
-});
-
-describe('ai 7: wrapLanguageModel with createContextMiddleware', () => {
-  let base: MockLanguageModelV4;
-  let summarizer: ReturnType<typeof createCountingSummarizer>;
-  let responseMessages: ModelMessage[];
-
-  beforeAll(async () => {
-    const scenario = await createScenarioManager(await createTempDir());
-    const manager = scenario.manager;
-    summarizer = scenario.summarizer;
-    base = createScriptedModel();
-    const result = await generateText({
-      model: wrapLanguageModel({ model: base, middleware: createContextMiddleware(manager) }),
-      messages: oldConversation(),
-      tools: { ...scenarioTools(), read_offloaded: createReadTool(manager) },
-      stopWhen: stepCountIs(6),
-    });
-    responseMessages = result.responseMessages;
-  });
-
-  itBehavesAsTheContextMiddleware({
-    prompts: () => base.doGenerateCalls.map((call) => call.prompt),
-    responseMessages: () => responseMessages,
-    summarizerCalls: () => summarizer.calls,
   });
 });
 
