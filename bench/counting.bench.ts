@@ -147,7 +147,7 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
   const results = buildEqualLengthResults();
   const length = (text: string): number => text.length;
   const medians = await measureInterleaved(
-    { ours: countTwice(results, () => createMemoizedCounter(length)), textKeyed: countTwice(results, () => createTextKeyedCounter(length)) },
+    { ours: countTwice(results, () => createMemoizedCounter({ count: length })), textKeyed: countTwice(results, () => createTextKeyedCounter(length)) },
     options.quick ? 1 : 3,
   );
   const ms = medians.ours as number;

@@ -40,7 +40,6 @@ export type { AiSdkContextMiddleware, AiSdkCallParams, AiSdkTransformParamsOptio
 export { createReadTool } from './integrations/ai-sdk/read-tool.js';
 export type { AiSdkReadTool, AiSdkInputSchema } from './integrations/ai-sdk/read-tool.js';
 export type {
-  AiSdkContextManager,
   AiSdkToolResultOutput,
   AiSdkToModelOutputOptions,
   AiSdkProviderOptions,

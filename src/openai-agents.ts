@@ -29,5 +29,4 @@ export { offloadTools, withOffload } from './integrations/openai-agents/offload-
 export type { AnyFunctionTool } from './integrations/openai-agents/offload-tool.js';
 export { createReadTool } from './integrations/openai-agents/read-tool.js';
 export type { ReadOffloadedAgentTool } from './integrations/openai-agents/read-tool.js';
-export type { AgentsContextManager } from './integrations/openai-agents/context-source.js';
 export type { IntegrationContextManager } from './integrations/manager-source.js';

@@ -16,7 +16,8 @@ import { listenForInterrupt } from './interrupt.js';
 import { createLlmActivity } from './llm-activity.js';
 import { countToolDefinitionTokens, createToolDefinitionUsage } from './measure-context.js';
 import { readTranscript, resolveFormatFlag, selectFileReadOptions } from './read-transcript.js';
-import { formatCount, formatPercent, formatQuantity } from './render/format-figures.js';
+import { groupDigits } from '../core/figures.js';
+import { formatPercent, formatQuantity } from './render/format-figures.js';
 import { toTerminalText } from './render/terminal-text.js';
 import { describeTranscript, describeWrittenShape } from './render/transcript-labels.js';
 import { selectReportStream } from './report-stream.js';
@@ -68,11 +69,11 @@ function describeOutcome(
   if (!result.compacted) {
     if (result.skippedReason === 'below-threshold') {
       return [
-        `  not compacted: ${formatCount(figures.tokensBefore)} tokens, below the trigger (${formatCount(figures.thresholdTokens)} = ${formatPercent(figures.ratio)} of ${formatCount(figures.limit)}); --force compacts anyway`,
+        `  not compacted: ${groupDigits(figures.tokensBefore)} tokens, below the trigger (${groupDigits(figures.thresholdTokens)} = ${formatPercent(figures.ratio)} of ${groupDigits(figures.limit)}); --force compacts anyway`,
       ];
     }
     if (result.skippedReason === 'no-gain') {
-      return [`  not compacted: the summary and restored files would not make the history (${formatCount(figures.tokensBefore)} tokens) smaller`];
+      return [`  not compacted: the summary and restored files would not make the history (${groupDigits(figures.tokensBefore)} tokens) smaller`];
     }
     return ['  not compacted: nothing after the leading system messages'];
   }
@@ -82,7 +83,7 @@ function describeOutcome(
     ? `restored ${formatQuantity(stats.restoredFileCount, 'file')} (${formatQuantity(stats.restoredTokenCount, 'token')})`
     : `restored no files ${style.dim('(pass --work-dir <project dir> to restore the files the history read)')}`;
   return [
-    `  tokens ${formatCount(figures.tokensBefore)} → ${style.bold(formatCount(figures.tokensAfter))} ${style.green(`(${formatPercent(share)} of the original)`)}`,
+    `  tokens ${groupDigits(figures.tokensBefore)} → ${style.bold(groupDigits(figures.tokensAfter))} ${style.green(`(${formatPercent(share)} of the original)`)}`,
     `  summarized ${formatQuantity(stats.compactedMessageCount, 'message')}, kept ${formatQuantity(stats.retainedMessageCount, 'system message')}, ${restored}`,
     `  archive: ${result.originalMessagesPath === undefined ? style.yellow('not written (see the warning above)') : toTerminalText(result.originalMessagesPath)}`,
   ];
@@ -112,14 +113,14 @@ export async function runCompact(args: readonly string[], io: CommandIo): Promis
   const report = selectReportStream(outputFile !== undefined, io);
   const { style } = report;
   report.writeLines([
-    `${style.bold('compact')}  ${toTerminalText(transcript.source)} ${style.dim(`(${describeTranscript(transcript)}, ${formatCount(messages.length)} messages)`)}`,
+    `${style.bold('compact')}  ${toTerminalText(transcript.source)} ${style.dim(`(${describeTranscript(transcript)}, ${groupDigits(messages.length)} messages)`)}`,
   ]);
 
   const activity = createLlmActivity(io.stderr);
   const use = { calls: 0 };
   const summarizerOptions = await createChosenSummarizer(choice, use, {
     onRequestStart: (requestNumber) =>
-      activity.start(`Summarizing ${formatCount(messages.length)} messages with ${choice.provider}${requestNumber > 1 ? ` (request ${requestNumber})` : ''}...`),
+      activity.start(`Summarizing ${groupDigits(messages.length)} messages with ${choice.provider}${requestNumber > 1 ? ` (request ${requestNumber})` : ''}...`),
     onRequestEnd: () => activity.stop(),
   });
   const usage = createToolDefinitionUsage(countToolDefinitionTokens(transcript));

@@ -18,7 +18,8 @@ import { measureContext } from './measure-context.js';
 import type { ContextMeasurement } from './measure-context.js';
 import { drawBar } from './render/bar-chart.js';
 import { renderCountReport } from './render/count-report.js';
-import { formatCount, formatPercent, formatQuantity, padEnd, padStart, truncateText } from './render/format-figures.js';
+import { groupDigits } from '../core/figures.js';
+import { formatPercent, formatQuantity, padEnd, padStart, truncateText } from './render/format-figures.js';
 import { describeOffloadSkip } from './render/offload-skip.js';
 import { createTerminalStyle, measureLineWidth } from './render/terminal-style.js';
 import type { TerminalStyle } from './render/terminal-style.js';
@@ -51,7 +52,7 @@ function renderRoleBars(measurement: ContextMeasurement, style: TerminalStyle): 
   ];
   return rows.map(
     ([role, tokens]) =>
-      `   ${padEnd(role, 9)}  ${padStart(formatCount(tokens), 6)}  ${style.cyan(drawBar(tokens, measurement.totalTokens, 30))} ${style.dim(
+      `   ${padEnd(role, 9)}  ${padStart(groupDigits(tokens), 6)}  ${style.cyan(drawBar(tokens, measurement.totalTokens, 30))} ${style.dim(
         padStart(formatPercent(measurement.totalTokens === 0 ? 0 : tokens / measurement.totalTokens), 6),
       )}`,
   );
@@ -59,8 +60,8 @@ function renderRoleBars(measurement: ContextMeasurement, style: TerminalStyle): 
 
 function renderTotal(style: TerminalStyle, after: ContextMeasurement, before: ContextMeasurement): string {
   const change = before.totalTokens === 0 ? 0 : 1 - after.totalTokens / before.totalTokens;
-  return `   total ${style.bold(formatCount(after.totalTokens))} tokens in ${formatCount(after.messageCount)} messages ${style.green(
-    `(-${formatPercent(change)} from ${formatCount(before.totalTokens)})`,
+  return `   total ${style.bold(groupDigits(after.totalTokens))} tokens in ${groupDigits(after.messageCount)} messages ${style.green(
+    `(-${formatPercent(change)} from ${groupDigits(before.totalTokens)})`,
   )}`;
 }
 
@@ -134,7 +135,7 @@ export async function runDemo(args: readonly string[], io: CommandIo): Promise<v
   await print(
     renderStepHeading(style, 4, 'compact', 'extractive summary, offline'),
     style.dim('   Offloading is lossless and often enough. Compaction is for a history that outgrows the window even so:'),
-    style.dim(`   here the original ${formatCount(before.totalTokens)}-token history, in a window of ${formatCount(window)} tokens sized for this`),
+    style.dim(`   here the original ${groupDigits(before.totalTokens)}-token history, in a window of ${groupDigits(window)} tokens sized for this`),
     style.dim('   short sample (real windows are 200,000) so that it crosses the 92% trigger.'),
   );
   const warnings: string[] = [];
@@ -157,7 +158,7 @@ export async function runDemo(args: readonly string[], io: CommandIo): Promise<v
       stats.restoredFileCount,
       'recently read file',
     )} (${formatQuantity(stats.restoredTokenCount, 'token')}) from ${toTerminalText(projectDir)}`,
-    `   tokens ${formatCount(stats.originalTokenCount)} → ${style.bold(formatCount(stats.compactedTokenCount))} ${style.green(`(${formatPercent(stats.compactionRatio)} of the original)`)}`,
+    `   tokens ${groupDigits(stats.originalTokenCount)} → ${style.bold(groupDigits(stats.compactedTokenCount))} ${style.green(`(${formatPercent(stats.compactionRatio)} of the original)`)}`,
     `   archive of the compacted messages: ${toTerminalText(compaction.originalMessagesPath ?? 'not written')}`,
     ...warnings.map((warning) => style.dim(`   note: ${toTerminalText(warning)}`)),
     style.dim('   the summary, first lines of each section:'),

@@ -21,7 +21,8 @@ import { createLlmActivity } from './llm-activity.js';
 import { countToolDefinitionTokens, createToolDefinitionUsage } from './measure-context.js';
 import { readTranscript, resolveFormatFlag, selectFileReadOptions } from './read-transcript.js';
 import { renderEvalTable } from './render/eval-table.js';
-import { formatCount, formatPercent, formatQuantity } from './render/format-figures.js';
+import { groupDigits } from '../core/figures.js';
+import { formatPercent, formatQuantity } from './render/format-figures.js';
 import { createTerminalStyle, measureLineWidth } from './render/terminal-style.js';
 import { toTerminalJson, toTerminalText } from './render/terminal-text.js';
 import { describeTranscript } from './render/transcript-labels.js';
@@ -77,7 +78,7 @@ function describeFailure(result: CompactResult, figures: { tokens: number; offlo
   if (result.skippedReason === 'no-gain') {
     const offloaded = figures.offloadedResults > 0 ? ` after offloading ${formatQuantity(figures.offloadedResults, 'tool result')}` : '';
     const hint = figures.offloadedResults > 0 ? ', or pass --threshold 1000000 to compact it without offloading first' : '';
-    return `not compacted: a summary would not make the history (${formatCount(figures.tokens)} tokens${offloaded}) smaller, so there is nothing to score; evaluate a longer transcript${hint}`;
+    return `not compacted: a summary would not make the history (${groupDigits(figures.tokens)} tokens${offloaded}) smaller, so there is nothing to score; evaluate a longer transcript${hint}`;
   }
   if (result.skippedReason === 'summarizer-failed') return `compaction failed: the summarizer failed${detail}`;
   if (result.skippedReason === 'archive-failed') return `compaction skipped: the archive could not be written${detail}`;
@@ -96,12 +97,12 @@ export async function runEval(args: readonly string[], io: CommandIo): Promise<v
   const transcript = await readTranscript(path, io, { format });
   const { messages } = transcript;
   if (findRequestTurns(messages).length === 0) {
-    throw new CliError(`${transcript.source}: nothing to evaluate: no assistant message (${formatCount(messages.length)} messages read)`);
+    throw new CliError(`${transcript.source}: nothing to evaluate: no assistant message (${groupDigits(messages.length)} messages read)`);
   }
   const activity = createLlmActivity(io.stderr);
   const warnings = createWarningLines(activity, createTerminalStyle(io.stderr));
   const summarizer = await createChosenSummarizer(choice, { calls: 0 }, {
-    onRequestStart: (number) => activity.start(`Summarizing ${formatCount(messages.length)} messages with ${choice.provider}${number > 1 ? ` (call ${number})` : ''}...`),
+    onRequestStart: (number) => activity.start(`Summarizing ${groupDigits(messages.length)} messages with ${choice.provider}${number > 1 ? ` (call ${number})` : ''}...`),
     onRequestEnd: () => activity.stop(),
   });
   const usage = createToolDefinitionUsage(countToolDefinitionTokens(transcript));
@@ -171,8 +172,8 @@ export async function runEval(args: readonly string[], io: CommandIo): Promise<v
   const width = measureLineWidth(io.stdout);
   const share = report.tokensBefore === 0 ? 0 : report.tokensAfter / report.tokensBefore;
   const lines = [
-    `${style.bold('eval')}  ${toTerminalText(report.source)} ${style.dim(`(${describeTranscript(transcript)}, ${formatCount(messages.length)} messages)`)}`,
-    `  offloaded ${formatQuantity(report.offloadedResults, 'tool result')} of ${formatCount(threshold)}+ chars, then compacted: ${formatCount(report.tokensBefore)} → ${style.bold(formatCount(report.tokensAfter))} tokens ${style.dim(`(${formatPercent(share)})`)}`,
+    `${style.bold('eval')}  ${toTerminalText(report.source)} ${style.dim(`(${describeTranscript(transcript)}, ${groupDigits(messages.length)} messages)`)}`,
+    `  offloaded ${formatQuantity(report.offloadedResults, 'tool result')} of ${groupDigits(threshold)}+ chars, then compacted: ${groupDigits(report.tokensBefore)} → ${style.bold(groupDigits(report.tokensAfter))} tokens ${style.dim(`(${formatPercent(share)})`)}`,
     `  summarizer: ${style.cyan(report.summarizer)}`,
     '',
     ...renderEvalTable(report.score, { style, width }),

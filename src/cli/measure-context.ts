@@ -9,6 +9,7 @@ import { resolveCompactionTrigger } from './compaction-trigger.js';
 import { createMemoizedCounter } from './memoized-counter.js';
 import type { CompactionTrigger } from './compaction-trigger.js';
 import type { Transcript, TranscriptShape } from '../formats/transcripts/transcript.js';
+import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
 
 /** Tokens of one tool: its calls' inputs plus its results. */
 export interface ToolTokens {
@@ -147,7 +148,7 @@ export function createToolDefinitionUsage(toolDefinitionTokens: number): { lastU
  */
 export function measureContext(transcript: Pick<Transcript, 'shape' | 'format' | 'messages' | 'toolDefinitions'>, options: MeasureContextOptions = {}): ContextMeasurement {
   const { messages } = transcript;
-  const tokenCounter = createMemoizedCounter(estimateTokens);
+  const tokenCounter = createMemoizedCounter(defaultTokenCounter);
   // A block's tokens are its message's tokens minus those of the same message without it.
   const emptyMessageTokens = countTokens([{ role: 'user', content: [] }], { tokenCounter });
   const countBlock = (block: ContentBlock): number => countTokens([{ role: 'user', content: [block] }], { tokenCounter }) - emptyMessageTokens;

@@ -11,7 +11,8 @@ import { serializeHistory } from './formats/serialize-transcript.js';
 import { writeOutput, writeStandardOutput } from './io.js';
 import { countToolDefinitionTokens, createToolDefinitionUsage } from './measure-context.js';
 import { readTranscript, resolveFormatFlag } from './read-transcript.js';
-import { formatCount, formatPercent, formatQuantity } from './render/format-figures.js';
+import { groupDigits } from '../core/figures.js';
+import { formatPercent, formatQuantity } from './render/format-figures.js';
 import { describeOffloadSkip } from './render/offload-skip.js';
 import { toTerminalText } from './render/terminal-text.js';
 import { describeTranscript, describeWrittenShape } from './render/transcript-labels.js';
@@ -55,18 +56,18 @@ export async function runOffload(args: readonly string[], io: CommandIo): Promis
 
   const report = selectReportStream(outputFile !== undefined, io);
   const { style } = report;
-  const lines = [`${style.bold('offload')}  ${toTerminalText(transcript.source)} ${style.dim(`(${describeTranscript(transcript)}, ${formatCount(messages.length)} messages)`)}`];
+  const lines = [`${style.bold('offload')}  ${toTerminalText(transcript.source)} ${style.dim(`(${describeTranscript(transcript)}, ${groupDigits(messages.length)} messages)`)}`];
   if (result.offloadedCount === 0) {
     lines.push(`  nothing offloaded: ${describeOffloadSkip({ ...plan, candidateCount: plan.candidates.length })}`);
   } else {
     const saved = tokensBefore === 0 ? 0 : (tokensBefore - tokensAfter) / tokensBefore;
     lines.push(
       `  offloaded ${style.bold(formatQuantity(result.offloadedCount, 'tool result'))} to ${toTerminalText(outputDir)} (${formatQuantity(result.files.length, 'file')})`,
-      `  freed ${style.green(formatCount(result.freedChars))} chars; tokens ${formatCount(tokensBefore)} → ${style.bold(formatCount(tokensAfter))} (${style.green(`-${formatPercent(saved)}`)})`,
+      `  freed ${style.green(groupDigits(result.freedChars))} chars; tokens ${groupDigits(tokensBefore)} → ${style.bold(groupDigits(tokensAfter))} (${style.green(`-${formatPercent(saved)}`)})`,
     );
   }
   lines.push(
-    `  thresholds: ${formatCount(plan.charThreshold)} chars, ratio ${plan.ratioThreshold} ${style.dim(`(offloadable ${formatPercent(plan.ratio)} of ${formatCount(plan.totalChars)} chars)`)}`,
+    `  thresholds: ${groupDigits(plan.charThreshold)} chars, ratio ${plan.ratioThreshold} ${style.dim(`(offloadable ${formatPercent(plan.ratio)} of ${groupDigits(plan.totalChars)} chars)`)}`,
     `  history: ${outputFile === undefined ? 'standard output' : toTerminalText(outputFile)} ${style.dim(`(${describeWrittenShape(transcript)})`)}`,
   );
   report.writeLines(lines);

@@ -12,7 +12,7 @@ import { createProxyHandler } from '../proxy/proxy-handler.js';
 import { DEFAULT_PROXY_DIR, parseUpstream, type ProxyRequestEvent, type ProxySummarizer } from '../proxy/proxy-options.js';
 import { parseCommandArguments, readStringFlag } from './arguments.js';
 import { CliError, UsageError } from './errors.js';
-import { formatCount } from './render/format-figures.js';
+import { groupDigits } from '../core/figures.js';
 import { toTerminalText } from './render/terminal-text.js';
 import { readTokenCountFlag } from './replay/replay-flags.js';
 
@@ -87,7 +87,7 @@ export function formatRequestLine(event: ProxyRequestEvent): string {
   let offloaded = 0;
   for (const action of event.actions) {
     if (action.type === 'direct-offload' || action.type === 'batch-offload') offloaded += action.toolCallIds.length;
-    else if (action.type === 'compact') done.push(`compacted ${formatCount(action.tokensBefore)} -> ${formatCount(action.tokensAfter)} tokens`);
+    else if (action.type === 'compact') done.push(`compacted ${groupDigits(action.tokensBefore)} -> ${groupDigits(action.tokensAfter)} tokens`);
     else if (action.type === 'compact-skipped') done.push(`compaction skipped (${action.reason})`);
   }
   if (offloaded > 0) done.unshift(`${offloaded} offloaded`);

@@ -9,7 +9,8 @@ import { parseCommandArguments, readBooleanFlag, readStringFlag } from './argume
 import type { CommandIo } from './command-io.js';
 import { CliError, UsageError } from './errors.js';
 import { describeOsError, writeStandardOutput } from './io.js';
-import { formatCount, formatQuantity, padEnd, padStart } from './render/format-figures.js';
+import { groupDigits } from '../core/figures.js';
+import { formatQuantity, padEnd, padStart } from './render/format-figures.js';
 import { createTerminalStyle } from './render/terminal-style.js';
 import type { TerminalStyle } from './render/terminal-style.js';
 import { toTerminalJson, toTerminalText } from './render/terminal-text.js';
@@ -100,7 +101,7 @@ function renderEntries(entries: readonly PrunedEntry[]): string[] {
 
 function renderReport(dir: string, age: string, cutoff: Date, result: PruneResult, style: TerminalStyle): string {
   const count = result.removed.length;
-  const freed = `${formatBytes(result.freedBytes)}${result.freedBytes >= 1024 ? ` (${formatCount(result.freedBytes)} bytes)` : ''}`;
+  const freed = `${formatBytes(result.freedBytes)}${result.freedBytes >= 1024 ? ` (${groupDigits(result.freedBytes)} bytes)` : ''}`;
   const lines = [`${style.bold('prune')}  ${toTerminalText(dir)}${result.dryRun ? ` ${style.dim('(dry run: nothing deleted)')}` : ''}`];
   const what = `older than ${age} (written before ${formatTime(cutoff)})`;
   if (count === 0) {

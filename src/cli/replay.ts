@@ -20,7 +20,7 @@ import { listenForInterrupt } from './interrupt.js';
 import { createLlmActivity } from './llm-activity.js';
 import { countToolDefinitionTokens } from './measure-context.js';
 import { readTranscript, resolveFormatFlag, selectFileReadOptions } from './read-transcript.js';
-import { formatCount } from './render/format-figures.js';
+import { groupDigits } from '../core/figures.js';
 import { renderReplayChart } from './render/replay-chart.js';
 import { renderReplayHtml } from './render/replay-html.js';
 import { createTerminalStyle, measureLineWidth } from './render/terminal-style.js';
@@ -70,9 +70,9 @@ const RESUME_MESSAGE = 'Continue with the task.';
 function assertWindowHoldsSystemPrompt(messages: readonly Message[], toolDefinitionTokens: number, contextTokenLimit: number, windowFlag: number | undefined): void {
   const systemTokens = toolDefinitionTokens + countTokens(messages.slice(0, countLeadingSystemMessages(messages)));
   if (systemTokens < contextTokenLimit) return;
-  const window = windowFlag === undefined ? `the window (${formatCount(contextTokenLimit)} tokens)` : `--window ${formatCount(contextTokenLimit)}`;
+  const window = windowFlag === undefined ? `the window (${groupDigits(contextTokenLimit)} tokens)` : `--window ${groupDigits(contextTokenLimit)}`;
   const what = toolDefinitionTokens > 0 ? 'the system prompt and tool definitions' : 'the system prompt';
-  throw new UsageError(`${window} is not larger than ${what} (${formatCount(systemTokens)} tokens), which every request sends: pass a larger --window`, 'replay');
+  throw new UsageError(`${window} is not larger than ${what} (${groupDigits(systemTokens)} tokens), which every request sends: pass a larger --window`, 'replay');
 }
 
 /**
@@ -113,7 +113,7 @@ export async function runReplay(args: readonly string[], io: CommandIo): Promise
   const { messages } = transcript;
   const requestCount = findRequestTurns(messages).length;
   if (requestCount === 0) {
-    throw new CliError(`${transcript.source}: nothing to replay: no assistant message (each one answers a model request, ${formatCount(messages.length)} messages read)`);
+    throw new CliError(`${transcript.source}: nothing to replay: no assistant message (each one answers a model request, ${groupDigits(messages.length)} messages read)`);
   }
   const toolDefinitionTokens = countToolDefinitionTokens(transcript);
   assertWindowHoldsSystemPrompt(messages, toolDefinitionTokens, trigger.contextTokenLimit, windowFlag);
@@ -192,9 +192,9 @@ export async function runReplay(args: readonly string[], io: CommandIo): Promise
     return;
   }
   const lines = [
-    `${style.bold('replay')}  ${toTerminalText(transcript.source)} ${style.dim(`(${describeTranscript(transcript)}, ${formatCount(messages.length)} messages, ${formatCount(requestCount)} model requests)`)}`,
+    `${style.bold('replay')}  ${toTerminalText(transcript.source)} ${style.dim(`(${describeTranscript(transcript)}, ${groupDigits(messages.length)} messages, ${groupDigits(requestCount)} model requests)`)}`,
     style.dim(
-      `  window ${formatCount(report.contextTokenLimit)} tokens, compaction at ${formatCount(report.triggerTokens)}; offload from ${formatCount(threshold)} chars; summaries: ${report.summarizer}`,
+      `  window ${groupDigits(report.contextTokenLimit)} tokens, compaction at ${groupDigits(report.triggerTokens)}; offload from ${groupDigits(threshold)} chars; summaries: ${report.summarizer}`,
     ),
     '',
     `  context tokens per model request`,

@@ -22,9 +22,13 @@ export function isDeepEqual(left: unknown, right: unknown): boolean {
   if (Array.isArray(right) || !isPlainObject(left) || !isPlainObject(right)) return false;
   const leftFields = left as Fields;
   const rightFields = right as Fields;
-  const leftKeys = Object.keys(leftFields);
-  if (leftKeys.length !== Object.keys(rightFields).length) return false;
-  return leftKeys.every((key) => Object.prototype.hasOwnProperty.call(rightFields, key) && isDeepEqual(leftFields[key], rightFields[key]));
+  // for...in over a plain object sees only its own keys, without building a key array
+  let fieldCount = 0;
+  for (const key in leftFields) {
+    if (!Object.hasOwn(rightFields, key) || !isDeepEqual(leftFields[key], rightFields[key])) return false;
+    fieldCount += 1;
+  }
+  return fieldCount === Object.keys(rightFields).length;
 }
 
 function isPlainObject(value: object): boolean {

@@ -3,7 +3,10 @@
  * (no locale data).
  */
 
-/** `10485760` → `10,485,760`. */
+/** `10485760` → `10,485,760`; a fraction is kept as it is (`1234.5678` → `1,234.5678`). */
 export function groupDigits(value: number): string {
-  return String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const text = String(value);
+  const point = text.indexOf('.');
+  const whole = point === -1 ? text : text.slice(0, point);
+  return whole.replace(/\B(?=(\d{3})+$)/g, ',') + (point === -1 ? '' : text.slice(point));
 }

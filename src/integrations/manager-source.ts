@@ -8,8 +8,11 @@ import { describeValue, InvalidOptionError } from '../core/errors.js';
 import type { ContextManager } from '../core/manage/types.js';
 
 /**
- * A context manager an integration can drive, typed loosely (`unknown` messages) so that a
- * manager fits without naming its message type.
+ * A context manager an integration can drive: `createContextManager({ format: 'ai-sdk', ... })`
+ * for the AI SDK hooks, `createContextManager({ format: 'openai-agents', ... })` for the Agents
+ * SDK ones. Typed loosely (`unknown` messages) so that a manager fits without naming its message
+ * type. One manager serves every hook of one conversation, so they share one store and one set
+ * of decisions.
  */
 export type IntegrationContextManager = Pick<ContextManager<unknown>, 'prepare' | 'offloadOutput'> & {
   /** The read tool over the manager's store, when the manager has one. */

@@ -5,8 +5,9 @@
  * a session, every request after a compaction) the proxy gives it the window less this share.
  * Counted locally once per distinct system prompt and tool set.
  */
-import { createHash } from 'node:crypto';
+import { hashText } from '../core/manage/fingerprint.js';
 import type { TokenCounter } from '../core/ports.js';
+import { sha256Hashing } from '../infrastructure/sha256-hashing.js';
 
 /** Distinct system prompt and tool sets remembered. */
 const MAX_REMEMBERED = 256;
@@ -17,7 +18,7 @@ export function createOverheadCounter(tokenCounter: TokenCounter): (parts: reado
   return (parts) => {
     const text = parts.map((part) => (part === undefined ? '' : JSON.stringify(part))).join('\n');
     if (text.trim() === '') return 0;
-    const key = createHash('sha256').update(text).digest('hex');
+    const key = hashText(sha256Hashing, text);
     let count = counts.get(key);
     if (count === undefined) {
       count = tokenCounter.count(text);

@@ -7,6 +7,7 @@
  * event loop every session shares a little more at each request.
  */
 import type { Message } from '../core/types.js';
+import { isDeepEqual } from '../core/deep-equal.js';
 import { createLruMap } from '../core/lru-map.js';
 
 /** The last history of each recent session. */
@@ -19,26 +20,6 @@ export interface SeenHistories {
   adopt(key: string, messages: Message[]): Message[];
 }
 
-/** Whether two values parsed from JSON are equal: same types, same array items, same fields. */
-export function isSameJson(left: unknown, right: unknown): boolean {
-  if (left === right) return true;
-  if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) return false;
-  if (Array.isArray(left)) {
-    if (!Array.isArray(right) || left.length !== right.length) return false;
-    for (let index = 0; index < left.length; index += 1) if (!isSameJson(left[index], right[index])) return false;
-    return true;
-  }
-  if (Array.isArray(right)) return false;
-  const leftRecord = left as Record<string, unknown>;
-  const rightRecord = right as Record<string, unknown>;
-  let fields = 0;
-  for (const field in leftRecord) {
-    if (!Object.hasOwn(rightRecord, field) || !isSameJson(leftRecord[field], rightRecord[field])) return false;
-    fields += 1;
-  }
-  return fields === Object.keys(rightRecord).length;
-}
-
 /** The last histories of at most `maxSessions` sessions, the least recently used forgotten. */
 export function createSeenHistories(maxSessions: number): SeenHistories {
   const histories = createLruMap<readonly Message[]>(maxSessions);
@@ -47,7 +28,7 @@ export function createSeenHistories(maxSessions: number): SeenHistories {
       const previous = histories.get(key);
       if (previous !== undefined) {
         const shared = Math.min(previous.length, messages.length);
-        for (let index = 0; index < shared && isSameJson(messages[index], previous[index]); index += 1) messages[index] = previous[index] as Message;
+        for (let index = 0; index < shared && isDeepEqual(messages[index], previous[index]); index += 1) messages[index] = previous[index] as Message;
       }
       histories.set(key, messages);
       return messages;

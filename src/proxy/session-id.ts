@@ -4,11 +4,11 @@
  * system prompt and the first user message) and from a hash of the request's credential, so
  * two users of one proxy never share a session even when they open with the same words.
  */
-import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { deriveSessionId } from '../api/session-id.js';
 import { isSafePathSegment } from '../core/safe-path.js';
 import type { Message } from '../core/types.js';
+import { sha256Hashing } from '../infrastructure/sha256-hashing.js';
 
 /** The request header that names the session explicitly. */
 export const SESSION_HEADER = 'x-agent-context-session';
@@ -18,12 +18,12 @@ const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'api-key'] as const;
 
 /** The credential's hash: a digest of the credential headers' values (never the values themselves). */
 export function hashCredential(headers: IncomingHttpHeaders): string {
-  const hash = createHash('sha256');
+  const hash = sha256Hashing.create();
   for (const name of CREDENTIAL_HEADERS) {
     const value = headers[name];
     hash.update(`${name}\u0000${Array.isArray(value) ? value.join('\u0000') : (value ?? '')}\u0001`);
   }
-  return hash.digest('hex');
+  return hash.digest();
 }
 
 /** What the automatic session is derived from. */

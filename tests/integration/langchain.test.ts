@@ -336,10 +336,10 @@ describe('one agent, many conversations (LangGraph threads)', () => {
     expect(sessionForThread(undefined)).toBe('default');
     const slash = sessionForThread('user/42');
     const colon = sessionForThread('user:42');
-    expect(slash).toMatch(/^thread-user_42-[0-9a-f]{8}$/);
-    expect(colon).toMatch(/^thread-user_42-[0-9a-f]{8}$/);
+    expect(slash).toMatch(/^thread-user_42-[0-9a-z]{11}$/);
+    expect(colon).toMatch(/^thread-user_42-[0-9a-z]{11}$/);
     expect(slash).not.toBe(colon);
-    expect(sessionForThread('..')).toMatch(/^thread-\.\.-[0-9a-f]{8}$/);
+    expect(sessionForThread('..')).toMatch(/^thread-\.\.-[0-9a-z]{11}$/);
   });
 
   it('keeps at most the given number of managers, dropping the least recently used', () => {

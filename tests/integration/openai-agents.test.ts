@@ -21,7 +21,7 @@ import {
   createReadTool,
   offloadTools,
   withOffload,
-  type AgentsContextManager,
+  type IntegrationContextManager,
 } from '../../src/openai-agents.js';
 
 const directories: string[] = [];
@@ -90,7 +90,7 @@ function textOf(input: readonly AgentInputItem[]): string {
   return JSON.stringify(input);
 }
 
-function managerFor(outputDir: string, options: Partial<Parameters<typeof createContextManager>[0]> = {}): AgentsContextManager {
+function managerFor(outputDir: string, options: Partial<Parameters<typeof createContextManager>[0]> = {}): IntegrationContextManager {
   // The extractive summarizer says once that it is not an LLM; the tests know.
   return createContextManager({ format: 'openai-agents', outputDir, offloadTiming: 'on-arrival', threshold: 2000, logger: { warn: () => undefined }, ...options });
 }
@@ -260,8 +260,8 @@ describe('createCallModelInputFilter', () => {
   });
 
   it('rejects a manager that is not a context manager, naming it', () => {
-    expect(() => createCallModelInputFilter({ prepare: 'no' } as unknown as AgentsContextManager)).toThrow(InvalidOptionError);
-    expect(() => createCallModelInputFilter({ prepare: 'no' } as unknown as AgentsContextManager)).toThrow(/manager must be a context manager.*prepare is "no"/);
+    expect(() => createCallModelInputFilter({ prepare: 'no' } as unknown as IntegrationContextManager)).toThrow(InvalidOptionError);
+    expect(() => createCallModelInputFilter({ prepare: 'no' } as unknown as IntegrationContextManager)).toThrow(/manager must be a context manager.*prepare is "no"/);
   });
 });
 

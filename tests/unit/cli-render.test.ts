@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { drawBar, drawGauge } from '../../src/cli/render/bar-chart.js';
-import { formatCount, formatPercent, formatQuantity, truncateText } from '../../src/cli/render/format-figures.js';
+import { groupDigits } from '../../src/core/figures.js';
+import { formatPercent, formatQuantity, truncateText } from '../../src/cli/render/format-figures.js';
 import { createTerminalStyle, isColorEnabled, measureLineWidth } from '../../src/cli/render/terminal-style.js';
 
 describe('colour only on a terminal, never with NO_COLOR', () => {
@@ -49,7 +50,7 @@ describe('bar charts', () => {
 
 describe('figures', () => {
   it('formats counts, shares and quantities', () => {
-    expect(formatCount(1234567)).toBe('1,234,567');
+    expect(groupDigits(1234567)).toBe('1,234,567');
     expect(formatPercent(0.4231)).toBe('42.3%');
     expect(formatPercent(0.0001)).toBe('<0.1%');
     expect(formatQuantity(1, 'file')).toBe('1 file');

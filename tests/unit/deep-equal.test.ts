@@ -16,6 +16,18 @@ describe('isDeepEqual', () => {
     expect(isDeepEqual(null, {})).toBe(false);
   });
 
+  it.each([
+    [{ a: 1 }, { a: 1, b: 2 }],
+    [{ a: 1, b: 2 }, { a: 1, c: 2 }],
+    [[1, 2], [1, 2, 3]],
+    [[1], { 0: 1 }],
+    [{ a: null }, { a: {} }],
+    ['1', 1],
+  ])('tells %j from %j, in either order', (left, right) => {
+    expect(isDeepEqual(left, right)).toBe(false);
+    expect(isDeepEqual(right, left)).toBe(false);
+  });
+
   it('holds objects that are not plain equal only when they are the same object', () => {
     const bytes = new Uint8Array([1, 2]);
     expect(isDeepEqual({ data: bytes }, { data: bytes })).toBe(true);

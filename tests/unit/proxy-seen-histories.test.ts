@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/types.js';
-import { createSeenHistories, isSameJson } from '../../src/proxy/seen-histories.js';
+import { createSeenHistories } from '../../src/proxy/seen-histories.js';
 
 const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
@@ -41,23 +41,5 @@ describe('the last history of each session', () => {
     histories.adopt('s1', history.slice());
     const other = copy(history);
     expect(histories.adopt('s2', other)[0]).toBe(other[0]);
-  });
-});
-
-describe('isSameJson', () => {
-  it('compares values parsed from JSON field by field, in any field order', () => {
-    expect(isSameJson({ a: [1, { b: 'x' }], c: null }, { c: null, a: [1, { b: 'x' }] })).toBe(true);
-  });
-
-  it.each([
-    [{ a: 1 }, { a: 1, b: 2 }],
-    [{ a: 1, b: 2 }, { a: 1, c: 2 }],
-    [[1, 2], [1, 2, 3]],
-    [[1], { 0: 1 }],
-    [{ a: null }, { a: {} }],
-    ['1', 1],
-  ])('tells %j from %j', (left, right) => {
-    expect(isSameJson(left, right)).toBe(false);
-    expect(isSameJson(right, left)).toBe(false);
   });
 });

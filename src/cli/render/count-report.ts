@@ -4,7 +4,8 @@
  */
 import { UNMATCHED_TOOL, type ContextMeasurement } from '../measure-context.js';
 import { drawBar, drawGauge } from './bar-chart.js';
-import { formatCount, formatPercent, padEnd, padStart, truncateText } from './format-figures.js';
+import { groupDigits } from '../../core/figures.js';
+import { formatPercent, padEnd, padStart, truncateText } from './format-figures.js';
 import { describeOffloadSkip } from './offload-skip.js';
 import type { TerminalStyle } from './terminal-style.js';
 import { toTerminalText } from './terminal-text.js';
@@ -44,13 +45,13 @@ function renderBarRows(
 ): string[] {
   const labelWidth = Math.min(24, Math.max(...rows.map((row) => Array.from(row.label).length), 4));
   const noteWidth = Math.max(0, ...rows.map((row) => (row.note ?? '').length));
-  const valueWidth = Math.max(...rows.map((row) => formatCount(row.value).length), 1);
+  const valueWidth = Math.max(...rows.map((row) => groupDigits(row.value).length), 1);
   const max = Math.max(...rows.map((row) => row.value), 0);
   const barWidth = Math.max(10, Math.min(40, width - labelWidth - noteWidth - valueWidth - 18));
   return rows.map((row) => {
     const label = padEnd(truncateText(row.label, labelWidth), labelWidth);
     const note = noteWidth === 0 ? '' : `${padStart(row.note ?? '', noteWidth)}  `;
-    const value = padStart(formatCount(row.value), valueWidth);
+    const value = padStart(groupDigits(row.value), valueWidth);
     const share = padStart(formatPercent(total === 0 ? 0 : row.value / total), 6);
     return `  ${label}  ${style.dim(note)}${value}  ${style.cyan(drawBar(row.value, max, barWidth))} ${style.dim(share)}`;
   });
@@ -59,7 +60,7 @@ function renderBarRows(
 function renderLargestResults(measurement: ContextMeasurement, style: TerminalStyle, width: number): string[] {
   // Names, ids and previews come from the transcript: escaped before they are measured or shown.
   const results = measurement.largestToolResults.map((result) => ({
-    tokens: formatCount(result.tokens),
+    tokens: groupDigits(result.tokens),
     tool: result.tool === null ? NO_CALL_TOOL : toTerminalText(result.tool),
     id: toTerminalText(result.toolUseId),
     firstLine: toPreview(result.firstLine),
@@ -84,35 +85,35 @@ function renderLargestResults(measurement: ContextMeasurement, style: TerminalSt
 function renderOffload(measurement: ContextMeasurement, style: TerminalStyle): string[] {
   const offload = measurement.offload;
   const heading = `${style.bold('Batch offload')} ${style.dim(
-    `(char threshold ${formatCount(offload.charThreshold)}, ratio threshold ${offload.ratioThreshold})`,
+    `(char threshold ${groupDigits(offload.charThreshold)}, ratio threshold ${offload.ratioThreshold})`,
   )}`;
-  const share = `${formatCount(offload.offloadableChars)} of ${formatCount(offload.totalChars)} chars (${formatPercent(offload.ratio)})`;
+  const share = `${groupDigits(offload.offloadableChars)} of ${groupDigits(offload.totalChars)} chars (${formatPercent(offload.ratio)})`;
   if (offload.wouldOffload) {
     const tokenShare = measurement.totalTokens === 0 ? 0 : offload.freedTokens / measurement.totalTokens;
     return [
       heading,
-      `  would offload ${style.bold(formatCount(offload.candidateCount))} of ${formatCount(offload.toolResultCount)} tool results: ${share}`,
-      `  frees ${style.green(formatCount(offload.freedChars))} chars, ~${style.green(formatCount(offload.freedTokens))} tokens (${formatPercent(tokenShare)} of the total)`,
+      `  would offload ${style.bold(groupDigits(offload.candidateCount))} of ${groupDigits(offload.toolResultCount)} tool results: ${share}`,
+      `  frees ${style.green(groupDigits(offload.freedChars))} chars, ~${style.green(groupDigits(offload.freedTokens))} tokens (${formatPercent(tokenShare)} of the total)`,
     ];
   }
   return [
     heading,
     `  would skip: ${describeOffloadSkip(offload)}`,
-    `  ${formatCount(offload.candidateCount)} of ${formatCount(offload.toolResultCount)} tool results qualify: ${share}`,
+    `  ${groupDigits(offload.candidateCount)} of ${groupDigits(offload.toolResultCount)} tool results qualify: ${share}`,
   ];
 }
 
 function renderCompaction(measurement: ContextMeasurement, style: TerminalStyle, width: number): string[] {
   const compaction = measurement.compaction;
   const heading = `${style.bold('Compaction')} ${style.dim(
-    `(window ${formatCount(compaction.contextTokenLimit)} tokens, triggers at ${formatPercent(compaction.compactThresholdRatio)} = ${formatCount(compaction.thresholdTokens)})`,
+    `(window ${groupDigits(compaction.contextTokenLimit)} tokens, triggers at ${formatPercent(compaction.compactThresholdRatio)} = ${groupDigits(compaction.thresholdTokens)})`,
   )}`;
   const gaugeWidth = Math.max(20, Math.min(50, width - 30));
   const gauge = drawGauge(compaction.share, compaction.compactThresholdRatio, gaugeWidth);
   const colour = compaction.wouldTrigger ? style.red : compaction.share >= compaction.compactThresholdRatio * 0.75 ? style.yellow : style.green;
   const verdict = compaction.wouldTrigger
     ? style.red(style.bold('would trigger'))
-    : `${style.green('would not trigger')}: ${formatCount(Math.max(0, compaction.thresholdTokens - measurement.totalTokens))} tokens to go`;
+    : `${style.green('would not trigger')}: ${groupDigits(Math.max(0, compaction.thresholdTokens - measurement.totalTokens))} tokens to go`;
   return [heading, `  ${colour(gauge.filled)}${style.dim(gauge.empty)}  ${formatPercent(compaction.share)} of the window`, `  ${verdict}`];
 }
 
@@ -140,15 +141,15 @@ export function renderCountReport(measurement: ContextMeasurement, options: Rend
   const toolRows = shownTools.map(([name, tool]) => ({
     label: name === UNMATCHED_TOOL ? UNMATCHED_LABEL : toTerminalText(name),
     value: tool.tokens,
-    note: `${formatCount(tool.calls)}×`,
+    note: `${groupDigits(tool.calls)}×`,
   }));
   const hiddenTools = toolEntries.length - shownTools.length;
 
   const lines = [
     `${style.bold(options.title ?? 'agent-context count')}  ${toTerminalText(options.source)}`,
-    style.dim(`${describeMeasuredTranscript(measurement)}, ${formatCount(measurement.messageCount)} messages`),
+    style.dim(`${describeMeasuredTranscript(measurement)}, ${groupDigits(measurement.messageCount)} messages`),
     '',
-    `${style.bold('Total')}  ${style.bold(formatCount(measurement.totalTokens))} tokens`,
+    `${style.bold('Total')}  ${style.bold(groupDigits(measurement.totalTokens))} tokens`,
     '',
     style.bold('By role'),
     ...renderBarRows(roleRows, measurement.totalTokens, style, width),

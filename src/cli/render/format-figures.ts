@@ -1,13 +1,8 @@
 /**
- * Figures for people: grouped numbers, percentages, cut text.
+ * Figures for people: percentages, cut text, padded columns (grouped numbers are
+ * `groupDigits`, shared with the texts the library writes).
  */
-
-const NUMBER_FORMAT = new Intl.NumberFormat('en-US');
-
-/** `84512` → `84,512`. */
-export function formatCount(value: number): string {
-  return NUMBER_FORMAT.format(value);
-}
+import { groupDigits } from '../../core/figures.js';
 
 /** `0.4231` → `42.3%`; shares under 0.1% but above 0 show as `<0.1%`. */
 export function formatPercent(share: number): string {
@@ -36,5 +31,5 @@ export function padStart(text: string, width: number): string {
 
 /** `1 file`, `3 files`: a count with its noun (regular plurals only). */
 export function formatQuantity(count: number, noun: string): string {
-  return `${formatCount(count)} ${count === 1 ? noun : `${noun}s`}`;
+  return `${groupDigits(count)} ${count === 1 ? noun : `${noun}s`}`;
 }

@@ -1,7 +1,8 @@
 /**
  * Why a batch offload does nothing, in words.
  */
-import { formatCount, formatPercent } from './format-figures.js';
+import { groupDigits } from '../../core/figures.js';
+import { formatPercent } from './format-figures.js';
 
 /** The plan figures the explanation needs (from `planOffload`). */
 export interface OffloadSkipFigures {
@@ -18,9 +19,9 @@ export function describeOffloadSkip(figures: OffloadSkipFigures): string {
     case 'no-content':
       return 'the history holds no text';
     case 'nothing-to-offload':
-      return `no tool result has ${formatCount(figures.charThreshold)} chars or more (char threshold)`;
+      return `no tool result has ${groupDigits(figures.charThreshold)} chars or more (char threshold)`;
     case 'below-ratio-threshold':
-      return `the ${formatCount(figures.candidateCount)} results that qualify are ${formatPercent(figures.ratio)} of the history, below the ratio threshold (${formatPercent(figures.ratioThreshold)})`;
+      return `the ${groupDigits(figures.candidateCount)} results that qualify are ${formatPercent(figures.ratio)} of the history, below the ratio threshold (${formatPercent(figures.ratioThreshold)})`;
     default:
       return String(figures.skippedReason);
   }

@@ -5,7 +5,7 @@
  * largest value is drawn); fewer are stretched. Consecutive points are joined vertically, so
  * a compaction shows as a drop.
  */
-import { formatCount } from './format-figures.js';
+import { groupDigits } from '../../core/figures.js';
 import type { TerminalStyle } from './terminal-style.js';
 
 /** One request's context size, without and with the manager. */
@@ -154,7 +154,7 @@ export function renderReplayChart(points: readonly ReplayChartPoint[], options: 
   lines.push(style.dim(`${' '.repeat(LABEL_WIDTH + 2)}${first}${' '.repeat(gap)}${points.length === 1 ? '' : last}`));
   lines.push(
     `${' '.repeat(LABEL_WIDTH + 2)}${style.cyan(`${CHART_GLYPHS.with} with the manager`)}   ${style.yellow(`${CHART_GLYPHS.without} without`)}   ${style.red(
-      `${CHART_GLYPHS.trigger} compaction trigger (${formatCount(triggerTokens)})`,
+      `${CHART_GLYPHS.trigger} compaction trigger (${groupDigits(triggerTokens)})`,
     )}`,
   );
   return lines;

@@ -7,7 +7,8 @@
  */
 import type { ReplayReport } from '../replay/replay-report.js';
 import { formatDollars } from '../replay/replay-summary-table.js';
-import { formatCount, formatPercent, formatQuantity } from './format-figures.js';
+import { groupDigits } from '../../core/figures.js';
+import { formatPercent, formatQuantity } from './format-figures.js';
 import { computeNiceScale, formatTokensShort } from './replay-chart.js';
 
 /** Colours of the two series (also in the legend). */
@@ -98,7 +99,7 @@ function renderChart(spec: ChartSpec): string {
     if (line.values.length <= DOTTED_POINTS) {
       line.values.forEach((tokens, index) => {
         parts.push(
-          `<circle cx="${formatNumber(xOf(index))}" cy="${formatNumber(yOf(tokens))}" r="3" fill="${line.color}"><title>request ${index + 1}: ${formatCount(tokens)} tokens ${escapeHtml(line.label)}</title></circle>`,
+          `<circle cx="${formatNumber(xOf(index))}" cy="${formatNumber(yOf(tokens))}" r="3" fill="${line.color}"><title>request ${index + 1}: ${groupDigits(tokens)} tokens ${escapeHtml(line.label)}</title></circle>`,
         );
       });
     }
@@ -119,12 +120,12 @@ function renderFigure(label: string, value: string, detail: string): string {
 function renderRequestTable(report: ReplayReport): string {
   const rows = report.requests.map((request) => {
     const events: string[] = [];
-    if (request.offloadedResults > 0) events.push(`${formatCount(request.offloadedResults)} offloaded`);
-    if (request.compaction !== null) events.push(`compacted ${formatCount(request.compaction.tokensBefore)} → ${formatCount(request.compaction.tokensAfter)}`);
+    if (request.offloadedResults > 0) events.push(`${groupDigits(request.offloadedResults)} offloaded`);
+    if (request.compaction !== null) events.push(`compacted ${groupDigits(request.compaction.tokensBefore)} → ${groupDigits(request.compaction.tokensAfter)}`);
     if (request.compactionSkipped !== null) events.push(`compaction skipped (${request.compactionSkipped})`);
-    return `<tr><td>${request.request}</td><td>${formatCount(request.tokensWithout)}</td><td>${formatCount(request.tokensWith)}</td><td>${escapeHtml(formatDollars(request.costWithout))}</td><td>${escapeHtml(formatDollars(request.costWith))}</td><td>${escapeHtml(events.join('; '))}</td></tr>`;
+    return `<tr><td>${request.request}</td><td>${groupDigits(request.tokensWithout)}</td><td>${groupDigits(request.tokensWith)}</td><td>${escapeHtml(formatDollars(request.costWithout))}</td><td>${escapeHtml(formatDollars(request.costWith))}</td><td>${escapeHtml(events.join('; '))}</td></tr>`;
   });
-  return `<details><summary>Every request (${formatCount(report.requests.length)})</summary><table><thead><tr><th>request</th><th>tokens without</th><th>tokens with</th><th>cost without</th><th>cost with</th><th>what the manager did</th></tr></thead><tbody>${rows.join('')}</tbody></table></details>`;
+  return `<details><summary>Every request (${groupDigits(report.requests.length)})</summary><table><thead><tr><th>request</th><th>tokens without</th><th>tokens with</th><th>cost without</th><th>cost with</th><th>what the manager did</th></tr></thead><tbody>${rows.join('')}</tbody></table></details>`;
 }
 
 const STYLE = `
@@ -147,8 +148,8 @@ export function renderReplayHtml(report: ReplayReport): string {
   const withManager = report.requests.map((request) => request.tokensWith);
   const compactions = report.requests.flatMap((request, index) => (request.compaction === null ? [] : [index]));
   const rules: ChartRule[] = [
-    { tokens: report.contextTokenLimit, label: `window ${formatCount(report.contextTokenLimit)}`, color: COLORS.window, labelAt: 'start' },
-    { tokens: report.triggerTokens, label: `compaction trigger ${formatCount(report.triggerTokens)}`, color: COLORS.trigger, labelAt: 'end' },
+    { tokens: report.contextTokenLimit, label: `window ${groupDigits(report.contextTokenLimit)}`, color: COLORS.window, labelAt: 'start' },
+    { tokens: report.triggerTokens, label: `compaction trigger ${groupDigits(report.triggerTokens)}`, color: COLORS.trigger, labelAt: 'end' },
   ];
   const lineWithout: ChartLine = { series: 'without', label: 'without the manager', color: COLORS.without, values: without };
   const lineWith: ChartLine = { series: 'with', label: 'with the manager', color: COLORS.with, values: withManager };
@@ -173,13 +174,13 @@ export function renderReplayHtml(report: ReplayReport): string {
 <body>
 <main>
 <h1>Context per model request: <code>${escapeHtml(report.source)}</code></h1>
-<p class="sub">${formatCount(totals.requests)} requests through the context manager, window ${formatCount(report.contextTokenLimit)} tokens (compaction at ${escapeHtml(ratio)}: ${formatCount(report.triggerTokens)}), summaries ${escapeHtml(report.summarizer)}</p>
+<p class="sub">${groupDigits(totals.requests)} requests through the context manager, window ${groupDigits(report.contextTokenLimit)} tokens (compaction at ${escapeHtml(ratio)}: ${groupDigits(report.triggerTokens)}), summaries ${escapeHtml(report.summarizer)}</p>
 <section class="figures">
-${renderFigure('peak context', `${formatCount(totals.peakWithout)} → ${formatCount(totals.peakWith)}`, 'tokens, without → with the manager')}
-${renderFigure('input tokens, all requests', `${formatCount(totals.tokensWithout)} → ${formatCount(totals.tokensWith)}`, saved)}
+${renderFigure('peak context', `${groupDigits(totals.peakWithout)} → ${groupDigits(totals.peakWith)}`, 'tokens, without → with the manager')}
+${renderFigure('input tokens, all requests', `${groupDigits(totals.tokensWithout)} → ${groupDigits(totals.tokensWith)}`, saved)}
 ${renderFigure('estimated input cost', `${escapeHtml(formatDollars(totals.costWithout))} → ${escapeHtml(formatDollars(totals.costWith))}`, `at $${escapeHtml(String(report.pricePerMTok))} per million input tokens (an example price)`)}
-${renderFigure('with prompt caching', `${escapeHtml(formatDollars(totals.cachedCostWithout))} → ${escapeHtml(formatDollars(totals.cachedCostWith))}`, `prefix read at ${escapeHtml(String(report.cacheReadRatio))}x, the rest written at ${escapeHtml(String(report.cacheWriteRatio))}x; ${formatCount(totals.prefixChangesWith)} prefix changes with the manager`)}
-${renderFigure('what the manager did', `${escapeHtml(formatQuantity(totals.offloadedResults, 'offload'))} · ${escapeHtml(formatQuantity(totals.compactions, 'compaction'))}`, `${formatCount(totals.freedChars)} chars of tool results moved to the store`)}
+${renderFigure('with prompt caching', `${escapeHtml(formatDollars(totals.cachedCostWithout))} → ${escapeHtml(formatDollars(totals.cachedCostWith))}`, `prefix read at ${escapeHtml(String(report.cacheReadRatio))}x, the rest written at ${escapeHtml(String(report.cacheWriteRatio))}x; ${groupDigits(totals.prefixChangesWith)} prefix changes with the manager`)}
+${renderFigure('what the manager did', `${escapeHtml(formatQuantity(totals.offloadedResults, 'offload'))} · ${escapeHtml(formatQuantity(totals.compactions, 'compaction'))}`, `${groupDigits(totals.freedChars)} chars of tool results moved to the store`)}
 </section>
 <h2>Context tokens per model request</h2>
 ${legend([lineWithout, lineWith])}

@@ -4,7 +4,8 @@
  * and with prompt caching, requests over the window), what the manager did, and its
  * compactions one per line.
  */
-import { formatCount, formatPercent, formatQuantity, padEnd, padStart } from '../render/format-figures.js';
+import { groupDigits } from '../../core/figures.js';
+import { formatPercent, formatQuantity, padEnd, padStart } from '../render/format-figures.js';
 import type { TerminalStyle } from '../render/terminal-style.js';
 import { toTerminalText } from '../render/terminal-text.js';
 import type { ReplayReport } from './replay-report.js';
@@ -32,35 +33,35 @@ export function renderReplaySummary(report: ReplayReport, style: TerminalStyle):
   const saved = totals.tokensWithout === 0 ? '' : style.green(`-${formatPercent(Math.max(0, totals.savedShare))}`);
   const lines = [
     style.bold(row('', 'without manager', 'with manager')),
-    row('peak context (tokens)', formatCount(totals.peakWithout), formatCount(totals.peakWith)),
-    row('input tokens, all requests', formatCount(totals.tokensWithout), formatCount(totals.tokensWith), saved),
+    row('peak context (tokens)', groupDigits(totals.peakWithout), groupDigits(totals.peakWith)),
+    row('input tokens, all requests', groupDigits(totals.tokensWithout), groupDigits(totals.tokensWith), saved),
     row('estimated input cost', formatDollars(totals.costWithout), formatDollars(totals.costWith), style.dim(`at $${report.pricePerMTok}/MTok`)),
     row(
       '  with prompt caching',
       formatDollars(totals.cachedCostWithout),
       formatDollars(totals.cachedCostWith),
-      style.dim(`${formatCount(totals.prefixChangesWith)} prefix ${totals.prefixChangesWith === 1 ? 'change' : 'changes'} with the manager`),
+      style.dim(`${groupDigits(totals.prefixChangesWith)} prefix ${totals.prefixChangesWith === 1 ? 'change' : 'changes'} with the manager`),
     ),
     row(
       'requests over the window',
-      `${formatCount(totals.requestsOverWindowWithout)} of ${formatCount(totals.requests)}`,
-      `${formatCount(totals.requestsOverWindowWith)} of ${formatCount(totals.requests)}`,
+      `${groupDigits(totals.requestsOverWindowWithout)} of ${groupDigits(totals.requests)}`,
+      `${groupDigits(totals.requestsOverWindowWith)} of ${groupDigits(totals.requests)}`,
     ),
-    row('tool results offloaded', '-', formatCount(totals.offloadedResults), totals.freedChars > 0 ? style.dim(`${formatQuantity(totals.freedChars, 'char')} freed`) : ''),
-    row('compactions', '-', formatCount(totals.compactions), totals.skippedCompactions > 0 ? style.yellow(`${formatCount(totals.skippedCompactions)} needed but skipped`) : ''),
+    row('tool results offloaded', '-', groupDigits(totals.offloadedResults), totals.freedChars > 0 ? style.dim(`${formatQuantity(totals.freedChars, 'char')} freed`) : ''),
+    row('compactions', '-', groupDigits(totals.compactions), totals.skippedCompactions > 0 ? style.yellow(`${groupDigits(totals.skippedCompactions)} needed but skipped`) : ''),
   ];
   const compactions = report.requests.filter((request) => request.compaction !== null);
   for (const request of compactions.slice(0, LISTED_COMPACTIONS)) {
     const compaction = request.compaction!;
     // a temporary store is gone by now: its paths would lead nowhere
     const archive = compaction.archiveReference === null || report.store === null ? '' : style.dim(`  archive ${toTerminalText(compaction.archiveReference)}`);
-    lines.push(`    before request ${request.request}: ${formatCount(compaction.tokensBefore)} → ${formatCount(compaction.tokensAfter)} tokens${archive}`);
+    lines.push(`    before request ${request.request}: ${groupDigits(compaction.tokensBefore)} → ${groupDigits(compaction.tokensAfter)} tokens${archive}`);
   }
-  if (compactions.length > LISTED_COMPACTIONS) lines.push(style.dim(`    and ${formatCount(compactions.length - LISTED_COMPACTIONS)} more (--json lists every request)`));
+  if (compactions.length > LISTED_COMPACTIONS) lines.push(style.dim(`    and ${groupDigits(compactions.length - LISTED_COMPACTIONS)} more (--json lists every request)`));
   const skipped = report.requests.filter((request) => request.compactionSkipped !== null);
   for (const request of skipped.slice(0, LISTED_COMPACTIONS)) {
     lines.push(style.yellow(`    before request ${request.request}: compaction needed, skipped (${toTerminalText(request.compactionSkipped)})`));
   }
-  if (skipped.length > LISTED_COMPACTIONS) lines.push(style.dim(`    and ${formatCount(skipped.length - LISTED_COMPACTIONS)} more skipped`));
+  if (skipped.length > LISTED_COMPACTIONS) lines.push(style.dim(`    and ${groupDigits(skipped.length - LISTED_COMPACTIONS)} more skipped`));
   return lines;
 }

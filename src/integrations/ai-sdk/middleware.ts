@@ -9,7 +9,8 @@
  */
 import { describeValue, InvalidOptionError } from '../../core/errors.js';
 import { sameMessages } from '../same-messages.js';
-import { assertContextManager, type AiSdkContextManager } from './types.js';
+import { assertContextManager } from './types.js';
+import type { IntegrationContextManager } from '../manager-source.js';
 
 /** The part of the AI SDK's call options (`LanguageModelV3CallOptions`/`V4`) the middleware reads. */
 export interface AiSdkCallParams {
@@ -71,7 +72,7 @@ export function toProviderPrompt(messages: readonly unknown[]): unknown[] {
  * const model = wrapLanguageModel({ model: openai('gpt-5'), middleware: createContextMiddleware(manager) });
  * ```
  */
-export function createContextMiddleware(manager: AiSdkContextManager): AiSdkContextMiddleware {
+export function createContextMiddleware(manager: IntegrationContextManager): AiSdkContextMiddleware {
   assertContextManager(manager);
   return {
     specificationVersion: 'v3',

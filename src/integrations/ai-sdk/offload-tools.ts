@@ -7,7 +7,8 @@
  * messages keep, while `steps[i].toolResults` still holds the raw output for the UI.
  */
 import { describeValue, InvalidOptionError } from '../../core/errors.js';
-import { assertContextManager, NEVER_OFFLOAD, type AiSdkContextManager, type AiSdkToModelOutputOptions, type AiSdkToolResultOutput } from './types.js';
+import { assertContextManager, NEVER_OFFLOAD, type AiSdkToModelOutputOptions, type AiSdkToolResultOutput } from './types.js';
+import type { IntegrationContextManager } from '../manager-source.js';
 
 /** Options of {@link withOffload}. */
 export interface WithOffloadOptions {
@@ -42,7 +43,7 @@ function toJsonValue(value: unknown): unknown {
  */
 async function offloadModelOutput(
   output: AiSdkToolResultOutput,
-  manager: AiSdkContextManager,
+  manager: IntegrationContextManager,
   toolName: string,
   toolCallId: string,
   input: unknown,
@@ -89,7 +90,7 @@ function isToolResultOutput(value: unknown): value is AiSdkToolResultOutput {
  * const search = withOffload(tool({ description, inputSchema, execute }), manager, { toolName: 'search' });
  * ```
  */
-export function withOffload<TOOL extends object>(tool: TOOL, manager: AiSdkContextManager, options: WithOffloadOptions): TOOL {
+export function withOffload<TOOL extends object>(tool: TOOL, manager: IntegrationContextManager, options: WithOffloadOptions): TOOL {
   if (typeof tool !== 'object' || tool === null) {
     throw new InvalidOptionError(`tool must be an AI SDK tool object, got ${describeValue(tool)}`);
   }
@@ -127,7 +128,7 @@ export function withOffload<TOOL extends object>(tool: TOOL, manager: AiSdkConte
  * });
  * ```
  */
-export function offloadTools<TOOLS extends Record<string, object>>(tools: TOOLS, manager: AiSdkContextManager): TOOLS {
+export function offloadTools<TOOLS extends Record<string, object>>(tools: TOOLS, manager: IntegrationContextManager): TOOLS {
   if (typeof tools !== 'object' || tools === null || Array.isArray(tools)) {
     throw new InvalidOptionError(`tools must be an object of AI SDK tools by name, got ${describeValue(tools)}`);
   }

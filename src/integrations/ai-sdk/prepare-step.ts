@@ -13,7 +13,8 @@
 import { describeValue, InvalidOptionError } from '../../core/errors.js';
 import type { LastUsage } from '../../core/tokens.js';
 import { sameMessages, startsWith } from '../same-messages.js';
-import { assertContextManager, type AiSdkContextManager } from './types.js';
+import { assertContextManager } from './types.js';
+import type { IntegrationContextManager } from '../manager-source.js';
 
 /** The usage the AI SDK reports for one finished step (`steps[i].usage`). */
 export interface AiSdkStepUsage {
@@ -89,7 +90,7 @@ function lastUsageOf(options: AiSdkPrepareStepOptions<unknown>, messages: readon
  * const result = await generateText({ model, tools, messages, prepareStep: createPrepareStep(manager), stopWhen: stepCountIs(20) });
  * ```
  */
-export function createPrepareStep(manager: AiSdkContextManager): AiSdkPrepareStep {
+export function createPrepareStep(manager: IntegrationContextManager): AiSdkPrepareStep {
   assertContextManager(manager);
   let previous: PreparedStep | undefined;
 

@@ -4,8 +4,8 @@
  * is built without importing `ai` (no `jsonSchema()` call needed).
  */
 import type { ReadOffloadedInput, ReadOffloadedInputSchema, ReadOffloadedTool } from '../../api/read-offloaded-tool.js';
-import { resolveReadTool } from '../manager-source.js';
-import { NEVER_OFFLOAD, type AiSdkContextManager } from './types.js';
+import { resolveReadTool, type IntegrationContextManager } from '../manager-source.js';
+import { NEVER_OFFLOAD } from './types.js';
 
 /** A Standard Schema (`~standard`, version 1) that also converts to JSON Schema, as the AI SDK reads tool inputs. */
 export interface AiSdkInputSchema<INPUT> {
@@ -66,7 +66,7 @@ function buildInputSchema(schema: ReadOffloadedInputSchema): AiSdkInputSchema<Re
  * const tools = offloadTools({ ...myTools, [readTool.name]: readTool }, manager);
  * ```
  */
-export function createReadTool(source: AiSdkContextManager | ReadOffloadedTool): AiSdkReadTool {
+export function createReadTool(source: IntegrationContextManager | ReadOffloadedTool): AiSdkReadTool {
   const readTool = resolveReadTool(source);
   return {
     name: readTool.name,

@@ -34,15 +34,9 @@ export interface AiSdkToModelOutputOptions {
 }
 
 /**
- * A context manager the integration can drive: `createContextManager({ format: 'ai-sdk', ... })`
- * from `agent-context-offload`. Its messages are the AI SDK's `ModelMessage`s.
- */
-export type AiSdkContextManager = IntegrationContextManager;
-
-/**
  * Throws {@link InvalidOptionError} unless `manager` has the context manager's `prepare` and
  * `offloadOutput` functions.
  */
-export function assertContextManager(manager: unknown, field = 'manager'): asserts manager is AiSdkContextManager {
+export function assertContextManager(manager: unknown, field = 'manager'): asserts manager is IntegrationContextManager {
   assertIntegrationManager(manager, 'ai-sdk', field);
 }

@@ -7,6 +7,7 @@
  */
 import { DEFAULT_SESSION_ID } from '../../core/defaults.js';
 import { createLruMap } from '../../core/lru-map.js';
+import { hashText } from '../../core/offload-names.js';
 import { isSafePathSegment } from '../../core/safe-path.js';
 
 /** The session of invocations without a `thread_id`: the context manager's own default. */
@@ -18,19 +19,10 @@ export const MAX_THREAD_MANAGERS = 1000;
 /** The longest readable part of a session built from an unsafe thread id. */
 const READABLE_CHARS = 120;
 
-/** FNV-1a, 32 bits, as 8 hex digits: tells apart thread ids that read the same once made safe. */
-function hashText(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < text.length; index++) {
-    hash ^= text.charCodeAt(index);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash.toString(16).padStart(8, '0');
-}
-
 /**
  * The session folder of a thread: the thread id itself when it is a safe folder name
- * (`[A-Za-z0-9._-]`, as UUIDs are), else its safe characters and a hash of the whole id.
+ * (`[A-Za-z0-9._-]`, as UUIDs are), else its safe characters and a hash of the whole id, which
+ * tells apart ids that read the same once made safe.
  */
 export function sessionForThread(threadId: unknown): string {
   if (threadId === undefined || threadId === null || threadId === '') return DEFAULT_THREAD_SESSION;

@@ -5,7 +5,8 @@
  */
 import type { CallModelInputFilter } from '@openai/agents';
 import { sameMessages } from '../same-messages.js';
-import { resolveAgentsContext, type AgentsContextManager } from './context-source.js';
+import { resolveAgentsContext } from './context-source.js';
+import type { IntegrationContextManager } from '../manager-source.js';
 import { keepRunInput } from './run-input.js';
 
 /**
@@ -42,7 +43,7 @@ import { keepRunInput } from './run-input.js';
  * const result = await run(agent, 'Summarize the logs', { callModelInputFilter: createCallModelInputFilter(manager) });
  * ```
  */
-export function createCallModelInputFilter(manager: AgentsContextManager): CallModelInputFilter {
+export function createCallModelInputFilter(manager: IntegrationContextManager): CallModelInputFilter {
   const context = resolveAgentsContext(manager);
 
   const filter: CallModelInputFilter = async ({ modelData }) => {

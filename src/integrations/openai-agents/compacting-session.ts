@@ -7,10 +7,11 @@
 import type { AgentInputItem, OpenAIResponsesCompactionAwareSession, OpenAIResponsesCompactionResult, Session } from '@openai/agents';
 import { describeValue, InvalidOptionError } from '../../core/errors.js';
 import type { ContextAction } from '../../core/manage/types.js';
-import { resolveAgentsContext, type AgentsContextManager } from './context-source.js';
+import { resolveAgentsContext } from './context-source.js';
+import type { IntegrationContextManager } from '../manager-source.js';
 import { sameMessages, startsWith } from '../same-messages.js';
 import { keepRunInput } from './run-input.js';
-import { createSameItem } from './same-item.js';
+import { isSameItem } from './same-item.js';
 
 /** What one compaction of the stored history did, for {@link CompactingSessionOptions.onRewrite}. */
 export interface SessionRewrite {
@@ -81,7 +82,7 @@ function assertSession(session: unknown): asserts session is Session {
  * await run(agent, 'Next question', { session });
  * ```
  */
-export function createCompactingSession(session: Session, manager: AgentsContextManager, options: CompactingSessionOptions = {}): CompactingSession {
+export function createCompactingSession(session: Session, manager: IntegrationContextManager, options: CompactingSessionOptions = {}): CompactingSession {
   assertSession(session);
   const context = resolveAgentsContext(manager);
   const onRewrite = options?.onRewrite;
@@ -114,12 +115,10 @@ export function createCompactingSession(session: Session, manager: AgentsContext
     // recorded there: it comes back as it was sent, rather than summarized a second time.
     const result = await context.manager.prepare(stored);
     const prepared = keepRunInput(result.messages, stored);
-    // Sessions hand out copies, and drop the ids of the model's calls: items match by content.
-    const sameItem = createSameItem();
-    if (sameMessages<unknown>(prepared, stored, sameItem)) return null;
+    if (sameMessages<unknown>(prepared, stored, isSameItem)) return null;
     // Whatever was added while the manager worked goes after the prepared history.
     const current = await readAll(runContext);
-    if (!startsWith<unknown>(current, stored, sameItem)) return null;
+    if (!startsWith<unknown>(current, stored, isSameItem)) return null;
     const next = [...prepared, ...current.slice(stored.length)];
     await rewrite(next, current, runContext);
     onRewrite?.({ itemsBefore: current.length, itemsAfter: next.length, actions: result.actions });

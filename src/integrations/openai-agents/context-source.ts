@@ -5,16 +5,7 @@
 import type { AgentInputItem } from '@openai/agents';
 import type { ContextManager } from '../../core/manage/types.js';
 import { READ_OFFLOADED_TOOL_NAME } from '../../core/read-offloaded.js';
-import { assertContextManager, type IntegrationContextManager } from '../manager-source.js';
-
-/**
- * A context manager over Agents SDK items: `createContextManager({ format: 'openai-agents', ... })`
- * from `agent-context-offload`. One manager serves every hook of one conversation (the input
- * filter, the session, the tool wrapper and the read tool), so they share one store and one set
- * of decisions. Typed loosely (`unknown` messages) so that the manager fits without naming its
- * message type; its `format` must be `'openai-agents'`.
- */
-export type AgentsContextManager = IntegrationContextManager;
+import { assertContextManager } from '../manager-source.js';
 
 /** What the hooks need from a manager, checked. */
 export interface ResolvedAgentsContext {

@@ -7,7 +7,8 @@
 import type { FunctionTool } from '@openai/agents';
 import { describeValue, InvalidOptionError } from '../../core/errors.js';
 import { isRecord } from '../../formats/fields.js';
-import { resolveAgentsContext, type AgentsContextManager } from './context-source.js';
+import { resolveAgentsContext } from './context-source.js';
+import type { IntegrationContextManager } from '../manager-source.js';
 
 /** A function tool of any context, parameters and result. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the SDK's own tool lists are typed this way
@@ -77,7 +78,7 @@ function replaceOutputText(output: unknown, reference: string): unknown {
  * const agent = new Agent({ name: 'researcher', tools: [withOffload(fetchPage, manager), createReadTool(manager)] });
  * ```
  */
-export function withOffload<T extends AnyFunctionTool>(tool: T, manager: AgentsContextManager): T {
+export function withOffload<T extends AnyFunctionTool>(tool: T, manager: IntegrationContextManager): T {
   if (!isRecord(tool) || tool.type !== 'function' || typeof tool.invoke !== 'function' || typeof tool.name !== 'string') {
     throw new InvalidOptionError(`tool must be an Agents SDK function tool (made with tool()), got ${describeValue(tool)}`);
   }
@@ -113,7 +114,7 @@ export function withOffload<T extends AnyFunctionTool>(tool: T, manager: AgentsC
  * const agent = new Agent({ name: 'assistant', tools: [...offloadTools([search, fetchPage], manager), createReadTool(manager)] });
  * ```
  */
-export function offloadTools<T extends { type: string }>(tools: readonly T[], manager: AgentsContextManager): T[] {
+export function offloadTools<T extends { type: string }>(tools: readonly T[], manager: IntegrationContextManager): T[] {
   if (!Array.isArray(tools)) throw new InvalidOptionError(`tools must be an array of Agents SDK tools, got ${describeValue(tools)}`);
   resolveAgentsContext(manager);
   return tools.map((tool) => (isRecord(tool) && tool.type === 'function' ? (withOffload(tool as unknown as AnyFunctionTool, manager) as unknown as T) : tool));

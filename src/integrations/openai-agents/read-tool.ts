@@ -5,8 +5,7 @@
  */
 import type { FunctionTool } from '@openai/agents';
 import type { ReadOffloadedInputSchema, ReadOffloadedTool } from '../../api/read-offloaded-tool.js';
-import { resolveReadTool } from '../manager-source.js';
-import type { AgentsContextManager } from './context-source.js';
+import { resolveReadTool, type IntegrationContextManager } from '../manager-source.js';
 
 /**
  * The read tool for an Agents SDK agent: a function tool (`type: 'function'`, non-strict JSON
@@ -37,7 +36,7 @@ const alwaysEnabled = async (): Promise<boolean> => true;
  * const agent = new Agent({ name: 'assistant', tools: [...myTools, createReadTool(manager)] });
  * ```
  */
-export function createReadTool(source: AgentsContextManager | ReadOffloadedTool): ReadOffloadedAgentTool {
+export function createReadTool(source: IntegrationContextManager | ReadOffloadedTool): ReadOffloadedAgentTool {
   const readTool = resolveReadTool(source);
   return {
     type: 'function',
