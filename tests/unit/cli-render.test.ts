@@ -57,6 +57,12 @@ describe('figures', () => {
     expect(formatQuantity(2, 'file')).toBe('2 files');
   });
 
+  it('groups the digits of a whole part only, negatives and fractions included', () => {
+    expect(groupDigits(-1234567)).toBe('-1,234,567');
+    expect(groupDigits(1234.5678)).toBe('1,234.5678');
+    expect(groupDigits(999)).toBe('999');
+  });
+
   it('cuts text without splitting a surrogate pair', () => {
     expect(truncateText('ab😀cd', 4)).toBe('ab😀…');
     expect(truncateText('abc', 3)).toBe('abc');
