@@ -1,11 +1,11 @@
 /**
- * Command-line benchmark (issue 4): the whole `agent-context count` process on a 1 MB
+ * Command-line benchmark: the whole `agent-context count` process on a 1 MB
  * transcript, against the floor measured in the same run: a Node process that reads the same
  * file, loads gpt-tokenizer and counts the file's text once. Both are spawned as real
  * processes, so the figures include Node's start-up, as a user sees them. Needs the built CLI
  * (`npm run build`).
  *
- * Formats (issue 8): the same history as OpenAI Chat Completions messages, against the
+ * Formats: the same history as OpenAI Chat Completions messages, against the
  * Anthropic file in the same run: what detecting and converting the format costs a user. (The
  * Chat file can come out faster: each tool message holds one result, so a message's count and
  * its result's count are the same text and the tokenizer's cache serves the second.)
@@ -18,7 +18,7 @@ import { formats } from '../src/formats/index.js';
 import { buildOneMegabyteHistory, CLI, timeProcessRuns } from './cli-process.js';
 import type { BenchRow, BenchRunOptions } from './report.js';
 
-export const title = 'Command line (issue 4)';
+export const title = 'Command line';
 
 const FLOOR_SCRIPT = `
 const { readFileSync } = require('node:fs');

@@ -1,5 +1,5 @@
 /**
- * Token counting and compaction benchmarks (issue 3, spec 05 §4.1):
+ * Token counting and compaction benchmarks:
  * - `countTokens` on a ~200K-token, 2,000-message agent history, cold (fresh message objects,
  *   empty cache), against `gpt-tokenizer`'s own `countTokens` on the joined text;
  * - counting again after appending one message (the agent-loop case);
@@ -23,7 +23,7 @@ import { isTextBlock, isThinkingBlock, isToolResultBlock, isToolUseBlock, type C
 import { measureMedians, type BenchRow, type BenchRunOptions } from './report.js';
 import { createRandom } from '../tests/fixtures/random.js';
 
-export const title = 'Tokens and compaction (spec 05)';
+export const title = 'Tokens and compaction';
 
 const require = createRequire(import.meta.url);
 const reference = require('gpt-tokenizer/cjs/encoding/o200k_base') as {
@@ -255,7 +255,7 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
     medianMs: coldMs,
     baseline: { name: 'gpt-tokenizer on the joined text', medianMs: floorMs },
     extra: `${tokenCount.toLocaleString('en-US')} tokens; library alone: ${libraryCount.toLocaleString('en-US')}`,
-    goal: '<= 1.15x the baseline; < 500 ms (spec)',
+    goal: '<= 1.15x the baseline; < 500 ms',
     met: coldMs <= 1.15 * floorMs && coldMs < 500,
   });
 
@@ -344,7 +344,7 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
     rows.push({
       name: 'compactMessages, same, instant summarizer, history never counted (cold)',
       medianMs: coldCompactionMs,
-      goal: '< 30 s with the LLM call (spec)',
+      goal: '< 30 s with the LLM call',
       met: coldCompactionMs < 30_000,
     });
 
@@ -360,7 +360,7 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
         name: `compactMessages peak live heap above the history (${label})`,
         medianMs,
         extra: `peak +${megabytes(extraBytes)} = ${ratio.toFixed(2)}x the history's ${historySize}`,
-        goal: "<= 1.5x the history's size (spec: 2x)",
+        goal: "<= 1.5x the history's size",
         met: ratio <= 1.5,
       });
     }
@@ -385,7 +385,7 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
       name: `restoreRecentFiles, 5 real files (~${Math.round(restoredTokens / 5).toLocaleString('en-US')} tokens each)`,
       medianMs: restoreMs,
       baseline: { name: 'fs.promises.readFile x5', medianMs: restoring['fs.promises.readFile x5'] as number },
-      goal: '< 10 ms (spec: < 500 ms)',
+      goal: '< 10 ms',
       met: restoreMs < 10,
     });
   } finally {

@@ -1,5 +1,5 @@
 /**
- * Counting long text (issue 10, DESIGN §11 "Counting is linear"): the default counter on
+ * Counting long text, which must stay linear on any input: the default counter on
  * 100 KB of spaces, of one repeated letter, of dashes, of random base64 and of prose, each
  * against `gpt-tokenizer`'s own `countTokens` on the same text in the same run.
  *

@@ -1,5 +1,5 @@
 /**
- * Extractive summarizer benchmark (issue "Hostile and unlucky input", item 8): the offline
+ * Extractive summarizer benchmark: the offline
  * summary of 100,000 agent messages (tool calls and results, failures, user requests) must
  * take under a second, and grow linearly: the same history cut to 10,000 messages is measured
  * in the same run. The floor is `JSON.stringify` of the messages: one pass over the input.

@@ -1,5 +1,5 @@
 /**
- * Message formats (issue 8): converting a ~1M-character history in each format to the canonical
+ * Message formats: converting a ~1M-character history in each format to the canonical
  * shape and back, against `structuredClone` of the same history in the same run. Goal: <= 2x.
  *
  * Cold: every iteration converts new message objects (shallow copies made inside the measured
@@ -12,7 +12,7 @@ import { createLangchainFormat, formats } from '../src/formats/index.js';
 import { buildHistory } from './offload.bench.js';
 import { measureMedians, type BenchRow, type BenchRunOptions } from './report.js';
 
-export const title = 'Message formats (issue 8)';
+export const title = 'Message formats';
 
 /** The goal: a round trip through the canonical shape costs at most this many times a structuredClone. */
 const GOAL_RATIO = 2;

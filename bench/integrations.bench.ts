@@ -1,5 +1,5 @@
 /**
- * Framework integrations (issue 8): each integration's per-call overhead when nothing needs
+ * Framework integrations: each integration's per-call overhead when nothing needs
  * doing, on a 2,000-message history in its framework's own shape, against the context
  * manager's own `prepare` on the same history (measured in the same run). Goal: <= 1 ms.
  *
@@ -8,7 +8,7 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import type { BenchRow, BenchRunOptions } from './report.js';
 
-export const title = 'Framework integrations (issue 8)';
+export const title = 'Framework integrations';
 
 /** The history length of every case. */
 export const HISTORY_LENGTH = 2000;

@@ -1,5 +1,5 @@
 /**
- * Offload benchmarks (issue 2): batch offload of a ~1M-char history against the floor of
+ * Offload benchmarks: batch offload of a ~1M-char history against the floor of
  * writing the same payloads with `fs.promises.writeFile`, the ratio gate's skip path, the next
  * use of an id already offloaded 999 times into a shared directory, and one direct offload of a
  * 100 KB tool result.
@@ -12,7 +12,7 @@ import { offloadToolResults, planOffload } from '../src/api/offload.js';
 import type { Message } from '../src/core/types.js';
 import { measureInterleaved, measureMedians, type BenchRow, type BenchRunOptions } from './report.js';
 
-export const title = 'Offload (specs 01-04)';
+export const title = 'Offload (batch and direct)';
 
 const MESSAGE_COUNT = 2000;
 const LARGE_RESULT_COUNT = 200;
@@ -165,7 +165,7 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
         met: batchMedian <= 1.5 * floor,
       },
       {
-        name: 'batch offload against the same-guarantee floor (issue 7)',
+        name: 'batch offload against the same-guarantee floor',
         medianMs: batchMedian,
         baseline: { name: 'temp file (wx, 0600) + link + unlink x200, in parallel', medianMs: batch[SAME_GUARANTEE_FLOOR]! },
         extra: 'the same run as the row above',

@@ -1,5 +1,5 @@
 /**
- * Read tool benchmark (issue 7): one page of a 10 MB offloaded result from the file store, in
+ * Read tool benchmark: one page of a 10 MB offloaded result from the file store, in
  * under 20 ms, against reading the whole file with `fs.promises.readFile` in the same run.
  * - the first page reads one 256 KB range;
  * - a middle page scans 5 MB forward by ranges, counting lines: "cold" with a new tool each
@@ -25,7 +25,7 @@ import { compileRe2Pattern } from '../src/infrastructure/re2-pattern.js';
 import { createFileStore } from '../src/stores/file-store.js';
 import { measureMedians, type BenchRow, type BenchRunOptions } from './report.js';
 
-export const title = 'Read tool (issue 7)';
+export const title = 'Read tool';
 
 const TARGET_BYTES = 10 * 1024 * 1024;
 const GOAL_MS = 20;

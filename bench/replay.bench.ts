@@ -1,5 +1,5 @@
 /**
- * `agent-context replay` and `agent-context eval` on a 1 MB transcript (issue 10), whole
+ * `agent-context replay` and `agent-context eval` on a 1 MB transcript, whole
  * processes as a user runs them, offline (extractive summaries), against `agent-context count`
  * on the same file in the same run: reading, parsing and tokenizing the transcript once, which
  * every command pays. Needs the built CLI (`npm run build`).
@@ -12,7 +12,7 @@ import { buildOneMegabyteHistory, CLI, timeProcessRuns } from './cli-process.js'
 import type { TimedRuns } from './cli-process.js';
 import type { BenchRow, BenchRunOptions } from './report.js';
 
-export const title = 'Replay and eval (issue 10)';
+export const title = 'Replay and eval';
 
 /** Small enough that the manager compacts the 1 MB session a few times. */
 const REPLAY_WINDOW = '8000';

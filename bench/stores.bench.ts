@@ -1,5 +1,5 @@
 /**
- * Store benchmarks (issue 7): batch offload of 200 results of 4.5 KB into a store against the
+ * Store benchmarks: batch offload of 200 results of 4.5 KB into a store against the
  * raw client doing the same conditional puts with the same concurrency, on the same local
  * server, in the same run. Each driver's rows come from one function (`runRedisRows`, ...).
  * And a reused id in a Redis database of 100,000 other keys: the next free name found by
@@ -21,7 +21,7 @@ import { createTestS3Client, startS3Server } from '../tests/integration/stores/s
 import { buildHistory } from './offload.bench.js';
 import { formatMs, type BenchRow, type BenchRunOptions } from './report.js';
 
-export const title = 'Stores (issue 7)';
+export const title = 'Stores';
 
 const LARGE_RESULT_COUNT = 200;
 /** Messages of the long history (offload.bench.ts'); the short one holds only the 200 results. */

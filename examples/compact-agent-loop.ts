@@ -1,5 +1,5 @@
 /**
- * An offline agent loop that keeps its context small (spec 05 with specs 01-03):
+ * An offline agent loop that keeps its context small with batch offload and compaction:
  * each turn, the simulated model calls a tool; large tool results are offloaded to files;
  * when the history reaches the compaction trigger, it is compacted into a summary plus the
  * files read most recently. No network: the summary comes from the extractive summarizer.
@@ -73,11 +73,11 @@ try {
     messages.push({ role: 'assistant', content: [{ type: 'text', text: step.say }, toolUse] });
     messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: await runTool(workDir, toolUse, turn) }] });
 
-    // 1. Offload large tool results (spec 01-03): the history keeps a reference to each file.
+    // 1. Offload large tool results: the history keeps a reference to each file.
     const offload = await offloadToolResults(messages, { outputDir: join(workDir, '.offload') });
     messages = offload.messages;
 
-    // 2. Compact when the trigger fires (spec 05).
+    // 2. Compact when the trigger fires.
     const tokens = countTokens(messages);
     let report = `turn ${String(turn + 1).padStart(2)}: ${String(messages.length).padStart(2)} messages, ${String(tokens).padStart(5)} tokens, offloaded ${offload.offloadedCount}`;
     const trigger = { contextTokenLimit: CONTEXT_TOKEN_LIMIT, compactThresholdRatio: COMPACT_THRESHOLD_RATIO };

@@ -1,5 +1,5 @@
 /**
- * Compacts a sample agent history with a real Anthropic model (spec 05): the summary is
+ * Compacts a sample agent history with a real Anthropic model: the summary is
  * written by the API, the files the agent read are restored from disk, and the stats printed.
  *
  *   ANTHROPIC_API_KEY=sk-ant-... npx tsx examples/real-api-compact.ts
@@ -32,7 +32,7 @@ if (apiKey === undefined || apiKey === '') {
 
 const model = process.env.SUMMARY_MODEL?.trim() || DEFAULT_SUMMARY_MODEL;
 
-// a small project on disk, so that file restoration (spec 05 F-005) has something to read back
+// a small project on disk, so that file restoration has something to read back
 const workDir = await mkdtemp(join(tmpdir(), 'real-api-compact-'));
 await mkdir(join(workDir, 'src'), { recursive: true });
 const parser = [

@@ -1,6 +1,6 @@
 /**
  * A simulated multi-turn agent conversation whose large tool results are offloaded to files
- * (spec 02's demo). Run it with `npx tsx examples/simulate-offload.ts` or `npm run demo`.
+ * (the package's demo). Run it with `npx tsx examples/simulate-offload.ts` or `npm run demo`.
  *
  * 1. Builds a conversation with 4 tool calls: 3 large files and 1 short error.
  * 2. Shows the context size before offloading.
@@ -8,7 +8,7 @@
  * 4. Compares the sizes before and after.
  * 5. Shows excerpts of the offloaded files.
  * 6. Checks that the original messages were not modified.
- * 7. Bonus (spec 04): the direct-offload middleware on the next tool result.
+ * 7. Bonus: direct offload of the next tool result, as it arrives.
  */
 import { readFile, rm } from 'node:fs/promises';
 import { relative } from 'node:path';
@@ -33,7 +33,7 @@ function formatChars(count: number): string {
   return `${count.toLocaleString('en-US')} chars`;
 }
 
-/** The context size as the ratio gate counts it (spec 03: text, tool inputs, tool results). */
+/** The context size as the ratio gate counts it: text, tool inputs, tool results. */
 function measure(messages: readonly Message[]): number {
   return planOffload(messages, { ratioThreshold: 0 }).totalChars;
 }
@@ -182,7 +182,7 @@ async function main(): Promise<void> {
   console.log(`  Offloading the new history again: ${second.offloadedCount} offloaded (references are never offloaded twice)`);
   if (!unchanged) process.exitCode = 1;
 
-  printHeading('Step 7 — Bonus (spec 04): the middleware offloads the next result before the LLM sees it');
+  printHeading('Step 7 — Bonus: the middleware offloads the next result before the LLM sees it');
   const offloadLargeResults = createToolResultOffloader({ sessionId: 'demo-session', outputDir: OUTPUT_DIR });
   const call: Message = { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_05_grep', name: 'grep', input: { pattern: 'duration_ms' } }] };
   const grepOutput = buildLog().split('\n').map((line) => `logs/orders-service.log:${line}`).join('\n');

@@ -35,7 +35,7 @@ function assertFileWriter(writer: unknown): asserts writer is FileWriter {
 export interface StoreTargetFields {
   store?: unknown;
   outputDir?: unknown;
-  /** A spec `FileWriter`, for the entry points that take one: rooted at `outputDir`. */
+  /** A `FileWriter`, for the entry points that take one: rooted at `outputDir`. */
   writer?: unknown;
 }
 

@@ -38,7 +38,7 @@ const COMPACT_FLAGS = {
 
 /**
  * Without `--work-dir` nothing is restored: a transcript from elsewhere must not pull the
- * current directory's files into its output (DESIGN §11).
+ * current directory's files into its output.
  */
 const NO_RESTORATION = { maxRestoreFiles: 0 } as const;
 

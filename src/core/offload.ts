@@ -167,7 +167,7 @@ export async function executeOffload(
   options: ResolvedBatchOffloadOptions,
 ): Promise<OffloadResult> {
   assertMessages(messages);
-  // Gate first: a skip must not copy a message nor touch the disk (spec 03).
+  // Gate first: a skip must not copy a message nor touch the disk.
   const plan = createOffloadPlan(messages, options);
   if (plan.skippedReason !== null) return { messages: messages as Message[], offloadedCount: 0, freedChars: 0, files: [] };
 
