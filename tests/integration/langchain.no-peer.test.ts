@@ -15,11 +15,11 @@ vi.mock('@langchain/core/messages', () => notInstalled('@langchain/core'));
 vi.mock('@langchain/core/tools', () => notInstalled('@langchain/core'));
 
 describe('without LangChain installed', () => {
-  it('the package root loads and its manager offloads LangChain-shaped messages', async () => {
+  it('the package root loads and its manager prepares LangChain-shaped messages', async () => {
     const { createContextManager, createMemoryStore } = await import('../../src/index.js');
-    const manager = createContextManager({ store: createMemoryStore(), format: 'langchain', offloadTiming: 'on-arrival', threshold: 100 });
-    const output = await manager.offloadOutput('x'.repeat(5000), { toolName: 'fetch', toolCallId: 'call_1' });
-    expect(output).toMatch(/^\[(?:Content offloaded to|Tool result offloaded to file): /);
+    const manager = createContextManager({ store: createMemoryStore(), format: 'langchain' });
+    const history = [{ type: 'human', content: 'Summarize the build log.' }];
+    const prepared = await manager.prepare(history);
+    expect(prepared.messages).toEqual(history);
   });
-
 });
