@@ -88,7 +88,7 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
       return count;
     },
   };
-  const counts = createLocalCounts(counter, ports.countsAtMostUtf8Bytes);
+  const counts = createLocalCounts(counter, ports.countsAtMostUtf8Bytes, ports.hashing);
   const triggerTokens = compactThresholdTokens(options.contextTokenLimit, options.compactThresholdRatio);
   const targetTokens = Math.floor(triggerTokens / 2);
   // the exchange in flight a compaction keeps verbatim: as results age, the newest stay in view

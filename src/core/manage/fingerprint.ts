@@ -36,9 +36,43 @@ export function startHistoryHash(hashing: Hashing): RunningHash {
   return hash;
 }
 
-/** The hex sha256 of one text. */
+/** The hex sha256 of one text (cryptographic, through the hashing port). */
 export function hashText(hashing: Hashing, text: string): string {
   const hash = hashing.create();
   hash.update(text);
   return hash.digest();
+}
+
+/** A content block without its prompt-cache marker (and a tool result's blocks without theirs); the block itself when it has none. */
+function dropBlockMarker(block: unknown): unknown {
+  if (typeof block !== 'object' || block === null) return block;
+  const fields = block as Record<string, unknown>;
+  const content =
+    fields.type === 'tool_result' && Array.isArray(fields.content) ? dropBlockMarkers(fields.content) : fields.content;
+  if (!('cache_control' in fields) && content === fields.content) return block;
+  // an undefined field is left out by JSON.stringify; the other fields keep their order
+  return { ...fields, cache_control: undefined, content };
+}
+
+function dropBlockMarkers(blocks: readonly unknown[]): readonly unknown[] {
+  let copy: unknown[] | undefined;
+  for (let index = 0; index < blocks.length; index += 1) {
+    const block = blocks[index];
+    const dropped = dropBlockMarker(block);
+    if (dropped !== block) (copy ??= blocks.slice())[index] = dropped;
+  }
+  return copy ?? blocks;
+}
+
+/**
+ * The sha256 of `message` as JSON with the prompt-cache markers (`cache_control`) of its blocks
+ * left out: what the model reads of it, whatever the client marks for its cache. Claude Code
+ * moves its marker to the last message of each request, so a message comes back with the same
+ * text in a new object and a marker less; this key finds what was learned of it. A field named
+ * `cache_control` inside a tool call's input is the tool's data and stays.
+ */
+export function hashMessageContent(hashing: Hashing, message: Message): string {
+  const content: unknown = message.content;
+  const unmarked = Array.isArray(content) ? dropBlockMarkers(content) : content;
+  return hashText(hashing, JSON.stringify(unmarked === content ? message : { ...message, content: unmarked }));
 }

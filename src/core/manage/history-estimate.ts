@@ -1,16 +1,26 @@
 /**
  * The manager's token estimate of a history: the provider's figure for the leading messages the
  * last request sent (adjusted for any of them the manager changed since), plus the local count
- * of the rest scaled by the calibration ratio. Local counts are cached per message object.
+ * of the rest scaled by the calibration ratio. Local counts are cached per message object, and
+ * by content: a message sent again as a new object (a history rebuilt from JSON, a prompt-cache
+ * marker moved off it) is not tokenized again.
  */
+import { createLruMap } from '../lru-map.js';
 import { countMessageTokens, visitCountedTexts } from '../tokens.js';
 import type { TokenCounter } from '../ports.js';
 import type { Message } from '../types.js';
 import { countUtf8Bytes } from '../utf8.js';
+import { hashMessageContent, type Hashing } from './fingerprint.js';
+
+/**
+ * Counts remembered by content per manager (least recently used forgotten): a session's
+ * messages, and those of its histories' longest stretch a client resends, many times over.
+ */
+export const CONTENT_COUNTS_KEPT = 4096;
 
 /** Local counts cached per message object, and a cheap upper bound for messages not counted yet. */
 export interface LocalCounts {
-  /** The local token count of `message` (tokenized on first use). */
+  /** The local token count of `message` (tokenized on first use of its content). */
   of(message: Message): number;
   /** The count when `message` was already counted, else `undefined` (nothing is tokenized). */
   peek(message: Message): number | undefined;
@@ -25,18 +35,30 @@ export interface LocalCounts {
 }
 
 /**
- * Local counts through `counter`, cached per message object. `countsAtMostUtf8Bytes` says the
- * counter never counts more tokens than a text has UTF-8 bytes (true of the default o200k BPE:
- * every token is at least one byte), which makes {@link LocalCounts.bound} cheap.
+ * Local counts through `counter`, cached per message object and, through `hashing`, by content
+ * (the message's JSON less its prompt-cache markers, which count nothing: see
+ * {@link hashMessageContent}). `countsAtMostUtf8Bytes` says the counter never counts more tokens
+ * than a text has UTF-8 bytes (true of the default o200k BPE: every token is at least one byte),
+ * which makes {@link LocalCounts.bound} cheap.
  */
-export function createLocalCounts(counter: TokenCounter, countsAtMostUtf8Bytes: boolean): LocalCounts {
+export function createLocalCounts(
+  counter: TokenCounter,
+  countsAtMostUtf8Bytes: boolean,
+  hashing: Hashing,
+): LocalCounts {
   const counts = new WeakMap<Message, number>();
+  const byContent = createLruMap<number>(CONTENT_COUNTS_KEPT);
   const of = (message: Message): number => {
     let count = counts.get(message);
+    if (count !== undefined) return count;
+    // hashing the JSON costs a small share of tokenizing the same text
+    const key = hashMessageContent(hashing, message);
+    count = byContent.get(key);
     if (count === undefined) {
       count = countMessageTokens(message, counter);
-      counts.set(message, count);
+      byContent.set(key, count);
     }
+    counts.set(message, count);
     return count;
   };
   return {

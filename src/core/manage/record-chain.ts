@@ -6,18 +6,32 @@
  * count record that matches gives the token counts of its span. Once no record covers a longer
  * span, nothing more is hashed.
  *
- * What was hashed is kept for the next call: when the next history starts with the very same
- * message objects (an agent loop appending to what it sent), only the messages after them are
- * hashed.
+ * What was hashed is kept for the next call, as the hash's state at points along the history:
+ * at every {@link CHECKPOINT_STRIDE}th message and at each of the last {@link DENSE_TAIL}. The
+ * next history is hashed from the last point before its first message that is not the very same
+ * object as before. An agent loop that appends to what it sent, and a client that sends its own
+ * history again with a message or two changed at its end (Claude Code moves its prompt-cache
+ * marker to the newest message at each request), are hashed only from there on.
  */
 import type { Message } from '../types.js';
 import { serializeForFingerprint, startHistoryHash, type Hashing, type RunningHash } from './fingerprint.js';
 import type { SessionKnowledge } from './session-knowledge.js';
-import type { CompactRecord, CountRecord, RecordedCalibration, RecordedTokens, RecordKind, RecordSpan, SessionRecord } from './session-records.js';
+import type {
+  CompactRecord,
+  CountRecord,
+  RecordedCalibration,
+  RecordedTokens,
+  RecordKind,
+  RecordSpan,
+  SessionRecord,
+} from './session-records.js';
 import { startsWithSame } from './usage-anchor.js';
 
 /** Reads the first usable record of `kind` for `span`, if there is one. */
-export type ReadRecord = <K extends RecordKind>(kind: K, span: RecordSpan) => Promise<(K extends 'compact' ? CompactRecord : CountRecord) | undefined>;
+export type ReadRecord = <K extends RecordKind>(
+  kind: K,
+  span: RecordSpan,
+) => Promise<(K extends 'compact' ? CompactRecord : CountRecord) | undefined>;
 
 /** What matching found. */
 export interface RecordMatch {
@@ -34,16 +48,37 @@ export interface RecordMatch {
 /** At most this many compactions apply to one history, one over the output of the one before. */
 const MAX_SUBSTITUTIONS = 64;
 
-interface ChainCache {
-  /** A prefix of a history matched before (objects), and what it became. */
-  input: readonly Message[];
-  output: readonly Message[];
-  /** The hash over `output`. */
+/** Messages between two kept hash states, away from the end of a history. */
+export const CHECKPOINT_STRIDE = 64;
+/** The last messages of a history, after each of which the hash state is kept. */
+export const DENSE_TAIL = 16;
+
+/** The chain's state once the first `length` messages of {@link ChainCache.output} were hashed and their spans checked. */
+interface Checkpoint {
+  length: number;
   hash: RunningHash;
-  replaced: number;
-  applied: readonly SessionRecord[];
+  /** How many of {@link ChainCache.applied} had applied by then. */
+  applied: number;
   calibration: RecordedCalibration | undefined;
+}
+
+interface ChainCache {
+  /** The given messages the compactions replaced (by object; empty: none). */
+  replacedInput: readonly Message[];
+  /** What the history became: `head` messages the compactions put in, then given messages as they came. */
+  output: readonly Message[];
+  head: number;
+  /** Ascending by length, each a state of a prefix of `output`. */
+  checkpoints: readonly Checkpoint[];
+  applied: readonly SessionRecord[];
   recordsVersion: number;
+}
+
+/** Where a history resumes: a checkpoint, and the index of the given history it stands at. */
+interface Resume {
+  checkpoint: Checkpoint;
+  index: number;
+  replaced: number;
 }
 
 /** Receives the token counts a record gives for `messages`. */
@@ -51,7 +86,12 @@ export type TakeTokens = (messages: readonly Message[], tokens: RecordedTokens |
 
 /** Matches histories against a session's records, keeping what it hashed for the next call. */
 export interface RecordChain {
-  match(history: readonly Message[], knowledge: SessionKnowledge, read: ReadRecord, takeTokens: TakeTokens): Promise<RecordMatch>;
+  match(
+    history: readonly Message[],
+    knowledge: SessionKnowledge,
+    read: ReadRecord,
+    takeTokens: TakeTokens,
+  ): Promise<RecordMatch>;
   /** The fingerprint of the first `count` messages of `messages` (the span of a record about to be written). */
   fingerprint(messages: readonly Message[], count: number): string;
   /**
@@ -59,32 +99,95 @@ export interface RecordChain {
    * with `calibration` in force: the next history that starts with the objects of `input` is
    * hashed from there on.
    */
-  remember(input: readonly Message[], output: readonly Message[], calibration: RecordedCalibration, knowledge: SessionKnowledge): void;
+  remember(
+    input: readonly Message[],
+    output: readonly Message[],
+    calibration: RecordedCalibration,
+    knowledge: SessionKnowledge,
+  ): void;
   /** Forgets what was hashed (a record another process wrote first changed what is in force). */
   reset(): void;
+}
+
+/** Index of the first message of `messages` from `from` on that is not `prefix`'s at its place, offset by `offset`; at most `prefix.length`. */
+function firstDifference(
+  messages: readonly Message[],
+  prefix: readonly Message[],
+  from: number,
+  offset: number,
+): number {
+  let position = from;
+  while (
+    position < prefix.length &&
+    offset + position < messages.length &&
+    messages[offset + position] === prefix[position]
+  )
+    position += 1;
+  return position;
+}
+
+/** The last of `checkpoints` whose length is in [min, max]. */
+function lastCheckpointWithin(checkpoints: readonly Checkpoint[], min: number, max: number): Checkpoint | undefined {
+  for (let index = checkpoints.length - 1; index >= 0; index -= 1) {
+    const checkpoint = checkpoints[index] as Checkpoint;
+    if (checkpoint.length < min) return undefined;
+    if (checkpoint.length <= max) return checkpoint;
+  }
+  return undefined;
+}
+
+/** Whether the state after `length` messages (of which `head` a compaction's) is kept, in a history of `total`. */
+function isKept(length: number, head: number, total: number): boolean {
+  return (length - head) % CHECKPOINT_STRIDE === 0 || length > total - DENSE_TAIL;
 }
 
 /** A record chain over `hashing`. */
 export function createRecordChain(hashing: Hashing): RecordChain {
   let cache: ChainCache | undefined;
 
+  /**
+   * Where `history` resumes from what was hashed: after the compacted messages when it starts
+   * with the very messages they replaced (a client that keeps its raw history), else from its
+   * first message (a caller that sends the history as it came out).
+   */
+  function findResume(history: readonly Message[], knowledge: SessionKnowledge): Resume | undefined {
+    if (cache === undefined || cache.recordsVersion !== knowledge.recordsVersion) return undefined;
+    const { replacedInput, output, head } = cache;
+    if (replacedInput.length > 0 && startsWithSame(history, replacedInput)) {
+      const offset = replacedInput.length - head;
+      const checkpoint = lastCheckpointWithin(cache.checkpoints, head, firstDifference(history, output, head, offset));
+      return checkpoint === undefined
+        ? undefined
+        : { checkpoint, index: offset + checkpoint.length, replaced: replacedInput.length };
+    }
+    const checkpoint = lastCheckpointWithin(cache.checkpoints, 0, firstDifference(history, output, 0, 0));
+    return checkpoint === undefined ? undefined : { checkpoint, index: checkpoint.length, replaced: 0 };
+  }
+
   return {
     async match(history, knowledge, read, takeTokens) {
+      const resume = findResume(history, knowledge);
+      // no record at all (and no compaction remembered): nothing to hash
+      if (resume === undefined && knowledge.longestSpan === 0)
+        return { messages: history.slice(), applied: [], replaced: 0, calibration: undefined };
       let index = 0;
       let output: Message[] = [];
       let hash: RunningHash;
       let replaced = 0;
+      let head = 0;
       let applied: SessionRecord[] = [];
       let calibration: RecordedCalibration | undefined;
-      const resumable = cache !== undefined && cache.recordsVersion === knowledge.recordsVersion && startsWithSame(history, cache.input);
-      // no record at all: nothing to hash
-      if (!resumable && knowledge.longestSpan === 0) return { messages: history.slice(), applied: [], replaced: 0, calibration: undefined };
-      if (resumable && cache !== undefined) {
-        index = cache.input.length;
-        output = cache.output.slice();
-        hash = cache.hash.copy();
-        ({ replaced, calibration } = cache);
-        applied = cache.applied.slice();
+      let checkpoints: Checkpoint[] = [];
+      if (resume !== undefined && cache !== undefined) {
+        const { checkpoint } = resume;
+        index = resume.index;
+        output = cache.output.slice(0, checkpoint.length);
+        hash = checkpoint.hash.copy();
+        replaced = resume.replaced;
+        head = replaced > 0 ? cache.head : 0;
+        applied = cache.applied.slice(0, checkpoint.applied);
+        calibration = checkpoint.calibration;
+        checkpoints = cache.checkpoints.filter((kept) => kept.length <= checkpoint.length);
       } else {
         hash = startHistoryHash(hashing);
       }
@@ -99,6 +202,9 @@ export function createRecordChain(hashing: Hashing): RecordChain {
           hash = startHistoryHash(hashing);
           for (const message of output) hash.update(serializeForFingerprint(message));
           replaced = index;
+          head = output.length;
+          // the states kept were of the history before this compaction
+          checkpoints = [];
           applied.push(compacted);
           calibration = compacted.calibration;
           await checkSpan(substitutions + 1);
@@ -112,25 +218,72 @@ export function createRecordChain(hashing: Hashing): RecordChain {
         }
       };
 
+      const total = history.length;
       while (index < history.length && output.length < knowledge.longestSpan) {
         const message = history[index] as Message;
         output.push(message);
         hash.update(serializeForFingerprint(message));
         index += 1;
         await checkSpan(0);
+        if (isKept(output.length, head, total - index + output.length))
+          checkpoints.push({ length: output.length, hash: hash.copy(), applied: applied.length, calibration });
       }
-      cache = { input: history.slice(0, index), output: output.slice(), hash: hash.copy(), replaced, applied, calibration, recordsVersion: knowledge.recordsVersion };
+      if (checkpoints.at(-1)?.length !== output.length)
+        checkpoints.push({ length: output.length, hash: hash.copy(), applied: applied.length, calibration });
+      const end = output.length;
+      cache = {
+        replacedInput: history.slice(0, replaced),
+        output: output.slice(),
+        head,
+        checkpoints: checkpoints.filter((kept) => isKept(kept.length, head, end)),
+        applied,
+        recordsVersion: knowledge.recordsVersion,
+      };
       for (; index < history.length; index += 1) output.push(history[index] as Message);
       return { messages: output, applied, replaced, calibration };
     },
 
     fingerprint(messages, count) {
-      return hashPrefix(messages, count).digest();
+      return hashPrefix(messages, count).hash.digest();
     },
 
     remember(input, output, calibration, knowledge) {
-      const hash = hashPrefix(output, output.length);
-      cache = { input: input.slice(), output: output.slice(), hash, replaced: input === output ? 0 : input.length, applied: [], calibration, recordsVersion: knowledge.recordsVersion };
+      // the states hashed before stay right for the messages this output shares with what they were of
+      const previous = cache;
+      const { hash, kept } = hashPrefix(output, output.length);
+      if (input !== output) {
+        const final: Checkpoint = { length: output.length, hash, applied: 0, calibration };
+        cache = {
+          replacedInput: input.slice(),
+          output: output.slice(),
+          head: output.length,
+          checkpoints: [final],
+          applied: [],
+          recordsVersion: knowledge.recordsVersion,
+        };
+        return;
+      }
+      const last = kept.at(-1);
+      // a raw history that reaches this output through a compaction still resumes after it
+      const head =
+        previous !== undefined && previous.head > 0 && last !== undefined && last.length >= previous.head
+          ? previous.head
+          : 0;
+      const applied = previous === undefined || last === undefined ? [] : previous.applied.slice(0, last.applied);
+      const final: Checkpoint = { length: output.length, hash, applied: applied.length, calibration };
+      cache = {
+        replacedInput: head > 0 && previous !== undefined ? previous.replacedInput : [],
+        output: output.slice(),
+        head,
+        checkpoints: [
+          ...kept.filter(
+            (checkpoint) => checkpoint.length < output.length && isKept(checkpoint.length, head, output.length),
+          ),
+          final,
+        ],
+        applied,
+        recordsVersion: knowledge.recordsVersion,
+      };
     },
 
     reset() {
@@ -138,17 +291,26 @@ export function createRecordChain(hashing: Hashing): RecordChain {
     },
   };
 
-  /** A hash over the first `count` messages of `messages`, resumed from what was hashed when they start with it. */
-  function hashPrefix(messages: readonly Message[], count: number): RunningHash {
+  /**
+   * A hash over the first `count` messages of `messages`, resumed from the last state kept of a
+   * prefix they start with; also the states kept that stay right for `messages` (up to it).
+   */
+  function hashPrefix(messages: readonly Message[], count: number): { hash: RunningHash; kept: Checkpoint[] } {
     let hash: RunningHash;
     let from = 0;
-    if (cache !== undefined && cache.output.length <= count && startsWithSame(messages, cache.output)) {
-      hash = cache.hash.copy();
-      from = cache.output.length;
+    let kept: Checkpoint[] = [];
+    const checkpoint =
+      cache === undefined
+        ? undefined
+        : lastCheckpointWithin(cache.checkpoints, 0, Math.min(count, firstDifference(messages, cache.output, 0, 0)));
+    if (cache !== undefined && checkpoint !== undefined) {
+      hash = checkpoint.hash.copy();
+      from = checkpoint.length;
+      kept = cache.checkpoints.filter((state) => state.length <= checkpoint.length);
     } else {
       hash = startHistoryHash(hashing);
     }
     for (let index = from; index < count; index += 1) hash.update(serializeForFingerprint(messages[index] as Message));
-    return hash;
+    return { hash, kept };
   }
 }
