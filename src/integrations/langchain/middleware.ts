@@ -45,14 +45,7 @@ function replaceToolContent(message: ToolMessage, content: string): ToolMessage 
   });
 }
 
-/**
- * Builds the middleware: `wrapToolCall` hands each tool result to the manager as it arrives
- * (as results age, one too large for the window is cut to its reference, head and tail; on
- * arrival, a large one becomes its reference; what comes back is what the agent's state keeps),
- * `beforeModel` runs the manager's `prepare` (which offloads older results as they age) and,
- * when it changed anything, replaces the whole history with its result, and `tools` registers
- * the read tool.
- */
+/** Builds the middleware `contextOffloadMiddleware` documents, from its parts. */
 export function buildContextOffloadMiddleware(parts: ContextOffloadMiddlewareParts): ContextOffloadMiddleware {
   const { managerFor, readTool } = parts;
   return createMiddleware({

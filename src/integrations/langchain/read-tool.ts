@@ -13,11 +13,10 @@ function readSignal(config: unknown): AbortSignal | undefined {
 }
 
 /**
- * Builds the LangChain tool with LangChain's `tool()`: named and described as `definition`,
- * each call run by the read tool `readToolFor` picks from the call's LangGraph config (its
- * thread). Its input is checked against the JSON Schema by LangChain, then again by the reader,
- * which answers every bad call with a message for the model instead of throwing. The config's
- * `signal` ends a read under way.
+ * Each call runs the read tool of the call's thread (`readToolFor` its config). LangChain checks
+ * the input against the JSON Schema, then the reader does again and answers a bad call with a
+ * message for the model instead of throwing; `tool` is passed in so that tests can capture the
+ * function LangChain would call.
  */
 export function buildLangchainReadTool(
   definition: ReadOffloadedTool,

@@ -1,10 +1,9 @@
-/**
- * Item comparison for the session wrapper: sessions hand out copies of what they store, and drop
- * the ids the model gave its calls, so stored items are matched by content.
- */
 import { isDeepEqual } from '../../core/deep-equal.js';
 
-/** Whether two items are the same object, or hold the same content apart from a top-level `id`. */
+/**
+ * Whether two items are the same object, or hold the same content apart from a top-level `id`:
+ * sessions hand out copies of what they store, and drop the ids the model gave its calls.
+ */
 export function isSameItem(left: unknown, right: unknown): boolean {
   if (left === right) return true;
   if (typeof left !== 'object' || typeof right !== 'object' || left === null || right === null) return false;
