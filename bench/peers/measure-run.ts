@@ -5,7 +5,10 @@
  * - **read-backs**: a tool result the model never saw whole (at the first request after it
  *   arrived, the context held no `tool_result` with its whole text), but that the system's store
  *   holds, is read back by the agent in one more request: that request's context plus, one
- *   after the other, each result read back at that point (a call and its result);
+ *   after the other, each result read back at that point (a call and its result). A result cut
+ *   to a head and tail around its reference was not seen whole: it counts as one read-back of
+ *   its whole text (what was left out may be anywhere in it). `agent-context replay` counts
+ *   them with the same code (`src/cli/replay/read-backs.ts`);
  * - **cost with caching**: each request, read-backs included, priced against the one before:
  *   the messages it shares with it from the start are a cache read (0.1x the input price), the
  *   rest a cache write (1.25x); the tool definitions always come first and always match;
@@ -23,17 +26,19 @@
 import { countTokens } from '../../src/api/tokens.js';
 import { holdsText, scoreCompactedContext } from '../../src/cli/replay/eval-score.js';
 import { collectEvalSubjects } from '../../src/cli/replay/eval-subjects.js';
+import { createPrefixTracker, DEFAULT_CACHE_READ_RATIO, DEFAULT_CACHE_WRITE_RATIO, estimateCachedInputCost } from '../../src/cli/replay/prompt-cache.js';
+import { groupResultsByRequest, holdsWholeResult, measureReadBacks, type ArrivedResult } from '../../src/cli/replay/read-backs.js';
 import { DEFAULT_PRICE_PER_MTOK } from '../../src/cli/replay/replay-flags.js';
 import { findRequestTurns } from '../../src/cli/replay/request-turns.js';
-import { renderResultText } from '../../src/core/compact/conversation-facts.js';
-import { isToolResultBlock, type Message } from '../../src/core/types.js';
+import type { Message } from '../../src/core/types.js';
 import type { SystemRun } from './replay-system.js';
 import type { PeerTranscript } from './transcripts.js';
 
 /** Price of a cache read, as a share of the input price (Anthropic's list ratio). */
-export const CACHE_READ_RATIO = 0.1;
+export const CACHE_READ_RATIO = DEFAULT_CACHE_READ_RATIO;
 /** Price of a cache write, as a share of the input price (Anthropic's list ratio). */
-export const CACHE_WRITE_RATIO = 1.25;
+export const CACHE_WRITE_RATIO = DEFAULT_CACHE_WRITE_RATIO;
+const PRICE = { pricePerMTok: DEFAULT_PRICE_PER_MTOK, ratios: { readRatio: CACHE_READ_RATIO, writeRatio: CACHE_WRITE_RATIO } };
 /** US dollars per million input tokens: `agent-context replay`'s default. */
 export const PRICE_PER_MTOK = DEFAULT_PRICE_PER_MTOK;
 
@@ -92,72 +97,23 @@ function tokensOf(messages: readonly Message[]): number {
   return messages.reduce((sum, message) => sum + countTokens([message]), 0);
 }
 
-/** Tokens of the messages `next` shares with `previous` from the start. */
-function countSharedPrefixTokens(previous: readonly Message[], next: readonly Message[]): number {
-  let tokens = 0;
-  for (let index = 0; index < Math.min(previous.length, next.length); index += 1) {
-    if (keyOf(previous[index] as Message) !== keyOf(next[index] as Message)) break;
-    tokens += countTokens([next[index] as Message]);
-  }
-  return tokens;
-}
-
 function startsWith(messages: readonly Message[], prefix: readonly Message[]): boolean {
   return prefix.length <= messages.length && prefix.every((message, index) => keyOf(message) === keyOf(messages[index] as Message));
 }
 
 /**
- * The cost with caching of `requests` in order, each priced against the one before; the tool
- * definitions (`fixedTokens`) come first in each and match after the first request.
+ * The cost with caching of `requests` in order, each priced against the one before (as
+ * `agent-context replay` prices them); the tool definitions (`fixedTokens`) come first in each
+ * and match after the first request.
  */
 export function priceWithCaching(requests: readonly (readonly Message[])[], fixedTokens: number): number {
+  const tracker = createPrefixTracker();
   let cost = 0;
-  let previous: readonly Message[] | undefined;
   for (const messages of requests) {
-    const total = fixedTokens + tokensOf(messages);
-    const cached = previous === undefined ? 0 : fixedTokens + countSharedPrefixTokens(previous, messages);
-    cost += ((cached * CACHE_READ_RATIO + (total - cached) * CACHE_WRITE_RATIO) * PRICE_PER_MTOK) / 1_000_000;
-    previous = messages;
+    const { cacheReadTokens } = tracker.next(messages, fixedTokens);
+    cost += estimateCachedInputCost(fixedTokens + tokensOf(messages), cacheReadTokens, PRICE.pricePerMTok, PRICE.ratios);
   }
   return cost;
-}
-
-interface ToolResult {
-  id: string;
-  text: string;
-  /** Index of the transcript message holding it. */
-  index: number;
-}
-
-function listToolResults(messages: readonly Message[]): ToolResult[] {
-  const results: ToolResult[] = [];
-  messages.forEach((message, index) => {
-    if (typeof message.content === 'string') return;
-    for (const block of message.content) {
-      if (!isToolResultBlock(block)) continue;
-      const text = renderResultText(block.content);
-      if (text !== '') results.push({ id: block.tool_use_id, text, index });
-    }
-  });
-  return results;
-}
-
-/** Whether a `tool_result` of `messages` holds the whole of `result`. */
-function holdsResult(messages: readonly Message[], result: ToolResult): boolean {
-  return messages.some(
-    (message) =>
-      typeof message.content !== 'string' &&
-      message.content.some((block) => isToolResultBlock(block) && block.tool_use_id === result.id && renderResultText(block.content).includes(result.text)),
-  );
-}
-
-/** The request and its result, as an agent reads a stored result back. */
-function createReadBack(result: ToolResult): Message[] {
-  const id = `read-back-${result.id}`;
-  return [
-    { role: 'assistant', content: [{ type: 'tool_use', id, name: 'read_offloaded', input: { result: result.id } }] },
-    { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: result.text }] },
-  ];
 }
 
 /** The figures of `run`, a replay of `transcript` in a `window`-token window. */
@@ -165,28 +121,19 @@ export function measureRun(transcript: PeerTranscript, run: Pick<SystemRun, 'req
   const turns = findRequestTurns(transcript.messages);
   const fixed = transcript.toolDefinitionTokens;
   const store = run.storedTexts.join('\n');
-  const stored = (result: ToolResult): boolean => store !== '' && holdsText(store, result.text);
-  const results = listToolResults(transcript.messages).filter((result) => result.index < (turns.at(-1) ?? 0));
+  const stored = (result: ArrivedResult): boolean => store !== '' && holdsText(store, result.text);
+  const byRequest = groupResultsByRequest(transcript.messages, turns);
+  const results = [...byRequest.values()].flat();
 
   // read-backs: a stored result the first request after its arrival did not hold whole
-  const readBacksAt = new Map<number, ToolResult[]>();
-  for (const result of results) {
-    const request = turns.findIndex((end) => end > result.index);
-    if (holdsResult(run.requests[request] ?? [], result) || !stored(result)) continue;
-    readBacksAt.set(request, [...(readBacksAt.get(request) ?? []), result]);
-  }
-  const sequence: Message[][] = [];
   let readBacks = 0;
   let readBackTokens = 0;
+  let readBackCost = 0;
   run.requests.forEach((messages, request) => {
-    sequence.push(messages);
-    let context = messages;
-    for (const result of readBacksAt.get(request) ?? []) {
-      context = [...context, ...createReadBack(result)];
-      sequence.push(context);
-      readBacks += 1;
-      readBackTokens += fixed + tokensOf(context);
-    }
+    const figures = measureReadBacks(messages, (byRequest.get(request) ?? []).filter(stored), fixed, PRICE);
+    readBacks += figures.requests;
+    readBackTokens += figures.tokens;
+    readBackCost += figures.cachedCost;
   });
 
   const last = run.requests.at(-1) ?? [];
@@ -199,12 +146,13 @@ export function measureRun(transcript: PeerTranscript, run: Pick<SystemRun, 'req
     tokensSent: sizes.reduce((sum, size) => sum + size, 0),
     readBacks,
     readBackTokens,
-    cachedCost: priceWithCaching(sequence, fixed),
+    // a request after read-backs shares with the last of them what it shares with its own request
+    cachedCost: priceWithCaching(run.requests, fixed) + readBackCost,
     overWindow: sizes.filter((size) => size > window).length,
     transitions: Math.max(0, run.requests.length - 1),
     prefixChanges: run.requests.filter((messages, request) => request > 0 && !startsWith(messages, run.requests[request - 1] as Message[])).length,
     results: results.length,
-    lostResults: results.filter((result) => !holdsResult(last, result) && !stored(result)).length,
+    lostResults: results.filter((result) => !holdsWholeResult(last, result) && !stored(result)).length,
     probesKept: scored.reduce((sum, kind) => sum + kind.kept, 0),
     probesTotal: scored.reduce((sum, kind) => sum + kind.probes, 0),
   };

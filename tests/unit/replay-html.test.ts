@@ -26,6 +26,10 @@ function buildReport(count: number, source = 'session.json'): ReplayReport {
       prefixChangedWith: compacted,
       cachedCostWithout: estimateInputCost(tokensWithout, 0.5),
       cachedCostWith: estimateInputCost(tokensWith, 0.75),
+      readBacks: index % 3 === 1 ? 1 : 0,
+      readBackTokens: index % 3 === 1 ? tokensWith + 2000 : 0,
+      readBackCost: index % 3 === 1 ? estimateInputCost(tokensWith + 2000, 3) : 0,
+      readBackCachedCost: index % 3 === 1 ? estimateInputCost(tokensWith + 2000, 0.4) : 0,
     };
   });
   return {
@@ -53,6 +57,17 @@ function polylinePoints(html: string, chartId: string, series: string): string[]
   const points = new RegExp(`<polyline data-series="${series}"[^>]* points="([^"]*)"`).exec(svg)?.[1];
   return points === undefined ? [] : points.split(' ');
 }
+
+describe('replay --html: read-backs', () => {
+  it('shows the read-back requests, their tokens and their cost with caching, apart from the requests', () => {
+    const report = buildReport(12);
+    const html = renderReplayHtml(report);
+    // requests 2, 5, 8 and 11 (index % 3 === 1) read one result back
+    expect(report.totals.readBacks).toBe(4);
+    expect(html).toContain('<div class="label">read-backs</div><div class="value">4</div>');
+    expect(html).toContain(`${report.totals.readBackTokens.toLocaleString('en-US')} tokens`);
+  });
+});
 
 describe('replay --html: the cost with prompt caching', () => {
   it('shows it next to the uncached cost, with the ratios and the prefix changes', () => {

@@ -18,6 +18,10 @@ function request(fields: Partial<ReplayRequest> & Pick<ReplayRequest, 'request' 
     prefixChangedWith: false,
     cachedCostWithout: 0,
     cachedCostWith: 0,
+    readBacks: 0,
+    readBackTokens: 0,
+    readBackCost: 0,
+    readBackCachedCost: 0,
     ...fields,
   };
 }
@@ -70,6 +74,20 @@ describe('replay: the totals', () => {
       30_000,
     );
     expect(cached).toMatchObject({ cacheReadTokensWithout: 4000, cacheReadTokensWith: 2600, prefixChangesWith: 1, cachedCostWithout: 1, cachedCostWith: 1.625 });
+  });
+
+  it('adds up the read-backs apart from the requests', () => {
+    const withReadBacks = summarizeReplay(
+      [
+        request({ request: 1, tokensWithout: 1000, tokensWith: 1000 }),
+        request({ request: 2, tokensWithout: 3000, tokensWith: 2000, readBacks: 2, readBackTokens: 5000, readBackCost: 0.015, readBackCachedCost: 0.01 }),
+        request({ request: 3, tokensWithout: 5000, tokensWith: 2500, readBacks: 1, readBackTokens: 3000, readBackCost: 0.009, readBackCachedCost: 0.005 }),
+      ],
+      30_000,
+    );
+    expect(withReadBacks).toMatchObject({ readBacks: 3, readBackTokens: 8000, tokensWith: 5500 });
+    expect(withReadBacks.readBackCost).toBeCloseTo(0.024, 12);
+    expect(withReadBacks.readBackCachedCost).toBeCloseTo(0.015, 12);
   });
 
   it('saves nothing of nothing', () => {

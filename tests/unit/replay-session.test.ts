@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createContextManager } from '../../src/api/context-manager.js';
+import { estimateCachedInputCost } from '../../src/cli/replay/prompt-cache.js';
 import { replaySession } from '../../src/cli/replay/replay-session.js';
 import type { ReplayManager } from '../../src/cli/replay/replay-session.js';
 import { countTokens, createMemoryStore } from '../../src/index.js';
@@ -144,5 +145,37 @@ describe('replaySession: every request, without and with the manager', () => {
     const reason = new Error('interrupted');
     controller.abort(reason);
     await expect(replaySession({ messages: session, manager: createManager(200_000), pricePerMTok: 3, signal: controller.signal })).rejects.toBe(reason);
+  });
+});
+
+describe('replaySession: read-backs', () => {
+  it('counts one more request for each result the model only got as a reference, carrying that request and the result', async () => {
+    const recorded = recordCalls(createManager(200_000, 'on-arrival'));
+    const requests = await replaySession({ messages: session, manager: recorded.manager, pricePerMTok: 3 });
+    // on arrival, each large result is a reference at the first request after it
+    expect(requests.map((request) => request.readBacks)).toEqual([0, 1, 1]);
+    const sent = recorded.outputs[1] ?? [];
+    const readBack: Message[] = [
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'read-back-run1', name: 'read_offloaded', input: { result: 'run1' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'read-back-run1', content: LOG }] },
+    ];
+    const tokens = countTokens([...sent, ...readBack]);
+    expect(requests[1]?.readBackTokens).toBe(tokens);
+    expect(requests[1]?.readBackCost).toBeCloseTo((tokens * 3) / 1e6, 12);
+    // the read-back extends the request before it: that request is read from the cache, the read written
+    expect(requests[1]?.readBackCachedCost).toBeCloseTo(estimateCachedInputCost(tokens, countTokens(sent), 3, { readRatio: 0.1, writeRatio: 1.25 }), 12);
+  });
+
+  it('counts none when every result reaches the model whole (as results age, in a window that holds them)', async () => {
+    const requests = await replaySession({ messages: session, manager: createManager(200_000), pricePerMTok: 3 });
+    expect(requests.map((request) => request.readBacks)).toEqual([0, 0, 0]);
+    expect(requests.map((request) => request.readBackTokens)).toEqual([0, 0, 0]);
+  });
+
+  it('counts a result cut to its head and tail as read back whole: the model never saw it all', async () => {
+    // a window of 1,000 tokens: a result of more than 2,000 characters is cut
+    const requests = await replaySession({ messages: session, manager: createManager(1000), pricePerMTok: 3 });
+    expect(requests[1]?.readBacks).toBe(1);
+    expect(requests[1]?.readBackTokens).toBeGreaterThan(countTokens([{ role: 'user', content: LOG }]));
   });
 });

@@ -180,6 +180,7 @@ ${renderFigure('peak context', `${groupDigits(totals.peakWithout)} → ${groupDi
 ${renderFigure('input tokens, all requests', `${groupDigits(totals.tokensWithout)} → ${groupDigits(totals.tokensWith)}`, saved)}
 ${renderFigure('estimated input cost', `${escapeHtml(formatDollars(totals.costWithout))} → ${escapeHtml(formatDollars(totals.costWith))}`, `at $${escapeHtml(String(report.pricePerMTok))} per million input tokens (an example price)`)}
 ${renderFigure('with prompt caching', `${escapeHtml(formatDollars(totals.cachedCostWithout))} → ${escapeHtml(formatDollars(totals.cachedCostWith))}`, `prefix read at ${escapeHtml(String(report.cacheReadRatio))}x, the rest written at ${escapeHtml(String(report.cacheWriteRatio))}x; ${groupDigits(totals.prefixChangesWith)} prefix changes with the manager`)}
+${renderFigure('read-backs', groupDigits(totals.readBacks), `requests reading back a result the model got cut or as a reference: ${groupDigits(totals.readBackTokens)} tokens, ${escapeHtml(formatDollars(totals.readBackCachedCost))} with prompt caching (not in the figures above)`)}
 ${renderFigure('what the manager did', `${escapeHtml(formatQuantity(totals.offloadedResults, 'offload'))} · ${escapeHtml(formatQuantity(totals.compactions, 'compaction'))}`, `${groupDigits(totals.freedChars)} chars of tool results moved to the store`)}
 </section>
 <h2>Context tokens per model request</h2>

@@ -47,6 +47,15 @@ export interface ReplayRequest {
   /** Estimated input cost with prompt caching: the prefix read from the cache, the rest written to it. */
   cachedCostWithout: number;
   cachedCostWith: number;
+  /**
+   * Read-backs after this request with the manager: one more request for each tool result that
+   * reached the model only as a reference (or cut around one) before it acted on it (see
+   * `read-backs.ts`); their input tokens, and their cost uncached and with prompt caching.
+   */
+  readBacks: number;
+  readBackTokens: number;
+  readBackCost: number;
+  readBackCachedCost: number;
 }
 
 /** The sums and peaks of a replay. */
@@ -81,6 +90,11 @@ export interface ReplayTotals {
   /** Estimated input cost of all requests with prompt caching, in US dollars. */
   cachedCostWithout: number;
   cachedCostWith: number;
+  /** Read-back requests with the manager (not in the figures above), their input tokens, and their cost uncached and with prompt caching. */
+  readBacks: number;
+  readBackTokens: number;
+  readBackCost: number;
+  readBackCachedCost: number;
 }
 
 /** Everything `replay` found. */
@@ -141,6 +155,10 @@ export function summarizeReplay(requests: readonly ReplayRequest[], contextToken
     prefixChangesWith: 0,
     cachedCostWithout: 0,
     cachedCostWith: 0,
+    readBacks: 0,
+    readBackTokens: 0,
+    readBackCost: 0,
+    readBackCachedCost: 0,
   };
   for (const request of requests) {
     totals.tokensWithout += request.tokensWithout;
@@ -160,6 +178,10 @@ export function summarizeReplay(requests: readonly ReplayRequest[], contextToken
     if (request.prefixChangedWith) totals.prefixChangesWith += 1;
     totals.cachedCostWithout += request.cachedCostWithout;
     totals.cachedCostWith += request.cachedCostWith;
+    totals.readBacks += request.readBacks;
+    totals.readBackTokens += request.readBackTokens;
+    totals.readBackCost += request.readBackCost;
+    totals.readBackCachedCost += request.readBackCachedCost;
   }
   totals.savedShare = totals.tokensWithout === 0 ? 0 : 1 - totals.tokensWith / totals.tokensWithout;
   return totals;

@@ -9,12 +9,14 @@
  * Tokens are local estimates (the package's tokenizer) for both lines. Each request's count is
  * passed back to the manager as the provider's usage figure, so the manager's trigger works in
  * the same tokens as the figures reported. Each request is priced twice: every input token at
- * the input price, and with prompt caching (see `prompt-cache.ts`).
+ * the input price, and with prompt caching (see `prompt-cache.ts`). A tool result the model
+ * never saw whole is read back in one more request, counted apart (see `read-backs.ts`).
  */
 import { countTokens } from '../../api/tokens.js';
 import type { LastUsage } from '../../core/tokens.js';
 import type { Message } from '../../core/types.js';
 import type { ContextAction, PrepareOptions, PrepareResult } from '../../core/manage/types.js';
+import { groupResultsByRequest, measureReadBacks } from './read-backs.js';
 import { findRequestTurns, sliceTurn } from './request-turns.js';
 import { createPrefixTracker, DEFAULT_CACHE_READ_RATIO, DEFAULT_CACHE_WRITE_RATIO, estimateCachedInputCost, type CacheRatios } from './prompt-cache.js';
 import { estimateInputCost } from './replay-report.js';
@@ -78,6 +80,7 @@ export async function replaySession(options: ReplaySessionOptions): Promise<Repl
   const cacheWithout = createPrefixTracker();
   const cacheWith = createPrefixTracker();
   const turns = findRequestTurns(messages);
+  const arrivals = groupResultsByRequest(messages, turns);
   // tokens of the raw history before each message: counts add up message by message
   const rawTokensBefore = [0];
   for (const message of messages) rawTokensBefore.push((rawTokensBefore.at(-1) ?? 0) + countTokens([message]));
@@ -94,6 +97,8 @@ export async function replaySession(options: ReplaySessionOptions): Promise<Repl
     const tokensWithout = fixedTokens + (rawTokensBefore[messageIndex] ?? 0);
     const cachedWithout = cacheWithout.next(messages.slice(0, messageIndex), fixedTokens);
     const cachedWith = cacheWith.next(sent, fixedTokens);
+    // the manager loses nothing: a result not held whole is in its store, and is read back
+    const readBacks = measureReadBacks(sent, arrivals.get(index) ?? [], fixedTokens, { pricePerMTok, ratios });
     requests.push({
       request: index + 1,
       messageIndex,
@@ -109,6 +114,10 @@ export async function replaySession(options: ReplaySessionOptions): Promise<Repl
       prefixChangedWith: cachedWith.prefixChanged,
       cachedCostWithout: estimateCachedInputCost(tokensWithout, cachedWithout.cacheReadTokens, pricePerMTok, ratios),
       cachedCostWith: estimateCachedInputCost(tokensWith, cachedWith.cacheReadTokens, pricePerMTok, ratios),
+      readBacks: readBacks.requests,
+      readBackTokens: readBacks.tokens,
+      readBackCost: estimateInputCost(readBacks.tokens, pricePerMTok),
+      readBackCachedCost: readBacks.cachedCost,
     });
     // the provider's figure for what was sent, as an agent passes `response.usage` back
     lastUsage = { inputTokens: tokensWith, messageCount: sent.length };

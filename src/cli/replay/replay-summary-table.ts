@@ -1,8 +1,8 @@
 /**
  * The summary table of `agent-context replay` in the terminal: without and with the context
  * manager side by side (peak context, input tokens of all requests, the estimated cost without
- * and with prompt caching, requests over the window), what the manager did, and its
- * compactions one per line.
+ * and with prompt caching, requests over the window), the read-backs the manager's offloads
+ * cost (not in the figures above), what the manager did, and its compactions one per line.
  */
 import { groupDigits } from '../../core/figures.js';
 import { formatPercent, formatQuantity, padEnd, padStart } from '../render/format-figures.js';
@@ -46,6 +46,12 @@ export function renderReplaySummary(report: ReplayReport, style: TerminalStyle):
       'requests over the window',
       `${groupDigits(totals.requestsOverWindowWithout)} of ${groupDigits(totals.requests)}`,
       `${groupDigits(totals.requestsOverWindowWith)} of ${groupDigits(totals.requests)}`,
+    ),
+    row(
+      'read-backs',
+      '-',
+      groupDigits(totals.readBacks),
+      totals.readBacks === 0 ? '' : style.dim(`${formatQuantity(totals.readBackTokens, 'token')}, ${formatDollars(totals.readBackCachedCost)} with caching: results the model got cut or as a reference`),
     ),
     row('tool results offloaded', '-', groupDigits(totals.offloadedResults), totals.freedChars > 0 ? style.dim(`${formatQuantity(totals.freedChars, 'char')} freed`) : ''),
     row('compactions', '-', groupDigits(totals.compactions), totals.skippedCompactions > 0 ? style.yellow(`${groupDigits(totals.skippedCompactions)} needed but skipped`) : ''),
