@@ -1,11 +1,13 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { offloadToolResultWithWriter } from '../../src/api/direct-offload.js';
-import { offloadToolResultsWithWriter } from '../../src/api/offload.js';
+import { offloadToolResult } from '../../src/api/direct-offload.js';
+import { offloadToolResults } from '../../src/api/offload.js';
 import type { BatchOffloadOptions } from '../../src/core/offload-options.js';
 import { buildPreview } from '../../src/core/offload-reference.js';
+import type { ContentStore } from '../../src/core/ports.js';
 import { isToolResultBlock, isToolUseBlock, type ContentBlock, type Message } from '../../src/core/types.js';
-import { countWrites, createMemoryWriter, deepFreeze, type MemoryWriter } from '../fixtures/offload-fixtures.js';
+import { createMemoryStore } from '../../src/stores/memory-store.js';
+import { deepFreeze, readStore } from '../fixtures/offload-fixtures.js';
 
 beforeEach(() => {
   vi.stubEnv('OFFLOAD_CHAR_THRESHOLD', undefined);
@@ -90,11 +92,14 @@ const batchOptions: fc.Arbitrary<BatchOffloadOptions> = fc.record({
 
 // ---- Helpers
 
-const BATCH_REFERENCE = /^\[Content offloaded to: \.\/(tool-result-[^/\]]+\.md)\](?:\n|$)/;
-const DIRECT_REFERENCE = /^\[Tool result offloaded to file: (out\/[^\]]+\.md)\](?:\n|$)/;
+const BATCH_REFERENCE = /^\[Content offloaded to: memory:\/\/default\/(tool-result-[^/\]]+\.md)\](?:\n|$)/;
+const DIRECT_REFERENCE = /^\[Tool result offloaded to file: memory:\/\/default\/(s\/[^\]]+\.md)\](?:\n|$)/;
 
-/** The output with every reference this run wrote replaced by its file's content (parsed back for array content). */
-function restore(output: readonly Message[], input: readonly Message[], writer: MemoryWriter, pattern: RegExp, prefix: string): Message[] {
+/** Batch offload of `messages` into `store`. */
+const offload = (messages: readonly Message[], store: ContentStore, options: BatchOffloadOptions) => offloadToolResults(messages, { ...options, store });
+
+/** The output with every reference this run made replaced by the stored content (parsed back for array content). */
+function restore(output: readonly Message[], input: readonly Message[], stored: Record<string, string>, pattern: RegExp): Message[] {
   return output.map((outMessage, messageIndex) => {
     if (typeof outMessage.content === 'string') return outMessage;
     const inBlocks = input[messageIndex]!.content as ContentBlock[];
@@ -104,8 +109,8 @@ function restore(output: readonly Message[], input: readonly Message[], writer: 
         if (!isToolResultBlock(block) || typeof block.content !== 'string') return block;
         const match = pattern.exec(block.content);
         if (match === null) return block;
-        const written = writer.files.get(prefix + match[1]!);
-        if (written === undefined) throw new Error(`reference to a file never written: ${block.content}`);
+        const written = stored[match[1]!];
+        if (written === undefined) throw new Error(`reference to a key never stored: ${block.content}`);
         const original = inBlocks[blockIndex];
         const wasArray = isToolResultBlock(original) && Array.isArray(original.content);
         return { ...block, content: wasArray ? (JSON.parse(written) as ContentBlock[]) : written };
@@ -125,13 +130,13 @@ function skeleton(messages: readonly Message[]): unknown[] {
 
 // ---- Properties
 
-describe('offloadToolResultsWithWriter — properties', () => {
-  it('(a) reading the written files back into the references gives back exactly the input', async () => {
+describe('offloadToolResults: properties', () => {
+  it('(a) reading the stored contents back into the references gives back exactly the input', async () => {
     await fc.assert(
       fc.asyncProperty(history, batchOptions, async (messages, options) => {
-        const writer = createMemoryWriter();
-        const result = await offloadToolResultsWithWriter(messages, 'out', writer, options);
-        expect(restore(result.messages, messages, writer, BATCH_REFERENCE, 'out/')).toEqual(messages);
+        const store = createMemoryStore();
+        const result = await offload(messages, store, options);
+        expect(restore(result.messages, messages, await readStore(store), BATCH_REFERENCE)).toEqual(messages);
         expect(result.files).toHaveLength(result.offloadedCount);
         expect(new Set(result.files).size).toBe(result.offloadedCount);
       }),
@@ -144,7 +149,7 @@ describe('offloadToolResultsWithWriter — properties', () => {
       fc.asyncProperty(history, batchOptions, async (generated, options) => {
         const snapshot = structuredClone(generated);
         const messages = deepFreeze(generated);
-        const result = await offloadToolResultsWithWriter(messages, 'out', createMemoryWriter(), options);
+        const result = await offload(messages, createMemoryStore(), options);
         expect(messages).toEqual(snapshot);
         if (result.offloadedCount === 0) expect(result.messages).toBe(messages);
         for (const [index, outMessage] of result.messages.entries()) {
@@ -160,57 +165,58 @@ describe('offloadToolResultsWithWriter — properties', () => {
   it('(c) every tool_use keeps its tool_result: block types, order and ids are unchanged', async () => {
     await fc.assert(
       fc.asyncProperty(history, batchOptions, async (messages, options) => {
-        const result = await offloadToolResultsWithWriter(messages, 'out', createMemoryWriter(), options);
+        const result = await offload(messages, createMemoryStore(), options);
         expect(skeleton(result.messages)).toEqual(skeleton(messages));
       }),
       { numRuns: 200 },
     );
   });
 
-  it('a second run of the same offload writes nothing new and returns the same result', async () => {
+  it('a second run of the same offload stores nothing new and returns the same result', async () => {
     await fc.assert(
       fc.asyncProperty(history, batchOptions, async (messages, options) => {
-        const writer = createMemoryWriter();
-        const first = await offloadToolResultsWithWriter(messages, 'out', writer, options);
-        const writes = countWrites(writer);
-        const second = await offloadToolResultsWithWriter(messages, 'out', writer, options);
-        expect(countWrites(writer)).toBe(writes);
+        const store = createMemoryStore();
+        const first = await offload(messages, store, options);
+        const stored = await readStore(store);
+        const second = await offload(messages, store, options);
+        expect(await readStore(store)).toEqual(stored);
         expect(second).toEqual(first);
       }),
       { numRuns: 100 },
     );
   });
 
-  it('never overwrites a file: after two different histories share a directory, both restore exactly', async () => {
+  it('never overwrites a content: after two different histories share a store, both restore exactly', async () => {
     await fc.assert(
       fc.asyncProperty(history, history, async (left, right) => {
-        const writer = createMemoryWriter();
+        const store = createMemoryStore();
         const options = { charThreshold: 1, ratioThreshold: 0 };
-        const first = await offloadToolResultsWithWriter(left, 'out', writer, options);
-        const second = await offloadToolResultsWithWriter(right, 'out', writer, options);
-        expect(restore(first.messages, left, writer, BATCH_REFERENCE, 'out/')).toEqual(left);
-        expect(restore(second.messages, right, writer, BATCH_REFERENCE, 'out/')).toEqual(right);
+        const first = await offload(left, store, options);
+        const second = await offload(right, store, options);
+        const stored = await readStore(store);
+        expect(restore(first.messages, left, stored, BATCH_REFERENCE)).toEqual(left);
+        expect(restore(second.messages, right, stored, BATCH_REFERENCE)).toEqual(right);
       }),
       { numRuns: 100 },
     );
   });
 });
 
-describe('offloadToolResultWithWriter — properties', () => {
+describe('offloadToolResult: properties', () => {
   const userWithResults = fc
     .array(fc.oneof(toolResultBlock, leafBlock), { maxLength: 5 })
     .filter((blocks) => blocks.some((block) => block.type === 'tool_result'))
     .map((content): Message => ({ role: 'user', content }));
 
-  it('restores exactly from its files, keeps every block in place, and never changes a frozen input', async () => {
+  it('restores exactly from the store, keeps every block in place, and never changes a frozen input', async () => {
     await fc.assert(
       fc.asyncProperty(userWithResults, async (generated) => {
         const snapshot = structuredClone(generated);
         const input = deepFreeze(generated);
-        const writer = createMemoryWriter();
-        const result = await offloadToolResultWithWriter(input, 's', 'out', writer);
+        const store = createMemoryStore();
+        const result = await offloadToolResult(input, { store, sessionId: 's' });
         expect(input).toEqual(snapshot);
-        expect(restore([result.message], [input], writer, DIRECT_REFERENCE, '')).toEqual([input]);
+        expect(restore([result.message], [input], await readStore(store), DIRECT_REFERENCE)).toEqual([input]);
         expect(skeleton([result.message])).toEqual(skeleton([input]));
         expect(result.file).toBe(result.files[0] ?? null);
       }),
@@ -219,27 +225,19 @@ describe('offloadToolResultWithWriter — properties', () => {
   });
 });
 
-describe('offloadToolResultsWithWriter — text that is not well-formed UTF-16 (property)', () => {
-  /** A writer that stores what a UTF-8 file would hold: lone surrogates come back as U+FFFD. */
-  function createUtf8Writer(): MemoryWriter {
-    const writer = createMemoryWriter();
-    const createExclusive = writer.createExclusive!;
-    writer.createExclusive = (path, content) => createExclusive(path, Buffer.from(content, 'utf8').toString('utf8'));
-    return writer;
-  }
-
-  it('reuses its files on a rerun and stores each content as a UTF-8 file reads it back', async () => {
+describe('offloadToolResults: text that is not well-formed UTF-16 (property)', () => {
+  it('reuses its keys on a rerun and stores each content as UTF-8 reads it back', async () => {
     const content = fc.string({ unit: 'binary', minLength: 100, maxLength: 300 });
     await fc.assert(
       fc.asyncProperty(fc.array(content, { minLength: 1, maxLength: 4 }), async (contents) => {
-        const writer = createUtf8Writer();
+        const store = createMemoryStore();
         const messages = [{ role: 'user' as const, content: contents.map((text, index) => ({ type: 'tool_result' as const, tool_use_id: `t${index}`, content: text })) }];
-        const first = await offloadToolResultsWithWriter(messages, 'out', writer, { ratioThreshold: 0 });
-        const writes = countWrites(writer);
-        const second = await offloadToolResultsWithWriter(messages, 'out', writer, { ratioThreshold: 0 });
+        const first = await offload(messages, store, { ratioThreshold: 0 });
+        const stored = await readStore(store);
+        const second = await offload(messages, store, { ratioThreshold: 0 });
         expect(second.files).toEqual(first.files);
-        expect(countWrites(writer)).toBe(writes);
-        first.files.forEach((file, index) => expect(writer.files.get(file)).toBe(Buffer.from(contents[index]!, 'utf8').toString('utf8')));
+        expect(await readStore(store)).toEqual(stored);
+        first.files.forEach((file, index) => expect(stored[file.slice('memory://default/'.length)]).toBe(Buffer.from(contents[index]!, 'utf8').toString('utf8')));
       }),
     );
   });

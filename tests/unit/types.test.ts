@@ -10,7 +10,8 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import { isTextBlock, isThinkingBlock, isToolResultBlock, isToolUseBlock } from '../../src/messages.js';
 import {
   countTokens,
-  offloadToolResultsWithWriter,
+  createMemoryStore,
+  offloadToolResults,
   planOffload,
   type ContentBlock,
   type Message,
@@ -19,7 +20,7 @@ import {
   type ToolResultBlock,
   type ToolUseBlock,
 } from '../../src/index.js';
-import { createMemoryWriter, text } from '../fixtures/offload-fixtures.js';
+import { text } from '../fixtures/offload-fixtures.js';
 
 /** A request history as the SDK types it: written with the SDK's own types, no cast. */
 const params: Anthropic.MessageParam[] = [
@@ -120,10 +121,10 @@ describe('Message and the Anthropic SDK types', () => {
     const history: Message[] = [...params, { role: 'assistant', content: response.content }];
     expect(countTokens(history)).toBeGreaterThan(0);
     expect(planOffload(params, { charThreshold: 100 }).candidates).toHaveLength(1);
-    const offloaded = await offloadToolResultsWithWriter(params, 'out', createMemoryWriter(), { charThreshold: 100, ratioThreshold: 0 });
+    const offloaded = await offloadToolResults(params, { store: createMemoryStore(), charThreshold: 100, ratioThreshold: 0 });
     expect(offloaded.offloadedCount).toBe(1);
     expect(offloaded.messages[2]!.content).toMatchObject([
-      { type: 'tool_result', content: '[Content offloaded to: ./tool-result-toolu_1.md]' },
+      { type: 'tool_result', content: '[Content offloaded to: memory://default/tool-result-toolu_1.md]' },
       { type: 'image' },
     ]);
   });
