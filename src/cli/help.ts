@@ -282,6 +282,11 @@ Options:
   --summarizer <name>     who writes summaries: extractive (offline, the
                           default) or upstream (the request's own model and
                           credentials)
+  --offload-timing <t>    when large tool results leave the context:
+                          as-they-age (the default: each new result is sent
+                          whole, older ones are offloaded in batches) or
+                          on-arrival (each new result of 1,000 characters or
+                          more is offloaded before the model sees it)
   --work-dir <dir>        the project directory compaction restores recently
                           read files from (default: none restored)
   --store <url>           keep session records in redis://host:6379 or

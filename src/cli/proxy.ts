@@ -1,15 +1,22 @@
 /**
  * `agent-context proxy [--port 8787] [--host 127.0.0.1] [--upstream URL] [--dir DIR] [--window N]
- * [--summarizer extractive|upstream] [--work-dir DIR] [--store URL]`: runs the context-managing proxy until
+ * [--summarizer extractive|upstream] [--offload-timing as-they-age|on-arrival] [--work-dir DIR] [--store URL]`:
+ * runs the context-managing proxy until
  * Ctrl-C. One line per managed request on stderr (never a body or a credential).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { InvalidOptionError } from '../core/errors.js';
+import type { OffloadTiming } from '../core/manage/manager-options.js';
 import type { ContentStore } from '../core/ports.js';
 import { createProxyHandler } from '../proxy/proxy-handler.js';
-import { DEFAULT_PROXY_DIR, parseUpstream, type ProxyRequestEvent, type ProxySummarizer } from '../proxy/proxy-options.js';
+import {
+  DEFAULT_PROXY_DIR,
+  parseUpstream,
+  type ProxyRequestEvent,
+  type ProxySummarizer,
+} from '../proxy/proxy-options.js';
 import { parseCommandArguments, readStringFlag } from './arguments.js';
 import { CliError, UsageError } from './errors.js';
 import { groupDigits } from '../core/figures.js';
@@ -23,6 +30,7 @@ const PROXY_FLAGS = {
   dir: { type: 'string' },
   window: { type: 'string' },
   summarizer: { type: 'string' },
+  'offload-timing': { type: 'string' },
   'work-dir': { type: 'string' },
   store: { type: 'string' },
 } as const;
@@ -53,7 +61,10 @@ async function openRecordsStore(url: string): Promise<RecordsStore> {
     const store = createS3Store({ bucket: s3[1] as string, prefix: prefix === '' ? DEFAULT_RECORDS_PREFIX : prefix });
     return { store, close: () => store.close() };
   }
-  throw new UsageError(`--store must be a redis://, rediss:// or s3://bucket/prefix URL, got ${JSON.stringify(url)}`, 'proxy');
+  throw new UsageError(
+    `--store must be a redis://, rediss:// or s3://bucket/prefix URL, got ${JSON.stringify(url)}`,
+    'proxy',
+  );
 }
 
 /** The port the proxy listens on unless `--port` says otherwise. */
@@ -66,7 +77,8 @@ const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '::1']);
 function readPort(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_PROXY_PORT;
   const port = /^\d{1,5}$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
-  if (!(port >= 0 && port <= 65535)) throw new UsageError(`--port must be a whole number from 0 to 65535, got ${JSON.stringify(raw)}`, 'proxy');
+  if (!(port >= 0 && port <= 65535))
+    throw new UsageError(`--port must be a whole number from 0 to 65535, got ${JSON.stringify(raw)}`, 'proxy');
   return port;
 }
 
@@ -75,9 +87,18 @@ function readSummarizer(raw: string | undefined): ProxySummarizer {
   throw new UsageError(`--summarizer must be extractive or upstream, got ${JSON.stringify(raw)}`, 'proxy');
 }
 
+function readOffloadTiming(raw: string | undefined): OffloadTiming | undefined {
+  if (raw === undefined || raw === 'as-they-age' || raw === 'on-arrival') return raw;
+  throw new UsageError(`--offload-timing must be as-they-age or on-arrival, got ${JSON.stringify(raw)}`, 'proxy');
+}
+
 /** `1536` -> `1.5 KB`, for request sizes. */
 function formatSize(bytes: number): string {
-  return bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  return bytes < 1024
+    ? `${bytes} B`
+    : bytes < 1024 * 1024
+      ? `${(bytes / 1024).toFixed(1)} KB`
+      : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
 /** One line per managed request: the route, the session, what the manager did, the sizes. */
@@ -87,12 +108,16 @@ export function formatRequestLine(event: ProxyRequestEvent): string {
   let offloaded = 0;
   for (const action of event.actions) {
     if (action.type === 'direct-offload' || action.type === 'batch-offload') offloaded += action.toolCallIds.length;
-    else if (action.type === 'compact') done.push(`compacted ${groupDigits(action.tokensBefore)} -> ${groupDigits(action.tokensAfter)} tokens`);
+    else if (action.type === 'compact')
+      done.push(`compacted ${groupDigits(action.tokensBefore)} -> ${groupDigits(action.tokensAfter)} tokens`);
     else if (action.type === 'compact-skipped') done.push(`compaction skipped (${action.reason})`);
   }
   if (offloaded > 0) done.unshift(`${offloaded} offloaded`);
   if (event.outcome === 'fail-open') done.push('manager failed: sent unchanged');
-  const sizes = event.bytesIn === event.bytesOut ? formatSize(event.bytesIn) : `${formatSize(event.bytesIn)} -> ${formatSize(event.bytesOut)}`;
+  const sizes =
+    event.bytesIn === event.bytesOut
+      ? formatSize(event.bytesIn)
+      : `${formatSize(event.bytesIn)} -> ${formatSize(event.bytesOut)}`;
   return `${event.route}  ${session}  ${event.messagesIn} messages  ${sizes}${done.length > 0 ? `  ${done.join(', ')}` : ''}`;
 }
 
@@ -109,6 +134,7 @@ export async function runProxy(args: readonly string[]): Promise<void> {
     throw error;
   }
   const dir = readStringFlag(parsed, 'dir') ?? DEFAULT_PROXY_DIR;
+  const offloadTiming = readOffloadTiming(readStringFlag(parsed, 'offload-timing'));
   const storeUrl = readStringFlag(parsed, 'store');
   const records = storeUrl === undefined ? undefined : await openRecordsStore(storeUrl);
   const handler = createProxyHandler({
@@ -117,6 +143,7 @@ export async function runProxy(args: readonly string[]): Promise<void> {
     store: records?.store,
     contextTokenLimit: readTokenCountFlag(parsed, 'window', 'proxy'),
     summarizer: readSummarizer(readStringFlag(parsed, 'summarizer')),
+    offloadTiming,
     workDir: readStringFlag(parsed, 'work-dir'),
     logger: { warn: (message) => process.stderr.write(`${toTerminalText(message)}\n`) },
     onRequest: (event) => process.stderr.write(`${toTerminalText(formatRequestLine(event))}\n`),
@@ -124,7 +151,9 @@ export async function runProxy(args: readonly string[]): Promise<void> {
 
   const server = createServer((request, response) => void handler(request, response));
   await new Promise<void>((resolveListen, reject) => {
-    server.once('error', (error) => reject(new CliError(`cannot listen on ${host}:${port}: ${error.message}`, undefined, { cause: error })));
+    server.once('error', (error) =>
+      reject(new CliError(`cannot listen on ${host}:${port}: ${error.message}`, undefined, { cause: error })),
+    );
     server.listen(port, host, resolveListen);
   });
   const address = server.address() as AddressInfo;
@@ -139,7 +168,9 @@ export async function runProxy(args: readonly string[]): Promise<void> {
       `agent-context proxy listening on ${origin}`,
       `  upstream: ${upstreamFlag ?? 'api.anthropic.com for Anthropic requests, api.openai.com for OpenAI ones'}`,
       `  offloaded content: ${toTerminalText(resolve(dir))}`,
-      ...(storeUrl === undefined ? [] : [`  session records: ${toTerminalText(storeUrl.replace(/\/\/[^@/]*@/, '//'))}`]),
+      ...(storeUrl === undefined
+        ? []
+        : [`  session records: ${toTerminalText(storeUrl.replace(/\/\/[^@/]*@/, '//'))}`]),
       `  Claude Code:  ANTHROPIC_BASE_URL=${origin} claude`,
       `  OpenAI SDKs:  OPENAI_BASE_URL=${origin}/v1`,
       'Ctrl-C stops it.',

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLI_PATH, createTemporaryDirectory, runCli } from './cli-helpers.js';
+import { CLI_PATH, createTemporaryDirectory, runCli, runInProcess } from './cli-helpers.js';
 import { sendRaw } from './proxy-harness.js';
 import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
 
@@ -45,7 +45,9 @@ let directory: { path: string; remove: () => Promise<void> };
 let running: RunningCommand | undefined;
 
 beforeEach(async () => {
-  upstream = await startScriptedUpstream((_record, response) => sendJson(response, anthropicBody([{ type: 'text', text: 'ok' }], { input_tokens: 10, output_tokens: 1 })));
+  upstream = await startScriptedUpstream((_record, response) =>
+    sendJson(response, anthropicBody([{ type: 'text', text: 'ok' }], { input_tokens: 10, output_tokens: 1 })),
+  );
   directory = await createTemporaryDirectory('proxy-cli-');
 });
 
@@ -68,12 +70,18 @@ describe('agent-context proxy', () => {
       max_tokens: 8,
       messages: [
         { role: 'user', content: 'Look.' },
-        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'cat secret.txt' } }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'cat secret.txt' } }],
+        },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: TOOL_OUTPUT }] },
       ],
     });
 
-    const reply = await sendRaw(running.origin, '/v1/messages', { headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body });
+    const reply = await sendRaw(running.origin, '/v1/messages', {
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+      body,
+    });
     running.child.kill('SIGINT');
     const code = await running.exited;
 
@@ -81,14 +89,56 @@ describe('agent-context proxy', () => {
     expect(running.origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(running.stdout()).toContain(`${directory.path}/.agent-context`);
     expect(JSON.stringify(upstream.requests[0]?.body)).toContain(`${directory.path}/.agent-context/auto-`);
-    expect(running.stderr()).toMatch(/\/v1\/messages {2}session auto-[0-9a-f]+ {2}3 messages {2}4.2 KB -> \d+ B {2}1 offloaded/);
+    expect(running.stderr()).toMatch(
+      /\/v1\/messages {2}session auto-[0-9a-f]+ {2}3 messages {2}4.2 KB -> \d+ B {2}1 offloaded/,
+    );
     expect(running.stderr()).not.toContain(KEY);
     expect(running.stderr()).not.toContain('top secret');
     expect(code).toBe(0);
   });
 
+  it('offloads each new large result before the model sees it with --offload-timing on-arrival', async () => {
+    running = await startCommand(
+      ['--port', '0', '--upstream', upstream.origin, '--offload-timing', 'on-arrival'],
+      directory.path,
+    );
+    const body = JSON.stringify({
+      model: 'claude-test',
+      max_tokens: 8,
+      messages: [
+        { role: 'user', content: 'Look.' },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'cat secret.txt' } }],
+        },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: TOOL_OUTPUT }] },
+      ],
+    });
+
+    const reply = await sendRaw(running.origin, '/v1/messages', {
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+      body,
+    });
+
+    // as results age (the default), a 4 KB result goes out whole in a window of 200,000 tokens
+    expect(reply.status).toBe(200);
+    expect(JSON.stringify(upstream.requests[0]?.body)).toContain('[Tool result offloaded to file: ');
+    expect(JSON.stringify(upstream.requests[0]?.body)).not.toContain('top secret');
+    expect(running.stderr()).toContain('1 offloaded');
+  });
+
+  it('refuses an --offload-timing that is not one of the two, naming the flag', async () => {
+    const run = await runInProcess(['proxy', '--offload-timing', 'later'], { cwd: directory.path });
+
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain('--offload-timing must be as-they-age or on-arrival, got "later"');
+  });
+
   it('warns when it listens beyond this machine', async () => {
-    running = await startCommand(['--port', '0', '--host', '0.0.0.0', '--upstream', upstream.origin, '--dir', 'store'], directory.path);
+    running = await startCommand(
+      ['--port', '0', '--host', '0.0.0.0', '--upstream', upstream.origin, '--dir', 'store'],
+      directory.path,
+    );
 
     expect(running.stderr()).toContain('warning: listening on 0.0.0.0, not only this machine');
   });
