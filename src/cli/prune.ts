@@ -9,8 +9,8 @@ import { parseCommandArguments, readBooleanFlag, readStringFlag } from './argume
 import type { CommandIo } from './command-io.js';
 import { CliError, UsageError } from './errors.js';
 import { describeOsError, writeStandardOutput } from './io.js';
-import { groupDigits } from '../core/figures.js';
-import { formatQuantity, padEnd, padStart } from './render/format-figures.js';
+import { formatQuantity, groupDigits } from '../core/figures.js';
+import { formatBytes, padEnd, padStart } from './render/format-figures.js';
 import { createTerminalStyle } from './render/terminal-style.js';
 import type { TerminalStyle } from './render/terminal-style.js';
 import { toTerminalJson, toTerminalText } from './render/terminal-text.js';
@@ -58,19 +58,6 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
  * terminal (the CLI's one escaping rule, {@link toTerminalText}).
  */
 export const escapeForTerminal = (text: string): string => toTerminalText(text);
-
-/** `1536` → `1.5 KB`; under 1 KB, bytes. */
-function formatBytes(bytes: number): string {
-  if (bytes < 1024) return formatQuantity(bytes, 'byte');
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
-}
 
 /** `2026-01-02T03:04:05Z`: UTC, to the second. */
 function formatTime(date: Date): string {

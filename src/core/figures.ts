@@ -10,3 +10,8 @@ export function groupDigits(value: number): string {
   const whole = point === -1 ? text : text.slice(0, point);
   return whole.replace(/\B(?=(\d{3})+$)/g, ',') + (point === -1 ? '' : text.slice(point));
 }
+
+/** `1 line`, `3,000 lines`: a count with its noun (regular plurals only). */
+export function formatQuantity(count: number, noun: string): string {
+  return `${groupDigits(count)} ${count === 1 ? noun : `${noun}s`}`;
+}

@@ -14,7 +14,7 @@
  * pattern is compiled in search-pattern.ts, by a linear-time engine passed in.
  */
 import { describeError, describeValue } from './errors.js';
-import { groupDigits } from './figures.js';
+import { formatQuantity, groupDigits } from './figures.js';
 import type { ContentStore } from './ports.js';
 import { READ_OFFLOADED_TOOL_NAME } from './defaults.js';
 import { extractReference, quoteReference, resolveKey } from './reference-keys.js';
@@ -135,11 +135,6 @@ function parseInput(input: unknown, defaultLimit: number, compile: CompilePatter
 /** `cat -n`: the number right-aligned in 6 columns. */
 function formatLineNumber(line: number): string {
   return String(line).padStart(6);
-}
-
-/** `1 line`, `3 lines`. */
-function formatQuantity(count: number, noun: string): string {
-  return `${count} ${count === 1 ? noun : `${noun}s`}`;
 }
 
 /** What follows a line cut to fit a page. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { drawBar, drawGauge } from '../../src/cli/render/bar-chart.js';
-import { groupDigits } from '../../src/core/figures.js';
-import { formatPercent, formatQuantity, truncateText } from '../../src/cli/render/format-figures.js';
+import { formatQuantity, groupDigits } from '../../src/core/figures.js';
+import { formatPercent, truncateText } from '../../src/cli/render/format-figures.js';
 import { createTerminalStyle, isColorEnabled, measureLineWidth } from '../../src/cli/render/terminal-style.js';
 
 describe('colour only on a terminal, never with NO_COLOR', () => {

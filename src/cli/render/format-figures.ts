@@ -1,8 +1,8 @@
 /**
- * Figures for people: percentages, cut text, padded columns (grouped numbers are
- * `groupDigits`, shared with the texts the library writes).
+ * Figures for people: percentages, sizes, cut text, padded columns (grouped numbers and
+ * quantities are in core/figures.ts, shared with the texts the library writes).
  */
-import { groupDigits } from '../../core/figures.js';
+import { formatQuantity } from '../../core/figures.js';
 
 /** `0.4231` → `42.3%`; shares under 0.1% but above 0 show as `<0.1%`. */
 export function formatPercent(share: number): string {
@@ -29,7 +29,15 @@ export function padStart(text: string, width: number): string {
   return length >= width ? text : ' '.repeat(width - length) + text;
 }
 
-/** `1 file`, `3 files`: a count with its noun (regular plurals only). */
-export function formatQuantity(count: number, noun: string): string {
-  return `${groupDigits(count)} ${count === 1 ? noun : `${noun}s`}`;
+/** `1536` → `1.5 KB`; under 1 KB, bytes. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return formatQuantity(bytes, 'byte');
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
 }

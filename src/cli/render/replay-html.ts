@@ -7,8 +7,8 @@
  */
 import type { ReplayReport } from '../replay/replay-report.js';
 import { formatDollars } from '../replay/replay-summary-table.js';
-import { groupDigits } from '../../core/figures.js';
-import { formatPercent, formatQuantity } from './format-figures.js';
+import { formatQuantity, groupDigits } from '../../core/figures.js';
+import { formatPercent } from './format-figures.js';
 import { computeNiceScale, formatTokensShort } from './replay-chart.js';
 
 /** Colours of the two series (also in the legend). */

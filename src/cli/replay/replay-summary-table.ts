@@ -4,8 +4,8 @@
  * and with prompt caching, requests over the window), the read-backs the manager's offloads
  * cost (not in the figures above), what the manager did, and its compactions one per line.
  */
-import { groupDigits } from '../../core/figures.js';
-import { formatPercent, formatQuantity, padEnd, padStart } from '../render/format-figures.js';
+import { formatQuantity, groupDigits } from '../../core/figures.js';
+import { formatPercent, padEnd, padStart } from '../render/format-figures.js';
 import type { TerminalStyle } from '../render/terminal-style.js';
 import { toTerminalText } from '../render/terminal-text.js';
 import type { ReplayReport } from './replay-report.js';
