@@ -91,6 +91,20 @@ describe('agent-context replay on the demo sample', () => {
     expect(report.totals.prefixChangesWith).toBe(report.requests.filter((request) => request.prefixChangedWith).length);
   });
 
+  it('counts the read-backs of results the model got cut, apart from the requests, and prints them', async () => {
+    // 2,500 tokens: the sample's large results are cut (head, tail and reference) before the model sees them
+    const report = await replayJson([SAMPLE, '--window', '2500']);
+    expect(report.totals.readBacks).toBeGreaterThan(0);
+    expect(report.totals.readBacks).toBe(report.requests.reduce((sum, request) => sum + request.readBacks, 0));
+    const readBack = report.requests.find((request) => request.readBacks > 0)!;
+    // each read-back carries its request again, and more
+    expect(readBack.readBackTokens).toBeGreaterThan(readBack.readBacks * readBack.tokensWith);
+    expect(report.totals.tokensWith).toBe(report.requests.reduce((sum, request) => sum + request.tokensWith, 0));
+    const run = await replay([SAMPLE, '--window', '2500']);
+    expect(run.stdout).toContain(`\n  read-backs${' '.repeat(20)}`);
+    expect(run.stdout).toMatch(new RegExp(` ${report.totals.readBacks}  [\\d,]+ tokens, \\$\\d+\\.\\d\\d with caching: results the model got cut or as a reference\\n`));
+  });
+
   it('takes the cache ratios from --cache-read-ratio and --cache-write-ratio, and prints both costs', async () => {
     const report = await replayJson([SAMPLE, '--window', '30k', '--cache-read-ratio', '0.5', '--cache-write-ratio', '1']);
     expect([report.cacheReadRatio, report.cacheWriteRatio]).toEqual([0.5, 1]);
