@@ -8,24 +8,21 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { offloadToolResultsWithWriter } from '../../src/api/offload.js';
 import { ContextError, WriteFailedError } from '../../src/core/errors.js';
 import type { FileWriter } from '../../src/core/ports.js';
-import type { ContentBlock, Message } from '../../src/core/types.js';
 import { NodeFileWriter } from '../../src/infrastructure/node-file-writer.js';
-import { assistantMessage, blocksOf, deepFreeze, text, toolResult, toolUse, userMessage } from '../fixtures/offload-fixtures.js';
+import { blocksOf, clearOffloadEnvironment, conversation, deepFreeze, text, toolResult, userMessage } from '../fixtures/offload-fixtures.js';
 
 let root: string;
 const node = new NodeFileWriter();
 
+clearOffloadEnvironment();
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), 'aco-offload-writer-'));
-  vi.stubEnv('OFFLOAD_CHAR_THRESHOLD', undefined);
-  vi.stubEnv('OFFLOAD_RATIO_THRESHOLD', undefined);
 });
 afterEach(async () => {
-  vi.unstubAllEnvs();
   await rm(root, { recursive: true, force: true });
 });
 
@@ -50,11 +47,6 @@ function createFailingWriter(fail: (path: string) => unknown): FileWriter {
 async function readFiles(directory: string): Promise<Record<string, string>> {
   const names = (await readdir(directory)).filter((name) => name !== '.agent-context-offload').sort();
   return Object.fromEntries(await Promise.all(names.map(async (name) => [name, await readFile(join(directory, name), 'utf8')] as const)));
-}
-
-/** A three-message conversation: question, call, result. */
-function conversation(resultContent: string | ContentBlock[], id = 'toolu_01abc'): Message[] {
-  return [{ role: 'user', content: 'Read the config file' }, assistantMessage(toolUse(id)), userMessage(toolResult(id, resultContent))];
 }
 
 describe('offloadToolResultsWithWriter: paths and references', () => {

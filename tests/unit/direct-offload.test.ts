@@ -12,12 +12,10 @@ import { buildDirectReference, buildPreview } from '../../src/core/offload-refer
 import type { ContentStore, FileWriter } from '../../src/core/ports.js';
 import type { ContentBlock, Message } from '../../src/core/types.js';
 import { createMemoryStore } from '../../src/stores/memory-store.js';
-import { assistantMessage, blocksOf, deepFreeze, readStore, text, toolResult, toolUse, userMessage } from '../fixtures/offload-fixtures.js';
+import { assistantMessage, blocksOf, deepFreeze, memoryLocationOf as locationOf, readStore, text, toolResult, toolUse, userMessage } from '../fixtures/offload-fixtures.js';
 
 const SESSION = 'session-abc123';
 
-/** Where the memory store's references point: `memory://default/<key>`. */
-const locationOf = (key: string): string => `memory://default/${key}`;
 /** The reference that replaces a result stored under `key`. */
 const referenceTo = (key: string): string => `[Tool result offloaded to file: ${locationOf(key)}]`;
 

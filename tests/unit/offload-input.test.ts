@@ -2,15 +2,17 @@
  * Batch offload on the memory store: what it refuses before storing anything, what it copies
  * and what it leaves alone (references from earlier runs, blocks it does not offload).
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildBatchReference, buildPreview } from '../../src/core/offload-reference.js';
 import type { ContentBlock, Message } from '../../src/core/types.js';
 import {
   assistantMessage,
   blocksOf,
+  clearOffloadEnvironment,
   conversation,
   deepFreeze,
   memoryLocationOf as locationOf,
+  memoryReferenceTo as referenceTo,
   offloadIntoStore as offload,
   refuseOffload as refusal,
   text,
@@ -19,17 +21,7 @@ import {
   userMessage,
 } from '../fixtures/offload-fixtures.js';
 
-beforeEach(() => {
-  // The suite must not depend on the shell it runs in.
-  vi.stubEnv('OFFLOAD_CHAR_THRESHOLD', undefined);
-  vi.stubEnv('OFFLOAD_RATIO_THRESHOLD', undefined);
-});
-afterEach(() => {
-  vi.unstubAllEnvs();
-});
-
-/** The reference that replaces a result offloaded under `key`. */
-const referenceTo = (key: string): string => `[Content offloaded to: ${locationOf(key)}]`;
+clearOffloadEnvironment();
 
 describe('offloadToolResults: immutability and copies', () => {
   it('keeps untouched messages by reference and deep-copies changed ones', async () => {

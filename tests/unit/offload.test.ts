@@ -4,16 +4,18 @@
  * offload-input.test.ts; the FileWriter form (`offloadToolResultsWithWriter`) and its faults in
  * tests/integration/offload-with-writer.test.ts.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { buildPreview } from '../../src/core/offload-reference.js';
 import type { ContentBlock, Message } from '../../src/core/types.js';
 import { createMemoryStore } from '../../src/stores/memory-store.js';
 import {
   assistantMessage,
   blocksOf,
+  clearOffloadEnvironment,
   conversation,
   createStoreWith,
   memoryLocationOf as locationOf,
+  memoryReferenceTo as referenceTo,
   offloadIntoStore as offload,
   refuseOffload as refusal,
   text,
@@ -22,17 +24,7 @@ import {
   userMessage,
 } from '../fixtures/offload-fixtures.js';
 
-beforeEach(() => {
-  // The suite must not depend on the shell it runs in.
-  vi.stubEnv('OFFLOAD_CHAR_THRESHOLD', undefined);
-  vi.stubEnv('OFFLOAD_RATIO_THRESHOLD', undefined);
-});
-afterEach(() => {
-  vi.unstubAllEnvs();
-});
-
-/** The reference that replaces a result offloaded under `key`. */
-const referenceTo = (key: string): string => `[Content offloaded to: ${locationOf(key)}]`;
+clearOffloadEnvironment();
 
 describe('offloadToolResults: large and small results', () => {
   it('stores a tool_result of >= 100 chars and puts a reference in its place', async () => {
