@@ -92,9 +92,11 @@ try {
   const manager = createContextManager({
     format: 'ai-sdk', // the history is the AI SDK's ModelMessage[]
     outputDir, // where offloaded results and compaction archives go
-    threshold: 4_000, // older results of 4,000+ characters go to the store as they age (a new one over half the window is cut)
     contextTokenLimit: 4_000, // a tiny window, so that this short run gets compacted
-    excludeTools: ['list_files'], // keep this tool's output inline (so that the window fills up)
+    offload: {
+      threshold: 4_000, // older results of 4,000+ characters go to the store as they age (a new one over half the window is cut)
+      excludeTools: ['list_files'], // keep this tool's output inline (so that the window fills up)
+    },
   });
   const result = await generateText({
     model,

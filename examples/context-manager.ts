@@ -43,11 +43,11 @@ try {
     sessionId: 'example',
     model: 'claude-sonnet-4-6',
     contextTokenLimit: 8000,
-    // source files (2-5 KB) stay inline for the model to read; the 18 KB log goes to the store
-    threshold: 8000,
     workDir,
     summarizer: createExtractiveSummarizer(),
-    resumeMessage: 'Continue with the task.',
+    // source files (2-5 KB) stay inline for the model to read; the 18 KB log goes to the store
+    offload: { threshold: 8000 },
+    compaction: { resumeMessage: 'Continue with the task.' },
     logger: { warn: (message) => console.warn(`  warning: ${message}`) },
   });
 

@@ -74,8 +74,8 @@ try {
   // The few lines a user adds: the middleware, given to createAgent.
   const contextOffload = contextOffloadMiddleware({
     outputDir, // where offloaded results and archives go
-    threshold: 4000, // older results of 4,000+ characters go to the store as they age (a new one over half the window is cut)
     contextTokenLimit: 4000, // a tiny window, so that this short run gets compacted
+    offload: { threshold: 4000 }, // older results of 4,000+ characters go to the store as they age (a new one over half the window is cut)
     logger: { warn: () => {} }, // quiet: the offline summarizer warns that it is not an LLM
     onCompact: (action) => console.log(`compacted before a model call: ${action.tokensBefore} -> ${action.tokensAfter} tokens`),
   });

@@ -26,9 +26,9 @@ export const managerSystem: PeerSystem = {
       store,
       contextTokenLimit: window,
       provider: 'openai',
-      maxRestoreFiles: 0,
       summarizer: sharedSummarizer,
       logger: silentLogger,
+      compaction: { restore: { maxFiles: 0 } },
     });
     let history: Message[] = [];
     let seen = 0;

@@ -196,7 +196,15 @@ export interface ResolvedCompaction {
  * @throws as {@link compactMessages} does for its options, before anything is written.
  */
 export function createCompaction(options: CompactOptions, env: Environment, currentDir: string): ResolvedCompaction {
-  const resolved = resolveCompactOptions(options, env, currentDir);
+  return createResolvedCompaction(resolveCompactOptions(options, env, currentDir), options, env);
+}
+
+/**
+ * {@link createCompaction} over options already resolved (by the context manager, which names
+ * them by their grouped paths): `options` gives the ports (summarizer, LLM client, file reader,
+ * store or file writer, tokenizer, logger), checked by whoever resolved them.
+ */
+export function createResolvedCompaction(resolved: ResolvedCompactOptions, options: CompactOptions, env: Environment): ResolvedCompaction {
   const logger = options.logger ?? consoleLogger;
   const tokenCounter = options.tokenCounter ?? defaultTokenCounter;
   const source = chooseSummarizerSource(options, env);

@@ -138,15 +138,17 @@ export async function runReplay(args: readonly string[], io: CommandIo): Promise
     const manager = createContextManager({
       outputDir: directory.path,
       contextTokenLimit: trigger.contextTokenLimit,
-      compactThresholdRatio: trigger.compactThresholdRatio,
-      threshold,
       // a margin of 1: the manager counts in the same local tokens as the report
       provider: 'openai',
-      // files are never read back from this machine: the transcript may come from elsewhere
-      maxRestoreFiles: 0,
-      resumeMessage: RESUME_MESSAGE,
-      ...selectFileReadOptions(transcript),
-      ...summarizer,
+      offload: { threshold },
+      compaction: {
+        trigger: { ratio: trigger.compactThresholdRatio },
+        summary: { model: 'summaryModel' in summarizer ? summarizer.summaryModel : undefined },
+        // files are never read back from this machine: the transcript may come from elsewhere
+        restore: { maxFiles: 0, ...selectFileReadOptions(transcript) },
+        resumeMessage: RESUME_MESSAGE,
+      },
+      ...('summarizer' in summarizer ? { summarizer: summarizer.summarizer } : { llmClient: summarizer.llmClient }),
       logger: warnings.logger,
     });
     requests = await replaySession({

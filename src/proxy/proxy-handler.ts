@@ -25,7 +25,7 @@ import { readRequestBody, sendError } from './request-body.js';
 import { guessProvider, matchRoute, toLastUsage, type ProxyProvider, type ProxyRoute } from './routes.js';
 import { deriveProxySessionId, hashCredential, readSessionHeader } from './session-id.js';
 import { createBodyParser, type BodyLayout, type ParsedRequestBody } from './body-parser.js';
-import { writeBodyWithHistory } from './body-writer.js';
+import { writeBodyPartsWithHistory } from './body-writer.js';
 import { createSeenHistories } from './seen-histories.js';
 import { createLruMap } from '../core/lru-map.js';
 import { createWarmManagers, type ManagerFactory } from './sessions.js';
@@ -39,7 +39,8 @@ export type ProxyHandler = (request: IncomingMessage, response: ServerResponse) 
 
 /** A request body prepared for the upstream, and what the answer's usage should be recorded against. */
 interface PreparedRequest {
-  body: Buffer;
+  /** The body, or its parts in order. */
+  body: Buffer | Buffer[];
   sessionId: string;
   /** The history items sent, when the answer's usage can describe the next history's first items. */
   usageMessageCount: number | undefined;
@@ -111,9 +112,8 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       provider,
       summarizer,
       contextTokenLimit,
-      compactThresholdRatio: options.compactThresholdRatio,
-      threshold: options.threshold,
-      offloadTiming: options.offloadTiming,
+      offload: { threshold: options.threshold, timing: options.offloadTiming },
+      compaction: { trigger: { ratio: options.compactThresholdRatio } },
       // a proxy never puts its own files into an agent's context: restore only from a directory named for it
       workDir: options.workDir,
       logger,
@@ -153,14 +153,16 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const result = await managers.prepare(`${sessionId}\u0000${limit}\u0000${credentialHash}`, create, upstreamRequest, canonical, { lastUsage, signal });
     const prepared = result.messages;
     const unchanged = prepared.length === canonical.length && prepared.every((message, index) => message === canonical[index]);
-    let sent = raw;
+    let sent: Buffer | Buffer[] = raw;
+    let sentBytes = raw.length;
     if (!unchanged) {
       const items = route.format.fromCanonical(prepared, parts.items);
       // the client's bytes for what the manager left alone, when they are known
       sent =
         layout !== undefined && body[parts.historyField] === parts.items
-          ? writeBodyWithHistory(raw, layout, parts.items, items)
+          ? writeBodyPartsWithHistory(raw, layout, parts.items, items)
           : Buffer.from(JSON.stringify({ ...body, [parts.historyField]: items }));
+      sentBytes = Array.isArray(sent) ? sent.reduce((sum, part) => sum + part.length, 0) : sent.length;
     }
     return {
       body: sent,
@@ -176,7 +178,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         messagesIn: canonical.length,
         messagesOut: prepared.length,
         bytesIn: raw.length,
-        bytesOut: sent.length,
+        bytesOut: sentBytes,
       },
     };
   }

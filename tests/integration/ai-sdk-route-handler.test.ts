@@ -73,10 +73,10 @@ async function handleChat(body: string): Promise<Response> {
     format: 'ai-sdk',
     outputDir: directory,
     sessionId: 'auto',
-    offloadTiming: 'on-arrival',
     contextTokenLimit: WINDOW,
     summarizer,
     logger: { warn: () => undefined },
+    offload: { timing: 'on-arrival' },
   });
   let turn = 0;
   const tools = offloadTools(

@@ -40,11 +40,9 @@ export const OLD_TURNS = [
 
 /** The manager settings of the scenario: small window, 50 KB offloaded, the listing kept inline. */
 export const SCENARIO_LIMITS = {
-  // offloaded on arrival: the scenario reads a result back and compacts, which needs it
-  offloadTiming: 'on-arrival',
-  threshold: 5_000,
   contextTokenLimit: 2_000,
-  excludeTools: ['list_files'],
+  // offloaded on arrival: the scenario reads a result back and compacts, which needs it
+  offload: { timing: 'on-arrival', threshold: 5_000, excludeTools: ['list_files'] },
 } as const;
 
 /** A real (extractive) summarizer that counts how often it ran. */

@@ -103,7 +103,7 @@ function createScriptedModel(major: AiSdkMajor, reportUsage = false): MockLangua
 
 function createScenarioManager(outputDir: string) {
   const summarizer = createCountingSummarizer();
-  const manager = createContextManager({ format: 'ai-sdk', outputDir, summarizer, ...SCENARIO_LIMITS, excludeTools: [...SCENARIO_LIMITS.excludeTools] });
+  const manager = createContextManager({ format: 'ai-sdk', outputDir, summarizer, ...SCENARIO_LIMITS });
   return { manager, summarizer };
 }
 
@@ -185,7 +185,6 @@ describe.each(MAJORS)('$name: the provider usage after a compaction', (major) =>
       summarizer: createCountingSummarizer(),
       logger: { warn: (message: string) => warnings.push(message) },
       ...SCENARIO_LIMITS,
-      excludeTools: [...SCENARIO_LIMITS.excludeTools],
     });
     const usages: unknown[] = [];
     // The manager as the hook sees it, recording the usage each step hands it.
@@ -297,7 +296,7 @@ describe('ai 7: streamText with offloadTools and createPrepareStep', () => {
 
 describe('withOffload', () => {
   async function managerIn(options: { threshold: number }) {
-    return createContextManager({ format: 'ai-sdk', outputDir: await createTempDir(), offloadTiming: 'on-arrival', threshold: options.threshold });
+    return createContextManager({ format: 'ai-sdk', outputDir: await createTempDir(), offload: { timing: 'on-arrival', threshold: options.threshold } });
   }
   // The SDK's own call of toModelOutput, typed loosely: each tool here declares its own output type.
   const call = (output: unknown) => ({ toolCallId: 'call-1', input: {} as Record<string, never>, output: output as never });
@@ -369,7 +368,7 @@ describe('withOffload', () => {
   });
 
   it("keeps an excluded tool's output inline", async () => {
-    const manager = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir(), threshold: 1_000, excludeTools: ['fetch_log'] });
+    const manager = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir(), offload: { threshold: 1_000, excludeTools: ['fetch_log'] } });
     const wrapped = withOffload(scenarioTools().fetch_log, manager, { toolName: 'fetch_log' });
     expect(await wrapped.toModelOutput!(call(LOG_TEXT))).toEqual({ type: 'text', value: LOG_TEXT });
   });
@@ -383,7 +382,7 @@ describe('withOffload', () => {
 describe('createReadTool', () => {
   it('accepts a read tool made with createReadOffloadedTool and answers with numbered lines', async () => {
     const outputDir = await createTempDir();
-    const manager = createContextManager({ format: 'ai-sdk', outputDir, offloadTiming: 'on-arrival', threshold: 1_000 });
+    const manager = createContextManager({ format: 'ai-sdk', outputDir, offload: { timing: 'on-arrival', threshold: 1_000 } });
     const reference = await manager.offloadOutput(LOG_TEXT, { toolName: 'fetch_log', toolCallId: 'call-x' });
     const readTool = createReadTool(createReadOffloadedTool({ outputDir }));
     const page = await readTool.execute({ ref: reference, limit: 2 });
@@ -392,7 +391,7 @@ describe('createReadTool', () => {
   });
 
   it('reaches the model inline, its pages never offloaded, even when longer than the threshold', async () => {
-    const manager = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir(), offloadTiming: 'on-arrival', threshold: 1_000 });
+    const manager = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir(), offload: { timing: 'on-arrival', threshold: 1_000 } });
     let calls = 0;
     const model = new MockLanguageModelV4({
       doGenerate: async ({ prompt }) => {
@@ -491,7 +490,7 @@ describe('ai 7: the default timing, as results age', () => {
   });
 
   it('cuts an output over maxInlineResultChars in toModelOutput: its reference, then its head and tail', async () => {
-    const manager = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir(), maxInlineResultChars: 10_000 });
+    const manager = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir(), offload: { maxInlineResultChars: 10_000 } });
     const wrapped = withOffload(scenarioTools().fetch_log, manager, { toolName: 'fetch_log' });
     const output = await wrapped.toModelOutput!({ toolCallId: 'call-1', input: {}, output: LOG_TEXT as never });
     expect(output.type).toBe('text');

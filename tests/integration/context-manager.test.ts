@@ -60,15 +60,15 @@ describe('createContextManager: options are checked once, at creation', () => {
     ['both outputDir and store', { outputDir: 'x', store: createMemoryStore() }, /pass either store or outputDir, not both/],
     ['an unknown format', { outputDir: 'x', format: 'cohere' }, /format must be one of "anthropic"/],
     ['an unknown provider', { outputDir: 'x', provider: 'google' }, /provider must be "anthropic", "openai" or "other", got "google"/],
-    ['a threshold below 1', { outputDir: 'x', threshold: 0 }, /threshold must be a number >= 1, got 0/],
-    ['a ratio over 1', { outputDir: 'x', ratioThreshold: 1.5 }, /ratioThreshold must be a number in \[0, 1\], got 1.5/],
+    ['a threshold below 1', { outputDir: 'x', offload: { threshold: 0 } }, /^offload\.threshold must be a number >= 1, got 0$/],
+    ['a ratio over 1', { outputDir: 'x', offload: { ratioThreshold: 1.5 } }, /^offload\.ratioThreshold must be a number in \[0, 1\], got 1.5$/],
     ['a hook that is not a function', { outputDir: 'x', onCompact: 'yes' }, /onCompact must be a function, got "yes"/],
     ['a store without its methods', { store: { kind: 'file' } }, /store must be a ContentStore/],
     ['a summarizer without summarize()', { outputDir: 'x', summarizer: {} }, /summarizer must be an object with summarize\(\)/],
     ['a window that is not an integer', { outputDir: 'x', contextTokenLimit: 1000.5 }, /contextTokenLimit must be an integer >= 1/],
-    ['an unknown offload timing', { outputDir: 'x', offloadTiming: 'later' }, /offloadTiming must be "as-they-age" or "on-arrival", got "later"/],
-    ['a bound of a new result below 1', { outputDir: 'x', maxInlineResultChars: 0 }, /maxInlineResultChars must be an integer >= 1 \(a number of characters\), got 0/],
-    ['a budget of older results that is not an integer', { outputDir: 'x', agedBudgetChars: 10.5 }, /agedBudgetChars must be an integer >= 1 \(a number of characters\), got 10.5/],
+    ['an unknown offload timing', { outputDir: 'x', offload: { timing: 'later' } }, /^offload\.timing must be "as-they-age" or "on-arrival", got "later"$/],
+    ['a bound of a new result below 1', { outputDir: 'x', offload: { maxInlineResultChars: 0 } }, /^offload\.maxInlineResultChars must be an integer >= 1 \(a number of characters\), got 0$/],
+    ['a budget of older results that is not an integer', { outputDir: 'x', offload: { agedBudgetChars: 10.5 } }, /^offload\.agedBudgetChars must be an integer >= 1 \(a number of characters\), got 10.5$/],
   ])('rejects %s, naming the option', (_, options, message) => {
     expect(() => createContextManager(options as never)).toThrow(InvalidOptionError);
     expect(() => createContextManager(options as never)).toThrow(message);
@@ -93,7 +93,7 @@ describe('createContextManager: options are checked once, at creation', () => {
 describe('createContextManager over a file store', () => {
   it('writes direct offloads to <outputDir>/<sessionId>/<id>-<content hash>.md, referenced by absolute path, readable with readTool', async () => {
     const outputDir = join(root, 'context');
-    const manager = createContextManager({ outputDir, sessionId: 'session-1', offloadTiming: 'on-arrival', logger });
+    const manager = createContextManager({ outputDir, sessionId: 'session-1', logger, offload: { timing: 'on-arrival' } });
     const output = `${words(400, 'line')}\nneedle: found it\n${words(100, 'tail')}`;
     const result = await manager.prepare([{ role: 'user', content: 'Search the logs.' }, ...toolTurn('toolu_1', 'bash', { command: 'grep' }, output)]);
 
@@ -106,7 +106,7 @@ describe('createContextManager over a file store', () => {
 
   it('writes batch offloads under the session too, where the session-bound read tool opens them', async () => {
     const outputDir = join(root, 'context');
-    const manager = createContextManager({ outputDir, sessionId: 'session-1', offloadTiming: 'on-arrival', threshold: 100_000, logger });
+    const manager = createContextManager({ outputDir, sessionId: 'session-1', logger, offload: { timing: 'on-arrival', threshold: 100_000 } });
     const result = await manager.prepare([{ role: 'user', content: 'Go.' }, ...toolTurn('toolu_2', 'bash', {}, words(200, 'out'))]);
 
     const name = `tool-result-toolu_2-${contentHash(words(200, 'out'))}.md`;
@@ -118,7 +118,7 @@ describe('createContextManager over a file store', () => {
 
   it('binds the read tool to its session: another session\'s content is refused', async () => {
     const outputDir = join(root, 'context');
-    const other = createContextManager({ outputDir, sessionId: 'tenant-b', offloadTiming: 'on-arrival', logger });
+    const other = createContextManager({ outputDir, sessionId: 'tenant-b', logger, offload: { timing: 'on-arrival' } });
     const theirs = await other.offloadOutput(words(400, 'secret'), { toolName: 'bash', toolCallId: 'toolu_9' });
     const mine = createContextManager({ outputDir, sessionId: 'tenant-a', logger });
     expect(await mine.readTool.execute({ ref: theirs })).toMatch(/^Refused: .* belongs to another session/);
@@ -145,7 +145,7 @@ describe('an agent loop with the Anthropic SDK over HTTP', () => {
 
   it('sends a byte-stable prefix on every request, and anchors each estimate on the last usage', async () => {
     const client = new Anthropic({ apiKey: 'sk-ant-test', baseURL: server.origin, maxRetries: 0 });
-    const manager = createContextManager({ outputDir: join(root, 'context'), model: 'claude-sonnet-4-6', offloadTiming: 'on-arrival', logger });
+    const manager = createContextManager({ outputDir: join(root, 'context'), model: 'claude-sonnet-4-6', logger, offload: { timing: 'on-arrival' } });
     // four model turns: three tool calls (one with a large result), then the answer
     const replies = [
       [{ type: 'tool_use', id: 'toolu_a', name: 'bash', input: { command: 'ls' } }],
@@ -283,7 +283,7 @@ describe('faults with the real compaction', () => {
         throw new Error('model overloaded');
       },
     };
-    const manager = createContextManager({ outputDir: join(root, 'context'), contextTokenLimit: 4000, summarizer, maxRetries: 0, logger });
+    const manager = createContextManager({ outputDir: join(root, 'context'), contextTokenLimit: 4000, summarizer, logger, compaction: { summary: { maxRetries: 0 } } });
     const history: Message[] = [{ role: 'user', content: 'Go.' }, ...toolTurn('toolu_1', 'bash', {}, words(1500, 'log')), { role: 'assistant', content: words(3000, 'plan') }];
     const reasons: string[] = [];
     for (let call = 0; call < 5; call += 1) {
@@ -381,7 +381,7 @@ describe('the session\'s records', () => {
 
 describe('a manager with sessionId "auto"', () => {
   it('has a read tool that refuses before the first prepare and opens that session\'s references after it', async () => {
-    const manager = createContextManager({ outputDir: join(root, 'context'), sessionId: 'auto', offloadTiming: 'on-arrival', logger });
+    const manager = createContextManager({ outputDir: join(root, 'context'), sessionId: 'auto', logger, offload: { timing: 'on-arrival' } });
     expect(await manager.readTool.execute({ ref: join(root, 'context', 'x', 'y.md') })).toMatch(/^Refused: no conversation has been prepared yet/);
     const result = await manager.prepare([{ role: 'user', content: 'Grep the logs.' }, ...toolTurn('toolu_1', 'bash', { command: 'grep' }, `${words(400, 'line')}\nneedle: here`)]);
     expect(manager.sessionId).toBe(result.sessionId);

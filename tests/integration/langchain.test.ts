@@ -133,15 +133,13 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
     const middleware = contextOffloadMiddleware({
       outputDir: directory,
       logger: { warn: (message) => warnings.push(message) },
-      offloadTiming: 'on-arrival',
-      threshold: 4000,
-      // Notes are never offloaded (as a tool whose results must stay would be), so only compaction can make room.
-      excludeTools: ['read_notes'],
       // ~1,050 tokens per note: the trigger (0.92 x 3,000) is crossed by the third note, not the second.
       contextTokenLimit: 3000,
       onCompact: (action) => {
         compactions.push(action);
       },
+      // Notes are never offloaded (as a tool whose results must stay would be), so only compaction can make room.
+      offload: { timing: 'on-arrival', threshold: 4000, excludeTools: ['read_notes'] },
     });
     const agent = createAgent({ model, tools: [buildFetchTool({ big: bigPage }), buildNotesTool(notes)], middleware: [middleware] });
 
@@ -191,7 +189,7 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
     const model = fakeModel()
       .respond(callTool('fetch_page', { name: 'big' }, 'call_big'))
       .respond(new AIMessage('Done.'));
-    const middleware = contextOffloadMiddleware({ outputDir: directory, offloadTiming: 'on-arrival', threshold: 1000 });
+    const middleware = contextOffloadMiddleware({ outputDir: directory, offload: { timing: 'on-arrival', threshold: 1000 } });
     const agent = createAgent({ model, tools: [buildFetchTool({ big: buildPage('big', 100) })], middleware: [middleware] });
 
     const result = await agent.invoke({ messages: [new HumanMessage('Fetch the big page.')] });
@@ -215,7 +213,7 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
       )
       .respond(new AIMessage('Done.'));
     const pages = { one: buildPage('one', 100), two: buildPage('two', 100) };
-    const middleware = contextOffloadMiddleware({ outputDir: directory, offloadTiming: 'on-arrival', threshold: 1000 });
+    const middleware = contextOffloadMiddleware({ outputDir: directory, offload: { timing: 'on-arrival', threshold: 1000 } });
     const agent = createAgent({ model, tools: [buildFetchTool(pages)], middleware: [middleware] });
 
     await agent.invoke({ messages: [new HumanMessage('Fetch pages one and two.')] });
@@ -246,7 +244,7 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
   it('offloads a large result already in the input history before the first model call', async () => {
     const bigPage = buildPage('old', 200);
     const model = fakeModel().respond(new AIMessage('Done.'));
-    const middleware = contextOffloadMiddleware({ outputDir: directory, offloadTiming: 'on-arrival', threshold: 2000 });
+    const middleware = contextOffloadMiddleware({ outputDir: directory, offload: { timing: 'on-arrival', threshold: 2000 } });
     const agent = createAgent({ model, tools: [buildFetchTool({})], middleware: [middleware] });
     const input = [
       new HumanMessage('Earlier turn.'),
@@ -295,7 +293,7 @@ describe('contextOffloadMiddleware with the default timing, as results age', () 
     const model = fakeModel()
       .respond(callTool('fetch_page', { name: 'big' }, 'call_big'))
       .respond(new AIMessage('Done.'));
-    const middleware = contextOffloadMiddleware({ outputDir: directory, maxInlineResultChars: 10_000 });
+    const middleware = contextOffloadMiddleware({ outputDir: directory, offload: { maxInlineResultChars: 10_000 } });
     const agent = createAgent({ model, tools: [buildFetchTool({ big: page })], middleware: [middleware] });
 
     const result = await agent.invoke({ messages: [new HumanMessage('Fetch the big page.')] });
@@ -318,7 +316,7 @@ describe('one agent, many conversations (LangGraph threads)', () => {
       })
       .respond(() => callTool('read_offloaded', { ref: aliceReference }, 'call_1'))
       .respond(new AIMessage('Bob is done.'));
-    const middleware = contextOffloadMiddleware({ outputDir: directory, offloadTiming: 'on-arrival', threshold: 1000 });
+    const middleware = contextOffloadMiddleware({ outputDir: directory, offload: { timing: 'on-arrival', threshold: 1000 } });
     const agent = createAgent({ model, tools: [buildFetchTool({ big: buildPage('alice', 100) })], middleware: [middleware], checkpointer: new MemorySaver() });
 
     await agent.invoke({ messages: [new HumanMessage('Fetch the big page.')] }, { configurable: { thread_id: 'alice' } });
@@ -372,10 +370,10 @@ describe('contextOffloadMiddleware in a server that keeps nothing between reques
       const middleware = contextOffloadMiddleware({
         outputDir: directory,
         sessionId: 'chat-7',
-        excludeTools: ['read_notes'],
         contextTokenLimit: 5000,
         logger: { warn: () => undefined },
         onCompact: () => void (compactions += 1),
+        offload: { excludeTools: ['read_notes'] },
       });
       const agent = createAgent({ model, tools: [buildNotesTool(notes)], middleware: [middleware] });
       const before = model.callCount;
@@ -409,8 +407,8 @@ describe('contextOffloadMiddleware options', () => {
   });
 
   it('throws on a bad threshold, naming the option', () => {
-    expect(() => contextOffloadMiddleware({ outputDir: directory, threshold: -5 })).toThrow(
-      expect.objectContaining({ code: 'INVALID_OPTION', message: expect.stringContaining('threshold') }),
+    expect(() => contextOffloadMiddleware({ outputDir: directory, offload: { threshold: -5 } })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTION', message: expect.stringContaining('offload.threshold must be') }),
     );
   });
 

@@ -24,7 +24,7 @@ async function createManager() {
   const outputDir = await mkdtemp(join(tmpdir(), 'aco-openai-agents-no-sdk-'));
   directories.push(outputDir);
   const { createContextManager } = await import('../../src/api/context-manager.js');
-  return createContextManager({ format: 'openai-agents', outputDir, threshold: 100, offloadTiming: 'on-arrival', logger: { warn: () => undefined } });
+  return createContextManager({ format: 'openai-agents', outputDir, logger: { warn: () => undefined }, offload: { threshold: 100, timing: 'on-arrival' } });
 }
 
 describe('without @openai/agents installed', () => {

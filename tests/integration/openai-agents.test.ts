@@ -92,7 +92,7 @@ function textOf(input: readonly AgentInputItem[]): string {
 
 function managerFor(outputDir: string, options: Partial<Parameters<typeof createContextManager>[0]> = {}): IntegrationContextManager {
   // The extractive summarizer says once that it is not an LLM; the tests know.
-  return createContextManager({ format: 'openai-agents', outputDir, offloadTiming: 'on-arrival', threshold: 2000, logger: { warn: () => undefined }, ...options });
+  return createContextManager({ format: 'openai-agents', outputDir, logger: { warn: () => undefined }, offload: { timing: 'on-arrival', threshold: 2000 }, ...options });
 }
 
 describe('createCallModelInputFilter', () => {

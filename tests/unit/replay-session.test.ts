@@ -32,14 +32,13 @@ function chatter(turns: number): Message[] {
 
 function createManager(contextTokenLimit: number, offloadTiming: OffloadTiming = 'as-they-age'): ReplayManager {
   return createContextManager({
-    offloadTiming,
     store: createMemoryStore(),
     contextTokenLimit,
     provider: 'openai',
     summarizer: createExtractiveSummarizer(),
-    maxRestoreFiles: 0,
-    resumeMessage: 'Continue with the task.',
     logger: { warn: () => undefined },
+    offload: { timing: offloadTiming },
+    compaction: { restore: { maxFiles: 0 }, resumeMessage: 'Continue with the task.' },
   });
 }
 

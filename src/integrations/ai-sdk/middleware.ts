@@ -56,7 +56,7 @@ export function toProviderPrompt(messages: readonly unknown[]): unknown[] {
 
 /**
  * Creates a `wrapLanguageModel` middleware that runs the context manager on the prompt of every
- * model call: tool results are offloaded (as the manager's `offloadTiming` says), and an
+ * model call: tool results are offloaded (as the manager's `offload.timing` says), and an
  * over-limit history compacted, before the provider sees them. The history your loop keeps is not changed (`responseMessages` keep the
  * raw outputs): each call starts again from the full prompt, and the manager, whose decisions
  * are kept in its store and keyed by content, applies the ones it took (the same references,

@@ -1,6 +1,6 @@
 /**
  * Offload in the AI SDK's per-tool hook, `toModelOutput`, following the manager's
- * `offloadTiming`: as results age (the default), an output too large for the window is cut to
+ * `offload.timing`: as results age (the default), an output too large for the window is cut to
  * its reference, head and tail, and a smaller one is sent whole (the prepare step offloads it
  * later, as it ages); on arrival, a large output is replaced by its reference before the model
  * sees it. What `toModelOutput` returns is both what the model is sent and what the response
@@ -68,9 +68,9 @@ function isToolResultOutput(value: unknown): value is AiSdkToolResultOutput {
 
 /**
  * Returns a copy of an AI SDK tool whose `toModelOutput` hands each output to the manager, as
- * its `offloadTiming` says: as results age (the default), an output of more than
- * `maxInlineResultChars` becomes its reference followed by its head and tail, and a smaller one
- * reaches the model whole; on arrival, an output of at least `threshold` characters becomes its
+ * its `offload.timing` says: as results age (the default), an output of more than
+ * `offload.maxInlineResultChars` becomes its reference followed by its head and tail, and a smaller one
+ * reaches the model whole; on arrival, an output of at least `offload.threshold` characters becomes its
  * reference (`[Tool result offloaded to file: ...]`, readable with the read tool). The model, and
  * the history the SDK returns (`result.responseMessages` in `ai` 7, `result.response.messages` in
  * `ai` 6), get that text, while `steps[i].toolResults` keeps the raw output. A tool's own

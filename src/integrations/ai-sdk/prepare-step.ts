@@ -67,7 +67,7 @@ function lastUsageOf(options: AiSdkPrepareStepOptions<unknown>, messages: readon
 
 /**
  * Creates a `prepareStep` hook that runs the context manager before every model call of an
- * AI SDK loop: tool results are offloaded as the manager's `offloadTiming` says (as results age,
+ * AI SDK loop: tool results are offloaded as the manager's `offload.timing` says (as results age,
  * the default: the newest sent whole unless too large for the window, older ones in batches; on
  * arrival: every new large one), and the history compacted when it is still over the trigger. It returns the
  * prepared `messages` when anything changed, and `undefined` otherwise (the SDK then sends its

@@ -4,7 +4,7 @@
  */
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
-import { createContextManager, type ContextManagerOptions } from '../../api/context-manager.js';
+import { createContextManager, type ContextManagerOptions, type ManagerCompactionOptions } from '../../api/context-manager.js';
 import { describeValue, InvalidOptionError } from '../../core/errors.js';
 import type { MessageFormat } from '../../core/format.js';
 import { createLangchainFormat } from '../../formats/langchain.js';
@@ -16,7 +16,7 @@ import { createThreadSessions, DEFAULT_THREAD_SESSION, sessionForThread, threadI
 export const DEFAULT_MIDDLEWARE_NAME = 'ContextOffloadMiddleware';
 
 /**
- * The user message appended after a compaction unless `resumeMessage` says otherwise: a
+ * The user message appended after a compaction unless `compaction.resumeMessage` says otherwise: a
  * compacted history ends with the assistant's acknowledgement of the summary, and an agent
  * whose last message is its own reply without tool calls would stop (or, with some providers,
  * have its reply continued as a prefill).
@@ -25,8 +25,10 @@ export const DEFAULT_RESUME_MESSAGE = 'Continue with the task.';
 
 /**
  * Options of {@link contextOffloadMiddleware}: those of `createContextManager` (where offloaded
- * content goes, `threshold`, `contextTokenLimit`, the summarizer, hooks, ...), without `format`
- * (always LangChain messages), plus the middleware's name.
+ * content goes, `contextTokenLimit`, the summarizer, hooks, the `offload` and `compaction`
+ * groups, ...), without `format` (always LangChain messages), plus the middleware's name.
+ * `compaction.resumeMessage` defaults to {@link DEFAULT_RESUME_MESSAGE} here, so that the agent
+ * goes on with its task after the summary.
  */
 export interface ContextOffloadMiddlewareOptions extends Omit<ContextManagerOptions<BaseMessage>, 'format'> {
   /**
@@ -35,27 +37,28 @@ export interface ContextOffloadMiddlewareOptions extends Omit<ContextManagerOpti
    * @default 'ContextOffloadMiddleware'
    */
   name?: string | undefined;
-  /**
-   * The user message appended after a compaction, so that the agent goes on with its task
-   * after the summary.
-   * @default 'Continue with the task.'
-   */
-  resumeMessage?: string | undefined;
+}
+
+/** `compaction` with {@link DEFAULT_RESUME_MESSAGE} unless it names one; anything but an object is left for the manager to refuse. */
+function withResumeMessage(compaction: ManagerCompactionOptions | undefined): ManagerCompactionOptions | undefined {
+  if (compaction === undefined) return { resumeMessage: DEFAULT_RESUME_MESSAGE };
+  if (typeof compaction !== 'object' || compaction === null || Array.isArray(compaction) || compaction.resumeMessage !== undefined) return compaction;
+  return { ...compaction, resumeMessage: DEFAULT_RESUME_MESSAGE };
 }
 
 /**
  * Creates a LangChain.js `createAgent` middleware that keeps the agent's context small:
  * - `wrapToolCall`: each tool result goes to the manager as it arrives, following its
- *   `offloadTiming`. As results age (the default), a result of more than `maxInlineResultChars`
+ *   `offload.timing`. As results age (the default), a result of more than `offload.maxInlineResultChars`
  *   goes to the store and the `ToolMessage` the agent keeps holds its reference, head and tail;
  *   a smaller one stays whole for the model to act on. On arrival, each result of at least
- *   `threshold` characters goes to the store and the `ToolMessage` holds the reference;
+ *   `offload.threshold` characters goes to the store and the `ToolMessage` holds the reference;
  * - `beforeModel`: before every model call, the context manager's `prepare` runs on the
  *   agent's messages (older results offloaded as they age, or by the ratio gate, and compaction
- *   when the history is still over `contextTokenLimit × compactThresholdRatio`); when it changed
+ *   when the history is still over `contextTokenLimit × compaction.trigger.ratio`); when it changed
  *   anything, the state's messages are replaced with its result, so a compaction persists.
  *   Compaction summarizes whole turns (a tool call and its result are never split) and
- *   ends with `resumeMessage`, so the agent goes on;
+ *   ends with `compaction.resumeMessage`, so the agent goes on;
  * - `tools`: it registers the read tool (`read_offloaded`), with which the model opens any
  *   reference; its own results are never offloaded.
  *
@@ -89,7 +92,7 @@ export function contextOffloadMiddleware(options: ContextOffloadMiddlewareOption
   if (typeof options !== 'object' || options === null) {
     throw new InvalidOptionError(`options must be an object { outputDir or store, ... }, got ${describeValue(options)}`);
   }
-  const { name = DEFAULT_MIDDLEWARE_NAME, resumeMessage = DEFAULT_RESUME_MESSAGE, ...managerOptions } = options;
+  const { name = DEFAULT_MIDDLEWARE_NAME, ...managerOptions } = options;
   if (typeof name !== 'string' || name.trim() === '') {
     throw new InvalidOptionError(`name must be a non-empty string (the middleware's name), got ${describeValue(name)}`);
   }
@@ -102,7 +105,7 @@ export function contextOffloadMiddleware(options: ContextOffloadMiddlewareOption
     createContextManager<BaseMessage>({
       ...managerOptions,
       ...(sessionId === undefined ? {} : { sessionId }),
-      resumeMessage,
+      compaction: withResumeMessage(managerOptions.compaction),
       format: format as unknown as MessageFormat<BaseMessage>,
     });
   // Created now, so that a bad option throws here rather than at the first model call.

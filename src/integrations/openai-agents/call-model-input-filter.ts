@@ -12,7 +12,7 @@ import { keepRunInput } from './run-input.js';
 /**
  * Creates a `callModelInputFilter` (for `run()`'s options or the `Runner`'s config) that runs the
  * context manager before every model call: `function_call_result` outputs are offloaded to the
- * store as the manager's `offloadTiming` says (as results age, the default: the newest sent whole
+ * store as the manager's `offload.timing` says (as results age, the default: the newest sent whole
  * unless too large for the window, then cut to reference, head and tail, and older ones offloaded
  * in batches; on arrival: every new large output replaced by its reference), the model reading
  * offloaded content back with the read tool, and the input compacted into a summary when it is

@@ -54,7 +54,7 @@ function assertSession(session: unknown): asserts session is Session {
 /**
  * Wraps an Agents SDK `Session` so that the stored history is kept small: after each turn the
  * runner saves (it calls the session's `runCompaction()` hook), the context manager runs over
- * the stored items (tool outputs offloaded to the store as the manager's `offloadTiming` says,
+ * the stored items (tool outputs offloaded to the store as the manager's `offload.timing` says,
  * the history compacted into a summary when it is over the trigger), and when that changed
  * anything, the session is rewritten with the result (`clearSession()`, then `addItems()`). The
  * next `run()` over the session starts from that history. When an input filter over the same

@@ -49,11 +49,11 @@ function replaceOutputText(output: unknown, reference: string): unknown {
 
 /**
  * Wraps an Agents SDK function tool (made with `tool()`) so that its output goes through the
- * manager as it arrives, following the manager's `offloadTiming`:
- * - as results age (the default), an output of more than `maxInlineResultChars` is written to
+ * manager as it arrives, following the manager's `offload.timing`:
+ * - as results age (the default), an output of more than `offload.maxInlineResultChars` is written to
  *   the store and the tool returns its reference followed by its head and tail; a smaller one is
  *   returned whole, for the model to act on (the input filter offloads it later, as it ages);
- * - on arrival, an output of at least `threshold` characters is written to the store and the
+ * - on arrival, an output of at least `offload.threshold` characters is written to the store and the
  *   tool returns its reference (`[Tool result offloaded to file: ...]`).
  * What the tool returns is what the run's items, the session and every later model call hold;
  * the model reads offloaded content back with the read tool. The outputs of tools in the
@@ -74,7 +74,7 @@ function replaceOutputText(output: unknown, reference: string): unknown {
  *
  * @example
  * ```ts
- * const manager = createContextManager({ format: 'openai-agents', outputDir: '.offload', threshold: 4000 });
+ * const manager = createContextManager({ format: 'openai-agents', outputDir: '.offload', offload: { timing: 'on-arrival', threshold: 4000 } });
  * const agent = new Agent({ name: 'researcher', tools: [withOffload(fetchPage, manager), createReadTool(manager)] });
  * ```
  */

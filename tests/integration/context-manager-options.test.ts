@@ -1,0 +1,178 @@
+/**
+ * The context manager's options in groups: each grouped option reaches the step it tunes, a bad
+ * value is named by its path, an unknown key or an option of the flat shape is refused naming
+ * where it lives, and the environment still applies.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createContextManager, type ContextCompactAction, type ContextManagerOptions } from '../../src/api/context-manager.js';
+import { MANAGER_OPTION_GROUPS } from '../../src/api/context-manager-options.js';
+import { createExtractiveSummarizer } from '../../src/core/compact/extractive-summarizer.js';
+import { InvalidOptionError } from '../../src/core/errors.js';
+import type { TokenCounter } from '../../src/core/ports.js';
+import type { Message } from '../../src/core/types.js';
+import { createMemoryStore } from '../../src/stores/memory-store.js';
+
+const quiet = { warn: () => undefined };
+/** A token per 4 characters, named so its counts are recorded. */
+const quarterCounter: TokenCounter = { count: (text) => Math.ceil(text.length / 4), encoding: 'quarter' };
+
+function words(count: number, word: string): string {
+  return Array.from({ length: count }, (_, index) => `${word}${index}`).join(' ');
+}
+
+/** Every option of the flat shape and where it lives now, in the order of the schema. */
+function flatToGrouped(schema: object = MANAGER_OPTION_GROUPS, prefix = ''): Array<[string, string]> {
+  return Object.entries(schema).flatMap(([key, entry]): Array<[string, string]> =>
+    typeof entry === 'string' ? [[entry, `${prefix}${key}`]] : flatToGrouped(entry as object, `${prefix}${key}.`),
+  );
+}
+
+/** `{ a: { b: value } }` for the path `a.b`. */
+function nest(path: string, value: unknown): Record<string, unknown> {
+  return path
+    .split('.')
+    .reverse()
+    .reduce<unknown>((inner, key) => ({ [key]: inner }), value) as Record<string, unknown>;
+}
+
+const savedRatio = process.env.COMPACT_THRESHOLD_RATIO;
+afterEach(() => {
+  if (savedRatio === undefined) delete process.env.COMPACT_THRESHOLD_RATIO;
+  else process.env.COMPACT_THRESHOLD_RATIO = savedRatio;
+});
+
+describe('createContextManager options in groups', () => {
+  it('triggers at contextTokenLimit × compaction.trigger.ratio', async () => {
+    const manager = createContextManager({ store: createMemoryStore(), provider: 'openai', contextTokenLimit: 10_000, compaction: { trigger: { ratio: 0.5 } } });
+    const { stats } = await manager.prepare([{ role: 'user', content: 'Hello.' }]);
+    expect(stats.triggerTokens).toBe(5000);
+  });
+
+  it('reads COMPACT_THRESHOLD_RATIO when compaction.trigger.ratio is not given, naming the variable when it is bad', async () => {
+    process.env.COMPACT_THRESHOLD_RATIO = '0.25';
+    const manager = createContextManager({ store: createMemoryStore(), provider: 'openai', contextTokenLimit: 10_000 });
+    expect((await manager.prepare([{ role: 'user', content: 'Hello.' }])).stats.triggerTokens).toBe(2500);
+    process.env.COMPACT_THRESHOLD_RATIO = 'half';
+    expect(() => createContextManager({ store: createMemoryStore() })).toThrow(/^COMPACT_THRESHOLD_RATIO must be a number in \[0, 1\], got "half"$/);
+  });
+
+  it('offloads on arrival with offload.timing and offload.threshold', async () => {
+    const manager = createContextManager({ store: createMemoryStore(), logger: quiet, offload: { timing: 'on-arrival', threshold: 500 } });
+    const history: Message[] = [
+      { role: 'user', content: 'Read the log.' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'bash', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'x'.repeat(600) }] },
+    ];
+    const result = await manager.prepare(history);
+    expect(result.actions.map((action) => action.type)).toEqual(['direct-offload']);
+  });
+
+  it('compacts with compaction.summary, compaction.restore and compaction.resumeMessage', async () => {
+    const compactions: ContextCompactAction[] = [];
+    const manager = createContextManager({
+      store: createMemoryStore(),
+      provider: 'openai',
+      contextTokenLimit: 30_000,
+      tokenCounter: quarterCounter,
+      summarizer: createExtractiveSummarizer(),
+      logger: quiet,
+      onCompact: (action) => void compactions.push(action),
+      compaction: { summary: { maxWords: 300 }, restore: { maxFiles: 2, maxTokensPerFile: 700 }, resumeMessage: 'Go on.' },
+    });
+    const history: Message[] = [
+      { role: 'user', content: 'Plan the migration.' },
+      { role: 'assistant', content: words(20_000, 'step') },
+      { role: 'user', content: 'And then?' },
+      { role: 'assistant', content: 'Then we ship.' },
+    ];
+    const result = await manager.prepare(history);
+    expect(compactions).toHaveLength(1);
+    // without workDir nothing is restored, whatever maxFiles says
+    expect(compactions[0]?.budgets).toMatchObject({ summaryMaxWords: 300, maxRestoreFiles: 0, maxRestoreTokensPerFile: 700 });
+    expect(result.messages.at(-1)).toEqual({ role: 'user', content: 'Go on.' });
+  });
+
+  it('records the counts of a counter under its encoding, and none for a counter without one', async () => {
+    const history: Message[] = [{ role: 'user', content: words(4000, 'line') }];
+    const recordedTokenizers = async (tokenCounter: TokenCounter): Promise<unknown[]> => {
+      const store = createMemoryStore();
+      await createContextManager({ store, tokenCounter, logger: quiet }).prepare(history);
+      const tokenizers: unknown[] = [];
+      for await (const key of store.list('default/.records/')) {
+        const record = JSON.parse((await store.get(key)) ?? '{}') as { tokens?: { tokenizer: string; counts: unknown[] } };
+        tokenizers.push(record.tokens?.tokenizer, record.tokens?.counts[0]);
+      }
+      return tokenizers;
+    };
+    expect(await recordedTokenizers(quarterCounter)).toEqual(['quarter', expect.any(Number)]);
+    expect(await recordedTokenizers({ count: quarterCounter.count })).toEqual(['unknown', null]);
+  });
+
+  it('never changes the options it is given', () => {
+    const options: ContextManagerOptions = { outputDir: 'x', offload: { preview: { headChars: 10 } }, compaction: { trigger: { ratio: 0.5 } } };
+    const copy = structuredClone(options);
+    createContextManager(options);
+    expect(options).toEqual(copy);
+  });
+
+  it.each([
+    ['offload.threshold', -3, 'offload.threshold must be a number >= 1, got -3'],
+    ['offload.charThreshold', 0, 'offload.charThreshold must be a number >= 1, got 0'],
+    ['offload.keepRecent', 1.5, 'offload.keepRecent must be an integer >= 0, got 1.5'],
+    ['offload.excludeTools', 'bash', 'offload.excludeTools must be an array of strings, got "bash"'],
+    ['offload.preview', 3, 'offload.preview must be an object, got 3'],
+    ['offload.preview', { headChars: -1 }, 'offload.preview.headChars must be an integer >= 0, got -1'],
+    ['compaction.trigger.ratio', 2, 'compaction.trigger.ratio must be a number in [0, 1], got 2'],
+    ['compaction.summary.model', '', 'compaction.summary.model must be a non-empty string, got ""'],
+    ['compaction.summary.maxWords', 0, 'compaction.summary.maxWords must be an integer >= 1, got 0'],
+    ['compaction.summary.inputMaxTokens', 0.5, 'compaction.summary.inputMaxTokens must be an integer >= 1, got 0.5'],
+    ['compaction.summary.maxRetries', -1, 'compaction.summary.maxRetries must be an integer >= 0, got -1'],
+    ['compaction.summary.retryBaseDelayMs', -1, 'compaction.summary.retryBaseDelayMs must be a number >= 0, got -1'],
+    ['compaction.summary.mode', 'fast', 'compaction.summary.mode must be "prompt" or "reuse-prefix", got "fast"'],
+    ['compaction.restore.maxFiles', -1, 'compaction.restore.maxFiles must be an integer >= 0, got -1'],
+    ['compaction.restore.maxTokensPerFile', 'many', 'compaction.restore.maxTokensPerFile must be an integer >= 0, got "many"'],
+    ['compaction.restore.maxTokensTotal', -1, 'compaction.restore.maxTokensTotal must be an integer >= 0, got -1'],
+    ['compaction.restore.readToolNames', 'Read', 'compaction.restore.readToolNames must be an array of strings, got "Read"'],
+    ['compaction.restore.pathField', '', 'compaction.restore.pathField must be a non-empty string, got ""'],
+    ['compaction.restore.fileReader', {}, 'compaction.restore.fileReader must be an object with read() and exists(), got an object'],
+    ['compaction.archive.policy', 'maybe', 'compaction.archive.policy must be "required" or "best-effort", got "maybe"'],
+    ['compaction.resumeMessage', ' ', 'compaction.resumeMessage must be a non-blank string, got " "'],
+  ])('names %s by its path when its value is bad', (path, value, message) => {
+    const options = { outputDir: 'x', ...nest(path, value) };
+    expect(() => createContextManager(options)).toThrow(InvalidOptionError);
+    expect(() => createContextManager(options)).toThrow(message);
+  });
+
+  it('names both paths when summary.conversationRequest comes without its mode', () => {
+    expect(() => createContextManager({ outputDir: 'x', compaction: { summary: { conversationRequest: { model: 'claude-sonnet-4-6' } } } })).toThrow(
+      "compaction.summary.conversationRequest is used only with compaction.summary.mode: 'reuse-prefix'",
+    );
+  });
+
+  it.each(flatToGrouped())('refuses %s at the top, saying it moved to %s', (flat, grouped) => {
+    expect(() => createContextManager({ outputDir: 'x', [flat]: 1 } as never)).toThrow(new RegExp(`^${flat} moved to ${grouped.replaceAll('.', '\\.')}: `));
+  });
+
+  it('refuses an unknown key in a group, naming it and the keys of the group', () => {
+    expect(() => createContextManager({ outputDir: 'x', offload: { treshold: 5 } } as never)).toThrow(
+      'offload.treshold is not an option: expected one of timing, threshold, charThreshold',
+    );
+  });
+
+  it('refuses a flat option put in the wrong group, saying where it lives', () => {
+    expect(() => createContextManager({ outputDir: 'x', compaction: { summaryMaxWords: 5 } } as never)).toThrow(
+      'compaction.summaryMaxWords is not an option: it is compaction.summary.maxWords',
+    );
+  });
+
+  it('refuses an unknown key at the top and a group that is not an object', () => {
+    expect(() => createContextManager({ outputDir: 'x', sesionId: 'a' } as never)).toThrow(/^sesionId is not an option: expected one of outputDir, store, sessionId/);
+    expect(() => createContextManager({ outputDir: 'x', compaction: { trigger: 0.5 } } as never)).toThrow(
+      'compaction.trigger must be an object { ratio }, got 0.5',
+    );
+  });
+
+  it('takes a key given as undefined as absent, at any level', () => {
+    expect(() => createContextManager({ outputDir: 'x', threshold: undefined, offload: { treshold: undefined } } as never)).not.toThrow();
+  });
+});
