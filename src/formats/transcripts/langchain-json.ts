@@ -8,6 +8,7 @@
  * in a file of one of those forms it is rewritten in that form, so LangChain's own loader
  * reads the whole file back.
  */
+import { isRecord } from '../fields.js';
 
 /** The on-disk forms of a LangChain message. */
 type LangchainJsonForm = 'serialized' | 'stored';
@@ -22,10 +23,6 @@ const CLASS_OF_KIND: Readonly<Record<string, string>> = {
   function: 'FunctionMessage',
   remove: 'RemoveMessage',
 };
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function formOf(item: unknown): LangchainJsonForm | undefined {
   if (!isRecord(item)) return undefined;
