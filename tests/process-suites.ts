@@ -18,4 +18,6 @@ export const PROCESS_SUITES: readonly string[] = [
   'tests/integration/examples.test.ts',
   // the Redis and S3 clients' own connect and socket timeouts (seconds each)
   'tests/integration/stores/silent-server.test.ts',
+  // the Redis client giving up reconnecting on its own retry timers during an outage
+  'tests/integration/stores/redis-outage.test.ts',
 ];
