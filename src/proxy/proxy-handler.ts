@@ -25,7 +25,7 @@ import { readRequestBody, sendError } from './request-body.js';
 import { guessProvider, matchRoute, toLastUsage, type ProxyProvider, type ProxyRoute } from './routes.js';
 import { deriveProxySessionId, hashCredential, readSessionHeader } from './session-id.js';
 import { createBodyParser, type BodyLayout, type ParsedRequestBody } from './body-parser.js';
-import { writeBodyPartsWithHistory } from './body-writer.js';
+import { writeBodyWithHistory } from './body-writer.js';
 import { createSeenHistories } from './seen-histories.js';
 import { createLruMap } from '../core/lru-map.js';
 import { createWarmManagers, type ManagerFactory } from './sessions.js';
@@ -39,8 +39,7 @@ export type ProxyHandler = (request: IncomingMessage, response: ServerResponse) 
 
 /** A request body prepared for the upstream, and what the answer's usage should be recorded against. */
 interface PreparedRequest {
-  /** The body, or its parts in order. */
-  body: Buffer | Buffer[];
+  body: Buffer;
   sessionId: string;
   /** The history items sent, when the answer's usage can describe the next history's first items. */
   usageMessageCount: number | undefined;
@@ -153,16 +152,14 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const result = await managers.prepare(`${sessionId}\u0000${limit}\u0000${credentialHash}`, create, upstreamRequest, canonical, { lastUsage, signal });
     const prepared = result.messages;
     const unchanged = prepared.length === canonical.length && prepared.every((message, index) => message === canonical[index]);
-    let sent: Buffer | Buffer[] = raw;
-    let sentBytes = raw.length;
+    let sent = raw;
     if (!unchanged) {
       const items = route.format.fromCanonical(prepared, parts.items);
       // the client's bytes for what the manager left alone, when they are known
       sent =
         layout !== undefined && body[parts.historyField] === parts.items
-          ? writeBodyPartsWithHistory(raw, layout, parts.items, items)
+          ? writeBodyWithHistory(raw, layout, parts.items, items)
           : Buffer.from(JSON.stringify({ ...body, [parts.historyField]: items }));
-      sentBytes = Array.isArray(sent) ? sent.reduce((sum, part) => sum + part.length, 0) : sent.length;
     }
     return {
       body: sent,
@@ -178,7 +175,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         messagesIn: canonical.length,
         messagesOut: prepared.length,
         bytesIn: raw.length,
-        bytesOut: sentBytes,
+        bytesOut: sent.length,
       },
     };
   }
