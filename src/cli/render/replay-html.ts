@@ -131,7 +131,7 @@ function renderRequestTable(report: ReplayReport): string {
 const STYLE = `
 *{box-sizing:border-box}body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#111827;background:#fff}
 main{max-width:1140px;margin:0 auto;padding:18px 20px 28px}h1{font-size:21px;margin:0 0 2px}h1 code{font-size:18px}
-.sub{color:#4b5563;margin:0 0 12px}.figures{display:flex;gap:12px;margin:0 0 10px}
+.sub{color:#4b5563;margin:0 0 12px}.figures{display:grid;grid-template-columns:repeat(3,1fr);gap:12px;margin:0 0 10px}
 .figure{flex:1;border:1px solid #e5e7eb;border-radius:8px;padding:8px 12px}.figure .label{color:#6b7280;font-size:13px}
 .figure .value{font-size:19px;font-weight:600;white-space:nowrap}.figure .detail{color:#6b7280;font-size:13px}
 h2{font-size:15px;margin:10px 0 2px}.legend{display:flex;gap:18px;font-size:13px;color:#374151;margin:0 0 2px}
@@ -180,7 +180,7 @@ ${renderFigure('peak context', `${groupDigits(totals.peakWithout)} → ${groupDi
 ${renderFigure('input tokens, all requests', `${groupDigits(totals.tokensWithout)} → ${groupDigits(totals.tokensWith)}`, saved)}
 ${renderFigure('estimated input cost', `${escapeHtml(formatDollars(totals.costWithout))} → ${escapeHtml(formatDollars(totals.costWith))}`, `at $${escapeHtml(String(report.pricePerMTok))} per million input tokens (an example price)`)}
 ${renderFigure('with prompt caching', `${escapeHtml(formatDollars(totals.cachedCostWithout))} → ${escapeHtml(formatDollars(totals.cachedCostWith))}`, `prefix read at ${escapeHtml(String(report.cacheReadRatio))}x, the rest written at ${escapeHtml(String(report.cacheWriteRatio))}x; ${groupDigits(totals.prefixChangesWith)} prefix changes with the manager`)}
-${renderFigure('read-backs', groupDigits(totals.readBacks), `requests reading back a result the model got cut or as a reference: ${groupDigits(totals.readBackTokens)} tokens, ${escapeHtml(formatDollars(totals.readBackCachedCost))} with prompt caching (not in the figures above)`)}
+${renderFigure('read-backs', groupDigits(totals.readBacks), `${groupDigits(totals.readBackTokens)} tokens, ${escapeHtml(formatDollars(totals.readBackCachedCost))} with prompt caching, not in the figures above: one more request per result the model got cut or as a reference`)}
 ${renderFigure('what the manager did', `${escapeHtml(formatQuantity(totals.offloadedResults, 'offload'))} · ${escapeHtml(formatQuantity(totals.compactions, 'compaction'))}`, `${groupDigits(totals.freedChars)} chars of tool results moved to the store`)}
 </section>
 <h2>Context tokens per model request</h2>

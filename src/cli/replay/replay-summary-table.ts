@@ -47,11 +47,12 @@ export function renderReplaySummary(report: ReplayReport, style: TerminalStyle):
       `${groupDigits(totals.requestsOverWindowWithout)} of ${groupDigits(totals.requests)}`,
       `${groupDigits(totals.requestsOverWindowWith)} of ${groupDigits(totals.requests)}`,
     ),
+    // one more request per result the model got cut or as a reference
     row(
       'read-backs',
       '-',
       groupDigits(totals.readBacks),
-      totals.readBacks === 0 ? '' : style.dim(`${formatQuantity(totals.readBackTokens, 'token')}, ${formatDollars(totals.readBackCachedCost)} with caching: results the model got cut or as a reference`),
+      totals.readBacks === 0 ? '' : style.dim(`${formatQuantity(totals.readBackTokens, 'token')}, ${formatDollars(totals.readBackCachedCost)} with caching`),
     ),
     row('tool results offloaded', '-', groupDigits(totals.offloadedResults), totals.freedChars > 0 ? style.dim(`${formatQuantity(totals.freedChars, 'char')} freed`) : ''),
     row('compactions', '-', groupDigits(totals.compactions), totals.skippedCompactions > 0 ? style.yellow(`${groupDigits(totals.skippedCompactions)} needed but skipped`) : ''),
