@@ -199,7 +199,7 @@ describe('offloadToolResults — hostile and unlucky input, on real files', () =
     const outside = join(root, 'outside.md');
     await writeFile(outside, 'secret');
     const outputDir = join(root, 'out');
-    await offloadToolResults([userMessage(toolResult('seed', text(200)))], { outputDir });
+    await offloadToolResults([userMessage(toolResult('first', text(200)))], { outputDir });
     await symlink(outside, join(outputDir, 'tool-result-a.md'));
     const result = await offloadToolResults([userMessage(toolResult('a', text(300)))], { outputDir });
     expect(result.files).toEqual([join(outputDir, 'tool-result-a-1.md')]);
