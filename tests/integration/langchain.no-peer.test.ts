@@ -17,7 +17,7 @@ vi.mock('@langchain/core/tools', () => notInstalled('@langchain/core'));
 describe('without LangChain installed', () => {
   it('the package root loads and its manager prepares LangChain-shaped messages', async () => {
     const { createContextManager, createMemoryStore } = await import('../../src/index.js');
-    const manager = createContextManager({ store: createMemoryStore(), format: 'langchain' });
+    const manager = createContextManager<unknown>({ store: createMemoryStore(), format: 'langchain' });
     const history = [{ type: 'human', content: 'Summarize the build log.' }];
     const prepared = await manager.prepare(history);
     expect(prepared.messages).toEqual(history);
