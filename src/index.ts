@@ -56,6 +56,12 @@ export type {
 export { createContextManager } from './api/context-manager.js';
 export type {
   ContextManagerOptions,
+  ManagerOffloadOptions,
+  ManagerCompactionOptions,
+  ManagerTriggerOptions,
+  ManagerSummaryOptions,
+  ManagerRestoreOptions,
+  ManagerArchiveOptions,
   CompactBudgets,
   ContextAction,
   ContextCompactAction,
