@@ -14,7 +14,7 @@ import { aiSdkSystem } from './peers/ai-sdk-system.js';
 import { createDeepagentsSystem } from './peers/deepagents-system.js';
 import { langchainSystem } from './peers/langchain-system.js';
 import { managerSystem } from './peers/manager-system.js';
-import { addFigures, createEmptyFigures, measureRun, replayUnmanaged } from './peers/measure-run.js';
+import { addFigures, createEmptyFigures, measureRun, priceFirstWrites, replayUnmanaged } from './peers/measure-run.js';
 import { computeGoalRows, renderWindowTable, type SystemFigures, type WindowFigures } from './peers/peer-report.js';
 import { replayThrough, type PeerSystem } from './peers/replay-system.js';
 import { SHARED_SUMMARY } from './peers/shared-summary.js';
@@ -47,12 +47,17 @@ async function measureWindow(transcripts: readonly PeerTranscript[], window: num
   return { window, unmanaged, systems };
 }
 
-function describeRun(transcripts: readonly PeerTranscript[], requests: number): string {
+function describeRun(transcripts: readonly PeerTranscript[], windows: readonly WindowFigures[]): string {
   const names = transcripts.map((transcript) => transcript.name).join('; ');
+  const requests = windows[0]?.unmanaged.requests ?? 0;
+  const firstWrites = transcripts.reduce((sum, transcript) => sum + priceFirstWrites(transcript), 0);
+  const unmanagedCost = windows[0]?.unmanaged.cachedCost ?? 0;
   return [
     `${transcripts.length} transcripts (${names}), ${requests.toLocaleString('en-US')} model requests in each window,`,
     `replayed ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on Node ${process.version} by \`npx tsx bench/index.ts --only peers\`.`,
     `Tokens are the package's (o200k_base); cost at $3 per million input tokens. Every summarizer returns the same ${SHARED_SUMMARY.split(' ').length}-word text.`,
+    `Writing every message to the cache once, as its first request sends it, and reading nothing costs $${firstWrites.toFixed(2)} (${unmanagedCost === 0 ? '0.0' : ((100 * firstWrites) / unmanagedCost).toFixed(1)}% of unmanaged):`,
+    'a system that sends every message whole to at least one request costs no less; one below it left some out of every request.',
   ].join('\n');
 }
 
@@ -69,7 +74,7 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
   const transcripts = await loadPeerTranscripts(options.quick);
   const windows: WindowFigures[] = [];
   for (const window of WINDOWS) windows.push(await measureWindow(transcripts, window));
-  const report = [describeRun(transcripts, windows[0]?.unmanaged.requests ?? 0), ...windows.map(renderWindowTable)].join('\n\n');
+  const report = [describeRun(transcripts, windows), ...windows.map(renderWindowTable)].join('\n\n');
   console.log(`\n## Peers: context management on the package's sample transcripts\n\n${report}`);
   if (!options.quick) await writeResults(`${report}\n`);
   return windows.flatMap(computeGoalRows);

@@ -158,6 +158,22 @@ export function measureRun(transcript: PeerTranscript, run: Pick<SystemRun, 'req
   };
 }
 
+/**
+ * The cost of writing every message of `transcript` to the cache once, as its first request
+ * sends it, and reading nothing: what a system that sends every message whole to at least one
+ * request cannot go below (each of its requests also reads at least the system prompt). A
+ * system below it left some messages out of every request.
+ */
+export function priceFirstWrites(transcript: PeerTranscript): number {
+  const tracker = createPrefixTracker();
+  let written = 0;
+  for (const messages of replayUnmanaged(transcript).requests) {
+    const tokens = transcript.toolDefinitionTokens + tokensOf(messages);
+    written += tokens - tracker.next(messages, transcript.toolDefinitionTokens).cacheReadTokens;
+  }
+  return estimateCachedInputCost(written, 0, PRICE.pricePerMTok, PRICE.ratios);
+}
+
 /** The transcript as it is, every request sending everything before its answer. */
 export function replayUnmanaged(transcript: PeerTranscript): Pick<SystemRun, 'requests' | 'storedTexts'> {
   return { requests: findRequestTurns(transcript.messages).map((end) => transcript.messages.slice(0, end)), storedTexts: [] };

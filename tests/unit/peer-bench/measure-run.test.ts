@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CACHE_READ_RATIO, CACHE_WRITE_RATIO, measureRun, priceWithCaching, PRICE_PER_MTOK, replayUnmanaged } from '../../../bench/peers/measure-run.js';
+import { CACHE_READ_RATIO, CACHE_WRITE_RATIO, measureRun, priceFirstWrites, priceWithCaching, PRICE_PER_MTOK, replayUnmanaged } from '../../../bench/peers/measure-run.js';
 import { normalizeMessages, type PeerTranscript } from '../../../bench/peers/transcripts.js';
 import { countTokens } from '../../../src/api/tokens.js';
 import type { Message } from '../../../src/core/types.js';
@@ -43,6 +43,18 @@ describe('the peer benchmark: cost with caching', () => {
     const withTools = priceWithCaching([[system], [system]], 100);
     const without = priceWithCaching([[system], [system]], 0);
     expect(withTools - without).toBeCloseTo(price(100, CACHE_WRITE_RATIO) + price(100, CACHE_READ_RATIO), 12);
+  });
+});
+
+describe('the peer benchmark: the cost of writing each message once', () => {
+  it('prices every message of the transcript once, as a cache write, with the tool definitions once', () => {
+    const messages = [system, task, runCall, runResult, readCall, readResult];
+    expect(priceFirstWrites(transcript)).toBeCloseTo(price(countTokens(messages), CACHE_WRITE_RATIO), 12);
+    expect(priceFirstWrites({ ...transcript, toolDefinitionTokens: 50 }) - priceFirstWrites(transcript)).toBeCloseTo(price(50, CACHE_WRITE_RATIO), 12);
+  });
+
+  it('is below the unmanaged cost, which reads everything again at every request', () => {
+    expect(priceFirstWrites(transcript)).toBeLessThan(measureRun(transcript, replayUnmanaged(transcript), 100_000).cachedCost);
   });
 });
 
