@@ -83,6 +83,9 @@ const MAJORS: AiSdkMajor[] = [
   },
 ];
 
+/** Each major with its name first, for the suites' titles. */
+const BY_NAME = MAJORS.map((major) => [major.name, major] as const);
+
 const emptyInput = jsonSchema<Record<string, never>>({ type: 'object', properties: {}, additionalProperties: false });
 
 /** The scenario's own tools: a 50 KB log, a 10,000-character listing, a tiny ping. */
@@ -107,7 +110,7 @@ function createScenarioManager(outputDir: string) {
   return { manager, summarizer };
 }
 
-describe.each(MAJORS)('$name: generateText with offloadTools, createPrepareStep and the read tool', (major) => {
+describe.each(BY_NAME)('%s: generateText with offloadTools, createPrepareStep and the read tool', (_name, major) => {
   let model: MockLanguageModelV4;
   let summarizer: ReturnType<typeof createCountingSummarizer>;
   let result: GenerateTextResult;
@@ -176,7 +179,7 @@ describe.each(MAJORS)('$name: generateText with offloadTools, createPrepareStep 
   });
 });
 
-describe.each(MAJORS)('$name: the provider usage after a compaction', (major) => {
+describe.each(BY_NAME)('%s: the provider usage after a compaction', (_name, major) => {
   it('is passed at every step and matched to what the previous step sent, whatever history the SDK hands back', async () => {
     const warnings: string[] = [];
     const manager = createContextManager({
@@ -214,7 +217,7 @@ describe.each(MAJORS)('$name: the provider usage after a compaction', (major) =>
   });
 });
 
-describe.each(MAJORS)('$name: ToolLoopAgent with createPrepareStep', (major) => {
+describe.each(BY_NAME)('%s: ToolLoopAgent with createPrepareStep', (_name, major) => {
   it('offloads a large tool result before the second model call', async () => {
     const { manager } = createScenarioManager(await createTempDir());
     const model = createScriptedModel(major);
@@ -231,7 +234,7 @@ describe.each(MAJORS)('$name: ToolLoopAgent with createPrepareStep', (major) => 
   });
 });
 
-describe.each(MAJORS)('$name: wrapLanguageModel with createContextMiddleware', (major) => {
+describe.each(BY_NAME)('%s: wrapLanguageModel with createContextMiddleware', (_name, major) => {
   let base: MockLanguageModelV4;
   let summarizer: ReturnType<typeof createCountingSummarizer>;
   let responseMessages: ModelMessage[];
