@@ -1,7 +1,7 @@
 /**
  * The published declarations (`dist/`, built by `npm test` before the suites run) speak to
- * users: the spec and DESIGN.md do not ship, so no `.d.ts` may cite their sections (DESIGN §10,
- * "Shipped docs speak to users"). Such references stay in tests and internal comments.
+ * users: no `.d.ts` may cite a document that does not ship with the package (design notes,
+ * specifications, issue numbers).
  */
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
@@ -13,7 +13,7 @@ const packageDir = fileURLToPath(new URL('../../', import.meta.url));
 const distDir = join(packageDir, 'dist');
 
 /**
- * A spec or DESIGN reference: `DESIGN §8`, `spec 01 F-002`, `specs 01-03`, `(F-009)`,
+ * A reference to such a document: `DESIGN §8`, `spec 01 F-002`, `specs 01-03`, `(F-009)`,
  * `v1 F-006`, `UC-001`, `issue 4`, or a bare `§6` (outside the word boundaries: `§` is no word
  * character, so `\b§` would never match after a space).
  */
