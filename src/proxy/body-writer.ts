@@ -1,31 +1,77 @@
 /**
  * Writing a request body with a new history: the client's own bytes for everything the history
- * change left alone (the other fields, and each item sent as it came), JSON for the items the
- * context manager changed. A long history whose results were offloaded is written in the time
- * of its changed items, not of the whole body.
+ * change left alone (the other fields, and each stretch of items sent as they came, their
+ * separators included), JSON for the items the context manager changed. A long history whose
+ * results were offloaded is written in the time of its changed items, not of the whole body,
+ * and as a few slices of the client's bytes the socket sends as they are, with no copy.
  */
 import type { BodyLayout } from './body-parser.js';
 
-const OPEN = Buffer.from('[');
-const CLOSE = Buffer.from(']');
 const COMMA = Buffer.from(',');
 
 /**
  * The body `raw` (whose history array is at `layout` and holds `inputItems`, as parsed) with
- * `outputItems` as its history: an item that is one of `inputItems` is copied from its bytes,
- * any other is written as JSON.
+ * `outputItems` as its history, as the parts to send one after the other: an item that is one of
+ * `inputItems` is copied from its bytes (with the bytes up to the next item when that one follows
+ * it in `raw` too), any other is written as JSON.
  */
-export function writeBodyWithHistory(raw: Buffer, layout: BodyLayout, inputItems: readonly unknown[], outputItems: readonly unknown[]): Buffer {
-  const indexOf = new Map<unknown, number>();
-  inputItems.forEach((item, index) => {
-    if (typeof item === 'object' && item !== null && !indexOf.has(item)) indexOf.set(item, index);
-  });
-  const parts: Buffer[] = [raw.subarray(0, layout.arrayStart), OPEN];
+export function writeBodyPartsWithHistory(
+  raw: Buffer,
+  layout: BodyLayout,
+  inputItems: readonly unknown[],
+  outputItems: readonly unknown[],
+): Buffer[] {
+  // most items stay where they were: looked up by position first, by object only when moved (a compaction)
+  let indexOf: Map<unknown, number> | undefined;
+  const findIndex = (item: unknown, position: number, next: number): number | undefined => {
+    if (inputItems[next] === item) return next;
+    if (inputItems[position] === item) return position;
+    if (indexOf === undefined) {
+      indexOf = new Map();
+      inputItems.forEach((input, index) => {
+        if (typeof input === 'object' && input !== null && !indexOf?.has(input)) indexOf?.set(input, index);
+      });
+    }
+    return indexOf.get(item);
+  };
+  // the stretch of raw bytes being copied: from the start of the body, through its `[`
+  let runStart = 0;
+  let runEnd = layout.arrayStart + 1;
+  let lastIndex: number | undefined;
+  const parts: Buffer[] = [];
   outputItems.forEach((item, position) => {
-    if (position > 0) parts.push(COMMA);
-    const index = indexOf.get(item);
-    parts.push(index === undefined ? Buffer.from(JSON.stringify(item), 'utf8') : raw.subarray(layout.spans[index * 2], layout.spans[index * 2 + 1]));
+    const index =
+      typeof item === 'object' && item !== null
+        ? findIndex(item, position, lastIndex === undefined ? position : lastIndex + 1)
+        : undefined;
+    const spanStart = index === undefined ? 0 : (layout.spans[index * 2] as number);
+    if (index !== undefined && position > 0 && lastIndex !== undefined && index === lastIndex + 1) {
+      runEnd = layout.spans[index * 2 + 1] as number;
+    } else {
+      if (runEnd > runStart) parts.push(raw.subarray(runStart, runEnd));
+      if (position > 0) parts.push(COMMA);
+      if (index === undefined) {
+        parts.push(Buffer.from(JSON.stringify(item), 'utf8'));
+        runStart = runEnd = 0;
+      } else {
+        runStart = spanStart;
+        runEnd = layout.spans[index * 2 + 1] as number;
+      }
+    }
+    lastIndex = index;
   });
-  parts.push(CLOSE, raw.subarray(layout.arrayEnd));
-  return Buffer.concat(parts);
+  if (runEnd > runStart) parts.push(raw.subarray(runStart, runEnd));
+  // the `]` and everything after it
+  parts.push(raw.subarray(layout.arrayEnd - 1));
+  return parts;
+}
+
+/** {@link writeBodyPartsWithHistory} as one buffer. */
+export function writeBodyWithHistory(
+  raw: Buffer,
+  layout: BodyLayout,
+  inputItems: readonly unknown[],
+  outputItems: readonly unknown[],
+): Buffer {
+  return Buffer.concat(writeBodyPartsWithHistory(raw, layout, inputItems, outputItems));
 }

@@ -9,13 +9,27 @@ import { request as httpsRequest } from 'node:https';
 import { SESSION_HEADER } from './session-id.js';
 
 /** Headers that belong to one connection, not to the message: HTTP/1.1's hop-by-hop headers. */
-const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const CONNECTION_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 /** Request headers the proxy sets itself (`host`) or keeps to itself (the session header). */
 const REPLACED_REQUEST_HEADERS = new Set([...CONNECTION_HEADERS, 'host', SESSION_HEADER]);
 
 /** The request's headers for the upstream, from its raw headers (repeated ones kept, in order). */
-export function buildUpstreamHeaders(rawHeaders: readonly string[], target: URL, bodyLength: number | undefined): OutgoingHttpHeaders {
+export function buildUpstreamHeaders(
+  rawHeaders: readonly string[],
+  target: URL,
+  bodyLength: number | undefined,
+): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {};
   for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
     const name = (rawHeaders[index] as string).toLowerCase();
@@ -23,7 +37,8 @@ export function buildUpstreamHeaders(rawHeaders: readonly string[], target: URL,
     // a new body has a new length; a body streamed through keeps the one the client sent
     if (REPLACED_REQUEST_HEADERS.has(name) || (name === 'content-length' && bodyLength !== undefined)) continue;
     const existing = headers[name];
-    headers[name] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [String(existing)]), value];
+    headers[name] =
+      existing === undefined ? value : [...(Array.isArray(existing) ? existing : [String(existing)]), value];
   }
   headers.host = target.host;
   if (bodyLength !== undefined) headers['content-length'] = String(bodyLength);
@@ -44,15 +59,17 @@ function buildClientHeaders(rawHeaders: readonly string[]): string[] {
 /** The upstream URL of a request: the upstream's own path, then the request's path and query. */
 export function upstreamUrl(upstream: URL, requestUrl: string): URL {
   const base = upstream.pathname.endsWith('/') ? upstream.pathname.slice(0, -1) : upstream.pathname;
-  return new URL(`${upstream.protocol}//${upstream.host}${base}${requestUrl.startsWith('/') ? requestUrl : `/${requestUrl}`}`);
+  return new URL(
+    `${upstream.protocol}//${upstream.host}${base}${requestUrl.startsWith('/') ? requestUrl : `/${requestUrl}`}`,
+  );
 }
 
 /** Options of {@link forwardRequest}. */
 export interface ForwardRequestOptions {
   /** The upstream's base URL. */
   upstream: URL;
-  /** The body to send; `undefined` streams the client's own body through. */
-  body?: Buffer | undefined;
+  /** The body to send (or its parts, sent one after the other); `undefined` streams the client's own body through. */
+  body?: Buffer | readonly Buffer[] | undefined;
   /** Sees the response's status and headers first, then each chunk the client gets, then its end. */
   observe?: ((response: IncomingMessage) => ResponseObserver | undefined) | undefined;
   /** Answers the client when the upstream cannot be reached (no response at all). */
@@ -70,9 +87,16 @@ export interface ResponseObserver {
  * Forwards `request` to the upstream and streams the answer to `response`. Resolves when the
  * exchange is over, whichever way it ended; never rejects.
  */
-export function forwardRequest(request: IncomingMessage, response: ServerResponse, options: ForwardRequestOptions): Promise<void> {
+export function forwardRequest(
+  request: IncomingMessage,
+  response: ServerResponse,
+  options: ForwardRequestOptions,
+): Promise<void> {
   const target = upstreamUrl(options.upstream, request.url ?? '/');
-  const headers = buildUpstreamHeaders(request.rawHeaders, target, options.body?.length);
+  const { body } = options;
+  const bodyLength =
+    body === undefined || Buffer.isBuffer(body) ? body?.length : body.reduce((sum, part) => sum + part.length, 0);
+  const headers = buildUpstreamHeaders(request.rawHeaders, target, bodyLength);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<void>((resolve) => {
     const upstream = send(target, { method: request.method ?? 'GET', headers });
@@ -91,7 +115,11 @@ export function forwardRequest(request: IncomingMessage, response: ServerRespons
     upstream.on('response', (upstreamResponse) => {
       answered = true;
       const observer = options.observe?.(upstreamResponse);
-      response.writeHead(upstreamResponse.statusCode ?? 502, upstreamResponse.statusMessage, buildClientHeaders(upstreamResponse.rawHeaders));
+      response.writeHead(
+        upstreamResponse.statusCode ?? 502,
+        upstreamResponse.statusMessage,
+        buildClientHeaders(upstreamResponse.rawHeaders),
+      );
       // SSE clients wait for each event: send the headers now rather than with the first chunk
       response.flushHeaders();
       if (observer !== undefined) upstreamResponse.on('data', (chunk: Buffer) => observer.chunk(chunk));
@@ -101,8 +129,11 @@ export function forwardRequest(request: IncomingMessage, response: ServerRespons
       });
       upstreamResponse.pipe(response);
     });
-    if (options.body !== undefined) {
-      upstream.end(options.body);
+    if (body !== undefined) {
+      // parts go out together (one writev), not one packet each
+      upstream.cork();
+      for (const part of Buffer.isBuffer(body) ? [body] : body) upstream.write(part);
+      upstream.end();
     } else {
       request.pipe(upstream);
     }

@@ -25,7 +25,7 @@ import { readRequestBody, sendError } from './request-body.js';
 import { guessProvider, matchRoute, toLastUsage, type ProxyProvider, type ProxyRoute } from './routes.js';
 import { deriveProxySessionId, hashCredential, readSessionHeader } from './session-id.js';
 import { createBodyParser, type BodyLayout, type ParsedRequestBody } from './body-parser.js';
-import { writeBodyWithHistory } from './body-writer.js';
+import { writeBodyPartsWithHistory } from './body-writer.js';
 import { createSeenHistories } from './seen-histories.js';
 import { createLruMap } from '../core/lru-map.js';
 import { createWarmManagers, type ManagerFactory } from './sessions.js';
@@ -39,7 +39,8 @@ export type ProxyHandler = (request: IncomingMessage, response: ServerResponse) 
 
 /** A request body prepared for the upstream, and what the answer's usage should be recorded against. */
 interface PreparedRequest {
-  body: Buffer;
+  /** The body, or its parts in order. */
+  body: Buffer | Buffer[];
   sessionId: string;
   /** The history items sent, when the answer's usage can describe the next history's first items. */
   usageMessageCount: number | undefined;
@@ -103,7 +104,12 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
 
   // Managers stay warm per session, window and credential: the session's decisions are records
   // in the store, so a new manager (a forgotten one, another process) prepares a history alike.
-  const createManager = (sessionId: string, provider: ProxyProvider, contextTokenLimit: number, summarizer: Summarizer): ContextManager<Message> =>
+  const createManager = (
+    sessionId: string,
+    provider: ProxyProvider,
+    contextTokenLimit: number,
+    summarizer: Summarizer,
+  ): ContextManager<Message> =>
     createContextManager({
       store,
       sessionId,
@@ -136,7 +142,8 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const parts = splitRequestBody(body);
     const parsed = route.format.toCanonical(parts.items);
     const systemField = parts.historyField === 'messages' ? 'system' : 'instructions';
-    const sessionId = sessionName ?? deriveProxySessionId({ system: body[systemField], messages: parsed, credentialHash });
+    const sessionId =
+      sessionName ?? deriveProxySessionId({ system: body[systemField], messages: parsed, credentialHash });
     const canonical = histories.adopt(`${sessionId}\u0000${credentialHash}`, parsed);
     await readingUsage.get(sessionId);
     const taken = usages.get(sessionId);
@@ -144,22 +151,44 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const lastUsage = taken !== undefined && taken.messageCount <= canonical.length ? taken : undefined;
     // Without the provider's figure the manager counts the history alone: the system prompt and
     // the tools take their share of the window first (scaled as the manager scales estimates).
-    const overhead = lastUsage === undefined ? Math.ceil(countOverhead([body[systemField], body.tools]) * resolveInitialCalibrationRatio(route.provider)) : 0;
+    const overhead =
+      lastUsage === undefined
+        ? Math.ceil(countOverhead([body[systemField], body.tools]) * resolveInitialCalibrationRatio(route.provider))
+        : 0;
     const limit = Math.max(1, window - overhead);
     const create: ManagerFactory = (current) =>
-      createManager(sessionId, route.provider, limit, extractive ?? { summarize: (messages, summary) => summarizeUpstream(current(), messages, summary) });
-    const upstreamRequest = { route, upstream: settings.upstreamFor(route.provider), rawHeaders: request.rawHeaders, body };
-    const result = await managers.prepare(`${sessionId}\u0000${limit}\u0000${credentialHash}`, create, upstreamRequest, canonical, { lastUsage, signal });
+      createManager(
+        sessionId,
+        route.provider,
+        limit,
+        extractive ?? { summarize: (messages, summary) => summarizeUpstream(current(), messages, summary) },
+      );
+    const upstreamRequest = {
+      route,
+      upstream: settings.upstreamFor(route.provider),
+      rawHeaders: request.rawHeaders,
+      body,
+    };
+    const result = await managers.prepare(
+      `${sessionId}\u0000${limit}\u0000${credentialHash}`,
+      create,
+      upstreamRequest,
+      canonical,
+      { lastUsage, signal },
+    );
     const prepared = result.messages;
-    const unchanged = prepared.length === canonical.length && prepared.every((message, index) => message === canonical[index]);
-    let sent = raw;
+    const unchanged =
+      prepared.length === canonical.length && prepared.every((message, index) => message === canonical[index]);
+    let sent: Buffer | Buffer[] = raw;
+    let sentBytes = raw.length;
     if (!unchanged) {
       const items = route.format.fromCanonical(prepared, parts.items);
       // the client's bytes for what the manager left alone, when they are known
       sent =
         layout !== undefined && body[parts.historyField] === parts.items
-          ? writeBodyWithHistory(raw, layout, parts.items, items)
+          ? writeBodyPartsWithHistory(raw, layout, parts.items, items)
           : Buffer.from(JSON.stringify({ ...body, [parts.historyField]: items }));
+      sentBytes = Array.isArray(sent) ? sent.reduce((sum, part) => sum + part.length, 0) : sent.length;
     }
     return {
       body: sent,
@@ -175,25 +204,36 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         messagesIn: canonical.length,
         messagesOut: prepared.length,
         bytesIn: raw.length,
-        bytesOut: sent.length,
+        bytesOut: sentBytes,
       },
     };
   }
 
   async function handleManaged(route: ProxyRoute, request: IncomingMessage, response: ServerResponse): Promise<void> {
     const header = readSessionHeader(request.headers);
-    if ('error' in header) return sendError(response, route.provider, 'invalid-request', `agent-context proxy: ${header.error}`);
+    if ('error' in header)
+      return sendError(response, route.provider, 'invalid-request', `agent-context proxy: ${header.error}`);
     const read = await readRequestBody(request, settings.maxBodyBytes);
     if (read.kind === 'aborted') return;
     if (read.kind === 'too-large') {
-      return sendError(response, route.provider, 'too-large', `agent-context proxy: the request body is over the proxy's limit of ${settings.maxBodyBytes} bytes`);
+      return sendError(
+        response,
+        route.provider,
+        'too-large',
+        `agent-context proxy: the request body is over the proxy's limit of ${settings.maxBodyBytes} bytes`,
+      );
     }
     const credentialHash = hashCredential(request.headers);
     let parsed: ParsedRequestBody;
     try {
       parsed = bodies.parse(read.body, credentialHash);
     } catch (error) {
-      return sendError(response, route.provider, 'invalid-request', `agent-context proxy: the request body is not valid JSON (${describeError(error)})`);
+      return sendError(
+        response,
+        route.provider,
+        'invalid-request',
+        `agent-context proxy: the request body is not valid JSON (${describeError(error)})`,
+      );
     }
     let prepared: PreparedRequest | undefined;
     // a client that goes away stops a compaction under way (an upstream summary costs money)
@@ -203,12 +243,33 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     try {
       const body = parsed.value;
       if (!isRecord(body)) throw new TypeError('the request body is not a JSON object');
-      prepared = await prepare(route, request, read.body, body, parsed.layout, credentialHash, header.sessionId, gone.signal);
+      prepared = await prepare(
+        route,
+        request,
+        read.body,
+        body,
+        parsed.layout,
+        credentialHash,
+        header.sessionId,
+        gone.signal,
+      );
     } catch (error) {
       if (gone.signal.aborted) return;
       // fail-open: the agent keeps working with its request as it was
-      logger.warn(`agent-context proxy: ${route.path}: the context manager failed (${describeFailure(error)}); the request was sent on unchanged`);
-      const event: ProxyRequestEvent = { route: route.path, sessionId: header.sessionId, outcome: 'fail-open', actions: [], messagesIn: 0, messagesOut: 0, bytesIn: read.body.length, bytesOut: read.body.length, error };
+      logger.warn(
+        `agent-context proxy: ${route.path}: the context manager failed (${describeFailure(error)}); the request was sent on unchanged`,
+      );
+      const event: ProxyRequestEvent = {
+        route: route.path,
+        sessionId: header.sessionId,
+        outcome: 'fail-open',
+        actions: [],
+        messagesIn: 0,
+        messagesOut: 0,
+        bytesIn: read.body.length,
+        bytesOut: read.body.length,
+        error,
+      };
       notify(event);
     }
     response.off('close', onClose);
@@ -223,7 +284,11 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         const sessionId = prepared?.sessionId;
         const messageCount = prepared?.usageMessageCount;
         if (sessionId === undefined || messageCount === undefined || status < 200 || status >= 300) return undefined;
-        const tap = createUsageTap(route, upstreamResponse.headers['content-type'], upstreamResponse.headers['content-encoding']);
+        const tap = createUsageTap(
+          route,
+          upstreamResponse.headers['content-type'],
+          upstreamResponse.headers['content-encoding'],
+        );
         return {
           chunk: (chunk) => tap.write(chunk),
           end() {
@@ -263,10 +328,20 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       }
       const provider = guessProvider(request.url, request.headers);
       const upstream = settings.upstreamFor(provider);
-      await forwardRequest(request, response, { upstream, onUnreachable: (error) => unreachable(response, provider, upstream, error) });
+      await forwardRequest(request, response, {
+        upstream,
+        onUnreachable: (error) => unreachable(response, provider, upstream, error),
+      });
     } catch (error) {
-      logger.warn(`agent-context proxy: ${request.method ?? ''} ${route?.path ?? 'request'} failed (${describeFailure(error)})`);
-      sendError(response, route?.provider ?? guessProvider(request.url, request.headers), 'bad-gateway', 'agent-context proxy: the request failed in the proxy');
+      logger.warn(
+        `agent-context proxy: ${request.method ?? ''} ${route?.path ?? 'request'} failed (${describeFailure(error)})`,
+      );
+      sendError(
+        response,
+        route?.provider ?? guessProvider(request.url, request.headers),
+        'bad-gateway',
+        'agent-context proxy: the request failed in the proxy',
+      );
     }
   };
 }

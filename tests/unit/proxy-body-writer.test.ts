@@ -4,10 +4,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createBodyParser } from '../../src/proxy/body-parser.js';
-import { writeBodyWithHistory } from '../../src/proxy/body-writer.js';
+import { writeBodyPartsWithHistory, writeBodyWithHistory } from '../../src/proxy/body-writer.js';
 
 // escapes and spacing JSON.stringify would not write: they show which bytes were copied
-const RAW = '{ "model": "claude-x", "system": "caf\\u00e9",\n  "messages": [ {"role": "user", "content": "caf\\u00e9 one"} ,\n {"role": "assistant", "content": "two"}, {"role": "user", "content": "three"} ],\n  "stream": true }';
+const RAW =
+  '{ "model": "claude-x", "system": "caf\\u00e9",\n  "messages": [ {"role": "user", "content": "caf\\u00e9 one"} ,\n {"role": "assistant", "content": "two"}, {"role": "user", "content": "three"} ],\n  "stream": true }';
 
 function parse(raw: string) {
   const body = Buffer.from(raw, 'utf8');
@@ -33,7 +34,23 @@ describe('writing a body with a new history', () => {
     const { body, value, layout } = parse(RAW);
     const summary = { role: 'user', content: '[Conversation compressed] é' };
     for (const items of [[summary, value.messages[2]], [], [value.messages[2], value.messages[0]]]) {
-      expect(JSON.parse(writeBodyWithHistory(body, layout, value.messages, items).toString('utf8'))).toEqual({ ...value, messages: items });
+      expect(JSON.parse(writeBodyWithHistory(body, layout, value.messages, items).toString('utf8'))).toEqual({
+        ...value,
+        messages: items,
+      });
     }
+  });
+
+  it('copies a stretch of items sent as they came in one slice of the client bytes, separators included', () => {
+    const { body, value, layout } = parse(RAW);
+    const [first, second] = value.messages;
+    const replaced = { role: 'user', content: '[offloaded]' };
+    const parts = writeBodyPartsWithHistory(body, layout, value.messages, [first, second, replaced]);
+
+    expect(Buffer.concat(parts).toString('utf8')).toBe(
+      '{ "model": "claude-x", "system": "caf\\u00e9",\n  "messages": [{"role": "user", "content": "caf\\u00e9 one"} ,\n {"role": "assistant", "content": "two"},{"role":"user","content":"[offloaded]"}],\n  "stream": true }',
+    );
+    // the body up to the history, the two items, a comma, the new item, the rest
+    expect(parts).toHaveLength(5);
   });
 });

@@ -6,7 +6,14 @@
  * when a history reaches its span with the same fingerprint, and read once.
  */
 import { parseContentName } from './content-names.js';
-import { parseRecordName, RECORD_FOLDER, type RecordKind, type RecordName, type RecordSpan, type SessionRecord } from './session-records.js';
+import {
+  parseRecordName,
+  RECORD_FOLDER,
+  type RecordKind,
+  type RecordName,
+  type RecordSpan,
+  type SessionRecord,
+} from './session-records.js';
 
 /** The key of a span for one kind of record. */
 function spanKey(kind: RecordKind, span: RecordSpan): string {
@@ -51,6 +58,8 @@ export function createSessionKnowledge(): SessionKnowledge {
   const records = new Map<string, RecordName[]>();
   const spans = new Map<number, number>();
   const values = new Map<string, SessionRecord | null>();
+  // every name a listing gave: a folder's listing repeats them all each time, and they name the same things forever
+  const listedNames = new Set<string>();
   let recordsVersion = 0;
   let listed = false;
   let longestSpan = 0;
@@ -106,6 +115,8 @@ export function createSessionKnowledge(): SessionKnowledge {
       let learned = false;
       const folder = `${RECORD_FOLDER}/`;
       for (const name of names) {
+        if (listedNames.has(name)) continue;
+        listedNames.add(name);
         if (name.startsWith(folder)) {
           const record = parseRecordName(name.slice(folder.length));
           if (record !== undefined && addRecordName(record)) learned = true;
