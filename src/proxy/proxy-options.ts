@@ -52,7 +52,11 @@ export interface ProxyRequestEvent {
   error?: unknown;
 }
 
-/** Options of {@link createProxyHandler}. */
+/**
+ * Options of {@link createProxyHandler}: flat, since the proxy sets only a few of the context
+ * manager's (`threshold` and `offloadTiming` become its `offload.threshold` and
+ * `offload.timing`, `compactThresholdRatio` its `compaction.trigger.ratio`).
+ */
 export interface ProxyHandlerOptions {
   /**
    * The base URL every request is sent on to (`https://api.anthropic.com`, a gateway, a local
@@ -90,7 +94,7 @@ export interface ProxyHandlerOptions {
    */
   threshold?: number | undefined;
   /**
-   * When tool results go to the store, as in `createContextManager`: `'as-they-age'` (the model
+   * When tool results go to the store, as `offload.timing` of `createContextManager`: `'as-they-age'` (the model
    * gets each result whole while it acts on it, older ones go in batches) or `'on-arrival'`
    * (every new result of at least `threshold` characters is replaced by its reference).
    * @default 'as-they-age'

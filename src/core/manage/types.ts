@@ -11,7 +11,7 @@ export interface ContextOffloadAction {
   /**
    * `'direct-offload'`: new tool results went to the store: as results age, one too large for
    * the window, its reference followed by its head and tail; on arrival, each of at least
-   * `threshold` characters, before the model saw it. `'batch-offload'`: older results went to
+   * `offload.threshold` characters, before the model saw it. `'batch-offload'`: older results went to
    * the store: as results age, when those still inline passed their budget; on arrival, when the
    * ratio gate passed; or, either way, because the history was over the compaction trigger
    * (offloading comes before summarizing). `'input-offload'`: large string fields of older
@@ -122,7 +122,7 @@ export interface ContextStats {
    */
   tokensBefore: number;
   tokensAfter: number;
-  /** The compaction trigger in tokens (`contextTokenLimit × compactThresholdRatio`). */
+  /** The compaction trigger in tokens (`contextTokenLimit × compaction.trigger.ratio`). */
   triggerTokens: number;
   /**
    * Provider tokens per local token: the provider family's default margin until usage arrives,
@@ -194,7 +194,7 @@ export interface ContextManager<M> {
    */
   prepare(messages: readonly M[], options?: PrepareOptions): Promise<PrepareResult<M>>;
   /**
-   * Offloads one tool output as it arrives when it is at least `threshold` characters (and its
+   * Offloads one tool output as it arrives when it is at least `offload.threshold` characters (and its
    * tool is not excluded): resolves with the reference text that replaces it, else with the
    * output itself.
    */
