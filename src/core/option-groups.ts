@@ -25,9 +25,17 @@ function collectPaths(schema: OptionGroupSchema, prefix: string, paths: Map<stri
   return paths;
 }
 
-function readGroup(group: unknown, schema: OptionGroupSchema, path: string, paths: ReadonlyMap<string, string>, values: Record<string, unknown>): void {
+function readGroup(
+  group: unknown,
+  schema: OptionGroupSchema,
+  path: string,
+  paths: ReadonlyMap<string, string>,
+  values: Record<string, unknown>,
+): void {
   if (typeof group !== 'object' || group === null || Array.isArray(group)) {
-    throw new InvalidOptionError(`${path} must be an object { ${Object.keys(schema).join(', ')} }, got ${describeValue(group)}`);
+    throw new InvalidOptionError(
+      `${path} must be an object { ${Object.keys(schema).join(', ')} }, got ${describeValue(group)}`,
+    );
   }
   for (const [key, value] of Object.entries(group)) {
     if (value === undefined) continue;
@@ -51,7 +59,11 @@ function readGroup(group: unknown, schema: OptionGroupSchema, path: string, path
  *   option: expected one of ...`), a flat option given at the top that lives in a group
  *   (`threshold moved to offload.threshold`), a group that is not an object.
  */
-export function flattenOptionGroups(options: Readonly<Record<string, unknown>>, schema: OptionGroupSchema, topLevel: ReadonlySet<string>): FlattenedOptions {
+export function flattenOptionGroups(
+  options: Readonly<Record<string, unknown>>,
+  schema: OptionGroupSchema,
+  topLevel: ReadonlySet<string>,
+): FlattenedOptions {
   const paths = collectPaths(schema, '', new Map());
   const values: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options)) {
@@ -62,8 +74,13 @@ export function flattenOptionGroups(options: Readonly<Record<string, unknown>>, 
       continue;
     }
     const moved = paths.get(key);
-    if (moved !== undefined) throw new InvalidOptionError(`${key} moved to ${moved}: pass { ${moved.split('.').join(': { ')}: ... }${' }'.repeat(moved.split('.').length - 1)}`);
-    throw new InvalidOptionError(`${key} is not an option: expected one of ${[...topLevel, ...Object.keys(schema)].join(', ')}`);
+    if (moved !== undefined)
+      throw new InvalidOptionError(
+        `${key} moved to ${moved}: pass { ${moved.split('.').join(': { ')}: ... }${' }'.repeat(moved.split('.').length - 1)}`,
+      );
+    throw new InvalidOptionError(
+      `${key} is not an option: expected one of ${[...topLevel, ...Object.keys(schema)].join(', ')}`,
+    );
   }
   return { values, paths };
 }

@@ -4,7 +4,11 @@
  * where it lives, and the environment still applies.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createContextManager, type ContextCompactAction, type ContextManagerOptions } from '../../src/api/context-manager.js';
+import {
+  createContextManager,
+  type ContextCompactAction,
+  type ContextManagerOptions,
+} from '../../src/api/context-manager.js';
 import { MANAGER_OPTION_GROUPS } from '../../src/api/context-manager-options.js';
 import { createExtractiveSummarizer } from '../../src/core/compact/extractive-summarizer.js';
 import { InvalidOptionError } from '../../src/core/errors.js';
@@ -43,7 +47,12 @@ afterEach(() => {
 
 describe('createContextManager options in groups', () => {
   it('triggers at contextTokenLimit × compaction.trigger.ratio', async () => {
-    const manager = createContextManager({ store: createMemoryStore(), provider: 'openai', contextTokenLimit: 10_000, compaction: { trigger: { ratio: 0.5 } } });
+    const manager = createContextManager({
+      store: createMemoryStore(),
+      provider: 'openai',
+      contextTokenLimit: 10_000,
+      compaction: { trigger: { ratio: 0.5 } },
+    });
     const { stats } = await manager.prepare([{ role: 'user', content: 'Hello.' }]);
     expect(stats.triggerTokens).toBe(5000);
   });
@@ -53,11 +62,17 @@ describe('createContextManager options in groups', () => {
     const manager = createContextManager({ store: createMemoryStore(), provider: 'openai', contextTokenLimit: 10_000 });
     expect((await manager.prepare([{ role: 'user', content: 'Hello.' }])).stats.triggerTokens).toBe(2500);
     process.env.COMPACT_THRESHOLD_RATIO = 'half';
-    expect(() => createContextManager({ store: createMemoryStore() })).toThrow(/^COMPACT_THRESHOLD_RATIO must be a number in \[0, 1\], got "half"$/);
+    expect(() => createContextManager({ store: createMemoryStore() })).toThrow(
+      /^COMPACT_THRESHOLD_RATIO must be a number in \[0, 1\], got "half"$/,
+    );
   });
 
   it('offloads on arrival with offload.timing and offload.threshold', async () => {
-    const manager = createContextManager({ store: createMemoryStore(), logger: quiet, offload: { timing: 'on-arrival', threshold: 500 } });
+    const manager = createContextManager({
+      store: createMemoryStore(),
+      logger: quiet,
+      offload: { timing: 'on-arrival', threshold: 500 },
+    });
     const history: Message[] = [
       { role: 'user', content: 'Read the log.' },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'bash', input: {} }] },
@@ -77,7 +92,11 @@ describe('createContextManager options in groups', () => {
       summarizer: createExtractiveSummarizer(),
       logger: quiet,
       onCompact: (action) => void compactions.push(action),
-      compaction: { summary: { maxWords: 300 }, restore: { maxFiles: 2, maxTokensPerFile: 700 }, resumeMessage: 'Go on.' },
+      compaction: {
+        summary: { maxWords: 300 },
+        restore: { maxFiles: 2, maxTokensPerFile: 700 },
+        resumeMessage: 'Go on.',
+      },
     });
     const history: Message[] = [
       { role: 'user', content: 'Plan the migration.' },
@@ -88,7 +107,11 @@ describe('createContextManager options in groups', () => {
     const result = await manager.prepare(history);
     expect(compactions).toHaveLength(1);
     // without workDir nothing is restored, whatever maxFiles says
-    expect(compactions[0]?.budgets).toMatchObject({ summaryMaxWords: 300, maxRestoreFiles: 0, maxRestoreTokensPerFile: 700 });
+    expect(compactions[0]?.budgets).toMatchObject({
+      summaryMaxWords: 300,
+      maxRestoreFiles: 0,
+      maxRestoreTokensPerFile: 700,
+    });
     expect(result.messages.at(-1)).toEqual({ role: 'user', content: 'Go on.' });
   });
 
@@ -99,7 +122,9 @@ describe('createContextManager options in groups', () => {
       await createContextManager({ store, tokenCounter, logger: quiet }).prepare(history);
       const tokenizers: unknown[] = [];
       for await (const key of store.list('default/.records/')) {
-        const record = JSON.parse((await store.get(key)) ?? '{}') as { tokens?: { tokenizer: string; counts: unknown[] } };
+        const record = JSON.parse((await store.get(key)) ?? '{}') as {
+          tokens?: { tokenizer: string; counts: unknown[] };
+        };
         tokenizers.push(record.tokens?.tokenizer, record.tokens?.counts[0]);
       }
       return tokenizers;
@@ -109,7 +134,11 @@ describe('createContextManager options in groups', () => {
   });
 
   it('never changes the options it is given', () => {
-    const options: ContextManagerOptions = { outputDir: 'x', offload: { preview: { headChars: 10 } }, compaction: { trigger: { ratio: 0.5 } } };
+    const options: ContextManagerOptions = {
+      outputDir: 'x',
+      offload: { preview: { headChars: 10 } },
+      compaction: { trigger: { ratio: 0.5 } },
+    };
     const copy = structuredClone(options);
     createContextManager(options);
     expect(options).toEqual(copy);
@@ -130,12 +159,28 @@ describe('createContextManager options in groups', () => {
     ['compaction.summary.retryBaseDelayMs', -1, 'compaction.summary.retryBaseDelayMs must be a number >= 0, got -1'],
     ['compaction.summary.mode', 'fast', 'compaction.summary.mode must be "prompt" or "reuse-prefix", got "fast"'],
     ['compaction.restore.maxFiles', -1, 'compaction.restore.maxFiles must be an integer >= 0, got -1'],
-    ['compaction.restore.maxTokensPerFile', 'many', 'compaction.restore.maxTokensPerFile must be an integer >= 0, got "many"'],
+    [
+      'compaction.restore.maxTokensPerFile',
+      'many',
+      'compaction.restore.maxTokensPerFile must be an integer >= 0, got "many"',
+    ],
     ['compaction.restore.maxTokensTotal', -1, 'compaction.restore.maxTokensTotal must be an integer >= 0, got -1'],
-    ['compaction.restore.readToolNames', 'Read', 'compaction.restore.readToolNames must be an array of strings, got "Read"'],
+    [
+      'compaction.restore.readToolNames',
+      'Read',
+      'compaction.restore.readToolNames must be an array of strings, got "Read"',
+    ],
     ['compaction.restore.pathField', '', 'compaction.restore.pathField must be a non-empty string, got ""'],
-    ['compaction.restore.fileReader', {}, 'compaction.restore.fileReader must be an object with read() and exists(), got an object'],
-    ['compaction.archive.policy', 'maybe', 'compaction.archive.policy must be "required" or "best-effort", got "maybe"'],
+    [
+      'compaction.restore.fileReader',
+      {},
+      'compaction.restore.fileReader must be an object with read() and exists(), got an object',
+    ],
+    [
+      'compaction.archive.policy',
+      'maybe',
+      'compaction.archive.policy must be "required" or "best-effort", got "maybe"',
+    ],
     ['compaction.resumeMessage', ' ', 'compaction.resumeMessage must be a non-blank string, got " "'],
   ])('names %s by its path when its value is bad', (path, value, message) => {
     const options = { outputDir: 'x', ...nest(path, value) };
@@ -144,13 +189,18 @@ describe('createContextManager options in groups', () => {
   });
 
   it('names both paths when summary.conversationRequest comes without its mode', () => {
-    expect(() => createContextManager({ outputDir: 'x', compaction: { summary: { conversationRequest: { model: 'claude-sonnet-4-6' } } } })).toThrow(
-      "compaction.summary.conversationRequest is used only with compaction.summary.mode: 'reuse-prefix'",
-    );
+    expect(() =>
+      createContextManager({
+        outputDir: 'x',
+        compaction: { summary: { conversationRequest: { model: 'claude-sonnet-4-6' } } },
+      }),
+    ).toThrow("compaction.summary.conversationRequest is used only with compaction.summary.mode: 'reuse-prefix'");
   });
 
   it.each(flatToGrouped())('refuses %s at the top, saying it moved to %s', (flat, grouped) => {
-    expect(() => createContextManager({ outputDir: 'x', [flat]: 1 } as never)).toThrow(new RegExp(`^${flat} moved to ${grouped.replaceAll('.', '\\.')}: `));
+    expect(() => createContextManager({ outputDir: 'x', [flat]: 1 } as never)).toThrow(
+      new RegExp(`^${flat} moved to ${grouped.replaceAll('.', '\\.')}: `),
+    );
   });
 
   it('refuses an unknown key in a group, naming it and the keys of the group', () => {
@@ -166,13 +216,17 @@ describe('createContextManager options in groups', () => {
   });
 
   it('refuses an unknown key at the top and a group that is not an object', () => {
-    expect(() => createContextManager({ outputDir: 'x', sesionId: 'a' } as never)).toThrow(/^sesionId is not an option: expected one of outputDir, store, sessionId/);
+    expect(() => createContextManager({ outputDir: 'x', sesionId: 'a' } as never)).toThrow(
+      /^sesionId is not an option: expected one of outputDir, store, sessionId/,
+    );
     expect(() => createContextManager({ outputDir: 'x', compaction: { trigger: 0.5 } } as never)).toThrow(
       'compaction.trigger must be an object { ratio }, got 0.5',
     );
   });
 
   it('takes a key given as undefined as absent, at any level', () => {
-    expect(() => createContextManager({ outputDir: 'x', threshold: undefined, offload: { treshold: undefined } } as never)).not.toThrow();
+    expect(() =>
+      createContextManager({ outputDir: 'x', threshold: undefined, offload: { treshold: undefined } } as never),
+    ).not.toThrow();
   });
 });
