@@ -412,6 +412,16 @@ describe('contextOffloadMiddleware options', () => {
     );
   });
 
+  it('takes compaction.resumeMessage as given, over its own default', () => {
+    expect(() => contextOffloadMiddleware({ outputDir: directory, compaction: { resumeMessage: ' ' } })).toThrow(
+      'compaction.resumeMessage must be a non-blank string, got " "',
+    );
+  });
+
+  it('refuses resumeMessage at the top, saying it moved to compaction.resumeMessage', () => {
+    expect(() => contextOffloadMiddleware({ outputDir: directory, resumeMessage: 'Go on.' } as never)).toThrow(/^resumeMessage moved to compaction\.resumeMessage/);
+  });
+
   it('throws with neither outputDir nor store', () => {
     expect(() => contextOffloadMiddleware({} as never)).toThrow(expect.objectContaining({ code: 'INVALID_OPTION' }));
   });
