@@ -157,8 +157,17 @@ export function parseUpstream(option: string, value: unknown): URL {
   } catch {
     url = undefined;
   }
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
-    throw new InvalidOptionError(`${option} must be an http:// or https:// URL without query, fragment or credentials, got ${describeValue(value)}`);
+  if (
+    url === undefined ||
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    url.username !== '' ||
+    url.password !== ''
+  ) {
+    throw new InvalidOptionError(
+      `${option} must be an http:// or https:// URL without query, fragment or credentials, got ${describeValue(value)}`,
+    );
   }
   return url;
 }

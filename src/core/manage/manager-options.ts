@@ -89,7 +89,9 @@ export interface AgingOptionFields {
 function resolveCharCount(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new InvalidOptionError(`${name} must be an integer >= 1 (a number of characters), got ${describeValue(value)}`);
+    throw new InvalidOptionError(
+      `${name} must be an integer >= 1 (a number of characters), got ${describeValue(value)}`,
+    );
   }
   return value;
 }
@@ -124,8 +126,16 @@ export function resolveAgingOptions(
   return {
     offloadTiming: timing,
     aging: {
-      maxInlineResultChars: resolveCharCount('maxInlineResultChars', fields.maxInlineResultChars, Math.max(1, Math.floor(windowChars * DEFAULT_MAX_INLINE_RESULT_SHARE))),
-      agedBudgetChars: resolveCharCount('agedBudgetChars', fields.agedBudgetChars, Math.max(1, Math.floor(windowChars * DEFAULT_AGED_BUDGET_SHARE))),
+      maxInlineResultChars: resolveCharCount(
+        'maxInlineResultChars',
+        fields.maxInlineResultChars,
+        Math.max(1, Math.floor(windowChars * DEFAULT_MAX_INLINE_RESULT_SHARE)),
+      ),
+      agedBudgetChars: resolveCharCount(
+        'agedBudgetChars',
+        fields.agedBudgetChars,
+        Math.max(1, Math.floor(windowChars * DEFAULT_AGED_BUDGET_SHARE)),
+      ),
       minAgedChars: settings.threshold,
       cut: settings.cut ?? scaleDefaultCut(windowChars),
     },
@@ -135,7 +145,8 @@ export function resolveAgingOptions(
 /** The family a format's histories usually go to, when neither `provider` nor `model` says. */
 function familyOfFormat(formatName: FormatName | (string & {})): ProviderFamily {
   if (formatName === 'anthropic') return 'anthropic';
-  if (formatName === 'openai-chat' || formatName === 'openai-responses' || formatName === 'openai-agents') return 'openai';
+  if (formatName === 'openai-chat' || formatName === 'openai-responses' || formatName === 'openai-agents')
+    return 'openai';
   return 'other';
 }
 
@@ -145,7 +156,11 @@ function familyOfFormat(formatName: FormatName | (string & {})): ProviderFamily 
  *
  * @throws {InvalidOptionError} for a `provider` that is not one of the families, or a `model` that is not a non-empty string.
  */
-export function resolveProviderFamily(provider: unknown, model: unknown, formatName: FormatName | (string & {})): ProviderFamily {
+export function resolveProviderFamily(
+  provider: unknown,
+  model: unknown,
+  formatName: FormatName | (string & {}),
+): ProviderFamily {
   if (provider !== undefined) {
     if (!FAMILIES.includes(provider as ProviderFamily)) {
       throw new InvalidOptionError(`provider must be "anthropic", "openai" or "other", got ${describeValue(provider)}`);
@@ -154,7 +169,9 @@ export function resolveProviderFamily(provider: unknown, model: unknown, formatN
   }
   if (model !== undefined) {
     if (typeof model !== 'string' || model.trim() === '') {
-      throw new InvalidOptionError(`model must be a non-empty string (the model the history is sent to), got ${describeValue(model)}`);
+      throw new InvalidOptionError(
+        `model must be a non-empty string (the model the history is sent to), got ${describeValue(model)}`,
+      );
     }
     return inferProviderFamily(model);
   }
