@@ -91,8 +91,8 @@ type FlatManagerOptions = BatchOffloadOptions & AgingOptionFields & CompactOptio
 interface ResolvedManager<M> {
   settings: ResolvedContextManagerOptions<M>;
   compaction: ResolvedCompactOptions;
-  /** The ports compaction takes (checked with its options). */
-  compactPorts: CompactOptions;
+  /** The flat options of compaction, its ports among them (checked when resolved). */
+  compactOptions: CompactOptions;
   store: ContentStore;
   tokenCounter: TokenCounter;
   logger: Logger;
@@ -121,7 +121,7 @@ function resolveManagerOptions<M>(options: ContextManagerOptions<M>, env: Enviro
   const logger = options.logger ?? consoleLogger;
   const tokenCounter = options.tokenCounter ?? defaultTokenCounter;
   // the store is the manager's (checked above), the archive's session each call's
-  const compactPorts: CompactOptions = {
+  const compactOptions: CompactOptions = {
     ...flat,
     contextTokenLimit: options.contextTokenLimit,
     workDir: options.workDir,
@@ -134,7 +134,7 @@ function resolveManagerOptions<M>(options: ContextManagerOptions<M>, env: Enviro
     const threshold = resolveTableOption(OPTIONS.threshold, flat.threshold);
     // references name the store's own key under the session, which the read tool opens
     const batch = { ...resolveBatchOffloadOptions(flat, env), reference: 'absolute' as const };
-    const compaction = resolveCompactOptions(compactPorts, env, currentDir);
+    const compaction = resolveCompactOptions(compactOptions, env, currentDir);
     if (options.summarizer === undefined && options.llmClient !== undefined) {
       // the checks a compaction would make at its first run, made now
       resolveSummaryModel(compaction.summaryModel, options.llmClient);
@@ -169,7 +169,7 @@ function resolveManagerOptions<M>(options: ContextManagerOptions<M>, env: Enviro
       initialCalibrationRatio: resolveInitialCalibrationRatio(family),
       hooks: resolveHooks(options),
     };
-    return { settings, compaction, compactPorts, store, tokenCounter, logger, restoresFiles };
+    return { settings, compaction, compactOptions, store, tokenCounter, logger, restoresFiles };
   });
 }
 
@@ -221,13 +221,13 @@ export function createContextManager<M = Message>(options: ContextManagerOptions
   /** The session the manager works in; with `sessionId: 'auto'`, `undefined` until a history with a user message names it. */
   readonly sessionId: string | undefined;
 } {
-  const { settings, compaction, compactPorts, store, tokenCounter, logger, restoresFiles } = resolveManagerOptions(options, process.env, process.cwd());
+  const { settings, compaction, compactOptions, store, tokenCounter, logger, restoresFiles } = resolveManagerOptions(options, process.env, process.cwd());
   const { sessionId } = settings;
   // the manager decides when to compact: a trigger at 0 compacts any history and, unlike
   // `force`, keeps the no-gain guard (a summary as large as what it replaces is skipped as 'no-gain')
   const runner = createResolvedCompaction(
     { ...compaction, compactThresholdRatio: 0, lastUsage: undefined, force: false },
-    { ...compactPorts, store },
+    { ...compactOptions, store },
     process.env,
   );
   let skippedRestoreSaid = false;
