@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorLine, findErrorLine, printsItsOwnErrors } from '../../src/core/compact/error-lines.js';
+import { errorLine, findErrorLine, findPrintedErrorLine, printsItsOwnErrors, PRINTED_ERROR_END_CHARS } from '../../src/core/compact/error-lines.js';
 
 describe('findErrorLine: the error in what a tool printed', () => {
   it.each([
@@ -76,5 +76,35 @@ describe('printsItsOwnErrors: whose unmarked output may hold its own error', () 
 
   it.each(['Read', 'read_file', 'Grep', 'Glob', 'search', 'list_files', 'WebFetch', 'cat', 'LS'])('%s fetches content and does not', (name) => {
     expect(printsItsOwnErrors(name)).toBe(false);
+  });
+});
+
+describe('findPrintedErrorLine: the error line of one result, for its reference', () => {
+  const passing = (lines: number): string => Array.from({ length: lines }, (_, index) => `ok ${index} compiled src/module-${index}.ts`).join('\n');
+
+  it('takes a marked result\'s error line, else its first line', () => {
+    expect(findPrintedErrorLine('RUN v3\nTypeError: x is undefined', true, 'run_command')).toBe('TypeError: x is undefined');
+    expect(findPrintedErrorLine('Command timed out after 120 s\nlog', true, 'read_file')).toBe('Command timed out after 120 s');
+  });
+
+  it('takes an unmarked result\'s error line only from a tool that prints its own errors', () => {
+    expect(findPrintedErrorLine('FAIL tests/a.test.ts\nexit code: 1', false, 'run_command')).toBe('FAIL tests/a.test.ts');
+    expect(findPrintedErrorLine('TypeError: documented here', false, 'read_file')).toBeUndefined();
+    expect(findPrintedErrorLine(passing(10), false, 'run_command')).toBeUndefined();
+  });
+
+  it('finds the error at the end of a 10 MB log, and reads only its two ends', () => {
+    const log = `${passing(400_000)}\nAssertionError: expected 2336 to equal 2337\nexit code: 1`;
+    expect(log.length).toBeGreaterThan(10_000_000);
+    expect(findPrintedErrorLine(log, false, 'run_command')).toBe('AssertionError: expected 2336 to equal 2337');
+    // an error only in the middle is past both ends: the reference goes without it
+    const middle = `${passing(200_000)}\nTypeError: deep inside\n${passing(200_000)}`;
+    expect(findPrintedErrorLine(middle, false, 'run_command')).toBeUndefined();
+  });
+
+  it('never takes a line cut at an end for a whole one', () => {
+    // the last line of the head's range starts before the cut and ends after it: it is left out
+    const cut = `${'x'.repeat(PRINTED_ERROR_END_CHARS - 10)}\nTypeError: ${'y'.repeat(100)}\n${passing(20_000)}`;
+    expect(findPrintedErrorLine(cut, false, 'run_command')).toBeUndefined();
   });
 });

@@ -110,13 +110,28 @@ export function printsItsOwnErrors(toolName: string | undefined): boolean {
   return toolName === undefined || !CONTENT_TOOL.test(toolName.toLowerCase());
 }
 
+/** Characters of a result's start, and of its end, that {@link findPrintedErrorLine} reads: where a tool prints its first error and its summary. */
+export const PRINTED_ERROR_END_CHARS = 16_384;
+
+/** The first and last `chars` characters of `text`, without the lines the cut splits; `text` itself when it is not longer than both. */
+function keepEnds(text: string, chars: number): string {
+  if (text.length <= 2 * chars) return text;
+  const head = text.slice(0, chars);
+  const tail = text.slice(text.length - chars);
+  const headEnd = head.lastIndexOf('\n');
+  const tailStart = tail.indexOf('\n');
+  return `${headEnd === -1 ? '' : head.slice(0, headEnd)}\n${tailStart === -1 ? '' : tail.slice(tailStart + 1)}`;
+}
+
 /**
  * The line of a tool result that says what went wrong, when it reports a failure: for a result
  * marked as an error, {@link errorLine}; for an unmarked one of a tool that prints its own errors
  * ({@link printsItsOwnErrors}), {@link findErrorLine}; else `undefined`. The rule the last error
- * is found by, for one result.
+ * is found by, for one result, read in its first and last {@link PRINTED_ERROR_END_CHARS}
+ * characters: a 10 MB log costs two slices, not a scan of its middle.
  */
 export function findPrintedErrorLine(text: string, isError: boolean, toolName: string | undefined): string | undefined {
-  if (isError) return errorLine(text) || undefined;
-  return printsItsOwnErrors(toolName) ? findErrorLine(text) : undefined;
+  if (!isError && !printsItsOwnErrors(toolName)) return undefined;
+  const ends = keepEnds(text, PRINTED_ERROR_END_CHARS);
+  return isError ? errorLine(ends) || undefined : findErrorLine(ends);
 }
