@@ -28,11 +28,11 @@ import type { ContextManagerPorts } from './manager-ports.js';
 import { createLocalCounts, estimateHistoryTokens, type EstimateAnchor } from './history-estimate.js';
 import type { ResolvedContextManagerOptions } from './manager-options.js';
 import { offloadToolOutput } from './offload-output.js';
-import { applyDecisions, mayHoldOffloadedResults, type OffloadCall } from './offload-steps.js';
+import { applyDecisions, mayHoldOffloadedResults } from './offload-steps.js';
 import { createOffloadPolicy } from './offload-policy.js';
 import { summarizeMessageChars, type MessageChars } from './ratio-gate.js';
 import { applyInputDecisions, mayHoldOffloadedInputs } from './tool-inputs.js';
-import { createSessionAccess, type SessionAccess } from './session-access.js';
+import { createSessionAccess, type CallAccess, type SessionAccess } from './session-access.js';
 import { AUTO_SESSION_ID, deriveSessionIdWith } from './session-id.js';
 import type { ContextAction, ContextManager, ContextOffloadAction, PrepareOptions, PrepareResult } from './types.js';
 import { checkLastUsage, learnFromUsage, type CheckedUsage, type UsageAnchor } from './usage-anchor.js';
@@ -165,7 +165,7 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
    * time, checked and with the offloads decided before (in any process) applied. Returns the
    * indices first seen.
    */
-  async function absorb(canonical: readonly Message[], access: SessionAccess, call: OffloadCall): Promise<{ given: Message[]; fresh: number[] }> {
+  async function absorb(canonical: readonly Message[], access: SessionAccess, call: CallAccess): Promise<{ given: Message[]; fresh: number[] }> {
     const given = canonical.slice();
     const fresh: number[] = [];
     let unexplained = false;
@@ -184,8 +184,8 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
       fresh.push(index);
       unexplained = access.mayNeedListing(message, chars.results) || unexplained;
     }
-    // a raw result no process was known to offload: ask the folder once before deciding it
-    if (unexplained) await call.learn();
+    // a raw result no process was known to offload: ask the store before deciding it
+    if (unexplained) await call.explain();
     for (const index of fresh) {
       const message = given[index] as Message;
       if (mayHoldOffloadedResults(message, access.steps)) given[index] = applyDecisions(message, access.steps, call.store);

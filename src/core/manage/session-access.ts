@@ -11,11 +11,13 @@ import { isOffloadReference } from '../offload-reference.js';
 import { toFileStem } from '../offload-names.js';
 import { callStore } from '../offload-files.js';
 import type { ContentStore, Logger } from '../ports.js';
-import { isToolResultBlock, isToolUseBlock, type Message, type ToolUseBlock } from '../types.js';
+import { isToolResultBlock, isToolUseBlock, type Message, type ToolResultBlock, type ToolUseBlock } from '../types.js';
+import { buildContentName } from './content-names.js';
+import { hashText } from './fingerprint.js';
 import type { LocalCounts } from './history-estimate.js';
 import type { ContextManagerPorts } from './manager-ports.js';
 import type { ResolvedContextManagerOptions } from './manager-options.js';
-import type { OffloadCall, OffloadStepContext } from './offload-steps.js';
+import { readStoredTexts, type OffloadCall, type OffloadStepContext } from './offload-steps.js';
 import type { ResultChars } from './ratio-gate.js';
 import { createReadBackCalls } from './read-back.js';
 import { createRecordChain, type ReadRecord } from './record-chain.js';
@@ -51,6 +53,13 @@ export interface CallAccess extends OffloadCall {
   readRecord: ReadRecord;
   /** Whether the folder could not be listed or read in this call. */
   readonly failed: boolean;
+  /**
+   * Learns whether the results {@link SessionAccess.mayNeedListing} found unexplained were
+   * offloaded by another process: by asking the store about the names their content would have
+   * (a name follows from the call id and the content), not by listing the folder; an unexplained
+   * input field, or a listing made already, means the listing.
+   */
+  explain(): Promise<void>;
 }
 
 /** What matching a history against the records gave, with the calibration in force after it. */
@@ -75,7 +84,8 @@ export interface SessionAccess {
   beginCall(store: ContentStore, signal: AbortSignal | undefined, actions: ContextAction[]): CallAccess;
   /**
    * Whether a message first seen may hold a result (or an input field) another process
-   * offloaded that this manager does not know of; `chars` are the characters of its results, in order.
+   * offloaded that this manager does not know of, for the call's {@link CallAccess.explain} to
+   * learn; `chars` are the characters of its results, in order.
    */
   mayNeedListing(message: Message, chars: readonly ResultChars[]): boolean;
   /** Applies the records that match `history` (compactions, counts). */
@@ -83,9 +93,19 @@ export interface SessionAccess {
   /** After the call's listing: the working history with a compaction recorded meanwhile applied, or `undefined` when none applies. */
   rematch(working: readonly Message[], call: CallAccess): Promise<Message[] | undefined>;
   /** Records the compaction of the first `spanLength` messages of `working` into `replacement`. */
-  recordCompaction(working: readonly Message[], spanLength: number, replacement: Message[], meta: { archiveReference: string | null; summarizer: string; calibration: RecordedCalibration }, call: CallAccess): Promise<RecordedCompaction>;
+  recordCompaction(
+    working: readonly Message[],
+    spanLength: number,
+    replacement: Message[],
+    meta: { archiveReference: string | null; summarizer: string; calibration: RecordedCalibration },
+    call: CallAccess,
+  ): Promise<RecordedCompaction>;
   /** Records the counts of `output` (and the learned calibration) when enough was counted, or the calibration moved. */
-  recordCounts(output: readonly Message[], call: CallAccess, progress: { tokenized: number; inForce: RecordedCalibration; learned: RecordedCalibration }): Promise<void>;
+  recordCounts(
+    output: readonly Message[],
+    call: CallAccess,
+    progress: { tokenized: number; inForce: RecordedCalibration; learned: RecordedCalibration },
+  ): Promise<void>;
 }
 
 /** What a session's access is made of. */
@@ -131,6 +151,9 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
   let uncounted = 0;
   // raw results (call id and length) this manager has met: meeting them again is nothing new
   const judged = new Set<string>();
+  // what the call's `explain` is to learn about: results to look up by name, and whether an input field needs the listing
+  let unexplainedResults: ToolResultBlock[] = [];
+  let unexplainedInputs = false;
 
   const applyTokens = (messages: readonly Message[], tokens: RecordedTokens | undefined): void => {
     if (tokens === undefined || ports.tokenizerId === undefined || tokens.tokenizer !== ports.tokenizerId) return;
@@ -149,12 +172,16 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
 
   function beginCall(store: ContentStore, signal: AbortSignal | undefined, actions: ContextAction[]): CallAccess {
     let listing: Promise<void> | undefined;
+    unexplainedResults = [];
+    unexplainedInputs = false;
     let failed = false;
     const fail = (error: unknown): void => {
       if (signal?.aborted) throw signal.reason;
       if (failed) return;
       failed = true;
-      logger.warn(`context manager: the session's records in ${store.referenceFor(sessionId)} could not be read (${describeError(error)}); this call works without them`);
+      logger.warn(
+        `context manager: the session's records in ${store.referenceFor(sessionId)} could not be read (${describeError(error)}); this call works without them`,
+      );
       actions.push({ type: 'records-unavailable', error });
     };
 
@@ -192,7 +219,8 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
           const prefix = `${sessionId}/`;
           const names: string[] = [];
           try {
-            for await (const key of store.list(prefix)) if (key.startsWith(prefix)) names.push(key.slice(prefix.length));
+            for await (const key of store.list(prefix))
+              if (key.startsWith(prefix)) names.push(key.slice(prefix.length));
           } catch (error) {
             fail(error);
             return;
@@ -201,13 +229,40 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
         })();
         return listing;
       },
+      async explain() {
+        const results = unexplainedResults;
+        const inputs = unexplainedInputs;
+        unexplainedResults = [];
+        unexplainedInputs = false;
+        if (inputs || listing !== undefined) return this.learn();
+        for (const block of results) {
+          // the names a direct and a batch offload of this result have: where applying decisions looks
+          const texts = readStoredTexts(block.content);
+          const directHash = hashText(ports.hashing, texts.direct);
+          const batchHash = texts.batch === texts.direct ? directHash : hashText(ports.hashing, texts.batch);
+          for (const name of [
+            buildContentName('direct', block.tool_use_id, directHash),
+            buildContentName('batch', block.tool_use_id, batchHash),
+          ]) {
+            if (knowledge.hasContent(name)) continue;
+            try {
+              if ((await store.stat(`${sessionId}/${name}`)) !== undefined) knowledge.addContent(name);
+            } catch (error) {
+              fail(error);
+              return;
+            }
+          }
+        }
+      },
     };
   }
 
   /** Whether an assistant message holds a large input field of a call no stored name explains, not met before. */
   function mayHoldUnexplainedInputs(message: Message): boolean {
     if (message.role !== 'assistant' || typeof message.content === 'string') return false;
-    const unknown = message.content.filter((block) => isToolUseBlock(block) && !knowledge.knowsStem(toFileStem(block.id)));
+    const unknown = message.content.filter(
+      (block) => isToolUseBlock(block) && !knowledge.knowsStem(toFileStem(block.id)),
+    );
     if (unknown.length === 0) return false;
     const chars = countLargeInputChars(message, options.threshold);
     if (chars === 0) return false;
@@ -223,17 +278,27 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
 
   function mayNeedListing(message: Message, results: readonly ResultChars[]): boolean {
     if (typeof message.content === 'string') return false;
-    if (results.length === 0) return mayHoldUnexplainedInputs(message);
+    if (results.length === 0) {
+      const inputs = mayHoldUnexplainedInputs(message);
+      unexplainedInputs ||= inputs;
+      return inputs;
+    }
     let unexplained = false;
     let position = 0;
     for (const block of message.content) {
       if (!isToolResultBlock(block)) continue;
       const chars = results[position++]?.chars ?? 0;
-      if (chars < smallestOffloaded || knowledge.knowsStem(toFileStem(block.tool_use_id)) || isOffloadReference(block.content)) continue;
+      if (
+        chars < smallestOffloaded ||
+        knowledge.knowsStem(toFileStem(block.tool_use_id)) ||
+        isOffloadReference(block.content)
+      )
+        continue;
       // a result this manager judged already (a history rebuilt from JSON sends it again): nothing new
       const judgedKey = `${block.tool_use_id}\u0000${chars}`;
       if (judged.has(judgedKey)) continue;
       judged.add(judgedKey);
+      unexplainedResults.push(block);
       unexplained = true;
     }
     return unexplained;
@@ -242,18 +307,26 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
   async function match(history: readonly Message[], call: CallAccess): Promise<SessionMatch> {
     const found = await chain.match(history, knowledge, call.readRecord, applyTokens);
     if (found.calibration !== undefined) parts.adoptCalibration(found.calibration);
-    return { messages: found.messages, replaced: found.replaced, calibration: found.calibration ?? { ratio: parts.initialRatio, samples: 0 } };
+    return {
+      messages: found.messages,
+      replaced: found.replaced,
+      calibration: found.calibration ?? { ratio: parts.initialRatio, samples: 0 },
+    };
   }
 
   /** The first attempt of a span's records not known to be unusable. */
   function nextAttempt(kind: RecordKind, span: RecordSpan): number {
     let attempt = 0;
-    for (const name of knowledge.recordNames(kind, span)) if (name.attempt === attempt && knowledge.readRecord(name) === null) attempt += 1;
+    for (const name of knowledge.recordNames(kind, span))
+      if (name.attempt === attempt && knowledge.readRecord(name) === null) attempt += 1;
     return attempt;
   }
 
   /** Writes `record` at the first free attempt; resolves the record in force for its span (ours, or one written first), or `undefined` when nothing could be written or read. */
-  async function writeRecord(record: SessionRecord, call: CallAccess): Promise<{ record: SessionRecord; won: boolean } | undefined> {
+  async function writeRecord(
+    record: SessionRecord,
+    call: CallAccess,
+  ): Promise<{ record: SessionRecord; won: boolean } | undefined> {
     for (let attempt = nextAttempt(record.kind, record.span); attempt < MAX_RECORD_ATTEMPTS; attempt += 1) {
       const name: RecordName = { kind: record.kind, span: record.span, attempt };
       const key = buildRecordKey(sessionId, name);
@@ -275,7 +348,9 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
         knowledge.addRecord(name, null);
       } catch (error) {
         if (call.signal?.aborted) throw call.signal.reason;
-        logger.warn(`context manager: could not write the record ${key} (${describeError(error)}); a later call may do this work again`);
+        logger.warn(
+          `context manager: could not write the record ${key} (${describeError(error)}); a later call may do this work again`,
+        );
         return undefined;
       }
     }
@@ -298,7 +373,9 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
     async recordCompaction(working, spanLength, replacement, meta, call) {
       const fingerprint = chain.fingerprint(working, spanLength);
       const tokens: RecordedTokens | undefined =
-        ports.tokenizerId === undefined ? undefined : { tokenizer: ports.tokenizerId, counts: replacement.map((message) => counts.of(message)) };
+        ports.tokenizerId === undefined
+          ? undefined
+          : { tokenizer: ports.tokenizerId, counts: replacement.map((message) => counts.of(message)) };
       const record: SessionRecord = {
         version: RECORD_VERSION,
         kind: 'compact',
@@ -320,7 +397,8 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
     async recordCounts(output, call, progress) {
       uncounted += progress.tokenized;
       const { inForce, learned } = progress;
-      const moved = learned.samples > inForce.samples && Math.abs(learned.ratio - inForce.ratio) >= CALIBRATION_RECORD_STEP;
+      const moved =
+        learned.samples > inForce.samples && Math.abs(learned.ratio - inForce.ratio) >= CALIBRATION_RECORD_STEP;
       if (output.length === 0 || call.failed || (uncounted < COUNT_RECORD_MIN_TOKENS && !moved)) return;
       const calibration = learned.samples >= inForce.samples ? learned : inForce;
       const span: RecordSpan = { messages: output.length, fingerprint: chain.fingerprint(output, output.length) };
