@@ -6,44 +6,52 @@
  * the package's own tokens, and each request's count comes back as the usage figure) and no
  * file restoration (a transcript's paths are not this machine's files).
  */
-import { createContextManager } from '../../src/api/context-manager.js';
+import { createContextManager, type ManagerOffloadOptions } from '../../src/api/context-manager.js';
 import { countTokens } from '../../src/api/tokens.js';
 import { silentLogger } from '../../src/core/ports.js';
 import type { LastUsage } from '../../src/core/tokens.js';
 import type { Message } from '../../src/core/types.js';
 import { createMemoryStore } from '../../src/stores/memory-store.js';
-import { readStoreTexts, type PeerSystem } from './replay-system.js';
+import { readStoreTexts, type PeerSession, type PeerSystem } from './replay-system.js';
 import { sharedSummarizer } from './shared-summary.js';
-import { normalizeMessages } from './transcripts.js';
+import { normalizeMessages, type PeerTranscript } from './transcripts.js';
+
+/** `createContextManager` with the shared summary, its offload settings `offload` (the defaults when not given). */
+export function createManagerSystem(offload?: ManagerOffloadOptions): PeerSystem {
+  return {
+    name: offload === undefined ? 'this package (`createContextManager`, defaults)' : `this package (\`offload: ${JSON.stringify(offload)}\`)`,
+    hasStore: true,
+    open: (transcript, window) => openManagerSession(transcript, window, offload),
+  };
+}
 
 /** `createContextManager`, default options, the shared summary. */
-export const managerSystem: PeerSystem = {
-  name: 'this package (`createContextManager`, defaults)',
-  hasStore: true,
-  open(transcript, window) {
-    const store = createMemoryStore();
-    const manager = createContextManager({
-      store,
-      contextTokenLimit: window,
-      provider: 'openai',
-      summarizer: sharedSummarizer,
-      logger: silentLogger,
-      compaction: { restore: { maxFiles: 0 } },
-    });
-    let history: Message[] = [];
-    let seen = 0;
-    let lastUsage: LastUsage | undefined;
-    return Promise.resolve({
-      async prepareRequest(end: number) {
-        history = [...history, ...transcript.messages.slice(seen, end)];
-        seen = end;
-        const { messages } = await manager.prepare(history, lastUsage === undefined ? {} : { lastUsage });
-        lastUsage = { inputTokens: transcript.toolDefinitionTokens + countTokens(messages), messageCount: messages.length };
-        history = messages;
-        return normalizeMessages(messages);
-      },
-      readStore: () => readStoreTexts(store),
-      close: () => Promise.resolve(),
-    });
-  },
-};
+export const managerSystem: PeerSystem = createManagerSystem();
+
+function openManagerSession(transcript: PeerTranscript, window: number, offload: ManagerOffloadOptions | undefined): Promise<PeerSession> {
+  const store = createMemoryStore();
+  const manager = createContextManager({
+    store,
+    contextTokenLimit: window,
+    provider: 'openai',
+    summarizer: sharedSummarizer,
+    logger: silentLogger,
+    compaction: { restore: { maxFiles: 0 } },
+    ...(offload === undefined ? {} : { offload }),
+  });
+  let history: Message[] = [];
+  let seen = 0;
+  let lastUsage: LastUsage | undefined;
+  return Promise.resolve({
+    async prepareRequest(end: number) {
+      history = [...history, ...transcript.messages.slice(seen, end)];
+      seen = end;
+      const { messages } = await manager.prepare(history, lastUsage === undefined ? {} : { lastUsage });
+      lastUsage = { inputTokens: transcript.toolDefinitionTokens + countTokens(messages), messageCount: messages.length };
+      history = messages;
+      return normalizeMessages(messages);
+    },
+    readStore: () => readStoreTexts(store),
+    close: () => Promise.resolve(),
+  });
+}
