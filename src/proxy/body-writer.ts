@@ -9,6 +9,20 @@ import type { BodyLayout } from './body-parser.js';
 
 const COMMA = Buffer.from(',');
 
+// The JSON of items written before, by object: the manager hands back the same object for a
+// message it changed (an offloaded result's reference) at every later request of the session.
+const writtenItems = new WeakMap<object, Buffer>();
+
+function writeItem(item: unknown): Buffer {
+  if (typeof item !== 'object' || item === null) return Buffer.from(JSON.stringify(item), 'utf8');
+  let bytes = writtenItems.get(item);
+  if (bytes === undefined) {
+    bytes = Buffer.from(JSON.stringify(item), 'utf8');
+    writtenItems.set(item, bytes);
+  }
+  return bytes;
+}
+
 /**
  * The body `raw` (whose history array is at `layout` and holds `inputItems`, as parsed) with
  * `outputItems` as its history, as the parts to send one after the other: an item that is one of
@@ -51,7 +65,7 @@ export function writeBodyPartsWithHistory(
       if (runEnd > runStart) parts.push(raw.subarray(runStart, runEnd));
       if (position > 0) parts.push(COMMA);
       if (index === undefined) {
-        parts.push(Buffer.from(JSON.stringify(item), 'utf8'));
+        parts.push(writeItem(item));
         runStart = runEnd = 0;
       } else {
         runStart = spanStart;
@@ -63,7 +77,29 @@ export function writeBodyPartsWithHistory(
   if (runEnd > runStart) parts.push(raw.subarray(runStart, runEnd));
   // the `]` and everything after it
   parts.push(raw.subarray(layout.arrayEnd - 1));
-  return parts;
+  return coalesceSmallParts(parts);
+}
+
+/** Parts of at least this many bytes go to the socket as they are; smaller ones are copied together, so a write is never a few bytes. */
+const SENT_AS_IS_BYTES = 64 * 1024;
+
+function coalesceSmallParts(parts: readonly Buffer[]): Buffer[] {
+  const coalesced: Buffer[] = [];
+  let small: Buffer[] = [];
+  const flush = (): void => {
+    if (small.length > 0) coalesced.push(small.length === 1 ? (small[0] as Buffer) : Buffer.concat(small));
+    small = [];
+  };
+  for (const part of parts) {
+    if (part.length < SENT_AS_IS_BYTES) {
+      small.push(part);
+      continue;
+    }
+    flush();
+    coalesced.push(part);
+  }
+  flush();
+  return coalesced;
 }
 
 /** {@link writeBodyPartsWithHistory} as one buffer. */
