@@ -2,7 +2,7 @@
  * A token counter that tokenizes each distinct text once, for `count`: the same tool result is
  * counted for the total and again on its own, and the tokenizer is most of the command's time.
  */
-import { hashText } from '../core/manage/fingerprint.js';
+import { sha256Hex } from '../core/manage/fingerprint.js';
 import type { TokenCounter } from '../core/ports.js';
 import { sha256Hashing } from '../infrastructure/sha256-hashing.js';
 
@@ -26,7 +26,7 @@ export function createMemoizedCounter(counter: TokenCounter): TokenCounter {
     ...(counter.encoding === undefined ? {} : { encoding: counter.encoding }),
     count(text: string): number {
       const counts = text.length < DIGESTED_TEXT_MIN_CHARS ? shortCounts : longCounts;
-      const key = counts === shortCounts ? text : hashText(sha256Hashing, text);
+      const key = counts === shortCounts ? text : sha256Hex(sha256Hashing, text);
       let tokens = counts.get(key);
       if (tokens === undefined) {
         tokens = counter.count(text);

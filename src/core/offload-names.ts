@@ -19,7 +19,7 @@ const NAME_SEPARATOR = '~';
  * cyrb53: a fast, well-mixed 53-bit string hash (public domain, by bryc), written as 11
  * base-36 digits. Not cryptographic: it only has to tell ids apart, deterministically.
  */
-export function hashText(text: string): string {
+export function cyrb53Base36(text: string): string {
   let first = 0xdeadbeef;
   let second = 0x41c6ce57;
   for (let index = 0; index < text.length; index += 1) {
@@ -51,7 +51,7 @@ export function toFileStem(toolUseId: string): string {
     .replace(/[^A-Za-z0-9._-]+/g, '')
     .replace(/^\.+/, '')
     .slice(0, MAPPED_ID_KEPT_CHARS);
-  return `${kept}${NAME_SEPARATOR}${hashText(toolUseId)}`;
+  return `${kept}${NAME_SEPARATOR}${cyrb53Base36(toolUseId)}`;
 }
 
 /** File name of a batch offload: `tool-result-{stem}.md`, or `tool-result-{stem}-{suffix}.md`. */
@@ -97,7 +97,7 @@ export function planFileNames(
 
 /** The name of an offload index (compaction's list of every offloaded result): `offload-index-<hash of its text>.md`. */
 export function buildOffloadIndexName(text: string): string {
-  return `offload-index-${hashText(text)}.md`;
+  return `offload-index-${cyrb53Base36(text)}.md`;
 }
 
 /** Names of offload indexes (see {@link buildOffloadIndexName}). */

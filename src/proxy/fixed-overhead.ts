@@ -5,7 +5,7 @@
  * a session, every request after a compaction) the proxy gives it the window less this share.
  * Counted locally once per distinct system prompt and tool set.
  */
-import { hashText } from '../core/manage/fingerprint.js';
+import { sha256Hex } from '../core/manage/fingerprint.js';
 import type { TokenCounter } from '../core/ports.js';
 import { sha256Hashing } from '../infrastructure/sha256-hashing.js';
 
@@ -18,7 +18,7 @@ export function createOverheadCounter(tokenCounter: TokenCounter): (parts: reado
   return (parts) => {
     const text = parts.map((part) => (part === undefined ? '' : JSON.stringify(part))).join('\n');
     if (text.trim() === '') return 0;
-    const key = hashText(sha256Hashing, text);
+    const key = sha256Hex(sha256Hashing, text);
     let count = counts.get(key);
     if (count === undefined) {
       count = tokenCounter.count(text);

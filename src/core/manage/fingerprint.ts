@@ -36,8 +36,8 @@ export function startHistoryHash(hashing: Hashing): RunningHash {
   return hash;
 }
 
-/** The hex sha256 of one text (cryptographic, through the hashing port). */
-export function hashText(hashing: Hashing, text: string): string {
+/** The hex sha256 of one text, through the hashing port: cryptographic, for content names, fingerprints and derived sessions (`cyrb53Base36` in offload-names.ts is the short, non-cryptographic one for telling ids apart). */
+export function sha256Hex(hashing: Hashing, text: string): string {
   const hash = hashing.create();
   hash.update(text);
   return hash.digest();
@@ -74,5 +74,5 @@ function dropBlockMarkers(blocks: readonly unknown[]): readonly unknown[] {
 export function hashMessageContent(hashing: Hashing, message: Message): string {
   const content: unknown = message.content;
   const unmarked = Array.isArray(content) ? dropBlockMarkers(content) : content;
-  return hashText(hashing, JSON.stringify(unmarked === content ? message : { ...message, content: unmarked }));
+  return sha256Hex(hashing, JSON.stringify(unmarked === content ? message : { ...message, content: unmarked }));
 }

@@ -19,7 +19,7 @@ import { isToolResultBlock, type Message, type ToolResultBlock } from '../types.
 import { renderResultText } from '../compact/conversation-facts.js';
 import { findPrintedErrorLine } from '../compact/error-lines.js';
 import { buildCollisionName, buildContentName, CONTENT_HASH_CHARS, type OffloadMode } from './content-names.js';
-import { hashText, type Hashing } from './fingerprint.js';
+import { sha256Hex, type Hashing } from './fingerprint.js';
 import type { OffloadTiming, ResolvedAgingOptions } from './manager-options.js';
 import type { ReadBackCalls } from './read-back.js';
 import type { SessionKnowledge } from './session-knowledge.js';
@@ -90,7 +90,7 @@ export interface HashedText {
 }
 
 export function hashStored(text: string, context: OffloadStepContext): HashedText {
-  return { text, hash: hashText(context.hashing, text) };
+  return { text, hash: sha256Hex(context.hashing, text) };
 }
 
 /** The name a content has in the folder: the one it follows from, or the one it was moved to. */

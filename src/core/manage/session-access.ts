@@ -13,7 +13,7 @@ import { callStore } from '../offload-files.js';
 import type { ContentStore, Logger } from '../ports.js';
 import { isToolResultBlock, isToolUseBlock, type Message, type ToolResultBlock, type ToolUseBlock } from '../types.js';
 import { buildContentName } from './content-names.js';
-import { hashText } from './fingerprint.js';
+import { sha256Hex } from './fingerprint.js';
 import type { LocalCounts } from './history-estimate.js';
 import type { ContextManagerPorts } from './manager-ports.js';
 import type { ResolvedContextManagerOptions } from './manager-options.js';
@@ -238,8 +238,8 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
         for (const block of results) {
           // the names a direct and a batch offload of this result have: where applying decisions looks
           const texts = readStoredTexts(block.content);
-          const directHash = hashText(ports.hashing, texts.direct);
-          const batchHash = texts.batch === texts.direct ? directHash : hashText(ports.hashing, texts.batch);
+          const directHash = sha256Hex(ports.hashing, texts.direct);
+          const batchHash = texts.batch === texts.direct ? directHash : sha256Hex(ports.hashing, texts.batch);
           for (const name of [
             buildContentName('direct', block.tool_use_id, directHash),
             buildContentName('batch', block.tool_use_id, batchHash),

@@ -4,7 +4,7 @@
  * stay the same for the whole conversation when the caller sends its own (raw) history.
  */
 import type { Message } from '../types.js';
-import { hashText, type Hashing } from './fingerprint.js';
+import { sha256Hex, type Hashing } from './fingerprint.js';
 
 /** The `sessionId` value that asks for a session derived from the history. */
 export const AUTO_SESSION_ID = 'auto';
@@ -35,5 +35,5 @@ export function deriveSessionIdWith(messages: readonly Message[], hashing: Hashi
   const system = derivation.system !== undefined ? derivation.system : messages.slice(0, head).map((message) => message.content);
   const firstUser = messages.find((message) => message.role === 'user')?.content ?? null;
   const text = JSON.stringify({ salt: derivation.salt ?? '', system: system ?? null, firstUser }, dropCacheMarkers);
-  return `auto-${hashText(hashing, text).slice(0, SESSION_HASH_CHARS)}`;
+  return `auto-${sha256Hex(hashing, text).slice(0, SESSION_HASH_CHARS)}`;
 }

@@ -7,7 +7,7 @@
  */
 import { DEFAULT_SESSION_ID } from '../../core/defaults.js';
 import { createLruMap } from '../../core/lru-map.js';
-import { hashText } from '../../core/offload-names.js';
+import { cyrb53Base36 } from '../../core/offload-names.js';
 import { isSafePathSegment } from '../../core/safe-path.js';
 
 /** The session of invocations without a `thread_id`: the context manager's own default. */
@@ -29,7 +29,7 @@ export function sessionForThread(threadId: unknown): string {
   const text = String(threadId);
   // Widened: the guard would narrow `text` to never below.
   if (isSafePathSegment(text as unknown)) return text;
-  return `thread-${text.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, READABLE_CHARS)}-${hashText(text)}`;
+  return `thread-${text.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, READABLE_CHARS)}-${cyrb53Base36(text)}`;
 }
 
 /** The `thread_id` of a LangGraph runtime or config, when it has one. */
