@@ -61,27 +61,28 @@ afterEach(async () => {
   await directory.remove();
 });
 
+/** Sends a Messages request whose last message is the 4 KB result of a `cat`. */
+function sendToolResult(origin: string): ReturnType<typeof sendRaw> {
+  const body = JSON.stringify({
+    model: 'claude-test',
+    max_tokens: 8,
+    messages: [
+      { role: 'user', content: 'Look.' },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'cat secret.txt' } }],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: TOOL_OUTPUT }] },
+    ],
+  });
+  return sendRaw(origin, '/v1/messages', { headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body });
+}
+
 describe('agent-context proxy', () => {
   it('forwards through the manager, logs one line per request without body or key, and stops on Ctrl-C', async () => {
     // a window of 2,000 tokens: the 4 KB result is too large to send whole, so it goes out as its reference with a head and tail
     running = await startCommand(['--port', '0', '--upstream', upstream.origin, '--window', '2000'], directory.path);
-    const body = JSON.stringify({
-      model: 'claude-test',
-      max_tokens: 8,
-      messages: [
-        { role: 'user', content: 'Look.' },
-        {
-          role: 'assistant',
-          content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'cat secret.txt' } }],
-        },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: TOOL_OUTPUT }] },
-      ],
-    });
-
-    const reply = await sendRaw(running.origin, '/v1/messages', {
-      headers: { 'content-type': 'application/json', 'x-api-key': KEY },
-      body,
-    });
+    const reply = await sendToolResult(running.origin);
     running.child.kill('SIGINT');
     const code = await running.exited;
 
@@ -102,23 +103,7 @@ describe('agent-context proxy', () => {
       ['--port', '0', '--upstream', upstream.origin, '--offload-timing', 'on-arrival'],
       directory.path,
     );
-    const body = JSON.stringify({
-      model: 'claude-test',
-      max_tokens: 8,
-      messages: [
-        { role: 'user', content: 'Look.' },
-        {
-          role: 'assistant',
-          content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'cat secret.txt' } }],
-        },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: TOOL_OUTPUT }] },
-      ],
-    });
-
-    const reply = await sendRaw(running.origin, '/v1/messages', {
-      headers: { 'content-type': 'application/json', 'x-api-key': KEY },
-      body,
-    });
+    const reply = await sendToolResult(running.origin);
 
     // as results age (the default), a 4 KB result goes out whole in a window of 200,000 tokens
     expect(reply.status).toBe(200);
