@@ -91,6 +91,7 @@ describe('createContextManager options in groups', () => {
       tokenCounter: quarterCounter,
       summarizer: createExtractiveSummarizer(),
       logger: quiet,
+      workDir: process.cwd(),
       onCompact: (action) => void compactions.push(action),
       compaction: {
         summary: { maxWords: 300 },
@@ -106,10 +107,9 @@ describe('createContextManager options in groups', () => {
     ];
     const result = await manager.prepare(history);
     expect(compactions).toHaveLength(1);
-    // without workDir nothing is restored, whatever maxFiles says
     expect(compactions[0]?.budgets).toMatchObject({
       summaryMaxWords: 300,
-      maxRestoreFiles: 0,
+      maxRestoreFiles: 2,
       maxRestoreTokensPerFile: 700,
     });
     expect(result.messages.at(-1)).toEqual({ role: 'user', content: 'Go on.' });
