@@ -197,6 +197,20 @@ describe('createContextManager options in groups', () => {
     ).toThrow("compaction.summary.conversationRequest is used only with compaction.summary.mode: 'reuse-prefix'");
   });
 
+  it('names the summary options by their paths in the checks made for an LLM client at creation', () => {
+    const openAiLike = { summarize: () => Promise.resolve('summary'), defaultModel: null };
+    expect(() => createContextManager({ outputDir: 'x', llmClient: openAiLike })).toThrow(
+      /^compaction\.summary\.model \(or SUMMARY_MODEL\) is required with an OpenAI client: .* pass compaction\.summary\.model, set SUMMARY_MODEL/,
+    );
+    expect(() =>
+      createContextManager({
+        outputDir: 'x',
+        llmClient: openAiLike,
+        compaction: { summary: { model: 'gpt-5', inputMaxTokens: 500 } },
+      }),
+    ).toThrow(/^compaction\.summary\.inputMaxTokens must be at least \d+ for a 1200-word summary .*got 500$/);
+  });
+
   it.each(flatToGrouped())('refuses %s at the top, saying it moved to %s', (flat, grouped) => {
     expect(() => createContextManager({ outputDir: 'x', [flat]: 1 } as never)).toThrow(
       new RegExp(`^${flat} moved to ${grouped.replaceAll('.', '\\.')}: `),
