@@ -22,11 +22,16 @@ export interface Hashing {
 }
 
 /** Written first into every history fingerprint: a change of the scheme changes every fingerprint. */
-const HISTORY_FINGERPRINT_SEED = 'agent-context-offload history v1\n';
+const HISTORY_FINGERPRINT_SEED = 'agent-context-offload history v2\n';
 
-/** The text one message adds to a history fingerprint: its JSON (which holds no raw newline), then a newline. */
+/**
+ * The text one message adds to a history fingerprint: its JSON less the prompt-cache markers of
+ * its blocks (see {@link serializeWithoutCacheMarkers}; JSON holds no raw newline), then a
+ * newline. A client that moves its marker (Claude Code marks the newest message of each
+ * request) still meets the records written for the history it sent before.
+ */
 export function serializeForFingerprint(message: Message): string {
-  return `${JSON.stringify(message)}\n`;
+  return `${serializeWithoutCacheMarkers(message)}\n`;
 }
 
 /** A fresh history fingerprint (no message yet). */
@@ -65,14 +70,19 @@ function dropBlockMarkers(blocks: readonly unknown[]): readonly unknown[] {
 }
 
 /**
- * The sha256 of `message` as JSON with the prompt-cache markers (`cache_control`) of its blocks
- * left out: what the model reads of it, whatever the client marks for its cache. Claude Code
- * moves its marker to the last message of each request, so a message comes back with the same
- * text in a new object and a marker less; this key finds what was learned of it. A field named
- * `cache_control` inside a tool call's input is the tool's data and stays.
+ * `message` as JSON with the prompt-cache markers (`cache_control`) of its blocks left out: what
+ * the model reads of it, whatever the client marks for its cache. Claude Code moves its marker to
+ * the last message of each request, so a message comes back with the same text in a new object
+ * and a marker less. A field named `cache_control` inside a tool call's input is the tool's data
+ * and stays.
  */
-export function hashMessageContent(hashing: Hashing, message: Message): string {
+export function serializeWithoutCacheMarkers(message: Message): string {
   const content: unknown = message.content;
   const unmarked = Array.isArray(content) ? dropBlockMarkers(content) : content;
-  return sha256Hex(hashing, JSON.stringify(unmarked === content ? message : { ...message, content: unmarked }));
+  return JSON.stringify(unmarked === content ? message : { ...message, content: unmarked });
+}
+
+/** The sha256 of {@link serializeWithoutCacheMarkers}: a message's content, to find what was learned of it. */
+export function hashMessageContent(hashing: Hashing, message: Message): string {
+  return sha256Hex(hashing, serializeWithoutCacheMarkers(message));
 }

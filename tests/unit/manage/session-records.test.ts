@@ -223,6 +223,22 @@ describe('records', () => {
     expect(counted).toEqual(['one more']);
     expect(result.stats.tokensAfter).toBe(first.stats.tokensAfter + 6);
   });
+
+  it('gives the counts it recorded to a new manager after the client moved its prompt-cache marker to a newer message', async () => {
+    const store = createMemoryStore();
+    const text = (value: string, marked: boolean): Message['content'] => [{ type: 'text', text: value, ...(marked ? { cache_control: { type: 'ephemeral' as const } } : {}) }];
+    const history: Message[] = [SYSTEM, TASK];
+    for (let turn = 0; turn < 40; turn += 1) history.push({ role: 'assistant', content: text(textOf(600, `a${turn}`), false) }, { role: 'user', content: text(textOf(600, `u${turn}`), false) });
+    const settings = { store, threshold: 100_000, ratioThreshold: 1, contextTokenLimit: 30_000 };
+    // as Claude Code sends it: the marker on the newest message
+    const last = history.length - 1;
+    await createTestManager(settings).manager.prepare([...history.slice(0, last), { role: 'user', content: text(textOf(600, 'u39'), true) }]);
+
+    const counted: string[] = [];
+    const next = [...rebuilt(history), { role: 'user' as const, content: text('one more', true) }];
+    await createTestManager({ ...settings, onCount: (value) => counted.push(value) }).manager.prepare(next);
+    expect(counted).toEqual(['one more']);
+  });
 });
 
 /** The count records are written once this many local tokens were counted. */
