@@ -25,6 +25,11 @@ function collectPaths(schema: OptionGroupSchema, prefix: string, paths: Map<stri
   return paths;
 }
 
+/** `{ compaction: { summary: { maxWords: ... } } }` for the path `compaction.summary.maxWords`. */
+function describeNesting(path: string): string {
+  return path.split('.').reduceRight((inner, key) => `{ ${key}: ${inner} }`, '...');
+}
+
 function readGroup(
   group: unknown,
   schema: OptionGroupSchema,
@@ -74,10 +79,7 @@ export function flattenOptionGroups(
       continue;
     }
     const moved = paths.get(key);
-    if (moved !== undefined)
-      throw new InvalidOptionError(
-        `${key} moved to ${moved}: pass { ${moved.split('.').join(': { ')}: ... }${' }'.repeat(moved.split('.').length - 1)}`,
-      );
+    if (moved !== undefined) throw new InvalidOptionError(`${key} moved to ${moved}: pass ${describeNesting(moved)}`);
     throw new InvalidOptionError(
       `${key} is not an option: expected one of ${[...topLevel, ...Object.keys(schema)].join(', ')}`,
     );
@@ -104,6 +106,7 @@ export function resolveWithOptionPaths<T>(paths: ReadonlyMap<string, string>, re
     const message = error.message.replace(OPTION_NAME, (name, offset: number) =>
       (offset === 0 || /[A-Z]/.test(name)) && paths.has(name) ? (paths.get(name) as string) : name,
     );
-    throw message === error.message ? error : new InvalidOptionError(message, { cause: error.cause });
+    if (message === error.message) throw error;
+    throw new InvalidOptionError(message, error.cause === undefined ? {} : { cause: error.cause });
   }
 }
