@@ -77,10 +77,24 @@ function dropBlockMarkers(blocks: readonly unknown[]): readonly unknown[] {
  * and stays.
  */
 export function serializeWithoutCacheMarkers(message: Message): string {
+  let text = recentlySerialized.get(message);
+  if (text !== undefined) return text;
   const content: unknown = message.content;
   const unmarked = Array.isArray(content) ? dropBlockMarkers(content) : content;
-  return JSON.stringify(unmarked === content ? message : { ...message, content: unmarked });
+  text = JSON.stringify(unmarked === content ? message : { ...message, content: unmarked });
+  recentlySerialized.set(message, text);
+  if (recentlySerialized.size > RECENTLY_SERIALIZED)
+    recentlySerialized.delete(recentlySerialized.keys().next().value as Message);
+  return text;
 }
+
+/**
+ * Messages serialized last, and their text: a call serializes its new messages for their count
+ * key and again for the record chain (more than once when it writes a record). Few, so the
+ * texts of a long history are not kept alive; messages are never changed in place.
+ */
+const RECENTLY_SERIALIZED = 16;
+const recentlySerialized = new Map<Message, string>();
 
 /** The sha256 of {@link serializeWithoutCacheMarkers}: a message's content, to find what was learned of it. */
 export function hashMessageContent(hashing: Hashing, message: Message): string {

@@ -144,6 +144,14 @@ function isKept(length: number, head: number, total: number): boolean {
 /** A record chain over `hashing`. */
 export function createRecordChain(hashing: Hashing): RecordChain {
   let cache: ChainCache | undefined;
+  let lastPrefix:
+    | {
+        prefix: readonly Message[];
+        cache: ChainCache | undefined;
+        hash: RunningHash;
+        kept: Checkpoint[];
+      }
+    | undefined;
 
   /**
    * Where `history` resumes from what was hashed: after the compacted messages when it starts
@@ -296,6 +304,21 @@ export function createRecordChain(hashing: Hashing): RecordChain {
    * prefix they start with; also the states kept that stay right for `messages` (up to it).
    */
   function hashPrefix(messages: readonly Message[], count: number): { hash: RunningHash; kept: Checkpoint[] } {
+    // a record's span is hashed for its name, then again to remember it: the same messages (compared one by one: arrays change in place), the same states
+    if (
+      lastPrefix !== undefined &&
+      lastPrefix.cache === cache &&
+      lastPrefix.prefix.length === count &&
+      startsWithSame(messages, lastPrefix.prefix)
+    ) {
+      return { hash: lastPrefix.hash.copy(), kept: lastPrefix.kept };
+    }
+    const hashed = hashPrefixAnew(messages, count);
+    lastPrefix = { prefix: messages.slice(0, count), cache, hash: hashed.hash.copy(), kept: hashed.kept };
+    return hashed;
+  }
+
+  function hashPrefixAnew(messages: readonly Message[], count: number): { hash: RunningHash; kept: Checkpoint[] } {
     let hash: RunningHash;
     let from = 0;
     let kept: Checkpoint[] = [];

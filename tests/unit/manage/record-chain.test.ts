@@ -137,4 +137,26 @@ describe('record chain: hashing only what changed', () => {
     expect(found.replaced).toBe(70);
     expect(found.messages).toEqual([...replacement, ...history.slice(70)]);
   });
+
+  it('hashes a span once for its record s name and for remembering it', async () => {
+    const history = buildHistory(50);
+    const knowledge = knowledgeWith([]);
+    const hashing = createCountingHashing();
+    const chain = createRecordChain(hashing);
+    chain.fingerprint(history, 50);
+    const hashed = hashing.updates;
+    chain.remember(history, history, calibration, knowledge);
+
+    expect(hashed).toBe(51);
+    expect(hashing.updates).toBe(hashed);
+  });
+
+  it('hashes a span again when a message of the same array changed in place since', () => {
+    const history = buildHistory(50);
+    const chain = createRecordChain(sha256Hashing);
+    chain.fingerprint(history, 50);
+    history[10] = { role: 'user', content: 'changed in place' };
+
+    expect(chain.fingerprint(history, 50)).toBe(createRecordChain(sha256Hashing).fingerprint(history, 50));
+  });
 });
