@@ -2,7 +2,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['.dependency-cruiser.cjs', 'dist/**', 'node_modules/**', 'coverage/**', '.offload-demo/**', '.compact/**'] },
+  {
+    ignores: [
+      '.dependency-cruiser.cjs',
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      '.offload-demo/**',
+      '.compact/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -19,11 +19,15 @@ const TARGET_BYTES = 1_000_000;
 /** Renames the tool ids of one copy of the sample, so repeated copies stay distinct calls. */
 export function renameIds(messages: readonly Message[], copy: number): Message[] {
   const rename = (block: ContentBlock): ContentBlock => {
-    if (block.type === 'tool_use' && 'id' in block) return { ...block, id: `${String(block.id)}_${copy}` } as ContentBlock;
-    if (block.type === 'tool_result' && 'tool_use_id' in block) return { ...block, tool_use_id: `${String(block.tool_use_id)}_${copy}` } as ContentBlock;
+    if (block.type === 'tool_use' && 'id' in block)
+      return { ...block, id: `${String(block.id)}_${copy}` } as ContentBlock;
+    if (block.type === 'tool_result' && 'tool_use_id' in block)
+      return { ...block, tool_use_id: `${String(block.tool_use_id)}_${copy}` } as ContentBlock;
     return block;
   };
-  return messages.map((message) => (typeof message.content === 'string' ? message : { ...message, content: message.content.map(rename) }));
+  return messages.map((message) =>
+    typeof message.content === 'string' ? message : { ...message, content: message.content.map(rename) },
+  );
 }
 
 /** The demo's sample session, repeated (system prompt once) until its JSON reaches 1 MB. */
@@ -45,14 +49,24 @@ export interface TimedRuns {
  *
  * @throws when a run exits with a status other than 0, with its stderr.
  */
-export function timeProcessRuns(command: string, args: readonly string[], runs: number, env: Readonly<Record<string, string>> = {}): TimedRuns {
+export function timeProcessRuns(
+  command: string,
+  args: readonly string[],
+  runs: number,
+  env: Readonly<Record<string, string>> = {},
+): TimedRuns {
   const times: number[] = [];
   let stdout = '';
   for (let run = 0; run < runs; run += 1) {
     const started = performance.now();
-    const result = spawnSync(command, args, { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ...env } });
+    const result = spawnSync(command, args, {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1', ...env },
+    });
     times.push(performance.now() - started);
-    if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${String(result.status)}: ${result.stderr}`);
+    if (result.status !== 0)
+      throw new Error(`${command} ${args.join(' ')} exited ${String(result.status)}: ${result.stderr}`);
     stdout = result.stdout;
   }
   times.sort((a, b) => a - b);

@@ -19,7 +19,14 @@ import { fileURLToPath } from 'node:url';
 import { compactMessages, restoreRecentFiles } from '../src/api/compact.js';
 import { countTokens } from '../src/api/tokens.js';
 import type { LlmClient, Logger } from '../src/core/ports.js';
-import { isTextBlock, isThinkingBlock, isToolResultBlock, isToolUseBlock, type ContentBlock, type Message } from '../src/core/types.js';
+import {
+  isTextBlock,
+  isThinkingBlock,
+  isToolResultBlock,
+  isToolUseBlock,
+  type ContentBlock,
+  type Message,
+} from '../src/core/types.js';
 import { measureMedians, type BenchRow, type BenchRunOptions } from './report.js';
 import { createRandom } from '../tests/fixtures/random.js';
 
@@ -33,7 +40,6 @@ const NO_SPECIAL = { disallowedSpecial: new Set<string>() };
 const silentLogger: Logger = { warn: () => undefined };
 const RESTORED_FILE_NAMES = ['src/server.ts', 'src/router.ts', 'src/db/schema.ts', 'package.json', 'README.md'];
 
-
 const WORDS = (
   'the a to of and in is for that with on as it this be are was by not from or at which have an we can all will ' +
   'request response handler server client error value result file path config module function return await async ' +
@@ -46,14 +52,19 @@ const CJK = '上下文压缩将历史消息替换为结构化摘要并恢复最�
 export function buildHistory(turnCount: number, resultChars: number, seed = 7): Message[] {
   const random = createRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-  const identifier = (): string => `${pick(WORDS)}${pick(WORDS).replace(/^./, (first) => first.toUpperCase())}${Math.floor(random() * 100)}`;
-  const sentence = (): string => Array.from({ length: 6 + Math.floor(random() * 12) }, () => pick(WORDS)).join(' ') + '.';
+  const identifier = (): string =>
+    `${pick(WORDS)}${pick(WORDS).replace(/^./, (first) => first.toUpperCase())}${Math.floor(random() * 100)}`;
+  const sentence = (): string =>
+    Array.from({ length: 6 + Math.floor(random() * 12) }, () => pick(WORDS)).join(' ') + '.';
   const code = (): string =>
     `export async function ${identifier()}(${identifier()}: string): Promise<number> {\n  const ${identifier()} = await ${identifier()}(${Math.floor(random() * 1000)});\n  return ${identifier()}.length;\n}\n`;
-  const json = (): string => `${JSON.stringify({ id: Math.floor(random() * 1e6), name: identifier(), tags: [pick(WORDS), pick(WORDS)], ok: random() > 0.5 })}\n`;
+  const json = (): string =>
+    `${JSON.stringify({ id: Math.floor(random() * 1e6), name: identifier(), tags: [pick(WORDS), pick(WORDS)], ok: random() > 0.5 })}\n`;
   const prose = (): string => `${sentence()} ${sentence()}\n`;
-  const cjk = (): string => `${Array.from({ length: 20 + Math.floor(random() * 30) }, () => CJK[Math.floor(random() * CJK.length)]).join('')}。\n`;
-  const shell = (): string => `-rw-r--r--  1 agent staff  ${Math.floor(random() * 99999)} Nov 21 23:45 ${identifier()}.ts\n`;
+  const cjk = (): string =>
+    `${Array.from({ length: 20 + Math.floor(random() * 30) }, () => CJK[Math.floor(random() * CJK.length)]).join('')}。\n`;
+  const shell = (): string =>
+    `-rw-r--r--  1 agent staff  ${Math.floor(random() * 99999)} Nov 21 23:45 ${identifier()}.ts\n`;
   // Weighted like a coding agent's transcript: mostly code, prose and shell output.
   const generators: Array<() => string> = [code, code, code, json, json, prose, prose, prose, cjk, shell, shell];
   const fill = (chars: number): string => {
@@ -66,7 +77,9 @@ export function buildHistory(turnCount: number, resultChars: number, seed = 7): 
   for (let turn = 0; turn < turnCount; turn += 1) {
     const id = `toolu_${String(turn).padStart(6, '0')}`;
     const reads = turn % 10 === 0;
-    const input = reads ? { path: RESTORED_FILE_NAMES[(turn / 10) % RESTORED_FILE_NAMES.length] } : { command: `grep -rn ${identifier()} src` };
+    const input = reads
+      ? { path: RESTORED_FILE_NAMES[(turn / 10) % RESTORED_FILE_NAMES.length] }
+      : { command: `grep -rn ${identifier()} src` };
     const assistant: ContentBlock[] = [
       { type: 'text', text: sentence() },
       { type: 'tool_use', id, name: reads ? 'read_file' : 'bash', input },
@@ -98,7 +111,9 @@ function joinCountedText(messages: readonly Message[]): string {
   return parts.join('\n');
 }
 
-const instantClient: LlmClient = { summarize: async () => '## Goals & Decisions\nBenchmark summary.\n## Task Status\nContinue.' };
+const instantClient: LlmClient = {
+  summarize: async () => '## Goals & Decisions\nBenchmark summary.\n## Task Status\nContinue.',
+};
 
 async function writeRestorableFiles(workDir: string): Promise<void> {
   const random = createRandom(11);
@@ -106,7 +121,10 @@ async function writeRestorableFiles(workDir: string): Promise<void> {
   for (const name of RESTORED_FILE_NAMES) {
     const lines: string[] = [];
     // ~4 KB each, about 1,000 tokens: a typical source file.
-    while (lines.join('\n').length < 4000) lines.push(`export const value${lines.length} = ${Math.floor(random() * 1e6)}; // ${WORDS[lines.length % WORDS.length]}`);
+    while (lines.join('\n').length < 4000)
+      lines.push(
+        `export const value${lines.length} = ${Math.floor(random() * 1e6)}; // ${WORDS[lines.length % WORDS.length]}`,
+      );
     await writeFile(join(workDir, name), lines.join('\n'));
   }
 }
@@ -174,7 +192,8 @@ async function measureMemoryInChild(): Promise<void> {
         probe.sample(); // the archive text is alive here
         return writer.createExclusive(path, content);
       },
-      createExclusiveFromParts: async (path: string, parts: Iterable<string>) => writer.createExclusiveFromParts(path, probeParts(parts)),
+      createExclusiveFromParts: async (path: string, parts: Iterable<string>) =>
+        writer.createExclusiveFromParts(path, probeParts(parts)),
     };
     const probingSummarizer = {
       summarize: async () => {
@@ -199,7 +218,9 @@ async function measureMemoryInChild(): Promise<void> {
     probe.sample();
     if (!pipelineResult.compacted || !llmResult.compacted) throw new Error('compaction did not happen');
     const jsonChars = JSON.stringify(history).length;
-    process.stdout.write(`${JSON.stringify({ historyBytes, jsonChars, pipelineExtraBytes, llmExtraBytes: probe.extraBytes })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ historyBytes, jsonChars, pipelineExtraBytes, llmExtraBytes: probe.extraBytes })}\n`,
+    );
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
@@ -214,11 +235,15 @@ interface MemoryReport {
 
 function runMemoryChild(): Promise<MemoryReport> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--memory-child'], {
-      // tsx is resolved from the package root, wherever the bench was started.
-      cwd: fileURLToPath(new URL('..', import.meta.url)),
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--memory-child'],
+      {
+        // tsx is resolved from the package root, wherever the bench was started.
+        cwd: fileURLToPath(new URL('..', import.meta.url)),
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('error', reject);
@@ -261,7 +286,10 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
 
   // 2. The agent loop: the history is counted; one message is appended and counted again.
   countTokens(history);
-  const appended: Message = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_new', content: joined.slice(0, 2000) }] };
+  const appended: Message = {
+    role: 'user',
+    content: [{ type: 'tool_result', tool_use_id: 'toolu_new', content: joined.slice(0, 2000) }],
+  };
   const appendedText = joined.slice(0, 2000);
   const appending = await measureMedians(
     {
@@ -277,7 +305,10 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
   rows.push({
     name: 'countTokens after appending one message (~500 tokens)',
     medianMs: appendMs,
-    baseline: { name: 'gpt-tokenizer on that message', medianMs: appending['gpt-tokenizer on the new message'] as number },
+    baseline: {
+      name: 'gpt-tokenizer on that message',
+      medianMs: appending['gpt-tokenizer on the new message'] as number,
+    },
     goal: '<= 1 ms',
     met: appendMs <= 1,
   });
@@ -304,9 +335,15 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
     const compaction = await measureMedians(
       {
         'JSON.stringify(history, null, 2)': () => JSON.stringify(large, null, 2),
-        'compactMessages, instant summarizer': () => compactMessages(large, { ...compactOptions, summarizer: instantSummarizer }),
-        'compactMessages, instant llmClient': () => compactMessages(large, { ...compactOptions, llmClient: instantClient }),
-        'compactMessages, instant summarizer, cold': () => compactMessages(large.map((message) => ({ ...message })), { ...compactOptions, summarizer: instantSummarizer }),
+        'compactMessages, instant summarizer': () =>
+          compactMessages(large, { ...compactOptions, summarizer: instantSummarizer }),
+        'compactMessages, instant llmClient': () =>
+          compactMessages(large, { ...compactOptions, llmClient: instantClient }),
+        'compactMessages, instant summarizer, cold': () =>
+          compactMessages(
+            large.map((message) => ({ ...message })),
+            { ...compactOptions, summarizer: instantSummarizer },
+          ),
         // what the LLM path is held to: one count of the same history, cold
         'countTokens cold, same history': () => countTokens(large.map((message) => ({ ...message }))),
       },
@@ -334,7 +371,7 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
     // the LLM path's own work: what it adds to the same compaction with a summarizer that needs no prompt
     const summarizerMs = Math.max(0, llmMs - pipelineMs);
     rows.push({
-      name: 'the LLM summarizer\'s local work alone (instant llmClient minus instant summarizer)',
+      name: "the LLM summarizer's local work alone (instant llmClient minus instant summarizer)",
       medianMs: summarizerMs,
       baseline: { name: 'countTokens of the same history, cold', medianMs: coldCountMs },
       goal: '<= 1.5x one cold count of the history',
@@ -372,10 +409,14 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
     }));
     const restored = await restoreRecentFiles(reads, { workDir, logger: silentLogger });
     if (restored.length !== 5) throw new Error(`restored ${restored.length} files, expected 5`);
-    const restoredTokens = restored.reduce((sum, message) => sum + reference.countTokens(String(message.content), NO_SPECIAL), 0);
+    const restoredTokens = restored.reduce(
+      (sum, message) => sum + reference.countTokens(String(message.content), NO_SPECIAL),
+      0,
+    );
     const restoring = await measureMedians(
       {
-        'fs.promises.readFile x5': () => Promise.all(RESTORED_FILE_NAMES.map((name) => readFile(join(workDir, name), 'utf8'))),
+        'fs.promises.readFile x5': () =>
+          Promise.all(RESTORED_FILE_NAMES.map((name) => readFile(join(workDir, name), 'utf8'))),
         restoreRecentFiles: () => restoreRecentFiles(reads, { workDir, logger: silentLogger }),
       },
       { ...options, iterations: 100 },

@@ -34,7 +34,6 @@ const DEGENERATE_BASELINE_CHARS = 20_000;
 const GOAL_MS = 20;
 const PROSE_GOAL_RATIO = 1.2;
 
-
 function buildBase64(chars: number): string {
   const random = createRandom(42);
   const bytes = Buffer.alloc((chars / 4) * 3);
@@ -95,11 +94,12 @@ function createTextKeyedCounter(count: (text: string) => number): { count(text: 
 }
 
 /** Each text counted twice, as `count` does (for the total, then on its own), through a fresh memo. */
-const countTwice = (texts: readonly string[], createCounter: () => { count(text: string): number }) => async (): Promise<void> => {
-  const counter = createCounter();
-  for (const text of texts) counter.count(text);
-  for (const text of texts) counter.count(text);
-};
+const countTwice =
+  (texts: readonly string[], createCounter: () => { count(text: string): number }) => async (): Promise<void> => {
+    const counter = createCounter();
+    for (const text of texts) counter.count(text);
+    for (const text of texts) counter.count(text);
+  };
 
 export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
   countTextTokens('load the encoding'); // the first count pays the load (~300 ms), not a row
@@ -118,7 +118,10 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
     rows.push({
       name: `countTextTokens, 100 KB of ${label}`,
       medianMs: ms,
-      baseline: { name: `gpt-tokenizer on the first 20 KB only, once (100 KB takes seconds)`, medianMs: timeOnce(sample) },
+      baseline: {
+        name: `gpt-tokenizer on the first 20 KB only, once (100 KB takes seconds)`,
+        medianMs: timeOnce(sample),
+      },
       extra: `${format(countTextTokens(text))} tokens; on the 20 KB: ${format(countTextTokens(sample))}, gpt-tokenizer ${format(countWithLibrary(sample))}`,
       goal: `<= ${GOAL_MS} ms`,
       met: ms <= GOAL_MS,
@@ -130,7 +133,10 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
     ['random base64 (seeded)', buildBase64(TEXT_CHARS), false],
     ['prose (README.md, repeated)', buildProse(TEXT_CHARS), true],
   ] as const) {
-    const medians = await measureMedians({ library: countCold(countWithLibrary, text), ours: countCold(countTextTokens, text) }, options);
+    const medians = await measureMedians(
+      { library: countCold(countWithLibrary, text), ours: countCold(countTextTokens, text) },
+      options,
+    );
     const ms = medians.ours as number;
     const libraryMs = medians.library as number;
     rows.push({
@@ -138,7 +144,9 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
       medianMs: ms,
       baseline: { name: 'gpt-tokenizer countTokens, same text', medianMs: libraryMs },
       extra: `${format(countTextTokens(text))} tokens; gpt-tokenizer ${format(countWithLibrary(text))}`,
-      goal: isProse ? `<= ${GOAL_MS} ms; <= ${PROSE_GOAL_RATIO}x gpt-tokenizer` : `<= ${GOAL_MS} ms (gpt-tokenizer alone bounds it)`,
+      goal: isProse
+        ? `<= ${GOAL_MS} ms; <= ${PROSE_GOAL_RATIO}x gpt-tokenizer`
+        : `<= ${GOAL_MS} ms (gpt-tokenizer alone bounds it)`,
       met: ms <= GOAL_MS && (!isProse || ms <= PROSE_GOAL_RATIO * libraryMs),
     });
   }
@@ -147,7 +155,10 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
   const results = buildEqualLengthResults();
   const length = (text: string): number => text.length;
   const medians = await measureInterleaved(
-    { ours: countTwice(results, () => createMemoizedCounter({ count: length })), textKeyed: countTwice(results, () => createTextKeyedCounter(length)) },
+    {
+      ours: countTwice(results, () => createMemoizedCounter({ count: length })),
+      textKeyed: countTwice(results, () => createTextKeyedCounter(length)),
+    },
     options.quick ? 1 : 3,
   );
   const ms = medians.ours as number;

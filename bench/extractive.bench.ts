@@ -20,7 +20,6 @@ const FAILURE_RATE = 0.25;
 /** How often a new user request follows a tool result. */
 const REQUEST_RATE = 0.02;
 
-
 interface AgentHistory {
   messages: Message[];
   calls: number;
@@ -60,7 +59,10 @@ function buildAgentHistory(messageCount: number): AgentHistory {
     }
     if (random() < REQUEST_RATE && history.messages.length < messageCount) {
       history.requests += 1;
-      history.messages.push({ role: 'user', content: `Request ${history.requests}: now make the handler retry on timeouts, and keep the tests green.` });
+      history.messages.push({
+        role: 'user',
+        content: `Request ${history.requests}: now make the handler retry on timeouts, and keep the tests green.`,
+      });
     }
   }
   return history;

@@ -20,7 +20,9 @@ const GOAL_RATIO = 2;
 /** A new object of the same class with the same own fields: what a framework hands over on the next turn. */
 function copyShallow(message: unknown): unknown {
   const prototype = Object.getPrototypeOf(message) as object | null;
-  return prototype === Object.prototype ? { ...(message as object) } : Object.assign(Object.create(prototype) as object, message);
+  return prototype === Object.prototype
+    ? { ...(message as object) }
+    : Object.assign(Object.create(prototype) as object, message);
 }
 
 function roundTrip(format: MessageFormat<unknown>, history: readonly unknown[]): number {
@@ -31,7 +33,9 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
   const { messages: canonical } = buildHistory();
   const characters = JSON.stringify(canonical).length;
   // Each format's history is built from the same canonical one, as its own API would hold it.
-  const langchainBuilder = createLangchainFormat({ messageClasses: { AIMessage, HumanMessage, SystemMessage, ToolMessage } });
+  const langchainBuilder = createLangchainFormat({
+    messageClasses: { AIMessage, HumanMessage, SystemMessage, ToolMessage },
+  });
   const cases: Array<[string, MessageFormat<unknown>, unknown[]]> = [
     ['anthropic', formats.anthropic, canonical],
     ['openai-chat', formats.openaiChat, formats.openaiChat.fromCanonical(canonical)],
@@ -45,7 +49,8 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
   for (const [name, format, history] of cases) {
     // Sanity first: the round trip gives back the caller's own objects.
     const back = format.fromCanonical(format.toCanonical(history), history);
-    if (back.length !== history.length || back.some((message, index) => message !== history[index])) throw new Error(`${name}: the round trip did not give back the caller's objects`);
+    if (back.length !== history.length || back.some((message, index) => message !== history[index]))
+      throw new Error(`${name}: the round trip did not give back the caller's objects`);
     const clone = `structuredClone (${name})`;
     const cold = `${name}: toCanonical + fromCanonical, new objects`;
     const warm = `${name}: toCanonical + fromCanonical, same objects (memoized)`;
@@ -60,7 +65,14 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
     const baseline = { name: clone, medianMs: medians[clone]! };
     const extra = `${history.length} messages, ${(characters / 1e6).toFixed(2)}M chars`;
     for (const label of [cold, warm]) {
-      rows.push({ name: label, medianMs: medians[label]!, baseline, extra, goal: `<= ${GOAL_RATIO}x structuredClone`, met: medians[label]! <= GOAL_RATIO * baseline.medianMs });
+      rows.push({
+        name: label,
+        medianMs: medians[label]!,
+        baseline,
+        extra,
+        goal: `<= ${GOAL_RATIO}x structuredClone`,
+        met: medians[label]! <= GOAL_RATIO * baseline.medianMs,
+      });
     }
   }
   return rows;

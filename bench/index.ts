@@ -30,7 +30,9 @@ const modules: Array<[name: string, load: () => Promise<BenchModule>]> = [
 console.log(`# agent-context-offload benchmarks (node ${process.version}, ${options.quick ? 'quick' : 'full'} run)`);
 const unknown = [...(only ?? [])].filter((name) => !modules.some(([known]) => known === name));
 if (unknown.length > 0) {
-  console.error(`--only: no bench module named ${unknown.join(', ')}; the modules are ${modules.map(([name]) => name).join(', ')}`);
+  console.error(
+    `--only: no bench module named ${unknown.join(', ')}; the modules are ${modules.map(([name]) => name).join(', ')}`,
+  );
   process.exit(2);
 }
 for (const [name, load] of modules) {

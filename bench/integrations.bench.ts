@@ -19,16 +19,26 @@ type IntegrationCase = (options: BenchRunOptions) => Promise<BenchRow[]>;
 
 // ---- LangChain (`agent-context-offload/langchain`) ----
 
-
 /** A LangChain agent's state after 1,000 tool calls with small results: nothing to offload or compact. */
 async function buildLangchainHistory(): Promise<BaseMessage[]> {
   const { AIMessage, HumanMessage, ToolMessage } = await import('@langchain/core/messages');
-  const messages: BaseMessage[] = [new HumanMessage({ content: 'Check every module for the handler bug.', id: 'human-0' })];
+  const messages: BaseMessage[] = [
+    new HumanMessage({ content: 'Check every module for the handler bug.', id: 'human-0' }),
+  ];
   for (let turn = 0; messages.length < HISTORY_LENGTH; turn++) {
     const id = `call_${String(turn).padStart(6, '0')}`;
     messages.push(
-      new AIMessage({ content: `Step ${turn}: reading the next file.`, id: `ai-${turn}`, tool_calls: [{ id, name: 'read_file', args: { path: `src/module-${turn}.ts` }, type: 'tool_call' }] }),
-      new ToolMessage({ content: `ok: ${turn} lines checked`, tool_call_id: id, name: 'read_file', id: `tool-${turn}` }),
+      new AIMessage({
+        content: `Step ${turn}: reading the next file.`,
+        id: `ai-${turn}`,
+        tool_calls: [{ id, name: 'read_file', args: { path: `src/module-${turn}.ts` }, type: 'tool_call' }],
+      }),
+      new ToolMessage({
+        content: `ok: ${turn} lines checked`,
+        tool_call_id: id,
+        name: 'read_file',
+        id: `tool-${turn}`,
+      }),
     );
   }
   return messages.slice(0, HISTORY_LENGTH);
@@ -59,13 +69,22 @@ async function measureLangchain(options: BenchRunOptions): Promise<BenchRow[]> {
 
   const middleware = contextOffloadMiddleware({ store: createMemoryStore(), logger: quiet });
   const beforeModel = hookFunction(middleware.beforeModel) as (state: unknown, runtime: unknown) => Promise<unknown>;
-  const manager = createContextManager<BaseMessage>({ store: createMemoryStore(), logger: quiet, format: createLangchainFormat() as never });
+  const manager = createContextManager<BaseMessage>({
+    store: createMemoryStore(),
+    logger: quiet,
+    format: createLangchainFormat() as never,
+  });
   const summarization = summarizationMiddleware({ model: fakeModel(), trigger: { tokens: 10_000_000 } } as never);
-  const summarizationBeforeModel = hookFunction(summarization.beforeModel) as (state: unknown, runtime: unknown) => Promise<unknown>;
+  const summarizationBeforeModel = hookFunction(summarization.beforeModel) as (
+    state: unknown,
+    runtime: unknown,
+  ) => Promise<unknown>;
   // Sanity, and the first call that memoizes conversions and counts: nothing to do, no update.
-  if ((await beforeModel(state, runtime)) !== undefined) throw new Error('beforeModel changed a history with nothing to do');
+  if ((await beforeModel(state, runtime)) !== undefined)
+    throw new Error('beforeModel changed a history with nothing to do');
   await manager.prepare(messages);
-  if ((await summarizationBeforeModel(state, runtime)) !== undefined) throw new Error('summarizationMiddleware changed the history');
+  if ((await summarizationBeforeModel(state, runtime)) !== undefined)
+    throw new Error('summarizationMiddleware changed the history');
 
   const middlewareCase = 'langchain: contextOffloadMiddleware beforeModel, nothing to do (2,000 messages)';
   const prepareCase = 'manager.prepare (langchain format)';
@@ -80,8 +99,20 @@ async function measureLangchain(options: BenchRunOptions): Promise<BenchRow[]> {
   );
   const middlewareMs = medians[middlewareCase]!;
   return [
-    { name: middlewareCase, medianMs: middlewareMs, baseline: { name: prepareCase, medianMs: medians[prepareCase]! }, goal: `<= ${GOAL_MS} ms`, met: middlewareMs <= GOAL_MS },
-    { name: middlewareCase, medianMs: middlewareMs, baseline: { name: summarizationCase, medianMs: medians[summarizationCase]! }, goal: `<= ${GOAL_MS} ms`, met: middlewareMs <= GOAL_MS },
+    {
+      name: middlewareCase,
+      medianMs: middlewareMs,
+      baseline: { name: prepareCase, medianMs: medians[prepareCase]! },
+      goal: `<= ${GOAL_MS} ms`,
+      met: middlewareMs <= GOAL_MS,
+    },
+    {
+      name: middlewareCase,
+      medianMs: middlewareMs,
+      baseline: { name: summarizationCase, medianMs: medians[summarizationCase]! },
+      goal: `<= ${GOAL_MS} ms`,
+      met: middlewareMs <= GOAL_MS,
+    },
   ];
 }
 
@@ -95,8 +126,24 @@ function buildAiSdkHistory(): AiSdkMessage[] {
   for (let turn = 0; messages.length < HISTORY_LENGTH; turn++) {
     const toolCallId = `call_${String(turn).padStart(6, '0')}`;
     messages.push(
-      { role: 'assistant', content: [{ type: 'text', text: `Step ${turn}: reading the next file.` }, { type: 'tool-call', toolCallId, toolName: 'read_file', input: { path: `src/module-${turn}.ts` } }] },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId, toolName: 'read_file', output: { type: 'text', value: `ok: ${turn} lines checked` } }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: `Step ${turn}: reading the next file.` },
+          { type: 'tool-call', toolCallId, toolName: 'read_file', input: { path: `src/module-${turn}.ts` } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId,
+            toolName: 'read_file',
+            output: { type: 'text', value: `ok: ${turn} lines checked` },
+          },
+        ],
+      },
     );
   }
   return messages.slice(0, HISTORY_LENGTH);
@@ -104,7 +151,9 @@ function buildAiSdkHistory(): AiSdkMessage[] {
 
 /** The same history as the provider prompt a middleware sees: user and assistant content always in parts. */
 function toAiSdkProviderPrompt(messages: readonly AiSdkMessage[]): AiSdkMessage[] {
-  return messages.map((message) => (typeof message.content === 'string' ? { ...message, content: [{ type: 'text', text: message.content }] } : message));
+  return messages.map((message) =>
+    typeof message.content === 'string' ? { ...message, content: [{ type: 'text', text: message.content }] } : message,
+  );
 }
 
 /**
@@ -121,7 +170,8 @@ async function measureAiSdk(options: BenchRunOptions): Promise<BenchRow[]> {
   const { createContextManager } = await import('../src/api/context-manager.js');
   const { createMemoryStore } = await import('../src/stores/memory-store.js');
   const quiet = { warn: () => {} };
-  const createManager = () => createContextManager<AiSdkMessage>({ format: 'ai-sdk', store: createMemoryStore(), logger: quiet });
+  const createManager = () =>
+    createContextManager<AiSdkMessage>({ format: 'ai-sdk', store: createMemoryStore(), logger: quiet });
   const messages = buildAiSdkHistory();
   const prompt = toAiSdkProviderPrompt(messages);
   const manager = createManager();
@@ -131,7 +181,8 @@ async function measureAiSdk(options: BenchRunOptions): Promise<BenchRow[]> {
   const params = { prompt };
   // Sanity, and the first calls that memoize conversions and counts: nothing to do, nothing changed.
   if ((await prepareStep(step)) !== undefined) throw new Error('prepareStep changed a history with nothing to do');
-  if ((await middleware.transformParams({ type: 'generate', params })) !== params) throw new Error('the middleware changed a prompt with nothing to do');
+  if ((await middleware.transformParams({ type: 'generate', params })) !== params)
+    throw new Error('the middleware changed a prompt with nothing to do');
   await manager.prepare(messages);
 
   const prepareStepCase = 'ai-sdk: createPrepareStep, nothing to do (2,000 messages)';
@@ -172,7 +223,11 @@ async function measureAiSdk(options: BenchRunOptions): Promise<BenchRow[]> {
   return [
     row(prepareStepCase, medians[prepareStepCase]!),
     row(middlewareCase, medians[middlewareCase]!),
-    row(freshCase, freshMs, 'new objects each call, each converted and checked again: the middleware keeps no memory (the decisions are in the store)'),
+    row(
+      freshCase,
+      freshMs,
+      'new objects each call, each converted and checked again: the middleware keeps no memory (the decisions are in the store)',
+    ),
   ];
 }
 
@@ -186,8 +241,20 @@ function buildAgentsHistory(): AgentsItem[] {
   for (let turn = 0; items.length < HISTORY_LENGTH; turn++) {
     const callId = `call_${String(turn).padStart(6, '0')}`;
     items.push(
-      { type: 'function_call', callId, name: 'read_file', arguments: JSON.stringify({ path: `src/module-${turn}.ts` }), status: 'completed' },
-      { type: 'function_call_result', callId, name: 'read_file', status: 'completed', output: { type: 'text', text: `ok: ${turn} lines checked` } },
+      {
+        type: 'function_call',
+        callId,
+        name: 'read_file',
+        arguments: JSON.stringify({ path: `src/module-${turn}.ts` }),
+        status: 'completed',
+      },
+      {
+        type: 'function_call_result',
+        callId,
+        name: 'read_file',
+        status: 'completed',
+        output: { type: 'text', text: `ok: ${turn} lines checked` },
+      },
     );
   }
   return items.slice(0, HISTORY_LENGTH);
@@ -204,7 +271,8 @@ async function measureOpenAIAgents(options: BenchRunOptions): Promise<BenchRow[]
   const { createContextManager } = await import('../src/api/context-manager.js');
   const { createMemoryStore } = await import('../src/stores/memory-store.js');
   const quiet = { warn: () => {} };
-  const createManager = () => createContextManager<AgentsItem>({ format: 'openai-agents', store: createMemoryStore(), logger: quiet });
+  const createManager = () =>
+    createContextManager<AgentsItem>({ format: 'openai-agents', store: createMemoryStore(), logger: quiet });
   const items = buildAgentsHistory();
   const manager = createManager();
   const filter = createCallModelInputFilter(createManager());
@@ -224,7 +292,15 @@ async function measureOpenAIAgents(options: BenchRunOptions): Promise<BenchRow[]
     { ...options, iterations: 200 },
   );
   const filterMs = medians[filterCase]!;
-  return [{ name: filterCase, medianMs: filterMs, baseline: { name: prepareCase, medianMs: medians[prepareCase]! }, goal: `<= ${GOAL_MS} ms`, met: filterMs <= GOAL_MS }];
+  return [
+    {
+      name: filterCase,
+      medianMs: filterMs,
+      baseline: { name: prepareCase, medianMs: medians[prepareCase]! },
+      goal: `<= ${GOAL_MS} ms`,
+      met: filterMs <= GOAL_MS,
+    },
+  ];
 }
 
 /** One entry per integration; append yours. */

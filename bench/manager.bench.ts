@@ -30,7 +30,11 @@ async function loadRealMessages(count: number): Promise<Message[]> {
  * A new manager's `prepare` of `text` parsed (the parse not timed) against `JSON.parse(text)`,
  * interleaved, over a store whose records explain the history: medians in ms.
  */
-async function measureColdPrepare(text: string, outputDir: string, rounds: number): Promise<{ prepareMs: number; parseMs: number }> {
+async function measureColdPrepare(
+  text: string,
+  outputDir: string,
+  rounds: number,
+): Promise<{ prepareMs: number; parseMs: number }> {
   const prepare: number[] = [];
   const parse: number[] = [];
   for (let round = -2; round < rounds; round += 1) {
@@ -41,7 +45,8 @@ async function measureColdPrepare(text: string, outputDir: string, rounds: numbe
     started = performance.now();
     const result = await createContextManager({ outputDir, logger: silent }).prepare(messages);
     const prepareMs = performance.now() - started;
-    if (result.actions.length > 0) throw new Error(`expected nothing new, got ${JSON.stringify(result.actions.map((action) => action.type))}`);
+    if (result.actions.length > 0)
+      throw new Error(`expected nothing new, got ${JSON.stringify(result.actions.map((action) => action.type))}`);
     if (round < 0) continue;
     parse.push(parseMs);
     prepare.push(prepareMs);
@@ -81,7 +86,9 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
     const check = await createContextManager({ ...batchOptions, outputDir: freshDirectory() }).prepare(messages);
     const batchAction = check.actions.find((action): action is ContextOffloadAction => action.type === 'batch-offload');
     if (batchAction === undefined || batchAction.toolCallIds.length !== 200) {
-      throw new Error(`expected one batch offload of 200 results, got ${JSON.stringify(check.actions.map((action) => action.type))}`);
+      throw new Error(
+        `expected one batch offload of 200 results, got ${JSON.stringify(check.actions.map((action) => action.type))}`,
+      );
     }
     const offloadAlone = 'offloadToolResults alone';
     const prepareBatch = 'prepare (batch offload)';
@@ -166,7 +173,8 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
         baseline: { name: 'the same replay through one manager', medianMs: stateful.elapsedMs },
         extra: `summarizer calls ${stateless.summarizerCalls} vs ${stateful.summarizerCalls}, prefix changes ${stateless.prefixChanges} vs ${stateful.prefixChanges}`,
         goal: 'same summarizer calls and prefix changes',
-        met: stateless.summarizerCalls === stateful.summarizerCalls && stateless.prefixChanges === stateful.prefixChanges,
+        met:
+          stateless.summarizerCalls === stateful.summarizerCalls && stateless.prefixChanges === stateful.prefixChanges,
       },
     ];
   } finally {

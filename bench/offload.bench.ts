@@ -36,7 +36,12 @@ export function buildHistory(messageCount = MESSAGE_COUNT): { messages: Message[
       ],
     });
     const large = turn % (messageCount / 2 / LARGE_RESULT_COUNT) === 0;
-    const content = large ? `// file ${payloads.length}\n${line.repeat(Math.ceil(LARGE_RESULT_CHARS / line.length))}`.slice(0, LARGE_RESULT_CHARS) : `ok: ${turn} lines changed`;
+    const content = large
+      ? `// file ${payloads.length}\n${line.repeat(Math.ceil(LARGE_RESULT_CHARS / line.length))}`.slice(
+          0,
+          LARGE_RESULT_CHARS,
+        )
+      : `ok: ${turn} lines changed`;
     if (large) payloads.push(content);
     messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content }] });
   }
@@ -51,11 +56,12 @@ const REUSED_ID_USES = 1000;
 
 /** A tool result of id `call_0`, about 400 chars. */
 function reusedIdMessage(text: string): Message {
-  return { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_0', content: text.repeat(Math.ceil(400 / text.length)) }] };
+  return {
+    role: 'user',
+    content: [{ type: 'tool_result', tool_use_id: 'call_0', content: text.repeat(Math.ceil(400 / text.length)) }],
+  };
 }
 const BATCH = 'offloadToolResults (batch)';
-
-
 
 export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
   const root = await mkdtemp(join(tmpdir(), 'aco-bench-offload-'));
@@ -66,7 +72,8 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
 
     // Sanity first: the offload takes exactly the 200 payloads, and the skip copies nothing.
     const check = await offloadToolResults(messages, { outputDir: freshDirectory() });
-    if (check.offloadedCount !== LARGE_RESULT_COUNT) throw new Error(`expected ${LARGE_RESULT_COUNT} offloads, got ${check.offloadedCount}`);
+    if (check.offloadedCount !== LARGE_RESULT_COUNT)
+      throw new Error(`expected ${LARGE_RESULT_COUNT} offloads, got ${check.offloadedCount}`);
     const skipDirectory = join(root, 'skip');
     const skipped = await offloadToolResults(messages, { outputDir: skipDirectory, ratioThreshold: 1 });
     const skipCopiesNothing = skipped.messages === messages && skipped.offloadedCount === 0;
@@ -83,7 +90,9 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
         [FLOOR]: async () => {
           const directory = freshDirectory();
           await mkdir(directory, { recursive: true });
-          await Promise.all(payloads.map((payload, index) => writeFile(join(directory, `tool-result-${index}.md`), payload)));
+          await Promise.all(
+            payloads.map((payload, index) => writeFile(join(directory, `tool-result-${index}.md`), payload)),
+          );
         },
         [SAME_GUARANTEE_FLOOR]: async () => {
           const directory = freshDirectory();
@@ -115,7 +124,10 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
 
     const directDirectory = join(root, 'direct');
     const hundredKilobytes = 'x'.repeat(100 * 1024);
-    const directMessage: Message = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_big', content: hundredKilobytes }] };
+    const directMessage: Message = {
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_big', content: hundredKilobytes }],
+    };
     const direct = await measureMedians(
       {
         'floor: fs.promises.writeFile 100 KB': async () => {
@@ -167,7 +179,10 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
       {
         name: 'batch offload against the same-guarantee floor',
         medianMs: batchMedian,
-        baseline: { name: 'temp file (wx, 0600) + link + unlink x200, in parallel', medianMs: batch[SAME_GUARANTEE_FLOOR]! },
+        baseline: {
+          name: 'temp file (wx, 0600) + link + unlink x200, in parallel',
+          medianMs: batch[SAME_GUARANTEE_FLOOR]!,
+        },
         extra: 'the same run as the row above',
         goal: '<= 1.3x that floor',
         met: batchMedian <= 1.3 * batch[SAME_GUARANTEE_FLOOR]!,
@@ -183,7 +198,8 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
         name: `offload of an id used ${REUSED_ID_USES.toLocaleString('en-US')}+ times before in a shared directory`,
         medianMs: sharedMedian,
         baseline: { name: 'readdir of that directory', medianMs: shared['floor: readdir']! },
-        extra: 'one listing, then size checks in parallel; 145 ms before, with a temp copy per name tried (96f5c96, same machine)',
+        extra:
+          'one listing, then size checks in parallel; 145 ms before, with a temp copy per name tried (96f5c96, same machine)',
         goal: '< 50 ms',
         met: sharedMedian < 50,
       },

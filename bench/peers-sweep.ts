@@ -22,23 +22,35 @@ function readShares(argv: readonly string[]): number[] {
   if (at === -1) return DEFAULT_SHARES;
   const shares = (argv[at + 1] ?? '').split(',').map(Number);
   if (shares.length === 0 || shares.some((share) => !Number.isFinite(share) || share < 0)) {
-    throw new Error(`--shares must be a comma-separated list of numbers >= 0, got ${JSON.stringify(argv[at + 1] ?? '')}`);
+    throw new Error(
+      `--shares must be a comma-separated list of numbers >= 0, got ${JSON.stringify(argv[at + 1] ?? '')}`,
+    );
   }
   return shares;
 }
 
-async function measureShare(transcripts: readonly PeerTranscript[], window: number, share: number): Promise<RunFigures> {
+async function measureShare(
+  transcripts: readonly PeerTranscript[],
+  window: number,
+  share: number,
+): Promise<RunFigures> {
   const system = createManagerSystem({ agedBudgetChars: Math.max(1, Math.floor(window * CHARS_PER_TOKEN * share)) });
   let figures = createEmptyFigures();
-  for (const transcript of transcripts) figures = addFigures(figures, measureRun(transcript, await replayThrough(system, transcript, window), window));
+  for (const transcript of transcripts)
+    figures = addFigures(figures, measureRun(transcript, await replayThrough(system, transcript, window), window));
   return figures;
 }
 
 const percent = (part: number, whole: number): string => `${((100 * part) / whole).toFixed(1)}%`;
 
 const transcripts = await loadPeerTranscripts(false);
-const unmanaged = transcripts.reduce((sum, transcript) => addFigures(sum, measureRun(transcript, replayUnmanaged(transcript), WINDOWS[0] as number)), createEmptyFigures());
-const windowHeads = WINDOWS.map((window) => `${window.toLocaleString('en-US')} tokens: sent (with read-backs), cost, prefix changes, probes`);
+const unmanaged = transcripts.reduce(
+  (sum, transcript) => addFigures(sum, measureRun(transcript, replayUnmanaged(transcript), WINDOWS[0] as number)),
+  createEmptyFigures(),
+);
+const windowHeads = WINDOWS.map(
+  (window) => `${window.toLocaleString('en-US')} tokens: sent (with read-backs), cost, prefix changes, probes`,
+);
 console.log(`| \`agedBudgetChars\` (share of the window) | ${windowHeads.join(' | ')} |`);
 console.log(`| --- |${WINDOWS.map(() => ' --- |').join('')}`);
 for (const share of readShares(process.argv)) {
@@ -46,7 +58,9 @@ for (const share of readShares(process.argv)) {
   for (const window of WINDOWS) {
     const figures = await measureShare(transcripts, window, share);
     const sent = `${percent(figures.tokensSent, unmanaged.tokensSent)} (${percent(figures.tokensSent + figures.readBackTokens, unmanaged.tokensSent)})`;
-    cells.push(`${sent}, ${percent(figures.cachedCost, unmanaged.cachedCost)}, ${figures.prefixChanges}, ${figures.probesKept}/${figures.probesTotal}`);
+    cells.push(
+      `${sent}, ${percent(figures.cachedCost, unmanaged.cachedCost)}, ${figures.prefixChanges}, ${figures.probesKept}/${figures.probesTotal}`,
+    );
   }
   console.log(`| ${share === 0 ? 'none (1 char)' : `${Number((share * 100).toFixed(1))}%`} | ${cells.join(' | ')} |`);
 }

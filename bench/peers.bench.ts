@@ -21,18 +21,25 @@ import { SHARED_SUMMARY } from './peers/shared-summary.js';
 import { loadPeerTranscripts, type PeerTranscript } from './peers/transcripts.js';
 import type { BenchRow, BenchRunOptions } from './report.js';
 
-export const title = 'Peers: the goals of this package\'s rows (time: its replays)';
+export const title = "Peers: the goals of this package's rows (time: its replays)";
 
 /** The windows, in tokens. */
 const WINDOWS = [30_000, 100_000];
 /** Where a full run writes its tables, for the README and the docs. */
 const RESULTS_FILE = join(ROOT, 'bench/results/peers.md');
 
-const SYSTEMS: readonly PeerSystem[] = [managerSystem, createDeepagentsSystem(), createDeepagentsSystem(1_000), langchainSystem, aiSdkSystem];
+const SYSTEMS: readonly PeerSystem[] = [
+  managerSystem,
+  createDeepagentsSystem(),
+  createDeepagentsSystem(1_000),
+  langchainSystem,
+  aiSdkSystem,
+];
 
 async function measureWindow(transcripts: readonly PeerTranscript[], window: number): Promise<WindowFigures> {
   let unmanaged = createEmptyFigures();
-  for (const transcript of transcripts) unmanaged = addFigures(unmanaged, measureRun(transcript, replayUnmanaged(transcript), window));
+  for (const transcript of transcripts)
+    unmanaged = addFigures(unmanaged, measureRun(transcript, replayUnmanaged(transcript), window));
   const systems: SystemFigures[] = [];
   for (const system of SYSTEMS) {
     let figures = createEmptyFigures();
@@ -42,7 +49,13 @@ async function measureWindow(transcripts: readonly PeerTranscript[], window: num
       figures = addFigures(figures, measureRun(transcript, run, window));
       wallMs += run.wallMs;
     }
-    systems.push({ name: system.name, hasStore: system.hasStore, isPackage: system === managerSystem, figures, wallMs });
+    systems.push({
+      name: system.name,
+      hasStore: system.hasStore,
+      isPackage: system === managerSystem,
+      figures,
+      wallMs,
+    });
   }
   return { window, unmanaged, systems };
 }

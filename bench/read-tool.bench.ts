@@ -20,7 +20,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createReadOffloadedTool } from '../src/api/read-offloaded-tool.js';
 import type { ContentStore } from '../src/core/ports.js';
-import { createLineIndex, DEFAULT_READ_CHUNK_BYTES, readOffloaded, type CompilePattern, type ResolvedReadOffloadedOptions } from '../src/core/read-offloaded.js';
+import {
+  createLineIndex,
+  DEFAULT_READ_CHUNK_BYTES,
+  readOffloaded,
+  type CompilePattern,
+  type ResolvedReadOffloadedOptions,
+} from '../src/core/read-offloaded.js';
 import { compileRe2Pattern } from '../src/infrastructure/re2-pattern.js';
 import { createFileStore } from '../src/stores/file-store.js';
 import { measureMedians, type BenchRow, type BenchRunOptions } from './report.js';
@@ -43,7 +49,12 @@ function buildLog(multiByte: boolean): { text: string; lineCount: number } {
   return { text: `${lines.join('\n')}\n`, lineCount: lines.length };
 }
 
-async function measureLog(store: ContentStore, directory: string, multiByte: boolean, options: BenchRunOptions): Promise<BenchRow[]> {
+async function measureLog(
+  store: ContentStore,
+  directory: string,
+  multiByte: boolean,
+  options: BenchRunOptions,
+): Promise<BenchRow[]> {
   const key = multiByte ? 'tool-result-mixed.md' : 'tool-result-ascii.md';
   const { text, lineCount } = buildLog(multiByte);
   await store.putIfAbsent(key, text);
@@ -82,7 +93,10 @@ async function measureLog(store: ContentStore, directory: string, multiByte: boo
 
 /** The backtracking engine the read tool used before: the baseline of the search rows. */
 const compileRegExpPattern: CompilePattern = (source, flags) => {
-  const regex = new RegExp(source, `${flags.ignoreCase ? 'i' : ''}${flags.multiline ? 'm' : ''}${flags.dotAll ? 's' : ''}`);
+  const regex = new RegExp(
+    source,
+    `${flags.ignoreCase ? 'i' : ''}${flags.multiline ? 'm' : ''}${flags.dotAll ? 's' : ''}`,
+  );
   return {
     test: (line) => regex.test(line),
     find(line) {
@@ -100,7 +114,15 @@ const compileRegExpPattern: CompilePattern = (source, flags) => {
 const SEARCH_GOAL_MS = 200;
 
 function searchOptions(compilePattern: CompilePattern): ResolvedReadOffloadedOptions {
-  return { maxChars: 20_000, sessionId: undefined, contextLines: 2, chunkBytes: DEFAULT_READ_CHUNK_BYTES, lineIndex: createLineIndex(), toolName: 'read_offloaded', compilePattern };
+  return {
+    maxChars: 20_000,
+    sessionId: undefined,
+    contextLines: 2,
+    chunkBytes: DEFAULT_READ_CHUNK_BYTES,
+    lineIndex: createLineIndex(),
+    toolName: 'read_offloaded',
+    compilePattern,
+  };
 }
 
 async function measureSearch(store: ContentStore, options: BenchRunOptions): Promise<BenchRow[]> {
@@ -113,20 +135,39 @@ async function measureSearch(store: ContentStore, options: BenchRunOptions): Pro
   const rows: BenchRow[] = [];
   for (const pattern of ['panic|fatal', '/Timeout exceeded/i', '\\d{7} (ERROR|FATAL)', 'handled in \\d+ s\\b']) {
     const names = { regExp: `RegExp, search 10 MB for ${pattern}`, re2: `re2js, search 10 MB for ${pattern}` };
-    const answers = await Promise.all([readOffloaded(store, { ref, pattern }, re2), readOffloaded(store, { ref, pattern }, regExp)]);
-    if (!answers.every((answer) => answer.startsWith('No line matches'))) throw new Error(`expected no match for ${pattern}: ${answers.join(' / ')}`);
+    const answers = await Promise.all([
+      readOffloaded(store, { ref, pattern }, re2),
+      readOffloaded(store, { ref, pattern }, regExp),
+    ]);
+    if (!answers.every((answer) => answer.startsWith('No line matches')))
+      throw new Error(`expected no match for ${pattern}: ${answers.join(' / ')}`);
     const medians = await measureMedians(
-      { [names.regExp]: () => readOffloaded(store, { ref, pattern }, regExp), [names.re2]: () => readOffloaded(store, { ref, pattern }, re2) },
+      {
+        [names.regExp]: () => readOffloaded(store, { ref, pattern }, regExp),
+        [names.re2]: () => readOffloaded(store, { ref, pattern }, re2),
+      },
       { ...options, iterations: 10 },
     );
     const baseline = { name: names.regExp, medianMs: medians[names.regExp]! };
-    rows.push({ name: names.re2, medianMs: medians[names.re2]!, baseline, goal: `< ${SEARCH_GOAL_MS} ms`, met: medians[names.re2]! < SEARCH_GOAL_MS });
+    rows.push({
+      name: names.re2,
+      medianMs: medians[names.re2]!,
+      baseline,
+      goal: `< ${SEARCH_GOAL_MS} ms`,
+      met: medians[names.re2]! < SEARCH_GOAL_MS,
+    });
   }
 
-  const hashes = Array.from({ length: 1000 }, (_, index) => `commit ${(index * 2654435761).toString(16).padStart(8, '0').repeat(5)}`).join('\n');
+  const hashes = Array.from(
+    { length: 1000 },
+    (_, index) => `commit ${(index * 2654435761).toString(16).padStart(8, '0').repeat(5)}`,
+  ).join('\n');
   await store.putIfAbsent('tool-result-commits.md', hashes);
   const hostile = 're2js, (\\w+\\s*)+: on 1,000 lines "commit <40 hex>" (RegExp: days per line)';
-  const medians = await measureMedians({ [hostile]: () => readOffloaded(store, { ref: './tool-result-commits.md', pattern: '(\\w+\\s*)+:' }, re2) }, { ...options, iterations: 10 });
+  const medians = await measureMedians(
+    { [hostile]: () => readOffloaded(store, { ref: './tool-result-commits.md', pattern: '(\\w+\\s*)+:' }, re2) },
+    { ...options, iterations: 10 },
+  );
   rows.push({ name: hostile, medianMs: medians[hostile]!, goal: '< 50 ms', met: medians[hostile]! < 50 });
   return rows;
 }
@@ -136,7 +177,11 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
   const directory = await mkdtemp(join(tmpdir(), 'agent-context-read-bench-'));
   try {
     const store = createFileStore({ dir: directory });
-    return [...(await measureLog(store, directory, false, options)), ...(await measureLog(store, directory, true, options)), ...(await measureSearch(store, options))];
+    return [
+      ...(await measureLog(store, directory, false, options)),
+      ...(await measureLog(store, directory, true, options)),
+      ...(await measureSearch(store, options)),
+    ];
   } finally {
     await rm(directory, { recursive: true, force: true });
   }

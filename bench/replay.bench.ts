@@ -36,7 +36,12 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
     const runs = options.quick ? 3 : 9;
     const size = `${(transcript.length / 1e6).toFixed(2)} MB JSON`;
     // one warm-up of each, so the disk cache treats them alike
-    for (const args of [['count', file], ['replay', file, '--window', REPLAY_WINDOW, '--json'], ['eval', file, '--json']]) measureCli(args, 1, directory);
+    for (const args of [
+      ['count', file],
+      ['replay', file, '--window', REPLAY_WINDOW, '--json'],
+      ['eval', file, '--json'],
+    ])
+      measureCli(args, 1, directory);
     const count = measureCli(['count', file], runs, directory);
     const replay = measureCli(['replay', file, '--window', REPLAY_WINDOW, '--json'], runs, directory);
     const evaluation = measureCli(['eval', file, '--json'], runs, directory);

@@ -60,7 +60,10 @@ export function computeMedian(values: readonly number[]): number {
  * rounds; returns each task's median over the rounds, by name. Disk and machine speed drift
  * over seconds: interleaving makes every side see the same drift.
  */
-export async function measureInterleaved(tasks: Record<string, () => Promise<void>>, rounds: number): Promise<Record<string, number>> {
+export async function measureInterleaved(
+  tasks: Record<string, () => Promise<void>>,
+  rounds: number,
+): Promise<Record<string, number>> {
   const names = Object.keys(tasks);
   const samples: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
   for (let round = -2; round < rounds; round++) {

@@ -39,7 +39,12 @@ const silent = { warn: () => undefined };
  * directories whose paths read alike (`<parent>/a`, `<parent>/b`): the paths are in the
  * references, so they weigh on the token counts.
  */
-export async function replayRequests(messages: readonly Message[], mode: ReplayMode, contextTokenLimit: number, directory: string): Promise<ReplayFigures> {
+export async function replayRequests(
+  messages: readonly Message[],
+  mode: ReplayMode,
+  contextTokenLimit: number,
+  directory: string,
+): Promise<ReplayFigures> {
   try {
     const extractive = createExtractiveSummarizer();
     let summarizerCalls = 0;
@@ -49,7 +54,14 @@ export async function replayRequests(messages: readonly Message[], mode: ReplayM
         return extractive.summarize(history, options);
       },
     };
-    const create = () => createContextManager({ outputDir: directory, sessionId: 'replay', contextTokenLimit, summarizer, logger: silent });
+    const create = () =>
+      createContextManager({
+        outputDir: directory,
+        sessionId: 'replay',
+        contextTokenLimit,
+        summarizer,
+        logger: silent,
+      });
     const shared = mode === 'one manager' ? create() : undefined;
     const turns = findRequestTurns(messages);
     let previous: string[] = [];
@@ -70,12 +82,20 @@ export async function replayRequests(messages: readonly Message[], mode: ReplayM
 }
 
 /** Replays `messages` in both modes, in sibling directories of one temp folder. */
-export async function compareReplays(messages: readonly Message[], contextTokenLimit: number): Promise<Record<ReplayMode, ReplayFigures>> {
+export async function compareReplays(
+  messages: readonly Message[],
+  contextTokenLimit: number,
+): Promise<Record<ReplayMode, ReplayFigures>> {
   const parent = await mkdtemp(join(tmpdir(), 'aco-session-replay-'));
   try {
     return {
       'one manager': await replayRequests(messages, 'one manager', contextTokenLimit, join(parent, 'a')),
-      'a new manager per request': await replayRequests(messages, 'a new manager per request', contextTokenLimit, join(parent, 'b')),
+      'a new manager per request': await replayRequests(
+        messages,
+        'a new manager per request',
+        contextTokenLimit,
+        join(parent, 'b'),
+      ),
     };
   } finally {
     await rm(parent, { recursive: true, force: true });

@@ -16,9 +16,13 @@ function readFlag(name: string, fallback: number): number {
 const window = readFlag('--window', 12_000);
 const copies = readFlag('--copies', 4);
 const messages = await loadSampleTranscript(copies);
-console.log(`Sample transcript x${copies} (${messages.length} messages), ${window.toLocaleString('en-US')}-token window, extractive summaries, file store\n`);
+console.log(
+  `Sample transcript x${copies} (${messages.length} messages), ${window.toLocaleString('en-US')}-token window, extractive summaries, file store\n`,
+);
 console.log('| | summarizer calls | requests whose prompt prefix changed | replay time |');
 console.log('| --- | --- | --- | --- |');
 for (const figures of Object.values(await compareReplays(messages, window))) {
-  console.log(`| ${figures.mode} | ${figures.summarizerCalls} | ${figures.prefixChanges} of ${figures.requests} | ${Math.round(figures.elapsedMs)} ms |`);
+  console.log(
+    `| ${figures.mode} | ${figures.summarizerCalls} | ${figures.prefixChanges} of ${figures.requests} | ${Math.round(figures.elapsedMs)} ms |`,
+  );
 }

@@ -28,7 +28,6 @@ const LARGE_RESULT_COUNT = 200;
 const MESSAGE_COUNT = 2000;
 const SHORT_MESSAGE_COUNT = 2 * LARGE_RESULT_COUNT;
 
-
 /** Runs `task(index)` for `count` indexes, `limit` at a time (the offload's own pattern). */
 async function runConcurrently(count: number, limit: number, task: (index: number) => Promise<unknown>): Promise<void> {
   let next = 0;
@@ -48,7 +47,11 @@ function median(values: readonly number[]): number {
  * Times each task once per round, alternating their order, after two untimed rounds, with
  * `between()` (untimed) after each round; returns each task's median, by name.
  */
-async function measureInterleaved(tasks: Record<string, (round: number) => Promise<void>>, rounds: number, between: () => Promise<void>): Promise<Record<string, number>> {
+async function measureInterleaved(
+  tasks: Record<string, (round: number) => Promise<void>>,
+  rounds: number,
+  between: () => Promise<void>,
+): Promise<Record<string, number>> {
   const names = Object.keys(tasks);
   const samples: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
   for (let round = -2; round < rounds; round++) {
@@ -78,7 +81,8 @@ export async function runRedisRows(options: BenchRunOptions): Promise<BenchRow[]
   try {
     const { messages, payloads } = buildHistory(MESSAGE_COUNT);
     const short = buildHistory(SHORT_MESSAGE_COUNT);
-    if (short.payloads.join('') !== payloads.join('')) throw new Error('the two histories must offload the same payloads');
+    if (short.payloads.join('') !== payloads.join(''))
+      throw new Error('the two histories must offload the same payloads');
     const rounds = options.quick ? 5 : 100;
     const storeOf = (round: number, name: string) => createRedisStore({ client, prefix: `bench-${name}-${round + 2}` });
     const offloadOptions = { charThreshold: 100, ratioThreshold: 0.2 };
@@ -110,17 +114,28 @@ export async function runRedisRows(options: BenchRunOptions): Promise<BenchRow[]
           if (result.offloadedCount !== LARGE_RESULT_COUNT) throw new Error(`offloaded ${result.offloadedCount}`);
         },
         [OFFLOAD_SHORT]: async (round) => {
-          const result = await offloadToolResults(short.messages, { store: storeOf(round, 'short'), ...offloadOptions });
+          const result = await offloadToolResults(short.messages, {
+            store: storeOf(round, 'short'),
+            ...offloadOptions,
+          });
           if (result.offloadedCount !== LARGE_RESULT_COUNT) throw new Error(`offloaded ${result.offloadedCount}`);
         },
         [RAW_WITH_HEADER]: async (round) => {
           await runConcurrently(payloads.length, WRITE_CONCURRENCY, (index) =>
-            client.call('SET', `bench-rawh-${round + 2}/tool-result-${index}.md`, `created-at=${new Date().toISOString()}\n${payloads[index]!}`, 'NX', 'GET'),
+            client.call(
+              'SET',
+              `bench-rawh-${round + 2}/tool-result-${index}.md`,
+              `created-at=${new Date().toISOString()}\n${payloads[index]!}`,
+              'NX',
+              'GET',
+            ),
           );
         },
         [PUT]: async (round) => {
           const store = storeOf(round, 'put');
-          await runConcurrently(payloads.length, WRITE_CONCURRENCY, (index) => store.putIfAbsent(`tool-result-${index}.md`, payloads[index]!));
+          await runConcurrently(payloads.length, WRITE_CONCURRENCY, (index) =>
+            store.putIfAbsent(`tool-result-${index}.md`, payloads[index]!),
+          );
         },
       },
       rounds,
@@ -184,7 +199,12 @@ export async function runRedisReusedIdRows(options: BenchRunOptions): Promise<Be
   const client = new Redis(server.url);
   try {
     for (let first = 0; first < UNRELATED_KEYS; first += 1000) {
-      await client.mset(...Array.from({ length: 1000 }, (_, index) => [`session:${first + index}`, 'some other application data']).flat());
+      await client.mset(
+        ...Array.from({ length: 1000 }, (_, index) => [
+          `session:${first + index}`,
+          'some other application data',
+        ]).flat(),
+      );
     }
     const history = (content: string) => [
       { role: 'user' as const, content: 'go' },
@@ -197,7 +217,8 @@ export async function runRedisReusedIdRows(options: BenchRunOptions): Promise<Be
     const scanning: ContentStore = { ...createRedisStore({ client, prefix: 'reuse-scan' }) };
     delete scanning.exists;
     for (const store of [probing, scanning]) {
-      for (let use = 0; use < EARLIER_USES; use++) await offloadToolResults(history(`earlier use ${use} `.repeat(40)), { store, ...offloadOptions });
+      for (let use = 0; use < EARLIER_USES; use++)
+        await offloadToolResults(history(`earlier use ${use} `.repeat(40)), { store, ...offloadOptions });
     }
     const expected = (prefix: string) => [`redis://${prefix}/tool-result-call_0-${EARLIER_USES}.md`];
     const NEW = `offload of a reused id, ${UNRELATED_KEYS.toLocaleString('en-US')} other keys: EXISTS on its numbered names`;
@@ -206,17 +227,28 @@ export async function runRedisReusedIdRows(options: BenchRunOptions): Promise<Be
     const medians = await measureInterleaved(
       {
         [NEW]: async () => {
-          const result = await offloadToolResults(history('a new content '.repeat(40)), { store: probing, ...offloadOptions });
-          if (result.files.join() !== expected('reuse-exists').join()) throw new Error(`offloaded to ${result.files.join()}`);
+          const result = await offloadToolResults(history('a new content '.repeat(40)), {
+            store: probing,
+            ...offloadOptions,
+          });
+          if (result.files.join() !== expected('reuse-exists').join())
+            throw new Error(`offloaded to ${result.files.join()}`);
         },
         [OLD]: async () => {
-          const result = await offloadToolResults(history('a new content '.repeat(40)), { store: scanning, ...offloadOptions });
-          if (result.files.join() !== expected('reuse-scan').join()) throw new Error(`offloaded to ${result.files.join()}`);
+          const result = await offloadToolResults(history('a new content '.repeat(40)), {
+            store: scanning,
+            ...offloadOptions,
+          });
+          if (result.files.join() !== expected('reuse-scan').join())
+            throw new Error(`offloaded to ${result.files.join()}`);
         },
       },
       rounds,
       async () => {
-        await client.del(`reuse-exists/tool-result-call_0-${EARLIER_USES}.md`, `reuse-scan/tool-result-call_0-${EARLIER_USES}.md`);
+        await client.del(
+          `reuse-exists/tool-result-call_0-${EARLIER_USES}.md`,
+          `reuse-scan/tool-result-call_0-${EARLIER_USES}.md`,
+        );
       },
     );
     const probed = medians[NEW]!;
@@ -253,10 +285,15 @@ export async function runS3Rows(options: BenchRunOptions): Promise<BenchRow[]> {
   try {
     const { messages, payloads } = buildHistory();
     const rounds = options.quick ? 5 : 30;
-    const storeOf = (round: number, name: string) => createS3Store({ client, bucket: server.bucket, prefix: `bench-${name}-${round + 2}` });
+    const storeOf = (round: number, name: string) =>
+      createS3Store({ client, bucket: server.bucket, prefix: `bench-${name}-${round + 2}` });
 
     // Sanity first: the offload takes exactly the 200 payloads, into the store.
-    const check = await offloadToolResults(messages, { store: storeOf(-3, 'check'), charThreshold: 100, ratioThreshold: 0.2 });
+    const check = await offloadToolResults(messages, {
+      store: storeOf(-3, 'check'),
+      charThreshold: 100,
+      ratioThreshold: 0.2,
+    });
     if (check.offloadedCount !== LARGE_RESULT_COUNT || !check.files.every((file) => file.startsWith('s3://'))) {
       throw new Error(`expected ${LARGE_RESULT_COUNT} offloads into S3, got ${check.offloadedCount}`);
     }
@@ -280,12 +317,18 @@ export async function runS3Rows(options: BenchRunOptions): Promise<BenchRow[]> {
           );
         },
         [OFFLOAD]: async (round) => {
-          const result = await offloadToolResults(messages, { store: storeOf(round, 'offload'), charThreshold: 100, ratioThreshold: 0.2 });
+          const result = await offloadToolResults(messages, {
+            store: storeOf(round, 'offload'),
+            charThreshold: 100,
+            ratioThreshold: 0.2,
+          });
           if (result.offloadedCount !== LARGE_RESULT_COUNT) throw new Error(`offloaded ${result.offloadedCount}`);
         },
         [PUT]: async (round) => {
           const store = storeOf(round, 'put');
-          await runConcurrently(payloads.length, WRITE_CONCURRENCY, (index) => store.putIfAbsent(`tool-result-${index}.md`, payloads[index]!));
+          await runConcurrently(payloads.length, WRITE_CONCURRENCY, (index) =>
+            store.putIfAbsent(`tool-result-${index}.md`, payloads[index]!),
+          );
         },
       },
       rounds,

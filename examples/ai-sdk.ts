@@ -47,7 +47,9 @@ const model = new MockLanguageModelV4({
   doGenerate: async ({ prompt }) => {
     const messages = prompt as PromptMessage[];
     call += 1;
-    console.log(`\n--- model call ${call}: ${messages.length} messages, ${JSON.stringify(prompt).length.toLocaleString('en-US')} characters`);
+    console.log(
+      `\n--- model call ${call}: ${messages.length} messages, ${JSON.stringify(prompt).length.toLocaleString('en-US')} characters`,
+    );
     switch (call) {
       case 1:
         return callTool('call_1', 'fetch_log', { service: 'payments' });
@@ -60,10 +62,19 @@ const model = new MockLanguageModelV4({
         console.log(`it reads the errors back:\n${lastToolResult(messages, 'read_offloaded')}`);
         return callTool('call_3', 'list_files', { directory: 'src' });
       case 4: {
-        const summary = messages.flatMap((message) => (typeof message.content === 'string' ? [message.content] : message.content.map((part) => part.text ?? '')));
+        const summary = messages.flatMap((message) =>
+          typeof message.content === 'string' ? [message.content] : message.content.map((part) => part.text ?? ''),
+        );
         const head = summary.find((text) => text.startsWith('[Conversation compressed]')) ?? '(no summary)';
-        console.log(`the history went over the window and was compacted; it now starts with:\n${head.slice(0, 400)}...`);
-        return { content: [{ type: 'text' as const, text: 'Three upstream timeouts in payments (requests 8, 258 and 508).' }], finishReason: { unified: 'stop' as const, raw: undefined }, usage, warnings: [] };
+        console.log(
+          `the history went over the window and was compacted; it now starts with:\n${head.slice(0, 400)}...`,
+        );
+        return {
+          content: [{ type: 'text' as const, text: 'Three upstream timeouts in payments (requests 8, 258 and 508).' }],
+          finishReason: { unified: 'stop' as const, raw: undefined },
+          usage,
+          warnings: [],
+        };
       }
       default:
         throw new Error('the script has no more answers');
@@ -71,18 +82,26 @@ const model = new MockLanguageModelV4({
   },
 });
 
-const input = jsonSchema<{ service?: string; directory?: string }>({ type: 'object', properties: { service: { type: 'string' }, directory: { type: 'string' } } });
+const input = jsonSchema<{ service?: string; directory?: string }>({
+  type: 'object',
+  properties: { service: { type: 'string' }, directory: { type: 'string' } },
+});
 const myTools = {
   fetch_log: tool({
     description: 'Fetches the request log of a service.',
     inputSchema: input,
     execute: async () =>
-      Array.from({ length: 600 }, (_, index) => `2026-03-01T10:${String(index % 60).padStart(2, '0')}:00Z ${index % 250 === 7 ? 'ERROR upstream timeout after 30000 ms' : 'INFO  request handled in 12 ms'} (request ${index + 1})`).join('\n'),
+      Array.from(
+        { length: 600 },
+        (_, index) =>
+          `2026-03-01T10:${String(index % 60).padStart(2, '0')}:00Z ${index % 250 === 7 ? 'ERROR upstream timeout after 30000 ms' : 'INFO  request handled in 12 ms'} (request ${index + 1})`,
+      ).join('\n'),
   }),
   list_files: tool({
     description: 'Lists the files of a directory.',
     inputSchema: input,
-    execute: async () => Array.from({ length: 300 }, (_, index) => `src/payments/module-${index}/handler-${index}.ts`).join('\n'),
+    execute: async () =>
+      Array.from({ length: 300 }, (_, index) => `src/payments/module-${index}/handler-${index}.ts`).join('\n'),
   }),
 };
 
@@ -109,7 +128,9 @@ try {
   console.log(`\n--- answer: ${result.text}`);
   const stored = JSON.stringify(result.responseMessages).length;
   const raw = String(result.steps[0]?.toolResults[0]?.output).length;
-  console.log(`responseMessages keep ${stored.toLocaleString('en-US')} characters; steps[0].toolResults keeps the raw ${raw.toLocaleString('en-US')}-character log for the UI`);
+  console.log(
+    `responseMessages keep ${stored.toLocaleString('en-US')} characters; steps[0].toolResults keeps the raw ${raw.toLocaleString('en-US')}-character log for the UI`,
+  );
 } finally {
   await rm(outputDir, { recursive: true, force: true });
 }

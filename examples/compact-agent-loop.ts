@@ -33,16 +33,25 @@ const SCRIPT: Array<{ say: string; tool: 'read_file' | 'bash'; input: Record<str
   { say: 'Checking the logs for the failing request.', tool: 'bash', input: { command: 'tail -n 200 logs/app.log' } },
   { say: 'Reading the database schema.', tool: 'read_file', input: { path: 'src/db/schema.ts' } },
   { say: 'Running the tests again after the fix.', tool: 'bash', input: { command: 'npm test' } },
-  { say: 'Re-reading the users handler to double-check the fix.', tool: 'read_file', input: { path: 'src/handlers/users.ts' } },
+  {
+    say: 'Re-reading the users handler to double-check the fix.',
+    tool: 'read_file',
+    input: { path: 'src/handlers/users.ts' },
+  },
   { say: 'Listing the project files.', tool: 'bash', input: { command: 'find . -name "*.ts"' } },
   { say: 'Reading the router once more.', tool: 'read_file', input: { path: 'src/router.ts' } },
 ];
 
 async function createProject(workDir: string): Promise<void> {
   const files: Record<string, string> = {
-    'src/server.ts': 'import { createServer } from "node:http";\nimport { route } from "./router.js";\n\ncreateServer(route).listen(3000);\n',
-    'src/router.ts': Array.from({ length: 30 }, (_, index) => `if (url === "/route-${index}") return handle${index}(request);`).join('\n'),
-    'src/handlers/users.ts': 'export async function listUsers(db) {\n  return db.query("SELECT id, name FROM users ORDER BY id");\n}\n',
+    'src/server.ts':
+      'import { createServer } from "node:http";\nimport { route } from "./router.js";\n\ncreateServer(route).listen(3000);\n',
+    'src/router.ts': Array.from(
+      { length: 30 },
+      (_, index) => `if (url === "/route-${index}") return handle${index}(request);`,
+    ).join('\n'),
+    'src/handlers/users.ts':
+      'export async function listUsers(db) {\n  return db.query("SELECT id, name FROM users ORDER BY id");\n}\n',
     'src/db/schema.ts': Array.from({ length: 40 }, (_, index) => `  column_${index} TEXT NOT NULL,`).join('\n'),
   };
   for (const [path, content] of Object.entries(files)) {
@@ -54,7 +63,10 @@ async function createProject(workDir: string): Promise<void> {
 /** Runs a simulated tool: reads real files, invents shell output. */
 async function runTool(workDir: string, block: ToolUseBlock, turn: number): Promise<string> {
   if (block.name === 'read_file') return readFile(join(workDir, String(block.input.path)), 'utf8');
-  const lines = Array.from({ length: 60 }, (_, index) => `[turn ${turn}] ${String(block.input.command)}: line ${index} ok`);
+  const lines = Array.from(
+    { length: 60 },
+    (_, index) => `[turn ${turn}] ${String(block.input.command)}: line ${index} ok`,
+  );
   return `${lines.join('\n')}\nexit code ${turn % 3 === 0 ? 1 : 0}`;
 }
 
@@ -71,7 +83,10 @@ try {
     const step = SCRIPT[turn % SCRIPT.length] as (typeof SCRIPT)[number];
     const toolUse: ToolUseBlock = { type: 'tool_use', id: `toolu_${turn}`, name: step.tool, input: step.input };
     messages.push({ role: 'assistant', content: [{ type: 'text', text: step.say }, toolUse] });
-    messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: await runTool(workDir, toolUse, turn) }] });
+    messages.push({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: await runTool(workDir, toolUse, turn) }],
+    });
 
     // 1. Offload large tool results: the history keeps a reference to each file.
     const offload = await offloadToolResults(messages, { outputDir: join(workDir, '.offload') });

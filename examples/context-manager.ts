@@ -14,7 +14,13 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { countTokens, createContextManager, type ContentBlock, type Message, type ToolUseBlock } from 'agent-context-offload';
+import {
+  countTokens,
+  createContextManager,
+  type ContentBlock,
+  type Message,
+  type ToolUseBlock,
+} from 'agent-context-offload';
 import { createExtractiveSummarizer } from 'agent-context-offload/summarize';
 
 /** What the scripted model does, turn by turn: a note and one tool call. */
@@ -32,11 +38,18 @@ try {
   // A small project for the model to read.
   await mkdir(join(workDir, 'src'), { recursive: true });
   const source = (name: string, lines: number): string =>
-    Array.from({ length: lines }, (_, line) => `export function ${name}Step${line}(input: number): number { return input * ${line + 1}; }`).join('\n');
+    Array.from(
+      { length: lines },
+      (_, line) => `export function ${name}Step${line}(input: number): number { return input * ${line + 1}; }`,
+    ).join('\n');
   await writeFile(join(workDir, 'src/server.ts'), source('server', 40));
   await writeFile(join(workDir, 'src/db.ts'), source('db', 60));
   await writeFile(join(workDir, 'src/retry.ts'), source('retry', 30));
-  const errorLog = Array.from({ length: 400 }, (_, line) => `2026-03-01T10:${String(line % 60).padStart(2, '0')}:00Z ${line % 37 === 0 ? 'ERROR db timeout after 30000 ms' : 'INFO request ok'}`).join('\n');
+  const errorLog = Array.from(
+    { length: 400 },
+    (_, line) =>
+      `2026-03-01T10:${String(line % 60).padStart(2, '0')}:00Z ${line % 37 === 0 ? 'ERROR db timeout after 30000 ms' : 'INFO request ok'}`,
+  ).join('\n');
 
   const manager = createContextManager({
     outputDir: join(workDir, '.context'),
@@ -77,7 +90,10 @@ try {
         `(trigger ${stats.triggerTokens}, ratio ${stats.calibrationRatio.toFixed(2)}); did: ${did}`,
     );
     for (const action of prepared.actions) {
-      if (action.type === 'compact') console.log(`         compacted ${action.tokensBefore} -> ${action.tokensAfter} tokens, ${action.restoredFileCount} file(s) restored, archive ${action.archiveReference}`);
+      if (action.type === 'compact')
+        console.log(
+          `         compacted ${action.tokensBefore} -> ${action.tokensAfter} tokens, ${action.restoredFileCount} file(s) restored, archive ${action.archiveReference}`,
+        );
     }
 
     // The scripted model: the provider counts the prompt about 1.33x the local count, plus its system prompt and tools.
@@ -88,7 +104,11 @@ try {
     const notes = `${step.note}\n${Array.from({ length: 12 }, (_, line) => `Note ${turn}.${line}: the retry loop in db.ts never backs off.`).join('\n')}`;
     const reply: ContentBlock[] = [{ type: 'text', text: notes }, call];
     const output = await runTool(call, prepared.messages);
-    history = [...prepared.messages, { role: 'assistant', content: reply }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: output }] }];
+    history = [
+      ...prepared.messages,
+      { role: 'assistant', content: reply },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: output }] },
+    ];
   }
 } finally {
   await rm(workDir, { recursive: true, force: true });

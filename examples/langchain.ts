@@ -20,25 +20,37 @@ import { contextOffloadMiddleware } from 'agent-context-offload/langchain';
 function buildPage(name: string, lineCount: number): string {
   const lines: string[] = [];
   for (let line = 1; line <= lineCount; line++) {
-    lines.push(`${name}:${line} request ${line * 7} handled in ${(line * 37) % 1000} ms (cache ${line % 3 === 0 ? 'miss' : 'hit'})`);
+    lines.push(
+      `${name}:${line} request ${line * 7} handled in ${(line * 37) % 1000} ms (cache ${line % 3 === 0 ? 'miss' : 'hit'})`,
+    );
   }
   return lines.join('\n');
 }
 
-const pages: Record<string, string> = { 'access-log': buildPage('access-log', 300), a: buildPage('a', 20), b: buildPage('b', 20), c: buildPage('c', 20) };
+const pages: Record<string, string> = {
+  'access-log': buildPage('access-log', 300),
+  a: buildPage('a', 20),
+  b: buildPage('b', 20),
+  c: buildPage('c', 20),
+};
 
 /** What the scripted model writes along with a tool call: its notes so far, a few thousand characters (never offloaded: only tool results are). */
 function writeNotes(step: number): string {
   const notes: string[] = [];
   for (let line = 1; line <= 25; line++) {
-    notes.push(`Step ${step}, note ${line}: request ${step * 100 + line} looked ${line % 4 === 0 ? 'slow' : 'fine'}, ${(line * 53) % 900} ms, worth ${line % 2 === 0 ? 'a second look' : 'no follow-up'}.`);
+    notes.push(
+      `Step ${step}, note ${line}: request ${step * 100 + line} looked ${line % 4 === 0 ? 'slow' : 'fine'}, ${(line * 53) % 900} ms, worth ${line % 2 === 0 ? 'a second look' : 'no follow-up'}.`,
+    );
   }
   return notes.join('\n');
 }
 
 /** A reply of the scripted model: its notes and one tool call. */
 function callTool(step: number, name: string, args: Record<string, unknown>): AIMessage {
-  return new AIMessage({ content: writeNotes(step), tool_calls: [{ name, args, id: `call_${step}`, type: 'tool_call' }] });
+  return new AIMessage({
+    content: writeNotes(step),
+    tool_calls: [{ name, args, id: `call_${step}`, type: 'tool_call' }],
+  });
 }
 
 const fetchPage = tool(async ({ name }) => pages[name] ?? `no page named ${name}`, {
@@ -67,7 +79,9 @@ try {
     .respond(callTool(4, 'fetch_page', { name: 'b' }))
     .respond(callTool(5, 'fetch_page', { name: 'c' }))
     .respond((messages) => {
-      console.log(`6th model call: ${messages.length} messages, the first starting "${String(messages[0]?.content).split('\n')[0]}"`);
+      console.log(
+        `6th model call: ${messages.length} messages, the first starting "${String(messages[0]?.content).split('\n')[0]}"`,
+      );
       return new AIMessage('Read the access log and pages a, b and c.');
     });
 
@@ -77,7 +91,8 @@ try {
     contextTokenLimit: 4000, // a tiny window, so that this short run gets compacted
     offload: { threshold: 4000 }, // older results of 4,000+ characters go to the store as they age (a new one over half the window is cut)
     logger: { warn: () => {} }, // quiet: the offline summarizer warns that it is not an LLM
-    onCompact: (action) => console.log(`compacted before a model call: ${action.tokensBefore} -> ${action.tokensAfter} tokens`),
+    onCompact: (action) =>
+      console.log(`compacted before a model call: ${action.tokensBefore} -> ${action.tokensAfter} tokens`),
   });
   const agent = createAgent({ model, tools: [fetchPage], middleware: [contextOffload] });
 

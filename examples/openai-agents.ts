@@ -18,14 +18,21 @@ import { Agent, MemorySession, run, setTracingDisabled, tool, type AgentInputIte
 import { ScriptedModel, assistantMessage, functionCall, modelResponder } from '@openai/agents/testing';
 import { z } from 'zod';
 import { createContextManager } from 'agent-context-offload';
-import { createCallModelInputFilter, createCompactingSession, createReadTool, offloadTools } from 'agent-context-offload/openai-agents';
+import {
+  createCallModelInputFilter,
+  createCompactingSession,
+  createReadTool,
+  offloadTools,
+} from 'agent-context-offload/openai-agents';
 
 // Offline: no traces are exported.
 setTracingDisabled(true);
 
 /** A CI build log of 3,000 lines with one error in it. */
 const buildLog = Array.from({ length: 3000 }, (_, index) =>
-  index === 2211 ? `line ${index + 1} ERROR: cannot resolve module "left-pad" from src/format.ts` : `line ${index + 1} ok: compiled src/module-${index + 1}.ts`,
+  index === 2211
+    ? `line ${index + 1} ERROR: cannot resolve module "left-pad" from src/format.ts`
+    : `line ${index + 1} ok: compiled src/module-${index + 1}.ts`,
 ).join('\n');
 
 const fetchBuildLog = tool({
@@ -37,12 +44,16 @@ const fetchBuildLog = tool({
 
 /** The text of the tool result answering `callId` in what the model was sent. */
 function toolOutput(input: string | AgentInputItem[], callId: string): string {
-  const item = Array.isArray(input) ? input.find((entry) => entry.type === 'function_call_result' && entry.callId === callId) : undefined;
+  const item = Array.isArray(input)
+    ? input.find((entry) => entry.type === 'function_call_result' && entry.callId === callId)
+    : undefined;
   if (item?.type !== 'function_call_result') return '(none)';
   const output: unknown = item.output;
   if (typeof output === 'string') return output;
   // the SDK sends a string tool output as { type: 'text', text }
-  return typeof (output as { text?: unknown }).text === 'string' ? (output as { text: string }).text : JSON.stringify(output);
+  return typeof (output as { text?: unknown }).text === 'string'
+    ? (output as { text: string }).text
+    : JSON.stringify(output);
 }
 
 const outputDir = await mkdtemp(join(tmpdir(), 'aco-openai-agents-example-'));
@@ -71,7 +82,11 @@ try {
       return [assistantMessage('The build fails at line 2212: "left-pad" cannot be resolved from src/format.ts.')];
     }),
     // run 2: a long report, which takes the history over the window
-    modelResponder(() => [assistantMessage(`Incident report. ${'The build broke because a dependency was removed from the registry. '.repeat(200)}`)]),
+    modelResponder(() => [
+      assistantMessage(
+        `Incident report. ${'The build broke because a dependency was removed from the registry. '.repeat(200)}`,
+      ),
+    ]),
     // run 3: starts from the compacted history
     modelResponder(({ request }) => {
       const first = Array.isArray(request.input) ? JSON.stringify(request.input[0]).slice(0, 90) : '';
@@ -92,7 +107,9 @@ try {
 
   await run(agent, 'Write the incident report.', { session, callModelInputFilter });
   const stored = await session.getItems();
-  console.log(`After run 2 the session stores ${stored.length} items; the first: ${JSON.stringify(stored[0]).slice(0, 80)}...`);
+  console.log(
+    `After run 2 the session stores ${stored.length} items; the first: ${JSON.stringify(stored[0]).slice(0, 80)}...`,
+  );
 
   await run(agent, 'Thanks!', { session, callModelInputFilter });
 } finally {

@@ -25,7 +25,8 @@ import { createRedisStore } from '../src/stores/redis-store.js';
 function fetchLogs(): string {
   return Array.from({ length: 5000 }, (_, index) => {
     const line = index + 1;
-    if (line % 1250 === 0) return `2026-03-01T10:${String(line % 60).padStart(2, '0')}:00Z ERROR payment-service: upstream timeout after 30000 ms (request ${line})`;
+    if (line % 1250 === 0)
+      return `2026-03-01T10:${String(line % 60).padStart(2, '0')}:00Z ERROR payment-service: upstream timeout after 30000 ms (request ${line})`;
     return `2026-03-01T10:${String(line % 60).padStart(2, '0')}:00Z INFO  payment-service: request ${line} handled in ${(line * 7) % 90} ms`;
   }).join('\n');
 }
@@ -42,17 +43,31 @@ function lastToolResult(messages: readonly Message[]): string {
  * model would (it finds the reference in the offloaded result, and the next offset in a footer).
  */
 function scriptedModel(messages: readonly Message[], turn: number): ContentBlock[] {
-  const call = (input: Record<string, unknown>, name = 'read_offloaded'): ToolUseBlock => ({ type: 'tool_use', id: `toolu_${turn}`, name, input });
+  const call = (input: Record<string, unknown>, name = 'read_offloaded'): ToolUseBlock => ({
+    type: 'tool_use',
+    id: `toolu_${turn}`,
+    name,
+    input,
+  });
   switch (turn) {
     case 1:
-      return [{ type: 'text', text: 'Let me fetch the deployment logs.' }, call({ service: 'payment-service' }, 'fetch_logs')];
+      return [
+        { type: 'text', text: 'Let me fetch the deployment logs.' },
+        call({ service: 'payment-service' }, 'fetch_logs'),
+      ];
     case 2: {
       const reference = lastToolResult(messages); // "[Content offloaded to: ./tool-result-toolu_1.md]"
-      return [{ type: 'text', text: 'The log was offloaded; reading lines 1248-1252.' }, call({ ref: reference, offset: 1248, limit: 5 })];
+      return [
+        { type: 'text', text: 'The log was offloaded; reading lines 1248-1252.' },
+        call({ ref: reference, offset: 1248, limit: 5 }),
+      ];
     }
     case 3: {
       const reference = lastToolResult(messages.slice(0, 3)); // the offloaded log, two turns back
-      return [{ type: 'text', text: 'Searching the whole log for errors.' }, call({ ref: reference, pattern: 'ERROR', limit: 2 })];
+      return [
+        { type: 'text', text: 'Searching the whole log for errors.' },
+        call({ ref: reference, pattern: 'ERROR', limit: 2 }),
+      ];
     }
     case 4: {
       // the footer of the last answer says how to go on: {"ref":...,"pattern":...,"offset":N}
@@ -61,20 +76,31 @@ function scriptedModel(messages: readonly Message[], turn: number): ContentBlock
       return [{ type: 'text', text: 'More errors may follow; searching on.' }, call({ ...next })];
     }
     default:
-      return [{ type: 'text', text: 'Four upstream timeouts (lines 1250, 2500, 3750, 5000): the payment provider is slow; raising its timeout.' }];
+      return [
+        {
+          type: 'text',
+          text: 'Four upstream timeouts (lines 1250, 2500, 3750, 5000): the payment provider is slow; raising its timeout.',
+        },
+      ];
   }
 }
 
 const directory = await mkdtemp(join(tmpdir(), 'read-offloaded-loop-'));
 const redisUrl = process.env.REDIS_URL;
-const redis = redisUrl === undefined ? undefined : createRedisStore({ url: redisUrl, prefix: `example/run-${Date.now()}` });
+const redis =
+  redisUrl === undefined ? undefined : createRedisStore({ url: redisUrl, prefix: `example/run-${Date.now()}` });
 const store: ContentStore = redis ?? createFileStore({ dir: directory });
 try {
   const readTool = createReadOffloadedTool({ store });
   // What a real loop sends the model with each request (unused by the scripted model).
-  const toolDefinitions = [readTool.anthropic, { name: 'fetch_logs', description: 'Fetches a service log.', input_schema: { type: 'object', properties: {} } }];
+  const toolDefinitions = [
+    readTool.anthropic,
+    { name: 'fetch_logs', description: 'Fetches a service log.', input_schema: { type: 'object', properties: {} } },
+  ];
   const where = redis === undefined ? directory : `redis://${redis.prefix}/ on ${redisUrl}`;
-  console.log(`tools offered: ${toolDefinitions.map((tool) => tool.name).join(', ')}; offloaded content goes to ${where}\n`);
+  console.log(
+    `tools offered: ${toolDefinitions.map((tool) => tool.name).join(', ')}; offloaded content goes to ${where}\n`,
+  );
 
   let messages: Message[] = [{ role: 'user', content: 'Why did the payment deployment fail this morning?' }];
   for (let turn = 1; ; turn += 1) {
@@ -93,12 +119,20 @@ try {
     const before = JSON.stringify(messages).length;
     const offload = await offloadToolResults(messages, { store, excludeTools: [readTool.name] });
     messages = offload.messages;
-    if (offload.offloadedCount > 0) console.log(`  offloaded ${offload.offloadedCount} result: history ${before.toLocaleString('en-US')} → ${JSON.stringify(messages).length.toLocaleString('en-US')} chars`);
+    if (offload.offloadedCount > 0)
+      console.log(
+        `  offloaded ${offload.offloadedCount} result: history ${before.toLocaleString('en-US')} → ${JSON.stringify(messages).length.toLocaleString('en-US')} chars`,
+      );
 
     const received = lastToolResult(messages);
     const lines = received.split('\n');
-    const shown = lines.length > 14 ? [...lines.slice(0, 12), `  ... (${lines.length - 13} more lines)`, lines[lines.length - 1]!] : lines;
-    console.log(`  the model receives (${received.length.toLocaleString('en-US')} chars):\n${shown.map((line) => `  | ${line}`).join('\n')}\n`);
+    const shown =
+      lines.length > 14
+        ? [...lines.slice(0, 12), `  ... (${lines.length - 13} more lines)`, lines[lines.length - 1]!]
+        : lines;
+    console.log(
+      `  the model receives (${received.length.toLocaleString('en-US')} chars):\n${shown.map((line) => `  | ${line}`).join('\n')}\n`,
+    );
   }
 } finally {
   await rm(directory, { recursive: true, force: true });

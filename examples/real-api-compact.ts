@@ -56,7 +56,14 @@ const messages: Message[] = [
   },
   {
     role: 'user',
-    content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: "export function parseCsv(text: string): string[][] {\n  return text.split('\\n').map((line) => line.split(','));\n}\n" }],
+    content: [
+      {
+        type: 'tool_result',
+        tool_use_id: 'toolu_01',
+        content:
+          "export function parseCsv(text: string): string[][] {\n  return text.split('\\n').map((line) => line.split(','));\n}\n",
+      },
+    ],
   },
   {
     role: 'assistant',
@@ -66,10 +73,22 @@ const messages: Message[] = [
     ],
   },
   { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_02', content: 'Wrote 3 lines.' }] },
-  { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_03', name: 'bash', input: { command: 'npx vitest run src/parse.test.ts' } }] },
+  {
+    role: 'assistant',
+    content: [
+      { type: 'tool_use', id: 'toolu_03', name: 'bash', input: { command: 'npx vitest run src/parse.test.ts' } },
+    ],
+  },
   {
     role: 'user',
-    content: [{ type: 'tool_result', tool_use_id: 'toolu_03', is_error: true, content: 'Error: No test found in suite src/parse.test.ts\n    at ...' }],
+    content: [
+      {
+        type: 'tool_result',
+        tool_use_id: 'toolu_03',
+        is_error: true,
+        content: 'Error: No test found in suite src/parse.test.ts\n    at ...',
+      },
+    ],
   },
   {
     role: 'assistant',
@@ -78,8 +97,20 @@ const messages: Message[] = [
       { type: 'tool_use', id: 'toolu_04', name: 'read_file', input: { path: 'src/parse.test.ts' } },
     ],
   },
-  { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_04', content: "import { parseCsv } from './parse.js';\n// skips blank lines\n" }] },
-  { role: 'assistant', content: 'Next: add an `it("skips blank lines")` test to src/parse.test.ts and run vitest again.' },
+  {
+    role: 'user',
+    content: [
+      {
+        type: 'tool_result',
+        tool_use_id: 'toolu_04',
+        content: "import { parseCsv } from './parse.js';\n// skips blank lines\n",
+      },
+    ],
+  },
+  {
+    role: 'assistant',
+    content: 'Next: add an `it("skips blank lines")` test to src/parse.test.ts and run vitest again.',
+  },
 ];
 
 try {
@@ -105,7 +136,10 @@ try {
     console.log('Original messages archived at:', result.originalMessagesPath);
     try {
       // the provider's own count of the compacted prompt (messages.countTokens, one request)
-      console.log('Tokens of the compacted history, as the API counts them:', await llmClient.countTokens(result.messages, model));
+      console.log(
+        'Tokens of the compacted history, as the API counts them:',
+        await llmClient.countTokens(result.messages, model),
+      );
     } catch (error) {
       console.log('countTokens is not available here:', error instanceof Error ? error.message : error);
     }

@@ -40,10 +40,23 @@ function measure(messages: readonly Message[]): number {
 
 function buildPackageJson(): string {
   const dependencies = Object.fromEntries(
-    ['express', 'zod', 'pino', 'undici', 'dotenv', 'ioredis', 'pg', 'kysely', 'jose', 'nanoid'].map((name, index) => [name, `^${index + 1}.${index * 3}.0`]),
+    ['express', 'zod', 'pino', 'undici', 'dotenv', 'ioredis', 'pg', 'kysely', 'jose', 'nanoid'].map((name, index) => [
+      name,
+      `^${index + 1}.${index * 3}.0`,
+    ]),
   );
-  const scripts = { build: 'tsc -p tsconfig.build.json', test: 'vitest run', lint: 'eslint .', start: 'node dist/server.js', dev: 'tsx watch src/server.ts' };
-  return JSON.stringify({ name: 'orders-service', version: '2.4.1', type: 'module', scripts, dependencies, engines: { node: '>=18' } }, null, 2);
+  const scripts = {
+    build: 'tsc -p tsconfig.build.json',
+    test: 'vitest run',
+    lint: 'eslint .',
+    start: 'node dist/server.js',
+    dev: 'tsx watch src/server.ts',
+  };
+  return JSON.stringify(
+    { name: 'orders-service', version: '2.4.1', type: 'module', scripts, dependencies, engines: { node: '>=18' } },
+    null,
+    2,
+  );
 }
 
 function buildSourceFile(): string {
@@ -65,14 +78,20 @@ function buildLog(): string {
   for (let index = 0; index < 40; index++) {
     const second = String(index % 60).padStart(2, '0');
     const level = index % 13 === 7 ? 'WARN' : 'INFO';
-    lines.push(`2026-02-17T10:15:${second}.${String(index * 37 % 1000).padStart(3, '0')}Z ${level} orders-service request id=req_${1000 + index} path=/orders/${index} status=200 duration_ms=${12 + (index * 7) % 90}`);
+    lines.push(
+      `2026-02-17T10:15:${second}.${String((index * 37) % 1000).padStart(3, '0')}Z ${level} orders-service request id=req_${1000 + index} path=/orders/${index} status=200 duration_ms=${12 + ((index * 7) % 90)}`,
+    );
   }
   return lines.join('\n');
 }
 
 function buildConversation(): Message[] {
   return [
-    { role: 'user', content: 'The orders service is slow. Look at the config, the handlers and the latest log, then check the missing test file.' },
+    {
+      role: 'user',
+      content:
+        'The orders service is slow. Look at the config, the handlers and the latest log, then check the missing test file.',
+    },
     {
       role: 'assistant',
       content: [
@@ -96,7 +115,10 @@ function buildConversation(): Message[] {
         { type: 'tool_use', id: 'toolu_03_log', name: 'read_file', input: { path: 'logs/orders-service.log' } },
       ],
     },
-    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_03_log', content: [{ type: 'text', text: buildLog() }] }] },
+    {
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_03_log', content: [{ type: 'text', text: buildLog() }] }],
+    },
     {
       role: 'assistant',
       content: [
@@ -146,8 +168,12 @@ async function main(): Promise<void> {
   const before = measure(messages);
   const plan = planOffload(messages);
   console.log(`  Total content size: ${formatChars(before)}`);
-  console.log(`  Offloadable (tool results >= ${plan.charThreshold} chars): ${formatChars(plan.offloadableChars)} (${(plan.ratio * 100).toFixed(1)}%)`);
-  console.log(`  Ratio gate (>= ${plan.ratioThreshold * 100}%): ${plan.skippedReason === null ? 'passes' : `skips (${plan.skippedReason})`}`);
+  console.log(
+    `  Offloadable (tool results >= ${plan.charThreshold} chars): ${formatChars(plan.offloadableChars)} (${(plan.ratio * 100).toFixed(1)}%)`,
+  );
+  console.log(
+    `  Ratio gate (>= ${plan.ratioThreshold * 100}%): ${plan.skippedReason === null ? 'passes' : `skips (${plan.skippedReason})`}`,
+  );
 
   printHeading(`Step 3 — Offload results (into ${OUTPUT_DIR}/)`);
   const result = await offloadToolResults(messages, { outputDir: OUTPUT_DIR });
@@ -165,7 +191,10 @@ async function main(): Promise<void> {
   printHeading('Step 5 — What the offloaded files hold');
   for (const file of result.files) {
     const content = await readFile(file, 'utf8');
-    const excerpt = content.split('\n').slice(0, 3).map((line) => `    | ${line.slice(0, 90)}`);
+    const excerpt = content
+      .split('\n')
+      .slice(0, 3)
+      .map((line) => `    | ${line.slice(0, 90)}`);
     const note = content.startsWith('[{') ? ', array content written as JSON' : '';
     console.log(`  ${relative(process.cwd(), file)} (${formatChars(content.length)}${note}):`);
     console.log(excerpt.join('\n'));
@@ -179,18 +208,31 @@ async function main(): Promise<void> {
   console.log(`  Untouched messages kept by reference: ${keptByReference} of ${messages.length}`);
   console.log(`  Changed messages are new objects: ${result.messages.length - keptByReference}`);
   const second = await offloadToolResults(result.messages, { outputDir: OUTPUT_DIR });
-  console.log(`  Offloading the new history again: ${second.offloadedCount} offloaded (references are never offloaded twice)`);
+  console.log(
+    `  Offloading the new history again: ${second.offloadedCount} offloaded (references are never offloaded twice)`,
+  );
   if (!unchanged) process.exitCode = 1;
 
   printHeading('Step 7 — Bonus: the middleware offloads the next result before the LLM sees it');
   const offloadLargeResults = createToolResultOffloader({ sessionId: 'demo-session', outputDir: OUTPUT_DIR });
-  const call: Message = { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_05_grep', name: 'grep', input: { pattern: 'duration_ms' } }] };
-  const grepOutput = buildLog().split('\n').map((line) => `logs/orders-service.log:${line}`).join('\n');
-  const toolMessage: Message = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_05_grep', content: grepOutput }] };
+  const call: Message = {
+    role: 'assistant',
+    content: [{ type: 'tool_use', id: 'toolu_05_grep', name: 'grep', input: { pattern: 'duration_ms' } }],
+  };
+  const grepOutput = buildLog()
+    .split('\n')
+    .map((line) => `logs/orders-service.log:${line}`)
+    .join('\n');
+  const toolMessage: Message = {
+    role: 'user',
+    content: [{ type: 'tool_result', tool_use_id: 'toolu_05_grep', content: grepOutput }],
+  };
   const sent = await offloadLargeResults(toolMessage, call);
   const sentBlock = (sent.content as ContentBlock[])[0];
   console.log(`  Tool output: ${formatChars(grepOutput.length)} (threshold 1,000)`);
-  console.log(`  Sent to the LLM instead: ${isToolResultBlock(sentBlock) ? String(sentBlock.content) : '(no tool result)'}`);
+  console.log(
+    `  Sent to the LLM instead: ${isToolResultBlock(sentBlock) ? String(sentBlock.content) : '(no tool result)'}`,
+  );
   console.log(`\nDone. Files are in ${OUTPUT_DIR}/ (mode 0600).`);
 }
 

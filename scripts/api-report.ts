@@ -13,7 +13,9 @@ import { Extractor, ExtractorConfig, ExtractorLogLevel } from '@microsoft/api-ex
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const packageJsonPath = join(root, 'package.json');
-const packageJson = JSON.parse(readFileSync(packageJsonPath, 'utf8')) as { exports: Record<string, string | { types?: string }> };
+const packageJson = JSON.parse(readFileSync(packageJsonPath, 'utf8')) as {
+  exports: Record<string, string | { types?: string }>;
+};
 const check = process.argv.includes('--check');
 const tempFolder = join(root, 'node_modules', '.cache', 'api-report');
 
@@ -23,7 +25,9 @@ function nameReport(exportKey: string): string {
 }
 
 const entries = Object.entries(packageJson.exports).flatMap(([key, target]) =>
-  typeof target === 'object' && typeof target.types === 'string' ? [{ name: nameReport(key), types: join(root, target.types) }] : [],
+  typeof target === 'object' && typeof target.types === 'string'
+    ? [{ name: nameReport(key), types: join(root, target.types) }]
+    : [],
 );
 
 const changed: string[] = [];
@@ -41,7 +45,14 @@ for (const entry of entries) {
       // The declarations are already built; only the entry and what it imports are read.
       compiler: {
         overrideTsconfig: {
-          compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', lib: ['ES2022'], types: ['node'], skipLibCheck: true },
+          compilerOptions: {
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            target: 'ES2022',
+            lib: ['ES2022'],
+            types: ['node'],
+            skipLibCheck: true,
+          },
           files: [entry.types],
         },
       },
@@ -77,8 +88,14 @@ for (const entry of entries) {
     localBuild: !check,
     messageCallback: (message) => {
       // Report differences are summed up below, one line per entry.
-      if (message.messageId === 'console-api-report-changed' || message.messageId === 'console-api-report-copied' || message.messageId === 'console-api-report-missing') message.handled = true;
-      else if (message.logLevel === ExtractorLogLevel.Info || message.logLevel === ExtractorLogLevel.Verbose) message.handled = true;
+      if (
+        message.messageId === 'console-api-report-changed' ||
+        message.messageId === 'console-api-report-copied' ||
+        message.messageId === 'console-api-report-missing'
+      )
+        message.handled = true;
+      else if (message.logLevel === ExtractorLogLevel.Info || message.logLevel === ExtractorLogLevel.Verbose)
+        message.handled = true;
     },
   });
   if (result.apiReportChanged) changed.push(entry.name);
@@ -91,6 +108,7 @@ if (check && changed.length > 0) {
   process.exit(1);
 }
 rmSync(tempFolder, { recursive: true, force: true });
-if (!check && changed.length > 0) console.log(`api-report: rewrote api/${changed.map((name) => `${name}.api.md`).join(', api/')}`);
+if (!check && changed.length > 0)
+  console.log(`api-report: rewrote api/${changed.map((name) => `${name}.api.md`).join(', api/')}`);
 if (failed) process.exit(1);
 console.log(`api-report: ${entries.length} entry points ${check ? 'match api/' : 'written to api/'}`);

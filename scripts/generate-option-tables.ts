@@ -6,4 +6,8 @@
 import { findStaleOptionTables, OPTION_TABLE_PAGES, updateOptionTables } from './option-tables.js';
 import { rewriteDocPages } from './rewrite-doc-pages.js';
 
-rewriteDocPages({ pages: Object.keys(OPTION_TABLE_PAGES), update: updateOptionTables, findStale: findStaleOptionTables });
+rewriteDocPages({
+  pages: Object.keys(OPTION_TABLE_PAGES),
+  update: updateOptionTables,
+  findStale: findStaleOptionTables,
+});

@@ -71,15 +71,24 @@ export const OPTION_DOCS: Readonly<Record<OptionDocSection, readonly OptionDoc[]
     { option: 'reference', type: "`'relative' | 'absolute'`", defaultText: "`'relative'`" },
   ],
   'direct-offload': [
-    { option: 'sessionId', type: '`string`: 1–200 chars of `[A-Za-z0-9._-]`, not `.` or `..`', defaultText: 'required' },
+    {
+      option: 'sessionId',
+      type: '`string`: 1–200 chars of `[A-Za-z0-9._-]`, not `.` or `..`',
+      defaultText: 'required',
+    },
     { option: 'outputDir', type: '`string`', defaultText: 'required' },
     { row: OPTIONS.threshold, detail: 'results of at least this many chars are offloaded (middleware only)' },
     {
       row: OPTIONS.excludeTools,
-      detail: "names come from `assistantMessage`'s `tool_use` blocks; without it nothing is excluded (middleware only)",
+      detail:
+        "names come from `assistantMessage`'s `tool_use` blocks; without it nothing is excluded (middleware only)",
     },
     { option: 'preview', type: 'as batch offload', defaultText: '`false`' },
-    { option: 'writer', type: '`FileWriter` (middleware only)', defaultText: 'none: `outputDir` is a file store (`createFileStore`)' },
+    {
+      option: 'writer',
+      type: '`FileWriter` (middleware only)',
+      defaultText: 'none: `outputDir` is a file store (`createFileStore`)',
+    },
   ],
   'token-counting': [
     {
@@ -139,9 +148,18 @@ export const OPTION_DOCS: Readonly<Record<OptionDocSection, readonly OptionDoc[]
     },
     { option: 'summarizer', type: '`Summarizer`', defaultText: 'see below' },
     // These variables choose the default client; none of them is the option's value.
-    { option: 'llmClient', type: '`LlmClient`', defaultText: 'see below', env: ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL'] },
+    {
+      option: 'llmClient',
+      type: '`LlmClient`',
+      defaultText: 'see below',
+      env: ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL'],
+    },
     { option: 'fileReader', type: '`FileReader`', defaultText: '`NodeFileReader`' },
-    { option: 'fileWriter', type: '`FileWriter` (the archive)', defaultText: 'none: a file store (`createFileStore`) over `<workDir>/<outputDir>`' },
+    {
+      option: 'fileWriter',
+      type: '`FileWriter` (the archive)',
+      defaultText: 'none: a file store (`createFileStore`) over `<workDir>/<outputDir>`',
+    },
     {
       option: 'logger',
       type: '`Logger`: warnings (skipped files, archive failure, each failed summary attempt and its retry, the extractive fallback); `info` gets budget notes',

@@ -36,7 +36,11 @@ export type {
   AiSdkStepUsage,
 } from './integrations/ai-sdk/prepare-step.js';
 export { createContextMiddleware } from './integrations/ai-sdk/middleware.js';
-export type { AiSdkContextMiddleware, AiSdkCallParams, AiSdkTransformParamsOptions } from './integrations/ai-sdk/middleware.js';
+export type {
+  AiSdkContextMiddleware,
+  AiSdkCallParams,
+  AiSdkTransformParamsOptions,
+} from './integrations/ai-sdk/middleware.js';
 export { createReadTool } from './integrations/ai-sdk/read-tool.js';
 export type { AiSdkReadTool, AiSdkInputSchema } from './integrations/ai-sdk/read-tool.js';
 export type {

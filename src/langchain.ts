@@ -5,6 +5,10 @@
  *
  * @packageDocumentation
  */
-export { contextOffloadMiddleware, DEFAULT_MIDDLEWARE_NAME, DEFAULT_RESUME_MESSAGE } from './integrations/langchain/context-offload-middleware.js';
+export {
+  contextOffloadMiddleware,
+  DEFAULT_MIDDLEWARE_NAME,
+  DEFAULT_RESUME_MESSAGE,
+} from './integrations/langchain/context-offload-middleware.js';
 export type { ContextOffloadMiddlewareOptions } from './integrations/langchain/context-offload-middleware.js';
 export type { ContextOffloadMiddleware } from './integrations/langchain/middleware.js';

@@ -24,7 +24,11 @@
  */
 export { createCallModelInputFilter } from './integrations/openai-agents/call-model-input-filter.js';
 export { createCompactingSession } from './integrations/openai-agents/compacting-session.js';
-export type { CompactingSession, CompactingSessionOptions, SessionRewrite } from './integrations/openai-agents/compacting-session.js';
+export type {
+  CompactingSession,
+  CompactingSessionOptions,
+  SessionRewrite,
+} from './integrations/openai-agents/compacting-session.js';
 export { offloadTools, withOffload } from './integrations/openai-agents/offload-tool.js';
 export type { AnyFunctionTool } from './integrations/openai-agents/offload-tool.js';
 export { createReadTool } from './integrations/openai-agents/read-tool.js';

@@ -8,7 +8,12 @@
  */
 export { createProxyHandler } from './proxy/proxy-handler.js';
 export type { ProxyHandler } from './proxy/proxy-handler.js';
-export { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_PROXY_DIR, DEFAULT_UPSTREAMS } from './proxy/proxy-options.js';
+export {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_PROXY_DIR,
+  DEFAULT_UPSTREAMS,
+} from './proxy/proxy-options.js';
 export type { ProxyHandlerOptions, ProxyRequestEvent, ProxySummarizer } from './proxy/proxy-options.js';
 export type { ProxyProvider, ProxyRoutePath } from './proxy/routes.js';
 export { SESSION_HEADER } from './proxy/session-id.js';

@@ -6,7 +6,11 @@
  *
  * @packageDocumentation
  */
-export { createLlmSummarizer, computeSummaryMaxTokens, computeMinSummaryInputTokens } from './core/compact/summarize-with-llm.js';
+export {
+  createLlmSummarizer,
+  computeSummaryMaxTokens,
+  computeMinSummaryInputTokens,
+} from './core/compact/summarize-with-llm.js';
 export type { CreateLlmSummarizerOptions, TokenCounterEncoding } from './core/compact/summarize-with-llm.js';
 export { createExtractiveSummarizer } from './core/compact/extractive-summarizer.js';
 export { createPrefixReusingSummarizer } from './core/compact/summarize-reusing-prefix.js';

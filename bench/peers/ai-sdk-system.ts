@@ -18,7 +18,8 @@ import { normalizeMessages } from './transcripts.js';
  */
 function toStepMessages(messages: readonly Message[]): { history: AiSdkMessage[]; lengthBefore: number[] } {
   const converted = formats.aiSdk.fromCanonical(messages);
-  if (converted.length !== messages.length) throw new Error(`the AI SDK form has ${converted.length} messages, not ${messages.length}`);
+  if (converted.length !== messages.length)
+    throw new Error(`the AI SDK form has ${converted.length} messages, not ${messages.length}`);
   const history: AiSdkMessage[] = [];
   const lengthBefore = [0];
   for (const message of converted) {

@@ -28,7 +28,9 @@ const CHARS_PER_TOKEN = 4;
 
 async function readTextFiles(directory: string): Promise<string[]> {
   const entries = await readdir(directory, { recursive: true, withFileTypes: true });
-  return Promise.all(entries.filter((entry) => entry.isFile()).map((entry) => readFile(join(entry.parentPath, entry.name), 'utf8')));
+  return Promise.all(
+    entries.filter((entry) => entry.isFile()).map((entry) => readFile(join(entry.parentPath, entry.name), 'utf8')),
+  );
 }
 
 /**
@@ -36,7 +38,10 @@ async function readTextFiles(directory: string): Promise<string[]> {
  * threshold in characters (else its default).
  */
 export function createDeepagentsSystem(evictFromChars?: number): PeerSystem {
-  const eviction = evictFromChars === undefined ? 'eviction from 80,000 chars' : `eviction from ${evictFromChars.toLocaleString('en-US')} chars`;
+  const eviction =
+    evictFromChars === undefined
+      ? 'eviction from 80,000 chars'
+      : `eviction from ${evictFromChars.toLocaleString('en-US')} chars`;
   return {
     name: `deepagents (${eviction} + summarization)`,
     hasStore: true,
@@ -45,11 +50,19 @@ export function createDeepagentsSystem(evictFromChars?: number): PeerSystem {
       const backend = new FilesystemBackend({ rootDir: directory, virtualMode: true });
       const model = new SharedSummaryChatModel(window);
       const middleware = [
-        createFilesystemMiddleware({ backend, ...(evictFromChars === undefined ? {} : { toolTokenLimitBeforeEvict: evictFromChars / CHARS_PER_TOKEN }) }),
+        createFilesystemMiddleware({
+          backend,
+          ...(evictFromChars === undefined ? {} : { toolTokenLimitBeforeEvict: evictFromChars / CHARS_PER_TOKEN }),
+        }),
         createSummarizationMiddleware({ backend }),
       ];
       // a fixed session id (deepagents draws one at random) keeps the history file's path, and so the figures, the same from run to run
-      const driver = createAgentHookDriver({ transcript, middleware, model, initialState: { _summarizationSessionId: 'session_peers' } });
+      const driver = createAgentHookDriver({
+        transcript,
+        middleware,
+        model,
+        initialState: { _summarizationSessionId: 'session_peers' },
+      });
       return {
         prepareRequest: (end: number) => driver.prepareRequest(end),
         readStore: () => readTextFiles(directory),

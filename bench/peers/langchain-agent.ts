@@ -93,10 +93,14 @@ function findToolCall(messages: readonly BaseMessage[], toolCallId: string): Too
  * A driver that answers each request of `transcript` through `middleware`, as `createAgent`
  * would with the transcript's model answers and tool results.
  */
-export function createAgentHookDriver(options: AgentHookDriverOptions): { prepareRequest(end: number): Promise<Message[]> } {
+export function createAgentHookDriver(options: AgentHookDriverOptions): {
+  prepareRequest(end: number): Promise<Message[]>;
+} {
   const history = langchainFormat.fromCanonical(options.transcript.messages) as BaseMessage[];
   if (history.length !== options.transcript.messages.length) {
-    throw new Error(`${options.transcript.name}: the LangChain form has ${history.length} messages, not ${options.transcript.messages.length}`);
+    throw new Error(
+      `${options.transcript.name}: the LangChain form has ${history.length} messages, not ${options.transcript.messages.length}`,
+    );
   }
   const first = history[0];
   const systemMessage = first !== undefined && SystemMessage.isInstance(first) ? first : new SystemMessage('');
@@ -130,7 +134,12 @@ export function createAgentHookDriver(options: AgentHookDriverOptions): { prepar
       const inner = handler;
       handler = (request) => wrap.call(middleware, request, inner);
     }
-    const outcome = await handler({ toolCall: findToolCall(state.messages, result.tool_call_id), tool: undefined, state, runtime });
+    const outcome = await handler({
+      toolCall: findToolCall(state.messages, result.tool_call_id),
+      tool: undefined,
+      state,
+      runtime,
+    });
     applyUpdate(ToolMessage.isInstance(outcome) ? { messages: [outcome] } : outcome);
   };
 
@@ -144,9 +153,18 @@ export function createAgentHookDriver(options: AgentHookDriverOptions): { prepar
       const wrap = middleware.wrapModelCall;
       if (wrap === undefined) continue;
       const inner = handler;
-      handler = (request) => wrap.call(middleware, { ...request, state: { ...state, messages: state.messages }, runtime }, inner);
+      handler = (request) =>
+        wrap.call(middleware, { ...request, state: { ...state, messages: state.messages }, runtime }, inner);
     }
-    const request: ModelRequest = { model: options.model, systemPrompt: systemMessage.text, systemMessage, messages: state.messages, tools, state, runtime };
+    const request: ModelRequest = {
+      model: options.model,
+      systemPrompt: systemMessage.text,
+      systemMessage,
+      messages: state.messages,
+      tools,
+      state,
+      runtime,
+    };
     const outcome = await handler(request);
     if (isCommand(outcome)) applyUpdate(outcome);
     return sent;

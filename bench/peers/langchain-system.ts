@@ -25,7 +25,10 @@ export function createLangchainMiddleware(model: SharedSummaryChatModel): object
   return [
     // its option type, inferred from a zod schema, resolves to never here (as in integrations.bench.ts)
     summarizationMiddleware({ model, trigger: { fraction: 0.85 }, tokenCounter: countLangchainTokens } as never),
-    contextEditingMiddleware({ edits: [new ClearToolUsesEdit({ trigger: { fraction: 0.5 } })], tokenCountMethod: 'model' }),
+    contextEditingMiddleware({
+      edits: [new ClearToolUsesEdit({ trigger: { fraction: 0.5 } })],
+      tokenCountMethod: 'model',
+    }),
   ];
 }
 
@@ -36,6 +39,10 @@ export const langchainSystem: PeerSystem = {
   open(transcript, window) {
     const model = new SharedSummaryChatModel(window);
     const driver = createAgentHookDriver({ transcript, middleware: createLangchainMiddleware(model), model });
-    return Promise.resolve({ prepareRequest: (end: number) => driver.prepareRequest(end), readStore: () => Promise.resolve([]), close: () => Promise.resolve() });
+    return Promise.resolve({
+      prepareRequest: (end: number) => driver.prepareRequest(end),
+      readStore: () => Promise.resolve([]),
+      close: () => Promise.resolve(),
+    });
   },
 };

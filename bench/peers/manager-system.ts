@@ -19,7 +19,10 @@ import { normalizeMessages, type PeerTranscript } from './transcripts.js';
 /** `createContextManager` with the shared summary, its offload settings `offload` (the defaults when not given). */
 export function createManagerSystem(offload?: ManagerOffloadOptions): PeerSystem {
   return {
-    name: offload === undefined ? 'this package (`createContextManager`, defaults)' : `this package (\`offload: ${JSON.stringify(offload)}\`)`,
+    name:
+      offload === undefined
+        ? 'this package (`createContextManager`, defaults)'
+        : `this package (\`offload: ${JSON.stringify(offload)}\`)`,
     hasStore: true,
     open: (transcript, window) => openManagerSession(transcript, window, offload),
   };
@@ -28,7 +31,11 @@ export function createManagerSystem(offload?: ManagerOffloadOptions): PeerSystem
 /** `createContextManager`, default options, the shared summary. */
 export const managerSystem: PeerSystem = createManagerSystem();
 
-function openManagerSession(transcript: PeerTranscript, window: number, offload: ManagerOffloadOptions | undefined): Promise<PeerSession> {
+function openManagerSession(
+  transcript: PeerTranscript,
+  window: number,
+  offload: ManagerOffloadOptions | undefined,
+): Promise<PeerSession> {
   const store = createMemoryStore();
   const manager = createContextManager({
     store,
@@ -47,7 +54,10 @@ function openManagerSession(transcript: PeerTranscript, window: number, offload:
       history = [...history, ...transcript.messages.slice(seen, end)];
       seen = end;
       const { messages } = await manager.prepare(history, lastUsage === undefined ? {} : { lastUsage });
-      lastUsage = { inputTokens: transcript.toolDefinitionTokens + countTokens(messages), messageCount: messages.length };
+      lastUsage = {
+        inputTokens: transcript.toolDefinitionTokens + countTokens(messages),
+        messageCount: messages.length,
+      };
       history = messages;
       return normalizeMessages(messages);
     },

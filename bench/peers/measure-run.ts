@@ -26,8 +26,18 @@
 import { countTokens } from '../../src/api/tokens.js';
 import { holdsText, scoreCompactedContext } from '../../src/cli/replay/eval-score.js';
 import { collectEvalSubjects } from '../../src/cli/replay/eval-subjects.js';
-import { createPrefixTracker, DEFAULT_CACHE_READ_RATIO, DEFAULT_CACHE_WRITE_RATIO, estimateCachedInputCost } from '../../src/cli/replay/prompt-cache.js';
-import { groupResultsByRequest, holdsWholeResult, measureReadBacks, type ArrivedResult } from '../../src/cli/replay/read-backs.js';
+import {
+  createPrefixTracker,
+  DEFAULT_CACHE_READ_RATIO,
+  DEFAULT_CACHE_WRITE_RATIO,
+  estimateCachedInputCost,
+} from '../../src/cli/replay/prompt-cache.js';
+import {
+  groupResultsByRequest,
+  holdsWholeResult,
+  measureReadBacks,
+  type ArrivedResult,
+} from '../../src/cli/replay/read-backs.js';
 import { DEFAULT_PRICE_PER_MTOK } from '../../src/cli/replay/replay-flags.js';
 import { findRequestTurns } from '../../src/cli/replay/request-turns.js';
 import type { Message } from '../../src/core/types.js';
@@ -38,12 +48,22 @@ import type { PeerTranscript } from './transcripts.js';
 export const CACHE_READ_RATIO = DEFAULT_CACHE_READ_RATIO;
 /** Price of a cache write, as a share of the input price (Anthropic's list ratio). */
 export const CACHE_WRITE_RATIO = DEFAULT_CACHE_WRITE_RATIO;
-const PRICE = { pricePerMTok: DEFAULT_PRICE_PER_MTOK, ratios: { readRatio: CACHE_READ_RATIO, writeRatio: CACHE_WRITE_RATIO } };
+const PRICE = {
+  pricePerMTok: DEFAULT_PRICE_PER_MTOK,
+  ratios: { readRatio: CACHE_READ_RATIO, writeRatio: CACHE_WRITE_RATIO },
+};
 /** US dollars per million input tokens: `agent-context replay`'s default. */
 export const PRICE_PER_MTOK = DEFAULT_PRICE_PER_MTOK;
 
 /** The eval kinds scored here (the store's own kinds are counted by results lost). */
-const SCORED_PROBE_KINDS = new Set(['task', 'latest-request', 'edited-file', 'last-read-file', 'last-command', 'last-error']);
+const SCORED_PROBE_KINDS = new Set([
+  'task',
+  'latest-request',
+  'edited-file',
+  'last-read-file',
+  'last-command',
+  'last-error',
+]);
 
 /** The figures of one or more replays, added up. */
 export interface RunFigures {
@@ -70,7 +90,21 @@ export interface RunFigures {
 
 /** Figures of nothing: the start of a sum. */
 export function createEmptyFigures(): RunFigures {
-  return { requests: 0, unmanagedTokens: 0, tokensSent: 0, readBacks: 0, readBackTokens: 0, cachedCost: 0, overWindow: 0, transitions: 0, prefixChanges: 0, results: 0, lostResults: 0, probesKept: 0, probesTotal: 0 };
+  return {
+    requests: 0,
+    unmanagedTokens: 0,
+    tokensSent: 0,
+    readBacks: 0,
+    readBackTokens: 0,
+    cachedCost: 0,
+    overWindow: 0,
+    transitions: 0,
+    prefixChanges: 0,
+    results: 0,
+    lostResults: 0,
+    probesKept: 0,
+    probesTotal: 0,
+  };
 }
 
 /** `total + figures`, field by field. */
@@ -98,7 +132,10 @@ function tokensOf(messages: readonly Message[]): number {
 }
 
 function startsWith(messages: readonly Message[], prefix: readonly Message[]): boolean {
-  return prefix.length <= messages.length && prefix.every((message, index) => keyOf(message) === keyOf(messages[index] as Message));
+  return (
+    prefix.length <= messages.length &&
+    prefix.every((message, index) => keyOf(message) === keyOf(messages[index] as Message))
+  );
 }
 
 /**
@@ -111,13 +148,22 @@ export function priceWithCaching(requests: readonly (readonly Message[])[], fixe
   let cost = 0;
   for (const messages of requests) {
     const { cacheReadTokens } = tracker.next(messages, fixedTokens);
-    cost += estimateCachedInputCost(fixedTokens + tokensOf(messages), cacheReadTokens, PRICE.pricePerMTok, PRICE.ratios);
+    cost += estimateCachedInputCost(
+      fixedTokens + tokensOf(messages),
+      cacheReadTokens,
+      PRICE.pricePerMTok,
+      PRICE.ratios,
+    );
   }
   return cost;
 }
 
 /** The figures of `run`, a replay of `transcript` in a `window`-token window. */
-export function measureRun(transcript: PeerTranscript, run: Pick<SystemRun, 'requests' | 'storedTexts'>, window: number): RunFigures {
+export function measureRun(
+  transcript: PeerTranscript,
+  run: Pick<SystemRun, 'requests' | 'storedTexts'>,
+  window: number,
+): RunFigures {
   const turns = findRequestTurns(transcript.messages);
   const fixed = transcript.toolDefinitionTokens;
   const store = run.storedTexts.join('\n');
@@ -137,7 +183,9 @@ export function measureRun(transcript: PeerTranscript, run: Pick<SystemRun, 'req
   });
 
   const last = run.requests.at(-1) ?? [];
-  const score = scoreCompactedContext({ ...collectEvalSubjects(transcript.messages), offloadedResults: [] }, last, { archiveReference: null });
+  const score = scoreCompactedContext({ ...collectEvalSubjects(transcript.messages), offloadedResults: [] }, last, {
+    archiveReference: null,
+  });
   const scored = score.kinds.filter((kind) => SCORED_PROBE_KINDS.has(kind.kind));
   const sizes = run.requests.map((messages) => fixed + tokensOf(messages));
   return {
@@ -150,7 +198,9 @@ export function measureRun(transcript: PeerTranscript, run: Pick<SystemRun, 'req
     cachedCost: priceWithCaching(run.requests, fixed) + readBackCost,
     overWindow: sizes.filter((size) => size > window).length,
     transitions: Math.max(0, run.requests.length - 1),
-    prefixChanges: run.requests.filter((messages, request) => request > 0 && !startsWith(messages, run.requests[request - 1] as Message[])).length,
+    prefixChanges: run.requests.filter(
+      (messages, request) => request > 0 && !startsWith(messages, run.requests[request - 1] as Message[]),
+    ).length,
     results: results.length,
     lostResults: results.filter((result) => !holdsWholeResult(last, result) && !stored(result)).length,
     probesKept: scored.reduce((sum, kind) => sum + kind.kept, 0),
@@ -176,5 +226,8 @@ export function priceFirstWrites(transcript: PeerTranscript): number {
 
 /** The transcript as it is, every request sending everything before its answer. */
 export function replayUnmanaged(transcript: PeerTranscript): Pick<SystemRun, 'requests' | 'storedTexts'> {
-  return { requests: findRequestTurns(transcript.messages).map((end) => transcript.messages.slice(0, end)), storedTexts: [] };
+  return {
+    requests: findRequestTurns(transcript.messages).map((end) => transcript.messages.slice(0, end)),
+    storedTexts: [],
+  };
 }

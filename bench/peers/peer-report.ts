@@ -84,7 +84,11 @@ export function renderWindowTable(window: WindowFigures): string {
   return lines.join('\n');
 }
 
-function describeBest(peers: readonly SystemFigures[], value: (system: SystemFigures) => number, format: (value: number) => string): string {
+function describeBest(
+  peers: readonly SystemFigures[],
+  value: (system: SystemFigures) => number,
+  format: (value: number) => string,
+): string {
   const best = [...peers].sort((left, right) => value(left) - value(right))[0];
   return best === undefined ? 'no peer' : `best peer ${format(value(best))}, ${best.name}`;
 }

@@ -46,7 +46,11 @@ export interface SystemRun {
 }
 
 /** Replays every request of `transcript` through `system` in a `window`-token window. */
-export async function replayThrough(system: PeerSystem, transcript: PeerTranscript, window: number): Promise<SystemRun> {
+export async function replayThrough(
+  system: PeerSystem,
+  transcript: PeerTranscript,
+  window: number,
+): Promise<SystemRun> {
   const started = performance.now();
   const session = await system.open(transcript, window);
   try {

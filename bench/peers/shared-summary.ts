@@ -29,7 +29,9 @@ export const SHARED_SUMMARY = [
 ].join(' ');
 
 /** LangChain messages to and from the canonical shape, fresh messages built with this `@langchain/core`. */
-export const langchainFormat = createLangchainFormat({ messageClasses: { AIMessage, HumanMessage, SystemMessage, ToolMessage } });
+export const langchainFormat = createLangchainFormat({
+  messageClasses: { AIMessage, HumanMessage, SystemMessage, ToolMessage },
+});
 
 /** LangChain messages as the benchmark counts them: canonical, in normal form. */
 export function toCountedMessages(messages: readonly BaseMessage[]): Message[] {

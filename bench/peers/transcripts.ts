@@ -34,7 +34,12 @@ function normalizeMessage(message: Message): Message[] {
   if (known !== undefined) return known;
   let normal: Message[] = [message];
   const blocks = message.content;
-  if (message.role === 'user' && Array.isArray(blocks) && blocks.length > 1 && blocks.some((block) => block.type === 'tool_result')) {
+  if (
+    message.role === 'user' &&
+    Array.isArray(blocks) &&
+    blocks.length > 1 &&
+    blocks.some((block) => block.type === 'tool_result')
+  ) {
     normal = [];
     let others: ContentBlock[] = [];
     const flush = (): void => {
@@ -74,7 +79,11 @@ const SAMPLE_FILES: ReadonlyArray<{ name: string; path: string }> = [
 
 async function loadSample(name: string, path: string): Promise<PeerTranscript> {
   const transcript = await readTranscript(join(ROOT, path), createProcessIo());
-  return { name, messages: normalizeMessages(transcript.messages), toolDefinitionTokens: countToolDefinitionTokens(transcript) };
+  return {
+    name,
+    messages: normalizeMessages(transcript.messages),
+    toolDefinitionTokens: countToolDefinitionTokens(transcript),
+  };
 }
 
 /**
@@ -85,7 +94,11 @@ export async function loadPeerTranscripts(quick: boolean): Promise<PeerTranscrip
   const files = quick ? SAMPLE_FILES.slice(0, 2) : SAMPLE_FILES;
   const transcripts = await Promise.all(files.map(({ name, path }) => loadSample(name, path)));
   if (!quick) {
-    transcripts.push({ name: 'long session (the demo session repeated to 1 MB)', messages: normalizeMessages(await buildOneMegabyteHistory()), toolDefinitionTokens: 0 });
+    transcripts.push({
+      name: 'long session (the demo session repeated to 1 MB)',
+      messages: normalizeMessages(await buildOneMegabyteHistory()),
+      toolDefinitionTokens: 0,
+    });
   }
   return transcripts;
 }

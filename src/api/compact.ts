@@ -40,7 +40,13 @@ export type {
 } from '../core/compact/compact-options.js';
 export type { CompactResult, CompactSkipReason, SummarizerKind } from '../core/compact/compact.js';
 export type { CompactStats } from '../core/compact/stats.js';
-export type { CompactLedger, LedgerError, LedgerList, LedgerOffloadIndex, OffloadedResultEntry } from '../core/compact/ledger.js';
+export type {
+  CompactLedger,
+  LedgerError,
+  LedgerList,
+  LedgerOffloadIndex,
+  OffloadedResultEntry,
+} from '../core/compact/ledger.js';
 export type { PartitionResult } from '../core/compact/partition.js';
 export type { AssembleMessagesOptions } from '../core/compact/assemble.js';
 export { partitionMessages } from '../core/compact/partition.js';
@@ -80,7 +86,10 @@ export type SummarizerSource =
  * is set (with `ANTHROPIC_BASE_URL`); else the extractive summarizer. Nothing is loaded or
  * created, so the CLI asks it too.
  */
-export function chooseSummarizerSource(options: Pick<CompactOptions, 'summarizer' | 'llmClient'>, env: Environment): SummarizerSource {
+export function chooseSummarizerSource(
+  options: Pick<CompactOptions, 'summarizer' | 'llmClient'>,
+  env: Environment,
+): SummarizerSource {
   if (options.summarizer !== undefined) return { kind: 'custom', summarizer: options.summarizer };
   if (options.llmClient !== undefined) return { kind: 'llm-client', llmClient: options.llmClient };
   const apiKey = nonEmpty(env.ANTHROPIC_API_KEY);
@@ -169,14 +178,26 @@ async function createSummarizer(
  * if (result.compacted) messages = result.messages;
  * ```
  */
-export async function compactMessages(messages: readonly Message[], options: CompactOptions = {}): Promise<CompactResult> {
+export async function compactMessages(
+  messages: readonly Message[],
+  options: CompactOptions = {},
+): Promise<CompactResult> {
   assertMessages(messages);
   return createCompaction(options, process.env, process.cwd()).run(messages);
 }
 
 /** What one run of a {@link ResolvedCompaction} may set for itself: the budgets, the resume message, the session, the store, the signal. */
 export type CompactionRunOptions = Partial<
-  Pick<ResolvedCompactOptions, 'summaryMaxWords' | 'maxRestoreFiles' | 'maxRestoreTokensPerFile' | 'maxRestoreTokensTotal' | 'resumeMessage' | 'sessionId' | 'signal'>
+  Pick<
+    ResolvedCompactOptions,
+    | 'summaryMaxWords'
+    | 'maxRestoreFiles'
+    | 'maxRestoreTokensPerFile'
+    | 'maxRestoreTokensTotal'
+    | 'resumeMessage'
+    | 'sessionId'
+    | 'signal'
+  >
 > & { store?: ContentStore | undefined };
 
 /** A compaction whose options, environment and summarizer were resolved once. */
@@ -204,7 +225,11 @@ export function createCompaction(options: CompactOptions, env: Environment, curr
  * them by their grouped paths): `options` gives the ports (summarizer, LLM client, file reader,
  * store or file writer, tokenizer, logger), checked by whoever resolved them.
  */
-export function createResolvedCompaction(resolved: ResolvedCompactOptions, options: CompactOptions, env: Environment): ResolvedCompaction {
+export function createResolvedCompaction(
+  resolved: ResolvedCompactOptions,
+  options: CompactOptions,
+  env: Environment,
+): ResolvedCompaction {
   const logger = options.logger ?? consoleLogger;
   const tokenCounter = options.tokenCounter ?? defaultTokenCounter;
   const source = chooseSummarizerSource(options, env);
@@ -219,18 +244,23 @@ export function createResolvedCompaction(resolved: ResolvedCompactOptions, optio
       const { store, ...values } = overrides;
       usage = createUsageTotal();
       summarizer ??= createSummarizer(source, resolved, tokenCounter, logger, (figures) => usage.add(figures));
-      const outcome = await compactMessagesWith(messages, { ...resolved, ...values }, {
-        summarizer: await summarizer,
-        fileReader,
-        store: store ?? archive.store,
-        readStore: store ?? archive.readStore,
-        tokenCounter,
-        logger,
-        sleep: sleepWithTimeout,
-        now: systemNow,
-      });
+      const outcome = await compactMessagesWith(
+        messages,
+        { ...resolved, ...values },
+        {
+          summarizer: await summarizer,
+          fileReader,
+          store: store ?? archive.store,
+          readStore: store ?? archive.readStore,
+          tokenCounter,
+          logger,
+          sleep: sleepWithTimeout,
+          now: systemNow,
+        },
+      );
       const summaryUsage = usage.total();
-      if (outcome.compacted && summaryUsage !== undefined) return { ...outcome, stats: { ...outcome.stats, summaryUsage }, summarizer: source.kind };
+      if (outcome.compacted && summaryUsage !== undefined)
+        return { ...outcome, stats: { ...outcome.stats, summaryUsage }, summarizer: source.kind };
       return { ...outcome, summarizer: source.kind };
     },
   };
@@ -245,7 +275,10 @@ export function createResolvedCompaction(resolved: ResolvedCompactOptions, optio
  *
  * @throws {InvalidOptionError} when an option or variable is out of range.
  */
-export async function restoreRecentFiles(messages: readonly Message[], options: RestoreRecentFilesOptions = {}): Promise<Message[]> {
+export async function restoreRecentFiles(
+  messages: readonly Message[],
+  options: RestoreRecentFilesOptions = {},
+): Promise<Message[]> {
   assertMessages(messages);
   const resolved = resolveRestoreOptions(options, process.env, process.cwd());
   const restored = await collectRestoredFiles(messages, {

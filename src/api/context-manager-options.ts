@@ -12,7 +12,15 @@ import type { ProviderFamily } from '../core/manage/calibration.js';
 import type { OffloadTiming } from '../core/manage/manager-options.js';
 import type { ContextManagerHooks } from '../core/manage/types.js';
 import type { OffloadPreviewOptions } from '../core/offload-options.js';
-import type { ContentStore, ConversationRequest, FileReader, LlmClient, Logger, Summarizer, TokenCounter } from '../core/ports.js';
+import type {
+  ContentStore,
+  ConversationRequest,
+  FileReader,
+  LlmClient,
+  Logger,
+  Summarizer,
+  TokenCounter,
+} from '../core/ports.js';
 import type { Message } from '../core/types.js';
 
 /** `offload` of {@link ContextManagerOptions}: when and which tool results go to the store. */

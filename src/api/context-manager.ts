@@ -35,7 +35,11 @@ import { consoleLogger } from '../infrastructure/console-logger.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
 import { sha256Hashing } from '../infrastructure/sha256-hashing.js';
 import { createResolvedCompaction } from './compact.js';
-import { MANAGER_OPTION_GROUPS, MANAGER_TOP_LEVEL_OPTIONS, type ContextManagerOptions } from './context-manager-options.js';
+import {
+  MANAGER_OPTION_GROUPS,
+  MANAGER_TOP_LEVEL_OPTIONS,
+  type ContextManagerOptions,
+} from './context-manager-options.js';
 import { createReadOffloadedTool, type ReadOffloadedTool } from './read-offloaded-tool.js';
 import { resolveStoreTarget } from './store-target.js';
 
@@ -76,12 +80,20 @@ function createSessionReadTool(store: ContentStore, currentSession: () => string
   const template = createReadOffloadedTool({ store, sessionId: AUTO_SESSION_ID });
   const execute: ReadOffloadedTool['execute'] = (input, options) => {
     const sessionId = currentSession();
-    if (sessionId === undefined) return Promise.resolve('Refused: no conversation has been prepared yet, so no reference can be read.');
+    if (sessionId === undefined)
+      return Promise.resolve('Refused: no conversation has been prepared yet, so no reference can be read.');
     let tool = tools.get(sessionId);
     if (tool === undefined) tools.set(sessionId, (tool = createReadOffloadedTool({ store, sessionId })));
     return tool.execute(input, options);
   };
-  return { ...template, execute, aiSdk: { ...template.aiSdk, execute: (input, aiSdkOptions) => execute(input, { signal: aiSdkOptions?.abortSignal }) } };
+  return {
+    ...template,
+    execute,
+    aiSdk: {
+      ...template.aiSdk,
+      execute: (input, aiSdkOptions) => execute(input, { signal: aiSdkOptions?.abortSignal }),
+    },
+  };
 }
 
 /** The flat options the groups stand for: the names `offloadToolResults` and `compactMessages` take. */
@@ -105,17 +117,30 @@ interface ResolvedManager<M> {
  * an error naming it), then each value with the resolver of the function it comes from, its
  * errors naming its grouped path (`offload.threshold must be a number >= 1, got -3`).
  */
-function resolveManagerOptions<M>(options: ContextManagerOptions<M>, env: Environment, currentDir: string): ResolvedManager<M> {
+function resolveManagerOptions<M>(
+  options: ContextManagerOptions<M>,
+  env: Environment,
+  currentDir: string,
+): ResolvedManager<M> {
   if (typeof options !== 'object' || options === null) {
-    throw new InvalidOptionError(`options must be an object { outputDir or store, ... }, got ${describeValue(options)}`);
+    throw new InvalidOptionError(
+      `options must be an object { outputDir or store, ... }, got ${describeValue(options)}`,
+    );
   }
-  const { values, paths } = flattenOptionGroups(options as Record<string, unknown>, MANAGER_OPTION_GROUPS, new Set(MANAGER_TOP_LEVEL_OPTIONS));
+  const { values, paths } = flattenOptionGroups(
+    options as Record<string, unknown>,
+    MANAGER_OPTION_GROUPS,
+    new Set(MANAGER_TOP_LEVEL_OPTIONS),
+  );
   // unchecked yet: each resolver below checks the values it takes
   const flat = values as FlatManagerOptions;
   const format = resolveFormat(options.format as FormatName | MessageFormat | undefined) as MessageFormat<M>;
   const store = resolveStoreTarget(
     { store: options.store, outputDir: options.outputDir },
-    { both: 'offloaded results and archives go to one place', neither: 'where the context manager puts offloaded results and compaction archives' },
+    {
+      both: 'offloaded results and archives go to one place',
+      neither: 'where the context manager puts offloaded results and compaction archives',
+    },
   );
   const sessionId = resolveTableOption(OPTIONS.sessionId, options.sessionId);
   const logger = options.logger ?? consoleLogger;
@@ -215,13 +240,19 @@ function resolveManagerOptions<M>(options: ContextManagerOptions<M>, env: Enviro
  * }
  * ```
  */
-export function createContextManager<M = Message>(options: ContextManagerOptions<M>): ContextManager<M> & {
+export function createContextManager<M = Message>(
+  options: ContextManagerOptions<M>,
+): ContextManager<M> & {
   /** The read tool (`read_offloaded`) over the manager's store, bound to its session. */
   readonly readTool: ReadOffloadedTool;
   /** The session the manager works in; with `sessionId: 'auto'`, `undefined` until a history with a user message names it. */
   readonly sessionId: string | undefined;
 } {
-  const { settings, compaction, compactOptions, store, tokenCounter, logger, restoresFiles } = resolveManagerOptions(options, process.env, process.cwd());
+  const { settings, compaction, compactOptions, store, tokenCounter, logger, restoresFiles } = resolveManagerOptions(
+    options,
+    process.env,
+    process.cwd(),
+  );
   const { sessionId } = settings;
   // the manager decides when to compact: a trigger at 0 compacts any history and, unlike
   // `force`, keeps the no-gain guard (a summary as large as what it replaces is skipped as 'no-gain')
@@ -232,26 +263,28 @@ export function createContextManager<M = Message>(options: ContextManagerOptions
   );
   let skippedRestoreSaid = false;
 
-  const manager = createContextManagerWith(
-    settings,
-    {
-      store,
-      tokenCounter,
-      // what the counter can do is its encoding's: records are reused only by a counter of the same one
-      tokenizerId: tokenCounter.encoding,
-      countsAtMostUtf8Bytes: tokenCounter.encoding === 'o200k_base',
-      hashing: sha256Hashing,
-      logger,
-      compact: (messages, call) => {
-        if (!restoresFiles && !skippedRestoreSaid) {
-          skippedRestoreSaid = true;
-          logger.warn('context manager: files read in the conversation are not restored after a compaction, since no workDir was given');
-        }
-        return runner.run(messages, call);
-      },
+  const manager = createContextManagerWith(settings, {
+    store,
+    tokenCounter,
+    // what the counter can do is its encoding's: records are reused only by a counter of the same one
+    tokenizerId: tokenCounter.encoding,
+    countsAtMostUtf8Bytes: tokenCounter.encoding === 'o200k_base',
+    hashing: sha256Hashing,
+    logger,
+    compact: (messages, call) => {
+      if (!restoresFiles && !skippedRestoreSaid) {
+        skippedRestoreSaid = true;
+        logger.warn(
+          'context manager: files read in the conversation are not restored after a compaction, since no workDir was given',
+        );
+      }
+      return runner.run(messages, call);
     },
-  );
-  const readTool = sessionId === AUTO_SESSION_ID ? createSessionReadTool(store, () => manager.sessionId) : createReadOffloadedTool({ store, sessionId });
+  });
+  const readTool =
+    sessionId === AUTO_SESSION_ID
+      ? createSessionReadTool(store, () => manager.sessionId)
+      : createReadOffloadedTool({ store, sessionId });
   return Object.freeze({
     prepare: manager.prepare,
     offloadOutput: manager.offloadOutput,

@@ -79,10 +79,16 @@ export async function offloadToolResult(message: Message, options: DirectOffload
   // Read defensively: JavaScript callers may pass no options at all.
   const fields: Partial<DirectOffloadOptions> = options ?? {};
   const sessionId = assertSafePathSegment('sessionId', fields.sessionId);
-  const store = resolveStoreTarget({ store: fields.store, outputDir: fields.outputDir }, { both: 'a store decides where its content goes' });
+  const store = resolveStoreTarget(
+    { store: fields.store, outputDir: fields.outputDir },
+    { both: 'a store decides where its content goes' },
+  );
   const preview = resolvePreview(fields.preview);
   const signal = assertAbortSignal('signal', fields.signal);
-  return raceWithSignal(executeDirectOffload(message, sessionId, createAbortableStore(store, signal), { preview }), signal);
+  return raceWithSignal(
+    executeDirectOffload(message, sessionId, createAbortableStore(store, signal), { preview }),
+    signal,
+  );
 }
 
 /**
@@ -105,6 +111,9 @@ export async function offloadToolResult(message: Message, options: DirectOffload
  */
 export function createToolResultOffloader(options: ToolResultOffloaderOptions): ToolResultOffloader {
   const resolved = resolveToolResultOffloaderOptions(options);
-  const store = resolveStoreTarget({ store: options.store, outputDir: options.outputDir, writer: options.writer }, { both: 'a store decides where its content goes' });
+  const store = resolveStoreTarget(
+    { store: options.store, outputDir: options.outputDir, writer: options.writer },
+    { both: 'a store decides where its content goes' },
+  );
   return buildToolResultOffloader(store, resolved);
 }

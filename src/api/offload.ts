@@ -4,7 +4,12 @@
  */
 import { assertAbortSignal, createAbortableStore, raceWithSignal } from '../core/abort.js';
 import { executeOffload, type OffloadResult } from '../core/offload.js';
-import { resolveBatchOffloadOptions, type BatchOffloadOptions, type OffloadOptions, type OffloadPlanOptions } from '../core/offload-options.js';
+import {
+  resolveBatchOffloadOptions,
+  type BatchOffloadOptions,
+  type OffloadOptions,
+  type OffloadPlanOptions,
+} from '../core/offload-options.js';
 import { planOffload as planOffloadWithEnvironment, type OffloadPlan } from '../core/plan-offload.js';
 import type { FileWriter } from '../core/ports.js';
 import type { Message } from '../core/types.js';
@@ -39,9 +44,15 @@ import { resolveStoreTarget } from './store-target.js';
  *   await offloadToolResults(messages, { outputDir: './offload' });
  * ```
  */
-export async function offloadToolResults(messages: readonly Message[], options: OffloadOptions): Promise<OffloadResult> {
+export async function offloadToolResults(
+  messages: readonly Message[],
+  options: OffloadOptions,
+): Promise<OffloadResult> {
   // Read defensively: JavaScript callers may pass no options at all.
-  const store = resolveStoreTarget({ store: options?.store, outputDir: options?.outputDir }, { both: 'a store decides where its content goes' });
+  const store = resolveStoreTarget(
+    { store: options?.store, outputDir: options?.outputDir },
+    { both: 'a store decides where its content goes' },
+  );
   const resolved = resolveBatchOffloadOptions(options, process.env, store.kind);
   const signal = assertAbortSignal('signal', options.signal);
   return raceWithSignal(executeOffload(messages, createAbortableStore(store, signal), resolved), signal);

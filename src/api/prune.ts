@@ -71,13 +71,20 @@ export interface PruneOffloadedOptions {
 export async function pruneOffloaded(options: PruneOffloadedOptions): Promise<PruneResult> {
   // Read defensively: JavaScript callers may pass no options at all.
   const fields: Partial<PruneOffloadedOptions> = options ?? {};
-  if (fields.olderThanMs === undefined) throw new InvalidOptionError('olderThanMs is required: the age in milliseconds beyond which entries go');
+  if (fields.olderThanMs === undefined)
+    throw new InvalidOptionError('olderThanMs is required: the age in milliseconds beyond which entries go');
   const olderThanMs = resolveNumberSetting({ option: 'olderThanMs', default: 0, rule: { min: 0 } }, fields.olderThanMs);
   const prefix = assertStoreKeyPrefix('prefix', fields.prefix ?? '');
-  if (fields.dryRun !== undefined && typeof fields.dryRun !== 'boolean') throw new InvalidOptionError(`dryRun must be a boolean, got ${describeValue(fields.dryRun)}`);
-  if (fields.now !== undefined && typeof fields.now !== 'function') throw new InvalidOptionError(`now must be a function returning a Date, got ${describeValue(fields.now)}`);
+  if (fields.dryRun !== undefined && typeof fields.dryRun !== 'boolean')
+    throw new InvalidOptionError(`dryRun must be a boolean, got ${describeValue(fields.dryRun)}`);
+  if (fields.now !== undefined && typeof fields.now !== 'function')
+    throw new InvalidOptionError(`now must be a function returning a Date, got ${describeValue(fields.now)}`);
   const now = fields.now === undefined ? new Date() : fields.now();
-  if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new InvalidOptionError(`now must return a valid Date, got ${describeValue(now)}`);
-  const store = resolveStoreTarget({ store: fields.store, outputDir: fields.outputDir }, { both: 'one store is pruned at a time', neither: 'where the offloaded content is' });
+  if (!(now instanceof Date) || Number.isNaN(now.getTime()))
+    throw new InvalidOptionError(`now must return a valid Date, got ${describeValue(now)}`);
+  const store = resolveStoreTarget(
+    { store: fields.store, outputDir: fields.outputDir },
+    { both: 'one store is pruned at a time', neither: 'where the offloaded content is' },
+  );
   return pruneStore(store, { olderThanMs, prefix, dryRun: fields.dryRun ?? false, now });
 }

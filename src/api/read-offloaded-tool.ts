@@ -193,10 +193,19 @@ function buildInputSchema(): ReadOffloadedInputSchema {
     properties: {
       ref: {
         type: 'string',
-        description: 'The reference to read: the whole "[Content offloaded to: ...]" line, or just the path or URI inside it.',
+        description:
+          'The reference to read: the whole "[Content offloaded to: ...]" line, or just the path or URI inside it.',
       },
-      offset: { type: 'integer', minimum: 1, description: 'First line to read, 1-based (with pattern: first line to search). Default 1.' },
-      limit: { type: 'integer', minimum: 1, description: `Most lines to return (with pattern: most matching lines). Default ${DEFAULT_READ_LIMIT}.` },
+      offset: {
+        type: 'integer',
+        minimum: 1,
+        description: 'First line to read, 1-based (with pattern: first line to search). Default 1.',
+      },
+      limit: {
+        type: 'integer',
+        minimum: 1,
+        description: `Most lines to return (with pattern: most matching lines). Default ${DEFAULT_READ_LIMIT}.`,
+      },
       pattern: {
         type: 'string',
         description:
@@ -241,14 +250,25 @@ export function createReadOffloadedTool(options: ReadOffloadedToolOptions): Read
   const fields: Partial<ReadOffloadedToolOptions> = options ?? {};
   const name = fields.name ?? READ_OFFLOADED_TOOL_NAME;
   if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
-    throw new InvalidOptionError(`name must be 1-64 characters of [A-Za-z0-9_-] (a tool name every API accepts), got ${describeValue(name)}`);
+    throw new InvalidOptionError(
+      `name must be 1-64 characters of [A-Za-z0-9_-] (a tool name every API accepts), got ${describeValue(name)}`,
+    );
   }
-  const maxChars = resolveNumberSetting({ option: 'maxChars', default: DEFAULT_READ_MAX_CHARS, rule: { min: MIN_READ_MAX_CHARS, integer: true } }, fields.maxChars);
-  const contextLines = resolveNumberSetting({ option: 'contextLines', default: DEFAULT_READ_CONTEXT_LINES, rule: { min: 0, max: 20, integer: true } }, fields.contextLines);
+  const maxChars = resolveNumberSetting(
+    { option: 'maxChars', default: DEFAULT_READ_MAX_CHARS, rule: { min: MIN_READ_MAX_CHARS, integer: true } },
+    fields.maxChars,
+  );
+  const contextLines = resolveNumberSetting(
+    { option: 'contextLines', default: DEFAULT_READ_CONTEXT_LINES, rule: { min: 0, max: 20, integer: true } },
+    fields.contextLines,
+  );
   const sessionId = fields.sessionId === undefined ? undefined : assertSafePathSegment('sessionId', fields.sessionId);
   const store = resolveStoreTarget(
     { store: fields.store, outputDir: fields.outputDir },
-    { both: 'the tool reads the one store the offload wrote to', neither: 'where the offloaded content is (the same as the offload was given)' },
+    {
+      both: 'the tool reads the one store the offload wrote to',
+      neither: 'where the offloaded content is (the same as the offload was given)',
+    },
   );
 
   const resolved: ResolvedReadOffloadedOptions = {
@@ -273,6 +293,10 @@ export function createReadOffloadedTool(options: ReadOffloadedToolOptions): Read
     anthropic: { name, description, input_schema: inputSchema },
     openai: { type: 'function', function: { name, description, parameters: inputSchema } },
     openaiResponses: { type: 'function', name, description, parameters: inputSchema, strict: false },
-    aiSdk: { description, inputSchema, execute: (input, aiSdkOptions) => execute(input, { signal: aiSdkOptions?.abortSignal }) },
+    aiSdk: {
+      description,
+      inputSchema,
+      execute: (input, aiSdkOptions) => execute(input, { signal: aiSdkOptions?.abortSignal }),
+    },
   };
 }

@@ -43,8 +43,12 @@ export interface DeriveSessionIdOptions {
  */
 export function deriveSessionId(messages: readonly unknown[], options: DeriveSessionIdOptions = {}): string {
   const fields: DeriveSessionIdOptions = options ?? {};
-  if (fields.salt !== undefined && typeof fields.salt !== 'string') throw new InvalidOptionError(`salt must be a string, got ${describeValue(fields.salt)}`);
-  if (!Array.isArray(messages)) throw new InvalidOptionError(`messages must be an array (a conversation's history), got ${describeValue(messages)}`);
+  if (fields.salt !== undefined && typeof fields.salt !== 'string')
+    throw new InvalidOptionError(`salt must be a string, got ${describeValue(fields.salt)}`);
+  if (!Array.isArray(messages))
+    throw new InvalidOptionError(
+      `messages must be an array (a conversation's history), got ${describeValue(messages)}`,
+    );
   const format = resolveFormat(fields.format as FormatName | MessageFormat | undefined);
   const canonical = format.toCanonical(messages);
   return deriveSessionIdWith(canonical, sha256Hashing, { system: fields.system, salt: fields.salt });

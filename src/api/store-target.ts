@@ -16,18 +16,29 @@ const STORE_METHODS = ['putIfAbsent', 'put', 'get', 'stat', 'list', 'delete', 'r
 /** Throws {@link InvalidOptionError} unless `store` has every method of the {@link ContentStore} port and a `kind`. */
 export function assertContentStore(store: unknown, optionName = 'store'): asserts store is ContentStore {
   const fields = store as Record<string, unknown> | null | undefined;
-  const missing = typeof fields === 'object' && fields !== null ? STORE_METHODS.filter((method) => typeof fields[method] !== 'function') : [...STORE_METHODS];
+  const missing =
+    typeof fields === 'object' && fields !== null
+      ? STORE_METHODS.filter((method) => typeof fields[method] !== 'function')
+      : [...STORE_METHODS];
   if (missing.length > 0 || typeof fields?.kind !== 'string') {
-    const what = missing.length > 0 ? `lacks ${missing.map((method) => `${method}()`).join(', ')}` : 'has no string kind';
-    throw new InvalidOptionError(`${optionName} must be a ContentStore (createFileStore, createRedisStore, ...): ${describeValue(store)} ${what}`);
+    const what =
+      missing.length > 0 ? `lacks ${missing.map((method) => `${method}()`).join(', ')}` : 'has no string kind';
+    throw new InvalidOptionError(
+      `${optionName} must be a ContentStore (createFileStore, createRedisStore, ...): ${describeValue(store)} ${what}`,
+    );
   }
 }
 
 /** Throws {@link InvalidOptionError} unless `writer` has a `writeFile` method (`ensureDir` is optional). */
 function assertFileWriter(writer: unknown): asserts writer is FileWriter {
   const methods = writer as Partial<Record<keyof FileWriter, unknown>> | null | undefined;
-  if (typeof methods?.writeFile !== 'function' || (methods.ensureDir !== undefined && typeof methods.ensureDir !== 'function')) {
-    throw new InvalidOptionError(`writer must be a FileWriter with a writeFile method (and optionally ensureDir), got ${describeValue(writer)}`);
+  if (
+    typeof methods?.writeFile !== 'function' ||
+    (methods.ensureDir !== undefined && typeof methods.ensureDir !== 'function')
+  ) {
+    throw new InvalidOptionError(
+      `writer must be a FileWriter with a writeFile method (and optionally ensureDir), got ${describeValue(writer)}`,
+    );
   }
 }
 
@@ -58,11 +69,15 @@ export interface StoreTargetReasons {
 export function resolveStoreTarget(fields: StoreTargetFields, reasons: StoreTargetReasons = {}): ContentStore {
   if (fields.store !== undefined) {
     const other = fields.writer !== undefined ? 'writer' : fields.outputDir !== undefined ? 'outputDir' : undefined;
-    if (other !== undefined) throw new InvalidOptionError(`pass either store or ${other}, not both${reasons.both === undefined ? '' : `: ${reasons.both}`}`);
+    if (other !== undefined)
+      throw new InvalidOptionError(
+        `pass either store or ${other}, not both${reasons.both === undefined ? '' : `: ${reasons.both}`}`,
+      );
     assertContentStore(fields.store);
     return fields.store;
   }
-  if (fields.outputDir === undefined && reasons.neither !== undefined) throw new InvalidOptionError(`pass store or outputDir: ${reasons.neither}`);
+  if (fields.outputDir === undefined && reasons.neither !== undefined)
+    throw new InvalidOptionError(`pass store or outputDir: ${reasons.neither}`);
   const directory = resolveOutputDir(fields.outputDir);
   if (fields.writer === undefined) return createFileStore({ dir: directory });
   assertFileWriter(fields.writer);
@@ -83,13 +98,18 @@ export interface ArchiveTarget {
  * lexically); else a file store there. `store` with `fileWriter` or `outputDir` is refused
  * where the options are resolved.
  */
-export function resolveArchiveTarget(fields: { store?: ContentStore | undefined; fileWriter?: FileWriter | undefined }, workDir: string, outputDir: string): ArchiveTarget {
+export function resolveArchiveTarget(
+  fields: { store?: ContentStore | undefined; fileWriter?: FileWriter | undefined },
+  workDir: string,
+  outputDir: string,
+): ArchiveTarget {
   if (fields.store !== undefined) return { store: fields.store, readStore: fields.store };
   const writer = fields.fileWriter;
   if (writer === undefined) {
     const store = createFileStore({ dir: resolvePathFrom(workDir, outputDir) });
     return { store, readStore: store };
   }
-  const directory = writer.resolvePath !== undefined ? writer.resolvePath(workDir, outputDir) : resolvePathFrom(workDir, outputDir);
+  const directory =
+    writer.resolvePath !== undefined ? writer.resolvePath(workDir, outputDir) : resolvePathFrom(workDir, outputDir);
   return { store: createFileWriterStore(writer, directory, { joinPaths: resolvePathFrom }), readStore: undefined };
 }

@@ -4,7 +4,13 @@
  */
 import { describeValue, InvalidMessageError, InvalidOptionError } from '../core/errors.js';
 import type { TokenCounter } from '../core/ports.js';
-import { assertTokenCounter, countHistoryTokens, resolveCompactTrigger, shouldCompactWith, type LastUsage } from '../core/tokens.js';
+import {
+  assertTokenCounter,
+  countHistoryTokens,
+  resolveCompactTrigger,
+  shouldCompactWith,
+  type LastUsage,
+} from '../core/tokens.js';
 import type { Message } from '../core/types.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
 

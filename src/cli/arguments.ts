@@ -36,7 +36,8 @@ function describeParseError(error: unknown): string {
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag !== undefined) {
     if (message.includes('does not take an argument')) return `${flag} does not take a value`;
     // parseArgs takes a value starting with "-" for the next flag, unless it is attached.
-    if (message.includes('argument is ambiguous')) return `${flag} needs a value (for one starting with "-", write ${flag}=<value>)`;
+    if (message.includes('argument is ambiguous'))
+      return `${flag} needs a value (for one starting with "-", write ${flag}=<value>)`;
     return `${flag} needs a value`;
   }
   return message.split('\n')[0] ?? message;
@@ -90,7 +91,12 @@ export function parseCommandArguments(
 ): CommandArguments {
   let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
   try {
-    parsed = parseArgs({ args: attachNegativeValues(args, flags), options: { ...COMMON_FLAGS, ...flags }, allowPositionals: true, strict: true }) as typeof parsed;
+    parsed = parseArgs({
+      args: attachNegativeValues(args, flags),
+      options: { ...COMMON_FLAGS, ...flags },
+      allowPositionals: true,
+      strict: true,
+    }) as typeof parsed;
   } catch (error) {
     throw new UsageError(describeParseError(error), command);
   }

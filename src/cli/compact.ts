@@ -5,7 +5,13 @@
 import { stat } from 'node:fs/promises';
 import { compactMessages, countTokens } from '../index.js';
 import type { CompactResult } from '../index.js';
-import { parseCommandArguments, readBooleanFlag, readNumberFlag, readStringFlag, requireInputPath } from './arguments.js';
+import {
+  parseCommandArguments,
+  readBooleanFlag,
+  readNumberFlag,
+  readStringFlag,
+  requireInputPath,
+} from './arguments.js';
 import type { CommandIo } from './command-io.js';
 import { resolveCompactionTrigger } from './compaction-trigger.js';
 import { keepDefinedFields } from './defined-fields.js';
@@ -53,7 +59,10 @@ async function assertWorkDirectory(workDir: string): Promise<void> {
     isDirectory = (await stat(workDir)).isDirectory();
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    throw new UsageError(`--work-dir ${workDir}: ${code === 'ENOENT' ? 'no such directory (ENOENT)' : describeOsError(error)}`, 'compact');
+    throw new UsageError(
+      `--work-dir ${workDir}: ${code === 'ENOENT' ? 'no such directory (ENOENT)' : describeOsError(error)}`,
+      'compact',
+    );
   }
   if (!isDirectory) throw new UsageError(`--work-dir ${workDir}: not a directory`, 'compact');
 }
@@ -73,7 +82,9 @@ function describeOutcome(
       ];
     }
     if (result.skippedReason === 'no-gain') {
-      return [`  not compacted: the summary and restored files would not make the history (${groupDigits(figures.tokensBefore)} tokens) smaller`];
+      return [
+        `  not compacted: the summary and restored files would not make the history (${groupDigits(figures.tokensBefore)} tokens) smaller`,
+      ];
     }
     return ['  not compacted: nothing after the leading system messages'];
   }
@@ -120,7 +131,9 @@ export async function runCompact(args: readonly string[], io: CommandIo): Promis
   const use = { calls: 0 };
   const summarizerOptions = await createChosenSummarizer(choice, use, {
     onRequestStart: (requestNumber) =>
-      activity.start(`Summarizing ${groupDigits(messages.length)} messages with ${choice.provider}${requestNumber > 1 ? ` (request ${requestNumber})` : ''}...`),
+      activity.start(
+        `Summarizing ${groupDigits(messages.length)} messages with ${choice.provider}${requestNumber > 1 ? ` (request ${requestNumber})` : ''}...`,
+      ),
     onRequestEnd: () => activity.stop(),
   });
   const usage = createToolDefinitionUsage(countToolDefinitionTokens(transcript));
@@ -148,21 +161,30 @@ export async function runCompact(args: readonly string[], io: CommandIo): Promis
   if (result.skippedReason === 'archive-failed') {
     const reason = result.error instanceof Error ? result.error.message : String(result.error);
     // Nothing is written: the output would be the input unchanged, and the user asked for a compaction.
-    throw new CliError(`compaction skipped: the archive of the compacted messages could not be written: ${reason.split('\n')[0]}`, undefined, {
-      cause: result.error,
-    });
+    throw new CliError(
+      `compaction skipped: the archive of the compacted messages could not be written: ${reason.split('\n')[0]}`,
+      undefined,
+      {
+        cause: result.error,
+      },
+    );
   }
   if (result.skippedReason === 'summarizer-failed') {
     const reason = result.error instanceof Error ? result.error.message : String(result.error);
-    throw new CliError(`compaction failed: the summarizer (${summarizerText}) failed after ${use.calls} attempts: ${reason.split('\n')[0]}`, undefined, {
-      cause: result.error,
-    });
+    throw new CliError(
+      `compaction failed: the summarizer (${summarizerText}) failed after ${use.calls} attempts: ${reason.split('\n')[0]}`,
+      undefined,
+      {
+        cause: result.error,
+      },
+    );
   }
 
   const tokensBefore = countTokens(messages, usage);
   const tokensAfter = countTokens(result.messages, usage);
   // Written in the input's own shape and format; the summary becomes a message of that format.
-  if (outputFile === undefined) await writeStandardOutput(io.stdout, serializeHistory(transcript, result.messages, 'standard-output'));
+  if (outputFile === undefined)
+    await writeStandardOutput(io.stdout, serializeHistory(transcript, result.messages, 'standard-output'));
   else await writeOutput(outputFile, serializeHistory(transcript, result.messages, 'file'));
 
   // Past the failures above, the summarizer ran exactly when the history was compacted.
@@ -173,7 +195,13 @@ export async function runCompact(args: readonly string[], io: CommandIo): Promis
     `  summarizer: ${result.compacted ? style.cyan(ran) : style.dim(ran)}${requests}`,
     ...describeOutcome(
       result,
-      { tokensBefore, tokensAfter, thresholdTokens: trigger.thresholdTokens, limit: trigger.contextTokenLimit, ratio: trigger.compactThresholdRatio },
+      {
+        tokensBefore,
+        tokensAfter,
+        thresholdTokens: trigger.thresholdTokens,
+        limit: trigger.contextTokenLimit,
+        ratio: trigger.compactThresholdRatio,
+      },
       workDir !== undefined,
       report,
     ),

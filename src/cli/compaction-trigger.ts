@@ -21,7 +21,13 @@ export interface CompactionTrigger {
  *
  * @throws {ContextError} `INVALID_OPTION` naming the flag's option or the variable.
  */
-export function resolveCompactionTrigger(options: { contextTokenLimit?: number | undefined; compactThresholdRatio?: number | undefined }): CompactionTrigger {
+export function resolveCompactionTrigger(options: {
+  contextTokenLimit?: number | undefined;
+  compactThresholdRatio?: number | undefined;
+}): CompactionTrigger {
   const trigger = resolveCompactTrigger(options, process.env);
-  return { ...trigger, thresholdTokens: compactThresholdTokens(trigger.contextTokenLimit, trigger.compactThresholdRatio) };
+  return {
+    ...trigger,
+    thresholdTokens: compactThresholdTokens(trigger.contextTokenLimit, trigger.compactThresholdRatio),
+  };
 }

@@ -1,7 +1,14 @@
 /**
  * `agent-context count <file> [--json] [--format <name>]`: where the context goes.
  */
-import { parseCommandArguments, readBooleanFlag, readListFlag, readNumberFlag, readStringFlag, requireInputPath } from './arguments.js';
+import {
+  parseCommandArguments,
+  readBooleanFlag,
+  readListFlag,
+  readNumberFlag,
+  readStringFlag,
+  requireInputPath,
+} from './arguments.js';
 import type { CommandIo } from './command-io.js';
 import { writeStandardOutput } from './io.js';
 import { measureContext } from './measure-context.js';

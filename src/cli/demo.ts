@@ -85,7 +85,11 @@ export async function runDemo(args: readonly string[], io: CommandIo): Promise<v
     demoDir = requestedDir === undefined ? await mkdtemp(join(tmpdir(), 'agent-context-demo-')) : resolve(requestedDir);
     await mkdir(demoDir, { recursive: true });
   } catch (error) {
-    throw new CliError(`cannot create the demo directory: ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error });
+    throw new CliError(
+      `cannot create the demo directory: ${error instanceof Error ? error.message : String(error)}`,
+      undefined,
+      { cause: error },
+    );
   }
   const session = await loadSampleSession();
   const projectDir = join(demoDir, session.projectName);
@@ -103,8 +107,12 @@ export async function runDemo(args: readonly string[], io: CommandIo): Promise<v
 
   await print(
     style.bold('agent-context demo'),
-    style.dim(`A coding agent fixes the failing test suite of "${session.projectName}" after a rounding change: it reads files,`),
-    style.dim('runs the suite (long logs), searches, edits three places and re-runs. The sample ships with the package.'),
+    style.dim(
+      `A coding agent fixes the failing test suite of "${session.projectName}" after a rounding change: it reads files,`,
+    ),
+    style.dim(
+      'runs the suite (long logs), searches, edits three places and re-runs. The sample ships with the package.',
+    ),
     style.dim(`Everything runs offline; files go to ${toTerminalText(demoDir)}`),
   );
 
@@ -118,7 +126,9 @@ export async function runDemo(args: readonly string[], io: CommandIo): Promise<v
   const offload = await offloadToolResults(original, { outputDir: offloadDir });
   await print(renderStepHeading(style, 2, 'offload', 'large tool results to files, default thresholds'));
   if (offload.offloadedCount === 0) {
-    await print(`   nothing offloaded: ${describeOffloadSkip({ ...before.offload, skippedReason: before.offload.skippedReason })}`);
+    await print(
+      `   nothing offloaded: ${describeOffloadSkip({ ...before.offload, skippedReason: before.offload.skippedReason })}`,
+    );
   } else {
     await print(
       `   offloaded ${style.bold(formatQuantity(offload.offloadedCount, 'tool result'))}, ${formatQuantity(offload.freedChars, 'char')}, to ${toTerminalText(offloadDir)}`,
@@ -128,14 +138,22 @@ export async function runDemo(args: readonly string[], io: CommandIo): Promise<v
 
   // 3. count
   const afterOffload = measureContext(asTranscript(offload.messages));
-  await print(renderStepHeading(style, 3, 'count', 'after offload'), renderTotal(style, afterOffload, before), ...renderRoleBars(afterOffload, style));
+  await print(
+    renderStepHeading(style, 3, 'count', 'after offload'),
+    renderTotal(style, afterOffload, before),
+    ...renderRoleBars(afterOffload, style),
+  );
 
   // 4. compact
   const window = sizeDemoWindow(countTokens(original));
   await print(
     renderStepHeading(style, 4, 'compact', 'extractive summary, offline'),
-    style.dim('   Offloading is lossless and often enough. Compaction is for a history that outgrows the window even so:'),
-    style.dim(`   here the original ${groupDigits(before.totalTokens)}-token history, in a window of ${groupDigits(window)} tokens sized for this`),
+    style.dim(
+      '   Offloading is lossless and often enough. Compaction is for a history that outgrows the window even so:',
+    ),
+    style.dim(
+      `   here the original ${groupDigits(before.totalTokens)}-token history, in a window of ${groupDigits(window)} tokens sized for this`,
+    ),
     style.dim('   short sample (real windows are 200,000) so that it crosses the 92% trigger.'),
   );
   const warnings: string[] = [];
@@ -162,7 +180,9 @@ export async function runDemo(args: readonly string[], io: CommandIo): Promise<v
     `   archive of the compacted messages: ${toTerminalText(compaction.originalMessagesPath ?? 'not written')}`,
     ...warnings.map((warning) => style.dim(`   note: ${toTerminalText(warning)}`)),
     style.dim('   the summary, first lines of each section:'),
-    ...excerptSummary(compaction.summary ?? '', 2).map((line) => style.dim(`   │ ${truncateText(toTerminalText(line), width - 6)}`)),
+    ...excerptSummary(compaction.summary ?? '', 2).map((line) =>
+      style.dim(`   │ ${truncateText(toTerminalText(line), width - 6)}`),
+    ),
   );
 
   // 5. count
@@ -173,7 +193,9 @@ export async function runDemo(args: readonly string[], io: CommandIo): Promise<v
     ...renderRoleBars(afterCompaction, style),
     style.dim('   the new history:'),
     ...compaction.messages.map((message, index) =>
-      style.dim(`   ${padStart(String(index), 2)} ${padEnd(message.role, 9)} ${truncateText(describeMessage(message), width - 18)}`),
+      style.dim(
+        `   ${padStart(String(index), 2)} ${padEnd(message.role, 9)} ${truncateText(describeMessage(message), width - 18)}`,
+      ),
     ),
   );
   await print(

@@ -73,11 +73,16 @@ export interface EvalReport {
 
 /** Why there is nothing to score, on one line. */
 function describeFailure(result: CompactResult, figures: { tokens: number; offloadedResults: number }): string {
-  const reason = result.error instanceof Error ? result.error.message : result.error === undefined ? '' : String(result.error);
+  const reason =
+    result.error instanceof Error ? result.error.message : result.error === undefined ? '' : String(result.error);
   const detail = reason === '' ? '' : `: ${reason.split('\n')[0] ?? ''}`;
   if (result.skippedReason === 'no-gain') {
-    const offloaded = figures.offloadedResults > 0 ? ` after offloading ${formatQuantity(figures.offloadedResults, 'tool result')}` : '';
-    const hint = figures.offloadedResults > 0 ? ', or pass --threshold 1000000 to compact it without offloading first' : '';
+    const offloaded =
+      figures.offloadedResults > 0
+        ? ` after offloading ${formatQuantity(figures.offloadedResults, 'tool result')}`
+        : '';
+    const hint =
+      figures.offloadedResults > 0 ? ', or pass --threshold 1000000 to compact it without offloading first' : '';
     return `not compacted: a summary would not make the history (${groupDigits(figures.tokens)} tokens${offloaded}) smaller, so there is nothing to score; evaluate a longer transcript${hint}`;
   }
   if (result.skippedReason === 'summarizer-failed') return `compaction failed: the summarizer failed${detail}`;
@@ -97,14 +102,23 @@ export async function runEval(args: readonly string[], io: CommandIo): Promise<v
   const transcript = await readTranscript(path, io, { format });
   const { messages } = transcript;
   if (findRequestTurns(messages).length === 0) {
-    throw new CliError(`${transcript.source}: nothing to evaluate: no assistant message (${groupDigits(messages.length)} messages read)`);
+    throw new CliError(
+      `${transcript.source}: nothing to evaluate: no assistant message (${groupDigits(messages.length)} messages read)`,
+    );
   }
   const activity = createLlmActivity(io.stderr);
   const warnings = createWarningLines(activity, createTerminalStyle(io.stderr));
-  const summarizer = await createChosenSummarizer(choice, { calls: 0 }, {
-    onRequestStart: (number) => activity.start(`Summarizing ${groupDigits(messages.length)} messages with ${choice.provider}${number > 1 ? ` (call ${number})` : ''}...`),
-    onRequestEnd: () => activity.stop(),
-  });
+  const summarizer = await createChosenSummarizer(
+    choice,
+    { calls: 0 },
+    {
+      onRequestStart: (number) =>
+        activity.start(
+          `Summarizing ${groupDigits(messages.length)} messages with ${choice.provider}${number > 1 ? ` (call ${number})` : ''}...`,
+        ),
+      onRequestEnd: () => activity.stop(),
+    },
+  );
   const usage = createToolDefinitionUsage(countToolDefinitionTokens(transcript));
   const directory = await openRunDirectory(readStringFlag(parsed, 'out'), 'eval');
   const store = createFileStore({ dir: directory.path });
@@ -112,7 +126,12 @@ export async function runEval(args: readonly string[], io: CommandIo): Promise<v
   let report: EvalReport;
   try {
     // as the manager's direct offload does, whatever share of the history they are
-    const offload = await offloadToolResults(messages, { store, charThreshold: threshold, ratioThreshold: 0, reference: 'absolute' });
+    const offload = await offloadToolResults(messages, {
+      store,
+      charThreshold: threshold,
+      ratioThreshold: 0,
+      reference: 'absolute',
+    });
     const result = await compactMessages(offload.messages, {
       // whatever its size, as the manager compacts: a trigger at 0 (not `force`, which would
       // also keep a compaction that does not make the history smaller)
@@ -154,7 +173,10 @@ export async function runEval(args: readonly string[], io: CommandIo): Promise<v
       store: directory.kept ? directory.path : null,
       score: scoreCompactedContext(subjects, result.messages, {
         archiveReference: result.archiveReference,
-        offloadIndex: indexReference === undefined || indexText === undefined ? undefined : { reference: indexReference, text: indexText },
+        offloadIndex:
+          indexReference === undefined || indexText === undefined
+            ? undefined
+            : { reference: indexReference, text: indexText },
       }),
     };
   } finally {

@@ -116,14 +116,21 @@ function extractFirstLine(content: unknown): string {
   let text = '';
   if (typeof content === 'string') text = content;
   else if (Array.isArray(content)) {
-    const textBlock = content.find((block: unknown) => typeof (block as { text?: unknown } | null)?.text === 'string') as { text: string } | undefined;
+    const textBlock = content.find(
+      (block: unknown) => typeof (block as { text?: unknown } | null)?.text === 'string',
+    ) as { text: string } | undefined;
     text = textBlock?.text ?? '';
   }
   // The first line with words: a file that opens with "/**" or "{" says more on the next one.
   const lines = text.split('\n', 50);
-  const line = lines.find((candidate) => /[\p{L}\p{N}]{3}/u.test(candidate)) ?? lines.find((candidate) => candidate.trim() !== '') ?? '';
+  const line =
+    lines.find((candidate) => /[\p{L}\p{N}]{3}/u.test(candidate)) ??
+    lines.find((candidate) => candidate.trim() !== '') ??
+    '';
   const characters = Array.from(line.trim());
-  return characters.length > FIRST_LINE_MAX_CHARS ? `${characters.slice(0, FIRST_LINE_MAX_CHARS - 3).join('')}...` : characters.join('');
+  return characters.length > FIRST_LINE_MAX_CHARS
+    ? `${characters.slice(0, FIRST_LINE_MAX_CHARS - 3).join('')}...`
+    : characters.join('');
 }
 
 /** Tokens of a request body's tool definitions (0 for other formats). */
@@ -136,7 +143,9 @@ export function countToolDefinitionTokens(transcript: Pick<Transcript, 'toolDefi
  * as the fixed part of the prompt, the way a provider's usage figure (`lastUsage`, covering
  * no message) carries them. Spread into `countTokens`, `shouldCompact` or `compactMessages` options.
  */
-export function createToolDefinitionUsage(toolDefinitionTokens: number): { lastUsage?: { inputTokens: number; messageCount: number } } {
+export function createToolDefinitionUsage(toolDefinitionTokens: number): {
+  lastUsage?: { inputTokens: number; messageCount: number };
+} {
   return toolDefinitionTokens > 0 ? { lastUsage: { inputTokens: toolDefinitionTokens, messageCount: 0 } } : {};
 }
 
@@ -146,12 +155,16 @@ export function createToolDefinitionUsage(toolDefinitionTokens: number): { lastU
  *
  * @throws {ContextError} `INVALID_OPTION` for a threshold (flag or env) out of range.
  */
-export function measureContext(transcript: Pick<Transcript, 'shape' | 'format' | 'messages' | 'toolDefinitions'>, options: MeasureContextOptions = {}): ContextMeasurement {
+export function measureContext(
+  transcript: Pick<Transcript, 'shape' | 'format' | 'messages' | 'toolDefinitions'>,
+  options: MeasureContextOptions = {},
+): ContextMeasurement {
   const { messages } = transcript;
   const tokenCounter = createMemoizedCounter(defaultTokenCounter);
   // A block's tokens are its message's tokens minus those of the same message without it.
   const emptyMessageTokens = countTokens([{ role: 'user', content: [] }], { tokenCounter });
-  const countBlock = (block: ContentBlock): number => countTokens([{ role: 'user', content: [block] }], { tokenCounter }) - emptyMessageTokens;
+  const countBlock = (block: ContentBlock): number =>
+    countTokens([{ role: 'user', content: [block] }], { tokenCounter }) - emptyMessageTokens;
 
   const byRole: ContextMeasurement['byRole'] = { system: 0, user: 0, assistant: 0 };
   const toolNames = new Map<string, string>();
@@ -185,7 +198,13 @@ export function measureContext(transcript: Pick<Transcript, 'shape' | 'format' |
         const entry = toolEntry(tool ?? UNMATCHED_TOOL);
         entry.resultTokens += tokens;
         entry.tokens += tokens;
-        results.push({ toolUseId: result.tool_use_id, tool, tokens, messageIndex, firstLine: extractFirstLine(result.content) });
+        results.push({
+          toolUseId: result.tool_use_id,
+          tool,
+          tokens,
+          messageIndex,
+          firstLine: extractFirstLine(result.content),
+        });
       }
     }
   });
@@ -201,7 +220,9 @@ export function measureContext(transcript: Pick<Transcript, 'shape' | 'format' |
     excludeTools: options.excludeTools,
   });
   const wouldOffload = plan.skippedReason === null;
-  const candidateKeys = new Set(plan.candidates.map((candidate) => `${candidate.messageIndex}:${candidate.blockIndex}`));
+  const candidateKeys = new Set(
+    plan.candidates.map((candidate) => `${candidate.messageIndex}:${candidate.blockIndex}`),
+  );
   let freedTokens = 0;
   if (wouldOffload) {
     messages.forEach((message, messageIndex) => {
@@ -212,7 +233,10 @@ export function measureContext(transcript: Pick<Transcript, 'shape' | 'format' |
     });
   }
 
-  const trigger = resolveCompactionTrigger({ contextTokenLimit: options.contextTokenLimit, compactThresholdRatio: options.compactThresholdRatio });
+  const trigger = resolveCompactionTrigger({
+    contextTokenLimit: options.contextTokenLimit,
+    compactThresholdRatio: options.compactThresholdRatio,
+  });
   const wouldTrigger = shouldCompact(messages, {
     tokenCounter,
     contextTokenLimit: trigger.contextTokenLimit,
@@ -221,7 +245,9 @@ export function measureContext(transcript: Pick<Transcript, 'shape' | 'format' |
   });
 
   const byTool = Object.fromEntries([...tools.entries()].sort((left, right) => right[1].tokens - left[1].tokens));
-  const largestToolResults = [...results].sort((left, right) => right.tokens - left.tokens).slice(0, LARGEST_RESULT_COUNT);
+  const largestToolResults = [...results]
+    .sort((left, right) => right.tokens - left.tokens)
+    .slice(0, LARGEST_RESULT_COUNT);
   return {
     format: transcript.shape,
     messageFormat: transcript.format.name,

@@ -32,7 +32,8 @@ export async function runOffload(args: readonly string[], io: CommandIo): Promis
   const parsed = parseCommandArguments('offload', args, OFFLOAD_FLAGS, 1);
   const path = requireInputPath(parsed, 'offload');
   const outputDir = readStringFlag(parsed, 'out');
-  if (outputDir === undefined || outputDir === '') throw new UsageError('missing --out <dir> (where the offloaded results go)', 'offload');
+  if (outputDir === undefined || outputDir === '')
+    throw new UsageError('missing --out <dir> (where the offloaded results go)', 'offload');
   const outputFile = readStringFlag(parsed, 'output');
   const options = keepDefinedFields({
     charThreshold: readNumberFlag(parsed, 'char-threshold', 'offload'),
@@ -51,12 +52,15 @@ export async function runOffload(args: readonly string[], io: CommandIo): Promis
   const tokensAfter = countTokens(result.messages, usage);
 
   // Written in the input's own shape and format; the offloaded results come back as that format's tool outputs.
-  if (outputFile === undefined) await writeStandardOutput(io.stdout, serializeHistory(transcript, result.messages, 'standard-output'));
+  if (outputFile === undefined)
+    await writeStandardOutput(io.stdout, serializeHistory(transcript, result.messages, 'standard-output'));
   else await writeOutput(outputFile, serializeHistory(transcript, result.messages, 'file'));
 
   const report = selectReportStream(outputFile !== undefined, io);
   const { style } = report;
-  const lines = [`${style.bold('offload')}  ${toTerminalText(transcript.source)} ${style.dim(`(${describeTranscript(transcript)}, ${groupDigits(messages.length)} messages)`)}`];
+  const lines = [
+    `${style.bold('offload')}  ${toTerminalText(transcript.source)} ${style.dim(`(${describeTranscript(transcript)}, ${groupDigits(messages.length)} messages)`)}`,
+  ];
   if (result.offloadedCount === 0) {
     lines.push(`  nothing offloaded: ${describeOffloadSkip({ ...plan, candidateCount: plan.candidates.length })}`);
   } else {

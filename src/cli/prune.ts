@@ -81,25 +81,37 @@ function renderEntries(entries: readonly PrunedEntry[]): string[] {
   const keyWidth = Math.min(60, Math.max(...keys.map((key) => key.length)));
   const sizes = listed.map((entry) => formatBytes(entry.size));
   const sizeWidth = Math.max(...sizes.map((size) => size.length));
-  const lines = listed.map((entry, index) => `    ${padEnd(keys[index]!, keyWidth)}  ${padStart(sizes[index]!, sizeWidth)}  ${formatTime(entry.createdAt)}`);
-  if (entries.length > listed.length) lines.push(`    ... and ${formatQuantity(entries.length - listed.length, 'more file')} (--json lists them all)`);
+  const lines = listed.map(
+    (entry, index) =>
+      `    ${padEnd(keys[index]!, keyWidth)}  ${padStart(sizes[index]!, sizeWidth)}  ${formatTime(entry.createdAt)}`,
+  );
+  if (entries.length > listed.length)
+    lines.push(`    ... and ${formatQuantity(entries.length - listed.length, 'more file')} (--json lists them all)`);
   return lines;
 }
 
 function renderReport(dir: string, age: string, cutoff: Date, result: PruneResult, style: TerminalStyle): string {
   const count = result.removed.length;
   const freed = `${formatBytes(result.freedBytes)}${result.freedBytes >= 1024 ? ` (${groupDigits(result.freedBytes)} bytes)` : ''}`;
-  const lines = [`${style.bold('prune')}  ${toTerminalText(dir)}${result.dryRun ? ` ${style.dim('(dry run: nothing deleted)')}` : ''}`];
+  const lines = [
+    `${style.bold('prune')}  ${toTerminalText(dir)}${result.dryRun ? ` ${style.dim('(dry run: nothing deleted)')}` : ''}`,
+  ];
   const what = `older than ${age} (written before ${formatTime(cutoff)})`;
   if (count === 0) {
     lines.push(`  nothing ${what} to remove`);
     return lines.join('\n');
   }
   if (result.dryRun) {
-    lines.push(`  would remove ${style.bold(formatQuantity(count, 'file'))} ${what}, freeing ${style.green(freed)}:`, ...renderEntries(result.removed));
+    lines.push(
+      `  would remove ${style.bold(formatQuantity(count, 'file'))} ${what}, freeing ${style.green(freed)}:`,
+      ...renderEntries(result.removed),
+    );
     lines.push(`  run again with --yes to delete ${count === 1 ? 'it' : 'them'}`);
   } else {
-    lines.push(`  removed ${style.bold(formatQuantity(count, 'file'))} ${what}, freed ${style.green(freed)}:`, ...renderEntries(result.removed));
+    lines.push(
+      `  removed ${style.bold(formatQuantity(count, 'file'))} ${what}, freed ${style.green(freed)}:`,
+      ...renderEntries(result.removed),
+    );
   }
   return lines.join('\n');
 }
@@ -108,22 +120,38 @@ function renderReport(dir: string, age: string, cutoff: Date, result: PruneResul
 export async function runPrune(args: readonly string[], io: CommandIo): Promise<void> {
   const parsed = parseCommandArguments('prune', args, PRUNE_FLAGS, 1);
   const dir = parsed.positionals[0];
-  if (dir === undefined || dir === '') throw new UsageError('missing <dir> (the directory the offloaded results and archives are in)', 'prune');
+  if (dir === undefined || dir === '')
+    throw new UsageError('missing <dir> (the directory the offloaded results and archives are in)', 'prune');
   // the file store refuses such a path too; checked here so the message never echoes one raw
-  if (CONTROL_CHARACTER.test(dir)) throw new UsageError(`<dir> must not contain control characters, got ${toTerminalText(JSON.stringify(dir))}`, 'prune');
+  if (CONTROL_CHARACTER.test(dir))
+    throw new UsageError(
+      `<dir> must not contain control characters, got ${toTerminalText(JSON.stringify(dir))}`,
+      'prune',
+    );
   const age = readStringFlag(parsed, 'older-than');
   if (age === undefined) throw new UsageError('missing --older-than <age> (e.g. 7d: only what is older goes)', 'prune');
   const olderThanMs = parseDuration(age);
   if (olderThanMs === undefined) {
-    throw new UsageError(`--older-than must be a duration such as 30m, 12h, 7d or 2w, got ${toTerminalText(JSON.stringify(age))}`, 'prune');
+    throw new UsageError(
+      `--older-than must be a duration such as 30m, 12h, 7d or 2w, got ${toTerminalText(JSON.stringify(age))}`,
+      'prune',
+    );
   }
   if (olderThanMs > MAX_OLDER_THAN_MS) {
-    throw new UsageError(`--older-than must be at most 100000000d (the range of a date), got ${toTerminalText(JSON.stringify(age))}`, 'prune');
+    throw new UsageError(
+      `--older-than must be at most 100000000d (the range of a date), got ${toTerminalText(JSON.stringify(age))}`,
+      'prune',
+    );
   }
   await assertReadableDirectory(dir);
 
   const now = new Date();
-  const result = await pruneOffloaded({ outputDir: dir, olderThanMs, dryRun: !readBooleanFlag(parsed, 'yes'), now: () => now });
+  const result = await pruneOffloaded({
+    outputDir: dir,
+    olderThanMs,
+    dryRun: !readBooleanFlag(parsed, 'yes'),
+    now: () => now,
+  });
   const cutoff = new Date(now.getTime() - olderThanMs);
   if (readBooleanFlag(parsed, 'json')) {
     const report = {
@@ -132,12 +160,20 @@ export async function runPrune(args: readonly string[], io: CommandIo): Promise<
       olderThanMs,
       cutoff: cutoff.toISOString(),
       dryRun: result.dryRun,
-      removed: result.removed.map((entry) => ({ key: entry.key, reference: entry.reference, size: entry.size, createdAt: entry.createdAt.toISOString() })),
+      removed: result.removed.map((entry) => ({
+        key: entry.key,
+        reference: entry.reference,
+        size: entry.size,
+        createdAt: entry.createdAt.toISOString(),
+      })),
       freedBytes: result.freedBytes,
     };
     // still valid JSON: those characters only occur inside strings, where \uXXXX means the same
     await writeStandardOutput(io.stdout, `${toTerminalJson(JSON.stringify(report, null, 2))}\n`);
     return;
   }
-  await writeStandardOutput(io.stdout, `${renderReport(dir, toTerminalText(age.trim()), cutoff, result, createTerminalStyle(io.stdout))}\n`);
+  await writeStandardOutput(
+    io.stdout,
+    `${renderReport(dir, toTerminalText(age.trim()), cutoff, result, createTerminalStyle(io.stdout))}\n`,
+  );
 }

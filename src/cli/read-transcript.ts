@@ -39,7 +39,8 @@ export const FORMAT_NAMES: readonly string[] = Object.values(formats).map((forma
  */
 export function resolveFormatFlag(name: string | undefined, command: string): MessageFormat | undefined {
   if (name === undefined) return undefined;
-  if (!FORMAT_NAMES.includes(name)) throw new UsageError(`--format must be one of ${FORMAT_NAMES.join(', ')}, got ${JSON.stringify(name)}`, command);
+  if (!FORMAT_NAMES.includes(name))
+    throw new UsageError(`--format must be one of ${FORMAT_NAMES.join(', ')}, got ${JSON.stringify(name)}`, command);
   return resolveFormat(name as FormatName);
 }
 
@@ -65,7 +66,9 @@ export async function readTranscript(
   const transcript = parseTranscript(input.text, input.source, { format: options.format });
   if (transcript.warnings !== undefined) {
     const style = createTerminalStyle(io.stderr);
-    io.stderr.write(transcript.warnings.map((warning) => `${style.yellow('warning:')} ${toTerminalText(warning)}\n`).join(''));
+    io.stderr.write(
+      transcript.warnings.map((warning) => `${style.yellow('warning:')} ${toTerminalText(warning)}\n`).join(''),
+    );
   }
   return { ...transcript, source: input.source };
 }

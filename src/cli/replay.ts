@@ -11,7 +11,13 @@ import { createContextManager } from '../api/context-manager.js';
 import { countTokens } from '../api/tokens.js';
 import { DEFAULT_DIRECT_OFFLOAD_THRESHOLD } from '../core/defaults.js';
 import type { Message } from '../core/types.js';
-import { parseCommandArguments, readBooleanFlag, readNumberFlag, readStringFlag, requireInputPath } from './arguments.js';
+import {
+  parseCommandArguments,
+  readBooleanFlag,
+  readNumberFlag,
+  readStringFlag,
+  requireInputPath,
+} from './arguments.js';
 import type { CommandIo } from './command-io.js';
 import { resolveCompactionTrigger } from './compaction-trigger.js';
 import { CliError, UsageError } from './errors.js';
@@ -67,12 +73,23 @@ const RESUME_MESSAGE = 'Continue with the task.';
  *
  * @throws {UsageError} naming the window and the system prompt's size.
  */
-function assertWindowHoldsSystemPrompt(messages: readonly Message[], toolDefinitionTokens: number, contextTokenLimit: number, windowFlag: number | undefined): void {
+function assertWindowHoldsSystemPrompt(
+  messages: readonly Message[],
+  toolDefinitionTokens: number,
+  contextTokenLimit: number,
+  windowFlag: number | undefined,
+): void {
   const systemTokens = toolDefinitionTokens + countTokens(messages.slice(0, countLeadingSystemMessages(messages)));
   if (systemTokens < contextTokenLimit) return;
-  const window = windowFlag === undefined ? `the window (${groupDigits(contextTokenLimit)} tokens)` : `--window ${groupDigits(contextTokenLimit)}`;
+  const window =
+    windowFlag === undefined
+      ? `the window (${groupDigits(contextTokenLimit)} tokens)`
+      : `--window ${groupDigits(contextTokenLimit)}`;
   const what = toolDefinitionTokens > 0 ? 'the system prompt and tool definitions' : 'the system prompt';
-  throw new UsageError(`${window} is not larger than ${what} (${groupDigits(systemTokens)} tokens), which every request sends: pass a larger --window`, 'replay');
+  throw new UsageError(
+    `${window} is not larger than ${what} (${groupDigits(systemTokens)} tokens), which every request sends: pass a larger --window`,
+    'replay',
+  );
 }
 
 /**
@@ -85,10 +102,17 @@ async function assertPageIsNotInput(htmlPath: string | undefined, inputPath: str
   if (htmlPath === undefined || inputPath === '-') return;
   let same = resolve(htmlPath) === resolve(inputPath);
   if (!same) {
-    const [page, input] = await Promise.all([stat(htmlPath).catch(() => undefined), stat(inputPath).catch(() => undefined)]);
+    const [page, input] = await Promise.all([
+      stat(htmlPath).catch(() => undefined),
+      stat(inputPath).catch(() => undefined),
+    ]);
     same = page !== undefined && input !== undefined && page.dev === input.dev && page.ino === input.ino;
   }
-  if (same) throw new UsageError(`--html ${htmlPath} names the transcript being replayed; the page would replace it: pass another file`, 'replay');
+  if (same)
+    throw new UsageError(
+      `--html ${htmlPath} names the transcript being replayed; the page would replace it: pass another file`,
+      'replay',
+    );
 }
 
 /** Runs `replay` with its arguments. */
@@ -96,7 +120,10 @@ export async function runReplay(args: readonly string[], io: CommandIo): Promise
   const parsed = parseCommandArguments('replay', args, REPLAY_FLAGS, 1);
   const path = requireInputPath(parsed, 'replay');
   const windowFlag = readTokenCountFlag(parsed, 'window', 'replay');
-  const trigger = resolveCompactionTrigger({ contextTokenLimit: windowFlag, compactThresholdRatio: readNumberFlag(parsed, 'ratio', 'replay') });
+  const trigger = resolveCompactionTrigger({
+    contextTokenLimit: windowFlag,
+    compactThresholdRatio: readNumberFlag(parsed, 'ratio', 'replay'),
+  });
   const threshold = readRuledNumberFlag(parsed, 'threshold', { min: 1 }, 'replay') ?? DEFAULT_DIRECT_OFFLOAD_THRESHOLD;
   const pricePerMTok = readRuledNumberFlag(parsed, 'price-per-mtok', { min: 0 }, 'replay') ?? DEFAULT_PRICE_PER_MTOK;
   const cacheRatios = {
@@ -113,7 +140,9 @@ export async function runReplay(args: readonly string[], io: CommandIo): Promise
   const { messages } = transcript;
   const requestCount = findRequestTurns(messages).length;
   if (requestCount === 0) {
-    throw new CliError(`${transcript.source}: nothing to replay: no assistant message (each one answers a model request, ${groupDigits(messages.length)} messages read)`);
+    throw new CliError(
+      `${transcript.source}: nothing to replay: no assistant message (each one answers a model request, ${groupDigits(messages.length)} messages read)`,
+    );
   }
   const toolDefinitionTokens = countToolDefinitionTokens(transcript);
   assertWindowHoldsSystemPrompt(messages, toolDefinitionTokens, trigger.contextTokenLimit, windowFlag);
@@ -127,7 +156,10 @@ export async function runReplay(args: readonly string[], io: CommandIo): Promise
     choice,
     { calls: 0 },
     {
-      onRequestStart: (number) => activity.start(`Summarizing before request ${current} of ${requestCount} with ${choice.provider}${number > 1 ? ` (call ${number})` : ''}...`),
+      onRequestStart: (number) =>
+        activity.start(
+          `Summarizing before request ${current} of ${requestCount} with ${choice.provider}${number > 1 ? ` (call ${number})` : ''}...`,
+        ),
       onRequestEnd: () => undefined,
     },
   );

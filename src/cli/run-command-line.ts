@@ -28,7 +28,9 @@ const COMMAND_LOADERS: Readonly<Record<CommandName, () => Promise<CommandRunner>
 
 function readVersion(): string {
   // dist/cli/ and src/cli/ both sit two levels below package.json.
-  const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   return packageJson.version;
 }
 
@@ -96,7 +98,8 @@ export async function runCommandLine(args: readonly string[], io: CommandIo): Pr
       return 0;
     }
     if (first.startsWith('-')) throw new UsageError(`unknown option ${first}`);
-    if (!isCommandName(first)) throw new UsageError(`unknown command ${JSON.stringify(first)} (commands: ${COMMAND_NAMES.join(', ')})`);
+    if (!isCommandName(first))
+      throw new UsageError(`unknown command ${JSON.stringify(first)} (commands: ${COMMAND_NAMES.join(', ')})`);
     if (rest.includes('--help') || rest.includes('-h')) {
       io.stdout.write(`${COMMAND_HELP[first]}\n`);
       return 0;

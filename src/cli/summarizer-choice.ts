@@ -57,7 +57,10 @@ export function chooseSummarizer(
   let chosenBy: SummarizerChoice['chosenBy'];
   if (flags.provider !== undefined) {
     if (!(PROVIDER_NAMES as readonly string[]).includes(flags.provider)) {
-      throw new UsageError(`--provider must be one of ${PROVIDER_NAMES.join(', ')}, got ${JSON.stringify(flags.provider)}`, command);
+      throw new UsageError(
+        `--provider must be one of ${PROVIDER_NAMES.join(', ')}, got ${JSON.stringify(flags.provider)}`,
+        command,
+      );
     }
     provider = flags.provider as ProviderName;
     chosenBy = 'flag';
@@ -71,13 +74,19 @@ export function chooseSummarizer(
   if (provider === 'extractive') {
     const stray = flags.model !== undefined ? '--model' : flags.baseURL !== undefined ? '--base-url' : undefined;
     if (stray !== undefined) {
-      throw new UsageError(`${stray} needs an LLM: pass --provider anthropic or openai (or set ANTHROPIC_API_KEY)`, command);
+      throw new UsageError(
+        `${stray} needs an LLM: pass --provider anthropic or openai (or set ANTHROPIC_API_KEY)`,
+        command,
+      );
     }
     return { provider, chosenBy, model: undefined, baseURL: undefined };
   }
   const model = nonEmpty(flags.model) ?? nonEmpty(env.SUMMARY_MODEL);
   if (provider === 'openai' && model === undefined) {
-    throw new UsageError('--provider openai needs --model (or SUMMARY_MODEL): OpenAI-compatible servers have no default model', command);
+    throw new UsageError(
+      '--provider openai needs --model (or SUMMARY_MODEL): OpenAI-compatible servers have no default model',
+      command,
+    );
   }
   return { provider, chosenBy, model, baseURL: flags.baseURL };
 }
@@ -91,7 +100,10 @@ export function chooseSummarizer(
  */
 export function describeSummarizer(choice: SummarizerChoice, options: { suggestLlm?: boolean } = {}): string {
   if (choice.provider === 'extractive') {
-    const hint = options.suggestLlm === true && choice.chosenBy !== 'flag' ? '; set ANTHROPIC_API_KEY or pass --provider for an LLM summary' : '';
+    const hint =
+      options.suggestLlm === true && choice.chosenBy !== 'flag'
+        ? '; set ANTHROPIC_API_KEY or pass --provider for an LLM summary'
+        : '';
     return `extractive (offline, deterministic${hint})`;
   }
   const model = choice.model ?? DEFAULT_SUMMARY_MODEL;
@@ -121,7 +133,11 @@ export type SummarizerOptions = { summarizer: Summarizer } | { llmClient: LlmCli
  *
  * @throws {ContextError} `MISSING_DEPENDENCY` when the provider's SDK is not installed.
  */
-export async function createChosenSummarizer(choice: SummarizerChoice, use: SummarizerUse, hooks: LlmRequestHooks): Promise<SummarizerOptions> {
+export async function createChosenSummarizer(
+  choice: SummarizerChoice,
+  use: SummarizerUse,
+  hooks: LlmRequestHooks,
+): Promise<SummarizerOptions> {
   if (choice.provider === 'extractive') {
     const { createExtractiveSummarizer } = await import('../summarize.js');
     const extractive = createExtractiveSummarizer();

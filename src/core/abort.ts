@@ -50,7 +50,12 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 export function assertAbortSignal(label: string, value: unknown): AbortSignal | undefined {
   if (value === undefined) return undefined;
   const shape = value as Partial<AbortSignal> | null;
-  if (typeof value !== 'object' || shape === null || typeof shape.aborted !== 'boolean' || typeof shape.addEventListener !== 'function') {
+  if (
+    typeof value !== 'object' ||
+    shape === null ||
+    typeof shape.aborted !== 'boolean' ||
+    typeof shape.addEventListener !== 'function'
+  ) {
     throw new InvalidOptionError(`${label} must be an AbortSignal, got ${describeValue(value)}`);
   }
   return value as AbortSignal;
@@ -64,7 +69,8 @@ export function assertAbortSignal(label: string, value: unknown): AbortSignal | 
  */
 export function createAbortableStore(store: ContentStore, signal: AbortSignal | undefined): ContentStore {
   if (signal === undefined) return store;
-  const race = <T>(call: () => Promise<T>): Promise<T> => (signal.aborted ? Promise.reject(signal.reason as unknown) : raceWithSignal(call(), signal));
+  const race = <T>(call: () => Promise<T>): Promise<T> =>
+    signal.aborted ? Promise.reject(signal.reason as unknown) : raceWithSignal(call(), signal);
   const view: ContentStore = {
     kind: store.kind,
     putIfAbsent: (key, content) => race(() => store.putIfAbsent(key, content)),
@@ -75,7 +81,10 @@ export function createAbortableStore(store: ContentStore, signal: AbortSignal | 
     list: (prefix) => ({
       [Symbol.asyncIterator]: () => {
         const keys = store.list(prefix)[Symbol.asyncIterator]();
-        return { next: () => race(() => keys.next()), return: async () => (await keys.return?.(), { done: true as const, value: undefined }) };
+        return {
+          next: () => race(() => keys.next()),
+          return: async () => (await keys.return?.(), { done: true as const, value: undefined }),
+        };
       },
     }),
     referenceFor: (key) => store.referenceFor(key),

@@ -2,7 +2,14 @@
  * Character counts of the offload threshold and the ratio gate, in UTF-16 code units as
  * `String.prototype.length` counts them.
  */
-import { isTextBlock, isThinkingBlock, isToolResultBlock, isToolUseBlock, type ContentBlock, type Message } from './types.js';
+import {
+  isTextBlock,
+  isThinkingBlock,
+  isToolResultBlock,
+  isToolUseBlock,
+  type ContentBlock,
+  type Message,
+} from './types.js';
 
 /**
  * Size of a `tool_result`'s content: a string's `.length`; an array's

@@ -7,7 +7,13 @@ import { countToolResultChars } from './char-count.js';
 import { NoToolResultError } from './errors.js';
 import type { ResolvedToolResultOffloaderOptions } from './offload-options.js';
 import { appendPreview, buildDirectReference, isOffloadReference, type ResolvedPreview } from './offload-reference.js';
-import { callStore, copyMessageWithContent, runConcurrently, serializeToolResultContent, WRITE_CONCURRENCY } from './offload-files.js';
+import {
+  callStore,
+  copyMessageWithContent,
+  runConcurrently,
+  serializeToolResultContent,
+  WRITE_CONCURRENCY,
+} from './offload-files.js';
 import type { ContentStore } from './ports.js';
 import { buildDirectFileName, planFileNames, toFileStem } from './offload-names.js';
 import { assertSafePathSegment } from './safe-path.js';
@@ -112,7 +118,13 @@ export async function executeDirectOffload(
     replacements.set(block.blockIndex, reference);
     freedChars += block.chars - reference.length;
   });
-  return { message: copyMessageWithContent(message, replacements), freedChars, file: paths[0]!, files: paths, ...(repairedCount > 0 ? { repairedCount } : {}) };
+  return {
+    message: copyMessageWithContent(message, replacements),
+    freedChars,
+    file: paths[0]!,
+    files: paths,
+    ...(repairedCount > 0 ? { repairedCount } : {}),
+  };
 }
 
 /**
@@ -124,7 +136,10 @@ export async function executeDirectOffload(
 export type ToolResultOffloader = (message: Message, assistantMessage?: Message) => Promise<Message>;
 
 /** Builds the middleware over a writer, with options already resolved. */
-export function buildToolResultOffloader(store: ContentStore, options: ResolvedToolResultOffloaderOptions): ToolResultOffloader {
+export function buildToolResultOffloader(
+  store: ContentStore,
+  options: ResolvedToolResultOffloaderOptions,
+): ToolResultOffloader {
   return async (message, assistantMessage) => {
     assertMessage(message, 'message');
     if (assistantMessage !== undefined) assertMessage(assistantMessage, 'assistantMessage');
@@ -137,7 +152,10 @@ export function buildToolResultOffloader(store: ContentStore, options: ResolvedT
     const qualifies =
       typeof message.content !== 'string' &&
       message.content.some(
-        (block) => isToolResultBlock(block) && !isOffloadReference(block.content) && select(block, countToolResultChars(block.content)),
+        (block) =>
+          isToolResultBlock(block) &&
+          !isOffloadReference(block.content) &&
+          select(block, countToolResultChars(block.content)),
       );
     if (!qualifies) return message;
     const result = await executeDirectOffload(message, options.sessionId, store, {

@@ -137,7 +137,11 @@ export function resolveOptionalString(
 }
 
 /** Checks that an option, when given, is an array of strings. */
-export function resolveStringList(optionName: string, optionValue: unknown, fallback: readonly string[]): readonly string[] {
+export function resolveStringList(
+  optionName: string,
+  optionValue: unknown,
+  fallback: readonly string[],
+): readonly string[] {
   if (optionValue === undefined) return fallback;
   if (!Array.isArray(optionValue) || optionValue.some((item) => typeof item !== 'string')) {
     throw new InvalidOptionError(`${optionName} must be an array of strings, got ${describeValue(optionValue)}`);

@@ -114,7 +114,8 @@ export function describeError(error: unknown): string {
 /** Describes a value for an error message: strings quoted, everything else as JSON-ish text. */
 export function describeValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined)
+    return String(value);
   if (Array.isArray(value)) return `an array of ${value.length}`;
   const kind = typeof value;
   return `${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind}`;
@@ -143,7 +144,11 @@ export type SdkImporter = () => Promise<unknown>;
  * {@link MissingDependencyError} (code `MISSING_DEPENDENCY`) saying what to install; any other
  * failure of the import propagates as it is.
  */
-export async function importOptionalPeer(packageName: string, importer: SdkImporter, purpose: string): Promise<unknown> {
+export async function importOptionalPeer(
+  packageName: string,
+  importer: SdkImporter,
+  purpose: string,
+): Promise<unknown> {
   try {
     return await importer();
   } catch (error) {

@@ -67,7 +67,6 @@ export async function callStore<T>(operation: () => Promise<T>): Promise<T> {
   }
 }
 
-
 /** One line of the value, without its line break (nor a `\r` before it). */
 export interface ScannedLine {
   /** 1-based line number. */
@@ -111,7 +110,12 @@ function findCheckpoint(checkpoints: readonly LineCheckpoint[], line: number): L
  * are counted, never built. A line longer than `keepChars` is kept cut and handed over as
  * soon as that is known, so a page never reads a huge line to its end.
  */
-export async function scanLines(source: ValueSource, fromLine: number, keepChars: number, visit: (line: ScannedLine) => boolean): Promise<ScanOutcome> {
+export async function scanLines(
+  source: ValueSource,
+  fromLine: number,
+  keepChars: number,
+  visit: (line: ScannedLine) => boolean,
+): Promise<ScanOutcome> {
   const start = findCheckpoint(source.checkpoints, fromLine);
   let byte = start.byte;
   let line = start.line;
@@ -186,7 +190,8 @@ export async function scanLines(source: ValueSource, fromLine: number, keepChars
       if (!visit({ number: line, text: kept, cut: true })) return { ended: byte >= source.size, lineCount: line };
     }
   }
-  if (lineStarted && collecting && !cutVisited) visit({ number: line, text: cut ? kept : stripCarriageReturn(kept), cut });
+  if (lineStarted && collecting && !cutVisited)
+    visit({ number: line, text: cut ? kept : stripCarriageReturn(kept), cut });
   return { ended: true, lineCount: lineStarted ? line : line - 1 };
 }
 

@@ -35,7 +35,11 @@ export async function callStore<T>(store: ContentStore, key: string, operation: 
  * starts; it rejects with the first error once the running ones have settled, so nothing is
  * still writing when the caller sees the error.
  */
-export async function runConcurrently(count: number, limit: number, task: (index: number) => Promise<void>): Promise<void> {
+export async function runConcurrently(
+  count: number,
+  limit: number,
+  task: (index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   let failure: { error: unknown } | undefined;
   const work = async (): Promise<void> => {
@@ -82,7 +86,11 @@ export function copyDeep<T>(value: T): T {
  * other field kept, in order). The replaced value itself is not copied: it may be megabytes and
  * is dropped anyway.
  */
-export function copyMessageWithContent(message: Message, replacements: ReadonlyMap<number, unknown>, field: 'content' | 'input' = 'content'): Message {
+export function copyMessageWithContent(
+  message: Message,
+  replacements: ReadonlyMap<number, unknown>,
+  field: 'content' | 'input' = 'content',
+): Message {
   const blocks = message.content as ContentBlock[];
   const content = blocks.map((block, index) => {
     const replacement = replacements.get(index);

@@ -223,7 +223,11 @@ export function resolveBatchOffloadOptions(
 ): ResolvedBatchOffloadOptions {
   const plan = resolvePlanOptions(options, env);
   const fields = requireOptionsObject('options', options);
-  return { ...plan, preview: resolvePreview(fields.preview), reference: resolveReferenceStyle(fields.reference, storeKind) };
+  return {
+    ...plan,
+    preview: resolvePreview(fields.preview),
+    reference: resolveReferenceStyle(fields.reference, storeKind),
+  };
 }
 
 /**
@@ -237,7 +241,9 @@ function resolveReferenceStyle(reference: unknown, storeKind: string): OffloadRe
   }
   if (storeKind === 'file') return reference ?? 'relative';
   if (reference === 'relative') {
-    throw new InvalidOptionError(`reference "relative" needs a file store (a path relative to its directory); a ${storeKind} store names its content by its own reference: leave reference out or pass "absolute"`);
+    throw new InvalidOptionError(
+      `reference "relative" needs a file store (a path relative to its directory); a ${storeKind} store names its content by its own reference: leave reference out or pass "absolute"`,
+    );
   }
   return 'absolute';
 }
@@ -252,7 +258,9 @@ export function resolveOutputDir(outputDir: unknown): string {
  * (else `UNSAFE_PATH`), `threshold` a number >= 1,
  * `excludeTools` an array of strings, `preview` as {@link resolvePreview}.
  */
-export function resolveToolResultOffloaderOptions(options: ToolResultOffloaderOptions): ResolvedToolResultOffloaderOptions {
+export function resolveToolResultOffloaderOptions(
+  options: ToolResultOffloaderOptions,
+): ResolvedToolResultOffloaderOptions {
   const fields = requireOptionsObject('options', options);
   return {
     sessionId: assertSafePathSegment('sessionId', fields.sessionId),

@@ -92,7 +92,10 @@ function isReferenceText(text: string): boolean {
 export function appendErrorLine(reference: string, line: string | undefined): string {
   if (line === undefined || line === '') return reference;
   const flat = line.replace(/[\r\n]+/g, ' ');
-  const kept = flat.length <= MAX_REFERENCE_ERROR_LINE_CHARS ? flat : flat.slice(0, findHeadEnd(flat, MAX_REFERENCE_ERROR_LINE_CHARS)) + ERROR_LINE_CUT_MARK;
+  const kept =
+    flat.length <= MAX_REFERENCE_ERROR_LINE_CHARS
+      ? flat
+      : flat.slice(0, findHeadEnd(flat, MAX_REFERENCE_ERROR_LINE_CHARS)) + ERROR_LINE_CUT_MARK;
   return `${reference}${ERROR_LINE_START}${kept}`;
 }
 

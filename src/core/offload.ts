@@ -6,7 +6,13 @@ import type { Message, ToolResultBlock } from './types.js';
 import type { ContentStore } from './ports.js';
 import type { ResolvedBatchOffloadOptions } from './offload-options.js';
 import { appendPreview, buildBatchReference } from './offload-reference.js';
-import { callStore, copyMessageWithContent, runConcurrently, serializeToolResultContent, WRITE_CONCURRENCY } from './offload-files.js';
+import {
+  callStore,
+  copyMessageWithContent,
+  runConcurrently,
+  serializeToolResultContent,
+  WRITE_CONCURRENCY,
+} from './offload-files.js';
 import { buildBatchFileName } from './offload-names.js';
 import { createOffloadPlan, type OffloadCandidate } from './plan-offload.js';
 import { WriteFailedError } from './errors.js';
@@ -95,7 +101,11 @@ async function placeExclusively(
  */
 function findTakenSuffixes(candidate: OffloadCandidate, store: ContentStore): Promise<Set<string>> {
   const listPrefix = buildBatchFileName(candidate.fileStem, 0).slice(0, -'.md'.length);
-  const names = { keyFor: (suffix: number) => buildBatchFileName(candidate.fileStem, suffix), listPrefix, maxNumber: MAX_FILE_SUFFIX };
+  const names = {
+    keyFor: (suffix: number) => buildBatchFileName(candidate.fileStem, suffix),
+    listPrefix,
+    maxNumber: MAX_FILE_SUFFIX,
+  };
   return callStore(store, candidate.fileName, () => findTakenNames(store, names));
 }
 
@@ -112,7 +122,12 @@ interface TakenKeys {
  * uses of one id) and the lowest identical one wins, so the choice stays deterministic;
  * without it, each is tried with `putIfAbsent`.
  */
-async function placeUnderNextSuffix(candidate: OffloadCandidate, content: string, store: ContentStore, keys: TakenKeys): Promise<PlacedEntry> {
+async function placeUnderNextSuffix(
+  candidate: OffloadCandidate,
+  content: string,
+  store: ContentStore,
+  keys: TakenKeys,
+): Promise<PlacedEntry> {
   const holds = store.holds;
   let suffix = 1;
   while (suffix <= MAX_FILE_SUFFIX) {
@@ -147,7 +162,9 @@ async function placeUnderNextSuffix(candidate: OffloadCandidate, content: string
     suffix += 1;
   }
   // Only a store that never creates anything could get here; fail instead of spinning.
-  throw new WriteFailedError(`no free file name for tool_use_id "${candidate.toolUseId}" in ${store.referenceFor(candidate.fileName)} after ${MAX_FILE_SUFFIX} tries`);
+  throw new WriteFailedError(
+    `no free file name for tool_use_id "${candidate.toolUseId}" in ${store.referenceFor(candidate.fileName)} after ${MAX_FILE_SUFFIX} tries`,
+  );
 }
 
 /**
@@ -169,7 +186,8 @@ export async function executeOffload(
   assertMessages(messages);
   // Gate first: a skip must not copy a message nor touch the disk.
   const plan = createOffloadPlan(messages, options);
-  if (plan.skippedReason !== null) return { messages: messages as Message[], offloadedCount: 0, freedChars: 0, files: [] };
+  if (plan.skippedReason !== null)
+    return { messages: messages as Message[], offloadedCount: 0, freedChars: 0, files: [] };
 
   const { candidates } = plan;
   // a candidate is a tool_result block (the plan says so)

@@ -270,12 +270,21 @@ export const OPTION_TABLE: readonly OptionRow[] = Object.values(OPTIONS);
  *   `OFFLOAD_CHAR_THRESHOLD must be a number >= 1, got "0x10"`.
  * @throws {UnsafePathError} for a `'path-segment'` row whose value is not a safe folder name.
  */
-export function resolveTableOption<R extends OptionRule>(row: OptionRow<R>, value: unknown, env: Environment = {}): ResolvedOption<R> {
+export function resolveTableOption<R extends OptionRule>(
+  row: OptionRow<R>,
+  value: unknown,
+  env: Environment = {},
+): ResolvedOption<R> {
   const rule: OptionRule = row.rule;
   return resolveByRule(row, rule, value, env) as ResolvedOption<R>;
 }
 
-function resolveByRule(row: OptionRow, rule: OptionRule, value: unknown, env: Environment): number | string | readonly string[] | undefined {
+function resolveByRule(
+  row: OptionRow,
+  rule: OptionRule,
+  value: unknown,
+  env: Environment,
+): number | string | readonly string[] | undefined {
   switch (rule) {
     case 'string':
       return value === undefined ? (row.default as string) : requireString(row.option, value);
@@ -286,11 +295,17 @@ function resolveByRule(row: OptionRow, rule: OptionRule, value: unknown, env: En
     case 'directory': {
       if (value !== undefined) return assertDirectorySetting(row.option, value);
       const raw = row.env === undefined ? undefined : env[row.env];
-      return raw === undefined || raw.trim() === '' ? (row.default as string) : assertDirectorySetting(row.env as string, raw.trim());
+      return raw === undefined || raw.trim() === ''
+        ? (row.default as string)
+        : assertDirectorySetting(row.env as string, raw.trim());
     }
     case 'path-segment':
       return assertSafePathSegment(row.option, value ?? row.default);
     default:
-      return resolveNumberSetting({ option: row.option, env: row.env, default: row.default as number, rule }, value, env);
+      return resolveNumberSetting(
+        { option: row.option, env: row.env, default: row.default as number, rule },
+        value,
+        env,
+      );
   }
 }

@@ -151,7 +151,11 @@ export function createOffloadPlan(messages: readonly Message[], options: Resolve
  * @throws {@link InvalidOptionError} for an invalid option or environment value.
  * @throws {@link InvalidMessageError} for a malformed history, naming the bad field's path.
  */
-export function planOffload(messages: readonly Message[], options: OffloadPlanOptions = {}, env: Environment = {}): OffloadPlan {
+export function planOffload(
+  messages: readonly Message[],
+  options: OffloadPlanOptions = {},
+  env: Environment = {},
+): OffloadPlan {
   const resolved = resolvePlanOptions(options, env);
   assertMessages(messages);
   return createOffloadPlan(messages, resolved);

@@ -84,7 +84,8 @@ export async function pruneStore(store: ContentStore, options: ResolvedPruneOpti
   const now = options.now.getTime();
   const cutoffOf = new Map<string, number>();
   // a session's records go with its content: they describe what it holds
-  for await (const key of store.list(options.prefix)) if (isOffloadedKey(key) || isSessionRecordKey(key)) cutoffOf.set(key, now - options.olderThanMs);
+  for await (const key of store.list(options.prefix))
+    if (isOffloadedKey(key) || isSessionRecordKey(key)) cutoffOf.set(key, now - options.olderThanMs);
   if (store.listPartialWrites !== undefined) {
     const cutoff = now - Math.max(options.olderThanMs, MIN_PARTIAL_WRITE_AGE_MS);
     for await (const key of store.listPartialWrites(options.prefix)) cutoffOf.set(key, cutoff);
@@ -114,5 +115,9 @@ export async function pruneStore(store: ContentStore, options: ResolvedPruneOpti
   await Promise.all(Array.from({ length: Math.min(PRUNE_CONCURRENCY, keys.length) }, work));
 
   const entries = removed.filter((entry): entry is PrunedEntry => entry !== undefined);
-  return { removed: entries, freedBytes: entries.reduce((total, entry) => total + entry.size, 0), dryRun: options.dryRun };
+  return {
+    removed: entries,
+    freedBytes: entries.reduce((total, entry) => total + entry.size, 0),
+    dryRun: options.dryRun,
+  };
 }

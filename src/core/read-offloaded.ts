@@ -18,13 +18,34 @@ import { formatQuantity, groupDigits } from './figures.js';
 import type { ContentStore } from './ports.js';
 import { READ_OFFLOADED_TOOL_NAME } from './defaults.js';
 import { extractReference, quoteReference, resolveKey } from './reference-keys.js';
-import { callStore, scanLines, StoreFailure, ValueGone, type LineIndex, type ScannedLine, type ValueSource } from './line-scanner.js';
-import { compileSearchPattern, describePattern, MAX_SEARCHED_LINE_CHARS, type CompilePattern, type LinePattern, type SearchPattern } from './search-pattern.js';
+import {
+  callStore,
+  scanLines,
+  StoreFailure,
+  ValueGone,
+  type LineIndex,
+  type ScannedLine,
+  type ValueSource,
+} from './line-scanner.js';
+import {
+  compileSearchPattern,
+  describePattern,
+  MAX_SEARCHED_LINE_CHARS,
+  type CompilePattern,
+  type LinePattern,
+  type SearchPattern,
+} from './search-pattern.js';
 import { findHeadEnd, isHighSurrogate } from './text.js';
 
 export { extractReference, resolveKey } from './reference-keys.js';
 export { createLineIndex, type LineCheckpoint, type LineIndex } from './line-scanner.js';
-export { MAX_SEARCHED_LINE_CHARS, type CompilePattern, type LinePattern, type PatternFlags, type PatternMatch } from './search-pattern.js';
+export {
+  MAX_SEARCHED_LINE_CHARS,
+  type CompilePattern,
+  type LinePattern,
+  type PatternFlags,
+  type PatternMatch,
+} from './search-pattern.js';
 
 /** The read tool's name. Its own results are never offloaded: offload paths exclude it. */
 export { READ_OFFLOADED_TOOL_NAME };
@@ -127,7 +148,12 @@ function parseInput(input: unknown, defaultLimit: number, compile: CompilePatter
     compiled = search;
   }
   // offset 0 is read as "from the start": models often count from 0
-  return { ref: extractReference(ref), offset: Math.max(first, 1), limit: Math.min(count, MAX_LIMIT), pattern: compiled };
+  return {
+    ref: extractReference(ref),
+    offset: Math.max(first, 1),
+    limit: Math.min(count, MAX_LIMIT),
+    pattern: compiled,
+  };
 }
 
 // ---- Answers --------------------------------------------------------------------------------
@@ -146,7 +172,13 @@ interface NextCall {
   format(offset: number): string;
 }
 
-function createNextCall(toolName: string, ref: string, pattern: string | undefined, maxChars: number, largestOffset: number): NextCall {
+function createNextCall(
+  toolName: string,
+  ref: string,
+  pattern: string | undefined,
+  maxChars: number,
+  largestOffset: number,
+): NextCall {
   const json = (offset: number): string =>
     `${toolName} with ${JSON.stringify(pattern === undefined ? { ref, offset } : { ref, pattern, offset })}`;
   // a reference or a pattern too long to repeat is named instead: the footer must stay small
@@ -195,13 +227,24 @@ function formatCutLine(prefix: string, text: string, width: number): string {
   return `${prefix}${text.slice(0, findHeadEnd(text, room))}${CUT_LINE_MARKER}`;
 }
 
-async function readPage(source: ValueSource, request: ReadRequest, options: ResolvedReadOffloadedOptions): Promise<string> {
+async function readPage(
+  source: ValueSource,
+  request: ReadRequest,
+  options: ResolvedReadOffloadedOptions,
+): Promise<string> {
   const { offset, limit } = request;
   const largest = widestNumber(offset + Math.min(limit, source.size + 1));
   const next = createNextCall(options.toolName, request.ref, undefined, options.maxChars, largest);
   const kinds: Array<PageFooter['kind']> = ['end', 'more', 'cut-more', 'cut-last'];
   // room for the longest footer this page can end with: a range of lines, figures of the most digits
-  const reserve = 1 + Math.max(...kinds.map((kind) => formatPageFooter({ first: largest - 2, last: largest - 1, kind, total: largest }, source.size, next).length));
+  const reserve =
+    1 +
+    Math.max(
+      ...kinds.map(
+        (kind) =>
+          formatPageFooter({ first: largest - 2, last: largest - 1, kind, total: largest }, source.size, next).length,
+      ),
+    );
   const budget = options.maxChars - reserve;
 
   const shown: string[] = [];
@@ -229,7 +272,8 @@ async function readPage(source: ValueSource, request: ReadRequest, options: Reso
   });
 
   if (shown.length === 0) {
-    if (outcome.lineCount === 0) return fitMessage(`${quoteReference(request.ref)} is empty (0 lines).`, options.maxChars);
+    if (outcome.lineCount === 0)
+      return fitMessage(`${quoteReference(request.ref)} is empty (0 lines).`, options.maxChars);
     return fitMessage(
       `Offset ${offset} is past the end: ${quoteReference(request.ref)} has ${formatQuantity(outcome.lineCount, 'line')}. Call ${next.format(1)} to read from the start.`,
       options.maxChars,
@@ -289,7 +333,11 @@ function describeLongLines(count: number): string {
   return `; ${formatQuantity(count, 'line')} longer than ${cap} characters searched in ${count === 1 ? 'its' : 'their'} first ${cap} only`;
 }
 
-async function searchLines(source: ValueSource, request: ReadRequest, options: ResolvedReadOffloadedOptions): Promise<string> {
+async function searchLines(
+  source: ValueSource,
+  request: ReadRequest,
+  options: ResolvedReadOffloadedOptions,
+): Promise<string> {
   const pattern = request.pattern!;
   const { offset, limit } = request;
   const contextLines = options.contextLines;
@@ -301,10 +349,18 @@ async function searchLines(source: ValueSource, request: ReadRequest, options: R
     `[${matches} matching line${matches === 1 ? '' : 's'}; searched ${describePage(offset, total)} of ${total}${describeLongLines(longLines)}; end of content]`;
   // a line can pass the cap only in a value of more bytes than the cap's characters
   const mostLongLines = source.size > MAX_SEARCHED_LINE_CHARS ? largest : 0;
-  const reserve = 1 + Math.max(moreFooter(largest, largest - 2, largest - 1, largest, mostLongLines).length, endFooter(largest, largest, mostLongLines).length);
+  const reserve =
+    1 +
+    Math.max(
+      moreFooter(largest, largest - 2, largest - 1, largest, mostLongLines).length,
+      endFooter(largest, largest, mostLongLines).length,
+    );
   const header = `Lines matching ${describePattern(pattern.text)}${offset > 1 ? ` from line ${offset}` : ''} (":" marks a match, "-" context):`;
   const budget = options.maxChars - reserve;
-  const lineWidth = Math.min(MAX_SEARCH_LINE_CHARS, Math.max(MIN_SEARCH_LINE_CHARS, Math.floor((budget - header.length) / (2 * contextLines + 1)) - 10));
+  const lineWidth = Math.min(
+    MAX_SEARCH_LINE_CHARS,
+    Math.max(MIN_SEARCH_LINE_CHARS, Math.floor((budget - header.length) / (2 * contextLines + 1)) - 10),
+  );
 
   const output = [header];
   let used = header.length;
@@ -318,8 +374,10 @@ async function searchLines(source: ValueSource, request: ReadRequest, options: R
   let resumeIsCertain = false;
   let longLines = 0;
 
-  const formatContext = (line: ScannedLine): string => `${formatLineNumber(line.number)}-\t${clipLine(line.text, lineWidth)}`;
-  const fits = (lines: readonly string[]): boolean => used + lines.reduce((total, text) => total + 1 + text.length, 0) <= budget;
+  const formatContext = (line: ScannedLine): string =>
+    `${formatLineNumber(line.number)}-\t${clipLine(line.text, lineWidth)}`;
+  const fits = (lines: readonly string[]): boolean =>
+    used + lines.reduce((total, text) => total + 1 + text.length, 0) <= budget;
   const add = (lines: readonly string[]): void => {
     for (const text of lines) {
       output.push(text);
@@ -425,7 +483,11 @@ function fitMessage(text: string, maxChars: number): string {
  *   another session's), no content at that reference, or the store's failure.
  * Rejects only on a bug, never for what the model or the store did.
  */
-export async function readOffloaded(store: ContentStore, input: unknown, options: ResolvedReadOffloadedOptions): Promise<string> {
+export async function readOffloaded(
+  store: ContentStore,
+  input: unknown,
+  options: ResolvedReadOffloadedOptions,
+): Promise<string> {
   const request = parseInput(input, DEFAULT_READ_LIMIT, options.compilePattern);
   if (typeof request === 'string') return fitMessage(request, options.maxChars);
   const resolved = await resolveKey(store, request.ref, options.sessionId);
@@ -441,11 +503,16 @@ export async function readOffloaded(store: ContentStore, input: unknown, options
       chunkBytes: options.chunkBytes,
       checkpoints: options.lineIndex?.checkpointsOf(resolved.key, entry) ?? [],
     };
-    return request.pattern === undefined ? await readPage(source, request, options) : await searchLines(source, request, options);
+    return request.pattern === undefined
+      ? await readPage(source, request, options)
+      : await searchLines(source, request, options);
   } catch (error) {
     if (error instanceof ValueGone) return fitMessage(missing, options.maxChars);
     if (error instanceof StoreFailure) {
-      return fitMessage(`Could not read ${quoteReference(request.ref)}: ${describeError(error.error)}`, options.maxChars);
+      return fitMessage(
+        `Could not read ${quoteReference(request.ref)}: ${describeError(error.error)}`,
+        options.maxChars,
+      );
     }
     throw error;
   }

@@ -54,7 +54,12 @@ export function quoteReference(ref: string): string {
  */
 function isUnmistakableKey(key: string): boolean {
   const name = key.slice(key.lastIndexOf('/') + 1);
-  return name.startsWith('tool-result-') || ARCHIVE_FILE_NAME_PATTERN.test(name) || OFFLOAD_INDEX_NAME_PATTERN.test(name) || parseContentName(name) !== undefined;
+  return (
+    name.startsWith('tool-result-') ||
+    ARCHIVE_FILE_NAME_PATTERN.test(name) ||
+    OFFLOAD_INDEX_NAME_PATTERN.test(name) ||
+    parseContentName(name) !== undefined
+  );
 }
 
 /**
@@ -73,7 +78,11 @@ async function isOwnedKey(store: ContentStore, key: string): Promise<boolean> {
  * The key `ref` names in `store`, or the refusal to give the model. Only the package's marker
  * file may be looked at (see {@link isOwnedKey}); the content is not read.
  */
-export async function resolveKey(store: ContentStore, ref: string, sessionId: string | undefined): Promise<{ key: string } | { refusal: string }> {
+export async function resolveKey(
+  store: ContentStore,
+  ref: string,
+  sessionId: string | undefined,
+): Promise<{ key: string } | { refusal: string }> {
   let key: string | undefined;
   try {
     key = store.keyFor(ref);
@@ -88,13 +97,15 @@ export async function resolveKey(store: ContentStore, ref: string, sessionId: st
     };
   }
   if (sessionId !== undefined && !key.startsWith(`${sessionId}/`)) {
-    return { refusal: `Refused: ${quoteReference(ref)} belongs to another session; this tool reads only the content offloaded in session "${sessionId}".` };
+    return {
+      refusal: `Refused: ${quoteReference(ref)} belongs to another session; this tool reads only the content offloaded in session "${sessionId}".`,
+    };
   }
   if (!(await isOwnedKey(store, key))) {
     return {
       refusal:
         `Refused: ${quoteReference(ref)} is in a directory agent-context-offload did not create (it holds no ${STORE_MARKER_KEY} file), ` +
-        'so it may be anyone\'s file and is not read.',
+        "so it may be anyone's file and is not read.",
     };
   }
   return { key };

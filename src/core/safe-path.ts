@@ -50,7 +50,9 @@ export function assertDirectorySetting(label: string, value: unknown): string {
   const control = CONTROL_CHARACTER.exec(value);
   if (control !== null) {
     const code = control[0].charCodeAt(0).toString(16).padStart(4, '0');
-    throw new InvalidOptionError(`${label} must not contain control characters, got ${describeValue(value)} (U+${code} at index ${control.index})`);
+    throw new InvalidOptionError(
+      `${label} must not contain control characters, got ${describeValue(value)} (U+${code} at index ${control.index})`,
+    );
   }
   return value;
 }

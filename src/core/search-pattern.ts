@@ -72,7 +72,11 @@ export function compileSearchPattern(text: string, compile: CompilePattern): Sea
   const source = slashed === null ? text : slashed[1]!;
   const flags = slashed === null ? '' : slashed[2]!;
   try {
-    const compiled = compile(source, { ignoreCase: flags.includes('i'), multiline: flags.includes('m'), dotAll: flags.includes('s') });
+    const compiled = compile(source, {
+      ignoreCase: flags.includes('i'),
+      multiline: flags.includes('m'),
+      dotAll: flags.includes('s'),
+    });
     return { text, compiled };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
@@ -83,5 +87,7 @@ export function compileSearchPattern(text: string, compile: CompilePattern): Sea
 /** The pattern as a regular expression literal (`/error|warn/`), cut to {@link MAX_PATTERN_ECHO_CHARS}. */
 export function describePattern(pattern: string): string {
   const literal = SLASHED_PATTERN.test(pattern) ? pattern : `/${pattern}/`;
-  return literal.length <= MAX_PATTERN_ECHO_CHARS ? literal : `${literal.slice(0, findHeadEnd(literal, MAX_PATTERN_ECHO_CHARS - 1))}…`;
+  return literal.length <= MAX_PATTERN_ECHO_CHARS
+    ? literal
+    : `${literal.slice(0, findHeadEnd(literal, MAX_PATTERN_ECHO_CHARS - 1))}…`;
 }

@@ -98,7 +98,8 @@ export async function collectKeys(store: ContentStore, prefix: string): Promise<
 export function resolveByteRange(range: ByteRange | undefined): { offset: number; length: number | undefined } {
   const offset = range?.offset ?? 0;
   const length = range?.length;
-  if (!Number.isSafeInteger(offset) || offset < 0) throw new InvalidOptionError(`range.offset must be an integer >= 0, got ${describeValue(offset)}`);
+  if (!Number.isSafeInteger(offset) || offset < 0)
+    throw new InvalidOptionError(`range.offset must be an integer >= 0, got ${describeValue(offset)}`);
   if (length !== undefined && (!Number.isSafeInteger(length) || length < 0)) {
     throw new InvalidOptionError(`range.length must be an integer >= 0, got ${describeValue(length)}`);
   }

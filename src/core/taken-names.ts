@@ -29,7 +29,9 @@ export async function findTakenNames(store: ContentStore, names: NumberedNames):
   if (exists === undefined) return new Set(await collectKeys(store, names.listPrefix));
   const taken = new Set<string>();
   for (let first = 1; first <= names.maxNumber; first += EXISTS_ROUND) {
-    const keys = Array.from({ length: Math.min(EXISTS_ROUND, names.maxNumber - first + 1) }, (_, index) => names.keyFor(first + index));
+    const keys = Array.from({ length: Math.min(EXISTS_ROUND, names.maxNumber - first + 1) }, (_, index) =>
+      names.keyFor(first + index),
+    );
     const found = await Promise.all(keys.map((key) => exists.call(store, key)));
     keys.forEach((key, index) => {
       if (found[index]) taken.add(key);

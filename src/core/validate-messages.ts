@@ -33,7 +33,8 @@ const PATH_END_KEYS = 10;
 /** The path of `visit` from `root`; a path through very deep input keeps its ends and counts the middle. */
 function pathOf(visit: Visit, root: string): string {
   const keys: Array<string | number> = [];
-  for (let current: Visit | undefined = visit; current?.parent !== undefined; current = current.parent) keys.push(current.key);
+  for (let current: Visit | undefined = visit; current?.parent !== undefined; current = current.parent)
+    keys.push(current.key);
   const parts = keys.reverse().map(formatKey);
   if (parts.length <= 3 * PATH_END_KEYS) return root + parts.join('');
   const skipped = parts.length - 2 * PATH_END_KEYS;
@@ -64,7 +65,9 @@ export function assertJsonLike(value: unknown, path: string): void {
   if (isPlainlyClean(value, 1, { nodesLeft: QUICK_WALK_MAX_NODES })) return;
   const walked = new Set<object>();
   const onPath = new Set<object>();
-  const stack: Array<{ visit: Visit; leaving: boolean }> = [{ visit: { value, parent: undefined, key: '', depth: 1 }, leaving: false }];
+  const stack: Array<{ visit: Visit; leaving: boolean }> = [
+    { visit: { value, parent: undefined, key: '', depth: 1 }, leaving: false },
+  ];
   while (stack.length > 0) {
     const { visit, leaving } = stack.pop()!;
     if (leaving) {
@@ -74,7 +77,10 @@ export function assertJsonLike(value: unknown, path: string): void {
     }
     if (walked.has(visit.value)) continue;
     if (visit.depth > MAX_MESSAGE_DEPTH) {
-      throw new InvalidMessageError(pathOf(visit, path), `nested deeper than ${MAX_MESSAGE_DEPTH} levels of objects and arrays`);
+      throw new InvalidMessageError(
+        pathOf(visit, path),
+        `nested deeper than ${MAX_MESSAGE_DEPTH} levels of objects and arrays`,
+      );
     }
     onPath.add(visit.value);
     stack.push({ visit, leaving: true });
@@ -87,7 +93,8 @@ export function assertJsonLike(value: unknown, path: string): void {
         continue;
       }
       const childVisit: Visit = { value: child, parent: visit, key, depth: visit.depth + 1 };
-      if (onPath.has(child)) throw new InvalidMessageError(pathOf(childVisit, path), 'a cycle: the value contains itself');
+      if (onPath.has(child))
+        throw new InvalidMessageError(pathOf(childVisit, path), 'a cycle: the value contains itself');
       if (isWalked(child)) stack.push({ visit: childVisit, leaving: false });
     }
   }
@@ -109,7 +116,8 @@ function isPlainlyClean(value: object, depth: number, budget: { nodesLeft: numbe
   for (let index = 0; index < length; index += 1) {
     const child = keys === undefined ? (value as unknown[])[index] : fields[keys[index]!];
     if (typeof child === 'bigint') return false;
-    if (typeof child === 'object' && child !== null && isWalked(child) && !isPlainlyClean(child, depth + 1, budget)) return false;
+    if (typeof child === 'object' && child !== null && isWalked(child) && !isPlainlyClean(child, depth + 1, budget))
+      return false;
   }
   return true;
 }
@@ -133,14 +141,21 @@ export function assertMessage(message: unknown, path: string): asserts message i
   }
   const { role, content } = message as { role?: unknown; content?: unknown };
   if (typeof role !== 'string' || !ROLES.has(role)) {
-    throw new InvalidMessageError(`${path}.role`, `expected "system", "user" or "assistant", got ${describeValue(role)}`);
+    throw new InvalidMessageError(
+      `${path}.role`,
+      `expected "system", "user" or "assistant", got ${describeValue(role)}`,
+    );
   }
   if (typeof content !== 'string' && !Array.isArray(content)) {
-    throw new InvalidMessageError(`${path}.content`, `expected a string or an array of blocks, got ${describeValue(content)}`);
+    throw new InvalidMessageError(
+      `${path}.content`,
+      `expected a string or an array of blocks, got ${describeValue(content)}`,
+    );
   }
   // Before the block checks: they read fields, which a hostile depth or cycle must not reach.
   assertJsonLike(message, path);
-  if (Array.isArray(content)) content.forEach((block: unknown, index) => assertBlock(block, `${path}.content[${index}]`));
+  if (Array.isArray(content))
+    content.forEach((block: unknown, index) => assertBlock(block, `${path}.content[${index}]`));
 }
 
 function assertBlock(block: unknown, path: string): void {
@@ -153,12 +168,18 @@ function assertBlock(block: unknown, path: string): void {
   }
   if (fields.type === 'tool_result') {
     if (typeof fields.tool_use_id !== 'string') {
-      throw new InvalidMessageError(`${path}.tool_use_id`, `expected a string, got ${describeValue(fields.tool_use_id)}`);
+      throw new InvalidMessageError(
+        `${path}.tool_use_id`,
+        `expected a string, got ${describeValue(fields.tool_use_id)}`,
+      );
     }
     const content = fields.content;
     // The API allows a tool_result without content; it counts as an empty string.
     if (content !== undefined && typeof content !== 'string' && !Array.isArray(content)) {
-      throw new InvalidMessageError(`${path}.content`, `expected a string or an array of blocks, got ${describeValue(content)}`);
+      throw new InvalidMessageError(
+        `${path}.content`,
+        `expected a string or an array of blocks, got ${describeValue(content)}`,
+      );
     }
   } else if (fields.type === 'tool_use') {
     if (typeof fields.id !== 'string') {

@@ -3,7 +3,13 @@
  * shapes are written here structurally: this file imports no SDK.
  */
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../core/types.js';
-import { defineMessageFormat, type BuildContext, type FormatCodec, type ToolOutputChange, type TypedMessageFormat } from './define-format.js';
+import {
+  defineMessageFormat,
+  type BuildContext,
+  type FormatCodec,
+  type ToolOutputChange,
+  type TypedMessageFormat,
+} from './define-format.js';
 import {
   fieldsOf,
   invalidField,
@@ -42,7 +48,16 @@ interface ToolResultOutput {
 }
 
 const USER_PART_TYPES = new Set(['text', 'image', 'file']);
-const ASSISTANT_PART_TYPES = new Set(['text', 'file', 'reasoning', 'reasoning-file', 'custom', 'tool-call', 'tool-result', 'tool-approval-request']);
+const ASSISTANT_PART_TYPES = new Set([
+  'text',
+  'file',
+  'reasoning',
+  'reasoning-file',
+  'custom',
+  'tool-call',
+  'tool-result',
+  'tool-approval-request',
+]);
 const TOOL_PART_TYPES = new Set(['tool-result', 'tool-approval-response']);
 
 /** The text an `execution-denied` output stands for when it gives no reason (the AI SDK's own wording). */
@@ -61,16 +76,30 @@ function checkTextParts(parts: readonly Fields[], index: number, field: string):
 }
 
 /** The canonical content and error flag of a tool output. */
-function readOutput(output: unknown, index: number, field: string): { content: string | ContentBlock[]; isError: boolean } {
-  if (!isRecord(output) || typeof output.type !== 'string') throw invalidField(index, field, 'must be a tool output object with a type ("text", "json", "error-text", ...)', output);
+function readOutput(
+  output: unknown,
+  index: number,
+  field: string,
+): { content: string | ContentBlock[]; isError: boolean } {
+  if (!isRecord(output) || typeof output.type !== 'string')
+    throw invalidField(
+      index,
+      field,
+      'must be a tool output object with a type ("text", "json", "error-text", ...)',
+      output,
+    );
   switch (output.type) {
     case 'text':
     case 'error-text':
-      if (typeof output.value !== 'string') throw invalidField(index, `${field}.value`, 'must be a string', output.value);
+      if (typeof output.value !== 'string')
+        throw invalidField(index, `${field}.value`, 'must be a string', output.value);
       return { content: output.value, isError: output.type === 'error-text' };
     case 'json':
     case 'error-json':
-      return { content: stringifyMessageJson(output.value, `messages[${index}]${field}.value`), isError: output.type === 'error-json' };
+      return {
+        content: stringifyMessageJson(output.value, `messages[${index}]${field}.value`),
+        isError: output.type === 'error-json',
+      };
     case 'execution-denied':
       return { content: typeof output.reason === 'string' ? output.reason : DENIED_TEXT, isError: false };
     case 'content': {
@@ -101,7 +130,8 @@ function toCanonical(message: unknown, index: number): Message {
     case 'user':
     case 'assistant': {
       if (typeof content === 'string') return { role, content };
-      if (!Array.isArray(content)) throw invalidField(index, '.content', 'must be a string or an array of parts', content);
+      if (!Array.isArray(content))
+        throw invalidField(index, '.content', 'must be a string or an array of parts', content);
       const parts = requireParts(content, index, '.content');
       checkTextParts(parts, index, '.content');
       // A user message's parts are canonical blocks as they are (a text part is a text block).
@@ -145,7 +175,12 @@ function matches(message: unknown): boolean {
     case 'assistant':
       return typeof content === 'string' || arePartsOf(content, ASSISTANT_PART_TYPES);
     case 'tool':
-      return arePartsOf(content, TOOL_PART_TYPES) && (content as readonly Fields[]).every((part) => typeof part.toolCallId === 'string' || typeof part.approvalId === 'string');
+      return (
+        arePartsOf(content, TOOL_PART_TYPES) &&
+        (content as readonly Fields[]).every(
+          (part) => typeof part.toolCallId === 'string' || typeof part.approvalId === 'string',
+        )
+      );
     default:
       return false;
   }

@@ -10,8 +10,19 @@ const ROLES = new Set(['system', 'user', 'assistant']);
 
 /** Block types that only other formats use: a history holding one is not Anthropic-shaped. */
 const FOREIGN_BLOCK_TYPES = new Set([
-  'tool-call', 'tool-result', 'tool-approval-request', 'tool-approval-response', 'reasoning', 'file',
-  'image_url', 'input_audio', 'refusal', 'input_text', 'output_text', 'input_image', 'input_file',
+  'tool-call',
+  'tool-result',
+  'tool-approval-request',
+  'tool-approval-response',
+  'reasoning',
+  'file',
+  'image_url',
+  'input_audio',
+  'refusal',
+  'input_text',
+  'output_text',
+  'input_image',
+  'input_file',
 ]);
 
 /** Whether `message` has the Anthropic shape: a known role and string or array content. */
@@ -40,7 +51,8 @@ export const anthropic: TypedMessageFormat<Message> = Object.freeze({
     return messages.length > 0 && messages.every(isAnthropicMessage);
   },
   toCanonical(messages: readonly Message[]): Message[] {
-    for (let index = 0; index < messages.length; index += 1) assertCanonicalMessage(messages[index], index, 'an Anthropic message object');
+    for (let index = 0; index < messages.length; index += 1)
+      assertCanonicalMessage(messages[index], index, 'an Anthropic message object');
     return messages.slice();
   },
   fromCanonical<T extends Message = Message>(canonical: readonly Message[]): T[] {

@@ -107,17 +107,24 @@ export function defineMessageFormat<M>(codec: FormatCodec<M>): TypedMessageForma
       const output: M[] = [];
       const sameLength = original !== undefined && original.length === canonical.length;
       let toolNames: Map<string, string> | undefined;
-      const toolNameOf = (toolUseId: string): string | undefined => (toolNames ??= collectToolNames(canonical)).get(toolUseId);
+      const toolNameOf = (toolUseId: string): string | undefined =>
+        (toolNames ??= collectToolNames(canonical)).get(toolUseId);
       let sources: Map<Message, M> | undefined;
       for (let index = 0; index < canonical.length; index += 1) {
         const message = canonical[index]!;
         // The common case first: the message at the same index is the one this came from.
         const sameIndex = sameLength ? original[index] : undefined;
-        if (sameIndex !== undefined && typeof sameIndex === 'object' && sameIndex !== null && canonicalOf.get(sameIndex) === message) {
+        if (
+          sameIndex !== undefined &&
+          typeof sameIndex === 'object' &&
+          sameIndex !== null &&
+          canonicalOf.get(sameIndex) === message
+        ) {
           output.push(sameIndex);
           continue;
         }
-        const source = original === undefined ? undefined : (sources ??= collectSources(original, canonicalOf)).get(message);
+        const source =
+          original === undefined ? undefined : (sources ??= collectSources(original, canonicalOf)).get(message);
         if (source !== undefined) {
           output.push(source);
           continue;
@@ -157,7 +164,8 @@ function collectToolNames(canonical: readonly Message[]): Map<string, string> {
     if (!isRecord(message) || !Array.isArray(message.content)) continue;
     for (const block of message.content as readonly ContentBlock[]) {
       const fields = fieldsOf(block);
-      if (fields.type === 'tool_use' && typeof fields.id === 'string' && typeof fields.name === 'string') names.set(fields.id, fields.name);
+      if (fields.type === 'tool_use' && typeof fields.id === 'string' && typeof fields.name === 'string')
+        names.set(fields.id, fields.name);
     }
   }
   return names;
@@ -182,7 +190,11 @@ function diffToolOutputs(message: Message, previous: Message): ToolOutputChange[
     if (block === before) continue;
     const fields = fieldsOf(block);
     const beforeFields = fieldsOf(before);
-    if (fields.type === 'tool_result' && beforeFields.type === 'tool_result' && haveEqualFieldsBut(fields, beforeFields, TOOL_OUTPUT_FIELDS)) {
+    if (
+      fields.type === 'tool_result' &&
+      beforeFields.type === 'tool_result' &&
+      haveEqualFieldsBut(fields, beforeFields, TOOL_OUTPUT_FIELDS)
+    ) {
       if (!isDeepEqual(fields.content, beforeFields.content) || fields.is_error !== beforeFields.is_error) {
         changes.push({ blockIndex, block: block as ToolResultBlock });
       }

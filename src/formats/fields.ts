@@ -26,7 +26,11 @@ const CANONICAL_ROLES = new Set(['system', 'user', 'assistant']);
  * top level: a role of system, user or assistant, and string or array content. `what` names
  * the object expected (`a message object`).
  */
-export function assertCanonicalMessage(message: unknown, index: number, what = 'a message object'): asserts message is Message {
+export function assertCanonicalMessage(
+  message: unknown,
+  index: number,
+  what = 'a message object',
+): asserts message is Message {
   if (!isRecord(message)) throw invalidField(index, '', `must be ${what}`, message);
   if (typeof message.role !== 'string' || !CANONICAL_ROLES.has(message.role)) {
     throw invalidField(index, '.role', 'must be "system", "user" or "assistant"', message.role);
@@ -104,8 +108,14 @@ export function textBlock(text: string): TextBlock {
 }
 
 /** A canonical `tool_result` block; `is_error` only when set. */
-export function toolResultBlock(toolUseId: string, content: string | ContentBlock[], isError: boolean): ToolResultBlock {
-  return isError ? { type: 'tool_result', tool_use_id: toolUseId, content, is_error: true } : { type: 'tool_result', tool_use_id: toolUseId, content };
+export function toolResultBlock(
+  toolUseId: string,
+  content: string | ContentBlock[],
+  isError: boolean,
+): ToolResultBlock {
+  return isError
+    ? { type: 'tool_result', tool_use_id: toolUseId, content, is_error: true }
+    : { type: 'tool_result', tool_use_id: toolUseId, content };
 }
 
 /** The blocks of a canonical message's content, a string read as one text block. */

@@ -15,7 +15,12 @@ import { openaiResponses } from './openai-responses.js';
 export type { TypedMessageFormat } from './define-format.js';
 export type { AiSdkMessage, AiSdkPart } from './ai-sdk.js';
 export { createLangchainFormat } from './langchain.js';
-export type { LangChainMessage, LangChainMessageClass, LangChainMessageClasses, LangchainFormatOptions } from './langchain.js';
+export type {
+  LangChainMessage,
+  LangChainMessageClass,
+  LangChainMessageClasses,
+  LangchainFormatOptions,
+} from './langchain.js';
 export type { OpenAIAgentsContentPart, OpenAIAgentsItem } from './openai-agents.js';
 export type { OpenAIChatContentPart, OpenAIChatMessage, OpenAIChatToolCall } from './openai-chat.js';
 export type { OpenAIResponsesContentPart, OpenAIResponsesItem } from './openai-responses.js';
@@ -68,7 +73,9 @@ export function resolveFormat(format: FormatName | MessageFormat | undefined, fi
   if (found !== undefined) return found;
   // An unknown name is refused here too, with the list of names.
   if (typeof format !== 'object' || format === null) {
-    throw new InvalidOptionError(`${field} must be one of ${FORMAT_NAMES} or a format adapter, got ${describeValue(format)}`);
+    throw new InvalidOptionError(
+      `${field} must be one of ${FORMAT_NAMES} or a format adapter, got ${describeValue(format)}`,
+    );
   }
   for (const method of ['toCanonical', 'fromCanonical', 'detect'] as const) {
     if (typeof (format as unknown as Record<string, unknown>)[method] !== 'function') {

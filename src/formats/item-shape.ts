@@ -31,7 +31,8 @@ export interface ItemShape {
 export function readItemParts(parts: readonly unknown[], index: number, field: string): ContentBlock[] {
   return requireParts(parts, index, field).map((part, position) => {
     if (!TEXT_PART_TYPES.has(part.type as string)) return part as unknown as ContentBlock;
-    if (typeof part.text !== 'string') throw invalidField(index, `${field}[${position}].text`, 'must be a string', part.text);
+    if (typeof part.text !== 'string')
+      throw invalidField(index, `${field}[${position}].text`, 'must be a string', part.text);
     return textBlock(part.text);
   });
 }
@@ -39,7 +40,8 @@ export function readItemParts(parts: readonly unknown[], index: number, field: s
 /** The canonical message of a message item; a `developer` message is a system message. */
 export function readItemMessage(item: Fields, index: number, shape: ItemShape): Message {
   const { role, content } = item;
-  if (typeof role !== 'string' || !shape.roles.has(role)) throw invalidField(index, '.role', `must be ${shape.rolesText}`, role);
+  if (typeof role !== 'string' || !shape.roles.has(role))
+    throw invalidField(index, '.role', `must be ${shape.rolesText}`, role);
   const canonicalRole = role === 'developer' ? 'system' : (role as Message['role']);
   if (typeof content === 'string') return { role: canonicalRole, content };
   if (Array.isArray(content)) return { role: canonicalRole, content: readItemParts(content, index, '.content') };
@@ -53,7 +55,11 @@ export function matchesItem(message: unknown, shape: ItemShape): boolean {
   if (type === 'message' || ((type === undefined || type === null) && 'role' in message)) {
     if (typeof message.role !== 'string' || !shape.roles.has(message.role)) return false;
     const { content } = message;
-    return typeof content === 'string' || (Array.isArray(content) && content.every((part: unknown) => isRecord(part) && shape.partTypes.has(part.type as string)));
+    return (
+      typeof content === 'string' ||
+      (Array.isArray(content) &&
+        content.every((part: unknown) => isRecord(part) && shape.partTypes.has(part.type as string)))
+    );
   }
   if (type === shape.callTypes[0] || type === shape.callTypes[1]) return typeof message[shape.callIdField] === 'string';
   return typeof type === 'string' && shape.itemTypes.has(type);
@@ -75,7 +81,11 @@ export interface ItemBuilders<I> {
  * one message item. Thinking built fresh is dropped: reasoning goes back only as the opaque
  * items it came from.
  */
-export function buildItemsOfBlocks<I>(format: string, content: readonly ContentBlock[], builders: ItemBuilders<I>): I[] {
+export function buildItemsOfBlocks<I>(
+  format: string,
+  content: readonly ContentBlock[],
+  builders: ItemBuilders<I>,
+): I[] {
   const items: I[] = [];
   let run: ContentBlock[] = [];
   const flush = (): void => {

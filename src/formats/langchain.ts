@@ -6,8 +6,25 @@
  * messages built fresh come from the caller ({@link createLangchainFormat}) or from the history.
  */
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../core/types.js';
-import { defineMessageFormat, type BuildContext, type FormatCodec, type ToolOutputChange, type TypedMessageFormat } from './define-format.js';
-import { fieldsOf, invalidField, isRecord, requireParts, requireRecord, requireString, textBlock, toolResultBlock, toToolInput, type Fields } from './fields.js';
+import {
+  defineMessageFormat,
+  type BuildContext,
+  type FormatCodec,
+  type ToolOutputChange,
+  type TypedMessageFormat,
+} from './define-format.js';
+import {
+  fieldsOf,
+  invalidField,
+  isRecord,
+  requireParts,
+  requireRecord,
+  requireString,
+  textBlock,
+  toolResultBlock,
+  toToolInput,
+  type Fields,
+} from './fields.js';
 import { unwrapItem, wrapItem } from './opaque-items.js';
 
 /**
@@ -50,9 +67,18 @@ const KINDS = new Set(['human', 'ai', 'system', 'developer', 'tool', 'generic', 
 
 /** Serialized class name -> kind. */
 const CLASS_KINDS: Readonly<Record<string, string>> = {
-  HumanMessage: 'human', HumanMessageChunk: 'human', AIMessage: 'ai', AIMessageChunk: 'ai',
-  SystemMessage: 'system', SystemMessageChunk: 'system', ToolMessage: 'tool', ToolMessageChunk: 'tool',
-  ChatMessage: 'generic', ChatMessageChunk: 'generic', FunctionMessage: 'function', FunctionMessageChunk: 'function',
+  HumanMessage: 'human',
+  HumanMessageChunk: 'human',
+  AIMessage: 'ai',
+  AIMessageChunk: 'ai',
+  SystemMessage: 'system',
+  SystemMessageChunk: 'system',
+  ToolMessage: 'tool',
+  ToolMessageChunk: 'tool',
+  ChatMessage: 'generic',
+  ChatMessageChunk: 'generic',
+  FunctionMessage: 'function',
+  FunctionMessageChunk: 'function',
   RemoveMessage: 'remove',
 };
 
@@ -75,7 +101,12 @@ function read(message: Fields): Reading | undefined {
     const kind = typeof name === 'string' ? CLASS_KINDS[name] : undefined;
     return kind === undefined ? undefined : { kind, fields: message.kwargs, shape: 'serialized' };
   }
-  if (typeof message.type === 'string' && KINDS.has(message.type) && isRecord(message.data) && !('content' in message)) {
+  if (
+    typeof message.type === 'string' &&
+    KINDS.has(message.type) &&
+    isRecord(message.data) &&
+    !('content' in message)
+  ) {
     return { kind: message.type, fields: message.data, shape: 'stored' };
   }
   const getType = typeof message._getType === 'function' ? message._getType : message.getType;
@@ -83,7 +114,8 @@ function read(message: Fields): Reading | undefined {
     const kind: unknown = getType.call(message);
     return typeof kind === 'string' ? { kind, fields: message, shape: 'instance' } : undefined;
   }
-  if (typeof message.type === 'string' && KINDS.has(message.type)) return { kind: message.type, fields: message, shape: 'plain' };
+  if (typeof message.type === 'string' && KINDS.has(message.type))
+    return { kind: message.type, fields: message, shape: 'plain' };
   return undefined;
 }
 
@@ -93,7 +125,8 @@ function readContent(fields: Fields, index: number): string | ContentBlock[] {
   if (Array.isArray(content)) {
     const parts = requireParts(content, index, '.content');
     parts.forEach((part, position) => {
-      if (part.type === 'text' && typeof part.text !== 'string') throw invalidField(index, `.content[${position}].text`, 'must be a string', part.text);
+      if (part.type === 'text' && typeof part.text !== 'string')
+        throw invalidField(index, `.content[${position}].text`, 'must be a string', part.text);
     });
     // Shared, not copied: LangChain's text, tool_use and thinking parts are canonical blocks as they are.
     return parts as unknown as ContentBlock[];
@@ -104,17 +137,29 @@ function readContent(fields: Fields, index: number): string | ContentBlock[] {
 function readAssistant(fields: Fields, index: number): Message {
   const content = readContent(fields, index);
   const toolCalls = fields.tool_calls;
-  if (toolCalls === undefined || toolCalls === null || (Array.isArray(toolCalls) && toolCalls.length === 0)) return { role: 'assistant', content };
+  if (toolCalls === undefined || toolCalls === null || (Array.isArray(toolCalls) && toolCalls.length === 0))
+    return { role: 'assistant', content };
   if (!Array.isArray(toolCalls)) throw invalidField(index, '.tool_calls', 'must be an array', toolCalls);
-  const blocks: ContentBlock[] = typeof content === 'string' ? (content === '' ? [] : [textBlock(content)]) : content.slice();
+  const blocks: ContentBlock[] =
+    typeof content === 'string' ? (content === '' ? [] : [textBlock(content)]) : content.slice();
   // A provider's native tool_use parts (ChatAnthropic) already stand for some of the calls.
-  const present = new Set(blocks.map((block) => fieldsOf(block)).filter((block) => block.type === 'tool_use').map((block) => block.id));
+  const present = new Set(
+    blocks
+      .map((block) => fieldsOf(block))
+      .filter((block) => block.type === 'tool_use')
+      .map((block) => block.id),
+  );
   toolCalls.forEach((call: unknown, position) => {
     const field = `.tool_calls[${position}]`;
     if (!isRecord(call)) throw invalidField(index, field, 'must be a tool call object ({ id, name, args })', call);
     const id = requireString(call, 'id', index, field);
     if (present.has(id)) return;
-    const use: ToolUseBlock = { type: 'tool_use', id, name: requireString(call, 'name', index, field), input: toToolInput(call.args) };
+    const use: ToolUseBlock = {
+      type: 'tool_use',
+      id,
+      name: requireString(call, 'name', index, field),
+      input: toToolInput(call.args),
+    };
     blocks.push(use);
   });
   return { role: 'assistant', content: blocks };
@@ -123,7 +168,12 @@ function readAssistant(fields: Fields, index: number): Message {
 function toCanonical(message: unknown, index: number): Message {
   const reading = read(requireRecord(message, index, 'a LangChain message'));
   if (reading === undefined) {
-    throw invalidField(index, '', 'must be a LangChain message (a BaseMessage, its serialized form, or an object whose type is "human", "ai", "system", "tool", ...)', message);
+    throw invalidField(
+      index,
+      '',
+      'must be a LangChain message (a BaseMessage, its serialized form, or an object whose type is "human", "ai", "system", "tool", ...)',
+      message,
+    );
   }
   const { kind, fields } = reading;
   switch (kind) {
@@ -135,9 +185,23 @@ function toCanonical(message: unknown, index: number): Message {
     case 'ai':
       return readAssistant(fields, index);
     case 'tool':
-      return { role: 'user', content: [toolResultBlock(requireString(fields, 'tool_call_id', index), readContent(fields, index), fields.status === 'error')] };
+      return {
+        role: 'user',
+        content: [
+          toolResultBlock(
+            requireString(fields, 'tool_call_id', index),
+            readContent(fields, index),
+            fields.status === 'error',
+          ),
+        ],
+      };
     case 'generic': {
-      const role = fields.role === 'assistant' || fields.role === 'ai' ? 'assistant' : fields.role === 'system' ? 'system' : 'user';
+      const role =
+        fields.role === 'assistant' || fields.role === 'ai'
+          ? 'assistant'
+          : fields.role === 'system'
+            ? 'system'
+            : 'user';
       return { role, content: readContent(fields, index) };
     }
     default:
@@ -152,7 +216,8 @@ function matches(message: unknown): boolean {
 /** The fields of an instance as its class's constructor takes them. */
 function ownFields(message: Fields): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
-  for (const key of Object.keys(message)) if (!INTERNAL_FIELDS.has(key) && message[key] !== undefined) fields[key] = message[key];
+  for (const key of Object.keys(message))
+    if (!INTERNAL_FIELDS.has(key) && message[key] !== undefined) fields[key] = message[key];
   return fields;
 }
 
@@ -165,11 +230,16 @@ function toContent(content: string | readonly ContentBlock[]): string | ContentB
   if (typeof content === 'string') return content;
   return content.map((block) => {
     const fields = fieldsOf(block);
-    return fields.type === 'text' && typeof fields.text === 'string' && 'cache_control' in fields ? textBlock(fields.text) : block;
+    return fields.type === 'text' && typeof fields.text === 'string' && 'cache_control' in fields
+      ? textBlock(fields.text)
+      : block;
   });
 }
 
-function replaceToolOutputs(original: LangChainMessage, changes: readonly ToolOutputChange[]): LangChainMessage | undefined {
+function replaceToolOutputs(
+  original: LangChainMessage,
+  changes: readonly ToolOutputChange[],
+): LangChainMessage | undefined {
   const change = changes[0];
   const reading = read(original as Fields);
   if (change === undefined || reading?.kind !== 'tool') return undefined;
@@ -177,7 +247,10 @@ function replaceToolOutputs(original: LangChainMessage, changes: readonly ToolOu
   switch (reading.shape) {
     case 'instance':
       // The same class as the original, so the caller's agent state holds what it always holds.
-      return construct((original as { constructor: LangChainMessageClass }).constructor, { ...ownFields(reading.fields), content });
+      return construct((original as { constructor: LangChainMessageClass }).constructor, {
+        ...ownFields(reading.fields),
+        content,
+      });
     case 'serialized':
       return { ...original, kwargs: { ...reading.fields, content } } as LangChainMessage;
     case 'stored':
@@ -189,11 +262,20 @@ function replaceToolOutputs(original: LangChainMessage, changes: readonly ToolOu
 
 type ClassName = keyof LangChainMessageClasses;
 
-const KIND_OF_CLASS: Readonly<Record<ClassName, string>> = { HumanMessage: 'human', AIMessage: 'ai', SystemMessage: 'system', ToolMessage: 'tool' };
+const KIND_OF_CLASS: Readonly<Record<ClassName, string>> = {
+  HumanMessage: 'human',
+  AIMessage: 'ai',
+  SystemMessage: 'system',
+  ToolMessage: 'tool',
+};
 
 /** Builds messages of a kind: with the given class, a class borrowed from the history, or as a plain message-like. */
 function createBuilder(classes: LangChainMessageClasses | undefined) {
-  return (name: ClassName, fields: Record<string, unknown>, context: BuildContext<LangChainMessage>): LangChainMessage => {
+  return (
+    name: ClassName,
+    fields: Record<string, unknown>,
+    context: BuildContext<LangChainMessage>,
+  ): LangChainMessage => {
     const kind = KIND_OF_CLASS[name];
     const Class = classes?.[name] ?? findClass(kind, context.original);
     return Class === undefined ? { type: kind, ...fields } : construct(Class, fields);
@@ -204,7 +286,12 @@ function findClass(kind: string, original: readonly LangChainMessage[] | undefin
   for (const message of original ?? []) {
     if (!isRecord(message)) continue;
     const reading = read(message);
-    if (reading?.shape === 'instance' && reading.kind === kind && typeof message.constructor === 'function' && message.constructor !== Object) {
+    if (
+      reading?.shape === 'instance' &&
+      reading.kind === kind &&
+      typeof message.constructor === 'function' &&
+      message.constructor !== Object
+    ) {
       return message.constructor as LangChainMessageClass;
     }
   }
@@ -216,7 +303,8 @@ function createFromCanonical(classes: LangChainMessageClasses | undefined) {
   return (message: Message, context: BuildContext<LangChainMessage>): LangChainMessage[] => {
     const { role, content } = message;
     if (role === 'system') return [build('SystemMessage', { content: toContent(content) }, context)];
-    if (typeof content === 'string') return [build(role === 'user' ? 'HumanMessage' : 'AIMessage', { content }, context)];
+    if (typeof content === 'string')
+      return [build(role === 'user' ? 'HumanMessage' : 'AIMessage', { content }, context)];
     const messages: LangChainMessage[] = [];
     if (role === 'assistant') {
       const parts: ContentBlock[] = [];
@@ -231,7 +319,12 @@ function createFromCanonical(classes: LangChainMessageClasses | undefined) {
       }
       if (parts.length > 0 || toolCalls.length > 0) {
         const single = parts.length === 1 ? fieldsOf(parts[0]!) : undefined;
-        const text = parts.length === 0 ? '' : single?.type === 'text' && typeof single.text === 'string' ? single.text : undefined;
+        const text =
+          parts.length === 0
+            ? ''
+            : single?.type === 'text' && typeof single.text === 'string'
+              ? single.text
+              : undefined;
         const fields: Record<string, unknown> = { content: text ?? toContent(parts) };
         if (toolCalls.length > 0) fields.tool_calls = toolCalls;
         messages.unshift(build('AIMessage', fields, context));
@@ -245,7 +338,10 @@ function createFromCanonical(classes: LangChainMessageClasses | undefined) {
       if (item !== undefined) messages.push(item as LangChainMessage);
       else if (fieldsOf(block).type === 'tool_result') {
         const result = block as ToolResultBlock;
-        const fields: Record<string, unknown> = { content: toContent(result.content), tool_call_id: result.tool_use_id };
+        const fields: Record<string, unknown> = {
+          content: toContent(result.content),
+          tool_call_id: result.tool_use_id,
+        };
         const name = context.toolNameOf(result.tool_use_id);
         if (name !== undefined) fields.name = name;
         if (result.is_error === true) fields.status = 'error';

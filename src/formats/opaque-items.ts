@@ -21,5 +21,7 @@ export function wrapItem(format: string, kind: string, item: unknown): Message {
 /** The item held by `block` when it is an opaque block of `format`, else `undefined`. */
 export function unwrapItem(format: string, block: ContentBlock): unknown {
   const fields = fieldsOf(block);
-  return typeof fields.type === 'string' && fields.type.startsWith(`${format}:`) && 'item' in fields ? fields.item : undefined;
+  return typeof fields.type === 'string' && fields.type.startsWith(`${format}:`) && 'item' in fields
+    ? fields.item
+    : undefined;
 }

@@ -4,9 +4,25 @@
  * `status` and a structured `output`), hence an adapter of their own. This file imports no SDK.
  */
 import type { ContentBlock, Message, ToolUseBlock } from '../core/types.js';
-import { defineMessageFormat, type BuildContext, type FormatCodec, type ToolOutputChange, type TypedMessageFormat } from './define-format.js';
+import {
+  defineMessageFormat,
+  type BuildContext,
+  type FormatCodec,
+  type ToolOutputChange,
+  type TypedMessageFormat,
+} from './define-format.js';
 import { buildItemsOfBlocks, matchesItem, readItemMessage, readItemParts, type ItemShape } from './item-shape.js';
-import { fieldsOf, invalidField, isRecord, parseToolArguments, requireRecord, requireString, stringifyMessageJson, textOfToolContent, toolResultBlock } from './fields.js';
+import {
+  fieldsOf,
+  invalidField,
+  isRecord,
+  parseToolArguments,
+  requireRecord,
+  requireString,
+  stringifyMessageJson,
+  textOfToolContent,
+  toolResultBlock,
+} from './fields.js';
 import { wrapItem } from './opaque-items.js';
 
 /** A content part of an Agents SDK message or tool output: `input_text`, `output_text`, `input_image`, `text`, `image`, ... */
@@ -18,9 +34,19 @@ export type OpenAIAgentsContentPart = { type: string; [field: string]: unknown }
  * hosted and computer tool calls, ...), which is kept as it is.
  */
 export type OpenAIAgentsItem =
-  | { type?: 'message' | undefined; role: 'user' | 'assistant' | 'system'; content: string | readonly OpenAIAgentsContentPart[] }
+  | {
+      type?: 'message' | undefined;
+      role: 'user' | 'assistant' | 'system';
+      content: string | readonly OpenAIAgentsContentPart[];
+    }
   | { type: 'function_call'; callId: string; name: string; arguments: string }
-  | { type: 'function_call_result'; callId: string; name: string; status: string; output: string | OpenAIAgentsContentPart | readonly OpenAIAgentsContentPart[] }
+  | {
+      type: 'function_call_result';
+      callId: string;
+      name: string;
+      status: string;
+      output: string | OpenAIAgentsContentPart | readonly OpenAIAgentsContentPart[];
+    }
   | { type: string };
 
 const FORMAT = 'openai-agents';
@@ -30,14 +56,32 @@ const PART_TYPES = new Set(['input_text', 'output_text', 'input_image', 'input_f
 
 /** Item types of the Agents SDK other than messages, for detection. */
 const ITEM_TYPES = new Set([
-  'function_call', 'function_call_result', 'hosted_tool_call', 'computer_call', 'computer_call_result', 'shell_call',
-  'shell_call_output', 'apply_patch_call', 'apply_patch_call_output', 'reasoning', 'compaction', 'unknown',
-  'tool_search_call', 'tool_search_output', 'program', 'program_output',
+  'function_call',
+  'function_call_result',
+  'hosted_tool_call',
+  'computer_call',
+  'computer_call_result',
+  'shell_call',
+  'shell_call_output',
+  'apply_patch_call',
+  'apply_patch_call_output',
+  'reasoning',
+  'compaction',
+  'unknown',
+  'tool_search_call',
+  'tool_search_output',
+  'program',
+  'program_output',
 ]);
 
-const SHAPE: ItemShape = { roles: MESSAGE_ROLES, partTypes: PART_TYPES, itemTypes: ITEM_TYPES, callTypes: ['function_call', 'function_call_result'], callIdField: 'callId', rolesText: '"user", "assistant" or "system"' };
-
-
+const SHAPE: ItemShape = {
+  roles: MESSAGE_ROLES,
+  partTypes: PART_TYPES,
+  itemTypes: ITEM_TYPES,
+  callTypes: ['function_call', 'function_call_result'],
+  callIdField: 'callId',
+  rolesText: '"user", "assistant" or "system"',
+};
 
 function readOutput(output: unknown, index: number): string | ContentBlock[] {
   if (typeof output === 'string') return output;
@@ -53,7 +97,12 @@ function readOutput(output: unknown, index: number): string | ContentBlock[] {
     // Any other single structured output (an image, a file): one block, kept as it is.
     return [output as unknown as ContentBlock];
   }
-  throw invalidField(index, '.output', 'must be a string, an output object ({ type: "text", text }, ...) or an array of content parts', output);
+  throw invalidField(
+    index,
+    '.output',
+    'must be a string, an output object ({ type: "text", text }, ...) or an array of content parts',
+    output,
+  );
 }
 
 function toCanonical(message: unknown, index: number): Message {
@@ -70,10 +119,18 @@ function toCanonical(message: unknown, index: number): Message {
     return { role: 'assistant', content: [block] };
   }
   if (type === 'function_call_result') {
-    return { role: 'user', content: [toolResultBlock(requireString(item, 'callId', index), readOutput(item.output, index), false)] };
+    return {
+      role: 'user',
+      content: [toolResultBlock(requireString(item, 'callId', index), readOutput(item.output, index), false)],
+    };
   }
   if (typeof type === 'string') return wrapItem(FORMAT, type, item);
-  throw invalidField(index, '.type', 'must be an item type ("message", "function_call", "function_call_result", ...) or a message with a role', type);
+  throw invalidField(
+    index,
+    '.type',
+    'must be an item type ("message", "function_call", "function_call_result", ...) or a message with a role',
+    type,
+  );
 }
 
 function matches(message: unknown): boolean {
@@ -92,7 +149,10 @@ function toPart(block: ContentBlock, textType: 'input_text' | 'output_text'): Op
  * A tool output for canonical `content` in the shape of `previous` (the original output): text
  * stays a string, a single `{ type: 'text' }` output stays one, parts stay parts.
  */
-function toOutput(content: string | readonly ContentBlock[], previous: unknown): string | OpenAIAgentsContentPart | OpenAIAgentsContentPart[] {
+function toOutput(
+  content: string | readonly ContentBlock[],
+  previous: unknown,
+): string | OpenAIAgentsContentPart | OpenAIAgentsContentPart[] {
   if (typeof content === 'string') {
     if (!isRecord(previous) || previous.type !== 'text') return content;
     const part = { ...previous, type: 'text', text: content };
@@ -110,7 +170,12 @@ function assistantItem(parts: OpenAIAgentsContentPart[]): OpenAIAgentsItem {
 
 function buildItems(message: Message, context: BuildContext<OpenAIAgentsItem>): OpenAIAgentsItem[] {
   const { role, content } = message;
-  if (typeof content === 'string') return [role === 'assistant' ? assistantItem([{ type: 'output_text', text: content } as OpenAIAgentsContentPart]) : { role, content }];
+  if (typeof content === 'string')
+    return [
+      role === 'assistant'
+        ? assistantItem([{ type: 'output_text', text: content } as OpenAIAgentsContentPart])
+        : { role, content },
+    ];
   return buildItemsOfBlocks<OpenAIAgentsItem>(FORMAT, content, {
     message: (run) => {
       if (role === 'system') return { role, content: textOfToolContent(run) };
@@ -125,7 +190,13 @@ function buildItems(message: Message, context: BuildContext<OpenAIAgentsItem>): 
     }),
     result: (result) => {
       const name = context.toolNameOf(result.tool_use_id) ?? UNKNOWN_TOOL_NAME;
-      return { type: 'function_call_result', callId: result.tool_use_id, name, status: 'completed', output: toOutput(result.content, undefined) };
+      return {
+        type: 'function_call_result',
+        callId: result.tool_use_id,
+        name,
+        status: 'completed',
+        output: toOutput(result.content, undefined),
+      };
     },
   });
 }
@@ -133,14 +204,23 @@ function buildItems(message: Message, context: BuildContext<OpenAIAgentsItem>): 
 /** The `name` of a `function_call_result` built fresh whose call is not in the history. */
 const UNKNOWN_TOOL_NAME = 'unknown';
 
-function replaceToolOutputs(original: OpenAIAgentsItem, changes: readonly ToolOutputChange[]): OpenAIAgentsItem | undefined {
+function replaceToolOutputs(
+  original: OpenAIAgentsItem,
+  changes: readonly ToolOutputChange[],
+): OpenAIAgentsItem | undefined {
   const change = changes[0];
   if (original.type !== 'function_call_result' || change === undefined) return undefined;
   const result = original as Extract<OpenAIAgentsItem, { type: 'function_call_result' }>;
   return { ...result, output: toOutput(change.block.content, result.output) };
 }
 
-const codec: FormatCodec<OpenAIAgentsItem> = { name: FORMAT, matches, toCanonical, fromCanonical: buildItems, replaceToolOutputs };
+const codec: FormatCodec<OpenAIAgentsItem> = {
+  name: FORMAT,
+  matches,
+  toCanonical,
+  fromCanonical: buildItems,
+  replaceToolOutputs,
+};
 
 /**
  * OpenAI Agents SDK items (`AgentInputItem` of `@openai/agents`: what `run()` takes as input,

@@ -3,7 +3,13 @@
  * shape. The shapes are written here structurally: this file imports no SDK.
  */
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../core/types.js';
-import { defineMessageFormat, type BuildContext, type FormatCodec, type ToolOutputChange, type TypedMessageFormat } from './define-format.js';
+import {
+  defineMessageFormat,
+  type BuildContext,
+  type FormatCodec,
+  type ToolOutputChange,
+  type TypedMessageFormat,
+} from './define-format.js';
 import {
   fieldsOf,
   invalidField,
@@ -36,7 +42,11 @@ export type OpenAIChatToolCall =
 export type OpenAIChatMessage =
   | { role: 'system' | 'developer'; content: string | readonly OpenAIChatContentPart[] }
   | { role: 'user'; content: string | readonly OpenAIChatContentPart[] }
-  | { role: 'assistant'; content?: string | readonly OpenAIChatContentPart[] | null | undefined; tool_calls?: readonly OpenAIChatToolCall[] | undefined }
+  | {
+      role: 'assistant';
+      content?: string | readonly OpenAIChatContentPart[] | null | undefined;
+      tool_calls?: readonly OpenAIChatToolCall[] | undefined;
+    }
   | { role: 'tool'; content: string | readonly OpenAIChatContentPart[]; tool_call_id: string }
   | { role: 'function'; content: string | null; name: string };
 
@@ -52,7 +62,8 @@ function readParts(parts: readonly unknown[], index: number, field: string): Con
   const checked = requireParts(parts, index, field);
   for (let part = 0; part < checked.length; part += 1) {
     const fields = checked[part]!;
-    if (fields.type === 'text' && typeof fields.text !== 'string') throw invalidField(index, `${field}[${part}].text`, 'must be a string', fields.text);
+    if (fields.type === 'text' && typeof fields.text !== 'string')
+      throw invalidField(index, `${field}[${part}].text`, 'must be a string', fields.text);
   }
   // Shared, not copied: nothing in the package changes a block in place.
   return checked as unknown as ContentBlock[];
@@ -82,7 +93,8 @@ function readAssistant(message: Fields, index: number): Message {
   let blocks: ContentBlock[];
   if (content === null || content === undefined) blocks = [];
   else if (typeof content === 'string') {
-    if (toolCalls === undefined || (Array.isArray(toolCalls) && toolCalls.length === 0)) return { role: 'assistant', content };
+    if (toolCalls === undefined || (Array.isArray(toolCalls) && toolCalls.length === 0))
+      return { role: 'assistant', content };
     blocks = content === '' ? [] : [textBlock(content)];
   } else if (Array.isArray(content)) {
     blocks = readParts(content, index, '.content');
@@ -107,11 +119,19 @@ function toCanonical(message: unknown, index: number): Message {
     case 'assistant':
       return readAssistant(fields, index);
     case 'tool':
-      return { role: 'user', content: [toolResultBlock(requireString(fields, 'tool_call_id', index), readContent(fields, index), false)] };
+      return {
+        role: 'user',
+        content: [toolResultBlock(requireString(fields, 'tool_call_id', index), readContent(fields, index), false)],
+      };
     case 'function':
       return { role: 'user', content: [{ type: FUNCTION_MESSAGE_BLOCK, message: fields }] };
     default:
-      throw invalidField(index, '.role', 'must be "system", "developer", "user", "assistant", "tool" or "function"', fields.role);
+      throw invalidField(
+        index,
+        '.role',
+        'must be "system", "developer", "user", "assistant", "tool" or "function"',
+        fields.role,
+      );
   }
 }
 
@@ -129,8 +149,12 @@ function matches(message: unknown): boolean {
     case 'user':
       return arePartsChat(message.content);
     case 'assistant':
-      return (message.content === null || message.content === undefined || arePartsChat(message.content)) &&
-        (message.tool_calls === undefined || (Array.isArray(message.tool_calls) && message.tool_calls.every((call: unknown) => isRecord(call) && typeof call.id === 'string')));
+      return (
+        (message.content === null || message.content === undefined || arePartsChat(message.content)) &&
+        (message.tool_calls === undefined ||
+          (Array.isArray(message.tool_calls) &&
+            message.tool_calls.every((call: unknown) => isRecord(call) && typeof call.id === 'string')))
+      );
     case 'tool':
       return typeof message.tool_call_id === 'string' && arePartsChat(message.content);
     case 'function':
@@ -189,19 +213,30 @@ function buildUser(blocks: readonly ContentBlock[]): OpenAIChatMessage[] {
 
 function fromCanonical(message: Message, context: BuildContext<OpenAIChatMessage>): OpenAIChatMessage[] {
   const { role, content } = message;
-  if (role === 'assistant') return [buildAssistant(typeof content === 'string' ? [textBlock(content)] : content, context.index)];
+  if (role === 'assistant')
+    return [buildAssistant(typeof content === 'string' ? [textBlock(content)] : content, context.index)];
   if (typeof content === 'string') return [{ role, content }];
   if (role === 'system') return [{ role: 'system', content: content.map(toPart) }];
   return buildUser(content);
 }
 
-function replaceToolOutputs(original: OpenAIChatMessage, changes: readonly ToolOutputChange[], _context: BuildContext<OpenAIChatMessage>): OpenAIChatMessage | undefined {
+function replaceToolOutputs(
+  original: OpenAIChatMessage,
+  changes: readonly ToolOutputChange[],
+  _context: BuildContext<OpenAIChatMessage>,
+): OpenAIChatMessage | undefined {
   const change = changes[0];
   if (original.role !== 'tool' || change === undefined) return undefined;
   return { ...original, content: toToolContent(change.block.content) };
 }
 
-const codec: FormatCodec<OpenAIChatMessage> = { name: 'openai-chat', matches, toCanonical, fromCanonical, replaceToolOutputs };
+const codec: FormatCodec<OpenAIChatMessage> = {
+  name: 'openai-chat',
+  matches,
+  toCanonical,
+  fromCanonical,
+  replaceToolOutputs,
+};
 
 /**
  * OpenAI Chat Completions messages (`ChatCompletionMessageParam`, openai 4 to 6).

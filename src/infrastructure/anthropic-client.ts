@@ -6,7 +6,13 @@
 import { DEFAULT_SUMMARY_MODEL } from '../core/defaults.js';
 import type { ConversationSummaryRequest, LlmClient, LlmSummarizeOptions, LlmUsage } from '../core/ports.js';
 import type { Message } from '../core/types.js';
-import { checkClientOptions, resolveReplyMaxTokens, resolveSdkClient, sendRequest, type SdkImporter } from './llm-client-support.js';
+import {
+  checkClientOptions,
+  resolveReplyMaxTokens,
+  resolveSdkClient,
+  sendRequest,
+  type SdkImporter,
+} from './llm-client-support.js';
 
 /** Request options the client passes to the SDK (its second argument). */
 export interface AnthropicRequestOptionsLike {
@@ -93,7 +99,10 @@ export interface AnthropicLike {
     /** `POST /v1/messages`. */
     create(body: AnthropicCreateBodyLike, options?: AnthropicRequestOptionsLike): PromiseLike<AnthropicMessageLike>;
     /** `POST /v1/messages/count_tokens`; needed only by {@link AnthropicLlmClient.countTokens}. */
-    countTokens?(body: AnthropicCountTokensBodyLike, options?: AnthropicRequestOptionsLike): PromiseLike<{ input_tokens: number }>;
+    countTokens?(
+      body: AnthropicCountTokensBodyLike,
+      options?: AnthropicRequestOptionsLike,
+    ): PromiseLike<{ input_tokens: number }>;
   };
 }
 
@@ -201,33 +210,55 @@ const PACKAGE_NAME = '@anthropic-ai/sdk';
  * const result = await compactMessages(messages, { llmClient });
  * ```
  */
-export async function createAnthropicLlmClient(options: CreateAnthropicLlmClientOptions = {}): Promise<AnthropicLlmClient> {
+export async function createAnthropicLlmClient(
+  options: CreateAnthropicLlmClientOptions = {},
+): Promise<AnthropicLlmClient> {
   checkClientOptions(options);
   const client = await resolveSdkClient(options, SDK);
   const send = async (body: AnthropicCreateBodyLike, requestOptions: LlmSummarizeOptions): Promise<string> => {
-    const reply = await sendRequest((sdkOptions) => client.messages.create(body, sdkOptions), requestOptions, toLlmUsage);
+    const reply = await sendRequest(
+      (sdkOptions) => client.messages.create(body, sdkOptions),
+      requestOptions,
+      toLlmUsage,
+    );
     return joinTextBlocks(reply.content);
   };
   return {
     defaultModel: options.model ?? DEFAULT_SUMMARY_MODEL,
     summarize(prompt: string, model: string, summarizeOptions: LlmSummarizeOptions = {}): Promise<string> {
-      return send({ model, max_tokens: resolveReplyMaxTokens(summarizeOptions), messages: [{ role: 'user', content: prompt }] }, summarizeOptions);
+      return send(
+        { model, max_tokens: resolveReplyMaxTokens(summarizeOptions), messages: [{ role: 'user', content: prompt }] },
+        summarizeOptions,
+      );
     },
-    summarizeConversation(request: ConversationSummaryRequest, summarizeOptions: LlmSummarizeOptions = {}): Promise<string> {
+    summarizeConversation(
+      request: ConversationSummaryRequest,
+      summarizeOptions: LlmSummarizeOptions = {},
+    ): Promise<string> {
       return send(toConversationBody(request, resolveReplyMaxTokens(summarizeOptions)), summarizeOptions);
     },
-    async countTokens(messages: readonly Message[], model: string, countOptions: AnthropicCountTokensOptions = {}): Promise<number> {
+    async countTokens(
+      messages: readonly Message[],
+      model: string,
+      countOptions: AnthropicCountTokensOptions = {},
+    ): Promise<number> {
       const countTokens = client.messages.countTokens;
       if (typeof countTokens !== 'function') {
         throw new TypeError('countTokens needs a client with messages.countTokens (an Anthropic SDK client)');
       }
       const body = toCountTokensBody(messages, model);
-      return (await sendRequest((sdkOptions) => countTokens.call(client.messages, body, sdkOptions), countOptions)).input_tokens;
+      return (await sendRequest((sdkOptions) => countTokens.call(client.messages, body, sdkOptions), countOptions))
+        .input_tokens;
     },
   };
 }
 
-const SDK = { packageName: PACKAGE_NAME, className: 'Anthropic', importer: () => import('@anthropic-ai/sdk'), purpose: 'The Anthropic LLM client' };
+const SDK = {
+  packageName: PACKAGE_NAME,
+  className: 'Anthropic',
+  importer: () => import('@anthropic-ai/sdk'),
+  purpose: 'The Anthropic LLM client',
+};
 
 function joinTextBlocks(content: AnthropicMessageLike['content'] | undefined): string {
   if (!Array.isArray(content)) return '';
@@ -256,7 +287,10 @@ function toConversationBody(request: ConversationSummaryRequest, maxTokens: numb
   if (tools !== undefined) body.tools = [...tools];
   if (toolChoice !== undefined) body.tool_choice = toolChoice;
   if (thinking !== undefined) body.thinking = thinking;
-  const params: AnthropicMessageParamLike[] = messages.map((message) => ({ role: message.role as 'user' | 'assistant', content: message.content }));
+  const params: AnthropicMessageParamLike[] = messages.map((message) => ({
+    role: message.role as 'user' | 'assistant',
+    content: message.content,
+  }));
   const last = params.at(-1);
   if (last !== undefined) params[params.length - 1] = withCacheBreakpoint(last);
   body.messages = [...params, { role: 'user', content: instruction }];
@@ -306,7 +340,11 @@ function toCountTokensBody(messages: readonly Message[], model: string): Anthrop
 
 function textOf(blocks: readonly unknown[]): string {
   return blocks
-    .map((block) => (typeof block === 'object' && block !== null && (block as { type?: unknown }).type === 'text' ? String((block as { text?: unknown }).text ?? '') : ''))
+    .map((block) =>
+      typeof block === 'object' && block !== null && (block as { type?: unknown }).type === 'text'
+        ? String((block as { text?: unknown }).text ?? '')
+        : '',
+    )
     .filter((text) => text !== '')
     .join('\n');
 }

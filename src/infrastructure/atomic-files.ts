@@ -158,7 +158,8 @@ export async function openRegularFileOrFail(filePath: string): Promise<OpenedFil
   }
   try {
     const info = await handle.stat();
-    if (info.isFile()) return { handle, size: info.size, modifiedAt: info.mtime, identity: { dev: info.dev, ino: info.ino } };
+    if (info.isFile())
+      return { handle, size: info.size, modifiedAt: info.mtime, identity: { dev: info.dev, ino: info.ino } };
   } catch (error) {
     await handle.close().catch(() => undefined);
     throw error;
@@ -225,9 +226,16 @@ export async function holdsSameBytes(filePath: string, writtenPath: string): Pro
     handles.push(written);
     const existingChunk = Buffer.alloc(COMPARE_CHUNK_BYTES);
     const writtenChunk = Buffer.alloc(COMPARE_CHUNK_BYTES);
-    for (let position = 0; ; ) {
-      const [existingBytes, writtenBytes] = await Promise.all([readChunk(existing, existingChunk, position), readChunk(written, writtenChunk, position)]);
-      if (existingBytes !== writtenBytes || !existingChunk.subarray(0, existingBytes).equals(writtenChunk.subarray(0, writtenBytes))) return false;
+    for (let position = 0; ;) {
+      const [existingBytes, writtenBytes] = await Promise.all([
+        readChunk(existing, existingChunk, position),
+        readChunk(written, writtenChunk, position),
+      ]);
+      if (
+        existingBytes !== writtenBytes ||
+        !existingChunk.subarray(0, existingBytes).equals(writtenChunk.subarray(0, writtenBytes))
+      )
+        return false;
       if (existingBytes < COMPARE_CHUNK_BYTES) return true;
       position += existingBytes;
     }
@@ -277,21 +285,30 @@ export async function createExclusiveFromParts(filePath: string, parts: Iterable
  * Gives the written temp file the name `filePath` unless a file has it (then asks
  * `holdsSameContent` whether that file serves as is), and removes the temp file in every case.
  */
-async function publishExclusive(tempPath: string, filePath: string, holdsSameContent: () => Promise<boolean>): Promise<PutOutcome> {
+async function publishExclusive(
+  tempPath: string,
+  filePath: string,
+  holdsSameContent: () => Promise<boolean>,
+): Promise<PutOutcome> {
   try {
     await link(tempPath, filePath);
     return 'created';
   } catch (error) {
     const code = errorCode(error);
     if (code === 'EEXIST') return (await holdsSameContent()) ? 'identical' : 'exists';
-    if (code !== undefined && NO_HARD_LINK_CODES.has(code)) return await copyExclusive(tempPath, filePath, holdsSameContent);
+    if (code !== undefined && NO_HARD_LINK_CODES.has(code))
+      return await copyExclusive(tempPath, filePath, holdsSameContent);
     throw wrapWriteError('write', filePath, error);
   } finally {
     await removeQuietly(tempPath);
   }
 }
 
-async function copyExclusive(tempPath: string, filePath: string, holdsSameContent: () => Promise<boolean>): Promise<PutOutcome> {
+async function copyExclusive(
+  tempPath: string,
+  filePath: string,
+  holdsSameContent: () => Promise<boolean>,
+): Promise<PutOutcome> {
   try {
     await copyFile(tempPath, filePath, constants.COPYFILE_EXCL);
     return 'created';

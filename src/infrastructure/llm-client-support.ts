@@ -4,7 +4,13 @@
  */
 import { computeSummaryMaxTokens } from '../core/compact/summarize-with-llm.js';
 import { DEFAULT_SUMMARY_MAX_WORDS } from '../core/defaults.js';
-import { describeValue, importOptionalPeer, InvalidOptionError, MissingDependencyError, type SdkImporter } from '../core/errors.js';
+import {
+  describeValue,
+  importOptionalPeer,
+  InvalidOptionError,
+  MissingDependencyError,
+  type SdkImporter,
+} from '../core/errors.js';
 import type { LlmSummarizeOptions, LlmUsage } from '../core/ports.js';
 
 export type { SdkImporter };
@@ -15,12 +21,15 @@ export interface RetryAfterError extends Error {
   retryAfterMs: number;
 }
 
-
 /**
  * The SDK's client class from its module: the default export (ESM), the named export, or the
  * module itself (CommonJS interop).
  */
-export function pickSdkConstructor<T>(sdkModule: unknown, namedExport: string, packageName: string): new (options: Record<string, unknown>) => T {
+export function pickSdkConstructor<T>(
+  sdkModule: unknown,
+  namedExport: string,
+  packageName: string,
+): new (options: Record<string, unknown>) => T {
   const candidates = [
     (sdkModule as { default?: unknown } | null)?.default,
     (sdkModule as Record<string, unknown> | null)?.[namedExport],
@@ -28,7 +37,9 @@ export function pickSdkConstructor<T>(sdkModule: unknown, namedExport: string, p
   ];
   const found = candidates.find((candidate) => typeof candidate === 'function');
   if (found === undefined) {
-    throw new MissingDependencyError(`${packageName} was loaded but exports no ${namedExport} client class; install a supported version: \`npm install ${packageName}\``);
+    throw new MissingDependencyError(
+      `${packageName} was loaded but exports no ${namedExport} client class; install a supported version: \`npm install ${packageName}\``,
+    );
   }
   return found as new (options: Record<string, unknown>) => T;
 }
@@ -88,7 +99,12 @@ function checkModel(value: unknown): void {
 }
 
 /** Rejects settings for a client we would construct when the caller passed their own client. */
-function checkNoSettingsWithClient(options: { client?: unknown; apiKey?: unknown; baseURL?: unknown; maxRetries?: unknown }): void {
+function checkNoSettingsWithClient(options: {
+  client?: unknown;
+  apiKey?: unknown;
+  baseURL?: unknown;
+  maxRetries?: unknown;
+}): void {
   if (options.client === undefined) return;
   const given = (['apiKey', 'baseURL', 'maxRetries'] as const).filter((name) => options[name] !== undefined);
   if (given.length > 0) {
@@ -138,7 +154,8 @@ export async function sendRequest<R extends object>(
     throw toClientError(error, signal);
   }
   const usage = (reply as { usage?: unknown }).usage;
-  if (onUsage !== undefined && toUsage !== undefined && typeof usage === 'object' && usage !== null) onUsage(toUsage(usage as UsageOf<R>));
+  if (onUsage !== undefined && toUsage !== undefined && typeof usage === 'object' && usage !== null)
+    onUsage(toUsage(usage as UsageOf<R>));
   return reply;
 }
 
@@ -185,7 +202,12 @@ export function toClientError(error: unknown, signal: AbortSignal | undefined): 
   const retryAfterMs = readRetryAfterMs((error as { headers?: unknown }).headers);
   if (retryAfterMs === undefined) return error;
   try {
-    Object.defineProperty(error, 'retryAfterMs', { value: retryAfterMs, enumerable: true, configurable: true, writable: true });
+    Object.defineProperty(error, 'retryAfterMs', {
+      value: retryAfterMs,
+      enumerable: true,
+      configurable: true,
+      writable: true,
+    });
     return error;
   } catch {
     const message = error instanceof Error ? error.message : String(error);

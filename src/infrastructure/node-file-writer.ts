@@ -30,7 +30,8 @@ export { DIRECTORY_MODE, FILE_MODE } from './atomic-files.js';
 async function ensureDir(dirPath: string): Promise<void> {
   try {
     // `mkdir` answers a path only when it created something, and then `dirPath` is among it
-    if ((await mkdir(dirPath, { recursive: true, mode: DIRECTORY_MODE })) !== undefined) await markCreatedDirectory(dirPath);
+    if ((await mkdir(dirPath, { recursive: true, mode: DIRECTORY_MODE })) !== undefined)
+      await markCreatedDirectory(dirPath);
   } catch (error) {
     throw error instanceof WriteFailedError ? error : wrapWriteError('create directory', dirPath, error);
   }
@@ -75,14 +76,18 @@ export class NodeFileWriter implements FileWriter {
    * Creates a file (mode 0600) only if no file has that path: `'created'`, or `'identical'` when
    * the file there holds exactly this content, or `'exists'` when it holds other content.
    */
-  readonly createExclusive: (filePath: string, content: string) => Promise<'created' | 'identical' | 'exists'> = createExclusive;
+  readonly createExclusive: (filePath: string, content: string) => Promise<'created' | 'identical' | 'exists'> =
+    createExclusive;
   /**
    * {@link NodeFileWriter.createExclusive} with the content as the parts joined: they are
    * encoded and written to the temp file in batches of about 64 KB, so the whole text is never
    * in memory, and a file already at the target is compared with the written one chunk by chunk
    * (sizes first). An error thrown by `parts` rejects as `WriteFailedError` with it as `cause`.
    */
-  readonly createExclusiveFromParts: (filePath: string, parts: Iterable<string>) => Promise<'created' | 'identical' | 'exists'> = createExclusiveFromParts;
+  readonly createExclusiveFromParts: (
+    filePath: string,
+    parts: Iterable<string>,
+  ) => Promise<'created' | 'identical' | 'exists'> = createExclusiveFromParts;
   /** Lists the names in a directory; `[]` when it does not exist. */
   readonly listDir: (dirPath: string) => Promise<string[]> = listDir;
   /** Whether a regular file (never a symlink) at that path holds exactly this content; sizes first. */

@@ -6,7 +6,13 @@
  */
 import { describeValue, InvalidOptionError } from '../core/errors.js';
 import type { LlmClient, LlmSummarizeOptions, LlmUsage } from '../core/ports.js';
-import { checkClientOptions, resolveReplyMaxTokens, resolveSdkClient, sendRequest, type SdkImporter } from './llm-client-support.js';
+import {
+  checkClientOptions,
+  resolveReplyMaxTokens,
+  resolveSdkClient,
+  sendRequest,
+  type SdkImporter,
+} from './llm-client-support.js';
 
 /** Request options the client passes to the SDK (its second argument). */
 export interface OpenAIRequestOptionsLike {
@@ -150,7 +156,9 @@ export async function createOpenAILlmClient(options: CreateOpenAILlmClientOption
   checkClientOptions(options);
   const parameter = options.maxTokensParameter ?? 'max_tokens';
   if (parameter !== 'max_tokens' && parameter !== 'max_completion_tokens') {
-    throw new InvalidOptionError(`maxTokensParameter must be "max_tokens" or "max_completion_tokens", got ${describeValue(parameter)}`);
+    throw new InvalidOptionError(
+      `maxTokensParameter must be "max_tokens" or "max_completion_tokens", got ${describeValue(parameter)}`,
+    );
   }
   const client = await resolveSdkClient(options, SDK);
   return {
@@ -158,7 +166,11 @@ export async function createOpenAILlmClient(options: CreateOpenAILlmClientOption
     async summarize(prompt: string, model: string, summarizeOptions: LlmSummarizeOptions = {}): Promise<string> {
       const body: OpenAIChatCreateBodyLike = { model, messages: [{ role: 'user', content: prompt }] };
       body[parameter] = resolveReplyMaxTokens(summarizeOptions);
-      const completion = await sendRequest((sdkOptions) => client.chat.completions.create(body, sdkOptions), summarizeOptions, toLlmUsage);
+      const completion = await sendRequest(
+        (sdkOptions) => client.chat.completions.create(body, sdkOptions),
+        summarizeOptions,
+        toLlmUsage,
+      );
       return readContent(completion.choices?.[0]?.message?.content);
     },
   };
@@ -176,13 +188,22 @@ function toLlmUsage(usage: OpenAIUsageLike): LlmUsage {
   };
 }
 
-const SDK = { packageName: PACKAGE_NAME, className: 'OpenAI', importer: () => import('openai'), purpose: 'The OpenAI LLM client' };
+const SDK = {
+  packageName: PACKAGE_NAME,
+  className: 'OpenAI',
+  importer: () => import('openai'),
+  purpose: 'The OpenAI LLM client',
+};
 
 /** A message's content: a string, or (some compatible servers) a list of text parts. */
 function readContent(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
-    .map((part: unknown) => (typeof part === 'object' && part !== null && typeof (part as { text?: unknown }).text === 'string' ? (part as { text: string }).text : ''))
+    .map((part: unknown) =>
+      typeof part === 'object' && part !== null && typeof (part as { text?: unknown }).text === 'string'
+        ? (part as { text: string }).text
+        : '',
+    )
     .join('');
 }

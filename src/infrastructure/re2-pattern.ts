@@ -11,7 +11,9 @@ import type { CompilePattern } from '../core/search-pattern.js';
 export const compileRe2Pattern: CompilePattern = (source, flags) => {
   const regex = RE2JS.compile(
     source,
-    (flags.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) | (flags.multiline ? RE2JS.MULTILINE : 0) | (flags.dotAll ? RE2JS.DOTALL : 0),
+    (flags.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) |
+      (flags.multiline ? RE2JS.MULTILINE : 0) |
+      (flags.dotAll ? RE2JS.DOTALL : 0),
   );
   return {
     // test() runs on RE2's lazy DFA; find() needs positions, which the slower NFA gives

@@ -24,19 +24,27 @@ export type IntegrationContextManager = Pick<ContextManager<unknown>, 'prepare' 
  * `prepare` and `offloadOutput` functions; `format` is the format the hint tells the caller to
  * create it with.
  */
-export function assertContextManager(manager: unknown, format: string, field = 'manager'): asserts manager is IntegrationContextManager {
+export function assertContextManager(
+  manager: unknown,
+  format: string,
+  field = 'manager',
+): asserts manager is IntegrationContextManager {
   const hint = `${field} must be a context manager (createContextManager({ format: '${format}', ... }))`;
-  if (typeof manager !== 'object' || manager === null) throw new InvalidOptionError(`${hint}, got ${describeValue(manager)}`);
+  if (typeof manager !== 'object' || manager === null)
+    throw new InvalidOptionError(`${hint}, got ${describeValue(manager)}`);
   for (const method of ['prepare', 'offloadOutput'] as const) {
     const value = (manager as Record<string, unknown>)[method];
-    if (typeof value !== 'function') throw new InvalidOptionError(`${hint}, got an object whose ${method} is ${describeValue(value)}`);
+    if (typeof value !== 'function')
+      throw new InvalidOptionError(`${hint}, got an object whose ${method} is ${describeValue(value)}`);
   }
 }
 
 function isReadOffloadedTool(value: unknown): value is ReadOffloadedTool {
   if (typeof value !== 'object' || value === null) return false;
   const fields = value as Record<string, unknown>;
-  return typeof fields.execute === 'function' && typeof fields.name === 'string' && typeof fields.inputSchema === 'object';
+  return (
+    typeof fields.execute === 'function' && typeof fields.name === 'string' && typeof fields.inputSchema === 'object'
+  );
 }
 
 /**
@@ -45,7 +53,9 @@ function isReadOffloadedTool(value: unknown): value is ReadOffloadedTool {
  * @throws {InvalidOptionError} when `source` is neither a read tool nor a manager that has one.
  */
 export function resolveReadTool(source: unknown): ReadOffloadedTool {
-  const readTool = isReadOffloadedTool(source) ? source : (source as IntegrationContextManager | null | undefined)?.readTool;
+  const readTool = isReadOffloadedTool(source)
+    ? source
+    : (source as IntegrationContextManager | null | undefined)?.readTool;
   if (!isReadOffloadedTool(readTool)) {
     throw new InvalidOptionError(
       `source must be a read tool (createReadOffloadedTool(...)) or a context manager with a readTool, got ${describeValue(source)}${typeof source === 'object' && source !== null ? ' without a readTool' : ''}`,

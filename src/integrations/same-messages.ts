@@ -9,7 +9,11 @@ export type SameMessage<T> = (left: T, right: T) => boolean;
 const isSameObject = (left: unknown, right: unknown): boolean => left === right;
 
 /** Whether `messages` begins with the messages of `prefix` (a non-empty prefix), compared with `same`. */
-export function startsWith<T>(messages: readonly T[], prefix: readonly T[], same: SameMessage<T> = isSameObject): boolean {
+export function startsWith<T>(
+  messages: readonly T[],
+  prefix: readonly T[],
+  same: SameMessage<T> = isSameObject,
+): boolean {
   if (prefix.length === 0 || prefix.length > messages.length) return false;
   for (let index = 0; index < prefix.length; index += 1) {
     if (!same(messages[index] as T, prefix[index] as T)) return false;

@@ -10,7 +10,13 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { ContextError, describeError, ReadFailedError, WriteFailedError } from '../core/errors.js';
 import type { ByteRange, ContentStore, PutOutcome, StoredEntry } from '../core/ports.js';
 import { assertDirectorySetting } from '../core/safe-path.js';
-import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem, resolveByteRange, STORE_MARKER_KEY } from '../core/store-keys.js';
+import {
+  assertStoreKey,
+  assertStoreKeyPrefix,
+  findStoreKeyProblem,
+  resolveByteRange,
+  STORE_MARKER_KEY,
+} from '../core/store-keys.js';
 import { decodeUtf8Range } from '../core/utf8.js';
 import {
   createExclusive,
@@ -50,7 +56,6 @@ function wrapReadError(action: string, path: string, error: unknown): ContextErr
   if (error instanceof ContextError) return error;
   return new ReadFailedError(`could not ${action} ${path}: ${describeError(error)}`, { cause: error });
 }
-
 
 /**
  * Creates the file system {@link ContentStore}:
@@ -192,7 +197,8 @@ export function createFileStore(options: FileStoreOptions): ContentStore {
    * are not replayed.
    */
   const writeUnder = async <T>(key: string, write: () => Promise<T>, replayable: boolean): Promise<T> => {
-    const isGone = (error: unknown): boolean => error instanceof WriteFailedError && errorCode(error.cause) === 'ENOENT';
+    const isGone = (error: unknown): boolean =>
+      error instanceof WriteFailedError && errorCode(error.cause) === 'ENOENT';
     await ensureParents(key).catch(async (error: unknown) => {
       if (!isGone(error)) throw error;
       rootReady = undefined;
@@ -209,7 +215,12 @@ export function createFileStore(options: FileStoreOptions): ContentStore {
   };
 
   /** Keys of the files under `directory` whose names pass `isWanted`, in every folder below it. */
-  async function* walk(directory: string, keyPrefix: string, namePrefix: string, isWanted: (name: string) => boolean): AsyncGenerator<string, void, undefined> {
+  async function* walk(
+    directory: string,
+    keyPrefix: string,
+    namePrefix: string,
+    isWanted: (name: string) => boolean,
+  ): AsyncGenerator<string, void, undefined> {
     let entries: Dirent[];
     try {
       entries = await readdir(directory, { withFileTypes: true });
@@ -227,7 +238,10 @@ export function createFileStore(options: FileStoreOptions): ContentStore {
   }
   const isEntryName = (name: string): boolean => name !== STORE_MARKER_KEY && !isTempName(name);
 
-  async function* walkUnder(prefix: string, isWanted: (name: string) => boolean): AsyncGenerator<string, void, undefined> {
+  async function* walkUnder(
+    prefix: string,
+    isWanted: (name: string) => boolean,
+  ): AsyncGenerator<string, void, undefined> {
     assertStoreKeyPrefix('prefix', prefix);
     const slash = prefix.lastIndexOf('/');
     const folders = slash === -1 ? [] : prefix.slice(0, slash).split('/');

@@ -44,7 +44,11 @@ async function callWriter<T>(path: string, operation: () => Promise<T>): Promise
  * has `holdsContent`, `list` lists one directory with `listDir` (nothing without it). A writer
  * cannot read nor delete: `get`, `stat` and `delete` reject with `READ_FAILED` saying so.
  */
-export function createFileWriterStore(writer: FileWriter, directory: string, options: FileWriterStoreOptions = {}): ContentStore {
+export function createFileWriterStore(
+  writer: FileWriter,
+  directory: string,
+  options: FileWriterStoreOptions = {},
+): ContentStore {
   const join = options.joinPaths ?? joinPath;
   const pathOf = (...segments: string[]): string =>
     writer.resolvePath !== undefined ? writer.resolvePath(directory, ...segments) : join(directory, ...segments);
@@ -73,7 +77,11 @@ export function createFileWriterStore(writer: FileWriter, directory: string, opt
     if (path !== directory) await ensureDirectory(ensureDir, path);
   };
   const cannotRead = (what: string, key: string): Promise<never> =>
-    Promise.reject(new ReadFailedError(`cannot ${what} ${pathOfKey(key)}: a FileWriter only writes; use a ContentStore (createFileStore) to read back`));
+    Promise.reject(
+      new ReadFailedError(
+        `cannot ${what} ${pathOfKey(key)}: a FileWriter only writes; use a ContentStore (createFileStore) to read back`,
+      ),
+    );
 
   const store: ContentStore = {
     kind: 'file',
@@ -119,7 +127,8 @@ export function createFileWriterStore(writer: FileWriter, directory: string, opt
       const root = writer.resolvePath !== undefined ? writer.resolvePath(directory) : directory;
       for (const separator of ['/', '\\']) {
         const base = root.endsWith(separator) ? root : root + separator;
-        if (reference.startsWith(base)) return assertKeyOrUndefined(reference.slice(base.length).split(separator).join('/'));
+        if (reference.startsWith(base))
+          return assertKeyOrUndefined(reference.slice(base.length).split(separator).join('/'));
       }
       return undefined;
     },

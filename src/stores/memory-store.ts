@@ -68,7 +68,9 @@ function readRange(entry: MemoryEntry, range: ByteRange): string {
 export function createMemoryStore(options: MemoryStoreOptions = {}): ContentStore {
   const name = options.name ?? DEFAULT_MEMORY_STORE_NAME;
   if (findStoreKeyProblem(name) !== undefined || name.includes('/')) {
-    throw new InvalidOptionError(`name must be one key segment (no "/", "\\", control character, "." or ".."), got ${describeValue(name)}`);
+    throw new InvalidOptionError(
+      `name must be one key segment (no "/", "\\", control character, "." or ".."), got ${describeValue(name)}`,
+    );
   }
   const now = options.now ?? systemNow;
   const referencePrefix = `memory://${name}/`;

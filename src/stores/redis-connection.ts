@@ -4,7 +4,12 @@
  * waiting long on a server that is down, stopped, or accepts connections and never answers.
  */
 import { raceWithSignal } from '../core/abort.js';
-import { importOptionalPeer, MissingDependencyError, type ReadFailedError, type WriteFailedError } from '../core/errors.js';
+import {
+  importOptionalPeer,
+  MissingDependencyError,
+  type ReadFailedError,
+  type WriteFailedError,
+} from '../core/errors.js';
 
 /**
  * A Redis client, by shape: a generic command method. An ioredis `Redis` (or `Cluster`,
@@ -95,7 +100,9 @@ export function createUrlConnection(url: string): Connection {
     } catch (error) {
       made.delete(client);
       client.disconnect();
-      throw deadline.aborted ? new Error(`no answer within ${REDIS_CONNECT_TIMEOUT_MS} ms`, { cause: error }) : (lastError ?? error);
+      throw deadline.aborted
+        ? new Error(`no answer within ${REDIS_CONNECT_TIMEOUT_MS} ms`, { cause: error })
+        : (lastError ?? error);
     }
     return client;
   };
@@ -139,7 +146,9 @@ export function createUrlConnection(url: string): Connection {
       // a client still connecting is dropped at once (its connect() rejects)
       await Promise.all(
         clients.map((client) =>
-          client.status === 'ready' ? raceWithSignal(client.quit(), AbortSignal.timeout(REDIS_QUIT_TIMEOUT_MS)).catch(() => client.disconnect()) : client.disconnect(),
+          client.status === 'ready'
+            ? raceWithSignal(client.quit(), AbortSignal.timeout(REDIS_QUIT_TIMEOUT_MS)).catch(() => client.disconnect())
+            : client.disconnect(),
         ),
       );
     },
@@ -157,6 +166,9 @@ async function importIoredis(): Promise<IoredisConstructor> {
     ((sdkModule as { default?: unknown }).default as { Redis?: unknown } | undefined)?.Redis,
   ];
   const found = candidates.find((candidate) => typeof candidate === 'function');
-  if (found === undefined) throw new MissingDependencyError('ioredis was loaded but exports no Redis client class; install a supported version: `npm install ioredis`');
+  if (found === undefined)
+    throw new MissingDependencyError(
+      'ioredis was loaded but exports no Redis client class; install a supported version: `npm install ioredis`',
+    );
   return found as IoredisConstructor;
 }

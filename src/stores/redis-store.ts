@@ -187,7 +187,9 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     return contentOf(value) === toWellFormedText(text) ? 'identical' : 'exists';
   };
   const writeFailed = (action: string, key: string, error: unknown): WriteFailedError =>
-    new WriteFailedError(`Redis store could not ${action} ${referenceBase}${key}: ${describeFailure(error)}`, { cause: error });
+    new WriteFailedError(`Redis store could not ${action} ${referenceBase}${key}: ${describeFailure(error)}`, {
+      cause: error,
+    });
 
   async function read<T>(what: string, run: (redis: RedisLike) => Promise<T>): Promise<T> {
     const redis = await clientFor(ReadFailedError);
@@ -212,7 +214,9 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       } catch (error) {
         // a foreign key of another type holds the name: taken, like any other content
         if (isRedisError(error, WRONG_TYPE)) return 'exists';
-        const outcome = isRedisError(error, OUT_OF_MEMORY) ? await compareStored(redis, target, text).catch(() => undefined) : undefined;
+        const outcome = isRedisError(error, OUT_OF_MEMORY)
+          ? await compareStored(redis, target, text).catch(() => undefined)
+          : undefined;
         if (outcome !== undefined) return outcome;
         throw writeFailed('write', key, error);
       }
@@ -263,19 +267,26 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       const target = redisKey('key', key);
       return read(`${referenceBase}${key}`, async (redis) => {
         // sent together: one round trip on a pipelining client such as ioredis
-        const replies = await Promise.allSettled([redis.call('STRLEN', target), redis.call('GETRANGE', target, 0, HEADER_BYTES - 1)]);
+        const replies = await Promise.allSettled([
+          redis.call('STRLEN', target),
+          redis.call('GETRANGE', target, 0, HEADER_BYTES - 1),
+        ]);
         const failed = replies.find((reply) => reply.status === 'rejected');
         if (failed !== undefined) {
           if (!isRedisError(failed.reason, WRONG_TYPE)) throw failed.reason;
           const type = await redis.call('TYPE', target).catch(() => 'another type');
-          logger.warn(`Redis store: skipped ${referenceBase}${key}: it holds a ${toText(type)}, not a value this store wrote`);
+          logger.warn(
+            `Redis store: skipped ${referenceBase}${key}: it holds a ${toText(type)}, not a value this store wrote`,
+          );
           return undefined;
         }
         const [size, header] = replies.map((reply) => (reply as PromiseFulfilledResult<unknown>).value);
         if (size === 0) return undefined;
         const createdAt = parseHeader(toText(header));
         if (createdAt === undefined || typeof size !== 'number') {
-          logger.warn(`Redis store: skipped ${referenceBase}${key}: its value has no "${HEADER_NAME}" header, so this store did not write it`);
+          logger.warn(
+            `Redis store: skipped ${referenceBase}${key}: its value has no "${HEADER_NAME}" header, so this store did not write it`,
+          );
           return undefined;
         }
         return { size: size - HEADER_BYTES, createdAt };
@@ -291,7 +302,9 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         const seen = new Set<string>();
         let cursor = '0';
         do {
-          const [next, keys] = await read(`the keys under ${referenceBase}${what}`, async (redis) => parseScanReply(await redis.call('SCAN', cursor, 'MATCH', pattern, 'COUNT', REDIS_SCAN_COUNT)));
+          const [next, keys] = await read(`the keys under ${referenceBase}${what}`, async (redis) =>
+            parseScanReply(await redis.call('SCAN', cursor, 'MATCH', pattern, 'COUNT', REDIS_SCAN_COUNT)),
+          );
           cursor = next;
           for (const found of keys) {
             const key = found.slice(prefix.length + 1);
@@ -349,23 +362,38 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 }
 
 /** Options checked, before anything else happens. */
-function checkOptions(options: RedisStoreOptions): { client?: RedisLike; url?: string; prefix: string; ttlSeconds?: number } {
+function checkOptions(options: RedisStoreOptions): {
+  client?: RedisLike;
+  url?: string;
+  prefix: string;
+  ttlSeconds?: number;
+} {
   if (typeof options !== 'object' || options === null) {
-    throw new InvalidOptionError(`createRedisStore needs an options object ({ client or url, prefix }), got ${describeValue(options)}`);
+    throw new InvalidOptionError(
+      `createRedisStore needs an options object ({ client or url, prefix }), got ${describeValue(options)}`,
+    );
   }
   const { client, url, prefix, ttlSeconds } = options;
   if ((client === undefined) === (url === undefined)) {
-    throw new InvalidOptionError(`createRedisStore needs exactly one of client and url, got ${client === undefined ? 'neither' : 'both'}`);
+    throw new InvalidOptionError(
+      `createRedisStore needs exactly one of client and url, got ${client === undefined ? 'neither' : 'both'}`,
+    );
   }
   if (client !== undefined && typeof (client as Partial<RedisLike> | null)?.call !== 'function') {
-    throw new InvalidOptionError(`client must be a Redis client with a call(command, ...args) method (ioredis, or an adapter), got ${describeValue(client)}`);
+    throw new InvalidOptionError(
+      `client must be a Redis client with a call(command, ...args) method (ioredis, or an adapter), got ${describeValue(client)}`,
+    );
   }
   if (url !== undefined && (typeof url !== 'string' || !/^rediss?:\/\//.test(url))) {
     throw new InvalidOptionError(`url must be a redis:// or rediss:// URL, got ${describeValue(url)}`);
   }
   const prefixProblem = findStoreKeyProblem(prefix);
-  if (prefixProblem !== undefined) throw new InvalidOptionError(`prefix ${prefixProblem}, got ${describeValue(prefix)}`);
-  if (ttlSeconds !== undefined && (typeof ttlSeconds !== 'number' || !Number.isSafeInteger(ttlSeconds) || ttlSeconds <= 0)) {
+  if (prefixProblem !== undefined)
+    throw new InvalidOptionError(`prefix ${prefixProblem}, got ${describeValue(prefix)}`);
+  if (
+    ttlSeconds !== undefined &&
+    (typeof ttlSeconds !== 'number' || !Number.isSafeInteger(ttlSeconds) || ttlSeconds <= 0)
+  ) {
     throw new InvalidOptionError(`ttlSeconds must be a positive integer, got ${describeValue(ttlSeconds)}`);
   }
   return {
@@ -375,7 +403,6 @@ function checkOptions(options: RedisStoreOptions): { client?: RedisLike; url?: s
     ...(ttlSeconds !== undefined && { ttlSeconds }),
   };
 }
-
 
 let headerTime = Number.NaN;
 let header = '';
@@ -392,7 +419,8 @@ function withHeader(content: string): string {
 
 /** The time in a value's header, or `undefined` when `value` does not start with one. */
 function parseHeader(value: string): Date | undefined {
-  if (value.length < HEADER_BYTES || !value.startsWith(HEADER_NAME) || value[HEADER_BYTES - 1] !== '\n') return undefined;
+  if (value.length < HEADER_BYTES || !value.startsWith(HEADER_NAME) || value[HEADER_BYTES - 1] !== '\n')
+    return undefined;
   const time = Date.parse(value.slice(HEADER_NAME.length, HEADER_BYTES - 1));
   return Number.isNaN(time) ? undefined : new Date(time);
 }
@@ -404,7 +432,9 @@ function contentOf(reply: unknown): string | undefined {
 }
 
 function notOurs(key: string): Error {
-  return new Error(`the value of ${key} has no "${HEADER_NAME}" header: it was not written by a Redis store of this package`);
+  return new Error(
+    `the value of ${key} has no "${HEADER_NAME}" header: it was not written by a Redis store of this package`,
+  );
 }
 
 /** A bulk-string reply as text. */
@@ -420,7 +450,8 @@ function escapeGlob(text: string): string {
 }
 
 function parseScanReply(reply: unknown): [string, string[]] {
-  if (!Array.isArray(reply) || reply.length !== 2 || !Array.isArray(reply[1])) throw new Error(`SCAN replied ${describeValue(reply)}`);
+  if (!Array.isArray(reply) || reply.length !== 2 || !Array.isArray(reply[1]))
+    throw new Error(`SCAN replied ${describeValue(reply)}`);
   return [toText(reply[0]), (reply[1] as unknown[]).map(toText)];
 }
 
@@ -433,7 +464,12 @@ function isRedisError(error: unknown, code: string): boolean {
  * Asks the server's `maxmemory-policy` and warns when it may evict this store's entries. A
  * server that refuses `CONFIG` (managed services often do) is not warned about.
  */
-async function warnOfEviction(redis: RedisLike, referenceBase: string, ttlSeconds: number | undefined, logger: Logger): Promise<void> {
+async function warnOfEviction(
+  redis: RedisLike,
+  referenceBase: string,
+  ttlSeconds: number | undefined,
+  logger: Logger,
+): Promise<void> {
   let policy: string;
   try {
     const reply = await redis.call('CONFIG', 'GET', 'maxmemory-policy');

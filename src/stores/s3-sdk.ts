@@ -67,7 +67,10 @@ export interface S3Sdk {
  */
 export function withTimeouts(config: S3StoreClientConfig | undefined): S3StoreClientConfig {
   if (config?.requestHandler !== undefined) return { ...config };
-  return { ...config, requestHandler: { connectionTimeout: S3_CONNECT_TIMEOUT_MS, socketTimeout: S3_SOCKET_TIMEOUT_MS } };
+  return {
+    ...config,
+    requestHandler: { connectionTimeout: S3_CONNECT_TIMEOUT_MS, socketTimeout: S3_SOCKET_TIMEOUT_MS },
+  };
 }
 
 /** The body of a `GetObject` output, as the SDK's stream mixin gives it in Node. */
@@ -93,15 +96,26 @@ export interface ListObjectsV2OutputLike {
   NextContinuationToken?: string;
 }
 
-export const SDK_EXPORTS = ['S3Client', 'PutObjectCommand', 'GetObjectCommand', 'HeadObjectCommand', 'ListObjectsV2Command', 'DeleteObjectCommand'] as const;
+export const SDK_EXPORTS = [
+  'S3Client',
+  'PutObjectCommand',
+  'GetObjectCommand',
+  'HeadObjectCommand',
+  'ListObjectsV2Command',
+  'DeleteObjectCommand',
+] as const;
 
 export async function loadSdk(): Promise<S3Sdk> {
   const sdkModule = await importOptionalPeer(S3_PACKAGE_NAME, () => import('@aws-sdk/client-s3'), 'The S3 store');
   // ESM named exports, or a CommonJS module under `default`
-  const candidates = [sdkModule, (sdkModule as { default?: unknown } | null)?.default] as Array<Record<string, unknown> | null | undefined>;
+  const candidates = [sdkModule, (sdkModule as { default?: unknown } | null)?.default] as Array<
+    Record<string, unknown> | null | undefined
+  >;
   const found = candidates.find((candidate) => SDK_EXPORTS.every((name) => typeof candidate?.[name] === 'function'));
   if (found === undefined) {
-    throw new MissingDependencyError(`${S3_PACKAGE_NAME} was loaded but lacks ${SDK_EXPORTS.join(', ')}; install a supported version: \`npm install ${S3_PACKAGE_NAME}@3\``);
+    throw new MissingDependencyError(
+      `${S3_PACKAGE_NAME} was loaded but lacks ${SDK_EXPORTS.join(', ')}; install a supported version: \`npm install ${S3_PACKAGE_NAME}@3\``,
+    );
   }
   return found as unknown as S3Sdk;
 }
@@ -147,7 +161,10 @@ export function isPreconditionFailed(error: unknown): boolean {
 
 /** `409 ConditionalRequestConflict`: another operation on the key was in flight; AWS says to retry. */
 export function isConditionalConflict(error: unknown): boolean {
-  return errorNameOf(error) === 'ConditionalRequestConflict' || (httpStatusOf(error) === 409 && errorNameOf(error) !== 'NoSuchBucket');
+  return (
+    errorNameOf(error) === 'ConditionalRequestConflict' ||
+    (httpStatusOf(error) === 409 && errorNameOf(error) !== 'NoSuchBucket')
+  );
 }
 
 /** `416 Range Not Satisfiable` (`InvalidRange`). */

@@ -5,7 +5,13 @@
  *
  * The SDK's shape, loading and error kinds are in s3-sdk.ts; this file is the store's behaviour.
  */
-import { describeValue, InvalidOptionError, MissingDependencyError, ReadFailedError, WriteFailedError } from '../core/errors.js';
+import {
+  describeValue,
+  InvalidOptionError,
+  MissingDependencyError,
+  ReadFailedError,
+  WriteFailedError,
+} from '../core/errors.js';
 import type { ByteRange, ContentStore, Logger, PutOutcome, StoredEntry } from '../core/ports.js';
 import { consoleLogger } from '../infrastructure/console-logger.js';
 import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem, resolveByteRange } from '../core/store-keys.js';
@@ -92,7 +98,6 @@ const MAX_CONDITIONAL_PUT_ATTEMPTS = 3;
 /** Pause before retrying a conflicted conditional put, times the attempt number. */
 const CONFLICT_RETRY_DELAY_MS = 25;
 
-
 const encoder = new TextEncoder();
 // ignoreBOM: a value starting with U+FEFF keeps it (the default decoder would drop it)
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
@@ -142,7 +147,10 @@ export function createS3Store(options: S3StoreOptions): S3Store {
   // The SDK is loaded on the first call; a failed import is retried by the next one.
   function connect(): Promise<{ sdk: S3Sdk; client: S3ClientLike }> {
     if (loading === undefined) {
-      loading = loadSdk().then((sdk) => ({ sdk, client: options.client ?? new sdk.S3Client(withTimeouts(options.config)) }));
+      loading = loadSdk().then((sdk) => ({
+        sdk,
+        client: options.client ?? new sdk.S3Client(withTimeouts(options.config)),
+      }));
       loading.catch(() => {
         loading = undefined;
       });
@@ -161,7 +169,9 @@ export function createS3Store(options: S3StoreOptions): S3Store {
   /** The object's bytes, or `undefined` when there is none. Throws the SDK's error. */
   async function readBytes(key: string): Promise<Uint8Array | undefined> {
     try {
-      const output = await send<GetObjectOutputLike>((sdk) => new sdk.GetObjectCommand({ Bucket: bucket, Key: objectKey(key) }));
+      const output = await send<GetObjectOutputLike>(
+        (sdk) => new sdk.GetObjectCommand({ Bucket: bucket, Key: objectKey(key) }),
+      );
       return await readBody(output);
     } catch (error) {
       if (isMissingObject(error)) return undefined;
@@ -173,7 +183,9 @@ export function createS3Store(options: S3StoreOptions): S3Store {
   async function compareWith(key: string, expected: Uint8Array): Promise<boolean | undefined> {
     let output: GetObjectOutputLike;
     try {
-      output = await send<GetObjectOutputLike>((sdk) => new sdk.GetObjectCommand({ Bucket: bucket, Key: objectKey(key) }));
+      output = await send<GetObjectOutputLike>(
+        (sdk) => new sdk.GetObjectCommand({ Bucket: bucket, Key: objectKey(key) }),
+      );
     } catch (error) {
       if (isMissingObject(error)) return undefined;
       throw error;
@@ -198,21 +210,38 @@ export function createS3Store(options: S3StoreOptions): S3Store {
       let lastError: unknown;
       for (let attempt = 1; attempt <= MAX_CONDITIONAL_PUT_ATTEMPTS; attempt += 1) {
         try {
-          await send((sdk) => new sdk.PutObjectCommand({ Bucket: bucket, Key: objectKey(key), Body: bytes, IfNoneMatch: '*', ContentType: 'text/plain; charset=utf-8' }));
+          await send(
+            (sdk) =>
+              new sdk.PutObjectCommand({
+                Bucket: bucket,
+                Key: objectKey(key),
+                Body: bytes,
+                IfNoneMatch: '*',
+                ContentType: 'text/plain; charset=utf-8',
+              }),
+          );
           return 'created';
         } catch (error) {
           if (error instanceof MissingDependencyError) throw error;
           if (isConditionalConflict(error)) {
             lastError = error;
             if (attempt < MAX_CONDITIONAL_PUT_ATTEMPTS) {
-              logger.warn(`s3 store: conditional put of ${describeKey(key)} conflicted with another operation (409), retrying (attempt ${attempt + 1} of ${MAX_CONDITIONAL_PUT_ATTEMPTS})`);
+              logger.warn(
+                `s3 store: conditional put of ${describeKey(key)} conflicted with another operation (409), retrying (attempt ${attempt + 1} of ${MAX_CONDITIONAL_PUT_ATTEMPTS})`,
+              );
               await delay(CONFLICT_RETRY_DELAY_MS * attempt);
             }
             continue;
           }
           if (!isPreconditionFailed(error)) {
-            const hint = httpStatusOf(error) === 501 ? ' (the server does not implement conditional writes, If-None-Match on PutObject, which write-once needs)' : '';
-            throw new WriteFailedError(`s3 store: could not write ${describeKey(key)}: ${describeSdkError(error)}${hint}`, { cause: error });
+            const hint =
+              httpStatusOf(error) === 501
+                ? ' (the server does not implement conditional writes, If-None-Match on PutObject, which write-once needs)'
+                : '';
+            throw new WriteFailedError(
+              `s3 store: could not write ${describeKey(key)}: ${describeSdkError(error)}${hint}`,
+              { cause: error },
+            );
           }
           lastError = error;
         }
@@ -220,22 +249,40 @@ export function createS3Store(options: S3StoreOptions): S3Store {
         try {
           same = await compareWith(key, bytes);
         } catch (error) {
-          throw new WriteFailedError(`s3 store: ${describeKey(key)} exists, but reading it to compare failed: ${describeSdkError(error)}`, { cause: error });
+          throw new WriteFailedError(
+            `s3 store: ${describeKey(key)} exists, but reading it to compare failed: ${describeSdkError(error)}`,
+            { cause: error },
+          );
         }
         if (same !== undefined) return same ? 'identical' : 'exists';
         // deleted between the 412 and the read: the key is free again, try again
-        logger.warn(`s3 store: ${describeKey(key)} was deleted while a conditional put compared it, retrying (attempt ${attempt + 1} of ${MAX_CONDITIONAL_PUT_ATTEMPTS})`);
+        logger.warn(
+          `s3 store: ${describeKey(key)} was deleted while a conditional put compared it, retrying (attempt ${attempt + 1} of ${MAX_CONDITIONAL_PUT_ATTEMPTS})`,
+        );
       }
-      throw new WriteFailedError(`s3 store: could not write ${describeKey(key)} after ${MAX_CONDITIONAL_PUT_ATTEMPTS} conditional puts: ${describeSdkError(lastError)}`, { cause: lastError });
+      throw new WriteFailedError(
+        `s3 store: could not write ${describeKey(key)} after ${MAX_CONDITIONAL_PUT_ATTEMPTS} conditional puts: ${describeSdkError(lastError)}`,
+        { cause: lastError },
+      );
     },
 
     async put(key, content) {
       assertStoreKey('key', key);
       try {
-        await send((sdk) => new sdk.PutObjectCommand({ Bucket: bucket, Key: objectKey(key), Body: encoder.encode(content), ContentType: 'text/plain; charset=utf-8' }));
+        await send(
+          (sdk) =>
+            new sdk.PutObjectCommand({
+              Bucket: bucket,
+              Key: objectKey(key),
+              Body: encoder.encode(content),
+              ContentType: 'text/plain; charset=utf-8',
+            }),
+        );
       } catch (error) {
         if (error instanceof MissingDependencyError) throw error;
-        throw new WriteFailedError(`s3 store: could not write ${describeKey(key)}: ${describeSdkError(error)}`, { cause: error });
+        throw new WriteFailedError(`s3 store: could not write ${describeKey(key)}: ${describeSdkError(error)}`, {
+          cause: error,
+        });
       }
     },
 
@@ -254,7 +301,9 @@ export function createS3Store(options: S3StoreOptions): S3Store {
         return await readRange(key, offset, length);
       } catch (error) {
         if (error instanceof MissingDependencyError) throw error;
-        throw new ReadFailedError(`s3 store: could not read ${describeKey(key)}: ${describeSdkError(error)}`, { cause: error });
+        throw new ReadFailedError(`s3 store: could not read ${describeKey(key)}: ${describeSdkError(error)}`, {
+          cause: error,
+        });
       }
     },
 
@@ -265,7 +314,9 @@ export function createS3Store(options: S3StoreOptions): S3Store {
         head = await headObject(key);
       } catch (error) {
         if (error instanceof MissingDependencyError) throw error;
-        throw new ReadFailedError(`s3 store: could not stat ${describeKey(key)}: ${describeSdkError(error)}`, { cause: error });
+        throw new ReadFailedError(`s3 store: could not stat ${describeKey(key)}: ${describeSdkError(error)}`, {
+          cause: error,
+        });
       }
       if (head === undefined) return undefined;
       return { size: head.ContentLength ?? 0, createdAt: head.LastModified ?? new Date(Number.NaN) };
@@ -284,7 +335,9 @@ export function createS3Store(options: S3StoreOptions): S3Store {
       } catch (error) {
         if (error instanceof MissingDependencyError) throw error;
         if (isMissingObject(error)) return;
-        throw new WriteFailedError(`s3 store: could not delete ${describeKey(key)}: ${describeSdkError(error)}`, { cause: error });
+        throw new WriteFailedError(`s3 store: could not delete ${describeKey(key)}: ${describeSdkError(error)}`, {
+          cause: error,
+        });
       }
     },
 
@@ -303,11 +356,14 @@ export function createS3Store(options: S3StoreOptions): S3Store {
       const expected = encoder.encode(content);
       try {
         const head = await headObject(key);
-        if (head === undefined || (head.ContentLength !== undefined && head.ContentLength !== expected.length)) return false;
+        if (head === undefined || (head.ContentLength !== undefined && head.ContentLength !== expected.length))
+          return false;
         return (await compareWith(key, expected)) === true;
       } catch (error) {
         if (error instanceof MissingDependencyError) throw error;
-        throw new ReadFailedError(`s3 store: could not read ${describeKey(key)}: ${describeSdkError(error)}`, { cause: error });
+        throw new ReadFailedError(`s3 store: could not read ${describeKey(key)}: ${describeSdkError(error)}`, {
+          cause: error,
+        });
       }
     },
 
@@ -322,7 +378,9 @@ export function createS3Store(options: S3StoreOptions): S3Store {
 
   async function headObject(key: string): Promise<HeadObjectOutputLike | undefined> {
     try {
-      return await send<HeadObjectOutputLike>((sdk) => new sdk.HeadObjectCommand({ Bucket: bucket, Key: objectKey(key) }));
+      return await send<HeadObjectOutputLike>(
+        (sdk) => new sdk.HeadObjectCommand({ Bucket: bucket, Key: objectKey(key) }),
+      );
     } catch (error) {
       if (isMissingObject(error)) return undefined;
       throw error;
@@ -333,7 +391,9 @@ export function createS3Store(options: S3StoreOptions): S3Store {
     const last = length === undefined ? '' : String(offset + length - 1);
     let output: GetObjectOutputLike;
     try {
-      output = await send<GetObjectOutputLike>((sdk) => new sdk.GetObjectCommand({ Bucket: bucket, Key: objectKey(key), Range: `bytes=${offset}-${last}` }));
+      output = await send<GetObjectOutputLike>(
+        (sdk) => new sdk.GetObjectCommand({ Bucket: bucket, Key: objectKey(key), Range: `bytes=${offset}-${last}` }),
+      );
     } catch (error) {
       if (isMissingObject(error)) return undefined;
       // 416: the object is there but starts no byte at `offset` (past its end, or empty)
@@ -357,7 +417,9 @@ export function createS3Store(options: S3StoreOptions): S3Store {
         page = await send<ListObjectsV2OutputLike>((sdk) => new sdk.ListObjectsV2Command(input));
       } catch (error) {
         if (error instanceof MissingDependencyError) throw error;
-        throw new ReadFailedError(`s3 store: could not list ${describeKey(listPrefix)}: ${describeSdkError(error)}`, { cause: error });
+        throw new ReadFailedError(`s3 store: could not list ${describeKey(listPrefix)}: ${describeSdkError(error)}`, {
+          cause: error,
+        });
       }
       for (const entry of page.Contents ?? []) {
         const name = entry.Key;
@@ -372,17 +434,27 @@ export function createS3Store(options: S3StoreOptions): S3Store {
 }
 
 /** Checks the options eagerly, before any request. */
-function checkOptions(options: S3StoreOptions): { bucket: string; prefix: string; objectPrefix: string; referencePrefix: string } {
-  if (typeof options !== 'object' || options === null) throw new InvalidOptionError(`createS3Store options must be an object, got ${describeValue(options)}`);
+function checkOptions(options: S3StoreOptions): {
+  bucket: string;
+  prefix: string;
+  objectPrefix: string;
+  referencePrefix: string;
+} {
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidOptionError(`createS3Store options must be an object, got ${describeValue(options)}`);
   const { bucket, client, config } = options;
   if (typeof bucket !== 'string' || bucket.trim() === '' || bucket.includes('/')) {
     throw new InvalidOptionError(`bucket must be a non-empty bucket name without "/", got ${describeValue(bucket)}`);
   }
   if (client !== undefined && typeof (client as Partial<S3ClientLike> | null)?.send !== 'function') {
-    throw new InvalidOptionError(`client must be an S3Client (an object with a send method), got ${describeValue(client)}`);
+    throw new InvalidOptionError(
+      `client must be an S3Client (an object with a send method), got ${describeValue(client)}`,
+    );
   }
   if (client !== undefined && config !== undefined) {
-    throw new InvalidOptionError('config configures the S3Client this store constructs and cannot be combined with client; configure the client you pass instead');
+    throw new InvalidOptionError(
+      'config configures the S3Client this store constructs and cannot be combined with client; configure the client you pass instead',
+    );
   }
   if (config !== undefined && (typeof config !== 'object' || config === null)) {
     throw new InvalidOptionError(`config must be an object (S3ClientConfig), got ${describeValue(config)}`);
@@ -394,10 +466,6 @@ function checkOptions(options: S3StoreOptions): { bucket: string; prefix: string
   const objectPrefix = prefix === '' ? '' : `${prefix as string}/`;
   return { bucket, prefix: prefix as string, objectPrefix, referencePrefix: `s3://${bucket}/${objectPrefix}` };
 }
-
-
-
-
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

@@ -54,7 +54,9 @@ function findToolResults(canonical: readonly Message[]): ToolResultPlace[] {
 
 /** A copy of `message` (as offload makes one: every field kept) whose block `blockIndex` has `content` replaced. */
 function replaceContent(message: Message, blockIndex: number, content: string): Message {
-  const blocks = (message.content as ContentBlock[]).map((block, index) => (index === blockIndex ? { ...block, content } : { ...block }));
+  const blocks = (message.content as ContentBlock[]).map((block, index) =>
+    index === blockIndex ? { ...block, content } : { ...block },
+  );
   return { ...message, content: blocks };
 }
 
@@ -62,7 +64,11 @@ function replaceContent(message: Message, blockIndex: number, content: string): 
 function textOf(content: unknown): string | undefined {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return undefined;
-  return content.map((block: { type?: unknown; text?: unknown }) => (block.type === 'text' && typeof block.text === 'string' ? block.text : '')).join('');
+  return content
+    .map((block: { type?: unknown; text?: unknown }) =>
+      block.type === 'text' && typeof block.text === 'string' ? block.text : '',
+    )
+    .join('');
 }
 
 /** A new object of the same class with the same own fields. */
@@ -85,7 +91,8 @@ function findToolResultsSafely<M>(adapter: MessageFormat<M>, history: readonly M
 }
 
 function namedSamples<M>(samples: TestFormatSamples<M>): Array<[string, readonly M[]]> {
-  if (Array.isArray(samples)) return (samples as readonly (readonly M[])[]).map((history, index) => [`sample ${index + 1}`, history]);
+  if (Array.isArray(samples))
+    return (samples as readonly (readonly M[])[]).map((history, index) => [`sample ${index + 1}`, history]);
   return Object.entries(samples as Readonly<Record<string, readonly M[]>>);
 }
 
@@ -109,13 +116,18 @@ function namedSamples<M>(samples: TestFormatSamples<M>): Array<[string, readonly
  * testFormat(myFormat, { 'a tool call and its result': [callMessage, resultMessage] });
  * ```
  */
-export function testFormat<M>(adapter: MessageFormat<M>, samples: TestFormatSamples<M>, options: TestFormatOptions = {}): void {
+export function testFormat<M>(
+  adapter: MessageFormat<M>,
+  samples: TestFormatSamples<M>,
+  options: TestFormatOptions = {},
+): void {
   const histories = namedSamples(samples);
   describe(`${adapter.name}: MessageFormat contract`, () => {
     it('has a name and the three functions', () => {
       expect(typeof adapter.name).toBe('string');
       expect(adapter.name).not.toBe('');
-      for (const method of [adapter.toCanonical, adapter.fromCanonical, adapter.detect]) expect(typeof method).toBe('function');
+      for (const method of [adapter.toCanonical, adapter.fromCanonical, adapter.detect])
+        expect(typeof method).toBe('function');
     });
 
     it('was given at least one sample', () => {
@@ -133,7 +145,7 @@ export function testFormat<M>(adapter: MessageFormat<M>, samples: TestFormatSamp
           }
         });
 
-        it('round-trips to the same history, each message the caller\'s own object', () => {
+        it("round-trips to the same history, each message the caller's own object", () => {
           const back = adapter.fromCanonical(adapter.toCanonical(history), history);
           expect(back).toEqual(history);
           expect(back).toHaveLength(history.length);
@@ -155,7 +167,12 @@ export function testFormat<M>(adapter: MessageFormat<M>, samples: TestFormatSamp
           const canonical = adapter.toCanonical(history);
           const places = findToolResults(canonical);
           const changed = canonical.slice();
-          for (const place of places) changed[place.messageIndex] = replaceContent(changed[place.messageIndex]!, place.blockIndex, referenceFor(place.toolUseId));
+          for (const place of places)
+            changed[place.messageIndex] = replaceContent(
+              changed[place.messageIndex]!,
+              place.blockIndex,
+              referenceFor(place.toolUseId),
+            );
           adapter.fromCanonical(changed, history);
           expect(snapshot(history)).toBe(before);
         });
@@ -195,7 +212,9 @@ export function testFormat<M>(adapter: MessageFormat<M>, samples: TestFormatSamp
         }
         expect(caught).toBeInstanceOf(ContextError);
         expect((caught as ContextError).code).toBe('INVALID_MESSAGE');
-        expect((caught as { path?: unknown }).path).toEqual(expect.stringMatching(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)));
+        expect((caught as { path?: unknown }).path).toEqual(
+          expect.stringMatching(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)),
+        );
       });
     }
   });

@@ -66,7 +66,21 @@ const CLOCK_SKEW_MS = 2_000;
 
 /** Keys no store may accept, built on a case's `root`: each is refused with `UNSAFE_PATH` before any I/O. */
 function createUnsafeKeys(root: string): string[] {
-  return ['../x', `${root}/../../x`, `${root}/../x`, `/${root}/x`, `${root}\\x`, `${root}//x`, `${root}/./x`, `${root}/`, '', `${root}/x\u0000`, `C:/${root}/x`, '..', '.'];
+  return [
+    '../x',
+    `${root}/../../x`,
+    `${root}/../x`,
+    `/${root}/x`,
+    `${root}\\x`,
+    `${root}//x`,
+    `${root}/./x`,
+    `${root}/`,
+    '',
+    `${root}/x\u0000`,
+    `C:/${root}/x`,
+    '..',
+    '.',
+  ];
 }
 
 /** A text with two-, three- and four-byte characters, combining marks and a ZWJ sequence. */
@@ -78,7 +92,9 @@ async function rejectionOf(run: () => Promise<unknown>): Promise<unknown> {
   try {
     pending = run();
   } catch (error) {
-    throw new Error(`expected a rejected promise, but the call threw synchronously: ${String(error)}`, { cause: error });
+    throw new Error(`expected a rejected promise, but the call threw synchronously: ${String(error)}`, {
+      cause: error,
+    });
   }
   return await pending.then(
     (value) => {
@@ -125,7 +141,11 @@ async function pause(ms: number): Promise<void> {
  * testStore('my store', () => createMyStore({ url: process.env.MY_STORE_URL }));
  * ```
  */
-export function testStore(name: string, createStore: () => ContentStore | Promise<ContentStore>, options: TestStoreOptions = {}): void {
+export function testStore(
+  name: string,
+  createStore: () => ContentStore | Promise<ContentStore>,
+  options: TestStoreOptions = {},
+): void {
   const largeValueBytes = options.largeValueBytes ?? DEFAULT_LARGE_VALUE_BYTES;
   const skipped = new Set<TestStoreCase>(options.skip ?? []);
   // Cases the caller leaves out are not registered at all (no skipped test lingers in the
@@ -199,13 +219,19 @@ export function testStore(name: string, createStore: () => ContentStore | Promis
       it(
         `lets exactly one of ${CONCURRENT_WRITERS} writers of different contents create the value, whole, while readers never see half of one`,
         async () => {
-          const contents = Array.from({ length: CONCURRENT_WRITERS }, (_, index) => `writer ${index} ${'é中😀'.repeat(4_000 + index)}`);
+          const contents = Array.from(
+            { length: CONCURRENT_WRITERS },
+            (_, index) => `writer ${index} ${'é中😀'.repeat(4_000 + index)}`,
+          );
           const target = key('raced.md');
           const seen: (string | undefined)[] = [];
           const reads = Array.from({ length: 10 }, async () => {
             for (let attempt = 0; attempt < 5; attempt += 1) seen.push(await store.get(target));
           });
-          const [outcomes] = await Promise.all([Promise.all(contents.map((content) => store.putIfAbsent(target, content))), ...reads]);
+          const [outcomes] = await Promise.all([
+            Promise.all(contents.map((content) => store.putIfAbsent(target, content))),
+            ...reads,
+          ]);
           expect(outcomes.filter((outcome) => outcome === 'created')).toHaveLength(1);
           expect(outcomes.filter((outcome) => outcome === 'exists')).toHaveLength(CONCURRENT_WRITERS - 1);
           const winner = contents[outcomes.indexOf('created')];
@@ -219,7 +245,9 @@ export function testStore(name: string, createStore: () => ContentStore | Promis
         `answers 'created' once and 'identical' to the others when ${CONCURRENT_WRITERS} writers race with the same content`,
         async () => {
           const target = key('same.md');
-          const outcomes = await Promise.all(Array.from({ length: CONCURRENT_WRITERS }, () => store.putIfAbsent(target, 'one text')));
+          const outcomes = await Promise.all(
+            Array.from({ length: CONCURRENT_WRITERS }, () => store.putIfAbsent(target, 'one text')),
+          );
           expect(outcomes.filter((outcome) => outcome === 'created')).toHaveLength(1);
           expect(outcomes.filter((outcome) => outcome === 'identical')).toHaveLength(CONCURRENT_WRITERS - 1);
           expect(await store.get(target)).toBe('one text');
@@ -284,7 +312,10 @@ export function testStore(name: string, createStore: () => ContentStore | Promis
       it(
         'leaves one whole value when writers race',
         async () => {
-          const contents = Array.from({ length: CONCURRENT_WRITERS }, (_, index) => `put ${index} ${'ü'.repeat(10_000)}`);
+          const contents = Array.from(
+            { length: CONCURRENT_WRITERS },
+            (_, index) => `put ${index} ${'ü'.repeat(10_000)}`,
+          );
           await Promise.all(contents.map((content) => store.put(key('p.md'), content)));
           expect(contents).toContain(await store.get(key('p.md')));
         },
@@ -429,13 +460,19 @@ export function testStore(name: string, createStore: () => ContentStore | Promis
       });
 
       it('lists exactly the keys under a prefix ending in "/", nested ones included', async () => {
-        expect((await collectKeys(store, key('a/'))).sort()).toEqual([key('a/b/c.md'), key('a/b/d/e.md'), key('a/x.md')]);
+        expect((await collectKeys(store, key('a/'))).sort()).toEqual([
+          key('a/b/c.md'),
+          key('a/b/d/e.md'),
+          key('a/x.md'),
+        ]);
         expect((await collectKeys(store, key('a/b/'))).sort()).toEqual([key('a/b/c.md'), key('a/b/d/e.md')]);
         expect((await collectKeys(store, `${root}/`)).sort()).toEqual(names.map((name) => key(name)).sort());
       });
 
       it('lists every key starting with a prefix without "/"', async () => {
-        expect((await collectKeys(store, key('a'))).sort()).toEqual([key('a.md'), key('a/b/c.md'), key('a/b/d/e.md'), key('a/x.md'), key('ab/y.md')].sort());
+        expect((await collectKeys(store, key('a'))).sort()).toEqual(
+          [key('a.md'), key('a/b/c.md'), key('a/b/d/e.md'), key('a/x.md'), key('ab/y.md')].sort(),
+        );
         expect(await collectKeys(store, key('a/b/c.md'))).toEqual([key('a/b/c.md')]);
       });
 
@@ -481,7 +518,14 @@ export function testStore(name: string, createStore: () => ContentStore | Promis
       });
 
       it('gives undefined for text that is not one of its references', () => {
-        for (const text of ['', 'plain words', '../outside.md', '/etc/passwd', 'https://example.com/a.md', 'C:\\x\\y.md']) {
+        for (const text of [
+          '',
+          'plain words',
+          '../outside.md',
+          '/etc/passwd',
+          'https://example.com/a.md',
+          'C:\\x\\y.md',
+        ]) {
           expect(store.keyFor(text)).toBeUndefined();
         }
         const reference = store.referenceFor(key('a/b.md'));

@@ -10,14 +10,23 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { convertToModelMessages, jsonSchema, simulateReadableStream, stepCountIs, streamText, tool, type UIMessage } from 'ai';
+import {
+  convertToModelMessages,
+  jsonSchema,
+  simulateReadableStream,
+  stepCountIs,
+  streamText,
+  tool,
+  type UIMessage,
+} from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrepareStep, createReadTool, offloadTools } from '../../src/ai-sdk.js';
 import { createContextManager } from '../../src/api/context-manager.js';
 import { createCountingSummarizer, REFERENCE, toolResultValue } from './ai-sdk-scenario.js';
 
-type LanguageModelV4StreamPart = Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer PART> ? PART : never;
+type LanguageModelV4StreamPart =
+  Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer PART> ? PART : never;
 type Prompt = MockLanguageModelV4['doStreamCalls'][number]['prompt'];
 
 const TURNS = 10;
@@ -29,10 +38,18 @@ function words(count: number, seed: string): string {
 
 /** The log the tool returns at turn `turn`: about 6,000 characters, different every turn. */
 function logOf(turn: number): string {
-  return Array.from({ length: 60 }, (_, line) => `${String(line + 1).padStart(3, '0')} request ${turn}-${line} handled in ${(turn * 7 + line) % 90} ms`.padEnd(99, '.')).join('\n');
+  return Array.from({ length: 60 }, (_, line) =>
+    `${String(line + 1).padStart(3, '0')} request ${turn}-${line} handled in ${(turn * 7 + line) % 90} ms`.padEnd(
+      99,
+      '.',
+    ),
+  ).join('\n');
 }
 
-const usage = { inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } };
+const usage = {
+  inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined },
+};
 
 /** A model that calls `fetch_log` when the prompt ends with the user's request, and answers once the log came back. */
 function createChatModel(): MockLanguageModelV4 {
@@ -49,7 +66,12 @@ function createChatModel(): MockLanguageModelV4 {
               { type: 'finish', finishReason: { unified: 'stop', raw: undefined }, usage },
             ]
           : [
-              { type: 'tool-call', toolCallId: `call-${prompt.length}`, toolName: 'fetch_log', input: JSON.stringify({ turn: prompt.length }) },
+              {
+                type: 'tool-call',
+                toolCallId: `call-${prompt.length}`,
+                toolName: 'fetch_log',
+                input: JSON.stringify({ turn: prompt.length }),
+              },
               { type: 'finish', finishReason: { unified: 'tool-calls', raw: undefined }, usage },
             ];
       return { stream: simulateReadableStream({ chunks }) };
@@ -83,7 +105,11 @@ async function handleChat(body: string): Promise<Response> {
     {
       fetch_log: tool({
         description: 'Fetches the request log.',
-        inputSchema: jsonSchema<{ turn: number }>({ type: 'object', properties: { turn: { type: 'number' } }, required: ['turn'] }),
+        inputSchema: jsonSchema<{ turn: number }>({
+          type: 'object',
+          properties: { turn: { type: 'number' } },
+          required: ['turn'],
+        }),
         execute: async () => logOf(turn),
       }),
       read_offloaded: createReadTool(manager),
@@ -116,7 +142,11 @@ beforeAll(async () => {
   saved = '[]';
   for (let turn = 1; turn <= TURNS; turn += 1) {
     const history = JSON.parse(saved) as UIMessage[];
-    history.push({ id: `user-${turn}`, role: 'user', parts: [{ type: 'text', text: `Turn ${turn}: why were requests slow in batch ${turn}?` }] });
+    history.push({
+      id: `user-${turn}`,
+      role: 'user',
+      parts: [{ type: 'text', text: `Turn ${turn}: why were requests slow in batch ${turn}?` }],
+    });
     const response = await handleChat(JSON.stringify({ messages: history }));
     // the browser reads the whole stream; onFinish saves the chat
     await response.text();
@@ -151,9 +181,12 @@ describe('a route handler with a new context manager per request', () => {
 
   it('compacts the history once over all the requests', () => {
     expect(summarizer.calls).toBe(1);
-    const compacted = model.doStreamCalls.findIndex((call) => JSON.stringify(call.prompt).includes('[Conversation compressed]'));
+    const compacted = model.doStreamCalls.findIndex((call) =>
+      JSON.stringify(call.prompt).includes('[Conversation compressed]'),
+    );
     expect(compacted).toBeGreaterThan(0);
-    for (const call of model.doStreamCalls.slice(compacted)) expect(JSON.stringify(call.prompt)).toContain('[Conversation compressed]');
+    for (const call of model.doStreamCalls.slice(compacted))
+      expect(JSON.stringify(call.prompt)).toContain('[Conversation compressed]');
   });
 
   it('keeps each prompt the previous one plus what came since, but at the compaction', () => {

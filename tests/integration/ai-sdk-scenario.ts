@@ -20,14 +20,19 @@ import type { Message, Summarizer, SummarizerOptions } from '../../src/index.js'
 /** Lines of the large tool output: `0001 INFO ...`, 100 characters each with the newline. */
 export const LOG_LINE_COUNT = 500;
 export const LOG_TEXT = Array.from({ length: LOG_LINE_COUNT }, (_, index) =>
-  `${String(index + 1).padStart(4, '0')} INFO request handled for tenant-${index % 7} in ${10 + (index % 90)} ms`.padEnd(99, '.'),
+  `${String(index + 1).padStart(4, '0')} INFO request handled for tenant-${index % 7} in ${10 + (index % 90)} ms`.padEnd(
+    99,
+    '.',
+  ),
 ).join('\n');
 
 /** One line from the middle of the log: found in a prompt (or its JSON) only if the whole log is there. */
 export const LOG_MIDDLE_LINE = LOG_TEXT.split('\n')[LOG_LINE_COUNT / 2]!;
 
 /** The 10,000-character output that pushes the history over the limit (its tool is excluded from offload). */
-export const LISTING_TEXT = Array.from({ length: 250 }, (_, index) => `src/module-${index}/file-${index}.ts`.padEnd(39, ' ')).join('\n');
+export const LISTING_TEXT = Array.from({ length: 250 }, (_, index) =>
+  `src/module-${index}/file-${index}.ts`.padEnd(39, ' '),
+).join('\n');
 
 /** Distinct texts of the old conversation, to tell whether its messages reached a prompt. */
 export const OLD_TURNS = [
@@ -69,7 +74,12 @@ function mockUsage(inputTokens: number | undefined) {
   };
 }
 
-function toolCall(toolCallId: string, toolName: string, input: Record<string, unknown>, inputTokens: number | undefined) {
+function toolCall(
+  toolCallId: string,
+  toolName: string,
+  input: Record<string, unknown>,
+  inputTokens: number | undefined,
+) {
   return {
     content: [{ type: 'tool-call' as const, toolCallId, toolName, input: JSON.stringify(input) }],
     finishReason: { unified: 'tool-calls' as const, raw: undefined },
@@ -122,7 +132,9 @@ export function promptTexts(prompt: unknown): string[] {
   const texts: string[] = [];
   for (const message of promptMessages(prompt)) {
     if (typeof message.content === 'string') texts.push(message.content);
-    else for (const part of message.content) if (part.type === 'text' && typeof part.text === 'string') texts.push(part.text);
+    else
+      for (const part of message.content)
+        if (part.type === 'text' && typeof part.text === 'string') texts.push(part.text);
   }
   return texts;
 }
@@ -140,7 +152,12 @@ export function scriptedResponse(index: number, prompt: unknown, inputTokens?: n
       return toolCall('call-fetch', 'fetch_log', {}, inputTokens);
     case 1: {
       const reference = toolResultValue(prompt, 'fetch_log');
-      return toolCall('call-read', 'read_offloaded', { ref: typeof reference === 'string' ? reference : 'missing', offset: 1, limit: 3 }, inputTokens);
+      return toolCall(
+        'call-read',
+        'read_offloaded',
+        { ref: typeof reference === 'string' ? reference : 'missing', offset: 1, limit: 3 },
+        inputTokens,
+      );
     }
     case 2:
       return toolCall('call-list', 'list_files', {}, inputTokens);
@@ -190,7 +207,8 @@ export function itBehavesAsTheContextMiddleware(run: MiddlewareRun): void {
   });
 
   it('recognises the messages of the previous call, so the next call keeps the summary without summarizing again', () => {
-    const summaryAt = (index: number) => promptTexts(run.prompts()[index]).find((text) => text.startsWith('[Conversation compressed]'));
+    const summaryAt = (index: number) =>
+      promptTexts(run.prompts()[index]).find((text) => text.startsWith('[Conversation compressed]'));
     expect(summaryAt(3)).toBeDefined();
     expect(summaryAt(4)).toBe(summaryAt(3));
     for (const turn of OLD_TURNS) expect(promptTexts(run.prompts()[4])).not.toContain(turn);

@@ -16,7 +16,13 @@ import { MockLanguageModelV4 } from 'ai/test';
 import * as ai6 from 'ai-v6';
 import { MockLanguageModelV3 } from 'ai-v6/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContextMiddleware, createPrepareStep, createReadTool, offloadTools, withOffload } from '../../src/ai-sdk.js';
+import {
+  createContextMiddleware,
+  createPrepareStep,
+  createReadTool,
+  offloadTools,
+  withOffload,
+} from '../../src/ai-sdk.js';
 import { createContextManager, type PrepareOptions } from '../../src/api/context-manager.js';
 import { createReadOffloadedTool } from '../../src/api/read-offloaded-tool.js';
 import { InvalidOptionError } from '../../src/core/errors.js';
@@ -47,9 +53,13 @@ afterAll(async () => {
 });
 
 /** A part of the stream a V4 model returns (the provider package's `LanguageModelV4StreamPart`). */
-type LanguageModelV4StreamPart = Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer PART> ? PART : never;
+type LanguageModelV4StreamPart =
+  Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer PART> ? PART : never;
 
-type DoGenerate = Extract<NonNullable<NonNullable<ConstructorParameters<typeof MockLanguageModelV4>[0]>['doGenerate']>, (...args: never[]) => unknown>;
+type DoGenerate = Extract<
+  NonNullable<NonNullable<ConstructorParameters<typeof MockLanguageModelV4>[0]>['doGenerate']>,
+  (...args: never[]) => unknown
+>;
 /** What these tests read of a generateText result, in both majors. */
 interface GenerateTextResult {
   text: string;
@@ -78,7 +88,8 @@ const MAJORS: AiSdkMajor[] = [
   {
     name: 'ai 6',
     ai: ai6 as unknown as AiSdkMajor['ai'],
-    createMockModel: (doGenerate) => new MockLanguageModelV3({ doGenerate: doGenerate as never }) as unknown as MockLanguageModelV4,
+    createMockModel: (doGenerate) =>
+      new MockLanguageModelV3({ doGenerate: doGenerate as never }) as unknown as MockLanguageModelV4,
     responseMessagesOf: (result) => (result as { response: { messages: ModelMessage[] } }).response.messages,
   },
 ];
@@ -101,7 +112,14 @@ function scenarioTools(ai: AiSdkMajor['ai'] = ai7) {
 /** A mock model that answers each call as the scenario scripts it; with `reportUsage`, it reports a prompt size too. */
 function createScriptedModel(major: AiSdkMajor, reportUsage = false): MockLanguageModelV4 {
   let calls = 0;
-  return major.createMockModel(async (options) => scriptedResponse(calls++, options.prompt, reportUsage ? estimatePromptTokens(options.prompt) : undefined) as never);
+  return major.createMockModel(
+    async (options) =>
+      scriptedResponse(
+        calls++,
+        options.prompt,
+        reportUsage ? estimatePromptTokens(options.prompt) : undefined,
+      ) as never,
+  );
 }
 
 function createScenarioManager(outputDir: string) {
@@ -124,7 +142,10 @@ describe.each(BY_NAME)('%s: generateText with offloadTools, createPrepareStep an
     result = await major.ai.generateText({
       model,
       messages: oldConversation(),
-      tools: offloadTools({ ...scenarioTools(major.ai), read_offloaded: createReadTool(scenario.manager) }, scenario.manager),
+      tools: offloadTools(
+        { ...scenarioTools(major.ai), read_offloaded: createReadTool(scenario.manager) },
+        scenario.manager,
+      ),
       prepareStep: createPrepareStep(scenario.manager),
       stopWhen: major.ai.stepCountIs(6),
     });
@@ -172,7 +193,8 @@ describe.each(BY_NAME)('%s: generateText with offloadTools, createPrepareStep an
   it('carries the compacted history to the last call: the same summary, no old message, the summarizer run once', () => {
     const after = promptTexts(model.doGenerateCalls[4]!.prompt);
     for (const turn of OLD_TURNS) expect(after).not.toContain(turn);
-    const summaryAt = (index: number) => promptTexts(model.doGenerateCalls[index]!.prompt).find((text) => text.startsWith('[Conversation compressed]'));
+    const summaryAt = (index: number) =>
+      promptTexts(model.doGenerateCalls[index]!.prompt).find((text) => text.startsWith('[Conversation compressed]'));
     expect(summaryAt(4)).toBe(summaryAt(3));
     expect(toolResultValue(model.doGenerateCalls[4]!.prompt, 'ping')).toBe('pong');
     expect(summarizer.calls).toBe(1);
@@ -211,7 +233,10 @@ describe.each(BY_NAME)('%s: the provider usage after a compaction', (_name, majo
     expect(usages[0]).toBeUndefined();
     // after the compaction at the 4th call, the 5th call's figure covers the compacted prompt
     const compactedLength = model.doGenerateCalls[3]!.prompt.length;
-    expect(usages[4]).toEqual({ inputTokens: estimatePromptTokens(model.doGenerateCalls[3]!.prompt), messageCount: compactedLength });
+    expect(usages[4]).toEqual({
+      inputTokens: estimatePromptTokens(model.doGenerateCalls[3]!.prompt),
+      messageCount: compactedLength,
+    });
     expect(usages.slice(1).every((usage) => usage !== undefined)).toBe(true);
     expect(warnings.filter((warning) => warning.includes('lastUsage ignored'))).toEqual([]);
   });
@@ -264,7 +289,10 @@ describe.each(BY_NAME)('%s: wrapLanguageModel with createContextMiddleware', (_n
 describe('ai 7: streamText with offloadTools and createPrepareStep', () => {
   it('offloads a large tool result before the second streamed model call', async () => {
     const { manager } = createScenarioManager(await createTempDir());
-    const usage = { inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } };
+    const usage = {
+      inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+      outputTokens: { total: 1, text: 1, reasoning: undefined },
+    };
     let calls = 0;
     const model = new MockLanguageModelV4({
       doStream: async () => {
@@ -299,22 +327,39 @@ describe('ai 7: streamText with offloadTools and createPrepareStep', () => {
 
 describe('withOffload', () => {
   async function managerIn(options: { threshold: number }) {
-    return createContextManager({ format: 'ai-sdk', outputDir: await createTempDir(), offload: { timing: 'on-arrival', threshold: options.threshold } });
+    return createContextManager({
+      format: 'ai-sdk',
+      outputDir: await createTempDir(),
+      offload: { timing: 'on-arrival', threshold: options.threshold },
+    });
   }
   // The SDK's own call of toModelOutput, typed loosely: each tool here declares its own output type.
-  const call = (output: unknown) => ({ toolCallId: 'call-1', input: {} as Record<string, never>, output: output as never });
+  const call = (output: unknown) => ({
+    toolCallId: 'call-1',
+    input: {} as Record<string, never>,
+    output: output as never,
+  });
 
   it('sends a small output as the SDK would: text for a string, JSON otherwise', async () => {
     const manager = await managerIn({ threshold: 1_000 });
-    const wrapped = withOffload(tool({ inputSchema: emptyInput, execute: async () => 'small' }), manager, { toolName: 'small' });
+    const wrapped = withOffload(tool({ inputSchema: emptyInput, execute: async () => 'small' }), manager, {
+      toolName: 'small',
+    });
     expect(await wrapped.toModelOutput!(call('small'))).toEqual({ type: 'text', value: 'small' });
-    expect(await wrapped.toModelOutput!(call({ rows: [1, 2], at: undefined }))).toEqual({ type: 'json', value: { rows: [1, 2] } });
+    expect(await wrapped.toModelOutput!(call({ rows: [1, 2], at: undefined }))).toEqual({
+      type: 'json',
+      value: { rows: [1, 2] },
+    });
   });
 
   it('offloads a large JSON output as a text reference', async () => {
     const manager = await managerIn({ threshold: 1_000 });
-    const wrapped = withOffload(tool({ inputSchema: emptyInput, execute: async () => ({}) }), manager, { toolName: 'rows' });
-    const output = await wrapped.toModelOutput!(call({ rows: Array.from({ length: 200 }, (_, index) => ({ index, name: `row-${index}` })) }));
+    const wrapped = withOffload(tool({ inputSchema: emptyInput, execute: async () => ({}) }), manager, {
+      toolName: 'rows',
+    });
+    const output = await wrapped.toModelOutput!(
+      call({ rows: Array.from({ length: 200 }, (_, index) => ({ index, name: `row-${index}` })) }),
+    );
     expect(output.type).toBe('text');
     expect((output as { value: string }).value).toMatch(REFERENCE);
   });
@@ -334,14 +379,21 @@ describe('withOffload', () => {
     expect(output).toEqual({ type: 'text', value: expect.stringMatching(REFERENCE) });
   });
 
-  it("keeps an error output an error when it offloads it", async () => {
+  it('keeps an error output an error when it offloads it', async () => {
     const manager = await managerIn({ threshold: 1_000 });
     const wrapped = withOffload(
-      tool({ inputSchema: emptyInput, execute: async () => LOG_TEXT, toModelOutput: ({ output }) => ({ type: 'error-text', value: String(output) }) }),
+      tool({
+        inputSchema: emptyInput,
+        execute: async () => LOG_TEXT,
+        toModelOutput: ({ output }) => ({ type: 'error-text', value: String(output) }),
+      }),
       manager,
       { toolName: 'failing' },
     );
-    expect(await wrapped.toModelOutput!(call(LOG_TEXT))).toEqual({ type: 'error-text', value: expect.stringMatching(REFERENCE) });
+    expect(await wrapped.toModelOutput!(call(LOG_TEXT))).toEqual({
+      type: 'error-text',
+      value: expect.stringMatching(REFERENCE),
+    });
   });
 
   it('leaves a tool without execute as it is (its results come from the client)', async () => {
@@ -367,11 +419,17 @@ describe('withOffload', () => {
 
   it('requires the tool name, which excludeTools is matched against', async () => {
     const manager = await managerIn({ threshold: 1_000 });
-    expect(() => withOffload(scenarioTools().fetch_log, manager, {} as never)).toThrow(/toolName must be a non-empty string/);
+    expect(() => withOffload(scenarioTools().fetch_log, manager, {} as never)).toThrow(
+      /toolName must be a non-empty string/,
+    );
   });
 
   it("keeps an excluded tool's output inline", async () => {
-    const manager = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir(), offload: { threshold: 1_000, excludeTools: ['fetch_log'] } });
+    const manager = createContextManager({
+      format: 'ai-sdk',
+      outputDir: await createTempDir(),
+      offload: { threshold: 1_000, excludeTools: ['fetch_log'] },
+    });
     const wrapped = withOffload(scenarioTools().fetch_log, manager, { toolName: 'fetch_log' });
     expect(await wrapped.toModelOutput!(call(LOG_TEXT))).toEqual({ type: 'text', value: LOG_TEXT });
   });
@@ -385,7 +443,11 @@ describe('withOffload', () => {
 describe('createReadTool', () => {
   it('accepts a read tool made with createReadOffloadedTool and answers with numbered lines', async () => {
     const outputDir = await createTempDir();
-    const manager = createContextManager({ format: 'ai-sdk', outputDir, offload: { timing: 'on-arrival', threshold: 1_000 } });
+    const manager = createContextManager({
+      format: 'ai-sdk',
+      outputDir,
+      offload: { timing: 'on-arrival', threshold: 1_000 },
+    });
     const reference = await manager.offloadOutput(LOG_TEXT, { toolName: 'fetch_log', toolCallId: 'call-x' });
     const readTool = createReadTool(createReadOffloadedTool({ outputDir }));
     const page = await readTool.execute({ ref: reference, limit: 2 });
@@ -394,7 +456,11 @@ describe('createReadTool', () => {
   });
 
   it('reaches the model inline, its pages never offloaded, even when longer than the threshold', async () => {
-    const manager = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir(), offload: { timing: 'on-arrival', threshold: 1_000 } });
+    const manager = createContextManager({
+      format: 'ai-sdk',
+      outputDir: await createTempDir(),
+      offload: { timing: 'on-arrival', threshold: 1_000 },
+    });
     let calls = 0;
     const model = new MockLanguageModelV4({
       doGenerate: async ({ prompt }) => {
@@ -403,7 +469,17 @@ describe('createReadTool', () => {
         return calls === 1
           ? scriptedResponse(0, prompt)
           : calls === 2
-            ? { ...scriptedResponse(1, prompt), content: [{ type: 'tool-call' as const, toolCallId: 'call-read', toolName: 'read_offloaded', input: JSON.stringify({ ref: toolResultValue(prompt, 'fetch_log'), limit: 40 }) }] }
+            ? {
+                ...scriptedResponse(1, prompt),
+                content: [
+                  {
+                    type: 'tool-call' as const,
+                    toolCallId: 'call-read',
+                    toolName: 'read_offloaded',
+                    input: JSON.stringify({ ref: toolResultValue(prompt, 'fetch_log'), limit: 40 }),
+                  },
+                ],
+              }
             : scriptedResponse(4, prompt);
       },
     });
@@ -422,7 +498,9 @@ describe('createReadTool', () => {
 
   it('gives the AI SDK its JSON Schema through the Standard Schema converter', () => {
     const readTool = createReadTool(createReadOffloadedTool({ outputDir: tmpdir() }));
-    expect(readTool.inputSchema['~standard'].jsonSchema.input({ target: 'draft-07' })).toMatchObject({ required: ['ref'] });
+    expect(readTool.inputSchema['~standard'].jsonSchema.input({ target: 'draft-07' })).toMatchObject({
+      required: ['ref'],
+    });
   });
 
   it('rejects a source that is neither a manager nor a read tool', () => {
@@ -434,14 +512,21 @@ describe('createPrepareStep', () => {
   it("passes the last step's input tokens as lastUsage, with the number of messages that step sent", async () => {
     const manager = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir() });
     const seen: unknown[] = [];
-    const spied = { ...manager, prepare: (messages: readonly unknown[], options?: Parameters<typeof manager.prepare>[1]) => {
-      seen.push(options?.lastUsage);
-      return manager.prepare(messages as never, options);
-    } };
+    const spied = {
+      ...manager,
+      prepare: (messages: readonly unknown[], options?: Parameters<typeof manager.prepare>[1]) => {
+        seen.push(options?.lastUsage);
+        return manager.prepare(messages as never, options);
+      },
+    };
     const prepareStep = createPrepareStep(spied);
     const first: ModelMessage[] = oldConversation();
     await prepareStep({ messages: first, stepNumber: 0, steps: [] });
-    const next: ModelMessage[] = [...first, { role: 'assistant', content: 'thinking' }, { role: 'user', content: 'more' }];
+    const next: ModelMessage[] = [
+      ...first,
+      { role: 'assistant', content: 'thinking' },
+      { role: 'user', content: 'more' },
+    ];
     await prepareStep({ messages: next, stepNumber: 1, steps: [{ usage: { inputTokens: 321 } }] });
     expect(seen).toEqual([undefined, { inputTokens: 321, messageCount: first.length }]);
   });
@@ -453,12 +538,17 @@ describe('createPrepareStep', () => {
 
   it('rejects messages that are not an array, naming the field', async () => {
     const manager = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir() });
-    await expect(createPrepareStep(manager)({ messages: 'hello' as never })).rejects.toThrow(/options\.messages must be an array/);
+    await expect(createPrepareStep(manager)({ messages: 'hello' as never })).rejects.toThrow(
+      /options\.messages must be an array/,
+    );
   });
 });
 
 describe('ai 7: the default timing, as results age', () => {
-  const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } };
+  const usage = {
+    inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: 1, text: 1, reasoning: undefined },
+  };
   const callTool = (toolCallId: string, toolName: string) => ({
     content: [{ type: 'tool-call' as const, toolCallId, toolName, input: '{}' }],
     finishReason: { unified: 'tool-calls' as const, raw: undefined },
@@ -469,18 +559,36 @@ describe('ai 7: the default timing, as results age', () => {
   it('sends a tool output whole to the step that acts on it, then offloads it once older results pass their budget', async () => {
     // a 100,000-token window: a new output is whole up to 200,000 characters, older ones inline up to 40,000
     const manager = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir() });
-    const aging = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir(), contextTokenLimit: 100_000 });
-    for (const [subject, limit] of [[manager, 200_000], [aging, 100_000]] as const) {
+    const aging = createContextManager({
+      format: 'ai-sdk',
+      outputDir: await createTempDir(),
+      contextTokenLimit: 100_000,
+    });
+    for (const [subject, limit] of [
+      [manager, 200_000],
+      [aging, 100_000],
+    ] as const) {
       let calls = 0;
       const model = new MockLanguageModelV4({
         doGenerate: async () => {
           calls += 1;
           if (calls === 1) return callTool('call-fetch', 'fetch_log');
           if (calls === 2) return callTool('call-ping', 'ping');
-          return { content: [{ type: 'text' as const, text: 'Done.' }], finishReason: { unified: 'stop' as const, raw: undefined }, usage, warnings: [] };
+          return {
+            content: [{ type: 'text' as const, text: 'Done.' }],
+            finishReason: { unified: 'stop' as const, raw: undefined },
+            usage,
+            warnings: [],
+          };
         },
       });
-      await generateText({ model, messages: [{ role: 'user', content: 'Read the log.' }], tools: offloadTools(scenarioTools(), subject), prepareStep: createPrepareStep(subject), stopWhen: stepCountIs(4) });
+      await generateText({
+        model,
+        messages: [{ role: 'user', content: 'Read the log.' }],
+        tools: offloadTools(scenarioTools(), subject),
+        prepareStep: createPrepareStep(subject),
+        stopWhen: stepCountIs(4),
+      });
       const prompts = model.doGenerateCalls.map((call) => call.prompt);
       // the log (50,000 characters) reaches the model whole in the step after the call
       expect(toolResultValue(prompts[1], 'fetch_log')).toBe(LOG_TEXT);
@@ -493,15 +601,25 @@ describe('ai 7: the default timing, as results age', () => {
   });
 
   it('cuts an output over maxInlineResultChars in toModelOutput: its reference, then its head and tail', async () => {
-    const manager = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir(), offload: { maxInlineResultChars: 10_000 } });
+    const manager = createContextManager({
+      format: 'ai-sdk',
+      outputDir: await createTempDir(),
+      offload: { maxInlineResultChars: 10_000 },
+    });
     const wrapped = withOffload(scenarioTools().fetch_log, manager, { toolName: 'fetch_log' });
     const output = await wrapped.toModelOutput!({ toolCallId: 'call-1', input: {}, output: LOG_TEXT as never });
     expect(output.type).toBe('text');
     const value = (output as { value: string }).value;
     expect(value).toMatch(REFERENCE);
-    expect(value).toContain(`\nPreview (first 1000 and last 2000 of ${LOG_TEXT.length} chars):\n${LOG_TEXT.slice(0, 100)}`);
+    expect(value).toContain(
+      `\nPreview (first 1000 and last 2000 of ${LOG_TEXT.length} chars):\n${LOG_TEXT.slice(0, 100)}`,
+    );
     expect(value.endsWith(LOG_TEXT.slice(-2000))).toBe(true);
-    const small = await withOffload(scenarioTools().ping, manager, { toolName: 'ping' }).toModelOutput!({ toolCallId: 'call-2', input: {}, output: 'x'.repeat(10_000) as never });
+    const small = await withOffload(scenarioTools().ping, manager, { toolName: 'ping' }).toModelOutput!({
+      toolCallId: 'call-2',
+      input: {},
+      output: 'x'.repeat(10_000) as never,
+    });
     expect(small).toEqual({ type: 'text', value: 'x'.repeat(10_000) });
   });
 });

@@ -15,7 +15,12 @@ import { silentLogger, type ConversationRequest } from '../../src/core/ports.js'
 import type { Message } from '../../src/core/types.js';
 import { createAnthropicLlmClient } from '../../src/infrastructure/anthropic-client.js';
 import { createOpenAILlmClient } from '../../src/infrastructure/openai-client.js';
-import { anthropicMessage, startFakeProviderServer, type FakeProviderServer, type RecordedRequest } from './fake-provider-server.js';
+import {
+  anthropicMessage,
+  startFakeProviderServer,
+  type FakeProviderServer,
+  type RecordedRequest,
+} from './fake-provider-server.js';
 
 const API_KEY = 'sk-ant-test-key';
 const LOOP_MODEL = 'claude-sonnet-4-6';
@@ -38,10 +43,33 @@ const conversationRequest: ConversationRequest = { model: LOOP_MODEL, system: SY
 const history: Message[] = [
   { role: 'system', content: SYSTEM[0]?.text ?? '' },
   { role: 'user', content: 'Rename exportAll to exportEverything and update its tests.' },
-  { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'src/exporter.ts' } }] },
-  { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: `export function exportAll() {\n${'  // step\n'.repeat(200)}}` }] },
-  { role: 'assistant', content: [{ type: 'text', text: 'Renaming now.' }, { type: 'tool_use', id: 'toolu_2', name: 'bash', input: { command: 'npm test' } }] },
-  { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: 'Tests: 41 passed, 1 failed (exporter.test.ts)' }] },
+  {
+    role: 'assistant',
+    content: [{ type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'src/exporter.ts' } }],
+  },
+  {
+    role: 'user',
+    content: [
+      {
+        type: 'tool_result',
+        tool_use_id: 'toolu_1',
+        content: `export function exportAll() {\n${'  // step\n'.repeat(200)}}`,
+      },
+    ],
+  },
+  {
+    role: 'assistant',
+    content: [
+      { type: 'text', text: 'Renaming now.' },
+      { type: 'tool_use', id: 'toolu_2', name: 'bash', input: { command: 'npm test' } },
+    ],
+  },
+  {
+    role: 'user',
+    content: [
+      { type: 'tool_result', tool_use_id: 'toolu_2', content: 'Tests: 41 passed, 1 failed (exporter.test.ts)' },
+    ],
+  },
 ];
 
 /** The messages of the history as the agent loop sends them: `{ role, content }`, a breakpoint on the last block. */
@@ -49,8 +77,11 @@ function loopMessages(messages: readonly Message[]): unknown[] {
   return messages
     .filter((message) => message.role !== 'system')
     .map((message, index, all) => {
-      if (index < all.length - 1 || typeof message.content === 'string') return { role: message.role, content: message.content };
-      const blocks = message.content.map((block, position) => (position === message.content.length - 1 ? { ...block, cache_control: { type: 'ephemeral' } } : block));
+      if (index < all.length - 1 || typeof message.content === 'string')
+        return { role: message.role, content: message.content };
+      const blocks = message.content.map((block, position) =>
+        position === message.content.length - 1 ? { ...block, cache_control: { type: 'ephemeral' } } : block,
+      );
       return { role: message.role, content: blocks };
     });
 }
@@ -136,7 +167,9 @@ describe("summaryMode 'reuse-prefix' over the Anthropic client", () => {
     expect(usage?.cacheCreationInputTokens).toBe(0);
     // everything up to the breakpoint came from the cache; only the instruction was billed in full
     expect(usage?.cacheReadInputTokens).toBe(loopUsage.cache_creation_input_tokens);
-    expect(usage?.inputTokens).toBe(Math.ceil(`user:${JSON.stringify(buildSummaryInstruction({ maxWords: 1200 }))}`.length / 4));
+    expect(usage?.inputTokens).toBe(
+      Math.ceil(`user:${JSON.stringify(buildSummaryInstruction({ maxWords: 1200 }))}`.length / 4),
+    );
     expect(usage?.outputTokens).toBe(5);
   });
 
@@ -144,8 +177,14 @@ describe("summaryMode 'reuse-prefix' over the Anthropic client", () => {
     const loopUsage = await sendLoopRequest(sdk, history);
     const grown: Message[] = [
       ...history,
-      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_3', name: 'read_file', input: { path: 'tests/exporter.test.ts' } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_3', content: "expect(exportAll()).toBe('all');" }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_3', name: 'read_file', input: { path: 'tests/exporter.test.ts' } }],
+      },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'toolu_3', content: "expect(exportAll()).toBe('all');" }],
+      },
     ];
     const result = await compactMessages(grown, {
       llmClient: await createAnthropicLlmClient({ client: sdk }),
@@ -158,9 +197,12 @@ describe("summaryMode 'reuse-prefix' over the Anthropic client", () => {
 
     const [loop, summary] = server.requestsTo('/v1/messages');
     // the loop's messages are the first ones of the summary request, the breakpoint moved to the last one
-    const withoutBreakpoints = (messages: unknown): string => JSON.stringify(messages).replaceAll(',"cache_control":{"type":"ephemeral"}', '');
+    const withoutBreakpoints = (messages: unknown): string =>
+      JSON.stringify(messages).replaceAll(',"cache_control":{"type":"ephemeral"}', '');
     const sent = summary?.body.messages as unknown[];
-    expect(withoutBreakpoints(sent.slice(0, (loop?.body.messages as unknown[]).length))).toBe(withoutBreakpoints(loop?.body.messages));
+    expect(withoutBreakpoints(sent.slice(0, (loop?.body.messages as unknown[]).length))).toBe(
+      withoutBreakpoints(loop?.body.messages),
+    );
     const usage = result.stats.summaryUsage;
     expect(usage?.cacheReadInputTokens).toBe(loopUsage.cache_creation_input_tokens);
     expect(usage?.cacheCreationInputTokens).toBeGreaterThan(0);
@@ -179,7 +221,9 @@ describe("summaryMode 'reuse-prefix' over the Anthropic client", () => {
       logger: silentLogger,
     });
     const sent = server.requestsTo('/v1/messages')[0]?.body.messages as { content: unknown }[];
-    expect(sent.at(-2)?.content).toEqual([{ type: 'text', text: 'I will fix the failing test next.', cache_control: { type: 'ephemeral' } }]);
+    expect(sent.at(-2)?.content).toEqual([
+      { type: 'text', text: 'I will fix the failing test next.', cache_control: { type: 'ephemeral' } },
+    ]);
     expect(JSON.stringify(sent).match(/cache_control/g)).toHaveLength(1);
     expect(JSON.stringify(endsWithText)).toBe(before);
   });
@@ -188,7 +232,11 @@ describe("summaryMode 'reuse-prefix' over the Anthropic client", () => {
     await compactMessages(history, {
       llmClient: await createAnthropicLlmClient({ client: sdk }),
       summaryMode: 'reuse-prefix',
-      conversationRequest: { ...conversationRequest, tool_choice: { type: 'auto' }, thinking: { type: 'enabled', budget_tokens: 2048 } },
+      conversationRequest: {
+        ...conversationRequest,
+        tool_choice: { type: 'auto' },
+        thinking: { type: 'enabled', budget_tokens: 2048 },
+      },
       summaryMaxWords: 500,
       force: true,
       workDir,
@@ -202,32 +250,54 @@ describe("summaryMode 'reuse-prefix' over the Anthropic client", () => {
   });
 
   it("the default mode ('prompt') also reports usage: the whole history billed as uncached input", async () => {
-    const result = await compactMessages(history, { llmClient: await createAnthropicLlmClient({ client: sdk }), force: true, workDir, logger: silentLogger });
-    expect(result.stats.summaryUsage).toMatchObject({ cacheReadInputTokens: 0, cacheCreationInputTokens: 0, requestCount: 1 });
+    const result = await compactMessages(history, {
+      llmClient: await createAnthropicLlmClient({ client: sdk }),
+      force: true,
+      workDir,
+      logger: silentLogger,
+    });
+    expect(result.stats.summaryUsage).toMatchObject({
+      cacheReadInputTokens: 0,
+      cacheCreationInputTokens: 0,
+      requestCount: 1,
+    });
     expect(result.stats.summaryUsage?.inputTokens).toBeGreaterThan(0);
   });
 });
 
 describe("summaryMode 'reuse-prefix' without a client that can resend the conversation", () => {
   it('rejects an OpenAI client with INVALID_OPTION naming the mode, before anything is written', async () => {
-    const llmClient = await createOpenAILlmClient({ apiKey: 'sk-test', baseURL: `${server.origin}/v1`, model: 'gpt-test' });
-    const promise = compactMessages(history, { llmClient, summaryMode: 'reuse-prefix', conversationRequest, force: true, workDir, logger: silentLogger });
+    const llmClient = await createOpenAILlmClient({
+      apiKey: 'sk-test',
+      baseURL: `${server.origin}/v1`,
+      model: 'gpt-test',
+    });
+    const promise = compactMessages(history, {
+      llmClient,
+      summaryMode: 'reuse-prefix',
+      conversationRequest,
+      force: true,
+      workDir,
+      logger: silentLogger,
+    });
     await expect(promise).rejects.toBeInstanceOf(InvalidOptionError);
-    await expect(promise).rejects.toThrow(/^summaryMode 'reuse-prefix' needs an LLM client with summarizeConversation\(\)/);
+    await expect(promise).rejects.toThrow(
+      /^summaryMode 'reuse-prefix' needs an LLM client with summarizeConversation\(\)/,
+    );
     expect(server.requests).toHaveLength(0);
   });
 
   it('rejects a custom summarizer and the extractive fallback, naming what is configured', async () => {
     const summarizer = { summarize: async () => 'summary' };
-    await expect(compactMessages(history, { summarizer, summaryMode: 'reuse-prefix', conversationRequest, force: true, workDir })).rejects.toThrow(
-      /^summaryMode 'reuse-prefix' needs an LLM client .*but a custom summarizer is given$/,
-    );
+    await expect(
+      compactMessages(history, { summarizer, summaryMode: 'reuse-prefix', conversationRequest, force: true, workDir }),
+    ).rejects.toThrow(/^summaryMode 'reuse-prefix' needs an LLM client .*but a custom summarizer is given$/);
     const previousKey = process.env.ANTHROPIC_API_KEY;
     delete process.env.ANTHROPIC_API_KEY;
     try {
-      await expect(compactMessages(history, { summaryMode: 'reuse-prefix', conversationRequest, force: true, workDir })).rejects.toThrow(
-        /but no llmClient or ANTHROPIC_API_KEY is configured$/,
-      );
+      await expect(
+        compactMessages(history, { summaryMode: 'reuse-prefix', conversationRequest, force: true, workDir }),
+      ).rejects.toThrow(/but no llmClient or ANTHROPIC_API_KEY is configured$/);
     } finally {
       if (previousKey !== undefined) process.env.ANTHROPIC_API_KEY = previousKey;
     }
@@ -235,13 +305,24 @@ describe("summaryMode 'reuse-prefix' without a client that can resend the conver
 
   it.each([
     [{ summaryMode: 'reuse-prefix' as const }, /^conversationRequest is required with summaryMode: 'reuse-prefix'/],
-    [{ conversationRequest }, /^conversationRequest is used only with summaryMode: 'reuse-prefix', got summaryMode "prompt"$/],
+    [
+      { conversationRequest },
+      /^conversationRequest is used only with summaryMode: 'reuse-prefix', got summaryMode "prompt"$/,
+    ],
     [{ summaryMode: 'cached' as 'prompt' }, /^summaryMode must be "prompt" or "reuse-prefix", got "cached"$/],
-    [{ summaryMode: 'reuse-prefix' as const, conversationRequest: { model: '' } }, /^conversationRequest\.model must be a non-empty string/],
-    [{ summaryMode: 'reuse-prefix' as const, conversationRequest: { model: 'm', tools: {} as unknown[] } }, /^conversationRequest\.tools must be an array, got/],
+    [
+      { summaryMode: 'reuse-prefix' as const, conversationRequest: { model: '' } },
+      /^conversationRequest\.model must be a non-empty string/,
+    ],
+    [
+      { summaryMode: 'reuse-prefix' as const, conversationRequest: { model: 'm', tools: {} as unknown[] } },
+      /^conversationRequest\.tools must be an array, got/,
+    ],
   ])('rejects %o with INVALID_OPTION', async (options, message) => {
     const llmClient = await createAnthropicLlmClient({ client: sdk });
-    await expect(compactMessages(history, { llmClient, force: true, workDir, logger: silentLogger, ...options })).rejects.toThrow(message);
+    await expect(
+      compactMessages(history, { llmClient, force: true, workDir, logger: silentLogger, ...options }),
+    ).rejects.toThrow(message);
     expect(server.requests).toHaveLength(0);
   });
 });

@@ -6,7 +6,9 @@
 import { describe, expect, it, vi } from 'vitest';
 
 function notInstalled(name: string): never {
-  throw Object.assign(new Error(`Cannot find package '${name}' imported from src/infrastructure`), { code: 'ERR_MODULE_NOT_FOUND' });
+  throw Object.assign(new Error(`Cannot find package '${name}' imported from src/infrastructure`), {
+    code: 'ERR_MODULE_NOT_FOUND',
+  });
 }
 
 vi.mock('@anthropic-ai/sdk', () => notInstalled('@anthropic-ai/sdk'));
@@ -31,6 +33,9 @@ describe('without the optional SDKs installed', () => {
 
   it('createOpenAILlmClient rejects with MISSING_DEPENDENCY, saying what to install', async () => {
     const { createOpenAILlmClient } = await import('../../src/openai.js');
-    await expect(createOpenAILlmClient({ apiKey: 'sk-test' })).rejects.toMatchObject({ code: 'MISSING_DEPENDENCY', message: expect.stringContaining('npm install openai') });
+    await expect(createOpenAILlmClient({ apiKey: 'sk-test' })).rejects.toMatchObject({
+      code: 'MISSING_DEPENDENCY',
+      message: expect.stringContaining('npm install openai'),
+    });
   });
 });

@@ -14,7 +14,12 @@ import { InvalidOptionError, MissingDependencyError } from '../../src/core/error
 import { silentLogger, type TokenCounter } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';
 import { createAnthropicLlmClient, type AnthropicLike } from '../../src/infrastructure/anthropic-client.js';
-import { anthropicError, anthropicMessage, startFakeProviderServer, type FakeProviderServer } from './fake-provider-server.js';
+import {
+  anthropicError,
+  anthropicMessage,
+  startFakeProviderServer,
+  type FakeProviderServer,
+} from './fake-provider-server.js';
 
 const API_KEY = 'sk-ant-test-key';
 const MODEL = 'claude-haiku-4-5-20251001';
@@ -26,9 +31,21 @@ const instantSleep = async (): Promise<void> => undefined;
 const history: Message[] = [
   { role: 'system', content: 'You are a coding agent.' },
   { role: 'user', content: 'Rename the exporter and update its tests.' },
-  { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'src/exporter.ts' } }] },
+  {
+    role: 'assistant',
+    content: [{ type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'src/exporter.ts' } }],
+  },
   // long enough that its summary is smaller: compaction keeps no result that does not shrink the history
-  { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: `export function exportAll() {}\n${'// generated line\n'.repeat(300)}` }] },
+  {
+    role: 'user',
+    content: [
+      {
+        type: 'tool_result',
+        tool_use_id: 'toolu_1',
+        content: `export function exportAll() {}\n${'// generated line\n'.repeat(300)}`,
+      },
+    ],
+  },
   { role: 'assistant', content: 'Renamed; running the tests next.' },
 ];
 
@@ -78,7 +95,11 @@ describe('createAnthropicLlmClient over HTTP', () => {
     expect(reply).toBe('## Goals & Decisions\nRename the exporter.');
     const [request] = server.requestsTo('/v1/messages');
     expect(request?.method).toBe('POST');
-    expect(request?.body).toMatchObject({ model: MODEL, max_tokens: 512, messages: [{ role: 'user', content: 'Summarize this.' }] });
+    expect(request?.body).toMatchObject({
+      model: MODEL,
+      max_tokens: 512,
+      messages: [{ role: 'user', content: 'Summarize this.' }],
+    });
     expect(sentKey(request?.headers ?? {})).toBe(API_KEY);
     expect(request?.headers['anthropic-version']).toEqual(expect.any(String));
   });
@@ -89,7 +110,11 @@ describe('createAnthropicLlmClient over HTTP', () => {
     const summary = await summarizer.summarize(history.slice(1), { maxWords: 1200 });
 
     expect(summary).toBe('## Goals & Decisions\nRename the exporter.');
-    const body = server.requestsTo('/v1/messages')[0]?.body as { model: string; max_tokens: number; messages: { content: string }[] };
+    const body = server.requestsTo('/v1/messages')[0]?.body as {
+      model: string;
+      max_tokens: number;
+      messages: { content: string }[];
+    };
     expect(body.model).toBe(MODEL);
     expect(body.max_tokens).toBe(computeSummaryMaxTokens(1200));
     const prompt = body.messages[0]?.content ?? '';
@@ -122,7 +147,12 @@ describe('createAnthropicLlmClient over HTTP', () => {
     });
 
     it('529 then 503 then success: our retry gets the summary', async () => {
-      server.enqueue('/v1/messages', anthropicError(529, 'overloaded_error'), anthropicError(503, 'api_error'), anthropicMessage('Recovered.'));
+      server.enqueue(
+        '/v1/messages',
+        anthropicError(529, 'overloaded_error'),
+        anthropicError(503, 'api_error'),
+        anthropicMessage('Recovered.'),
+      );
       const client = await createClient();
       const failures: unknown[] = [];
       const reply = await retryWithBackoff(() => client.summarize('p', MODEL), {
@@ -151,7 +181,9 @@ describe('createAnthropicLlmClient over HTTP', () => {
     it('reads an HTTP-date retry-after as the time left', async () => {
       const inTenSeconds = new Date(Date.now() + 10_000).toUTCString();
       server.enqueue('/v1/messages', anthropicError(429, 'rate_limit_error', { 'retry-after': inTenSeconds }));
-      const error = (await (await createClient()).summarize('p', MODEL).catch((caught: unknown) => caught)) as { retryAfterMs: number };
+      const error = (await (await createClient()).summarize('p', MODEL).catch((caught: unknown) => caught)) as {
+        retryAfterMs: number;
+      };
       expect(error.retryAfterMs).toBeGreaterThan(5_000);
       expect(error.retryAfterMs).toBeLessThanOrEqual(10_000);
     });
@@ -164,7 +196,11 @@ describe('createAnthropicLlmClient over HTTP', () => {
     });
 
     it('a client passed in keeps its own settings (its SDK retries included)', async () => {
-      server.enqueue('/v1/messages', anthropicError(529, 'overloaded_error', { 'retry-after-ms': '1' }), anthropicMessage('Second try.'));
+      server.enqueue(
+        '/v1/messages',
+        anthropicError(529, 'overloaded_error', { 'retry-after-ms': '1' }),
+        anthropicMessage('Second try.'),
+      );
       const own = new Anthropic({ apiKey: API_KEY, baseURL: server.origin, maxRetries: 1 });
       const client = await createAnthropicLlmClient({ client: own });
       await expect(client.summarize('p', MODEL)).resolves.toBe('Second try.');
@@ -174,9 +210,18 @@ describe('createAnthropicLlmClient over HTTP', () => {
 
   describe('failures', () => {
     it('a permanent 500 rejects after every retry', async () => {
-      server.enqueue('/v1/messages', anthropicError(500, 'api_error'), anthropicError(500, 'api_error'), anthropicError(500, 'api_error'));
+      server.enqueue(
+        '/v1/messages',
+        anthropicError(500, 'api_error'),
+        anthropicError(500, 'api_error'),
+        anthropicError(500, 'api_error'),
+      );
       const client = await createClient();
-      const promise = retryWithBackoff(() => client.summarize('p', MODEL), { maxRetries: 2, baseDelayMs: 0, sleep: instantSleep });
+      const promise = retryWithBackoff(() => client.summarize('p', MODEL), {
+        maxRetries: 2,
+        baseDelayMs: 0,
+        sleep: instantSleep,
+      });
       await expect(promise).rejects.toMatchObject({ status: 500 });
       expect(server.requestsTo('/v1/messages')).toHaveLength(3);
     });
@@ -199,7 +244,11 @@ describe('createAnthropicLlmClient over HTTP', () => {
     });
 
     it('compactMessages over the API: 529 then success compacts, with the summary from the server', async () => {
-      server.enqueue('/v1/messages', anthropicError(529, 'overloaded_error', { 'retry-after-ms': '1' }), anthropicMessage('## Task Status\nRunning the tests.'));
+      server.enqueue(
+        '/v1/messages',
+        anthropicError(529, 'overloaded_error', { 'retry-after-ms': '1' }),
+        anthropicMessage('## Task Status\nRunning the tests.'),
+      );
       const result = await compactMessages(history, {
         llmClient: await createClient(),
         force: true,
@@ -219,12 +268,21 @@ describe('createAnthropicLlmClient over HTTP', () => {
       server.enqueue('/v1/messages', anthropicMessage('   '), anthropicMessage([]));
       const client = await createClient();
       await expect(client.summarize('p', MODEL)).resolves.toBe('   ');
-      await expect(createLlmSummarizer(client, { model: MODEL, tokenCounter }).summarize(history.slice(1), { maxWords: 100 })).rejects.toMatchObject({
+      await expect(
+        createLlmSummarizer(client, { model: MODEL, tokenCounter }).summarize(history.slice(1), { maxWords: 100 }),
+      ).rejects.toMatchObject({
         code: 'SUMMARIZER_FAILED',
       });
 
       server.enqueue('/v1/messages', anthropicMessage(''), anthropicMessage(''));
-      const result = await compactMessages(history, { llmClient: client, force: true, maxRetries: 1, retryBaseDelayMs: 0, workDir, logger: silentLogger });
+      const result = await compactMessages(history, {
+        llmClient: client,
+        force: true,
+        maxRetries: 1,
+        retryBaseDelayMs: 0,
+        workDir,
+        logger: silentLogger,
+      });
       expect(result).toMatchObject({ compacted: false, skippedReason: 'summarizer-failed' });
       expect(result.messages).toBe(history);
     });
@@ -233,7 +291,11 @@ describe('createAnthropicLlmClient over HTTP', () => {
     it('aborting through signal rejects with the abort reason while the server is still working', async () => {
       const controller = new AbortController();
       const reason = new Error('user pressed stop');
-      server.enqueue('/v1/messages', { ...anthropicMessage('too late'), delayMs: 10_000, onReceived: () => controller.abort(reason) });
+      server.enqueue('/v1/messages', {
+        ...anthropicMessage('too late'),
+        delayMs: 10_000,
+        onReceived: () => controller.abort(reason),
+      });
       const client = await createClient();
       await expect(client.summarize('p', MODEL, { signal: controller.signal })).rejects.toBe(reason);
       expect(server.requestsTo('/v1/messages')).toHaveLength(1);
@@ -250,7 +312,9 @@ describe('createAnthropicLlmClient over HTTP', () => {
 
   describe('options', () => {
     it('a missing SDK rejects with MissingDependencyError saying what to install', async () => {
-      const notFound = Object.assign(new Error("Cannot find package '@anthropic-ai/sdk'"), { code: 'ERR_MODULE_NOT_FOUND' });
+      const notFound = Object.assign(new Error("Cannot find package '@anthropic-ai/sdk'"), {
+        code: 'ERR_MODULE_NOT_FOUND',
+      });
       const promise = createAnthropicLlmClient({ apiKey: API_KEY, importSdk: () => Promise.reject(notFound) });
       await expect(promise).rejects.toBeInstanceOf(MissingDependencyError);
       await expect(promise).rejects.toMatchObject({ code: 'MISSING_DEPENDENCY', cause: notFound });
@@ -278,27 +342,41 @@ describe('createAnthropicLlmClient over HTTP', () => {
     it('rejects settings that would be ignored with a client passed, and a bad maxRetries', async () => {
       const own = new Anthropic({ apiKey: API_KEY, baseURL: server.origin });
       await expect(createAnthropicLlmClient({ client: own, apiKey: 'other' })).rejects.toThrow(InvalidOptionError);
-      await expect(createAnthropicLlmClient({ client: own, apiKey: 'other' })).rejects.toThrow(/^apiKey configures the client this function constructs/);
-      await expect(createAnthropicLlmClient({ apiKey: API_KEY, maxRetries: -1 })).rejects.toThrow(/^maxRetries must be an integer >= 0, got -1$/);
+      await expect(createAnthropicLlmClient({ client: own, apiKey: 'other' })).rejects.toThrow(
+        /^apiKey configures the client this function constructs/,
+      );
+      await expect(createAnthropicLlmClient({ apiKey: API_KEY, maxRetries: -1 })).rejects.toThrow(
+        /^maxRetries must be an integer >= 0, got -1$/,
+      );
     });
 
-    it("has the Claude default as defaultModel, or the model it was created with, which compactMessages sends when no model is given", async () => {
+    it('has the Claude default as defaultModel, or the model it was created with, which compactMessages sends when no model is given', async () => {
       vi.stubEnv('SUMMARY_MODEL', undefined);
       try {
         expect((await createClient()).defaultModel).toBe(MODEL);
-        const llmClient = await createAnthropicLlmClient({ apiKey: API_KEY, baseURL: server.origin, model: 'claude-sonnet-4-6' });
+        const llmClient = await createAnthropicLlmClient({
+          apiKey: API_KEY,
+          baseURL: server.origin,
+          model: 'claude-sonnet-4-6',
+        });
         expect(llmClient.defaultModel).toBe('claude-sonnet-4-6');
         server.enqueue('/v1/messages', anthropicMessage('## Task Status\nDone.'));
         await compactMessages(history, { llmClient, force: true, workDir, logger: silentLogger });
         expect(server.requestsTo('/v1/messages')[0]?.body).toMatchObject({ model: 'claude-sonnet-4-6' });
-        await expect(createAnthropicLlmClient({ apiKey: API_KEY, model: '' })).rejects.toThrow(/^model must be a non-empty string/);
+        await expect(createAnthropicLlmClient({ apiKey: API_KEY, model: '' })).rejects.toThrow(
+          /^model must be a non-empty string/,
+        );
       } finally {
         vi.unstubAllEnvs();
       }
     });
 
     it('maxRetries turns the SDK retries back on for a constructed client', async () => {
-      server.enqueue('/v1/messages', anthropicError(503, 'api_error', { 'retry-after-ms': '1' }), anthropicMessage('Retried by the SDK.'));
+      server.enqueue(
+        '/v1/messages',
+        anthropicError(503, 'api_error', { 'retry-after-ms': '1' }),
+        anthropicMessage('Retried by the SDK.'),
+      );
       const client = await createAnthropicLlmClient({ apiKey: API_KEY, baseURL: server.origin, maxRetries: 1 });
       await expect(client.summarize('p', MODEL)).resolves.toBe('Retried by the SDK.');
       expect(server.requestsTo('/v1/messages')).toHaveLength(2);

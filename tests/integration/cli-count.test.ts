@@ -14,7 +14,10 @@ const FORMAT_FIXTURES = [
   ['claude-code-session.jsonl', 'claude-code'],
 ] as const;
 
-async function countJson(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<ContextMeasurement> {
+async function countJson(
+  args: readonly string[],
+  env: Record<string, string | undefined> = {},
+): Promise<ContextMeasurement> {
   const run = await runInProcess(['count', ...args, '--json'], { env });
   expect(run.stderr).toBe('');
   expect(run.exitCode).toBe(0);
@@ -35,7 +38,17 @@ describe('agent-context count --json', () => {
     '%s: prints exactly { format, messageFormat, messageCount, totalTokens, byRole, byTool, largestToolResults, offload, compaction }',
     async (name, format) => {
       const report = await countJson([fixturePath(name)]);
-      expect(Object.keys(report)).toEqual(['format', 'messageFormat', 'messageCount', 'totalTokens', 'byRole', 'byTool', 'largestToolResults', 'offload', 'compaction']);
+      expect(Object.keys(report)).toEqual([
+        'format',
+        'messageFormat',
+        'messageCount',
+        'totalTokens',
+        'byRole',
+        'byTool',
+        'largestToolResults',
+        'offload',
+        'compaction',
+      ]);
       expect(report.format).toBe(format);
       expect(report.messageFormat).toBe('anthropic');
     },
@@ -45,7 +58,8 @@ describe('agent-context count --json', () => {
     const transcript = await readFixtureTranscript(name);
     const { messages } = transcript;
     const report = await countJson([fixturePath(name)]);
-    const toolDefinitionTokens = transcript.toolDefinitions === undefined ? 0 : estimateTokens(JSON.stringify(transcript.toolDefinitions));
+    const toolDefinitionTokens =
+      transcript.toolDefinitions === undefined ? 0 : estimateTokens(JSON.stringify(transcript.toolDefinitions));
 
     expect(report.messageCount).toBe(messages.length);
     expect(report.totalTokens).toBe(countTokens(messages) + toolDefinitionTokens);
@@ -76,7 +90,10 @@ describe('agent-context count --json', () => {
     expect(toolTokens).toEqual([...toolTokens].sort((left, right) => right - left));
 
     const results = blocksOf(messages).filter((block) => block.type === 'tool_result');
-    const largest = results.map(countBlockTokens).sort((left, right) => right - left).slice(0, 10);
+    const largest = results
+      .map(countBlockTokens)
+      .sort((left, right) => right - left)
+      .slice(0, 10);
     expect(report.largestToolResults.map((result) => result.tokens)).toEqual(largest);
 
     const plan = planOffload(messages);
@@ -124,26 +141,61 @@ describe('agent-context count --json', () => {
 
   it('follows the thresholds and the trigger from the environment', async () => {
     const messages = (await readFixtureTranscript('messages.json')).messages;
-    const env = { OFFLOAD_CHAR_THRESHOLD: '400', OFFLOAD_RATIO_THRESHOLD: '0.5', CONTEXT_TOKEN_LIMIT: '1000', COMPACT_THRESHOLD_RATIO: '0.5' };
+    const env = {
+      OFFLOAD_CHAR_THRESHOLD: '400',
+      OFFLOAD_RATIO_THRESHOLD: '0.5',
+      CONTEXT_TOKEN_LIMIT: '1000',
+      COMPACT_THRESHOLD_RATIO: '0.5',
+    };
     const report = await countJson([fixturePath('messages.json')], env);
     const plan = planOffload(messages, { charThreshold: 400, ratioThreshold: 0.5 });
-    expect(report.offload).toMatchObject({ charThreshold: 400, ratioThreshold: 0.5, candidateCount: plan.candidates.length });
-    expect(report.compaction).toMatchObject({ contextTokenLimit: 1000, compactThresholdRatio: 0.5, thresholdTokens: 500, wouldTrigger: true });
+    expect(report.offload).toMatchObject({
+      charThreshold: 400,
+      ratioThreshold: 0.5,
+      candidateCount: plan.candidates.length,
+    });
+    expect(report.compaction).toMatchObject({
+      contextTokenLimit: 1000,
+      compactThresholdRatio: 0.5,
+      thresholdTokens: 500,
+      wouldTrigger: true,
+    });
     expect(shouldCompact(messages, { contextTokenLimit: 1000, compactThresholdRatio: 0.5 })).toBe(true);
   });
 
   it('follows --char-threshold, --ratio-threshold, --exclude-tools, --limit and --ratio over the environment', async () => {
     const messages = (await readFixtureTranscript('messages.json')).messages;
     const report = await countJson(
-      [fixturePath('messages.json'), '--char-threshold', '50', '--ratio-threshold', '0.9', '--exclude-tools', 'run_command', '--limit', '1100', '--ratio', '0.99'],
+      [
+        fixturePath('messages.json'),
+        '--char-threshold',
+        '50',
+        '--ratio-threshold',
+        '0.9',
+        '--exclude-tools',
+        'run_command',
+        '--limit',
+        '1100',
+        '--ratio',
+        '0.99',
+      ],
       { OFFLOAD_CHAR_THRESHOLD: '4000', CONTEXT_TOKEN_LIMIT: '10' },
     );
     const plan = planOffload(messages, { charThreshold: 50, ratioThreshold: 0.9, excludeTools: ['run_command'] });
-    expect(report.offload).toMatchObject({ candidateCount: plan.candidates.length, skippedReason: 'below-ratio-threshold', wouldOffload: false, freedChars: 0 });
-    expect(report.compaction).toMatchObject({ contextTokenLimit: 1100, thresholdTokens: 1089, wouldTrigger: shouldCompact(messages, { contextTokenLimit: 1100, compactThresholdRatio: 0.99 }) });
+    expect(report.offload).toMatchObject({
+      candidateCount: plan.candidates.length,
+      skippedReason: 'below-ratio-threshold',
+      wouldOffload: false,
+      freedChars: 0,
+    });
+    expect(report.compaction).toMatchObject({
+      contextTokenLimit: 1100,
+      thresholdTokens: 1089,
+      wouldTrigger: shouldCompact(messages, { contextTokenLimit: 1100, compactThresholdRatio: 0.99 }),
+    });
   });
 
-  it('counts a request body\'s tools toward the total and the trigger, as providers bill them', async () => {
+  it("counts a request body's tools toward the total and the trigger, as providers bill them", async () => {
     const transcript = await readFixtureTranscript('request-body.json');
     const toolTokens = estimateTokens(JSON.stringify(transcript.toolDefinitions));
     const messageTokens = countTokens(transcript.messages);
@@ -174,15 +226,21 @@ describe('agent-context count report', () => {
     expect(report).toMatch(new RegExp(`Total  ${measurement.totalTokens.toLocaleString('en-US')} tokens`));
     expect(report).toMatch(/By role\n {2}system +0 +0\.0%\n {2}user +[\d,]+ {2}█+/);
     expect(report).toMatch(/By tool \(calls, tokens of inputs \+ results\)\n {2}Bash {2}2×/);
-    expect(report).toMatch(/Largest tool results\n +tokens {2}tool {2}id +first line\n +[\d,]+ {2}Bash {2}toolu_01Bash1 +RUN {2}v3\.2\.4 \/home\/dev\/app/);
+    expect(report).toMatch(
+      /Largest tool results\n +tokens {2}tool {2}id +first line\n +[\d,]+ {2}Bash {2}toolu_01Bash1 +RUN {2}v3\.2\.4 \/home\/dev\/app/,
+    );
     expect(report).toContain('Batch offload (char threshold 100, ratio threshold 0.2)');
     expect(report).toMatch(/would offload 5 of 5 tool results: 3,239 of 4,411 chars \(73\.4%\)/);
-    expect(report).toMatch(/Compaction \(window 200,000 tokens, triggers at 92\.0% = 184,000\)\n {2}[█░│┃]+ {2}0\.8% of the window\n {2}would not trigger: 182,371 tokens to go/);
+    expect(report).toMatch(
+      /Compaction \(window 200,000 tokens, triggers at 92\.0% = 184,000\)\n {2}[█░│┃]+ {2}0\.8% of the window\n {2}would not trigger: 182,371 tokens to go/,
+    );
   });
 
   it('says why batch offload would skip', async () => {
     const run = await runInProcess(['count', fixturePath('messages.json'), '--ratio-threshold', '0.9']);
-    expect(run.stdout).toMatch(/would skip: the 3 results that qualify are 77\.8% of the history, below the ratio threshold \(90\.0%\)/);
+    expect(run.stdout).toMatch(
+      /would skip: the 3 results that qualify are 77\.8% of the history, below the ratio threshold \(90\.0%\)/,
+    );
   });
 
   it('says when compaction would trigger', async () => {
@@ -195,11 +253,22 @@ describe('agent-context count report', () => {
   });
 
   it('has colour with FORCE_COLOR, and none when NO_COLOR is set as well', async () => {
-    expect(hasAnsi((await runInProcess(['count', fixturePath('messages.json')], { env: { FORCE_COLOR: '1' } })).stdout)).toBe(true);
-    expect(hasAnsi((await runInProcess(['count', fixturePath('messages.json')], { env: { FORCE_COLOR: '1', NO_COLOR: '1' } })).stdout)).toBe(false);
+    expect(
+      hasAnsi((await runInProcess(['count', fixturePath('messages.json')], { env: { FORCE_COLOR: '1' } })).stdout),
+    ).toBe(true);
+    expect(
+      hasAnsi(
+        (await runInProcess(['count', fixturePath('messages.json')], { env: { FORCE_COLOR: '1', NO_COLOR: '1' } }))
+          .stdout,
+      ),
+    ).toBe(false);
   });
 
   it('never colours --json', async () => {
-    expect(hasAnsi((await runInProcess(['count', fixturePath('messages.json'), '--json'], { env: { FORCE_COLOR: '1' } })).stdout)).toBe(false);
+    expect(
+      hasAnsi(
+        (await runInProcess(['count', fixturePath('messages.json'), '--json'], { env: { FORCE_COLOR: '1' } })).stdout,
+      ),
+    ).toBe(false);
   });
 });

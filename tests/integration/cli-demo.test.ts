@@ -20,7 +20,13 @@ describe('agent-context demo', () => {
     expect(run.stderr).toBe('');
     const output = run.stdout;
     const headings = output.split('\n').filter((line) => /^\d\. /.test(line));
-    expect(headings.map((line) => line.split('  ')[0])).toEqual(['1. count', '2. offload', '3. count', '4. compact', '5. count']);
+    expect(headings.map((line) => line.split('  ')[0])).toEqual([
+      '1. count',
+      '2. offload',
+      '3. count',
+      '4. compact',
+      '5. count',
+    ]);
     expect(output).toMatch(/Total {2}\d{2,3},\d{3} tokens/);
     expect(output).toMatch(/offloaded \d+ tool results, [\d,]+ chars, to /);
     expect(output).toMatch(/3\. count.*\n {3}total [\d,]+ tokens in \d+ messages \(-\d+\.\d% from [\d,]+\)/);

@@ -54,7 +54,20 @@ function writeManyFiles(count: number): Message[] {
   ];
   for (let index = 0; index < count; index += 1) {
     const id = `w${index}`;
-    messages.push({ role: 'assistant', content: [{ type: 'tool_use', id, name: 'write_file', input: { path: `src/module-${String(index).padStart(2, '0')}.ts`, content: `export const v${index} = ${index};` } }] });
+    messages.push({
+      role: 'assistant',
+      content: [
+        {
+          type: 'tool_use',
+          id,
+          name: 'write_file',
+          input: {
+            path: `src/module-${String(index).padStart(2, '0')}.ts`,
+            content: `export const v${index} = ${index};`,
+          },
+        },
+      ],
+    });
     messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'ok' }] });
   }
   messages.push({ role: 'assistant', content: `Renamed in all ${count} modules.` });
@@ -64,11 +77,19 @@ function writeManyFiles(count: number): Message[] {
 describe('agent-context eval on the demo sample', () => {
   it('reads the probes off the raw transcript: the task, the three edited files, the last read, the last command', async () => {
     const report = await evaluateJson([SAMPLE]);
-    expect(subjectsOf(report, 'task')).toEqual(['CI has been red on main since #412 (half-even rounding) was merged: `npm test` f']);
-    expect(subjectsOf(report, 'edited-file')).toEqual(['src/money/round.ts', 'src/invoice/totals.ts', 'src/invoice/tax.ts']);
+    expect(subjectsOf(report, 'task')).toEqual([
+      'CI has been red on main since #412 (half-even rounding) was merged: `npm test` f',
+    ]);
+    expect(subjectsOf(report, 'edited-file')).toEqual([
+      'src/money/round.ts',
+      'src/invoice/totals.ts',
+      'src/invoice/tax.ts',
+    ]);
     expect(subjectsOf(report, 'last-read-file')).toEqual(['src/invoice/tax.ts']);
     expect(subjectsOf(report, 'last-command')).toEqual(['npx tsc --noEmit && npm run lint']);
-    expect(subjectsOf(report, 'last-error')).toEqual([expect.stringMatching(/^run_command: AssertionError: expected /)]);
+    expect(subjectsOf(report, 'last-error')).toEqual([
+      expect.stringMatching(/^run_command: AssertionError: expected /),
+    ]);
   });
 
   it('offloads the large results first, then compacts: one probe per offloaded reference, and the archive', async () => {
@@ -121,7 +142,9 @@ describe('agent-context eval on the demo sample', () => {
     const report = await evaluateJson([SAMPLE, '--out', out]);
     expect(report.store).toBe(out);
     expect(existsSync(report.archiveReference!)).toBe(true);
-    expect((await readdir(out)).filter((name) => name.startsWith('tool-result-'))).toHaveLength(report.offloadedResults);
+    expect((await readdir(out)).filter((name) => name.startsWith('tool-result-'))).toHaveLength(
+      report.offloadedResults,
+    );
   });
 });
 
@@ -137,8 +160,21 @@ function toClaudeCodeLog(messages: readonly Message[]): string {
     const blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
     blocks.forEach((block, blockIndex) => {
       const uuid = `00000000-0000-4000-8000-${String(index * 100 + blockIndex).padStart(12, '0')}`;
-      const inner = message.role === 'assistant' ? { id: `msg_${index}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-6', content: [block] } : { role: 'user', content: [block] };
-      lines.push(JSON.stringify({ parentUuid, isSidechain: false, type: message.role, message: inner, uuid, sessionId: 'session-1', cwd: '/home/dev/invoice-kit' }));
+      const inner =
+        message.role === 'assistant'
+          ? { id: `msg_${index}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-6', content: [block] }
+          : { role: 'user', content: [block] };
+      lines.push(
+        JSON.stringify({
+          parentUuid,
+          isSidechain: false,
+          type: message.role,
+          message: inner,
+          uuid,
+          sessionId: 'session-1',
+          cwd: '/home/dev/invoice-kit',
+        }),
+      );
       parentUuid = uuid;
     });
   });
@@ -151,7 +187,11 @@ describe('agent-context eval on Claude Code logs', () => {
     await writeFile(file, toClaudeCodeLog(JSON.parse(await readFile(SAMPLE, 'utf8')) as Message[]));
     const report = await evaluateJson([file]);
     expect(report.shape).toBe('claude-code');
-    expect(subjectsOf(report, 'edited-file')).toEqual(['src/money/round.ts', 'src/invoice/totals.ts', 'src/invoice/tax.ts']);
+    expect(subjectsOf(report, 'edited-file')).toEqual([
+      'src/money/round.ts',
+      'src/invoice/totals.ts',
+      'src/invoice/tax.ts',
+    ]);
     expect(kindOf(report, 'offloaded-result').probes).toBe(report.offloadedResults);
     expect(kindOf(report, 'edited-file').kept).toBe(3);
     expect(kindOf(report, 'archive').kept).toBe(1);
@@ -161,7 +201,9 @@ describe('agent-context eval on Claude Code logs', () => {
     // the fixture is short: compacted without offloading first, or a summary would not be smaller
     const report = await evaluateJson([fixturePath('claude-code-session.jsonl'), '--threshold', '1000000']);
     expect(report.shape).toBe('claude-code');
-    expect(subjectsOf(report, 'task')).toEqual(['The startOfWeek test fails on Sundays, see tests/date.test.ts. Please fix it.']);
+    expect(subjectsOf(report, 'task')).toEqual([
+      'The startOfWeek test fails on Sundays, see tests/date.test.ts. Please fix it.',
+    ]);
     expect(subjectsOf(report, 'edited-file')).toEqual(['/home/dev/app/src/date.ts']);
     expect(subjectsOf(report, 'last-read-file')).toEqual(['/home/dev/app/tests/date.test.ts']);
     expect(subjectsOf(report, 'last-command')).toEqual(['npx vitest run tests/date.test.ts']);
@@ -190,7 +232,9 @@ describe('agent-context eval on a Claude Code review started with a slash comman
 
   it('takes the test run that printed a failure, though not marked as an error, for the last error, and keeps it though it was offloaded', async () => {
     const report = await evaluateJson([REVIEW]);
-    expect(subjectsOf(report, 'last-error')).toEqual([expect.stringMatching(/^Bash: AssertionError: expected \{ netMinor: 2336/)]);
+    expect(subjectsOf(report, 'last-error')).toEqual([
+      expect.stringMatching(/^Bash: AssertionError: expected \{ netMinor: 2336/),
+    ]);
     expect(kindOf(report, 'last-error')).toMatchObject({ probes: 1, kept: 1 });
   });
 
@@ -220,12 +264,20 @@ describe('agent-context eval --provider: compare summarizers on the same transcr
     const file = join(directory.path, 'many-files.json');
     await writeFile(file, JSON.stringify(writeManyFiles(20)));
     server.enqueue('/v1/messages', anthropicMessage('## Goals & Decisions\nRename the helpers.'));
-    const llm = await evaluateJson([file, '--provider', 'anthropic', '--base-url', server.origin], { env: { ANTHROPIC_API_KEY: 'sk-test' } });
+    const llm = await evaluateJson([file, '--provider', 'anthropic', '--base-url', server.origin], {
+      env: { ANTHROPIC_API_KEY: 'sk-test' },
+    });
     expect(llm.summarizer).toBe(`anthropic claude-haiku-4-5-20251001 at ${server.origin}`);
     expect(server.requestsTo('/v1/messages')).toHaveLength(1);
     // the model's summary names no file: only the ledger's 15 most recent are left
     expect(kindOf(llm, 'edited-file')).toMatchObject({ probes: 20, kept: 15 });
-    expect(kindOf(llm, 'edited-file').missing).toEqual(['src/module-00.ts', 'src/module-01.ts', 'src/module-02.ts', 'src/module-03.ts', 'src/module-04.ts']);
+    expect(kindOf(llm, 'edited-file').missing).toEqual([
+      'src/module-00.ts',
+      'src/module-01.ts',
+      'src/module-02.ts',
+      'src/module-03.ts',
+      'src/module-04.ts',
+    ]);
     const extractive = await evaluateJson([file]);
     expect(kindOf(extractive, 'edited-file')).toMatchObject({ probes: 20, kept: 20 });
     expect(extractive.score.score).toBeGreaterThan(llm.score.score);
@@ -235,7 +287,13 @@ describe('agent-context eval --provider: compare summarizers on the same transcr
 describe('agent-context eval: bad input', () => {
   it('a transcript without an assistant message: one line, exit 1, nothing written', async () => {
     const file = join(directory.path, 'short.json');
-    await writeFile(file, JSON.stringify([{ role: 'system', content: 'S' }, { role: 'user', content: 'Hello?' }]));
+    await writeFile(
+      file,
+      JSON.stringify([
+        { role: 'system', content: 'S' },
+        { role: 'user', content: 'Hello?' },
+      ]),
+    );
     const out = join(directory.path, 'store');
     const run = await evaluate([file, '--out', out]);
     expect(run.exitCode).toBe(1);
@@ -248,7 +306,10 @@ describe('agent-context eval: bad input', () => {
   it.each([
     [['--provider', 'gemini'], 'agent-context: --provider must be one of anthropic, openai, extractive, got "gemini"'],
     [['--threshold', 'big'], 'agent-context: --threshold must be a number >= 1, got "big"'],
-    [['--base-url', 'http://127.0.0.1:1'], 'agent-context: --base-url needs an LLM: pass --provider anthropic or openai'],
+    [
+      ['--base-url', 'http://127.0.0.1:1'],
+      'agent-context: --base-url needs an LLM: pass --provider anthropic or openai',
+    ],
   ])('%j: a usage error, exit 2, nothing written', async (flags, message) => {
     const out = join(directory.path, 'store');
     const run = await evaluate([SAMPLE, ...flags, '--out', out]);
@@ -260,8 +321,16 @@ describe('agent-context eval: bad input', () => {
   it('a summarizer that fails: exit 1 with its error on one line', async () => {
     const server = await startFakeProviderServer();
     try {
-      server.enqueue('/v1/messages', ...Array.from({ length: 5 }, () => ({ status: 400, body: { type: 'error', error: { type: 'invalid_request_error', message: 'bad (test)' } } })));
-      const run = await evaluate([SAMPLE, '--provider', 'anthropic', '--base-url', server.origin], { env: { ANTHROPIC_API_KEY: 'sk-test', COMPACT_MAX_RETRIES: '0' } });
+      server.enqueue(
+        '/v1/messages',
+        ...Array.from({ length: 5 }, () => ({
+          status: 400,
+          body: { type: 'error', error: { type: 'invalid_request_error', message: 'bad (test)' } },
+        })),
+      );
+      const run = await evaluate([SAMPLE, '--provider', 'anthropic', '--base-url', server.origin], {
+        env: { ANTHROPIC_API_KEY: 'sk-test', COMPACT_MAX_RETRIES: '0' },
+      });
       expect(run.exitCode).toBe(1);
       expect(run.stderr.split('\n').filter((line) => line.startsWith('agent-context:'))).toHaveLength(1);
       expect(run.stderr).toMatch(/agent-context: compaction failed: the summarizer failed: /);

@@ -97,9 +97,14 @@ export interface StartedCli {
 
 /** Starts `node dist/cli/index.js ...args`; standard input is written and closed at once. */
 export function startCli(args: readonly string[], options: RunCliOptions = {}): StartedCli {
-  if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: run "npm run build" first (npm run test:processes does)`);
+  if (!existsSync(CLI_PATH))
+    throw new Error(`${CLI_PATH} is missing: run "npm run build" first (npm run test:processes does)`);
   const env = createRunEnvironment(options.env);
-  const child = spawn(process.execPath, [...(options.nodeArguments ?? []), CLI_PATH, ...args], { cwd: options.cwd ?? REPOSITORY_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(options.nodeArguments ?? []), CLI_PATH, ...args], {
+    cwd: options.cwd ?? REPOSITORY_ROOT,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const finished = new Promise<CliRun>((resolvePromise, reject) => {
     let stdout = '';
     let stderr = '';
@@ -146,9 +151,24 @@ function replaceEnvironment(env: Record<string, string | undefined>): () => void
  * library's default logger warns on the console); returns a function that puts it back.
  */
 function captureConsole(stdout: CommandOutput, stderr: CommandOutput): () => void {
-  const saved = { log: console.log, info: console.info, debug: console.debug, warn: console.warn, error: console.error };
-  const writeTo = (stream: CommandOutput) => (...values: unknown[]) => void stream.write(`${format(...values)}\n`);
-  Object.assign(console, { log: writeTo(stdout), info: writeTo(stdout), debug: writeTo(stdout), warn: writeTo(stderr), error: writeTo(stderr) });
+  const saved = {
+    log: console.log,
+    info: console.info,
+    debug: console.debug,
+    warn: console.warn,
+    error: console.error,
+  };
+  const writeTo =
+    (stream: CommandOutput) =>
+    (...values: unknown[]) =>
+      void stream.write(`${format(...values)}\n`);
+  Object.assign(console, {
+    log: writeTo(stdout),
+    info: writeTo(stdout),
+    debug: writeTo(stdout),
+    warn: writeTo(stderr),
+    error: writeTo(stderr),
+  });
   return () => void Object.assign(console, saved);
 }
 
@@ -170,7 +190,11 @@ export function runInProcess(args: readonly string[], options: RunInProcessOptio
     const restoreConsole = captureConsole(stdout, stderr);
     try {
       process.chdir(options.cwd ?? REPOSITORY_ROOT);
-      const exitCode = await runCommandLine(args, { stdin: Readable.from([Buffer.from(options.stdin ?? '')]), stdout, stderr });
+      const exitCode = await runCommandLine(args, {
+        stdin: Readable.from([Buffer.from(options.stdin ?? '')]),
+        stdout,
+        stderr,
+      });
       return { exitCode, stdout: stdout.text, stderr: stderr.text };
     } finally {
       process.chdir(workingDirectory);
@@ -183,7 +207,9 @@ export function runInProcess(args: readonly string[], options: RunInProcessOptio
 }
 
 /** A fresh temporary directory, and a function that removes it. */
-export async function createTemporaryDirectory(prefix = 'aco-cli-'): Promise<{ path: string; remove: () => Promise<void> }> {
+export async function createTemporaryDirectory(
+  prefix = 'aco-cli-',
+): Promise<{ path: string; remove: () => Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), prefix));
   return { path, remove: () => rm(path, { recursive: true, force: true }) };
 }

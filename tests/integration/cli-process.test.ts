@@ -40,7 +40,11 @@ describe('agent-context as a process: exit codes', () => {
 
   it('exits 1 with one line on stderr when the input cannot be read', async () => {
     const missing = join(directory.path, 'missing.json');
-    expect(await runCli(['count', missing])).toEqual({ exitCode: 1, stdout: '', stderr: `agent-context: cannot read ${missing}: no such file (ENOENT)\n` });
+    expect(await runCli(['count', missing])).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: `agent-context: cannot read ${missing}: no such file (ENOENT)\n`,
+    });
   });
 });
 
@@ -55,7 +59,10 @@ describe('agent-context as a process: pipes', () => {
 
   it('exits 0 without an error when the reader of its output goes away (| head)', async () => {
     // far more than a pipe holds, so that the history is still being written when the reader leaves
-    const messages: Message[] = Array.from({ length: 400 }, (_, index) => ({ role: index % 2 === 0 ? 'user' : 'assistant', content: `message ${index} ${'x'.repeat(2_000)}` }));
+    const messages: Message[] = Array.from({ length: 400 }, (_, index) => ({
+      role: index % 2 === 0 ? 'user' : 'assistant',
+      content: `message ${index} ${'x'.repeat(2_000)}`,
+    }));
     const input = join(directory.path, 'long.json');
     await writeFile(input, JSON.stringify(messages));
     const { child, finished } = startCli(['offload', input, '--out', join(directory.path, 'out')]);
@@ -79,10 +86,17 @@ describe('agent-context as a process: Ctrl-C', () => {
   it('stops a compaction waiting on the model, exits 130 and writes no history', async () => {
     // Ctrl-C once the request has reached the model, which would answer only after a minute
     let interrupt = (): void => undefined;
-    server.enqueue('/v1/messages', { ...anthropicMessage('## Goals\nnever sent'), delayMs: 60_000, onReceived: () => interrupt() });
-    const { child, finished } = startCli(['compact', fixturePath('messages.json'), '--force', '--provider', 'anthropic', '--base-url', server.origin], {
-      env: { ANTHROPIC_API_KEY: 'test-key', COMPACT_OUTPUT_DIR: join(directory.path, 'archive') },
+    server.enqueue('/v1/messages', {
+      ...anthropicMessage('## Goals\nnever sent'),
+      delayMs: 60_000,
+      onReceived: () => interrupt(),
     });
+    const { child, finished } = startCli(
+      ['compact', fixturePath('messages.json'), '--force', '--provider', 'anthropic', '--base-url', server.origin],
+      {
+        env: { ANTHROPIC_API_KEY: 'test-key', COMPACT_OUTPUT_DIR: join(directory.path, 'archive') },
+      },
+    );
     interrupt = () => void child.kill('SIGINT');
     const run = await finished;
     expect(server.requestsTo('/v1/messages')).toHaveLength(1);
@@ -104,9 +118,21 @@ describe('agent-context count loads only what it uses', () => {
     const loaded = await readFile(traceFile, 'utf8');
     expect(loaded).toContain('/dist/cli/count.js');
     expect(loaded).toContain('/picocolors/');
-    const unwanted = ['@anthropic-ai/sdk', '/node_modules/openai/', '/node_modules/ora/', '/dist/cli/compact.js', '/dist/cli/demo.js', '/dist/cli/sample/'];
+    const unwanted = [
+      '@anthropic-ai/sdk',
+      '/node_modules/openai/',
+      '/node_modules/ora/',
+      '/dist/cli/compact.js',
+      '/dist/cli/demo.js',
+      '/dist/cli/sample/',
+    ];
     // Nor compaction, summarizers and client wrappers, which the package root would bring.
-    unwanted.push('/dist/index.js', '/dist/api/compact.js', '/dist/core/compact/', '/dist/infrastructure/anthropic-client.js');
+    unwanted.push(
+      '/dist/index.js',
+      '/dist/api/compact.js',
+      '/dist/core/compact/',
+      '/dist/infrastructure/anthropic-client.js',
+    );
     for (const unwantedModule of unwanted) {
       expect(loaded).not.toContain(unwantedModule);
     }
@@ -120,7 +146,10 @@ describe('agent-context demo as a process', () => {
     const samplePath = hint?.slice('   npx agent-context count '.length) ?? '';
     expect(samplePath).toBe(join(directory.path, 'sample-session.json'));
     // as the reader types it, from the clone's root: npx finds the repository's own command
-    const { stdout } = await promisify(execFile)('npx', ['--no-install', 'agent-context', 'count', samplePath], { cwd: REPOSITORY_ROOT, env: { ...process.env, NO_COLOR: '1' } });
+    const { stdout } = await promisify(execFile)('npx', ['--no-install', 'agent-context', 'count', samplePath], {
+      cwd: REPOSITORY_ROOT,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     expect(stdout).toMatch(/^agent-context count {2}\S*sample-session\.json\n/);
   });
 });

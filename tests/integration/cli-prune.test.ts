@@ -28,7 +28,11 @@ async function age(path: string, ageDays: number): Promise<void> {
  * Writes `files` under `root` (folders created), each modified `ageDays` ago. `root` is made
  * the way the package makes its directories (marked as its own) unless `madeByPackage` is false.
  */
-async function writeAged(root: string, files: Record<string, { ageDays: number; text?: string }>, madeByPackage = true): Promise<void> {
+async function writeAged(
+  root: string,
+  files: Record<string, { ageDays: number; text?: string }>,
+  madeByPackage = true,
+): Promise<void> {
   if (madeByPackage) await new NodeFileWriter().ensureDir(root);
   for (const [name, { ageDays, text }] of Object.entries(files)) {
     const path = join(root, ...name.split('/'));
@@ -43,7 +47,12 @@ async function listFiles(root: string): Promise<string[]> {
   const entries = await readdir(root, { recursive: true, withFileTypes: true });
   return entries
     .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name).slice(root.length + 1).split('\\').join('/'))
+    .map((entry) =>
+      join(entry.parentPath, entry.name)
+        .slice(root.length + 1)
+        .split('\\')
+        .join('/'),
+    )
     .sort();
 }
 
@@ -70,8 +79,14 @@ describe('agent-context prune', () => {
     expect(run.stderr).toBe('');
     const lines = run.stdout.split('\n');
     expect(lines[0]).toBe(`prune  ${dir} (dry run: nothing deleted)`);
-    expect(lines[1]).toMatch(/^ {2}would remove 3 files older than 7d \(written before \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\), freeing 2\.1 KB \(2,150 bytes\):$/);
-    expect(lines.slice(2, 5).map((line) => line.trim().split(/\s{2,}/)[0])).toEqual(['s1/compact-2026-01-02T03-04-05Z-1.json', 's1/toolu_old.md', 'tool-result-old.md']);
+    expect(lines[1]).toMatch(
+      /^ {2}would remove 3 files older than 7d \(written before \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\), freeing 2\.1 KB \(2,150 bytes\):$/,
+    );
+    expect(lines.slice(2, 5).map((line) => line.trim().split(/\s{2,}/)[0])).toEqual([
+      's1/compact-2026-01-02T03-04-05Z-1.json',
+      's1/toolu_old.md',
+      'tool-result-old.md',
+    ]);
     expect(lines[4]).toMatch(/^ {4}tool-result-old\.md {2,}2\.0 KB {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(lines[5]).toBe('  run again with --yes to delete them');
     expect(await listFiles(dir)).toEqual(before);
@@ -81,7 +96,9 @@ describe('agent-context prune', () => {
     await writeAged(dir, FILES);
     const run = await runInProcess(['prune', dir, '--older-than', '1w', '--yes']);
     expect(run.exitCode).toBe(0);
-    expect(run.stdout).toMatch(/^prune {2}.*\n {2}removed 3 files older than 1w \(written before [^)]+\), freed 2\.1 KB \(2,150 bytes\):\n/);
+    expect(run.stdout).toMatch(
+      /^prune {2}.*\n {2}removed 3 files older than 1w \(written before [^)]+\), freed 2\.1 KB \(2,150 bytes\):\n/,
+    );
     expect(await listFiles(dir)).toEqual([
       '.agent-context-offload',
       'data.json',
@@ -98,7 +115,9 @@ describe('agent-context prune', () => {
     await writeAged(dir, { 'tool-result-a.md': { ageDays: 1 } });
     const run = await runInProcess(['prune', dir, '--older-than', '12h', '--yes']);
     expect(run.exitCode).toBe(0);
-    expect(run.stdout).toMatch(/^prune {2}.*\n {2}removed 1 file older than 12h .*, freed 27 bytes:\n {4}tool-result-a\.md {2}27 bytes {2}\S+\n$/);
+    expect(run.stdout).toMatch(
+      /^prune {2}.*\n {2}removed 1 file older than 12h .*, freed 27 bytes:\n {4}tool-result-a\.md {2}27 bytes {2}\S+\n$/,
+    );
     const again = await runInProcess(['prune', dir, '--older-than', '12h']);
     expect(again.stdout).toMatch(/\n {2}nothing older than 12h \(written before [^)]+\) to remove\n$/);
   });
@@ -108,7 +127,13 @@ describe('agent-context prune', () => {
     const run = await runInProcess(['prune', dir, '--older-than', '30m', '--json']);
     expect(run.exitCode).toBe(0);
     const report = JSON.parse(run.stdout) as Record<string, unknown>;
-    expect(report).toMatchObject({ dir, olderThan: '30m', olderThanMs: 30 * 60 * 1000, dryRun: true, freedBytes: 2150 + 'content of tool-result-new.md'.length });
+    expect(report).toMatchObject({
+      dir,
+      olderThan: '30m',
+      olderThanMs: 30 * 60 * 1000,
+      dryRun: true,
+      freedBytes: 2150 + 'content of tool-result-new.md'.length,
+    });
     expect((report.removed as Array<{ key: string }>).map((entry) => entry.key)).toEqual([
       's1/compact-2026-01-02T03-04-05Z-1.json',
       's1/toolu_old.md',
@@ -178,17 +203,27 @@ describe('agent-context prune', () => {
     async function leaveTempFile(target: string, ageDays: number): Promise<string> {
       const path = await writeTemp(target, 'half of a result');
       await age(path, ageDays);
-      return path.slice(dir.length + 1).split('\\').join('/');
+      return path
+        .slice(dir.length + 1)
+        .split('\\')
+        .join('/');
     }
 
     it('removes those older than the age, and keeps the fresh ones and look-alikes', async () => {
       await writeAged(dir, { 'tool-result-a.md': { ageDays: 0 }, 's1/notes.md.tmp': { ageDays: 30 } });
-      const stale = [await leaveTempFile(join(dir, 'tool-result-b.md'), 30), await leaveTempFile(join(dir, 's1', 'toolu_1.md'), 30)];
+      const stale = [
+        await leaveTempFile(join(dir, 'tool-result-b.md'), 30),
+        await leaveTempFile(join(dir, 's1', 'toolu_1.md'), 30),
+      ];
       const fresh = await leaveTempFile(join(dir, 's1', 'toolu_2.md'), 1);
       const run = await runInProcess(['prune', dir, '--older-than', '7d', '--yes', '--json']);
       expect(run.exitCode).toBe(0);
-      expect((JSON.parse(run.stdout) as { removed: Array<{ key: string }> }).removed.map((entry) => entry.key)).toEqual([...stale].sort());
-      expect(await listFiles(dir)).toEqual(['.agent-context-offload', fresh, 's1/notes.md.tmp', 'tool-result-a.md'].sort());
+      expect((JSON.parse(run.stdout) as { removed: Array<{ key: string }> }).removed.map((entry) => entry.key)).toEqual(
+        [...stale].sort(),
+      );
+      expect(await listFiles(dir)).toEqual(
+        ['.agent-context-offload', fresh, 's1/notes.md.tmp', 'tool-result-a.md'].sort(),
+      );
     });
 
     it('never removes one younger than an hour, whatever the age given', async () => {
@@ -202,13 +237,25 @@ describe('agent-context prune', () => {
 
   describe('exit codes', () => {
     it.each([
-      [['prune', '--older-than', '7d'], 'agent-context: missing <dir> (the directory the offloaded results and archives are in)'],
+      [
+        ['prune', '--older-than', '7d'],
+        'agent-context: missing <dir> (the directory the offloaded results and archives are in)',
+      ],
       [['prune', '.'], 'agent-context: missing --older-than <age> (e.g. 7d: only what is older goes)'],
-      [['prune', '.', '--older-than', '7x'], 'agent-context: --older-than must be a duration such as 30m, 12h, 7d or 2w, got "7x"'],
-      [['prune', '.', '--older-than', '-1d'], 'agent-context: --older-than must be a duration such as 30m, 12h, 7d or 2w, got "-1d"'],
+      [
+        ['prune', '.', '--older-than', '7x'],
+        'agent-context: --older-than must be a duration such as 30m, 12h, 7d or 2w, got "7x"',
+      ],
+      [
+        ['prune', '.', '--older-than', '-1d'],
+        'agent-context: --older-than must be a duration such as 30m, 12h, 7d or 2w, got "-1d"',
+      ],
       [['prune', '.', '--older-than'], 'agent-context: --older-than needs a value'],
       [['prune', '.', 'extra', '--older-than', '7d'], 'agent-context: unexpected argument "extra"'],
-      [['prune', '.', '--older-than', '9999999999d'], 'agent-context: --older-than must be at most 100000000d (the range of a date), got "9999999999d"'],
+      [
+        ['prune', '.', '--older-than', '9999999999d'],
+        'agent-context: --older-than must be at most 100000000d (the range of a date), got "9999999999d"',
+      ],
     ])('exits 2 on a usage error: %j', async (args, message) => {
       const run = await runInProcess(args);
       expect(run.exitCode).toBe(2);
@@ -219,7 +266,9 @@ describe('agent-context prune', () => {
     it('exits 1 when the directory does not exist or is a file', async () => {
       const missing = await runInProcess(['prune', join(temporary.path, 'nope'), '--older-than', '7d']);
       expect(missing.exitCode).toBe(1);
-      expect(missing.stderr).toBe(`agent-context: cannot read ${join(temporary.path, 'nope')}: no such file (ENOENT)\n`);
+      expect(missing.stderr).toBe(
+        `agent-context: cannot read ${join(temporary.path, 'nope')}: no such file (ENOENT)\n`,
+      );
       const file = join(temporary.path, 'file.md');
       await writeFile(file, 'x');
       const notDirectory = await runInProcess(['prune', file, '--older-than', '7d']);

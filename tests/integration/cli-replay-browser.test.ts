@@ -61,7 +61,11 @@ function decodePng(png: Buffer): { width: number; height: number; channels: numb
       else if (filter === 3) predictor = Math.floor((left + up) / 2);
       else if (filter === 4) {
         const estimate = left + up - upLeft;
-        const [toLeft, toUp, toUpLeft] = [Math.abs(estimate - left), Math.abs(estimate - up), Math.abs(estimate - upLeft)];
+        const [toLeft, toUp, toUpLeft] = [
+          Math.abs(estimate - left),
+          Math.abs(estimate - up),
+          Math.abs(estimate - upLeft),
+        ];
         predictor = toLeft <= toUp && toLeft <= toUpLeft ? left : toUp <= toUpLeft ? up : upLeft;
       }
       pixels[row * stride + column] = (value + predictor) & 0xff;
@@ -71,17 +75,28 @@ function decodePng(png: Buffer): { width: number; height: number; channels: numb
 }
 
 /** Pixels of exactly this colour. */
-function countColor(image: ReturnType<typeof decodePng>, [red, green, blue]: readonly [number, number, number]): number {
+function countColor(
+  image: ReturnType<typeof decodePng>,
+  [red, green, blue]: readonly [number, number, number],
+): number {
   let count = 0;
   for (let index = 0; index < image.pixels.length; index += image.channels) {
-    if (image.pixels[index] === red && image.pixels[index + 1] === green && image.pixels[index + 2] === blue) count += 1;
+    if (image.pixels[index] === red && image.pixels[index + 1] === green && image.pixels[index + 2] === blue)
+      count += 1;
   }
   return count;
 }
 
-function runChromium(args: readonly string[], userDataDir: string): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
+function runChromium(
+  args: readonly string[],
+  userDataDir: string,
+): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(CHROMIUM, ['--headless', '--disable-gpu', '--no-sandbox', `--user-data-dir=${userDataDir}`, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      CHROMIUM,
+      ['--headless', '--disable-gpu', '--no-sandbox', `--user-data-dir=${userDataDir}`, ...args],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -92,7 +107,10 @@ function runChromium(args: readonly string[], userDataDir: string): Promise<{ ex
 }
 
 const chromiumMissing = !existsSync(CHROMIUM);
-if (chromiumMissing) console.warn(`[skipped] replay --html in a browser (tests/integration/cli-replay-browser.test.ts): ${CHROMIUM} does not exist (apt-get install -y chromium)`);
+if (chromiumMissing)
+  console.warn(
+    `[skipped] replay --html in a browser (tests/integration/cli-replay-browser.test.ts): ${CHROMIUM} does not exist (apt-get install -y chromium)`,
+  );
 
 describe.skipIf(chromiumMissing)('agent-context replay --html in headless Chromium', () => {
   it('writes a page the browser renders with both curves, one point per request', { timeout: 120_000 }, async () => {
@@ -108,13 +126,17 @@ describe.skipIf(chromiumMissing)('agent-context replay --html in headless Chromi
       ['chart-managed', 'with'],
     ] as const) {
       const svg = dom.stdout.slice(dom.stdout.indexOf(`<svg id="${chart}"`));
-      const points = new RegExp(`<polyline data-series="${series}"[^>]* points="([^"]*)"`).exec(svg)?.[1]?.split(' ') ?? [];
+      const points =
+        new RegExp(`<polyline data-series="${series}"[^>]* points="([^"]*)"`).exec(svg)?.[1]?.split(' ') ?? [];
       expect(points, `${chart} ${series}`).toHaveLength(15);
     }
     expect(dom.stdout.match(/<circle class="compaction"/g)?.length).toBeGreaterThanOrEqual(2);
 
     const screenshot = join(directory.path, 'report.png');
-    const shot = await runChromium([`--screenshot=${screenshot}`, '--window-size=1200,800', '--hide-scrollbars', `file://${html}`], join(directory.path, 'chromium-shot'));
+    const shot = await runChromium(
+      [`--screenshot=${screenshot}`, '--window-size=1200,800', '--hide-scrollbars', `file://${html}`],
+      join(directory.path, 'chromium-shot'),
+    );
     expect(shot.exitCode, shot.stderr).toBe(0);
     const image = decodePng(await readFile(screenshot));
     expect([image.width, image.height]).toEqual([1200, 800]);
@@ -123,7 +145,11 @@ describe.skipIf(chromiumMissing)('agent-context replay --html in headless Chromi
     expect(countColor(image, [0x0f, 0x76, 0x6e])).toBeGreaterThan(500);
     const colors = new Set<number>();
     for (let index = 0; index < image.pixels.length; index += image.channels) {
-      colors.add(((image.pixels[index] as number) << 16) | ((image.pixels[index + 1] as number) << 8) | (image.pixels[index + 2] as number));
+      colors.add(
+        ((image.pixels[index] as number) << 16) |
+          ((image.pixels[index + 1] as number) << 8) |
+          (image.pixels[index + 2] as number),
+      );
     }
     expect(colors.size).toBeGreaterThan(50);
   });

@@ -11,7 +11,14 @@ import type { Message } from '../../src/index.js';
 import type { ReplayReport } from '../../src/cli/replay/replay-report.js';
 import { anthropicMessage, startFakeProviderServer } from './fake-provider-server.js';
 import type { FakeProviderServer } from './fake-provider-server.js';
-import { createTemporaryDirectory, fixturePath, hasAnsi, readFixtureMessages, REPOSITORY_ROOT, runInProcess } from './cli-helpers.js';
+import {
+  createTemporaryDirectory,
+  fixturePath,
+  hasAnsi,
+  readFixtureMessages,
+  REPOSITORY_ROOT,
+  runInProcess,
+} from './cli-helpers.js';
 import type { RunInProcessOptions } from './cli-helpers.js';
 
 const SAMPLE = join(REPOSITORY_ROOT, 'src/cli/sample/session.json');
@@ -50,7 +57,9 @@ describe('agent-context replay on the demo sample', () => {
     const report = await replayJson([SAMPLE, '--window', '2500']);
     const turns = assistantIndices(messages);
     expect(report.requests.map((request) => request.messageIndex)).toEqual(turns);
-    expect(report.requests.map((request) => request.tokensWithout)).toEqual(turns.map((index) => countTokens(messages.slice(0, index))));
+    expect(report.requests.map((request) => request.tokensWithout)).toEqual(
+      turns.map((index) => countTokens(messages.slice(0, index))),
+    );
     expect(report.totals.tokensWithout).toBe(report.requests.reduce((sum, request) => sum + request.tokensWithout, 0));
   });
 
@@ -80,11 +89,16 @@ describe('agent-context replay on the demo sample', () => {
     const report = await replayJson([SAMPLE, '--window', '2500']);
     expect([report.cacheReadRatio, report.cacheWriteRatio]).toEqual([0.1, 1.25]);
     for (const request of report.requests) {
-      const expected = ((request.cacheReadTokensWith * 0.1 + (request.tokensWith - request.cacheReadTokensWith) * 1.25) * 3) / 1e6;
+      const expected =
+        ((request.cacheReadTokensWith * 0.1 + (request.tokensWith - request.cacheReadTokensWith) * 1.25) * 3) / 1e6;
       expect(request.cachedCostWith).toBeCloseTo(expected, 12);
     }
     // the raw history only grows: after the first request, each starts with the one before it
-    expect(report.requests.slice(1).every((request, index) => request.cacheReadTokensWithout === report.requests[index]!.tokensWithout)).toBe(true);
+    expect(
+      report.requests
+        .slice(1)
+        .every((request, index) => request.cacheReadTokensWithout === report.requests[index]!.tokensWithout),
+    ).toBe(true);
     expect(report.totals.cachedCostWithout).toBeLessThan(report.totals.costWithout);
     // offloads and the compaction change what was sent: the cache breaks there
     expect(report.totals.prefixChangesWith).toBeGreaterThan(0);
@@ -102,16 +116,31 @@ describe('agent-context replay on the demo sample', () => {
     expect(report.totals.tokensWith).toBe(report.requests.reduce((sum, request) => sum + request.tokensWith, 0));
     const run = await replay([SAMPLE, '--window', '2500']);
     expect(run.stdout).toContain(`\n  read-backs${' '.repeat(20)}`);
-    expect(run.stdout).toMatch(new RegExp(` ${report.totals.readBacks}  [\\d,]+ tokens, \\$\\d+\\.\\d\\d with caching\\n`));
+    expect(run.stdout).toMatch(
+      new RegExp(` ${report.totals.readBacks}  [\\d,]+ tokens, \\$\\d+\\.\\d\\d with caching\\n`),
+    );
   });
 
   it('takes the cache ratios from --cache-read-ratio and --cache-write-ratio, and prints both costs', async () => {
-    const report = await replayJson([SAMPLE, '--window', '30k', '--cache-read-ratio', '0.5', '--cache-write-ratio', '1']);
+    const report = await replayJson([
+      SAMPLE,
+      '--window',
+      '30k',
+      '--cache-read-ratio',
+      '0.5',
+      '--cache-write-ratio',
+      '1',
+    ]);
     expect([report.cacheReadRatio, report.cacheWriteRatio]).toEqual([0.5, 1]);
     const last = report.requests.at(-1)!;
-    expect(last.cachedCostWith).toBeCloseTo(((last.cacheReadTokensWith * 0.5 + (last.tokensWith - last.cacheReadTokensWith)) * 3) / 1e6, 12);
+    expect(last.cachedCostWith).toBeCloseTo(
+      ((last.cacheReadTokensWith * 0.5 + (last.tokensWith - last.cacheReadTokensWith)) * 3) / 1e6,
+      12,
+    );
     const run = await replay([SAMPLE, '--window', '30k']);
-    expect(run.stdout).toMatch(/\n {4}with prompt caching +\$\d+\.\d\d +\$\d+\.\d\d {2}\d+ prefix changes? with the manager\n/);
+    expect(run.stdout).toMatch(
+      /\n {4}with prompt caching +\$\d+\.\d\d +\$\d+\.\d\d {2}\d+ prefix changes? with the manager\n/,
+    );
   });
 
   it('prints a chart of both lines in 80 columns and the summary table, without colour or spinner when piped', async () => {
@@ -119,7 +148,10 @@ describe('agent-context replay on the demo sample', () => {
     expect(run.exitCode).toBe(0);
     const lines = run.stdout.split('\n');
     expect(lines[0]).toBe(`replay  ${SAMPLE} (JSON array of messages, 31 messages, 15 model requests)`);
-    const chart = lines.slice(lines.indexOf('  context tokens per model request') + 1, lines.findIndex((line) => line.includes('with the manager   · without')) + 1);
+    const chart = lines.slice(
+      lines.indexOf('  context tokens per model request') + 1,
+      lines.findIndex((line) => line.includes('with the manager   · without')) + 1,
+    );
     expect(chart.length).toBe(15);
     for (const line of chart) expect(Array.from(line).length).toBeLessThanOrEqual(80);
     expect(chart.join('\n')).toContain('•');
@@ -141,7 +173,9 @@ describe('agent-context replay on the demo sample', () => {
     const report = await replayJson([SAMPLE, '--window', '2500', '--out', out]);
     expect(report.store).toBe(out);
     const files = await readdir(join(out, 'default'));
-    expect(files.filter((name) => name.endsWith('.md') && !name.startsWith('offload-index-')).length).toBe(report.totals.offloadedResults);
+    expect(files.filter((name) => name.endsWith('.md') && !name.startsWith('offload-index-')).length).toBe(
+      report.totals.offloadedResults,
+    );
     expect(files.filter((name) => /^compact-.*\.json$/.test(name)).length).toBe(report.totals.compactions);
     const archive = report.requests.find((request) => request.compaction !== null)!.compaction!.archiveReference!;
     expect(existsSync(archive)).toBe(true);
@@ -175,7 +209,9 @@ describe('agent-context replay on other transcripts', () => {
   ])('reads %s (%s): one request per assistant message of the canonical history', async (name, format) => {
     const report = await replayJson([fixturePath(name)]);
     expect(report.messageFormat).toBe(format);
-    expect(report.requests.map((request) => request.messageIndex)).toEqual(assistantIndices(await readFixtureMessages(name)));
+    expect(report.requests.map((request) => request.messageIndex)).toEqual(
+      assistantIndices(await readFixtureMessages(name)),
+    );
   });
 
   it('reads standard input', async () => {
@@ -195,8 +231,16 @@ describe('agent-context replay --provider: summaries from an LLM over HTTP', () 
   });
 
   it('asks the model for each compaction and says who wrote the summaries', async () => {
-    server.enqueue('/v1/messages', ...Array.from({ length: 20 }, () => anthropicMessage('## Goals & Decisions\nFix the rounding of invoice totals.')));
-    const report = await replayJson([SAMPLE, '--window', '2500', '--provider', 'anthropic', '--base-url', server.origin], { env: { ANTHROPIC_API_KEY: 'sk-test' } });
+    server.enqueue(
+      '/v1/messages',
+      ...Array.from({ length: 20 }, () =>
+        anthropicMessage('## Goals & Decisions\nFix the rounding of invoice totals.'),
+      ),
+    );
+    const report = await replayJson(
+      [SAMPLE, '--window', '2500', '--provider', 'anthropic', '--base-url', server.origin],
+      { env: { ANTHROPIC_API_KEY: 'sk-test' } },
+    );
     expect(report.summarizer).toBe(`anthropic claude-haiku-4-5-20251001 at ${server.origin}`);
     expect(report.totals.compactions).toBeGreaterThanOrEqual(1);
     expect(server.requestsTo('/v1/messages').length).toBeGreaterThanOrEqual(report.totals.compactions);
@@ -211,7 +255,9 @@ describe('agent-context replay: bad input', () => {
     const out = join(directory.path, 'store');
     const run = await replay([file, '--html', html, '--out', out]);
     expect(run.exitCode).toBe(1);
-    expect(run.stderr).toBe(`agent-context: ${file}: nothing to replay: no assistant message (each one answers a model request, 1 messages read)\n`);
+    expect(run.stderr).toBe(
+      `agent-context: ${file}: nothing to replay: no assistant message (each one answers a model request, 1 messages read)\n`,
+    );
     expect(run.stdout).toBe('');
     expect(existsSync(html) || existsSync(out)).toBe(false);
     expect(await readdir(childTemp)).toEqual([]);
@@ -231,7 +277,10 @@ describe('agent-context replay: bad input', () => {
 
   it.each([
     [['--provider', 'gemini'], 'agent-context: --provider must be one of anthropic, openai, extractive, got "gemini"'],
-    [['--window', '10 tokens'], 'agent-context: --window must be a whole number of tokens >= 1 such as 30000, 100k or 1.5m, got "10 tokens"'],
+    [
+      ['--window', '10 tokens'],
+      'agent-context: --window must be a whole number of tokens >= 1 such as 30000, 100k or 1.5m, got "10 tokens"',
+    ],
     [['--price-per-mtok', 'free'], 'agent-context: --price-per-mtok must be a number >= 0, got "free"'],
     [['--threshold', '0'], 'agent-context: --threshold must be a number >= 1, got "0"'],
     [['--cache-read-ratio', '-0.1'], 'agent-context: --cache-read-ratio must be a number >= 0, got "-0.1"'],
@@ -253,7 +302,9 @@ describe('agent-context replay: bad input', () => {
     for (const page of [file, join(directory.path, '.', 'session.json'), join(directory.path, 'link.json')]) {
       const run = await replay([file, '--window', '2500', '--html', page]);
       expect(run.exitCode).toBe(2);
-      expect(run.stderr.split('\n')[0]).toBe(`agent-context: --html ${page} names the transcript being replayed; the page would replace it: pass another file`);
+      expect(run.stderr.split('\n')[0]).toBe(
+        `agent-context: --html ${page} names the transcript being replayed; the page would replace it: pass another file`,
+      );
       expect(await readFile(file, 'utf8')).toBe(text);
     }
     expect(await readdir(childTemp)).toEqual([]);

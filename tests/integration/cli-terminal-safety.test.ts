@@ -30,7 +30,10 @@ const TOOL_RESULT = [
 
 const MESSAGES: Message[] = [
   { role: 'user', content: 'Read the file and tell me what it says.' },
-  { role: 'assistant', content: [{ type: 'tool_use', id: TOOL_ID, name: TOOL_NAME, input: { file_path: `notes${TITLE_SET}.txt` } }] },
+  {
+    role: 'assistant',
+    content: [{ type: 'tool_use', id: TOOL_ID, name: TOOL_NAME, input: { file_path: `notes${TITLE_SET}.txt` } }],
+  },
   { role: 'user', content: [{ type: 'tool_result', tool_use_id: TOOL_ID, content: TOOL_RESULT }] },
   { role: 'assistant', content: `It says hello ${CLIPBOARD_WRITE}.` },
 ];
@@ -72,12 +75,15 @@ describe('agent-context count prints nothing a terminal obeys', () => {
     const run = await runInProcess(['count', transcriptPath, '--json']);
     expect(run.exitCode).toBe(0);
     expectSafe(run);
-    const report = JSON.parse(run.stdout) as { byTool: Record<string, unknown>; largestToolResults: Array<{ toolUseId: string; tool: string }> };
+    const report = JSON.parse(run.stdout) as {
+      byTool: Record<string, unknown>;
+      largestToolResults: Array<{ toolUseId: string; tool: string }>;
+    };
     expect(Object.keys(report.byTool)).toEqual([TOOL_NAME]);
     expect(report.largestToolResults[0]).toMatchObject({ toolUseId: TOOL_ID, tool: TOOL_NAME });
   });
 
-  it('with colours forced, the only escape sequences are the report\'s own colours', async () => {
+  it("with colours forced, the only escape sequences are the report's own colours", async () => {
     const run = await runInProcess(['count', transcriptPath], { env: { FORCE_COLOR: '1' } });
     expect(run.exitCode).toBe(0);
     // eslint-disable-next-line no-control-regex -- the SGR colour sequences picocolors writes

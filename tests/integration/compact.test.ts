@@ -41,7 +41,13 @@ const history = (): Message[] => [
 const ARCHIVE_NAME = /^compact-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z-(\d+)\.json$/;
 
 function options(extra: CompactOptions = {}): CompactOptions & { logger: ReturnType<typeof createRecordingLogger> } {
-  return { workDir, force: true, summarizer: createScriptedSummarizer(['the summary']), logger: createRecordingLogger(), ...extra } as never;
+  return {
+    workDir,
+    force: true,
+    summarizer: createScriptedSummarizer(['the summary']),
+    logger: createRecordingLogger(),
+    ...extra,
+  } as never;
 }
 
 describe('compactMessages on the file system', () => {
@@ -76,18 +82,24 @@ describe('compactMessages on the file system', () => {
       const other = await compactMessages(history(), options({ sessionId: 'agent-2' }));
       expect(first.originalMessagesPath).toBe(join(sessionDir, 'compact-2026-11-21T23-45-12Z-6.json'));
       expect(second.originalMessagesPath).toBe(join(sessionDir, 'compact-2026-11-21T23-45-12Z-7.json'));
-      expect(other.originalMessagesPath).toBe(join(workDir, '.compact', 'agent-2', 'compact-2026-11-21T23-45-12Z-1.json'));
+      expect(other.originalMessagesPath).toBe(
+        join(workDir, '.compact', 'agent-2', 'compact-2026-11-21T23-45-12Z-1.json'),
+      );
     } finally {
       vi.useRealTimers();
     }
   });
 
   it('never lets concurrent compactions of one session overwrite each other', async () => {
-    const inputs = Array.from({ length: 6 }, (_, index) => [...history(), { role: 'user' as const, content: `variant ${index}` }]);
+    const inputs = Array.from({ length: 6 }, (_, index) => [
+      ...history(),
+      { role: 'user' as const, content: `variant ${index}` },
+    ]);
     const results = await Promise.all(inputs.map((input) => compactMessages(input, options())));
     const paths = results.map((result) => result.originalMessagesPath as string);
     expect(new Set(paths).size).toBe(6);
-    for (const [index, path] of paths.entries()) expect(JSON.parse(await readFile(path, 'utf8'))).toEqual(inputs[index]?.slice(1));
+    for (const [index, path] of paths.entries())
+      expect(JSON.parse(await readFile(path, 'utf8'))).toEqual(inputs[index]?.slice(1));
     const names = await readdir(join(workDir, '.compact', 'default'));
     expect(names.filter((name) => ARCHIVE_NAME.test(name))).toHaveLength(6);
     expect(names.filter((name) => name.endsWith('.tmp'))).toEqual([]);
@@ -100,7 +112,10 @@ describe('compactMessages on the file system', () => {
     const result = await compactMessages(input, settings);
     expect(result).toMatchObject({ compacted: false, skippedReason: 'archive-failed', originalMessagesPath: null });
     expect(result.messages).toBe(input);
-    expect(result.error).toMatchObject({ code: 'WRITE_FAILED', cause: { code: expect.stringMatching(/^(EEXIST|ENOTDIR)$/) } });
+    expect(result.error).toMatchObject({
+      code: 'WRITE_FAILED',
+      cause: { code: expect.stringMatching(/^(EEXIST|ENOTDIR)$/) },
+    });
     expect(settings.logger.warnings.some((warning) => warning.includes('could not archive'))).toBe(true);
   });
 
@@ -114,7 +129,9 @@ describe('compactMessages on the file system', () => {
   });
 
   it('rejects an archive policy it does not know, before anything is written', async () => {
-    await expect(compactMessages(history(), options({ archive: 'maybe' as never }))).rejects.toThrow('archive must be "required" or "best-effort", got "maybe"');
+    await expect(compactMessages(history(), options({ archive: 'maybe' as never }))).rejects.toThrow(
+      'archive must be "required" or "best-effort", got "maybe"',
+    );
   });
 
   it('honours an absolute outputDir', async () => {
@@ -124,7 +141,10 @@ describe('compactMessages on the file system', () => {
 
   it('leaves the history as it was when the summarizer keeps failing', async () => {
     const input = history();
-    const result = await compactMessages(input, options({ summarizer: createScriptedSummarizer([new Error('down')]), retryBaseDelayMs: 0 }));
+    const result = await compactMessages(
+      input,
+      options({ summarizer: createScriptedSummarizer([new Error('down')]), retryBaseDelayMs: 0 }),
+    );
     expect(result).toMatchObject({ compacted: false, skippedReason: 'summarizer-failed' });
     expect(result.messages).toBe(input);
   });
@@ -135,8 +155,13 @@ describe('file restoration on the file system', () => {
     await symlink(join(outsideDir, 'secret.env'), join(workDir, 'innocent.txt'));
     await symlink(outsideDir, join(workDir, 'linked-dir'));
     const logger = createRecordingLogger();
-    const restored = await restoreRecentFiles([...readFileTurn('src/a.ts'), ...readFileTurn('innocent.txt'), ...readFileTurn('linked-dir/secret.env')], { workDir, logger });
-    expect(restored.map((message) => message.content)).toEqual(['[Restored after compact] src/a.ts:\nexport const a = 1;\n']);
+    const restored = await restoreRecentFiles(
+      [...readFileTurn('src/a.ts'), ...readFileTurn('innocent.txt'), ...readFileTurn('linked-dir/secret.env')],
+      { workDir, logger },
+    );
+    expect(restored.map((message) => message.content)).toEqual([
+      '[Restored after compact] src/a.ts:\nexport const a = 1;\n',
+    ]);
     expect(logger.warnings).toHaveLength(2);
     for (const warning of logger.warnings) expect(warning).toMatch(/real path .* is outside workDir/);
     expect(JSON.stringify(restored)).not.toContain('hunter2');
@@ -151,7 +176,10 @@ describe('file restoration on the file system', () => {
   it('skips ../ traversal and absolute paths outside workDir', async () => {
     const logger = createRecordingLogger();
     const escape = `../${outsideDir.split('/').at(-1)}/secret.env`;
-    const restored = await restoreRecentFiles([...readFileTurn(escape), ...readFileTurn(join(outsideDir, 'other.env'))], { workDir, logger });
+    const restored = await restoreRecentFiles(
+      [...readFileTurn(escape), ...readFileTurn(join(outsideDir, 'other.env'))],
+      { workDir, logger },
+    );
     expect(restored).toEqual([]);
     expect(logger.warnings).toHaveLength(2);
     for (const warning of logger.warnings) expect(warning).toMatch(/outside workDir/);
@@ -159,13 +187,17 @@ describe('file restoration on the file system', () => {
 
   it('skips a deleted file and a directory, with warnings', async () => {
     const logger = createRecordingLogger();
-    const restored = await restoreRecentFiles([...readFileTurn('README.md'), ...readFileTurn('deleted.ts'), ...readFileTurn('src')], { workDir, logger });
+    const restored = await restoreRecentFiles(
+      [...readFileTurn('README.md'), ...readFileTurn('deleted.ts'), ...readFileTurn('src')],
+      { workDir, logger },
+    );
     expect(restored).toHaveLength(1);
     expect(logger.warnings).toHaveLength(2);
   });
 
   it('restores 5 real files, the most recent first, and an empty one with 0 tokens', async () => {
-    for (let index = 0; index < 6; index += 1) await writeFile(join(workDir, `f${index}.txt`), index === 5 ? '' : `file ${index}\n`);
+    for (let index = 0; index < 6; index += 1)
+      await writeFile(join(workDir, `f${index}.txt`), index === 5 ? '' : `file ${index}\n`);
     const restored = await restoreRecentFiles(
       Array.from({ length: 6 }, (_, index) => readFileTurn(`f${index}.txt`)).flat(),
       { workDir, logger: createRecordingLogger() },

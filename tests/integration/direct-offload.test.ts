@@ -2,10 +2,22 @@ import { access, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createToolResultOffloader, offloadToolResult, offloadToolResultWithWriter } from '../../src/api/direct-offload.js';
+import {
+  createToolResultOffloader,
+  offloadToolResult,
+  offloadToolResultWithWriter,
+} from '../../src/api/direct-offload.js';
 import type { ContentBlock } from '../../src/core/types.js';
 import { NodeFileWriter } from '../../src/infrastructure/node-file-writer.js';
-import { assistantMessage, blocksOf, deepFreeze, text, toolResult, toolUse, userMessage } from '../fixtures/offload-fixtures.js';
+import {
+  assistantMessage,
+  blocksOf,
+  deepFreeze,
+  text,
+  toolResult,
+  toolUse,
+  userMessage,
+} from '../fixtures/offload-fixtures.js';
 
 let root: string;
 
@@ -43,7 +55,10 @@ describe('offloadToolResult on the real file system', () => {
 
   it('writes an array content as JSON', async () => {
     const content: ContentBlock[] = [{ type: 'text', text: text(1500) }];
-    const result = await offloadToolResult(userMessage(toolResult('arr', content)), { sessionId: 's', outputDir: root });
+    const result = await offloadToolResult(userMessage(toolResult('arr', content)), {
+      sessionId: 's',
+      outputDir: root,
+    });
     expect(await readFile(result.file!, 'utf8')).toBe(JSON.stringify(content));
   });
 
@@ -76,7 +91,9 @@ describe('offloadToolResult on the real file system', () => {
     await writeFile(outputDir, 'x');
     const message = deepFreeze(userMessage(toolResult('t', text(2000))));
     const snapshot = structuredClone(message);
-    const error: unknown = await offloadToolResult(message, { sessionId: 's', outputDir }).catch((caught: unknown) => caught);
+    const error: unknown = await offloadToolResult(message, { sessionId: 's', outputDir }).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toMatchObject({ code: 'WRITE_FAILED', cause: expect.objectContaining({ code: expect.any(String) }) });
     expect(message).toEqual(snapshot);
   });
@@ -85,27 +102,41 @@ describe('offloadToolResult on the real file system', () => {
     'rejects the sessionId %j with UNSAFE_PATH and creates nothing',
     async (sessionId) => {
       const outputDir = join(root, 'out');
-      await expect(offloadToolResult(userMessage(toolResult('t', text(1000))), { sessionId, outputDir })).rejects.toMatchObject({ code: 'UNSAFE_PATH' });
+      await expect(
+        offloadToolResult(userMessage(toolResult('t', text(1000))), { sessionId, outputDir }),
+      ).rejects.toMatchObject({ code: 'UNSAFE_PATH' });
       expect(await readdir(root)).toEqual([]);
     },
   );
 
   it('writes an unsafe id inside the session folder under a mapped name', async () => {
     const outputDir = join(root, 'out');
-    const result = await offloadToolResult(userMessage(toolResult('../../x', text(1000))), { sessionId: 's', outputDir });
+    const result = await offloadToolResult(userMessage(toolResult('../../x', text(1000))), {
+      sessionId: 's',
+      outputDir,
+    });
     expect(result.file).toMatch(new RegExp(`^${outputDir}/s/x~[0-9a-z]{11}\\.md$`));
     expect(await readdir(root)).toEqual(['out']);
   });
 
   it('rejects without options with INVALID_OPTION or UNSAFE_PATH, writing nothing', async () => {
-    await expect(offloadToolResult(userMessage(toolResult('t', 'x')), undefined as never)).rejects.toMatchObject({ code: 'UNSAFE_PATH' });
-    await expect(offloadToolResult(userMessage(toolResult('t', 'x')), { sessionId: 's' } as never)).rejects.toMatchObject({
+    await expect(offloadToolResult(userMessage(toolResult('t', 'x')), undefined as never)).rejects.toMatchObject({
+      code: 'UNSAFE_PATH',
+    });
+    await expect(
+      offloadToolResult(userMessage(toolResult('t', 'x')), { sessionId: 's' } as never),
+    ).rejects.toMatchObject({
       code: 'INVALID_OPTION',
     });
   });
 
   it('offloadToolResultWithWriter with a NodeFileWriter writes the same files', async () => {
-    const result = await offloadToolResultWithWriter(userMessage(toolResult('t', 'abc'), toolResult('u', 'def')), 's', root, new NodeFileWriter());
+    const result = await offloadToolResultWithWriter(
+      userMessage(toolResult('t', 'abc'), toolResult('u', 'def')),
+      's',
+      root,
+      new NodeFileWriter(),
+    );
     expect(result.files).toEqual([join(root, 's', 't.md'), join(root, 's', 'u.md')]);
   });
 });
@@ -115,7 +146,11 @@ describe('createToolResultOffloader on the real file system', () => {
     const outputDir = join(root, 'loop');
     const offload = createToolResultOffloader({ sessionId: 'loop-1', outputDir, excludeTools: ['read_offloaded'] });
     const calls = assistantMessage(toolUse('c1', 'bash'), toolUse('c2', 'grep'), toolUse('c3', 'read_offloaded'));
-    const message = userMessage(toolResult('c1', text(5000)), toolResult('c2', 'no matches'), toolResult('c3', text(5000)));
+    const message = userMessage(
+      toolResult('c1', text(5000)),
+      toolResult('c2', 'no matches'),
+      toolResult('c3', text(5000)),
+    );
     const result = await offload(message, calls);
 
     const blocks = blocksOf(result);

@@ -85,7 +85,12 @@ function isSignatureBlock(code: string): boolean {
 }
 
 /** `import type` lines for the capitalized names in `text` that `code` does not import, each from the first of `modules` exporting it. */
-function importNamedTypes(text: string, code: string, modules: readonly string[], exportsOf: ReadonlyMap<string, ReadonlySet<string>>): string[] {
+function importNamedTypes(
+  text: string,
+  code: string,
+  modules: readonly string[],
+  exportsOf: ReadonlyMap<string, ReadonlySet<string>>,
+): string[] {
   const byModule = new Map<string, string[]>();
   for (const name of new Set(text.match(/\b[A-Z][A-Za-z0-9]*\b/g) ?? [])) {
     if (new RegExp(`import[^;]*\\b${name}\\b[^;]*from`).test(code)) continue;
@@ -100,12 +105,17 @@ function importNamedTypes(text: string, code: string, modules: readonly string[]
  * `declare function`; for code, `declare` lines for what its comments leave to the reader, then
  * the code. Types named there are imported first; `export {}` makes every block a module.
  */
-function buildSource(snippet: Snippet, exportsOf: ReadonlyMap<string, ReadonlySet<string>>): { text: string; prefixLines: number } {
+function buildSource(
+  snippet: Snippet,
+  exportsOf: ReadonlyMap<string, ReadonlySet<string>>,
+): { text: string; prefixLines: number } {
   const modules = [PACKAGE, ...importedModules(snippet.code)];
   if (isSignatureBlock(snippet.code)) {
     const body = snippet.code
       .split('\n')
-      .map((line) => (SIGNATURE.test(line.trim()) ? `declare function ${line.replace(/\s*\/\/.*$/, '').trim()};` : line))
+      .map((line) =>
+        SIGNATURE.test(line.trim()) ? `declare function ${line.replace(/\s*\/\/.*$/, '').trim()};` : line,
+      )
       .join('\n');
     const imports = importNamedTypes(snippet.code, '', [PACKAGE], exportsOf);
     return { text: `${[...imports, body].join('\n')}\nexport {};\n`, prefixLines: imports.length };
@@ -127,13 +137,20 @@ function buildSource(snippet: Snippet, exportsOf: ReadonlyMap<string, ReadonlySe
 function readModuleExports(host: ts.CompilerHost, modules: readonly string[]): Map<string, Set<string>> {
   const probe = join(SNIPPET_DIR, 'exports-probe.ts');
   const text = modules.map((module, index) => `import * as module${index} from '${module}';`).join('\n');
-  const program = ts.createProgram([probe], COMPILER_OPTIONS, withVirtualFiles(host, new Map([[probe, `${text}\nexport {};\n`]])));
+  const program = ts.createProgram(
+    [probe],
+    COMPILER_OPTIONS,
+    withVirtualFiles(host, new Map([[probe, `${text}\nexport {};\n`]])),
+  );
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(probe)!;
   const exportsOf = new Map<string, Set<string>>();
   source.statements.filter(ts.isImportDeclaration).forEach((statement, index) => {
     const symbol = checker.getSymbolAtLocation(statement.moduleSpecifier);
-    exportsOf.set(modules[index]!, new Set(symbol === undefined ? [] : checker.getExportsOfModule(symbol).map((exported) => exported.name)));
+    exportsOf.set(
+      modules[index]!,
+      new Set(symbol === undefined ? [] : checker.getExportsOfModule(symbol).map((exported) => exported.name)),
+    );
   });
   return exportsOf;
 }
@@ -145,7 +162,9 @@ function withVirtualFiles(host: ts.CompilerHost, files: ReadonlyMap<string, stri
     readFile: (fileName) => files.get(fileName) ?? host.readFile(fileName),
     getSourceFile: (fileName, languageVersion, onError, shouldCreate) => {
       const text = files.get(fileName);
-      return text !== undefined ? ts.createSourceFile(fileName, text, languageVersion, true) : host.getSourceFile(fileName, languageVersion, onError, shouldCreate);
+      return text !== undefined
+        ? ts.createSourceFile(fileName, text, languageVersion, true)
+        : host.getSourceFile(fileName, languageVersion, onError, shouldCreate);
     },
   };
 }
@@ -153,7 +172,9 @@ function withVirtualFiles(host: ts.CompilerHost, files: ReadonlyMap<string, stri
 /** Each block's errors, as `doc:line: message`, by block; one program for all of them. */
 function compileSnippets(snippets: readonly Snippet[]): Map<Snippet, string[]> {
   const host = ts.createCompilerHost(COMPILER_OPTIONS, true);
-  const exportsOf = readModuleExports(host, [...new Set([PACKAGE, ...snippets.flatMap((snippet) => importedModules(snippet.code))])]);
+  const exportsOf = readModuleExports(host, [
+    ...new Set([PACKAGE, ...snippets.flatMap((snippet) => importedModules(snippet.code))]),
+  ]);
   const files = new Map<string, string>();
   const compiled: CompiledSnippet[] = snippets.map((snippet, index) => {
     const fileName = join(SNIPPET_DIR, `${snippet.doc.replace(/[^A-Za-z0-9]+/g, '-')}-${index}.ts`);
@@ -168,7 +189,9 @@ function compileSnippets(snippets: readonly Snippet[]): Map<Snippet, string[]> {
     for (const diagnostic of [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]) {
       const position = diagnostic.start === undefined ? 0 : source.getLineAndCharacterOfPosition(diagnostic.start).line;
       const line = snippet.line + position - snippet.prefixLines;
-      errors.get(snippets[index]!)!.push(`${snippet.doc}:${line}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`);
+      errors
+        .get(snippets[index]!)!
+        .push(`${snippet.doc}:${line}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`);
     }
   }
   return errors;
@@ -187,7 +210,10 @@ describe('TypeScript in README.md and docs/', () => {
   let errors: Map<Snippet, string[]>;
 
   beforeAll(() => {
-    expect(existsSync(join(REPOSITORY_ROOT, 'dist', 'index.d.ts')), 'dist/ is missing: run `npm run build` (npm test does it first)').toBe(true);
+    expect(
+      existsSync(join(REPOSITORY_ROOT, 'dist', 'index.d.ts')),
+      'dist/ is missing: run `npm run build` (npm test does it first)',
+    ).toBe(true);
     errors = compileSnippets([...snippets, broken, declared, signatures]);
   }, 120_000);
 
@@ -211,8 +237,11 @@ describe('TypeScript in README.md and docs/', () => {
     ]);
   });
 
-  it.each(documents.filter((doc) => snippets.some((snippet) => snippet.doc === doc)))('%s: every block compiles as shown', (doc) => {
-    const found = snippets.filter((snippet) => snippet.doc === doc).flatMap((snippet) => errors.get(snippet)!);
-    expect(found, `${relative(REPOSITORY_ROOT, join(REPOSITORY_ROOT, doc))}:\n${found.join('\n')}`).toEqual([]);
-  });
+  it.each(documents.filter((doc) => snippets.some((snippet) => snippet.doc === doc)))(
+    '%s: every block compiles as shown',
+    (doc) => {
+      const found = snippets.filter((snippet) => snippet.doc === doc).flatMap((snippet) => errors.get(snippet)!);
+      expect(found, `${relative(REPOSITORY_ROOT, join(REPOSITORY_ROOT, doc))}:\n${found.join('\n')}`).toEqual([]);
+    },
+  );
 });

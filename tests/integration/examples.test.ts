@@ -31,21 +31,27 @@ afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
 describe('examples/ (run offline through the built package)', () => {
   it('has one example per framework and one for the context manager', () => {
-    expect(examples).toEqual(expect.arrayContaining(['ai-sdk.ts', 'context-manager.ts', 'langchain.ts', 'openai-agents.ts']));
+    expect(examples).toEqual(
+      expect.arrayContaining(['ai-sdk.ts', 'context-manager.ts', 'langchain.ts', 'openai-agents.ts']),
+    );
   });
 
-  it.each(examples)('%s exits 0 and prints what it did', (name) => {
-    const cwd = mkdtempSync(join(workDir, name.replace(/\W/g, '-')));
-    // The repository's own tsx, by path: the temporary directory has no node_modules.
-    const run = spawnSync(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'examples', name)], {
-      cwd,
-      encoding: 'utf8',
-      timeout: 90_000,
-      // Offline for sure: no key or server address reaches an example that would use one.
-      env: { ...offlineEnvironment(), NO_COLOR: '1', OPENAI_AGENTS_DISABLE_TRACING: '1' },
-    });
-    expect(run.error).toBeUndefined();
-    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: expect.any(String) });
-    expect(run.stdout.trim().length).toBeGreaterThan(0);
-  }, 120_000);
+  it.each(examples)(
+    '%s exits 0 and prints what it did',
+    (name) => {
+      const cwd = mkdtempSync(join(workDir, name.replace(/\W/g, '-')));
+      // The repository's own tsx, by path: the temporary directory has no node_modules.
+      const run = spawnSync(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'examples', name)], {
+        cwd,
+        encoding: 'utf8',
+        timeout: 90_000,
+        // Offline for sure: no key or server address reaches an example that would use one.
+        env: { ...offlineEnvironment(), NO_COLOR: '1', OPENAI_AGENTS_DISABLE_TRACING: '1' },
+      });
+      expect(run.error).toBeUndefined();
+      expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: expect.any(String) });
+      expect(run.stdout.trim().length).toBeGreaterThan(0);
+    },
+    120_000,
+  );
 });

@@ -93,7 +93,9 @@ export function chatCompletion(content: string | null, model = 'gpt-test'): Scri
       object: 'chat.completion',
       created: 1_700_000_000,
       model,
-      choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
+      choices: [
+        { index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null },
+      ],
       usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
     },
   };
@@ -122,7 +124,8 @@ interface CacheUnit {
 }
 
 function toCacheUnit(prefix: string, block: unknown): CacheUnit {
-  if (typeof block !== 'object' || block === null) return { text: `${prefix}${JSON.stringify(block)}`, breakpoint: false };
+  if (typeof block !== 'object' || block === null)
+    return { text: `${prefix}${JSON.stringify(block)}`, breakpoint: false };
   const { cache_control: breakpoint, ...content } = block as Record<string, unknown>;
   return { text: `${prefix}${JSON.stringify(content)}`, breakpoint: breakpoint !== undefined && breakpoint !== null };
 }
@@ -133,7 +136,9 @@ function toCacheUnits(body: Record<string, unknown>): CacheUnit[] {
   for (const tool of Array.isArray(body.tools) ? body.tools : []) units.push(toCacheUnit('tool:', tool));
   if (typeof body.system === 'string') units.push({ text: `system:${JSON.stringify(body.system)}`, breakpoint: false });
   for (const block of Array.isArray(body.system) ? body.system : []) units.push(toCacheUnit('system:', block));
-  for (const message of Array.isArray(body.messages) ? (body.messages as { role?: unknown; content?: unknown }[]) : []) {
+  for (const message of Array.isArray(body.messages)
+    ? (body.messages as { role?: unknown; content?: unknown }[])
+    : []) {
     const role = `${String(message.role)}:`;
     if (Array.isArray(message.content)) for (const block of message.content) units.push(toCacheUnit(role, block));
     else units.push({ text: `${role}${JSON.stringify(message.content)}`, breakpoint: false });
@@ -193,7 +198,10 @@ export async function startFakeProviderServer(options: FakeProviderOptions = {})
         : { status: 404, body: { error: { message: `no route ${path}` } } };
       const reply = scripted.body as { usage?: Record<string, unknown> } | null;
       if (options.promptCache === true && path === '/v1/messages' && typeof reply?.usage === 'object') {
-        scripted = { ...scripted, body: { ...reply, usage: { ...reply.usage, ...playPromptCache(body, promptCache) } } };
+        scripted = {
+          ...scripted,
+          body: { ...reply, usage: { ...reply.usage, ...playPromptCache(body, promptCache) } },
+        };
       }
       scripted.onReceived?.();
       const send = (): void => {

@@ -7,7 +7,9 @@
 import { describe, expect, it, vi } from 'vitest';
 
 function notInstalled(name: string): never {
-  throw Object.assign(new Error(`Cannot find package '${name}' imported from src/integrations`), { code: 'ERR_MODULE_NOT_FOUND' });
+  throw Object.assign(new Error(`Cannot find package '${name}' imported from src/integrations`), {
+    code: 'ERR_MODULE_NOT_FOUND',
+  });
 }
 
 vi.mock('langchain', () => notInstalled('langchain'));

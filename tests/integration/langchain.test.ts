@@ -6,7 +6,14 @@
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AIMessage, HumanMessage, mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import {
+  AIMessage,
+  HumanMessage,
+  mapChatMessagesToStoredMessages,
+  mapStoredMessagesToChatMessages,
+  ToolMessage,
+  type BaseMessage,
+} from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { MemorySaver, REMOVE_ALL_MESSAGES as LANGGRAPH_REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
 import { createAgent, fakeModel } from 'langchain';
@@ -39,7 +46,9 @@ function buildPage(label: string, lineCount: number): string {
   const words = ['request', 'handler', 'timeout', 'cache', 'retry', 'stream', 'parser', 'budget', 'window', 'token'];
   const lines: string[] = [];
   for (let index = 1; index <= lineCount; index++) {
-    lines.push(`${label} line ${index}: the ${words[index % 10]} took ${(index * 37) % 1000} ms after ${words[(index * 3) % 10]} ${index * 7}`);
+    lines.push(
+      `${label} line ${index}: the ${words[index % 10]} took ${(index * 37) % 1000} ms after ${words[(index * 3) % 10]} ${index * 7}`,
+    );
   }
   return lines.join('\n');
 }
@@ -53,7 +62,11 @@ function callTool(name: string, args: Record<string, unknown>, id: string): AIMe
 async function readOffloadedFiles(root: string): Promise<string[]> {
   const files = await readdir(root, { recursive: true, withFileTypes: true });
   // offloaded content only: the session's records (`.records/*.json`) are not
-  return Promise.all(files.filter((file) => file.isFile() && file.name.endsWith('.md')).map((file) => readFile(join(file.parentPath, file.name), 'utf8')));
+  return Promise.all(
+    files
+      .filter((file) => file.isFile() && file.name.endsWith('.md'))
+      .map((file) => readFile(join(file.parentPath, file.name), 'utf8')),
+  );
 }
 
 /** A tool whose results stay in the history (it is excluded from offload in the tests). */
@@ -61,7 +74,12 @@ function buildNotesTool(notes: Record<string, string>) {
   return tool(async ({ name }: { name: string }) => notes[name] ?? `no notes ${name}`, {
     name: 'read_notes',
     description: 'Reads notes by name.',
-    schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false },
+    schema: {
+      type: 'object',
+      properties: { name: { type: 'string' } },
+      required: ['name'],
+      additionalProperties: false,
+    },
   });
 }
 
@@ -70,7 +88,12 @@ function buildFetchTool(pages: Record<string, string>) {
   return tool(async ({ name }: { name: string }) => pages[name] ?? `no page ${name}`, {
     name: 'fetch_page',
     description: 'Fetches a page by name.',
-    schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false },
+    schema: {
+      type: 'object',
+      properties: { name: { type: 'string' } },
+      required: ['name'],
+      additionalProperties: false,
+    },
   });
 }
 
@@ -81,7 +104,9 @@ function textOf(message: BaseMessage): string {
 /** An AI message carrying the usage a provider reported. */
 function replyWithUsage(fields: ConstructorParameters<typeof AIMessage>[0], inputTokens: number): AIMessage {
   // Set after construction: the fields type of this @langchain/core narrows usage_metadata to undefined.
-  return Object.assign(new AIMessage(fields), { usage_metadata: { input_tokens: inputTokens, output_tokens: 5, total_tokens: inputTokens + 5 } });
+  return Object.assign(new AIMessage(fields), {
+    usage_metadata: { input_tokens: inputTokens, output_tokens: 5, total_tokens: inputTokens + 5 },
+  });
 }
 
 /** The tool messages of `messages`, by tool call id. */
@@ -141,7 +166,11 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
       // Notes are never offloaded (as a tool whose results must stay would be), so only compaction can make room.
       offload: { timing: 'on-arrival', threshold: 4000, excludeTools: ['read_notes'] },
     });
-    const agent = createAgent({ model, tools: [buildFetchTool({ big: bigPage }), buildNotesTool(notes)], middleware: [middleware] });
+    const agent = createAgent({
+      model,
+      tools: [buildFetchTool({ big: bigPage }), buildNotesTool(notes)],
+      middleware: [middleware],
+    });
 
     const result = await agent.invoke({ messages: [new HumanMessage('Read the big page, then notes a, b and c.')] });
 
@@ -167,9 +196,14 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
     expect(compactions[0]).toMatchObject({ summarizer: 'extractive', archiveReference: expect.any(String) });
     expect(warnings.join('\n')).toContain('extractive summarizer');
     // The raw history was archived, and the read tool the middleware registered opens it.
-    const archive = await middleware.tools![0]!.invoke({ ref: compactions[0]!.archiveReference!, pattern: 'note-b line 7:' });
+    const archive = await middleware.tools![0]!.invoke({
+      ref: compactions[0]!.archiveReference!,
+      pattern: 'note-b line 7:',
+    });
     expect(archive).toContain('note-b line 7:');
-    const compactedCall = calls.findIndex((messages) => messages.some((message) => textOf(message).startsWith(SUMMARY_PREFIX)));
+    const compactedCall = calls.findIndex((messages) =>
+      messages.some((message) => textOf(message).startsWith(SUMMARY_PREFIX)),
+    );
     expect(compactedCall).toBeGreaterThan(2);
     expect(calls[compactedCall - 1]!.some((message) => textOf(message).startsWith(SUMMARY_PREFIX))).toBe(false);
     expect(calls[compactedCall]!.length).toBeLessThan(calls[compactedCall - 1]!.length);
@@ -189,8 +223,15 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
     const model = fakeModel()
       .respond(callTool('fetch_page', { name: 'big' }, 'call_big'))
       .respond(new AIMessage('Done.'));
-    const middleware = contextOffloadMiddleware({ outputDir: directory, offload: { timing: 'on-arrival', threshold: 1000 } });
-    const agent = createAgent({ model, tools: [buildFetchTool({ big: buildPage('big', 100) })], middleware: [middleware] });
+    const middleware = contextOffloadMiddleware({
+      outputDir: directory,
+      offload: { timing: 'on-arrival', threshold: 1000 },
+    });
+    const agent = createAgent({
+      model,
+      tools: [buildFetchTool({ big: buildPage('big', 100) })],
+      middleware: [middleware],
+    });
 
     const result = await agent.invoke({ messages: [new HumanMessage('Fetch the big page.')] });
 
@@ -213,7 +254,10 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
       )
       .respond(new AIMessage('Done.'));
     const pages = { one: buildPage('one', 100), two: buildPage('two', 100) };
-    const middleware = contextOffloadMiddleware({ outputDir: directory, offload: { timing: 'on-arrival', threshold: 1000 } });
+    const middleware = contextOffloadMiddleware({
+      outputDir: directory,
+      offload: { timing: 'on-arrival', threshold: 1000 },
+    });
     const agent = createAgent({ model, tools: [buildFetchTool(pages)], middleware: [middleware] });
 
     await agent.invoke({ messages: [new HumanMessage('Fetch pages one and two.')] });
@@ -230,7 +274,11 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
       .respond(callTool('fetch_page', { name: 'small' }, 'call_small'))
       .respond(new AIMessage('Done.'));
     const middleware = contextOffloadMiddleware({ outputDir: directory });
-    const agent = createAgent({ model, tools: [buildFetchTool({ small: 'ok: 3 lines changed' })], middleware: [middleware] });
+    const agent = createAgent({
+      model,
+      tools: [buildFetchTool({ small: 'ok: 3 lines changed' })],
+      middleware: [middleware],
+    });
     const question = new HumanMessage('Fetch the small page.');
 
     const result = await agent.invoke({ messages: [question] });
@@ -244,7 +292,10 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
   it('offloads a large result already in the input history before the first model call', async () => {
     const bigPage = buildPage('old', 200);
     const model = fakeModel().respond(new AIMessage('Done.'));
-    const middleware = contextOffloadMiddleware({ outputDir: directory, offload: { timing: 'on-arrival', threshold: 2000 } });
+    const middleware = contextOffloadMiddleware({
+      outputDir: directory,
+      offload: { timing: 'on-arrival', threshold: 2000 },
+    });
     const agent = createAgent({ model, tools: [buildFetchTool({})], middleware: [middleware] });
     const input = [
       new HumanMessage('Earlier turn.'),
@@ -316,11 +367,25 @@ describe('one agent, many conversations (LangGraph threads)', () => {
       })
       .respond(() => callTool('read_offloaded', { ref: aliceReference }, 'call_1'))
       .respond(new AIMessage('Bob is done.'));
-    const middleware = contextOffloadMiddleware({ outputDir: directory, offload: { timing: 'on-arrival', threshold: 1000 } });
-    const agent = createAgent({ model, tools: [buildFetchTool({ big: buildPage('alice', 100) })], middleware: [middleware], checkpointer: new MemorySaver() });
+    const middleware = contextOffloadMiddleware({
+      outputDir: directory,
+      offload: { timing: 'on-arrival', threshold: 1000 },
+    });
+    const agent = createAgent({
+      model,
+      tools: [buildFetchTool({ big: buildPage('alice', 100) })],
+      middleware: [middleware],
+      checkpointer: new MemorySaver(),
+    });
 
-    await agent.invoke({ messages: [new HumanMessage('Fetch the big page.')] }, { configurable: { thread_id: 'alice' } });
-    const bob = await agent.invoke({ messages: [new HumanMessage('Read what Alice fetched.')] }, { configurable: { thread_id: 'bob' } });
+    await agent.invoke(
+      { messages: [new HumanMessage('Fetch the big page.')] },
+      { configurable: { thread_id: 'alice' } },
+    );
+    const bob = await agent.invoke(
+      { messages: [new HumanMessage('Read what Alice fetched.')] },
+      { configurable: { thread_id: 'bob' } },
+    );
 
     expect(aliceReference).toMatch(REFERENCE);
     expect(aliceReference).toContain(join(directory, 'alice'));
@@ -357,16 +422,24 @@ describe('one agent, many conversations (LangGraph threads)', () => {
 });
 
 describe('contextOffloadMiddleware in a server that keeps nothing between requests', () => {
-  it('with a new agent and middleware per request and the raw history rebuilt from JSON, compacts once and keeps every prompt\'s prefix', async () => {
+  it("with a new agent and middleware per request and the raw history rebuilt from JSON, compacts once and keeps every prompt's prefix", async () => {
     const turns = 8;
-    const notes = Object.fromEntries(Array.from({ length: turns }, (_, turn) => [`n${turn}`, buildPage(`note-${turn}`, 24)]));
+    const notes = Object.fromEntries(
+      Array.from({ length: turns }, (_, turn) => [`n${turn}`, buildPage(`note-${turn}`, 24)]),
+    );
     let model = fakeModel();
-    for (let turn = 0; turn < turns; turn += 1) model = model.respond(callTool('read_notes', { name: `n${turn}` }, `call_${turn}`)).respond(new AIMessage(`Noted ${turn}.`));
+    for (let turn = 0; turn < turns; turn += 1)
+      model = model
+        .respond(callTool('read_notes', { name: `n${turn}` }, `call_${turn}`))
+        .respond(new AIMessage(`Noted ${turn}.`));
     let compactions = 0;
     // what the server keeps: the raw conversation, as JSON
     let saved = JSON.stringify(mapChatMessagesToStoredMessages([]));
     for (let turn = 0; turn < turns; turn += 1) {
-      const history = [...mapStoredMessagesToChatMessages(JSON.parse(saved) as never), new HumanMessage(`Read note ${turn}.`)];
+      const history = [
+        ...mapStoredMessagesToChatMessages(JSON.parse(saved) as never),
+        new HumanMessage(`Read note ${turn}.`),
+      ];
       const middleware = contextOffloadMiddleware({
         outputDir: directory,
         sessionId: 'chat-7',
@@ -386,7 +459,11 @@ describe('contextOffloadMiddleware in a server that keeps nothing between reques
 
     expect(compactions).toBe(1);
     // what a provider receives of each message: LangGraph gives each message in the state an id of its own, which no provider is sent
-    const sent = model.calls.map((call) => mapChatMessagesToStoredMessages(call.messages).map(({ type, data }) => JSON.stringify({ type, data: { ...data, id: undefined } })));
+    const sent = model.calls.map((call) =>
+      mapChatMessagesToStoredMessages(call.messages).map(({ type, data }) =>
+        JSON.stringify({ type, data: { ...data, id: undefined } }),
+      ),
+    );
     let changes = 0;
     for (let index = 1; index < sent.length; index += 1) {
       const previous = sent[index - 1]!;
@@ -408,7 +485,10 @@ describe('contextOffloadMiddleware options', () => {
 
   it('throws on a bad threshold, naming the option', () => {
     expect(() => contextOffloadMiddleware({ outputDir: directory, offload: { threshold: -5 } })).toThrow(
-      expect.objectContaining({ code: 'INVALID_OPTION', message: expect.stringContaining('offload.threshold must be') }),
+      expect.objectContaining({
+        code: 'INVALID_OPTION',
+        message: expect.stringContaining('offload.threshold must be'),
+      }),
     );
   });
 
@@ -419,7 +499,9 @@ describe('contextOffloadMiddleware options', () => {
   });
 
   it('refuses resumeMessage at the top, saying it moved to compaction.resumeMessage', () => {
-    expect(() => contextOffloadMiddleware({ outputDir: directory, resumeMessage: 'Go on.' } as never)).toThrow(/^resumeMessage moved to compaction\.resumeMessage/);
+    expect(() => contextOffloadMiddleware({ outputDir: directory, resumeMessage: 'Go on.' } as never)).toThrow(
+      /^resumeMessage moved to compaction\.resumeMessage/,
+    );
   });
 
   it('throws with neither outputDir nor store', () => {

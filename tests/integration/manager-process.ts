@@ -30,7 +30,9 @@ interface Settings {
 
 const settings = JSON.parse(process.argv[2] ?? '{}') as Settings;
 const store: ContentStore | RedisStore =
-  settings.store.kind === 'file' ? createFileStore({ dir: settings.store.dir }) : createRedisStore({ url: settings.store.url, prefix: settings.store.prefix });
+  settings.store.kind === 'file'
+    ? createFileStore({ dir: settings.store.dir })
+    : createRedisStore({ url: settings.store.url, prefix: settings.store.prefix });
 
 let summaries = 0;
 const warnings: string[] = [];

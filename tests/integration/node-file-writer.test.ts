@@ -30,12 +30,14 @@ describe('NodeFileWriter.ensureDir', () => {
     expect(await modeOf(join(root, 'a'))).toBe(0o700);
   });
 
-  it('marks the directory it creates as the package\'s, and only that one', async () => {
+  it("marks the directory it creates as the package's, and only that one", async () => {
     const directory = join(root, 'a', 'b');
     await writer.ensureDir(directory);
     expect(await readdir(directory)).toEqual(['.agent-context-offload']);
     expect(await readdir(join(root, 'a'))).toEqual(['b']);
-    expect(await readFile(join(directory, '.agent-context-offload'), 'utf8')).toContain('agent-context-offload created this directory');
+    expect(await readFile(join(directory, '.agent-context-offload'), 'utf8')).toContain(
+      'agent-context-offload created this directory',
+    );
   });
 
   it('leaves a directory that was there unmarked, and marks none inside a marked one', async () => {
@@ -73,7 +75,9 @@ describe('NodeFileWriter.writeFile', () => {
   });
 
   it('rejects with WRITE_FAILED, cause ENOENT, when the directory is missing, leaving nothing behind', async () => {
-    const error: unknown = await writer.writeFile(join(root, 'missing', 'a.md'), 'x').catch((caught: unknown) => caught);
+    const error: unknown = await writer
+      .writeFile(join(root, 'missing', 'a.md'), 'x')
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'WRITE_FAILED', cause: expect.objectContaining({ code: 'ENOENT' }) });
     expect(await readdir(root)).toEqual([]);
   });
@@ -121,7 +125,9 @@ describe('NodeFileWriter.createExclusive', () => {
 
   it('lets exactly one of 20 concurrent creators with different content win', async () => {
     const path = join(root, 'race.md');
-    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, index) => writer.createExclusive(path, `writer ${index}`)));
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => writer.createExclusive(path, `writer ${index}`)),
+    );
     expect(outcomes.filter((outcome) => outcome === 'created')).toHaveLength(1);
     expect(outcomes.filter((outcome) => outcome === 'exists')).toHaveLength(19);
     const winner = outcomes.indexOf('created');
@@ -218,7 +224,9 @@ describe('NodeFileWriter.createExclusiveFromParts', () => {
 
   it('lets exactly one of 10 concurrent creators with different content win', async () => {
     const path = join(root, 'race.json');
-    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, index) => writer.createExclusiveFromParts(path, [`writer ${index}\n`, ...parts])));
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, (_, index) => writer.createExclusiveFromParts(path, [`writer ${index}\n`, ...parts])),
+    );
     expect(outcomes.filter((outcome) => outcome === 'created')).toHaveLength(1);
     expect(outcomes.filter((outcome) => outcome === 'exists')).toHaveLength(9);
     expect(await readFile(path, 'utf8')).toBe(`writer ${outcomes.indexOf('created')}\n${content}`);
@@ -231,7 +239,9 @@ describe('NodeFileWriter.createExclusiveFromParts', () => {
       yield* parts;
       throw failure;
     }
-    const error: unknown = await writer.createExclusiveFromParts(join(root, 'archive.json'), failing()).catch((caught: unknown) => caught);
+    const error: unknown = await writer
+      .createExclusiveFromParts(join(root, 'archive.json'), failing())
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(WriteFailedError);
     expect(error).toMatchObject({ code: 'WRITE_FAILED', cause: failure });
     expect(await readdir(root)).toEqual([]);

@@ -13,7 +13,15 @@ import { offloadToolResultsWithWriter } from '../../src/api/offload.js';
 import { ContextError, WriteFailedError } from '../../src/core/errors.js';
 import type { FileWriter } from '../../src/core/ports.js';
 import { NodeFileWriter } from '../../src/infrastructure/node-file-writer.js';
-import { blocksOf, clearOffloadEnvironment, conversation, deepFreeze, text, toolResult, userMessage } from '../fixtures/offload-fixtures.js';
+import {
+  blocksOf,
+  clearOffloadEnvironment,
+  conversation,
+  deepFreeze,
+  text,
+  toolResult,
+  userMessage,
+} from '../fixtures/offload-fixtures.js';
 
 let root: string;
 const node = new NodeFileWriter();
@@ -46,7 +54,9 @@ function createFailingWriter(fail: (path: string) => unknown): FileWriter {
 /** The files under `directory`, but the package's marker, with their contents. */
 async function readFiles(directory: string): Promise<Record<string, string>> {
   const names = (await readdir(directory)).filter((name) => name !== '.agent-context-offload').sort();
-  return Object.fromEntries(await Promise.all(names.map(async (name) => [name, await readFile(join(directory, name), 'utf8')] as const)));
+  return Object.fromEntries(
+    await Promise.all(names.map(async (name) => [name, await readFile(join(directory, name), 'utf8')] as const)),
+  );
 }
 
 describe('offloadToolResultsWithWriter: paths and references', () => {
@@ -70,29 +80,42 @@ describe('offloadToolResultsWithWriter: paths and references', () => {
 
   it("writes the file's path into the reference with reference: 'absolute'", async () => {
     const result = await offloadToolResultsWithWriter(conversation(text(200)), root, node, { reference: 'absolute' });
-    expect(blocksOf(result.messages[2]!)[0]!.content).toBe(`[Content offloaded to: ${join(root, 'tool-result-toolu_01abc.md')}]`);
+    expect(blocksOf(result.messages[2]!)[0]!.content).toBe(
+      `[Content offloaded to: ${join(root, 'tool-result-toolu_01abc.md')}]`,
+    );
   });
 });
 
 describe('offloadToolResultsWithWriter: a writer of only ensureDir and writeFile', () => {
   it('writes under the planned name, replacing what was there: it cannot tell whether a file exists', async () => {
     await writeFile(join(root, 'tool-result-t.md'), 'old');
-    const result = await offloadToolResultsWithWriter([userMessage(toolResult('t', text(200)))], root, createPlainWriter());
+    const result = await offloadToolResultsWithWriter(
+      [userMessage(toolResult('t', text(200)))],
+      root,
+      createPlainWriter(),
+    );
     expect(await readFiles(root)).toEqual({ 'tool-result-t.md': text(200) });
     expect(result.files).toEqual([`${root}/tool-result-t.md`]);
   });
 
   it('gives a, a (duplicate) and a-1 three files: no content lost', async () => {
-    const messages = [userMessage(toolResult('a', text(150, 'p')), toolResult('a', text(150, 'q')), toolResult('a-1', text(150, 'r')))];
+    const messages = [
+      userMessage(toolResult('a', text(150, 'p')), toolResult('a', text(150, 'q')), toolResult('a-1', text(150, 'r'))),
+    ];
     const result = await offloadToolResultsWithWriter(messages, root, createPlainWriter());
     expect(new Set(result.files).size).toBe(3);
-    expect(await Promise.all(result.files.map((file) => readFile(file, 'utf8')))).toEqual([text(150, 'p'), text(150, 'q'), text(150, 'r')]);
+    expect(await Promise.all(result.files.map((file) => readFile(file, 'utf8')))).toEqual([
+      text(150, 'p'),
+      text(150, 'q'),
+      text(150, 'r'),
+    ]);
   });
 });
 
 describe('offloadToolResultsWithWriter: a writer that lists its directory', () => {
   it('lists the directory once after a taken name and creates no file per name tried', async () => {
-    for (let index = 0; index < 50; index++) await writeFile(join(root, index === 0 ? 'tool-result-a.md' : `tool-result-a-${index}.md`), `other ${index}`);
+    for (let index = 0; index < 50; index++)
+      await writeFile(join(root, index === 0 ? 'tool-result-a.md' : `tool-result-a-${index}.md`), `other ${index}`);
     // counting calls is the point here: one listing, not one probe per taken name
     const calls = { listDir: 0, create: 0 };
     const counting: FileWriter = {
@@ -123,18 +146,25 @@ describe('offloadToolResultsWithWriter: bad options', () => {
   };
 
   it('rejects an empty outputDir and a writer without its methods', async () => {
-    await expect(offloadToolResultsWithWriter(conversation(text(500)), '', unreachable)).rejects.toThrow(/outputDir must be a non-blank string, got ""/);
-    await expect(offloadToolResultsWithWriter(conversation(text(500)), root, { ensureDir: async () => undefined } as never)).rejects.toThrow(
-      /writer must be a FileWriter with a writeFile method/,
+    await expect(offloadToolResultsWithWriter(conversation(text(500)), '', unreachable)).rejects.toThrow(
+      /outputDir must be a non-blank string, got ""/,
     );
+    await expect(
+      offloadToolResultsWithWriter(conversation(text(500)), root, { ensureDir: async () => undefined } as never),
+    ).rejects.toThrow(/writer must be a FileWriter with a writeFile method/);
   });
 
-  it.each([['out\nput'], ['out\u001b[31m'], ['   '], ['a\u0000b']])('refuses the outputDir %j before anything is written', async (outputDir) => {
-    await expect(offloadToolResultsWithWriter([userMessage(toolResult('a', text(300)))], outputDir, unreachable)).rejects.toMatchObject({
-      code: 'INVALID_OPTION',
-      message: expect.stringMatching(/^outputDir must (be a non-blank string|not contain control characters)/),
-    });
-  });
+  it.each([['out\nput'], ['out\u001b[31m'], ['   '], ['a\u0000b']])(
+    'refuses the outputDir %j before anything is written',
+    async (outputDir) => {
+      await expect(
+        offloadToolResultsWithWriter([userMessage(toolResult('a', text(300)))], outputDir, unreachable),
+      ).rejects.toMatchObject({
+        code: 'INVALID_OPTION',
+        message: expect.stringMatching(/^outputDir must (be a non-blank string|not contain control characters)/),
+      });
+    },
+  );
 });
 
 describe('offloadToolResultsWithWriter: faults', () => {
@@ -143,7 +173,9 @@ describe('offloadToolResultsWithWriter: faults', () => {
     const writer = createFailingWriter((path) => (path.endsWith('b.md') ? cause : undefined));
     const messages = deepFreeze([userMessage(toolResult('a', text(300))), userMessage(toolResult('b', text(300)))]);
     const snapshot = structuredClone(messages);
-    const error: unknown = await offloadToolResultsWithWriter(messages, root, writer).catch((caught: unknown) => caught);
+    const error: unknown = await offloadToolResultsWithWriter(messages, root, writer).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(WriteFailedError);
     expect(error).toMatchObject({ code: 'WRITE_FAILED', cause, message: expect.stringContaining('tool-result-b.md') });
     expect(messages).toEqual(snapshot);
@@ -152,20 +184,30 @@ describe('offloadToolResultsWithWriter: faults', () => {
   it('rejects with WRITE_FAILED when the directory cannot be created, writing nothing', async () => {
     const cause = new Error('EACCES');
     const writer: FileWriter = { ensureDir: () => Promise.reject(cause), writeFile: node.writeFile };
-    const error: unknown = await offloadToolResultsWithWriter(conversation(text(300)), join(root, 'out'), writer).catch((caught: unknown) => caught);
+    const error: unknown = await offloadToolResultsWithWriter(conversation(text(300)), join(root, 'out'), writer).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toMatchObject({ code: 'WRITE_FAILED', cause });
     expect(await readdir(root)).toEqual([]);
   });
 
   it('passes a ContextError from the writer through as it is', async () => {
     const own = new WriteFailedError('disk quota', { cause: new Error('EDQUOT') });
-    await expect(offloadToolResultsWithWriter(conversation(text(300)), root, createFailingWriter(() => own))).rejects.toBe(own);
+    await expect(
+      offloadToolResultsWithWriter(
+        conversation(text(300)),
+        root,
+        createFailingWriter(() => own),
+      ),
+    ).rejects.toBe(own);
     expect(own).toBeInstanceOf(ContextError);
   });
 
   it('fails with WRITE_FAILED rather than spinning when a writer never creates anything', async () => {
     const writer: FileWriter = { ...createPlainWriter(), createExclusive: async () => 'exists' };
-    await expect(offloadToolResultsWithWriter([userMessage(toolResult('t', text(200)))], root, writer)).rejects.toMatchObject({
+    await expect(
+      offloadToolResultsWithWriter([userMessage(toolResult('t', text(200)))], root, writer),
+    ).rejects.toMatchObject({
       code: 'WRITE_FAILED',
       message: expect.stringContaining('no free file name'),
     });

@@ -5,7 +5,15 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { offloadToolResults, offloadToolResultsWithWriter } from '../../src/api/offload.js';
 import type { Message } from '../../src/core/types.js';
 import { NodeFileWriter } from '../../src/infrastructure/node-file-writer.js';
-import { assistantMessage, blocksOf, deepFreeze, text, toolResult, toolUse, userMessage } from '../fixtures/offload-fixtures.js';
+import {
+  assistantMessage,
+  blocksOf,
+  deepFreeze,
+  text,
+  toolResult,
+  toolUse,
+  userMessage,
+} from '../fixtures/offload-fixtures.js';
 
 let root: string;
 
@@ -49,12 +57,19 @@ describe('offloadToolResults on the real file system', () => {
     const messages = sampleHistory();
     const result = await offloadToolResults(messages, { outputDir });
 
-    expect(result.files).toEqual([join(outputDir, 'tool-result-toolu_01abc.md'), join(outputDir, 'tool-result-toolu_02def.md')]);
+    expect(result.files).toEqual([
+      join(outputDir, 'tool-result-toolu_01abc.md'),
+      join(outputDir, 'tool-result-toolu_02def.md'),
+    ]);
     expect(await readFile(result.files[0]!, 'utf8')).toBe(blocksOf(messages[2]!)[0]!.content);
     expect(await readFile(result.files[1]!, 'utf8')).toBe(JSON.stringify(blocksOf(messages[4]!)[0]!.content));
     expect((await stat(outputDir)).mode & 0o777).toBe(0o700);
     for (const file of result.files) expect((await stat(file)).mode & 0o777).toBe(0o600);
-    expect((await readdir(outputDir)).sort()).toEqual(['.agent-context-offload', 'tool-result-toolu_01abc.md', 'tool-result-toolu_02def.md']);
+    expect((await readdir(outputDir)).sort()).toEqual([
+      '.agent-context-offload',
+      'tool-result-toolu_01abc.md',
+      'tool-result-toolu_02def.md',
+    ]);
   });
 
   it('resolves a relative outputDir against the current directory', async () => {
@@ -87,7 +102,12 @@ describe('offloadToolResults on the real file system', () => {
 
     expect(second).toEqual(first);
     expect(await Promise.all(second.files.map(async (file) => (await stat(file)).mtimeMs))).toEqual(times);
-    expect((await readdir(outputDir)).sort()).toEqual(['.agent-context-offload', 'tool-result-toolu_01abc-1.md', 'tool-result-toolu_01abc.md', 'tool-result-toolu_02def.md']);
+    expect((await readdir(outputDir)).sort()).toEqual([
+      '.agent-context-offload',
+      'tool-result-toolu_01abc-1.md',
+      'tool-result-toolu_01abc.md',
+      'tool-result-toolu_02def.md',
+    ]);
   });
 
   it('never overwrites a file holding other content (another conversation): it takes the next free suffix', async () => {
@@ -131,7 +151,9 @@ describe('offloadToolResults on the real file system', () => {
     const result = await offloadToolResults(messages, { outputDir });
     expect(result.offloadedCount).toBe(2);
     expect(await readdir(root)).toEqual(['unsafe']);
-    expect((await readdir(outputDir)).sort()).toEqual(['.agent-context-offload', 'tool-result-ok.md', relative(outputDir, result.files[1]!)].sort());
+    expect((await readdir(outputDir)).sort()).toEqual(
+      ['.agent-context-offload', 'tool-result-ok.md', relative(outputDir, result.files[1]!)].sort(),
+    );
   });
 
   it('reads the environment at call time, and rejects an invalid value naming it before creating anything', async () => {
@@ -146,19 +168,28 @@ describe('offloadToolResults on the real file system', () => {
 
     vi.stubEnv('OFFLOAD_RATIO_THRESHOLD', 'lots');
     const other = join(root, 'env-invalid');
-    await expect(offloadToolResults(messages, { outputDir: other })).rejects.toThrow(/OFFLOAD_RATIO_THRESHOLD must be a number in \[0, 1\], got "lots"/);
+    await expect(offloadToolResults(messages, { outputDir: other })).rejects.toThrow(
+      /OFFLOAD_RATIO_THRESHOLD must be a number in \[0, 1\], got "lots"/,
+    );
     expect(await exists(other)).toBe(false);
   });
 
   it('rejects without options or outputDir with INVALID_OPTION', async () => {
-    await expect(offloadToolResults(sampleHistory(), undefined as never)).rejects.toMatchObject({ code: 'INVALID_OPTION' });
-    await expect(offloadToolResults(sampleHistory(), {} as never)).rejects.toThrow(/outputDir must be a non-blank string, got undefined/);
+    await expect(offloadToolResults(sampleHistory(), undefined as never)).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+    });
+    await expect(offloadToolResults(sampleHistory(), {} as never)).rejects.toThrow(
+      /outputDir must be a non-blank string, got undefined/,
+    );
   });
 
   it('offloadToolResultsWithWriter with a NodeFileWriter behaves the same', async () => {
     const outputDir = join(root, 'with-writer');
     const result = await offloadToolResultsWithWriter(sampleHistory(), outputDir, new NodeFileWriter());
-    expect(result.files).toEqual([join(outputDir, 'tool-result-toolu_01abc.md'), join(outputDir, 'tool-result-toolu_02def.md')]);
+    expect(result.files).toEqual([
+      join(outputDir, 'tool-result-toolu_01abc.md'),
+      join(outputDir, 'tool-result-toolu_02def.md'),
+    ]);
   });
 });
 
@@ -170,11 +201,16 @@ describe('offloadToolResults under concurrency', () => {
         // Ids overlap across calls (shared-0..4) and repeat within a call; calls 0 and 10, 1 and
         // 11, ... send identical content for shared-0, which may share one file.
         const id = index < 8 ? `shared-${index % 5}` : `call${call}-${index}`;
-        const content = index === 0 ? `same for ${call % 10}: ${text(200)}` : `call ${call} block ${index} 😀中文 ${text(150 + index)}`;
+        const content =
+          index === 0
+            ? `same for ${call % 10}: ${text(200)}`
+            : `call ${call} block ${index} 😀中文 ${text(150 + index)}`;
         return userMessage(toolResult(id, content));
       }),
     );
-    const results = await Promise.all(histories.map((messages) => offloadToolResults(messages, { outputDir, ratioThreshold: 0 })));
+    const results = await Promise.all(
+      histories.map((messages) => offloadToolResults(messages, { outputDir, ratioThreshold: 0 })),
+    );
 
     for (const [call, result] of results.entries()) {
       expect(result.offloadedCount).toBe(12);

@@ -24,7 +24,12 @@ async function createManager() {
   const outputDir = await mkdtemp(join(tmpdir(), 'aco-openai-agents-no-sdk-'));
   directories.push(outputDir);
   const { createContextManager } = await import('../../src/api/context-manager.js');
-  return createContextManager({ format: 'openai-agents', outputDir, logger: { warn: () => undefined }, offload: { threshold: 100, timing: 'on-arrival' } });
+  return createContextManager({
+    format: 'openai-agents',
+    outputDir,
+    logger: { warn: () => undefined },
+    offload: { threshold: 100, timing: 'on-arrival' },
+  });
 }
 
 describe('without @openai/agents installed', () => {
@@ -33,13 +38,32 @@ describe('without @openai/agents installed', () => {
     const filter = createCallModelInputFilter(await createManager());
     const input = [
       { type: 'message' as const, role: 'user' as const, content: 'Fetch it.' },
-      { type: 'function_call' as const, callId: 'call_1', name: 'fetch', arguments: '{}', status: 'completed' as const },
-      { type: 'function_call_result' as const, callId: 'call_1', name: 'fetch', status: 'completed' as const, output: 'x'.repeat(500) },
+      {
+        type: 'function_call' as const,
+        callId: 'call_1',
+        name: 'fetch',
+        arguments: '{}',
+        status: 'completed' as const,
+      },
+      {
+        type: 'function_call_result' as const,
+        callId: 'call_1',
+        name: 'fetch',
+        status: 'completed' as const,
+        output: 'x'.repeat(500),
+      },
     ];
 
-    const filtered = await filter({ modelData: { input, instructions: 'Be brief.' }, agent: {} as never, context: undefined });
+    const filtered = await filter({
+      modelData: { input, instructions: 'Be brief.' },
+      agent: {} as never,
+      context: undefined,
+    });
 
-    expect(filtered.input[2]).toMatchObject({ type: 'function_call_result', output: expect.stringMatching(/^\[Tool result offloaded to file: /) });
+    expect(filtered.input[2]).toMatchObject({
+      type: 'function_call_result',
+      output: expect.stringMatching(/^\[Tool result offloaded to file: /),
+    });
     expect(filtered.instructions).toBe('Be brief.');
     expect(input[2]?.output).toBe('x'.repeat(500));
   });
@@ -55,12 +79,25 @@ describe('without @openai/agents installed', () => {
       popItem: async () => items.pop(),
       clearSession: async () => void (items.length = 0),
     };
-    const fetch = { type: 'function', name: 'fetch', description: 'Fetches.', parameters: {}, strict: false, invoke: async () => 'y'.repeat(500) } as never;
+    const fetch = {
+      type: 'function',
+      name: 'fetch',
+      description: 'Fetches.',
+      parameters: {},
+      strict: false,
+      invoke: async () => 'y'.repeat(500),
+    } as never;
 
-    const wrapped = withOffload(fetch, manager) as unknown as { invoke: (context: unknown, input: string, details: unknown) => Promise<unknown> };
+    const wrapped = withOffload(fetch, manager) as unknown as {
+      invoke: (context: unknown, input: string, details: unknown) => Promise<unknown>;
+    };
     const output = await wrapped.invoke({}, '{}', { toolCall: { callId: 'call_2' } });
     expect(output).toMatch(/^\[Tool result offloaded to file: /);
-    expect(await createReadTool(manager).invoke({} as never, JSON.stringify({ ref: output })).then(String)).toContain('yyyy');
+    expect(
+      await createReadTool(manager)
+        .invoke({} as never, JSON.stringify({ ref: output }))
+        .then(String),
+    ).toContain('yyyy');
     expect(await createCompactingSession(session as never, manager).runCompaction()).toBeNull();
   });
 });

@@ -7,8 +7,22 @@
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, MemorySession, run, setTracingDisabled, tool, type AgentInputItem, type FunctionTool } from '@openai/agents';
-import { assistantMessage, functionCall, modelResponder, ScriptedModel, type RecordedModelCall } from '@openai/agents/testing';
+import {
+  Agent,
+  MemorySession,
+  run,
+  setTracingDisabled,
+  tool,
+  type AgentInputItem,
+  type FunctionTool,
+} from '@openai/agents';
+import {
+  assistantMessage,
+  functionCall,
+  modelResponder,
+  ScriptedModel,
+  type RecordedModelCall,
+} from '@openai/agents/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createContextManager } from '../../src/api/context-manager.js';
@@ -40,7 +54,9 @@ afterEach(async () => {
 /** A build log of `lines` lines; line 1234 (when there is one) holds the one error. */
 function buildLog(lines: number): string {
   return Array.from({ length: lines }, (_, index) =>
-    index + 1 === 1234 ? 'line 1234 ERROR: cannot resolve module "left-pad"' : `line ${index + 1} ok: compiled src/module-${index + 1}.ts in ${index % 97} ms`,
+    index + 1 === 1234
+      ? 'line 1234 ERROR: cannot resolve module "left-pad"'
+      : `line ${index + 1} ok: compiled src/module-${index + 1}.ts in ${index % 97} ms`,
   ).join('\n');
 }
 
@@ -68,7 +84,8 @@ const lookup = tool({
 
 /** The text of a `function_call_result`'s output: a string, a `{ type: 'text' }` output, or parts. */
 function outputText(item: AgentInputItem | undefined): string {
-  if (item === undefined || item.type !== 'function_call_result') throw new Error(`not a function_call_result: ${JSON.stringify(item)}`);
+  if (item === undefined || item.type !== 'function_call_result')
+    throw new Error(`not a function_call_result: ${JSON.stringify(item)}`);
   const output: unknown = item.output;
   if (typeof output === 'string') return output;
   if (Array.isArray(output)) return output.map((part: { text?: string }) => part.text ?? '').join('');
@@ -90,9 +107,18 @@ function textOf(input: readonly AgentInputItem[]): string {
   return JSON.stringify(input);
 }
 
-function managerFor(outputDir: string, options: Partial<Parameters<typeof createContextManager>[0]> = {}): IntegrationContextManager {
+function managerFor(
+  outputDir: string,
+  options: Partial<Parameters<typeof createContextManager>[0]> = {},
+): IntegrationContextManager {
   // The extractive summarizer says once that it is not an LLM; the tests know.
-  return createContextManager({ format: 'openai-agents', outputDir, logger: { warn: () => undefined }, offload: { timing: 'on-arrival', threshold: 2000 }, ...options });
+  return createContextManager({
+    format: 'openai-agents',
+    outputDir,
+    logger: { warn: () => undefined },
+    offload: { timing: 'on-arrival', threshold: 2000 },
+    ...options,
+  });
 }
 
 describe('createCallModelInputFilter', () => {
@@ -107,8 +133,15 @@ describe('createCallModelInputFilter', () => {
       }),
       modelResponder(() => [assistantMessage('The build fails at line 1234: left-pad cannot be resolved.')]),
     ]);
-    const agent = new Agent({ name: 'ci-doctor', instructions: 'Find why the build fails.', model, tools: [fetchLog, createReadTool(manager)] });
-    const result = await run(agent, 'Why does the build fail?', { callModelInputFilter: createCallModelInputFilter(manager) });
+    const agent = new Agent({
+      name: 'ci-doctor',
+      instructions: 'Find why the build fails.',
+      model,
+      tools: [fetchLog, createReadTool(manager)],
+    });
+    const result = await run(agent, 'Why does the build fail?', {
+      callModelInputFilter: createCallModelInputFilter(manager),
+    });
     return { model, result };
   }
 
@@ -120,7 +153,9 @@ describe('createCallModelInputFilter', () => {
     expect(seen).toMatch(REFERENCE);
     expect(textOf(inputOf(model.calls[1]))).not.toContain('line 1999 ok');
     const files = await readdir(outputDir, { recursive: true });
-    const stored = await Promise.all(files.filter((name) => name.endsWith('.md')).map((name) => readFile(join(outputDir, name), 'utf8')));
+    const stored = await Promise.all(
+      files.filter((name) => name.endsWith('.md')).map((name) => readFile(join(outputDir, name), 'utf8')),
+    );
     expect(stored).toContain(LOG);
   });
 
@@ -143,8 +178,14 @@ describe('createCallModelInputFilter', () => {
     const outputDir = await tempDir();
     const manager = managerFor(outputDir, { contextTokenLimit: 1000 });
     const model = new ScriptedModel([
-      modelResponder(() => [assistantMessage(prose(500, 'alpha')), functionCall('lookup', { word: 'alpha' }, { callId: 'call_1' })]),
-      modelResponder(() => [assistantMessage(prose(500, 'bravo')), functionCall('lookup', { word: 'bravo' }, { callId: 'call_2' })]),
+      modelResponder(() => [
+        assistantMessage(prose(500, 'alpha')),
+        functionCall('lookup', { word: 'alpha' }, { callId: 'call_1' }),
+      ]),
+      modelResponder(() => [
+        assistantMessage(prose(500, 'bravo')),
+        functionCall('lookup', { word: 'bravo' }, { callId: 'call_2' }),
+      ]),
       modelResponder(() => [functionCall('lookup', { word: 'charlie' }, { callId: 'call_3' })]),
       modelResponder(() => [assistantMessage('done')]),
     ]);
@@ -164,8 +205,14 @@ describe('createCallModelInputFilter', () => {
     let compactions = 0;
     const manager = managerFor(outputDir, { contextTokenLimit: 1000, onCompact: () => void (compactions += 1) });
     const model = new ScriptedModel([
-      modelResponder(() => [assistantMessage(prose(500, 'alpha')), functionCall('lookup', { word: 'alpha' }, { callId: 'call_1' })]),
-      modelResponder(() => [assistantMessage(prose(500, 'bravo')), functionCall('lookup', { word: 'bravo' }, { callId: 'call_2' })]),
+      modelResponder(() => [
+        assistantMessage(prose(500, 'alpha')),
+        functionCall('lookup', { word: 'alpha' }, { callId: 'call_1' }),
+      ]),
+      modelResponder(() => [
+        assistantMessage(prose(500, 'bravo')),
+        functionCall('lookup', { word: 'bravo' }, { callId: 'call_2' }),
+      ]),
       modelResponder(() => [functionCall('lookup', { word: 'charlie' }, { callId: 'call_3' })]),
       modelResponder(() => [assistantMessage('done')]),
     ]);
@@ -184,8 +231,14 @@ describe('createCallModelInputFilter', () => {
     const filter = createCallModelInputFilter(manager);
     const session = new MemorySession();
     const model = new ScriptedModel([
-      modelResponder(() => [assistantMessage(prose(500, 'alpha')), functionCall('lookup', { word: 'alpha' }, { callId: 'call_1' })]),
-      modelResponder(() => [assistantMessage(prose(500, 'bravo')), functionCall('lookup', { word: 'bravo' }, { callId: 'call_2' })]),
+      modelResponder(() => [
+        assistantMessage(prose(500, 'alpha')),
+        functionCall('lookup', { word: 'alpha' }, { callId: 'call_1' }),
+      ]),
+      modelResponder(() => [
+        assistantMessage(prose(500, 'bravo')),
+        functionCall('lookup', { word: 'bravo' }, { callId: 'call_2' }),
+      ]),
       modelResponder(() => [assistantMessage('Both looked up.')]),
       modelResponder(() => [assistantMessage('Nothing else.')]),
     ]);
@@ -197,11 +250,13 @@ describe('createCallModelInputFilter', () => {
     expect(compactions).toBe(1);
     const before = inputOf(model.calls[2]);
     const after = inputOf(model.calls[3]);
-    const summaryOf = (input: readonly AgentInputItem[]) => input.find((item) => JSON.stringify(item).includes('[Conversation compressed]'));
+    const summaryOf = (input: readonly AgentInputItem[]) =>
+      input.find((item) => JSON.stringify(item).includes('[Conversation compressed]'));
     expect(JSON.stringify(summaryOf(after))).toBe(JSON.stringify(summaryOf(before)));
     // the first run's request was sent again during that run (so its session kept it); the next
     // run's request is this one. The session keeps the model's calls without their ids.
-    const withoutIds = (items: readonly AgentInputItem[]) => JSON.stringify(items.map(({ id: _id, ...item }: AgentInputItem & { id?: unknown }) => item));
+    const withoutIds = (items: readonly AgentInputItem[]) =>
+      JSON.stringify(items.map(({ id: _id, ...item }: AgentInputItem & { id?: unknown }) => item));
     expect(withoutIds(after.slice(0, before.length - 1))).toBe(withoutIds(before.slice(1)));
     expect(textOf(after)).toContain('Anything else?');
     // the session itself was not changed by the filter
@@ -212,18 +267,36 @@ describe('createCallModelInputFilter', () => {
     const manager = managerFor(await tempDir(), { contextTokenLimit: 1000 });
     const session = new MemorySession();
     const model = new ScriptedModel([
-      modelResponder(() => [assistantMessage(prose(500, 'alpha')), functionCall('lookup', { word: 'alpha' }, { callId: 'call_1' })]),
-      modelResponder(() => [assistantMessage(prose(500, 'bravo')), functionCall('lookup', { word: 'bravo' }, { callId: 'call_2' })]),
+      modelResponder(() => [
+        assistantMessage(prose(500, 'alpha')),
+        functionCall('lookup', { word: 'alpha' }, { callId: 'call_1' }),
+      ]),
+      modelResponder(() => [
+        assistantMessage(prose(500, 'bravo')),
+        functionCall('lookup', { word: 'bravo' }, { callId: 'call_2' }),
+      ]),
       modelResponder(() => [assistantMessage('Both looked up.')]),
     ]);
 
-    await run(new Agent({ name: 'notes', model, tools: [lookup] }), 'Look up two words.', { session, callModelInputFilter: createCallModelInputFilter(manager) });
+    await run(new Agent({ name: 'notes', model, tools: [lookup] }), 'Look up two words.', {
+      session,
+      callModelInputFilter: createCallModelInputFilter(manager),
+    });
 
     expect(textOf(inputOf(model.calls[2]))).toContain('[Conversation compressed]');
     const stored = await session.getItems();
     expect(stored[0]).toMatchObject({ role: 'user', content: 'Look up two words.' });
     expect(textOf(stored)).not.toContain('[Conversation compressed]');
-    expect(stored.map((item) => item.type ?? 'message')).toEqual(['message', 'message', 'function_call', 'function_call_result', 'message', 'function_call', 'function_call_result', 'message']);
+    expect(stored.map((item) => item.type ?? 'message')).toEqual([
+      'message',
+      'message',
+      'function_call',
+      'function_call_result',
+      'message',
+      'function_call',
+      'function_call_result',
+      'message',
+    ]);
   });
 
   it('compacts a long history given as the run’s input on the first call, the request after the summary', async () => {
@@ -237,7 +310,9 @@ describe('createCallModelInputFilter', () => {
       { role: 'user', content: 'Now compare them.' },
     ];
 
-    await run(new Agent({ name: 'notes', model }), history, { callModelInputFilter: createCallModelInputFilter(manager) });
+    await run(new Agent({ name: 'notes', model }), history, {
+      callModelInputFilter: createCallModelInputFilter(manager),
+    });
 
     const sent = inputOf(model.calls[0]);
     expect(textOf(sent)).toContain('[Conversation compressed]');
@@ -260,8 +335,12 @@ describe('createCallModelInputFilter', () => {
   });
 
   it('rejects a manager that is not a context manager, naming it', () => {
-    expect(() => createCallModelInputFilter({ prepare: 'no' } as unknown as IntegrationContextManager)).toThrow(InvalidOptionError);
-    expect(() => createCallModelInputFilter({ prepare: 'no' } as unknown as IntegrationContextManager)).toThrow(/manager must be a context manager.*prepare is "no"/);
+    expect(() => createCallModelInputFilter({ prepare: 'no' } as unknown as IntegrationContextManager)).toThrow(
+      InvalidOptionError,
+    );
+    expect(() => createCallModelInputFilter({ prepare: 'no' } as unknown as IntegrationContextManager)).toThrow(
+      /manager must be a context manager.*prepare is "no"/,
+    );
   });
 });
 
@@ -272,8 +351,14 @@ describe('createCompactingSession', () => {
     const inner = new MemorySession();
     const session = createCompactingSession(inner, manager);
     const model = new ScriptedModel([
-      modelResponder(() => [assistantMessage(prose(500, 'alpha')), functionCall('lookup', { word: 'alpha' }, { callId: 'call_1' })]),
-      modelResponder(() => [assistantMessage(prose(500, 'bravo')), functionCall('lookup', { word: 'bravo' }, { callId: 'call_2' })]),
+      modelResponder(() => [
+        assistantMessage(prose(500, 'alpha')),
+        functionCall('lookup', { word: 'alpha' }, { callId: 'call_1' }),
+      ]),
+      modelResponder(() => [
+        assistantMessage(prose(500, 'bravo')),
+        functionCall('lookup', { word: 'bravo' }, { callId: 'call_2' }),
+      ]),
       modelResponder(() => [assistantMessage('Both words looked up.')]),
       modelResponder(() => [assistantMessage('Nothing else to do.')]),
     ]);
@@ -296,8 +381,14 @@ describe('createCompactingSession', () => {
     const manager = managerFor(await tempDir(), { contextTokenLimit: 1000, onCompact: () => void (compactions += 1) });
     const inner = new MemorySession();
     const model = new ScriptedModel([
-      modelResponder(() => [assistantMessage(prose(500, 'alpha')), functionCall('lookup', { word: 'alpha' }, { callId: 'call_1' })]),
-      modelResponder(() => [assistantMessage(prose(500, 'bravo')), functionCall('lookup', { word: 'bravo' }, { callId: 'call_2' })]),
+      modelResponder(() => [
+        assistantMessage(prose(500, 'alpha')),
+        functionCall('lookup', { word: 'alpha' }, { callId: 'call_1' }),
+      ]),
+      modelResponder(() => [
+        assistantMessage(prose(500, 'bravo')),
+        functionCall('lookup', { word: 'bravo' }, { callId: 'call_2' }),
+      ]),
       modelResponder(() => [assistantMessage('Both looked up.')]),
     ]);
     const agent = new Agent({ name: 'notes', model, tools: [lookup] });
@@ -317,12 +408,16 @@ describe('createCompactingSession', () => {
     const stored = await inner.getItems();
     expect(compactions).toBe(1);
     // what the filter sent, as the session keeps items: without the ids of the model's calls
-    const withoutIds = (items: readonly AgentInputItem[]) => JSON.stringify(items.map(({ id: _id, ...item }: AgentInputItem & { id?: unknown }) => item));
+    const withoutIds = (items: readonly AgentInputItem[]) =>
+      JSON.stringify(items.map(({ id: _id, ...item }: AgentInputItem & { id?: unknown }) => item));
     expect(withoutIds(stored.slice(0, 4))).toBe(withoutIds(inputOf(model.calls[2]).slice(0, 4)));
     expect(stored[0]).toMatchObject({ role: 'user', content: 'Look up two words.' });
     expect(textOf(stored)).toContain('[Conversation compressed]');
     expect(textOf(stored)).not.toContain(prose(500, 'alpha'));
-    expect(stored.at(-1)).toMatchObject({ role: 'assistant', content: [{ type: 'output_text', text: 'Both looked up.' }] });
+    expect(stored.at(-1)).toMatchObject({
+      role: 'assistant',
+      content: [{ type: 'output_text', text: 'Both looked up.' }],
+    });
   });
 
   it('offloads large tool outputs in the stored history', async () => {
@@ -355,14 +450,21 @@ describe('createCompactingSession', () => {
     await run(new Agent({ name: 'notes', model, tools: [lookup] }), 'Define alpha.', { session });
 
     const stored = await inner.getItems();
-    expect(stored.map((item) => item.type ?? 'message')).toEqual(['message', 'function_call', 'function_call_result', 'message']);
+    expect(stored.map((item) => item.type ?? 'message')).toEqual([
+      'message',
+      'function_call',
+      'function_call_result',
+      'message',
+    ]);
     expect(rewrites).toEqual([]);
   });
 
   it('leaves the stored history alone when the input filter had nothing to do either', async () => {
     const manager = managerFor(await tempDir());
     const rewrites: unknown[] = [];
-    const session = createCompactingSession(new MemorySession(), manager, { onRewrite: (rewrite) => rewrites.push(rewrite) });
+    const session = createCompactingSession(new MemorySession(), manager, {
+      onRewrite: (rewrite) => rewrites.push(rewrite),
+    });
     const model = new ScriptedModel([
       modelResponder(() => [functionCall('lookup', { word: 'alpha' }, { callId: 'call_1' })]),
       modelResponder(() => [assistantMessage('alpha: a letter.')]),
@@ -391,7 +493,9 @@ describe('createCompactingSession', () => {
 
   it('rejects what is not a session, naming the missing methods', async () => {
     const manager = managerFor(await tempDir());
-    expect(() => createCompactingSession({ getItems: async () => [] } as never, manager)).toThrow(/session must be an Agents SDK Session.*without getSessionId\(\)/);
+    expect(() => createCompactingSession({ getItems: async () => [] } as never, manager)).toThrow(
+      /session must be an Agents SDK Session.*without getSessionId\(\)/,
+    );
   });
 });
 
@@ -405,20 +509,36 @@ describe('withOffload / offloadTools', () => {
       modelResponder(() => [assistantMessage('Got it.')]),
     ]);
 
-    const result = await run(new Agent({ name: 'ci-doctor', model, tools: [withOffload(fetchLog, manager)] }), 'Fetch the log.', { session: inner });
+    const result = await run(
+      new Agent({ name: 'ci-doctor', model, tools: [withOffload(fetchLog, manager)] }),
+      'Fetch the log.',
+      { session: inner },
+    );
 
     expect(outputText(resultFor(inputOf(model.calls[1]), 'call_log'))).toMatch(REFERENCE);
     expect(outputText(resultFor(result.history, 'call_log'))).toMatch(REFERENCE);
     expect(outputText(resultFor(await inner.getItems(), 'call_log'))).toMatch(REFERENCE);
-    const read = await createReadOffloadedTool({ outputDir }).execute({ ref: outputText(resultFor(result.history, 'call_log')), pattern: 'ERROR' });
+    const read = await createReadOffloadedTool({ outputDir }).execute({
+      ref: outputText(resultFor(result.history, 'call_log')),
+      pattern: 'ERROR',
+    });
     expect(read).toContain('ERROR: cannot resolve module "left-pad"');
   });
 
   it('offloads a large JSON output as the text the SDK would send', async () => {
     const outputDir = await tempDir();
     const manager = managerFor(outputDir);
-    const rows = Array.from({ length: 300 }, (_, index) => ({ id: index, name: `row ${index}`, status: index === 217 ? 'failed' : 'ok' }));
-    const fetchRows = tool({ name: 'fetch_rows', description: 'Returns every row.', parameters: z.object({}), execute: async () => rows });
+    const rows = Array.from({ length: 300 }, (_, index) => ({
+      id: index,
+      name: `row ${index}`,
+      status: index === 217 ? 'failed' : 'ok',
+    }));
+    const fetchRows = tool({
+      name: 'fetch_rows',
+      description: 'Returns every row.',
+      parameters: z.object({}),
+      execute: async () => rows,
+    });
     const model = new ScriptedModel([
       modelResponder(() => [functionCall('fetch_rows', {}, { callId: 'call_rows' })]),
       modelResponder(() => [assistantMessage('ok')]),
@@ -439,7 +559,10 @@ describe('withOffload / offloadTools', () => {
       modelResponder(() => [assistantMessage('ok')]),
     ]);
 
-    const result = await run(new Agent({ name: 'notes', model, tools: offloadTools([lookup], manager) }), 'Define alpha.');
+    const result = await run(
+      new Agent({ name: 'notes', model, tools: offloadTools([lookup], manager) }),
+      'Define alpha.',
+    );
 
     expect(outputText(resultFor(result.history, 'call_1'))).toBe('definition of alpha');
   });
@@ -449,7 +572,10 @@ describe('withOffload / offloadTools', () => {
     const invoke = fetchLog.invoke;
     const wrapped = withOffload(fetchLog, manager);
     const readTool = createReadTool(manager);
-    const typed = { ...lookup, outputSchema: { type: 'object', properties: {}, required: [], additionalProperties: false } } as unknown as FunctionTool;
+    const typed = {
+      ...lookup,
+      outputSchema: { type: 'object', properties: {}, required: [], additionalProperties: false },
+    } as unknown as FunctionTool;
 
     expect(wrapped).not.toBe(fetchLog);
     expect(fetchLog.invoke).toBe(invoke);
@@ -460,14 +586,19 @@ describe('withOffload / offloadTools', () => {
 
   it('leaves an agent used as a tool as it is (the SDK tracks it by identity)', async () => {
     const manager = managerFor(await tempDir());
-    const helper = new Agent({ name: 'helper', instructions: 'Help.' }).asTool({ toolName: 'helper', toolDescription: 'Helps.' });
+    const helper = new Agent({ name: 'helper', instructions: 'Help.' }).asTool({
+      toolName: 'helper',
+      toolDescription: 'Helps.',
+    });
 
     expect(offloadTools([helper, lookup], manager)[0]).toBe(helper);
   });
 
   it('rejects what is not a function tool', async () => {
     const manager = managerFor(await tempDir());
-    expect(() => withOffload({ type: 'hosted_tool', name: 'web_search' } as never, manager)).toThrow(/tool must be an Agents SDK function tool/);
+    expect(() => withOffload({ type: 'hosted_tool', name: 'web_search' } as never, manager)).toThrow(
+      /tool must be an Agents SDK function tool/,
+    );
   });
 });
 
@@ -475,22 +606,40 @@ describe('withOffload with the default timing, as results age', () => {
   it('returns an output whole up to maxInlineResultChars, and a larger one as its reference, head and tail', async () => {
     const outputDir = await tempDir();
     // a 20,000-token window: a new output is whole up to 40,000 characters
-    const manager = createContextManager({ format: 'openai-agents', outputDir, contextTokenLimit: 20_000, logger: { warn: () => undefined } });
+    const manager = createContextManager({
+      format: 'openai-agents',
+      outputDir,
+      contextTokenLimit: 20_000,
+      logger: { warn: () => undefined },
+    });
     const mid = buildLog(600);
-    const fetchMid = tool({ name: 'fetch_short_log', description: 'Returns the short log.', parameters: z.object({}), execute: async () => mid });
+    const fetchMid = tool({
+      name: 'fetch_short_log',
+      description: 'Returns the short log.',
+      parameters: z.object({}),
+      execute: async () => mid,
+    });
     const model = new ScriptedModel([
-      modelResponder(() => [functionCall('fetch_build_log', {}, { callId: 'call_log' }), functionCall('fetch_short_log', {}, { callId: 'call_mid' })]),
+      modelResponder(() => [
+        functionCall('fetch_build_log', {}, { callId: 'call_log' }),
+        functionCall('fetch_short_log', {}, { callId: 'call_mid' }),
+      ]),
       modelResponder(() => [assistantMessage('Got both.')]),
     ]);
 
-    await run(new Agent({ name: 'ci-doctor', model, tools: offloadTools([fetchLog, fetchMid], manager) }), 'Fetch the logs.');
+    await run(
+      new Agent({ name: 'ci-doctor', model, tools: offloadTools([fetchLog, fetchMid], manager) }),
+      'Fetch the logs.',
+    );
 
     const input = inputOf(model.calls[1]);
     expect(mid.length).toBeLessThan(40_000);
     expect(outputText(resultFor(input, 'call_mid'))).toBe(mid);
     const cut = outputText(resultFor(input, 'call_log'));
     // in a 20,000-token window a cut keeps 3% of it: 800 characters of head, 1,600 of tail
-    expect(cut).toMatch(/^\[Tool result offloaded to file: [^\]\n]+\]\nPreview \(first 800 and last 1600 of \d+ chars\):\nline 1 ok/);
+    expect(cut).toMatch(
+      /^\[Tool result offloaded to file: [^\]\n]+\]\nPreview \(first 800 and last 1600 of \d+ chars\):\nline 1 ok/,
+    );
     expect(cut.endsWith(LOG.slice(-1600))).toBe(true);
     const read = await createReadOffloadedTool({ outputDir }).execute({ ref: cut.split('\n')[0]!, pattern: 'ERROR' });
     expect(read).toContain('ERROR: cannot resolve module "left-pad"');
@@ -502,7 +651,12 @@ describe('createReadTool', () => {
     const readTool = createReadOffloadedTool({ store: createFileStore({ dir: await tempDir() }) });
     const agentTool = createReadTool(readTool);
 
-    expect(agentTool).toMatchObject({ type: 'function', name: 'read_offloaded', strict: false, parameters: readTool.inputSchema });
+    expect(agentTool).toMatchObject({
+      type: 'function',
+      name: 'read_offloaded',
+      strict: false,
+      parameters: readTool.inputSchema,
+    });
     expect(await agentTool.needsApproval(undefined as never, {}, 'call_1')).toBe(false);
   });
 
@@ -514,6 +668,8 @@ describe('createReadTool', () => {
   });
 
   it('rejects a source that is neither a read tool nor a manager with one', () => {
-    expect(() => createReadTool({} as never)).toThrow(/source must be a read tool .* or a context manager with a readTool/);
+    expect(() => createReadTool({} as never)).toThrow(
+      /source must be a read tool .* or a context manager with a readTool/,
+    );
   });
 });

@@ -15,7 +15,12 @@ import { InvalidOptionError, MissingDependencyError } from '../../src/core/error
 import { silentLogger, type TokenCounter } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';
 import { createOpenAILlmClient, type OpenAILike } from '../../src/infrastructure/openai-client.js';
-import { chatCompletion, openAIError, startFakeProviderServer, type FakeProviderServer } from './fake-provider-server.js';
+import {
+  chatCompletion,
+  openAIError,
+  startFakeProviderServer,
+  type FakeProviderServer,
+} from './fake-provider-server.js';
 
 const API_KEY = 'sk-openai-test-key';
 const MODEL = 'qwen2.5-coder:14b';
@@ -30,7 +35,17 @@ const history: Message[] = [
   { role: 'system', content: 'You are a coding agent.' },
   { role: 'user', content: 'Make the importer skip blank lines.' },
   { role: 'assistant', content: [{ type: 'tool_use', id: 'call_1', name: 'bash', input: { command: 'npm test' } }] },
-  { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_1', is_error: true, content: `FAIL importer.test.ts\n${'  at parseLine (src/importer.ts:42:7)\n'.repeat(120)}` }] },
+  {
+    role: 'user',
+    content: [
+      {
+        type: 'tool_result',
+        tool_use_id: 'call_1',
+        is_error: true,
+        content: `FAIL importer.test.ts\n${'  at parseLine (src/importer.ts:42:7)\n'.repeat(120)}`,
+      },
+    ],
+  },
   { role: 'assistant', content: 'One test fails; fixing the parser next.' },
 ];
 
@@ -60,11 +75,17 @@ describe('createOpenAILlmClient over HTTP', () => {
   it('sends the prompt as one user message with the given model and max_tokens, bearer key, and returns the content', async () => {
     server.enqueue('/v1/chat/completions', chatCompletion('## Goals & Decisions\nSkip blank lines.'));
     const client = await createClient();
-    await expect(client.summarize('Summarize this.', MODEL, { maxTokens: 640 })).resolves.toBe('## Goals & Decisions\nSkip blank lines.');
+    await expect(client.summarize('Summarize this.', MODEL, { maxTokens: 640 })).resolves.toBe(
+      '## Goals & Decisions\nSkip blank lines.',
+    );
 
     const [request] = server.requestsTo('/v1/chat/completions');
     expect(request?.method).toBe('POST');
-    expect(request?.body).toEqual({ model: MODEL, messages: [{ role: 'user', content: 'Summarize this.' }], max_tokens: 640 });
+    expect(request?.body).toEqual({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'Summarize this.' }],
+      max_tokens: 640,
+    });
     expect(request?.headers.authorization).toBe(`Bearer ${API_KEY}`);
   });
 
@@ -79,7 +100,11 @@ describe('createOpenAILlmClient over HTTP', () => {
   it('through createLlmSummarizer: the server receives the summary prompt and max_tokens sized from the word budget', async () => {
     const summarizer = createLlmSummarizer(await createClient(), { model: MODEL, tokenCounter });
     await summarizer.summarize(history.slice(1), { maxWords: 800 });
-    const body = server.requestsTo('/v1/chat/completions')[0]?.body as { model: string; max_tokens: number; messages: { content: string }[] };
+    const body = server.requestsTo('/v1/chat/completions')[0]?.body as {
+      model: string;
+      max_tokens: number;
+      messages: { content: string }[];
+    };
     expect(body.model).toBe(MODEL);
     expect(body.max_tokens).toBe(computeSummaryMaxTokens(800));
     const prompt = body.messages[0]?.content ?? '';
@@ -123,7 +148,12 @@ describe('createOpenAILlmClient over HTTP', () => {
     it('takes SUMMARY_MODEL from the environment', async () => {
       vi.stubEnv('SUMMARY_MODEL', 'gpt-4.1-mini');
       server.enqueue('/v1/chat/completions', chatCompletion('## Task Status\nDone.'));
-      const result = await compactMessages(history, { llmClient: await createClient(), force: true, workDir, logger: silentLogger });
+      const result = await compactMessages(history, {
+        llmClient: await createClient(),
+        force: true,
+        workDir,
+        logger: silentLogger,
+      });
       expect(result.compacted).toBe(true);
       expect(server.requestsTo('/v1/chat/completions')[0]?.body.model).toBe('gpt-4.1-mini');
     });
@@ -133,12 +163,23 @@ describe('createOpenAILlmClient over HTTP', () => {
       const llmClient = await createOpenAILlmClient({ apiKey: API_KEY, baseURL: `${server.origin}/v1`, model: MODEL });
       expect(llmClient.defaultModel).toBe(MODEL);
       await compactMessages(history, { llmClient, force: true, workDir, logger: silentLogger });
-      await compactMessages(history, { llmClient, summaryModel: 'llama3.1:8b', force: true, workDir, logger: silentLogger });
-      expect(server.requestsTo('/v1/chat/completions').map((request) => request.body.model)).toEqual([MODEL, 'llama3.1:8b']);
+      await compactMessages(history, {
+        llmClient,
+        summaryModel: 'llama3.1:8b',
+        force: true,
+        workDir,
+        logger: silentLogger,
+      });
+      expect(server.requestsTo('/v1/chat/completions').map((request) => request.body.model)).toEqual([
+        MODEL,
+        'llama3.1:8b',
+      ]);
     });
 
     it('rejects a blank model', async () => {
-      await expect(createOpenAILlmClient({ apiKey: API_KEY, model: ' ' })).rejects.toThrow(new InvalidOptionError('model must be a non-empty string, got " "'));
+      await expect(createOpenAILlmClient({ apiKey: API_KEY, model: ' ' })).rejects.toThrow(
+        new InvalidOptionError('model must be a non-empty string, got " "'),
+      );
     });
   });
 
@@ -150,15 +191,28 @@ describe('createOpenAILlmClient over HTTP', () => {
     });
 
     it('503 then 529 then success: our retry gets the summary', async () => {
-      server.enqueue('/v1/chat/completions', openAIError(503, 'server_error'), openAIError(529, 'overloaded'), chatCompletion('Recovered.'));
+      server.enqueue(
+        '/v1/chat/completions',
+        openAIError(503, 'server_error'),
+        openAIError(529, 'overloaded'),
+        chatCompletion('Recovered.'),
+      );
       const client = await createClient();
-      const reply = await retryWithBackoff(() => client.summarize('p', MODEL), { maxRetries: 2, baseDelayMs: 0, sleep: instantSleep });
+      const reply = await retryWithBackoff(() => client.summarize('p', MODEL), {
+        maxRetries: 2,
+        baseDelayMs: 0,
+        sleep: instantSleep,
+      });
       expect(reply).toBe('Recovered.');
       expect(server.requestsTo('/v1/chat/completions')).toHaveLength(3);
     });
 
     it('surfaces retry-after as retryAfterMs on the SDK error, and our retry waits that long', async () => {
-      server.enqueue('/v1/chat/completions', openAIError(429, 'rate_limit_exceeded', { 'retry-after': '3' }), chatCompletion('After waiting.'));
+      server.enqueue(
+        '/v1/chat/completions',
+        openAIError(429, 'rate_limit_exceeded', { 'retry-after': '3' }),
+        chatCompletion('After waiting.'),
+      );
       const client = await createClient();
       const waits: number[] = [];
       const reply = await retryWithBackoff(() => client.summarize('p', MODEL), {
@@ -177,7 +231,11 @@ describe('createOpenAILlmClient over HTTP', () => {
     });
 
     it('a client passed in keeps its own settings (its SDK retries included)', async () => {
-      server.enqueue('/v1/chat/completions', openAIError(503, 'server_error', { 'retry-after-ms': '1' }), chatCompletion('Second try.'));
+      server.enqueue(
+        '/v1/chat/completions',
+        openAIError(503, 'server_error', { 'retry-after-ms': '1' }),
+        chatCompletion('Second try.'),
+      );
       const own = new OpenAI({ apiKey: API_KEY, baseURL: `${server.origin}/v1`, maxRetries: 1 });
       await expect((await createOpenAILlmClient({ client: own })).summarize('p', MODEL)).resolves.toBe('Second try.');
       expect(server.requestsTo('/v1/chat/completions')).toHaveLength(2);
@@ -186,11 +244,20 @@ describe('createOpenAILlmClient over HTTP', () => {
 
   describe('failures', () => {
     it('a permanent 500 rejects, and compactMessages returns the input, compacted false, summarizer-failed', async () => {
-      for (let index = 0; index < 4; index += 1) server.enqueue('/v1/chat/completions', openAIError(500, 'server_error'));
+      for (let index = 0; index < 4; index += 1)
+        server.enqueue('/v1/chat/completions', openAIError(500, 'server_error'));
       const client = await createClient();
       await expect(client.summarize('p', MODEL)).rejects.toMatchObject({ status: 500 });
 
-      const result = await compactMessages(history, { llmClient: client, summaryModel: MODEL, force: true, maxRetries: 2, retryBaseDelayMs: 0, workDir, logger: silentLogger });
+      const result = await compactMessages(history, {
+        llmClient: client,
+        summaryModel: MODEL,
+        force: true,
+        maxRetries: 2,
+        retryBaseDelayMs: 0,
+        workDir,
+        logger: silentLogger,
+      });
       expect(result.compacted).toBe(false);
       expect(result.messages).toBe(history);
       expect(result.skippedReason).toBe('summarizer-failed');
@@ -202,11 +269,15 @@ describe('createOpenAILlmClient over HTTP', () => {
       server.enqueue('/v1/chat/completions', chatCompletion(content));
       const client = await createClient();
       const summarizer = createLlmSummarizer(client, { model: MODEL, tokenCounter });
-      await expect(summarizer.summarize(history.slice(1), { maxWords: 100 })).rejects.toMatchObject({ code: 'SUMMARIZER_FAILED' });
+      await expect(summarizer.summarize(history.slice(1), { maxWords: 100 })).rejects.toMatchObject({
+        code: 'SUMMARIZER_FAILED',
+      });
     });
 
     it('a reply with no choices is blank', async () => {
-      server.enqueue('/v1/chat/completions', { body: { id: 'x', object: 'chat.completion', created: 1, model: MODEL, choices: [] } });
+      server.enqueue('/v1/chat/completions', {
+        body: { id: 'x', object: 'chat.completion', created: 1, model: MODEL, choices: [] },
+      });
       await expect((await createClient()).summarize('p', MODEL)).resolves.toBe('');
     });
 
@@ -214,7 +285,11 @@ describe('createOpenAILlmClient over HTTP', () => {
     it('aborting through signal rejects with the abort reason while the server is still working', async () => {
       const controller = new AbortController();
       const reason = new Error('user pressed stop');
-      server.enqueue('/v1/chat/completions', { ...chatCompletion('too late'), delayMs: 10_000, onReceived: () => controller.abort(reason) });
+      server.enqueue('/v1/chat/completions', {
+        ...chatCompletion('too late'),
+        delayMs: 10_000,
+        onReceived: () => controller.abort(reason),
+      });
       const client = await createClient();
       await expect(client.summarize('p', MODEL, { signal: controller.signal })).rejects.toBe(reason);
       expect(server.requestsTo('/v1/chat/completions')).toHaveLength(1);
@@ -223,9 +298,20 @@ describe('createOpenAILlmClient over HTTP', () => {
     it('compactMessages aborted mid-request rejects with the abort reason and compacts nothing', async () => {
       const controller = new AbortController();
       const reason = new Error('stop compaction');
-      server.enqueue('/v1/chat/completions', { ...chatCompletion('too late'), delayMs: 10_000, onReceived: () => controller.abort(reason) });
+      server.enqueue('/v1/chat/completions', {
+        ...chatCompletion('too late'),
+        delayMs: 10_000,
+        onReceived: () => controller.abort(reason),
+      });
       await expect(
-        compactMessages(history, { llmClient: await createClient(), summaryModel: MODEL, force: true, workDir, logger: silentLogger, signal: controller.signal }),
+        compactMessages(history, {
+          llmClient: await createClient(),
+          summaryModel: MODEL,
+          force: true,
+          workDir,
+          logger: silentLogger,
+          signal: controller.signal,
+        }),
       ).rejects.toBe(reason);
       expect(server.requestsTo('/v1/chat/completions')).toHaveLength(1);
     });
@@ -241,13 +327,19 @@ describe('createOpenAILlmClient over HTTP', () => {
     });
 
     it('rejects a bad maxTokensParameter, settings with a client, and a bad maxRetries', async () => {
-      await expect(createOpenAILlmClient({ apiKey: API_KEY, maxTokensParameter: 'max' as 'max_tokens' })).rejects.toThrow(
-        /^maxTokensParameter must be "max_tokens" or "max_completion_tokens", got "max"$/,
-      );
+      await expect(
+        createOpenAILlmClient({ apiKey: API_KEY, maxTokensParameter: 'max' as 'max_tokens' }),
+      ).rejects.toThrow(/^maxTokensParameter must be "max_tokens" or "max_completion_tokens", got "max"$/);
       const own = new OpenAI({ apiKey: API_KEY, baseURL: `${server.origin}/v1` });
-      await expect(createOpenAILlmClient({ client: own, baseURL: 'http://elsewhere', maxRetries: 3 })).rejects.toThrow(InvalidOptionError);
-      await expect(createOpenAILlmClient({ client: own, baseURL: 'http://elsewhere', maxRetries: 3 })).rejects.toThrow(/^baseURL, maxRetries configure the client/);
-      await expect(createOpenAILlmClient({ apiKey: API_KEY, maxRetries: 0.5 })).rejects.toThrow(/^maxRetries must be an integer >= 0, got 0.5$/);
+      await expect(createOpenAILlmClient({ client: own, baseURL: 'http://elsewhere', maxRetries: 3 })).rejects.toThrow(
+        InvalidOptionError,
+      );
+      await expect(createOpenAILlmClient({ client: own, baseURL: 'http://elsewhere', maxRetries: 3 })).rejects.toThrow(
+        /^baseURL, maxRetries configure the client/,
+      );
+      await expect(createOpenAILlmClient({ apiKey: API_KEY, maxRetries: 0.5 })).rejects.toThrow(
+        /^maxRetries must be an integer >= 0, got 0.5$/,
+      );
     });
   });
 });

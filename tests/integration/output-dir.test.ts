@@ -30,7 +30,9 @@ describe('outputDir is the file store', () => {
     await mkdir(elsewhere);
     await mkdir(join(root, 'out'));
     await symlink(elsewhere, join(root, 'out', 's1'), 'dir');
-    await expect(offloadToolResult(userMessage(toolResult('t', text(2000))), { sessionId: 's1', outputDir: join(root, 'out') })).rejects.toMatchObject({
+    await expect(
+      offloadToolResult(userMessage(toolResult('t', text(2000))), { sessionId: 's1', outputDir: join(root, 'out') }),
+    ).rejects.toMatchObject({
       code: 'WRITE_FAILED',
     });
     expect(await readdir(elsewhere)).toEqual([]);
@@ -46,8 +48,20 @@ describe('outputDir is the file store', () => {
         const key = `tool-result-c${index}.md`;
         await offloads.putIfAbsent(key, `output of step ${index}\n`);
         messages.push(
-          { role: 'assistant', content: [{ type: 'tool_use', id: `c${index}`, name: 'Bash', input: { command: `./step.sh ${index}` } }] },
-          { role: 'user', content: [{ type: 'tool_result', tool_use_id: `c${index}`, content: buildBatchReference(offloads.referenceFor(key)) }] },
+          {
+            role: 'assistant',
+            content: [{ type: 'tool_use', id: `c${index}`, name: 'Bash', input: { command: `./step.sh ${index}` } }],
+          },
+          {
+            role: 'user',
+            content: [
+              {
+                type: 'tool_result',
+                tool_use_id: `c${index}`,
+                content: buildBatchReference(offloads.referenceFor(key)),
+              },
+            ],
+          },
         );
       }
       return messages;
@@ -63,8 +77,18 @@ describe('outputDir is the file store', () => {
         maxRestoreFiles: 0,
       });
 
-    const first = await compact([system, { role: 'user', content: 'Run the steps.' }, ...(await offloadedTurns(0, 25)), padding]);
-    const second = await compact([...first.messages, { role: 'user', content: 'And the next ones.' }, ...(await offloadedTurns(25, 5)), padding]);
+    const first = await compact([
+      system,
+      { role: 'user', content: 'Run the steps.' },
+      ...(await offloadedTurns(0, 25)),
+      padding,
+    ]);
+    const second = await compact([
+      ...first.messages,
+      { role: 'user', content: 'And the next ones.' },
+      ...(await offloadedTurns(25, 5)),
+      padding,
+    ]);
 
     const index = second.ledger?.offloadIndex;
     expect(index?.count).toBe(30);

@@ -8,7 +8,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/types.js';
 import { NodeFileWriter } from '../../src/infrastructure/node-file-writer.js';
-import { createRecordingLogger, archiveThroughWriter, type ArchiveThroughWriterOptions } from '../unit/compact-fixtures.js';
+import {
+  createRecordingLogger,
+  archiveThroughWriter,
+  type ArchiveThroughWriterOptions,
+} from '../unit/compact-fixtures.js';
 
 let workDir: string;
 
@@ -21,24 +25,45 @@ afterEach(async () => {
 
 const now = new Date('2026-11-21T23:45:12Z');
 const archiveDirectory = (): string => join(workDir, '.compact', 'default');
-const archivePath = (sequence: number): string => join(archiveDirectory(), `compact-2026-11-21T23-45-12Z-${sequence}.json`);
+const archivePath = (sequence: number): string =>
+  join(archiveDirectory(), `compact-2026-11-21T23-45-12Z-${sequence}.json`);
 
 /** ~700 KB of JSON over 400 messages: CJK, emoji, nested tool results; several write batches. */
 function buildRest(): Message[] {
   const rest: Message[] = [];
   for (let turn = 0; turn < 200; turn += 1) {
     const id = `toolu_${turn}`;
-    rest.push({ role: 'assistant', content: [{ type: 'text', text: `读取文件 ${turn} 😀` }, { type: 'tool_use', id, name: 'read_file', input: { path: `src/模块-${turn}.ts`, lines: [1, turn] } }] });
+    rest.push({
+      role: 'assistant',
+      content: [
+        { type: 'text', text: `读取文件 ${turn} 😀` },
+        { type: 'tool_use', id, name: 'read_file', input: { path: `src/模块-${turn}.ts`, lines: [1, turn] } },
+      ],
+    });
     rest.push({
       role: 'user',
-      content: [{ type: 'tool_result', tool_use_id: id, content: [{ type: 'text', text: `${'上下文压缩 "quoted" \\ emoji 🧪\n'.repeat(turn % 50)}\u2028end` }], is_error: turn % 7 === 0 }],
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: id,
+          content: [{ type: 'text', text: `${'上下文压缩 "quoted" \\ emoji 🧪\n'.repeat(turn % 50)}\u2028end` }],
+          is_error: turn % 7 === 0,
+        },
+      ],
     });
   }
   return rest;
 }
 
 function options(): ArchiveThroughWriterOptions & { logger: ReturnType<typeof createRecordingLogger> } {
-  return { workDir, outputDir: '.compact', sessionId: 'default', fileWriter: new NodeFileWriter(), logger: createRecordingLogger(), now: () => now };
+  return {
+    workDir,
+    outputDir: '.compact',
+    sessionId: 'default',
+    fileWriter: new NodeFileWriter(),
+    logger: createRecordingLogger(),
+    now: () => now,
+  };
 }
 
 describe('the archive through the Node writer (streamed)', () => {
@@ -70,7 +95,9 @@ describe('the archive through the Node writer (streamed)', () => {
     expect(await archiveThroughWriter(rest.slice(1), listless())).toBe(archivePath(2));
     expect(await readFile(archivePath(1), 'utf8')).toBe(JSON.stringify(rest, null, 2));
     expect(await readFile(archivePath(2), 'utf8')).toBe(JSON.stringify(rest.slice(1), null, 2));
-    expect((await readdir(archiveDirectory())).sort()).toEqual([archivePath(1), archivePath(2)].map((path) => path.split('/').at(-1)));
+    expect((await readdir(archiveDirectory())).sort()).toEqual(
+      [archivePath(1), archivePath(2)].map((path) => path.split('/').at(-1)),
+    );
   });
 
   it('never overwrites: a same-size file with other bytes moves the archive to the next number', async () => {
@@ -79,7 +106,9 @@ describe('the archive through the Node writer (streamed)', () => {
     await new NodeFileWriter().ensureDir(archiveDirectory());
     await writeFile(archivePath(1), `${text.slice(0, -3)}  ]`);
     const writer = new NodeFileWriter();
-    expect(await archiveThroughWriter(rest, { ...options(), fileWriter: { ...writer, listDir: async () => [] } })).toBe(archivePath(2));
+    expect(await archiveThroughWriter(rest, { ...options(), fileWriter: { ...writer, listDir: async () => [] } })).toBe(
+      archivePath(2),
+    );
     expect(await readFile(archivePath(1), 'utf8')).toBe(`${text.slice(0, -3)}  ]`);
     expect(await readFile(archivePath(2), 'utf8')).toBe(text);
   });

@@ -31,7 +31,8 @@ function findUnexportedTypes(): string[] {
     noEmit: true,
   });
   const checker = program.getTypeChecker();
-  const resolve = (symbol: ts.Symbol): ts.Symbol => (symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol);
+  const resolve = (symbol: ts.Symbol): ts.Symbol =>
+    symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
   const inPackage = (node: ts.Node): boolean => node.getSourceFile().fileName.startsWith(distDir);
   const exported = new Set<ts.Symbol>();
   for (const file of entryDeclarations) {
@@ -78,18 +79,29 @@ describe('public types', () => {
   // The size of each entry point is reviewed in api/*.api.md (npm run api:check fails on a change).
   it('keeps internals out of the package root', () => {
     const names = Object.keys(packageRoot);
-    for (const internal of ['MIN_KEPT_BLOCK_CHARS', 'MESSAGE_TOKEN_OVERHEAD', 'BLOCK_TOKEN_OVERHEAD', 'createAnthropicLlmClient', 'NodeFileWriter']) {
+    for (const internal of [
+      'MIN_KEPT_BLOCK_CHARS',
+      'MESSAGE_TOKEN_OVERHEAD',
+      'BLOCK_TOKEN_OVERHEAD',
+      'createAnthropicLlmClient',
+      'NodeFileWriter',
+    ]) {
       expect(names, internal).not.toContain(internal);
     }
   });
 
   it('exports the names users write down: TokenCounterEncoding, the block guards and types, SummarizerFailedError', () => {
-    expectTypeOf<CreateLlmSummarizerOptions['tokenCounterEncoding']>().toEqualTypeOf<TokenCounterEncoding | undefined>();
+    expectTypeOf<CreateLlmSummarizerOptions['tokenCounterEncoding']>().toEqualTypeOf<
+      TokenCounterEncoding | undefined
+    >();
     expectTypeOf<ForeignBlock>().toEqualTypeOf<{ type: string }>();
     expectTypeOf<OpenAILlmClient['defaultModel']>().toEqualTypeOf<string | null>();
     for (const name of ['isTextBlock', 'isThinkingBlock', 'isToolResultBlock', 'isToolUseBlock', 'assertMessages']) {
       expect(typeof (messages as Record<string, unknown>)[name], name).toBe('function');
     }
-    expect(new packageRoot.SummarizerFailedError('blank')).toMatchObject({ name: 'SummarizerFailedError', code: 'SUMMARIZER_FAILED' });
+    expect(new packageRoot.SummarizerFailedError('blank')).toMatchObject({
+      name: 'SummarizerFailedError',
+      code: 'SUMMARIZER_FAILED',
+    });
   });
 });

@@ -25,7 +25,10 @@ afterEach(async () => {
 });
 
 /** A store that counts its range reads and the bytes they ask for. */
-function countReads(store: ContentStore): { store: ContentStore; reads: { calls: number; bytes: number; whole: number } } {
+function countReads(store: ContentStore): {
+  store: ContentStore;
+  reads: { calls: number; bytes: number; whole: number };
+} {
   const reads = { calls: 0, bytes: 0, whole: 0 };
   return {
     reads,
@@ -64,13 +67,20 @@ describe('the read tool on the file store', () => {
     const page = await tool.execute({ ref: '[Content offloaded to: ./tool-result-big.md]' });
     expect(page.length).toBeLessThanOrEqual(20_000);
     expect(page.startsWith('     1\t0000001 INFO request handled in 12 ms')).toBe(true);
-    expect(page).toMatch(/\n\[lines 1-\d+ of a 10,48\d,\d{3}-byte text; more follow: call read_offloaded with \{"ref":".\/tool-result-big.md","offset":\d+\} for the next page\]$/);
+    expect(page).toMatch(
+      /\n\[lines 1-\d+ of a 10,48\d,\d{3}-byte text; more follow: call read_offloaded with \{"ref":".\/tool-result-big.md","offset":\d+\} for the next page\]$/,
+    );
     expect(reads).toEqual({ calls: 1, bytes: DEFAULT_READ_CHUNK_BYTES, whole: 0 });
 
     // a middle page scans forward by chunks, and the next one starts from what it learned
     const middle = Math.floor(lineCount / 2);
     const middlePage = await tool.execute({ ref: './tool-result-big.md', offset: middle, limit: 3 });
-    expect(middlePage.split('\n').slice(0, 3)).toEqual(text.split('\n').slice(middle - 1, middle + 2).map((line, index) => `${String(middle + index).padStart(6)}\t${line}`));
+    expect(middlePage.split('\n').slice(0, 3)).toEqual(
+      text
+        .split('\n')
+        .slice(middle - 1, middle + 2)
+        .map((line, index) => `${String(middle + index).padStart(6)}\t${line}`),
+    );
     expect(reads.whole).toBe(0);
     const afterMiddle = reads.bytes;
     await tool.execute({ ref: './tool-result-big.md', offset: middle + 3, limit: 3 });
@@ -92,16 +102,22 @@ describe('the read tool on the file store', () => {
     expect(output).toMatch(/\n\[2 matching lines; searched lines 1-\d+ of \d+; end of content\]$/);
   });
 
-  it('runs the model\'s pattern on a linear-time engine, and tells the model its syntax', async () => {
+  it("runs the model's pattern on a linear-time engine, and tells the model its syntax", async () => {
     const store = createFileStore({ dir: directory });
     const hash = '9fceb02d0ae598e95dc970b74767f19372d61af8';
     await store.putIfAbsent('tool-result-log.md', `commit ${hash}\nMerge: 1a2b3c4\ncommit ${hash}`);
     const tool = createReadOffloadedTool({ store, contextLines: 0 });
     // a backtracking engine takes days on one such line
     expect(await tool.execute({ ref: './tool-result-log.md', pattern: '(\\w+\\s*)+:' })).toBe(
-      ['Lines matching /(\\w+\\s*)+:/ (":" marks a match, "-" context):', '     2:\tMerge: 1a2b3c4', '[1 matching line; searched lines 1-3 of 3; end of content]'].join('\n'),
+      [
+        'Lines matching /(\\w+\\s*)+:/ (":" marks a match, "-" context):',
+        '     2:\tMerge: 1a2b3c4',
+        '[1 matching line; searched lines 1-3 of 3; end of content]',
+      ].join('\n'),
     );
-    expect(await tool.execute({ ref: './tool-result-log.md', pattern: '(\\w)\\1' })).toMatch(/^Invalid pattern .*Patterns use RE2 syntax/);
+    expect(await tool.execute({ ref: './tool-result-log.md', pattern: '(\\w)\\1' })).toMatch(
+      /^Invalid pattern .*Patterns use RE2 syntax/,
+    );
     expect(tool.description).toContain('RE2 syntax');
     expect(tool.description).toContain('without backreferences or lookaround');
     expect(tool.inputSchema.properties.pattern.description).toContain('without backreferences or lookaround');
@@ -125,10 +141,14 @@ describe('the read tool on the file store', () => {
     });
 
     it('reads one session of direct offload by absolute path, and refuses another session', async () => {
-      const message = (id: string, text: string): Message => ({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: text }] });
+      const message = (id: string, text: string): Message => ({
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: id, content: text }],
+      });
       const mine = await offloadToolResult(message('toolu_1', 'mine\n'), { sessionId: 's1', outputDir: directory });
       const theirs = await offloadToolResult(message('toolu_1', 'theirs\n'), { sessionId: 's2', outputDir: directory });
-      const referenceOf = (result: typeof mine): string => (result.message.content as Array<{ content: string }>)[0]!.content;
+      const referenceOf = (result: typeof mine): string =>
+        (result.message.content as Array<{ content: string }>)[0]!.content;
       expect(referenceOf(mine)).toBe(`[Tool result offloaded to file: ${join(directory, 's1', 'toolu_1.md')}]`);
 
       const tool = createReadOffloadedTool({ outputDir: directory, sessionId: 's1' });
@@ -146,8 +166,16 @@ describe('the read tool on the file store', () => {
         await writeFile(join(outside, 'tool-result-secret.md'), 'secret');
         await writeFile(join(directory, 'notes.md'), 'private notes');
         const tool = createReadOffloadedTool({ outputDir: directory });
-        for (const ref of [join(outside, 'tool-result-secret.md'), '../tool-result-secret.md', `./../${outside.split('/').pop()!}/tool-result-secret.md`, './notes.md', '/etc/passwd']) {
-          expect(await tool.execute({ ref })).toMatch(/^Refused: .* is not a reference to content offloaded here, so it is not read\./);
+        for (const ref of [
+          join(outside, 'tool-result-secret.md'),
+          '../tool-result-secret.md',
+          `./../${outside.split('/').pop()!}/tool-result-secret.md`,
+          './notes.md',
+          '/etc/passwd',
+        ]) {
+          expect(await tool.execute({ ref })).toMatch(
+            /^Refused: .* is not a reference to content offloaded here, so it is not read\./,
+          );
         }
       } finally {
         await rm(outside, { recursive: true, force: true });
@@ -179,11 +207,18 @@ describe('the read tool on the file store', () => {
   describe('after a compaction', () => {
     /** A session that ran a build and read its long log. */
     function createSession(): Message[] {
-      const log = Array.from({ length: 400 }, (_, index) => (index === 250 ? 'error TS2322: Type "string" is not assignable to type "number". (src/a.ts:7)' : `build step ${index + 1} ok`)).join('\n');
+      const log = Array.from({ length: 400 }, (_, index) =>
+        index === 250
+          ? 'error TS2322: Type "string" is not assignable to type "number". (src/a.ts:7)'
+          : `build step ${index + 1} ok`,
+      ).join('\n');
       return [
         { role: 'system', content: 'You are a coding agent.' },
         { role: 'user', content: 'Find why the build fails.' },
-        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_build', name: 'bash', input: { command: 'npm run build' } }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_build', name: 'bash', input: { command: 'npm run build' } }],
+        },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_build', is_error: true, content: log }] },
         { role: 'assistant', content: 'The build fails in src/a.ts, line 7.' },
       ];
@@ -191,12 +226,19 @@ describe('the read tool on the file store', () => {
 
     /** The value of one ledger line of the summary message, as JSON. */
     function readLedgerLine(messages: Message[], label: string): unknown {
-      const summary = String(messages.find((message) => String(message.content).startsWith('[Conversation compressed]'))?.content);
+      const summary = String(
+        messages.find((message) => String(message.content).startsWith('[Conversation compressed]'))?.content,
+      );
       const line = summary.split('\n').find((text) => text.startsWith(`- ${label}: `));
       return line === undefined ? undefined : (JSON.parse(line.slice(label.length + 4)) as unknown);
     }
 
-    const compactOptions = () => ({ force: true, summarizer: createScriptedSummarizer(['## Task Status\nThe build fails.']), workDir: directory, logger: createRecordingLogger() });
+    const compactOptions = () => ({
+      force: true,
+      summarizer: createScriptedSummarizer(['## Task Status\nThe build fails.']),
+      workDir: directory,
+      logger: createRecordingLogger(),
+    });
 
     it('reads the archive the summary names, after compacting into a file store: a page, then a search', async () => {
       const store = createFileStore({ dir: directory });
@@ -228,7 +270,9 @@ describe('the read tool on the file store', () => {
       const ref = readLedgerLine(result.messages, 'Archive of the compacted messages') as string;
       expect(ref.startsWith(join(directory, '.compact', 'agent-7', 'compact-'))).toBe(true);
       const tool = createReadOffloadedTool({ outputDir: join(directory, '.compact'), sessionId: 'agent-7' });
-      expect(await tool.execute({ ref, pattern: 'build fails in src' })).toContain(':\t    "content": "The build fails in src/a.ts, line 7."');
+      expect(await tool.execute({ ref, pattern: 'build fails in src' })).toContain(
+        ':\t    "content": "The build fails in src/a.ts, line 7."',
+      );
       const other = createReadOffloadedTool({ outputDir: join(directory, '.compact'), sessionId: 'agent-8' });
       expect(await other.execute({ ref })).toMatch(/^Refused: .* belongs to another session/);
     });
@@ -236,7 +280,11 @@ describe('the read tool on the file store', () => {
     it('opens every offloaded result the summary lists: offload, compact, then read by the listed reference', async () => {
       const store = createFileStore({ dir: directory });
       // a long explanation stays inline, so compacting the offloaded history still gains room
-      const session = [...createSession(), { role: 'user' as const, content: 'Explain it.' }, { role: 'assistant' as const, content: 'The type of the value comes from the config. '.repeat(100) }];
+      const session = [
+        ...createSession(),
+        { role: 'user' as const, content: 'Explain it.' },
+        { role: 'assistant' as const, content: 'The type of the value comes from the config. '.repeat(100) },
+      ];
       const offloaded = await offloadToolResults(session, { store, charThreshold: 5000, ratioThreshold: 0 });
       const result = await compactMessages(offloaded.messages, { ...compactOptions(), store });
       expect(result.compacted).toBe(true);
@@ -246,7 +294,9 @@ describe('the read tool on the file store', () => {
       expect([tool, id, input, ref]).toEqual(['bash', 'toolu_build', 'npm run build', './tool-result-toolu_build.md']);
 
       const readTool = createReadOffloadedTool({ store });
-      expect(await readTool.execute({ ref, offset: 251, limit: 1 })).toMatch(/^ {3}251\terror TS2322: .*\n\[line 251 of a [\d,]+-byte text; more follow/);
+      expect(await readTool.execute({ ref, offset: 251, limit: 1 })).toMatch(
+        /^ {3}251\terror TS2322: .*\n\[line 251 of a [\d,]+-byte text; more follow/,
+      );
       // and the archive holds the reference the history had
       const archived = await readTool.execute({ ref: result.archiveReference, pattern: 'Content offloaded to' });
       expect(archived).toContain('"content": "[Content offloaded to: ./tool-result-toolu_build.md]"');

@@ -20,21 +20,31 @@ afterEach(async () => {
   await rm(shared, { recursive: true, force: true });
 });
 
-const resultMessage = (id: string, text: string): Message => ({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: text }] });
+const resultMessage = (id: string, text: string): Message => ({
+  role: 'user',
+  content: [{ type: 'tool_result', tool_use_id: id, content: text }],
+});
 
 describe('the read tool over a directory it did not create', () => {
   it('refuses a user file that has the shape of a direct offload', async () => {
     const tool = createReadOffloadedTool({ outputDir: shared });
     for (const ref of ['./notes/passwords.md', join(shared, 'notes', 'passwords.md')]) {
       const answer = await tool.execute({ ref });
-      expect(answer).toMatch(/^Refused: .* is in a directory agent-context-offload did not create \(it holds no \.agent-context-offload file\)/);
+      expect(answer).toMatch(
+        /^Refused: .* is in a directory agent-context-offload did not create \(it holds no \.agent-context-offload file\)/,
+      );
       expect(answer).not.toContain('hunter2');
     }
-    expect(await createReadOffloadedTool({ outputDir: shared, sessionId: 'notes' }).execute({ ref: './notes/passwords.md' })).not.toContain('hunter2');
+    expect(
+      await createReadOffloadedTool({ outputDir: shared, sessionId: 'notes' }).execute({ ref: './notes/passwords.md' }),
+    ).not.toContain('hunter2');
   });
 
-  it("reads a direct offload from the session folder the package created there", async () => {
-    const { file } = await offloadToolResult(resultMessage('toolu_1', 'the result\n'), { sessionId: 's1', outputDir: shared });
+  it('reads a direct offload from the session folder the package created there', async () => {
+    const { file } = await offloadToolResult(resultMessage('toolu_1', 'the result\n'), {
+      sessionId: 's1',
+      outputDir: shared,
+    });
     const tool = createReadOffloadedTool({ outputDir: shared, sessionId: 's1' });
     expect(await tool.execute({ ref: file! })).toMatch(/^ {5}1\tthe result\n\[/);
   });
@@ -51,7 +61,11 @@ describe('the read tool over a directory it did not create', () => {
 
   it("reads the context manager's names and an offload index, which carry a hash no user file has", async () => {
     const store = createFileStore({ dir: shared });
-    for (const key of ['notes/toolu_1-0123456789abcdef.md', 'notes/tool-result-toolu_2-0123456789abcdef.md', 'notes/offload-index-0abc123def4.md']) {
+    for (const key of [
+      'notes/toolu_1-0123456789abcdef.md',
+      'notes/tool-result-toolu_2-0123456789abcdef.md',
+      'notes/offload-index-0abc123def4.md',
+    ]) {
       await writeFile(join(shared, ...key.split('/')), `content of ${key}\n`);
       expect(await createReadOffloadedTool({ store }).execute({ ref: `./${key}` })).toMatch(/^ {5}1\tcontent of /);
     }

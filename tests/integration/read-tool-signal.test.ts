@@ -21,7 +21,7 @@ function createHangingStore(): ContentStore & { hang: boolean } {
     kind: inner.kind,
     hang: false,
     get: (key: string, range?: { offset?: number; length?: number }) => (store.hang ? never : inner.get(key, range)),
-    exists: (key: string) => (store.hang ? never : inner.exists?.(key) ?? Promise.resolve(false)),
+    exists: (key: string) => (store.hang ? never : (inner.exists?.(key) ?? Promise.resolve(false))),
   };
   return store;
 }
@@ -66,7 +66,11 @@ describe('the read tools of the integrations, on a store that never answers', ()
   it("OpenAI Agents SDK: the runner's details.signal ends the read", async () => {
     const { store, ref } = await prepareHangingStore();
     const readTool = createAgentsReadTool(createContextManager({ store, format: 'openai-agents' }));
-    const answer = await answerAfterAbort(readTool.invoke({} as never, JSON.stringify({ ref }), { signal: abortSoon('run cancelled').signal }) as Promise<string>);
+    const answer = await answerAfterAbort(
+      readTool.invoke({} as never, JSON.stringify({ ref }), {
+        signal: abortSoon('run cancelled').signal,
+      }) as Promise<string>,
+    );
     expect(answer).toBe(`Could not read ${JSON.stringify(ref)}: run cancelled`);
   });
 

@@ -48,9 +48,17 @@ describe('restoreRecentFiles with a file too large for its budget', () => {
       },
     };
     const logger = createRecordingLogger();
-    const restored = await restoreRecentFiles([...readFileTurn('a.ts'), ...readFileTurn('big.log')], { workDir, fileReader, logger });
-    expect(restored.map((message) => message.content)).toEqual(['[Restored after compact] a.ts:\nexport const a = "é";\n']);
+    const restored = await restoreRecentFiles([...readFileTurn('a.ts'), ...readFileTurn('big.log')], {
+      workDir,
+      fileReader,
+      logger,
+    });
+    expect(restored.map((message) => message.content)).toEqual([
+      '[Restored after compact] a.ts:\nexport const a = "é";\n',
+    ]);
     expect(reads).toEqual([join(workDir, 'a.ts')]);
-    expect(logger.infos).toEqual([`restore: skipped "big.log": ${BIG_FILE_BYTES} bytes, at least ${BIG_FILE_BYTES / 128} tokens > maxRestoreTokensPerFile (5000)`]);
+    expect(logger.infos).toEqual([
+      `restore: skipped "big.log": ${BIG_FILE_BYTES} bytes, at least ${BIG_FILE_BYTES / 128} tokens > maxRestoreTokensPerFile (5000)`,
+    ]);
   });
 });

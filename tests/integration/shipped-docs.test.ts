@@ -31,10 +31,26 @@ async function listDeclarationFiles(directory: string): Promise<string[]> {
 
 describe('shipped declarations', () => {
   it('recognises every form of reference (the check is not vacuous)', () => {
-    for (const text of ['(DESIGN §8)', 'spec 01 F-002', 'Spec 05’s prompt', 'specs 01-03', '(F-009)', 'v1 F-006', 'UC-001', 'see issue 4', 'the chunked mode of §6']) {
+    for (const text of [
+      '(DESIGN §8)',
+      'spec 01 F-002',
+      'Spec 05’s prompt',
+      'specs 01-03',
+      '(F-009)',
+      'v1 F-006',
+      'UC-001',
+      'see issue 4',
+      'the chunked mode of §6',
+    ]) {
       expect(text).toMatch(REFERENCE);
     }
-    for (const text of ['designed for agents', 'a special case', 'http://localhost:11434/v1', 'issues are welcome', 'F-16 jets']) {
+    for (const text of [
+      'designed for agents',
+      'a special case',
+      'http://localhost:11434/v1',
+      'issues are welcome',
+      'F-16 jets',
+    ]) {
       expect(text).not.toMatch(REFERENCE);
     }
   });

@@ -46,7 +46,9 @@ describe('default token counter (gpt-tokenizer o200k_base)', () => {
     const text = 'log line <|endoftext|> and <|im_start|>user';
     expect(() => reference.countTokens(text)).toThrow();
     expect(countTextTokens(text)).toBeGreaterThan(10);
-    expect(packageRoot.countTokens([{ role: 'user', content: text }])).toBe(countTextTokens(text) + MESSAGE_TOKEN_OVERHEAD);
+    expect(packageRoot.countTokens([{ role: 'user', content: text }])).toBe(
+      countTextTokens(text) + MESSAGE_TOKEN_OVERHEAD,
+    );
   });
 });
 
@@ -55,8 +57,8 @@ describe('default token counter on long text', () => {
     countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
   };
   /** gpt-tokenizer's own count of the whole text, special-token text counted as plain text. */
-  const countWhole = (text: string): number => (text === '' ? 0 : reference.countTokens(text, { disallowedSpecial: new Set() }));
-
+  const countWhole = (text: string): number =>
+    text === '' ? 0 : reference.countTokens(text, { disallowedSpecial: new Set() });
 
   /** 100,000 chars of this repository's README (repeated): prose, code blocks and tables. */
   function readProse(): string {
@@ -85,7 +87,10 @@ describe('default token counter on long text', () => {
   it('counts a run of one ASCII character exactly as the library counts it whole, length cuts included', () => {
     const length = 3 * MAX_COUNTED_PIECE_CHARS + 77;
     for (const unit of ['A', 'z', ' ', '-', '=', '.', '0', '\n', '\t']) {
-      expect({ unit, count: countTextTokens(unit.repeat(length)) }).toEqual({ unit, count: countWhole(unit.repeat(length)) });
+      expect({ unit, count: countTextTokens(unit.repeat(length)) }).toEqual({
+        unit,
+        count: countWhole(unit.repeat(length)),
+      });
     }
   });
 
@@ -103,7 +108,12 @@ describe('default token counter on long text', () => {
 
   it('counts 100 KB of minified JSON exactly as the library counts it whole', () => {
     const random = createRandom(3);
-    const rows = Array.from({ length: 2000 }, (_, index) => ({ id: index, name: `item${Math.floor(random() * 1e6)}`, tags: ['a', 'b'], ok: random() > 0.5 }));
+    const rows = Array.from({ length: 2000 }, (_, index) => ({
+      id: index,
+      name: `item${Math.floor(random() * 1e6)}`,
+      tags: ['a', 'b'],
+      ok: random() > 0.5,
+    }));
     const json = JSON.stringify(rows).slice(0, 100_000);
     expect(json.length).toBe(100_000);
     expect(countTextTokens(json)).toBe(countWhole(json));
@@ -118,22 +128,66 @@ describe('default token counter on long text', () => {
 
   it('counts a long word within a token per length cut of the library count', () => {
     const random = createRandom(9);
-    const word = Array.from({ length: 5 * MAX_COUNTED_PIECE_CHARS }, () => String.fromCharCode(97 + Math.floor(random() * 26))).join('');
+    const word = Array.from({ length: 5 * MAX_COUNTED_PIECE_CHARS }, () =>
+      String.fromCharCode(97 + Math.floor(random() * 26)),
+    ).join('');
     const lengthCuts = Math.ceil(word.length / MAX_COUNTED_PIECE_CHARS) - 1;
     expect(Math.abs(countTextTokens(word) - countWhole(word))).toBeLessThanOrEqual(lengthCuts);
   });
 
   it('ends pieces only where the library ends a pre-token: cut there, the two sides sum to the whole (property)', () => {
     const unit = fc.constantFrom(
-      ...['a', 'Zq', 'é', 'ß', '中文', 'ㅎ', '\u0301', '0', '٣', '²', ' ', '\t', '\n', '\r', '\u00a0', '\u3000', '\u2028', '\ufeff', '\u0085'],
-      ...['.', ',', "'", "'s", '"', '/', '\\', '-', '{', '}', '😀', '𝐀', '\ud800', '\udc00', '<|endoftext|>', '，', '_'],
+      ...[
+        'a',
+        'Zq',
+        'é',
+        'ß',
+        '中文',
+        'ㅎ',
+        '\u0301',
+        '0',
+        '٣',
+        '²',
+        ' ',
+        '\t',
+        '\n',
+        '\r',
+        '\u00a0',
+        '\u3000',
+        '\u2028',
+        '\ufeff',
+        '\u0085',
+      ],
+      ...[
+        '.',
+        ',',
+        "'",
+        "'s",
+        '"',
+        '/',
+        '\\',
+        '-',
+        '{',
+        '}',
+        '😀',
+        '𝐀',
+        '\ud800',
+        '\udc00',
+        '<|endoftext|>',
+        '，',
+        '_',
+      ],
     );
     fc.assert(
       fc.property(fc.array(unit, { minLength: 2, maxLength: 40 }), (units) => {
         const text = units.join('');
         const whole = countWhole(text);
         for (let index = 1; index < text.length; index += 1) {
-          if (isPieceBoundary(text, index) && countWhole(text.slice(0, index)) + countWhole(text.slice(index)) !== whole) return false;
+          if (
+            isPieceBoundary(text, index) &&
+            countWhole(text.slice(0, index)) + countWhole(text.slice(index)) !== whole
+          )
+            return false;
         }
         return true;
       }),
@@ -145,9 +199,12 @@ describe('default token counter on long text', () => {
   // pre-token boundaries: that must hold for the pieces' sum too, length cuts included.
   it('stays additive where two texts meet at a boundary, even with runs longer than a piece (property)', () => {
     const stretch = fc.oneof(
-      fc.tuple(fc.constantFrom('A', ' ', '-', '0', 'é', 'xy'), fc.integer({ min: MAX_COUNTED_PIECE_CHARS, max: 3 * MAX_COUNTED_PIECE_CHARS })).map(([unit, count]) =>
-        unit.repeat(count),
-      ),
+      fc
+        .tuple(
+          fc.constantFrom('A', ' ', '-', '0', 'é', 'xy'),
+          fc.integer({ min: MAX_COUNTED_PIECE_CHARS, max: 3 * MAX_COUNTED_PIECE_CHARS }),
+        )
+        .map(([unit, count]) => unit.repeat(count)),
       fc.string({ unit: fc.constantFrom('a', 'B', ' ', '\n', '.', '7'), maxLength: 50 }),
     );
     const text = fc.array(stretch, { maxLength: 4 }).map((stretches) => stretches.join(''));

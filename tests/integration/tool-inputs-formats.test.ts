@@ -18,12 +18,20 @@ const SECOND = 'export const second = 2;\n'.repeat(120);
 
 function writeTurn(id: string, content: string): Message[] {
   return [
-    { role: 'assistant', content: [{ type: 'tool_use', id, name: 'write_file', input: { path: `${id}.ts`, content } }] },
+    {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id, name: 'write_file', input: { path: `${id}.ts`, content } }],
+    },
     { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: `Wrote ${id}.ts.` }] },
   ];
 }
 
-const CANONICAL: Message[] = [{ role: 'user', content: 'Write the three modules.' }, ...writeTurn('call_1', FIRST), ...writeTurn('call_2', SECOND), ...writeTurn('call_3', 'export {};\n')];
+const CANONICAL: Message[] = [
+  { role: 'user', content: 'Write the three modules.' },
+  ...writeTurn('call_1', FIRST),
+  ...writeTurn('call_2', SECOND),
+  ...writeTurn('call_3', 'export {};\n'),
+];
 
 const FORMATS: ReadonlyArray<[string, MessageFormat]> = [
   ['anthropic', formats.anthropic],
@@ -31,7 +39,12 @@ const FORMATS: ReadonlyArray<[string, MessageFormat]> = [
   ['openai-responses', formats.openaiResponses as unknown as MessageFormat],
   ['openai-agents', formats.openaiAgents as unknown as MessageFormat],
   ['ai-sdk', formats.aiSdk as unknown as MessageFormat],
-  ['langchain', createLangchainFormat({ messageClasses: { AIMessage, HumanMessage, SystemMessage, ToolMessage } }) as unknown as MessageFormat],
+  [
+    'langchain',
+    createLangchainFormat({
+      messageClasses: { AIMessage, HumanMessage, SystemMessage, ToolMessage },
+    }) as unknown as MessageFormat,
+  ],
 ];
 
 /** The tool call inputs of a canonical history, by call id. */
@@ -39,13 +52,14 @@ function inputsOf(messages: readonly Message[]): Map<string, Record<string, unkn
   const inputs = new Map<string, Record<string, unknown>>();
   for (const message of messages) {
     if (typeof message.content === 'string') continue;
-    for (const block of message.content) if (block.type === 'tool_use') inputs.set((block as ToolUseBlock).id, (block as ToolUseBlock).input);
+    for (const block of message.content)
+      if (block.type === 'tool_use') inputs.set((block as ToolUseBlock).id, (block as ToolUseBlock).input);
   }
   return inputs;
 }
 
 describe.each(FORMATS)('large tool inputs in the %s format', (_name, format) => {
-  it('keep their references in the format\'s own shape, and the store holds each field exactly', async () => {
+  it("keep their references in the format's own shape, and the store holds each field exactly", async () => {
     const store = createMemoryStore();
     // a 10,000-token window: older results and inputs inline up to 4,000 characters
     const manager = createContextManager({ store, format, contextTokenLimit: 10_000, sessionId: 's1' });
@@ -58,10 +72,13 @@ describe.each(FORMATS)('large tool inputs in the %s format', (_name, format) => 
     for (const [id, input] of inputs) {
       const restored: Record<string, unknown> = { ...input };
       const content = input.content as string;
-      if (content.startsWith(BATCH_REFERENCE_PREFIX)) restored.content = await store.get(store.keyFor(content.slice(BATCH_REFERENCE_PREFIX.length, -1))!);
+      if (content.startsWith(BATCH_REFERENCE_PREFIX))
+        restored.content = await store.get(store.keyFor(content.slice(BATCH_REFERENCE_PREFIX.length, -1))!);
       expect(restored).toEqual(inputsOf(CANONICAL).get(id));
     }
-    expect(inputs.get('call_1')?.content).toMatch(/^\[Content offloaded to: memory:\/\/default\/s1\/tool-input-call_1-[0-9a-f]{16}\.md\]$/);
+    expect(inputs.get('call_1')?.content).toMatch(
+      /^\[Content offloaded to: memory:\/\/default\/s1\/tool-input-call_1-[0-9a-f]{16}\.md\]$/,
+    );
     expect(inputs.get('call_3')?.content).toBe('export {};\n');
     // what the caller sends: the reference is in the format's own field (a JSON string for OpenAI)
     expect(JSON.stringify(result.messages)).not.toContain('export const first = 1;');
@@ -71,8 +88,12 @@ describe.each(FORMATS)('large tool inputs in the %s format', (_name, format) => 
   it('come out the same from a new manager sent the same history', async () => {
     const store = createMemoryStore();
     const native = format.fromCanonical(CANONICAL);
-    const first = await createContextManager({ store, format, contextTokenLimit: 10_000, sessionId: 's1' }).prepare(native);
-    const again = await createContextManager({ store, format, contextTokenLimit: 10_000, sessionId: 's1' }).prepare(format.fromCanonical(CANONICAL));
+    const first = await createContextManager({ store, format, contextTokenLimit: 10_000, sessionId: 's1' }).prepare(
+      native,
+    );
+    const again = await createContextManager({ store, format, contextTokenLimit: 10_000, sessionId: 's1' }).prepare(
+      format.fromCanonical(CANONICAL),
+    );
     expect(JSON.stringify(format.toCanonical(again.messages))).toBe(JSON.stringify(format.toCanonical(first.messages)));
   });
 });

@@ -55,7 +55,11 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   await Promise.all([mkdir(project), mkdir(home)]);
   const bigFilePath = join(project, 'big.txt');
   await writeFile(bigFilePath, buildBigFile());
-  const model = createScriptedModel(options.dialect, bigFilePath, options.proxyWindow === undefined ? undefined : storeDirectory);
+  const model = createScriptedModel(
+    options.dialect,
+    bigFilePath,
+    options.proxyWindow === undefined ? undefined : storeDirectory,
+  );
   const upstream = await startScriptedUpstream((record, response) => model.answer(record, response));
   const events: ProxyRequestEvent[] = [];
   const warnings: string[] = [];
@@ -80,7 +84,11 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   }
   try {
     await options.agent.prepareHome?.(home, baseUrl);
-    const result = await runProcess(options.agent.command, options.agent.args, project, { ...pickEnvironment(), HOME: home, ...options.agent.env(baseUrl, home) });
+    const result = await runProcess(options.agent.command, options.agent.args, project, {
+      ...pickEnvironment(),
+      HOME: home,
+      ...options.agent.env(baseUrl, home),
+    });
     return { ...result, observations: model.observations, sideRequests: model.sideRequests, events, warnings };
   } finally {
     if (proxyServer !== undefined) {
@@ -102,7 +110,12 @@ function pickEnvironment(): Record<string, string> {
   return picked;
 }
 
-function runProcess(command: string, args: readonly string[], cwd: string, env: Record<string, string>): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
+function runProcess(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

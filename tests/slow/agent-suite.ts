@@ -36,7 +36,10 @@ export function describeAgentThroughProxy(suite: AgentSuite): void {
     reportRun(suite.name, direct, proxied);
   });
 
-  const large = (run: AgentRun) => run.observations.filter((observation) => observation.previousStep === 'big-file' || observation.previousStep === 'test-log');
+  const large = (run: AgentRun) =>
+    run.observations.filter(
+      (observation) => observation.previousStep === 'big-file' || observation.previousStep === 'test-log',
+    );
 
   describe(`${suite.name} ${suite.agent.version} through the proxy`, () => {
     it('runs the whole scripted session, directly and through the proxy', (context) => {
@@ -52,7 +55,9 @@ export function describeAgentThroughProxy(suite: AgentSuite): void {
       if ('skipReason' in install) context.skip(install.skipReason);
       expect(large(proxied).length).toBeGreaterThanOrEqual(20);
       expect(large(proxied).filter((observation) => !observation.resultIsReference)).toEqual([]);
-      expect(large(direct).every((observation) => !observation.resultIsReference && observation.resultChars > 2000)).toBe(true);
+      expect(
+        large(direct).every((observation) => !observation.resultIsReference && observation.resultChars > 2000),
+      ).toBe(true);
     });
 
     it(`brings a reference's content back when ${suite.readBackTool} opens it`, (context) => {

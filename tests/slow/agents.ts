@@ -41,13 +41,19 @@ export async function installAgent(agent: AgentPackage): Promise<AgentInstall> {
   if (existsSync(path)) return { path };
   await mkdir(prefix, { recursive: true });
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const result = spawnSync(npm, ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', `${agent.name}@${agent.version}`], {
-    encoding: 'utf8',
-    timeout: 10 * 60_000,
-  });
+  const result = spawnSync(
+    npm,
+    ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', `${agent.name}@${agent.version}`],
+    {
+      encoding: 'utf8',
+      timeout: 10 * 60_000,
+    },
+  );
   if (result.status !== 0 || !existsSync(path)) {
     const output = `${result.stderr ?? ''}${result.stdout ?? ''}`.trim().split('\n').slice(-3).join(' | ');
-    return { skipReason: `${agent.name}@${agent.version} could not be installed (${result.error?.message ?? `npm exited with ${result.status}`}: ${output})` };
+    return {
+      skipReason: `${agent.name}@${agent.version} could not be installed (${result.error?.message ?? `npm exited with ${result.status}`}: ${output})`,
+    };
   }
   return { path };
 }
@@ -55,6 +61,8 @@ export async function installAgent(agent: AgentPackage): Promise<AgentInstall> {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   for (const agent of [CLAUDE_CODE, CODEX]) {
     const installed = await installAgent(agent);
-    process.stdout.write(`${agent.name}@${agent.version}: ${'path' in installed ? installed.path : installed.skipReason}\n`);
+    process.stdout.write(
+      `${agent.name}@${agent.version}: ${'path' in installed ? installed.path : installed.skipReason}\n`,
+    );
   }
 }

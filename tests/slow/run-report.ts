@@ -10,7 +10,9 @@ function countActions(run: AgentRun, type: string): number {
 
 /** Writes the comparison to stdout. */
 export function reportRun(agent: string, direct: AgentRun, proxied: AgentRun): void {
-  const summaries = new Set(proxied.observations.map((observation) => observation.summaryHash).filter((hash) => hash !== undefined));
+  const summaries = new Set(
+    proxied.observations.map((observation) => observation.summaryHash).filter((hash) => hash !== undefined),
+  );
   const firstCompacted = proxied.observations.findIndex((observation) => observation.summaryHash !== undefined);
   const lines = [
     `${agent}: ${proxied.observations.length} main-loop requests through the proxy (${proxied.sideRequests} side requests), ${direct.observations.length} without`,

@@ -11,7 +11,13 @@ import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { formats } from '../../src/formats/index.js';
 import type { Message } from '../../src/core/types.js';
-import { anthropicStreamEvents, responsesStreamEvents, sendJson, sendStream, type UpstreamRecord } from '../integration/proxy-scripted-upstream.js';
+import {
+  anthropicStreamEvents,
+  responsesStreamEvents,
+  sendJson,
+  sendStream,
+  type UpstreamRecord,
+} from '../integration/proxy-scripted-upstream.js';
 
 /** Tool turns before the final answer. */
 export const TOOL_TURNS = 22;
@@ -22,7 +28,11 @@ export const READ_BACK_MARKER = 'tests/case-20.spec.ts';
 
 /** The 300 KB file the agent is asked to `cat`. */
 export function buildBigFile(): string {
-  return Array.from({ length: 4000 }, (_, index) => `line-${String(index + 1).padStart(6, '0')} ${'lorem ipsum dolor sit amet '.repeat(2)}${index % 97}\n`).join('');
+  return Array.from(
+    { length: 4000 },
+    (_, index) =>
+      `line-${String(index + 1).padStart(6, '0')} ${'lorem ipsum dolor sit amet '.repeat(2)}${index % 97}\n`,
+  ).join('');
 }
 
 /**
@@ -66,39 +76,82 @@ export interface AgentDialect {
   /** The request's history, canonical. */
   history(body: Record<string, unknown>): Message[];
   /** Answers with reasoning text and one tool call (or the final text when `call` is undefined). */
-  reply(response: ServerResponse, turn: number, text: string, call: { command: string } | { readPath: string } | undefined, inputTokens: number): Promise<void>;
+  reply(
+    response: ServerResponse,
+    turn: number,
+    text: string,
+    call: { command: string } | { readPath: string } | undefined,
+    inputTokens: number,
+  ): Promise<void>;
   /** Answers a side request. */
   replySide(response: ServerResponse, body: Record<string, unknown>): Promise<void> | void;
 }
 
 /** Claude Code: Anthropic Messages, `Bash` and `Read`. */
 export const CLAUDE_CODE_DIALECT: AgentDialect = {
-  isMainLoop: (body) => Array.isArray(body.tools) && body.tools.some((tool: { name?: unknown }) => tool.name === 'Bash'),
+  isMainLoop: (body) =>
+    Array.isArray(body.tools) && body.tools.some((tool: { name?: unknown }) => tool.name === 'Bash'),
   history: (body) => formats.anthropic.toCanonical(body.messages as Message[]),
   reply(response, turn, text, call, inputTokens) {
     const usage = { input_tokens: inputTokens, output_tokens: 50 };
     if (call === undefined) return sendStream(response, anthropicStreamEvents([{ type: 'text', text }], usage));
     const tool =
       'command' in call
-        ? { type: 'tool_use' as const, id: `toolu_turn_${turn}`, name: 'Bash', input: { command: call.command, description: 'Print output for the scripted test' } }
-        : { type: 'tool_use' as const, id: `toolu_turn_${turn}`, name: 'Read', input: { file_path: call.readPath, offset: 1, limit: 150 } };
+        ? {
+            type: 'tool_use' as const,
+            id: `toolu_turn_${turn}`,
+            name: 'Bash',
+            input: { command: call.command, description: 'Print output for the scripted test' },
+          }
+        : {
+            type: 'tool_use' as const,
+            id: `toolu_turn_${turn}`,
+            name: 'Read',
+            input: { file_path: call.readPath, offset: 1, limit: 150 },
+          };
     return sendStream(response, anthropicStreamEvents([{ type: 'text', text }, tool], usage));
   },
   replySide(response, body) {
     const usage = { input_tokens: 10, output_tokens: 2 };
-    if (body.stream === true) return sendStream(response, anthropicStreamEvents([{ type: 'text', text: 'Scripted test session' }], usage));
-    return sendJson(response, { id: 'msg_side', type: 'message', role: 'assistant', model: String(body.model), content: [{ type: 'text', text: 'Scripted test session' }], stop_reason: 'end_turn', stop_sequence: null, usage });
+    if (body.stream === true)
+      return sendStream(response, anthropicStreamEvents([{ type: 'text', text: 'Scripted test session' }], usage));
+    return sendJson(response, {
+      id: 'msg_side',
+      type: 'message',
+      role: 'assistant',
+      model: String(body.model),
+      content: [{ type: 'text', text: 'Scripted test session' }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      usage,
+    });
   },
 };
 
 /** Codex: OpenAI Responses, `exec_command`. */
 export const CODEX_DIALECT: AgentDialect = {
-  isMainLoop: (body) => Array.isArray(body.tools) && body.tools.some((tool: { name?: unknown }) => tool.name === 'exec_command'),
+  isMainLoop: (body) =>
+    Array.isArray(body.tools) && body.tools.some((tool: { name?: unknown }) => tool.name === 'exec_command'),
   history: (body) => formats.openaiResponses.toCanonical(body.input as never[]),
   reply(response, turn, text, call, inputTokens) {
-    if (call === undefined) return sendStream(response, responsesStreamEvents([{ type: 'message', text }], inputTokens));
+    if (call === undefined)
+      return sendStream(response, responsesStreamEvents([{ type: 'message', text }], inputTokens));
     const cmd = 'command' in call ? call.command : `sed -n '1,150p' '${call.readPath}'`;
-    return sendStream(response, responsesStreamEvents([{ type: 'message', text }, { type: 'function_call', call_id: `call_turn_${turn}`, name: 'exec_command', arguments: JSON.stringify({ cmd }) }], inputTokens));
+    return sendStream(
+      response,
+      responsesStreamEvents(
+        [
+          { type: 'message', text },
+          {
+            type: 'function_call',
+            call_id: `call_turn_${turn}`,
+            name: 'exec_command',
+            arguments: JSON.stringify({ cmd }),
+          },
+        ],
+        inputTokens,
+      ),
+    );
   },
   replySide: (response) => sendJson(response, {}),
 };
@@ -106,7 +159,11 @@ export const CODEX_DIALECT: AgentDialect = {
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((block: { text?: unknown; content?: unknown }) => (typeof block.text === 'string' ? block.text : textOf(block.content))).join('\n');
+  return content
+    .map((block: { text?: unknown; content?: unknown }) =>
+      typeof block.text === 'string' ? block.text : textOf(block.content),
+    )
+    .join('\n');
 }
 
 /** The content of the last tool result of the history, as text. */
@@ -122,7 +179,11 @@ function lastToolResult(history: readonly Message[]): string | undefined {
 
 /** The reasoning text of a turn: about 2.5 KB, different every turn. */
 function reasoningText(turn: number, step: StepKind): string {
-  const lines = Array.from({ length: 30 }, (_, index) => `- check ${turn}.${index}: module-${turn * 31 + index} still matches its contract; nothing to change there yet.`);
+  const lines = Array.from(
+    { length: 30 },
+    (_, index) =>
+      `- check ${turn}.${index}: module-${turn * 31 + index} still matches its contract; nothing to change there yet.`,
+  );
   return `Turn ${turn}: next I will ${step === 'done' ? 'summarize' : `run the ${step} step`}.\n${lines.join('\n')}`;
 }
 
@@ -139,7 +200,11 @@ export interface ScriptedModel {
  * proxy's: the read-back opens the reference of the last test log (without the proxy, the big
  * file itself).
  */
-export function createScriptedModel(dialect: AgentDialect, bigFilePath: string, storeDirectory: string | undefined): ScriptedModel {
+export function createScriptedModel(
+  dialect: AgentDialect,
+  bigFilePath: string,
+  storeDirectory: string | undefined,
+): ScriptedModel {
   const observations: TurnObservation[] = [];
   let sideRequests = 0;
   let lastReference: string | undefined;
@@ -157,10 +222,15 @@ export function createScriptedModel(dialect: AgentDialect, bigFilePath: string, 
       const turn = observations.length;
       const history = dialect.history(body);
       const result = lastToolResult(history);
-      const referenced = storeDirectory !== undefined && result !== undefined ? new RegExp(`${storeDirectory.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[^\\s\\]]+`).exec(result) : null;
+      const referenced =
+        storeDirectory !== undefined && result !== undefined
+          ? new RegExp(`${storeDirectory.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[^\\s\\]]+`).exec(result)
+          : null;
       const previousStep = turn === 0 ? undefined : stepAt(turn - 1);
       if (referenced !== null && previousStep === 'test-log') lastReference = referenced[0];
-      const summary = history.find((message) => message.role === 'user' && textOf(message.content).startsWith('[Conversation compressed]'));
+      const summary = history.find(
+        (message) => message.role === 'user' && textOf(message.content).startsWith('[Conversation compressed]'),
+      );
       observations.push({
         turn,
         bytes: record.rawBody.length,
@@ -168,14 +238,25 @@ export function createScriptedModel(dialect: AgentDialect, bigFilePath: string, 
         resultChars: result?.length ?? 0,
         resultIsReference: referenced !== null && (result?.length ?? 0) < 10_000,
         resultHoldsMarker: result?.includes(READ_BACK_MARKER) ?? false,
-        summaryHash: summary === undefined ? undefined : createHash('sha256').update(textOf(summary.content)).digest('hex').slice(0, 12),
+        summaryHash:
+          summary === undefined
+            ? undefined
+            : createHash('sha256').update(textOf(summary.content)).digest('hex').slice(0, 12),
       });
       const step = stepAt(turn);
       const inputTokens = Math.ceil(record.rawBody.length / 4);
       const text = reasoningText(turn, step);
-      if (step === 'done') return dialect.reply(response, turn, `All ${TOOL_TURNS} steps ran. Done.`, undefined, inputTokens);
-      if (step === 'read-back') return dialect.reply(response, turn, text, { readPath: lastReference ?? bigFilePath }, inputTokens);
-      return dialect.reply(response, turn, text, { command: step === 'big-file' ? `cat ${bigFilePath}` : testLogCommand(turn) }, inputTokens);
+      if (step === 'done')
+        return dialect.reply(response, turn, `All ${TOOL_TURNS} steps ran. Done.`, undefined, inputTokens);
+      if (step === 'read-back')
+        return dialect.reply(response, turn, text, { readPath: lastReference ?? bigFilePath }, inputTokens);
+      return dialect.reply(
+        response,
+        turn,
+        text,
+        { command: step === 'big-file' ? `cat ${bigFilePath}` : testLogCommand(turn) },
+        inputTokens,
+      );
     },
   };
   return model;

@@ -12,12 +12,17 @@ const join = (items: readonly unknown[]): string => [...stringifyArrayInParts(it
 const anyText = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 30 }),
   fc.string({ unit: 'grapheme', maxLength: 30 }),
-  fc.string({ unit: fc.constantFrom('上', '下', '文', '。', '😀', '\uD83D', '\uDE00', '"', '\\', '\n', '\t', '\u2028', ' ', 'a'), maxLength: 30 }),
+  fc.string({
+    unit: fc.constantFrom('上', '下', '文', '。', '😀', '\uD83D', '\uDE00', '"', '\\', '\n', '\t', '\u2028', ' ', 'a'),
+    maxLength: 30,
+  }),
 );
 const leafBlock: fc.Arbitrary<ContentBlock> = fc.oneof(
   anyText.map((text) => ({ type: 'text', text })),
   anyText.map((thinking) => ({ type: 'thinking', thinking, signature: 'sig' })),
-  fc.record({ id: anyText, name: anyText, input: fc.jsonValue() }).map(({ id, name, input }) => ({ type: 'tool_use', id, name, input: { value: input } })),
+  fc
+    .record({ id: anyText, name: anyText, input: fc.jsonValue() })
+    .map(({ id, name, input }) => ({ type: 'tool_use', id, name, input: { value: input } })),
   fc.constant({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }),
 );
 const block: fc.Arbitrary<ContentBlock> = fc.oneof(

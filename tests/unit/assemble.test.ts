@@ -13,7 +13,10 @@ const system: Message = { role: 'system', content: 'You are an agent.' };
 
 describe('assembleMessages', () => {
   it('builds Head + summary pair + one pair per restored file, texts verbatim', () => {
-    const restored = [formatRestoredFileMessage('src/a.ts', 'export const a = 1;'), formatRestoredFileMessage('b.md', '')];
+    const restored = [
+      formatRestoredFileMessage('src/a.ts', 'export const a = 1;'),
+      formatRestoredFileMessage('b.md', ''),
+    ];
     expect(assembleMessages([system], '## Goals & Decisions\nFix the bug.', restored)).toMatchInlineSnapshot(`
       [
         {
@@ -57,7 +60,9 @@ describe('assembleMessages', () => {
     const [summaryMessage, acknowledgement] = assembleMessages([], 'S', []);
     expect(summaryMessage).toEqual({ role: 'user', content: '[Conversation compressed]\n\nS' });
     expect(acknowledgement).toEqual({ role: 'assistant', content: SUMMARY_ACKNOWLEDGEMENT });
-    expect(SUMMARY_ACKNOWLEDGEMENT).toBe('Understood. I have the context from the compressed conversation. Continuing work.');
+    expect(SUMMARY_ACKNOWLEDGEMENT).toBe(
+      'Understood. I have the context from the compressed conversation. Continuing work.',
+    );
     expect(RESTORED_FILE_ACKNOWLEDGEMENT).toBe('Noted, file content restored.');
     expect(formatRestoredFileMessage('p', 'c')).toEqual({ role: 'user', content: '[Restored after compact] p:\nc' });
   });
@@ -105,6 +110,8 @@ describe('parseRestoredFileMessage', () => {
     expect(parseRestoredFileMessage({ role: 'user', content: 'hello' })).toBeUndefined();
     expect(parseRestoredFileMessage({ role: 'assistant', content: '[Restored after compact] a:\nb' })).toBeUndefined();
     expect(parseRestoredFileMessage({ role: 'user', content: '[Restored after compact] no newline' })).toBeUndefined();
-    expect(parseRestoredFileMessage({ role: 'user', content: [{ type: 'text', text: '[Restored after compact] a:\nb' }] })).toBeUndefined();
+    expect(
+      parseRestoredFileMessage({ role: 'user', content: [{ type: 'text', text: '[Restored after compact] a:\nb' }] }),
+    ).toBeUndefined();
   });
 });

@@ -25,9 +25,17 @@ describe('countToolResultChars', () => {
 describe('countBlockChars', () => {
   it.each<[string, ContentBlock, number]>([
     ['text → text.length', { type: 'text', text: 'abc' }, 3],
-    ['tool_use → JSON.stringify(input).length', { type: 'tool_use', id: 't', name: 'read_file', input: { path: 'a.ts' } }, 15],
+    [
+      'tool_use → JSON.stringify(input).length',
+      { type: 'tool_use', id: 't', name: 'read_file', input: { path: 'a.ts' } },
+      15,
+    ],
     ['tool_result string', { type: 'tool_result', tool_use_id: 't', content: 'abcd' }, 4],
-    ['tool_result array', { type: 'tool_result', tool_use_id: 't', content: [{ type: 'text', text: '' }] }, '[{"type":"text","text":""}]'.length],
+    [
+      'tool_result array',
+      { type: 'tool_result', tool_use_id: 't', content: [{ type: 'text', text: '' }] },
+      '[{"type":"text","text":""}]'.length,
+    ],
     ['thinking → thinking.length', { type: 'thinking', thinking: 'hmm', signature: 'sig'.repeat(100) }, 3],
     ['image → 0', { type: 'image', source: { type: 'base64', data: 'A'.repeat(1000) } }, 0],
     ['redacted_thinking → 0', { type: 'redacted_thinking', data: 'x'.repeat(50) }, 0],

@@ -51,11 +51,16 @@ describe('parseCommandArguments: a value starting with "-"', () => {
   });
 
   it('leaves the arguments after -- alone', () => {
-    expect(parseCommandArguments('offload', ['--', '--char-threshold', '-5'], FLAGS, 2).positionals).toEqual(['--char-threshold', '-5']);
+    expect(parseCommandArguments('offload', ['--', '--char-threshold', '-5'], FLAGS, 2).positionals).toEqual([
+      '--char-threshold',
+      '-5',
+    ]);
   });
 
   it('says how to give a value starting with "-" that is not a number', () => {
-    expect(usageErrorOf(() => parse(['--out', '-x'])).message).toBe('--out needs a value (for one starting with "-", write --out=<value>)');
+    expect(usageErrorOf(() => parse(['--out', '-x'])).message).toBe(
+      '--out needs a value (for one starting with "-", write --out=<value>)',
+    );
   });
 });
 
@@ -74,9 +79,14 @@ describe('readNumberFlag', () => {
     expect(error.command).toBe('offload');
   });
 
-  it.each(['0x10', '0b1', '0o7', '1_000', 'Infinity', '1e400', '12k', '', ' ', '--5', '5..0', 'e3'])('rejects %j: decimal numbers only', (value) => {
-    expect(usageErrorOf(() => readNumber('char-threshold', value)).message).toBe(`--char-threshold must be a number >= 1, got ${JSON.stringify(value)}`);
-  });
+  it.each(['0x10', '0b1', '0o7', '1_000', 'Infinity', '1e400', '12k', '', ' ', '--5', '5..0', 'e3'])(
+    'rejects %j: decimal numbers only',
+    (value) => {
+      expect(usageErrorOf(() => readNumber('char-threshold', value)).message).toBe(
+        `--char-threshold must be a number >= 1, got ${JSON.stringify(value)}`,
+      );
+    },
+  );
 
   it.each([
     ['200', 200],
@@ -118,14 +128,18 @@ describe('NUMBER_FLAG_RULES: the library rule of each flag option', () => {
     }
   }
 
-  it.each(Object.keys(libraryChecks) as NumberFlagName[])('--%s accepts what the library accepts, at and around its bounds', (name) => {
-    const rule: { min?: number; max?: number } = NUMBER_FLAG_RULES[name];
-    const probes = [-1, -0.001, 0, 0.5, 0.999, 1, 1.001, 1.5, 2, 1000, 1000.5];
-    for (const bound of [rule.min, rule.max]) if (bound !== undefined) probes.push(bound - 0.001, bound, bound + 0.001);
-    for (const value of probes) {
-      const library = accepts(() => libraryChecks[name](value));
-      const cli = accepts(() => readNumber(name, String(value)));
-      expect({ value, cli }).toEqual({ value, cli: library });
-    }
-  });
+  it.each(Object.keys(libraryChecks) as NumberFlagName[])(
+    '--%s accepts what the library accepts, at and around its bounds',
+    (name) => {
+      const rule: { min?: number; max?: number } = NUMBER_FLAG_RULES[name];
+      const probes = [-1, -0.001, 0, 0.5, 0.999, 1, 1.001, 1.5, 2, 1000, 1000.5];
+      for (const bound of [rule.min, rule.max])
+        if (bound !== undefined) probes.push(bound - 0.001, bound, bound + 0.001);
+      for (const value of probes) {
+        const library = accepts(() => libraryChecks[name](value));
+        const cli = accepts(() => readNumber(name, String(value)));
+        expect({ value, cli }).toEqual({ value, cli: library });
+      }
+    },
+  );
 });

@@ -39,7 +39,14 @@ function parseError(text: string, source = 'input.json'): string {
 
 /** A Claude Code log line. */
 function logLine(fields: Record<string, unknown>): string {
-  return JSON.stringify({ parentUuid: null, isSidechain: false, sessionId: 's', uuid: 'u', timestamp: '2025-11-20T10:00:00Z', ...fields });
+  return JSON.stringify({
+    parentUuid: null,
+    isSidechain: false,
+    sessionId: 's',
+    uuid: 'u',
+    timestamp: '2025-11-20T10:00:00Z',
+    ...fields,
+  });
 }
 
 describe('parseTranscript: format detection', () => {
@@ -63,7 +70,13 @@ describe('parseTranscript: format detection', () => {
     expect(transcript.shape).toBe('request-body');
     expect(transcript.messages[0]).toEqual({
       role: 'system',
-      content: [{ type: 'text', text: 'You are a coding agent working in /home/dev/app.', cache_control: { type: 'ephemeral' } }],
+      content: [
+        {
+          type: 'text',
+          text: 'You are a coding agent working in /home/dev/app.',
+          cache_control: { type: 'ephemeral' },
+        },
+      ],
     });
     expect(transcript.messages).toHaveLength(11);
     expect(transcript.toolDefinitions).toHaveLength(3);
@@ -112,19 +125,27 @@ describe('parseTranscript: bad input', () => {
   });
 
   it('reports a bad JSONL line with the line number in the file', () => {
-    expect(parseError(readFixture('bad-jsonl.jsonl'), 'bad-jsonl.jsonl')).toMatch(/^bad-jsonl\.jsonl: invalid JSON at line 3, column 54: /);
+    expect(parseError(readFixture('bad-jsonl.jsonl'), 'bad-jsonl.jsonl')).toMatch(
+      /^bad-jsonl\.jsonl: invalid JSON at line 3, column 54: /,
+    );
   });
 
   it('reports a pretty-printed object that breaks on a later line at that line', () => {
-    expect(parseError('{\n  "messages": [\n    { "role": "user", "content": "a" },,\n  ]\n}')).toMatch(/line 3, column 40: unexpected ","/);
+    expect(parseError('{\n  "messages": [\n    { "role": "user", "content": "a" },,\n  ]\n}')).toMatch(
+      /line 3, column 40: unexpected ","/,
+    );
   });
 
   it('reports an unknown format: plain text', () => {
-    expect(parseError(readFixture('unknown-format.txt'), 'notes.txt')).toMatch(/^notes\.txt: unknown format: the input starts with "user: The startOfWeek/);
+    expect(parseError(readFixture('unknown-format.txt'), 'notes.txt')).toMatch(
+      /^notes\.txt: unknown format: the input starts with "user: The startOfWeek/,
+    );
   });
 
   it('reports an unknown format: an object without messages', () => {
-    expect(parseError(readFixture('unknown-object.json'))).toMatch(/unknown format: a JSON object without "messages"; expected .* a request body \{ messages \} or \{ input \}/);
+    expect(parseError(readFixture('unknown-object.json'))).toMatch(
+      /unknown format: a JSON object without "messages"; expected .* a request body \{ messages \} or \{ input \}/,
+    );
   });
 
   it('reports an unknown format: JSONL of objects that are neither messages nor log lines', () => {
@@ -152,14 +173,24 @@ describe('parseTranscript: bad input', () => {
   });
 
   it('names the JSONL line of the message that mixes formats', () => {
-    const lines = ['{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"x"}]}', '{"role":"tool","tool_call_id":"a","content":"x"}'];
-    expect(parseError(lines.join('\n'), 'mixed.jsonl')).toMatch(/^mixed\.jsonl: line 2: messages\[1\]: mixes message formats/);
+    const lines = [
+      '{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"x"}]}',
+      '{"role":"tool","tool_call_id":"a","content":"x"}',
+    ];
+    expect(parseError(lines.join('\n'), 'mixed.jsonl')).toMatch(
+      /^mixed\.jsonl: line 2: messages\[1\]: mixes message formats/,
+    );
   });
 
   it('names the index and field of a message that fits no format, checked in the format of the ones before it', () => {
-    expect(parseError(JSON.stringify([{ role: 'user', content: 'a' }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 7 }] }]))).toBe(
-      'input.json: not a message: messages[1].content[0].tool_use_id: expected a string, got 7',
-    );
+    expect(
+      parseError(
+        JSON.stringify([
+          { role: 'user', content: 'a' },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 7 }] },
+        ]),
+      ),
+    ).toBe('input.json: not a message: messages[1].content[0].tool_use_id: expected a string, got 7');
   });
 
   it('names the JSONL line and the index of a message that is not a message', () => {
@@ -175,7 +206,9 @@ describe('parseTranscript: bad input', () => {
   });
 
   it('rejects a request body whose system is neither a string nor blocks', () => {
-    expect(parseError(JSON.stringify({ system: 42, messages: [] }))).toMatch(/"system" must be a string or an array of blocks/);
+    expect(parseError(JSON.stringify({ system: 42, messages: [] }))).toMatch(
+      /"system" must be a string or an array of blocks/,
+    );
   });
 
   it('rejects a JSONL line that is not an object', () => {
@@ -206,12 +239,19 @@ describe('parseTranscript: a JSONL file still being written', () => {
     const expected = parseTranscript(complete.join('\n'), 'session.jsonl').messages;
     for (let length = 1; length < beingWritten.length; length += 1) {
       const transcript = parseTranscript(`${[...complete, beingWritten.slice(0, length)].join('\n')}`, 'session.jsonl');
-      expect({ length, messages: transcript.messages, warnings: transcript.warnings }).toEqual({ length, messages: expected, warnings: [warning] });
+      expect({ length, messages: transcript.messages, warnings: transcript.warnings }).toEqual({
+        length,
+        messages: expected,
+        warnings: [warning],
+      });
     }
   });
 
   it('looks past blank lines for the last line', () => {
-    const transcript = parseTranscript(`${[...complete, beingWritten.slice(0, 50)].join('\n')}\n\n  \n`, 'session.jsonl');
+    const transcript = parseTranscript(
+      `${[...complete, beingWritten.slice(0, 50)].join('\n')}\n\n  \n`,
+      'session.jsonl',
+    );
     expect(transcript.warnings).toEqual([warning]);
   });
 
@@ -219,8 +259,12 @@ describe('parseTranscript: a JSONL file still being written', () => {
     const lines = readFixture('messages.jsonl').trimEnd().split('\n');
     const cut = [...lines.slice(0, -1), (lines.at(-1) ?? '').slice(0, 30)].join('\n');
     const transcript = parseTranscript(cut, 'messages.jsonl');
-    expect(transcript.messages).toEqual(parseTranscript(readFixture('messages.json'), 'messages.json').messages.slice(0, -1));
-    expect(transcript.warnings).toEqual([`messages.jsonl: line ${lines.length}: skipped the last line, cut off mid-JSON (a log still being written?)`]);
+    expect(transcript.messages).toEqual(
+      parseTranscript(readFixture('messages.json'), 'messages.json').messages.slice(0, -1),
+    );
+    expect(transcript.warnings).toEqual([
+      `messages.jsonl: line ${lines.length}: skipped the last line, cut off mid-JSON (a log still being written?)`,
+    ]);
   });
 
   it('has no warnings for a whole file', () => {
@@ -233,7 +277,9 @@ describe('parseTranscript: a JSONL file still being written', () => {
   });
 
   it('still refuses a last line broken before its end: that is not a line being written', () => {
-    expect(parseError('{"role":"user","content":"a"}\n{"role": ,"content":"b"}', 'x.jsonl')).toBe('x.jsonl: invalid JSON at line 2, column 10: unexpected ",", expected a value');
+    expect(parseError('{"role":"user","content":"a"}\n{"role": ,"content":"b"}', 'x.jsonl')).toBe(
+      'x.jsonl: invalid JSON at line 2, column 10: unexpected ",", expected a value',
+    );
   });
 
   it('still refuses a JSON document cut short (only JSONL lines are written one by one)', () => {
@@ -261,7 +307,9 @@ describe('Claude Code session logs', () => {
 
   it('keeps isMeta user lines (the model reads them)', () => {
     expect(transcript.messages[0]?.content).toMatch(/^<local-command-caveat>/);
-    expect(transcript.messages[8]?.content).toEqual([{ type: 'text', text: 'PostToolUse hook: prettier --check src/date.ts passed' }]);
+    expect(transcript.messages[8]?.content).toEqual([
+      { type: 'text', text: 'PostToolUse hook: prettier --check src/date.ts passed' },
+    ]);
   });
 
   it('drops sidechain lines and lines of other types (summary, custom-title, queue-operation, attachment, system, file-history-snapshot)', () => {
@@ -273,8 +321,15 @@ describe('Claude Code session logs', () => {
 
   it('passes unknown blocks and fields through untouched (thinking signature, server_tool_use, is_error)', () => {
     const thinking = (transcript.messages[4]?.content as ContentBlock[])[0];
-    expect(thinking).toEqual({ type: 'thinking', thinking: expect.any(String), signature: 'EqQBCkYIBxgCKkB2c2lnbmF0dXJl' });
-    expect((transcript.messages[6]?.content as ContentBlock[])[0]).toMatchObject({ type: 'server_tool_use', name: 'web_search' });
+    expect(thinking).toEqual({
+      type: 'thinking',
+      thinking: expect.any(String),
+      signature: 'EqQBCkYIBxgCKkB2c2lnbmF0dXJl',
+    });
+    expect((transcript.messages[6]?.content as ContentBlock[])[0]).toMatchObject({
+      type: 'server_tool_use',
+      name: 'web_search',
+    });
     expect((transcript.messages[3]?.content as ContentBlock[])[2]).toMatchObject({ is_error: true });
   });
 
@@ -284,23 +339,59 @@ describe('Claude Code session logs', () => {
 
   it('orders the results of parallel calls by call, whatever order they finished in', () => {
     const lines = [
-      logLine({ type: 'assistant', message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'Read', input: {} }] } }),
-      logLine({ type: 'assistant', message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 'b', name: 'Read', input: {} }] } }),
-      logLine({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'b', content: 'B' }] } }),
-      logLine({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'A' }] } }),
+      logLine({
+        type: 'assistant',
+        message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'Read', input: {} }] },
+      }),
+      logLine({
+        type: 'assistant',
+        message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 'b', name: 'Read', input: {} }] },
+      }),
+      logLine({
+        type: 'user',
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'b', content: 'B' }] },
+      }),
+      logLine({
+        type: 'user',
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'A' }] },
+      }),
     ];
-    expect(outline(parseTranscript(lines.join('\n'), 'x.jsonl').messages)).toEqual(['assistant: tool_use(a), tool_use(b)', 'user: tool_result(a), tool_result(b)']);
+    expect(outline(parseTranscript(lines.join('\n'), 'x.jsonl').messages)).toEqual([
+      'assistant: tool_use(a), tool_use(b)',
+      'user: tool_result(a), tool_result(b)',
+    ]);
   });
 
   it('puts other user content of a turn after its results, and keeps a result without a call where it is', () => {
     const lines = [
       logLine({ type: 'user', message: { role: 'user', content: 'go' } }),
-      logLine({ type: 'assistant', message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'Bash', input: {} }] } }),
-      logLine({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'A' }, { type: 'text', text: 'note' }] } }),
+      logLine({
+        type: 'assistant',
+        message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 'a', name: 'Bash', input: {} }] },
+      }),
+      logLine({
+        type: 'user',
+        message: {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'a', content: 'A' },
+            { type: 'text', text: 'note' },
+          ],
+        },
+      }),
       logLine({ type: 'user', isMeta: true, message: { role: 'user', content: 'meta' } }),
-      logLine({ type: 'assistant', message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 'b', name: 'Bash', input: {} }] } }),
-      logLine({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'b', content: 'B' }] } }),
-      logLine({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'lost', content: '?' }] } }),
+      logLine({
+        type: 'assistant',
+        message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 'b', name: 'Bash', input: {} }] },
+      }),
+      logLine({
+        type: 'user',
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'b', content: 'B' }] },
+      }),
+      logLine({
+        type: 'user',
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'lost', content: '?' }] },
+      }),
       logLine({ type: 'assistant', message: { role: 'assistant', content: 'no id' } }),
       logLine({ type: 'assistant', message: { role: 'assistant', content: 'no id either' } }),
     ];
@@ -319,16 +410,33 @@ describe('Claude Code session logs', () => {
   it('names the file line of a bad message in a log', () => {
     const lines = [
       logLine({ type: 'summary', summary: 's' }),
-      logLine({ type: 'assistant', message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 7, name: 'Read', input: {} }] } }),
+      logLine({
+        type: 'assistant',
+        message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 7, name: 'Read', input: {} }] },
+      }),
     ];
-    expect(parseError(lines.join('\n'), 'log.jsonl')).toBe('log.jsonl: line 2: not a message: messages[0].content[0].id: expected a string, got 7');
+    expect(parseError(lines.join('\n'), 'log.jsonl')).toBe(
+      'log.jsonl: line 2: not a message: messages[0].content[0].id: expected a string, got 7',
+    );
   });
 
   it('rebuildClaudeCodeLog reports the first line of each rebuilt message', () => {
     const rebuilt = rebuildClaudeCodeLog([
       { value: { type: 'user', message: { role: 'user', content: 'a' } }, line: 3 },
-      { value: { type: 'assistant', message: { id: 'm', role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'X', input: {} }] } }, line: 5 },
-      { value: { type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: '' }] } }, line: 9 },
+      {
+        value: {
+          type: 'assistant',
+          message: { id: 'm', role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'X', input: {} }] },
+        },
+        line: 5,
+      },
+      {
+        value: {
+          type: 'user',
+          message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: '' }] },
+        },
+        line: 9,
+      },
     ]);
     expect(rebuilt.lines).toEqual([3, 5, 9]);
   });
@@ -336,10 +444,24 @@ describe('Claude Code session logs', () => {
 
 describe('writing a new history back in the input shape', () => {
   it('keeps a request body a request body: system back in place, other fields kept', () => {
-    const body = { model: 'm', max_tokens: 10, system: 'S', tools: [{ name: 't' }], messages: [{ role: 'user', content: 'a' }] };
+    const body = {
+      model: 'm',
+      max_tokens: 10,
+      system: 'S',
+      tools: [{ name: 't' }],
+      messages: [{ role: 'user', content: 'a' }],
+    };
     const transcript = readTranscriptDocument(body);
-    const written = JSON.parse(serializeHistory(transcript, [...transcript.messages, { role: 'assistant', content: 'b' }])) as unknown;
-    expect(written).toEqual({ ...body, messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }] });
+    const written = JSON.parse(
+      serializeHistory(transcript, [...transcript.messages, { role: 'assistant', content: 'b' }]),
+    ) as unknown;
+    expect(written).toEqual({
+      ...body,
+      messages: [
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: 'b' },
+      ],
+    });
   });
 
   it('keeps block system content as blocks', () => {
@@ -350,7 +472,14 @@ describe('writing a new history back in the input shape', () => {
 
   it('writes a new first system message back to system when the old one was replaced', () => {
     const transcript = readTranscriptDocument({ system: 'S', messages: [{ role: 'user', content: 'a' }] });
-    expect(JSON.parse(serializeHistory(transcript, [{ role: 'system', content: 'T' }, { role: 'user', content: 'b' }]))).toEqual({
+    expect(
+      JSON.parse(
+        serializeHistory(transcript, [
+          { role: 'system', content: 'T' },
+          { role: 'user', content: 'b' },
+        ]),
+      ),
+    ).toEqual({
       system: 'T',
       messages: [{ role: 'user', content: 'b' }],
     });
@@ -363,7 +492,7 @@ describe('writing a new history back in the input shape', () => {
     }
   });
 
-  it('keeps a file\'s characters exactly, and escapes for standard output only what a terminal would obey, as JSON escapes', () => {
+  it("keeps a file's characters exactly, and escapes for standard output only what a terminal would obey, as JSON escapes", () => {
     const text = 'a\u001b[31mb\u0085c\u202ed\u007fe';
     const transcript = readTranscriptDocument([{ role: 'user', content: text }]);
     const file = serializeHistory(transcript, transcript.messages, 'file');
@@ -402,17 +531,38 @@ describe('locateJsonError', () => {
 });
 
 describe('isTruncatedJson', () => {
-  it.each(['{', '{"type":"us', '{"type":"user",', '{"type":"user","mess', '{"a":[1,', '{"a":1', '{"a":-', '{"a":1.', '{"a":1e', '{"a":t', '{"a":fal', '{"a":nu', '{"a":"x\\', '{"a":"\\u00', '{"a":1 \r'])(
-    '%j is JSON cut short',
-    (text) => {
-      expect(isTruncatedJson(text)).toBe(true);
-    },
-  );
+  it.each([
+    '{',
+    '{"type":"us',
+    '{"type":"user",',
+    '{"type":"user","mess',
+    '{"a":[1,',
+    '{"a":1',
+    '{"a":-',
+    '{"a":1.',
+    '{"a":1e',
+    '{"a":t',
+    '{"a":fal',
+    '{"a":nu',
+    '{"a":"x\\',
+    '{"a":"\\u00',
+    '{"a":1 \r',
+  ])('%j is JSON cut short', (text) => {
+    expect(isTruncatedJson(text)).toBe(true);
+  });
 
-  it.each(['{"a":1}', '{"a": }', '{"a":1}}', '{"a":1 2', '{"a":1,}', '{"a" 1', '{"a":xyz', '{"a":trux', '{"role": "user" "content": "a"}', 'hello'])(
-    '%j is not',
-    (text) => {
-      expect(isTruncatedJson(text)).toBe(false);
-    },
-  );
+  it.each([
+    '{"a":1}',
+    '{"a": }',
+    '{"a":1}}',
+    '{"a":1 2',
+    '{"a":1,}',
+    '{"a" 1',
+    '{"a":xyz',
+    '{"a":trux',
+    '{"role": "user" "content": "a"}',
+    'hello',
+  ])('%j is not', (text) => {
+    expect(isTruncatedJson(text)).toBe(false);
+  });
 });

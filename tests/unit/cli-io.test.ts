@@ -1,5 +1,19 @@
 import { existsSync } from 'node:fs';
-import { chmod, lstat, mkdir, mkdtemp, open, readdir, readFile, realpath, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  lstat,
+  mkdir,
+  mkdtemp,
+  open,
+  readdir,
+  readFile,
+  realpath,
+  rename,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import type * as FileSystem from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -80,13 +94,16 @@ describe('writeOutput: atomic -o', () => {
     expect(await readdir(directory.path)).toEqual(['h.json']);
   });
 
-  it.each([0o600, 0o660, 0o604])('keeps the permissions of the file it replaces (%o), whatever the umask', async (mode) => {
-    const path = join(directory.path, 'h.json');
-    await writeFile(path, 'the input');
-    await chmod(path, mode);
-    await writeOutput(path, history);
-    expect((await stat(path)).mode & 0o7777).toBe(mode);
-  });
+  it.each([0o600, 0o660, 0o604])(
+    'keeps the permissions of the file it replaces (%o), whatever the umask',
+    async (mode) => {
+      const path = join(directory.path, 'h.json');
+      await writeFile(path, 'the input');
+      await chmod(path, mode);
+      await writeOutput(path, history);
+      expect((await stat(path)).mode & 0o7777).toBe(mode);
+    },
+  );
 
   it('writes through a symlink to the file it points to, keeping the link', async () => {
     const real = join(directory.path, 'real.json');

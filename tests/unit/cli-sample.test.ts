@@ -9,9 +9,20 @@ function blocksOf(messages: readonly Message[]): ContentBlock[] {
 }
 
 /** The session's tool calls, each with its input and the text of its result. */
-function toolCallsOf(messages: readonly Message[]): Array<{ name: string; input: Record<string, string>; result: string }> {
-  const blocks = blocksOf(messages) as unknown as Array<{ type: string; id?: string; name?: string; input?: Record<string, string>; tool_use_id?: string; content?: string }>;
-  const results = new Map(blocks.filter((block) => block.type === 'tool_result').map((block) => [block.tool_use_id, block.content ?? '']));
+function toolCallsOf(
+  messages: readonly Message[],
+): Array<{ name: string; input: Record<string, string>; result: string }> {
+  const blocks = blocksOf(messages) as unknown as Array<{
+    type: string;
+    id?: string;
+    name?: string;
+    input?: Record<string, string>;
+    tool_use_id?: string;
+    content?: string;
+  }>;
+  const results = new Map(
+    blocks.filter((block) => block.type === 'tool_result').map((block) => [block.tool_use_id, block.content ?? '']),
+  );
   return blocks
     .filter((block) => block.type === 'tool_use')
     .map((block) => ({ name: block.name ?? '', input: block.input ?? {}, result: results.get(block.id) ?? '' }));
@@ -20,10 +31,20 @@ function toolCallsOf(messages: readonly Message[]): Array<{ name: string; input:
 const sample = await loadSampleSession();
 const calls = toolCallsOf(sample.messages);
 /** The files as the agent read them, before its edits. */
-const originalSources = Object.fromEntries(calls.filter((call) => call.name === 'read_file').map((call) => [call.input.path, call.result]));
-const sampleEdits = calls.filter((call) => call.name === 'edit_file').map((call) => ({ path: call.input.path ?? '', oldString: call.input.old_string ?? '', newString: call.input.new_string ?? '' }));
+const originalSources = Object.fromEntries(
+  calls.filter((call) => call.name === 'read_file').map((call) => [call.input.path, call.result]),
+);
+const sampleEdits = calls
+  .filter((call) => call.name === 'edit_file')
+  .map((call) => ({
+    path: call.input.path ?? '',
+    oldString: call.input.old_string ?? '',
+    newString: call.input.new_string ?? '',
+  }));
 /** The three runs of the whole suite: failing, one failure left, passing with coverage. */
-const suiteRuns = calls.filter((call) => call.name === 'run_command' && call.input.command?.startsWith('npx vitest run --reporter=verbose')).map((call) => call.result);
+const suiteRuns = calls
+  .filter((call) => call.name === 'run_command' && call.input.command?.startsWith('npx vitest run --reporter=verbose'))
+  .map((call) => call.result);
 const finalMessage = sample.messages.at(-1)?.content;
 /** The number of tests the final summary reports. */
 const sampleTestCount = Number(/All (\d+) tests pass/.exec(typeof finalMessage === 'string' ? finalMessage : '')?.[1]);
@@ -53,10 +74,14 @@ describe('the sample session shipped for the demo', () => {
   it('answers every tool call, in the next message', () => {
     session.messages.forEach((message, index) => {
       if (message.role !== 'assistant' || typeof message.content === 'string') return;
-      const calls = message.content.filter((block) => block.type === 'tool_use').map((block) => (block as { id: string }).id);
+      const calls = message.content
+        .filter((block) => block.type === 'tool_use')
+        .map((block) => (block as { id: string }).id);
       if (calls.length === 0) return;
       const next = session.messages[index + 1];
-      const results = blocksOf(next === undefined ? [] : [next]).map((block) => (block as { tool_use_id?: string }).tool_use_id);
+      const results = blocksOf(next === undefined ? [] : [next]).map(
+        (block) => (block as { tool_use_id?: string }).tool_use_id,
+      );
       expect(results).toEqual(calls);
     });
   });
@@ -65,11 +90,21 @@ describe('the sample session shipped for the demo', () => {
     const blocks = blocksOf(session.messages);
     const names = blocks.filter((block) => block.type === 'tool_use').map((block) => (block as { name: string }).name);
     expect(new Set(names)).toEqual(new Set(['run_command', 'list_files', 'read_file', 'search', 'edit_file']));
-    expect(blocks.some((block) => block.type === 'tool_result' && (block as { is_error?: boolean }).is_error === true)).toBe(true);
-    expect(session.messages.some((message) => typeof message.content !== 'string' && message.content.filter((block) => block.type === 'tool_use').length > 1)).toBe(true);
+    expect(
+      blocks.some((block) => block.type === 'tool_result' && (block as { is_error?: boolean }).is_error === true),
+    ).toBe(true);
+    expect(
+      session.messages.some(
+        (message) =>
+          typeof message.content !== 'string' &&
+          message.content.filter((block) => block.type === 'tool_use').length > 1,
+      ),
+    ).toBe(true);
     expect(suiteRuns).toHaveLength(3);
     expect(sampleTestCount).toBeGreaterThan(9);
-    expect(suiteRuns[0]).toMatch(new RegExp(`Tests  9 failed \\| ${sampleTestCount - 9} passed \\(${sampleTestCount}\\)`));
+    expect(suiteRuns[0]).toMatch(
+      new RegExp(`Tests  9 failed \\| ${sampleTestCount - 9} passed \\(${sampleTestCount}\\)`),
+    );
     expect(suiteRuns[1]).toMatch(/Tests {2}1 failed \|/);
     expect(suiteRuns[2]).toMatch(new RegExp(`Tests  ${sampleTestCount} passed`));
   });

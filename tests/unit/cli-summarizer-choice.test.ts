@@ -37,8 +37,14 @@ describe('createChosenSummarizer', () => {
 describe('chooseSummarizer without --provider', () => {
   it('picks what compactMessages would: Anthropic when ANTHROPIC_API_KEY is set, else the extractive summarizer', () => {
     const none = { provider: undefined, model: undefined, baseURL: undefined };
-    expect(chooseSummarizer(none, { ANTHROPIC_API_KEY: 'sk-ant-test' })).toMatchObject({ provider: 'anthropic', chosenBy: 'ANTHROPIC_API_KEY' });
-    expect(chooseSummarizer(none, { ANTHROPIC_API_KEY: ' ' })).toMatchObject({ provider: 'extractive', chosenBy: 'default' });
+    expect(chooseSummarizer(none, { ANTHROPIC_API_KEY: 'sk-ant-test' })).toMatchObject({
+      provider: 'anthropic',
+      chosenBy: 'ANTHROPIC_API_KEY',
+    });
+    expect(chooseSummarizer(none, { ANTHROPIC_API_KEY: ' ' })).toMatchObject({
+      provider: 'extractive',
+      chosenBy: 'default',
+    });
     expect(chooseSummarizer(none, {})).toMatchObject({ provider: 'extractive', chosenBy: 'default' });
   });
 });
@@ -48,7 +54,9 @@ describe('describeSummarizer', () => {
 
   it('suggests an LLM after an extractive summarizer chosen by default, only when asked (compact asks, replay and eval do not)', () => {
     const fallback = chooseSummarizer(none, {});
-    expect(describeSummarizer(fallback, { suggestLlm: true })).toBe('extractive (offline, deterministic; set ANTHROPIC_API_KEY or pass --provider for an LLM summary)');
+    expect(describeSummarizer(fallback, { suggestLlm: true })).toBe(
+      'extractive (offline, deterministic; set ANTHROPIC_API_KEY or pass --provider for an LLM summary)',
+    );
     expect(describeSummarizer(fallback)).toBe('extractive (offline, deterministic)');
   });
 
@@ -58,8 +66,12 @@ describe('describeSummarizer', () => {
   });
 
   it('names the provider, the default model, the base URL and why it was chosen', () => {
-    expect(describeSummarizer(chooseSummarizer(none, { ANTHROPIC_API_KEY: 'sk-ant-test' }))).toBe(`anthropic ${DEFAULT_SUMMARY_MODEL}, ANTHROPIC_API_KEY is set`);
-    expect(describeSummarizer(chooseSummarizer({ provider: 'openai', model: 'm', baseURL: 'http://127.0.0.1:9/v1' }, {}))).toBe('openai m at http://127.0.0.1:9/v1');
+    expect(describeSummarizer(chooseSummarizer(none, { ANTHROPIC_API_KEY: 'sk-ant-test' }))).toBe(
+      `anthropic ${DEFAULT_SUMMARY_MODEL}, ANTHROPIC_API_KEY is set`,
+    );
+    expect(
+      describeSummarizer(chooseSummarizer({ provider: 'openai', model: 'm', baseURL: 'http://127.0.0.1:9/v1' }, {})),
+    ).toBe('openai m at http://127.0.0.1:9/v1');
   });
 });
 
@@ -71,6 +83,9 @@ describe('chooseSummarizer usage errors', () => {
     } catch (error) {
       thrown = error;
     }
-    expect(thrown).toMatchObject({ message: '--provider must be one of anthropic, openai, extractive, got "gemini"', command: 'replay' });
+    expect(thrown).toMatchObject({
+      message: '--provider must be one of anthropic, openai, extractive, got "gemini"',
+      command: 'replay',
+    });
   });
 });

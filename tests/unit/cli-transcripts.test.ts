@@ -26,7 +26,11 @@ const FUNCTION_OUTPUT = { type: 'function_call_output', call_id: 'c1', output: '
 
 describe('OpenAI Responses request bodies', () => {
   it('reads instructions as the leading system message and input as the history', () => {
-    const transcript = readTranscriptDocument({ model: 'gpt-4.1', instructions: 'Be brief.', input: [{ role: 'user', content: 'hi' }, FUNCTION_CALL, FUNCTION_OUTPUT] });
+    const transcript = readTranscriptDocument({
+      model: 'gpt-4.1',
+      instructions: 'Be brief.',
+      input: [{ role: 'user', content: 'hi' }, FUNCTION_CALL, FUNCTION_OUTPUT],
+    });
     expect(transcript).toMatchObject({ shape: 'request-body', format: { name: 'openai-responses' } });
     expect(transcript.messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
     expect(transcript.messages).toHaveLength(4);
@@ -41,17 +45,23 @@ describe('OpenAI Responses request bodies', () => {
 
   it('writes a changed string input back as items', () => {
     const transcript = readTranscriptDocument({ model: 'gpt-4.1', input: 'a' });
-    const written = writeTranscript(transcript, [...transcript.messages, { role: 'assistant', content: 'b' }]) as { input: unknown };
+    const written = writeTranscript(transcript, [...transcript.messages, { role: 'assistant', content: 'b' }]) as {
+      input: unknown;
+    };
     expect(Array.isArray(written.input)).toBe(true);
   });
 
   it('names the input field, not messages, of a bad item', () => {
-    const error = readError(() => readTranscriptDocument({ input: [FUNCTION_CALL, { type: 'function_call_output', call_id: 'c1', output: 42 }] }));
+    const error = readError(() =>
+      readTranscriptDocument({ input: [FUNCTION_CALL, { type: 'function_call_output', call_id: 'c1', output: 42 }] }),
+    );
     expect(error.message).toMatch(/^not an openai-responses message: input\[1\]\.output: /);
   });
 
   it('refuses an input that is neither items nor a string', () => {
-    expect(readError(() => readTranscriptDocument({ input: 42 })).message).toBe('request body: "input" must be an array of items or a string');
+    expect(readError(() => readTranscriptDocument({ input: 42 })).message).toBe(
+      'request body: "input" must be an array of items or a string',
+    );
   });
 });
 
@@ -59,7 +69,14 @@ describe('AI SDK request bodies', () => {
   const history = [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }];
 
   it('reads system as a string, a system message, or system messages, and writes each back as it was', () => {
-    for (const system of ['Be brief.', { role: 'system', content: 'Be brief.' }, [{ role: 'system', content: 'Be brief.' }, { role: 'system', content: 'Use tools.' }]]) {
+    for (const system of [
+      'Be brief.',
+      { role: 'system', content: 'Be brief.' },
+      [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'system', content: 'Use tools.' },
+      ],
+    ]) {
       const body = { system, messages: history };
       const transcript = readTranscriptDocument(body, { format: formats.aiSdk });
       expect(transcript.messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
@@ -68,15 +85,22 @@ describe('AI SDK request bodies', () => {
   });
 
   it('refuses a system that is neither text nor system messages', () => {
-    expect(readError(() => readTranscriptDocument({ system: [1], messages: [{ role: 'tool', content: [] }] })).message).toBe(
-      'request body: "system" must be a string or system messages',
-    );
+    expect(
+      readError(() => readTranscriptDocument({ system: [1], messages: [{ role: 'tool', content: [] }] })).message,
+    ).toBe('request body: "system" must be a string or system messages');
   });
 });
 
 describe('request bodies: the system prompt on writing', () => {
   it('writes every field back, in order, with the history converted back to the format', () => {
-    const body = { model: 'gpt-4.1', messages: [{ role: 'system', content: 'S' }, { role: 'tool', tool_call_id: 'c1', content: 'x' }], temperature: 0 };
+    const body = {
+      model: 'gpt-4.1',
+      messages: [
+        { role: 'system', content: 'S' },
+        { role: 'tool', tool_call_id: 'c1', content: 'x' },
+      ],
+      temperature: 0,
+    };
     const transcript = readTranscriptDocument(body);
     expect(transcript.format.name).toBe('openai-chat');
     const written = writeTranscript(transcript, transcript.messages) as Record<string, unknown>;
@@ -119,23 +143,36 @@ describe('JSONL of items', () => {
 
   it('refuses a Claude Code log forced into another format', () => {
     const line = { type: 'user', sessionId: 's', message: { role: 'user', content: 'hi' } };
-    expect(readError(() => readTranscriptLines([{ value: line, line: 1 }], { format: formats.openaiChat })).message).toBe(
-      'a Claude Code session log holds anthropic messages, not openai-chat',
-    );
+    expect(
+      readError(() => readTranscriptLines([{ value: line, line: 1 }], { format: formats.openaiChat })).message,
+    ).toBe('a Claude Code session log holds anthropic messages, not openai-chat');
   });
 });
 
 describe('LangChain JSON files', () => {
-  const serialized = { lc: 1, type: 'constructor', id: ['langchain_core', 'messages', 'HumanMessage'], kwargs: { content: 'hi' } };
+  const serialized = {
+    lc: 1,
+    type: 'constructor',
+    id: ['langchain_core', 'messages', 'HumanMessage'],
+    kwargs: { content: 'hi' },
+  };
   const stored = { type: 'human', data: { content: 'hi' } };
   const fresh = { type: 'ai', content: 'summary', tool_calls: [] };
 
   it('writes a new message in the form the whole file is in', () => {
     expect(matchLangchainJsonForm([serialized, fresh], [serialized])).toEqual([
       serialized,
-      { lc: 1, type: 'constructor', id: ['langchain_core', 'messages', 'AIMessage'], kwargs: { content: 'summary', tool_calls: [] } },
+      {
+        lc: 1,
+        type: 'constructor',
+        id: ['langchain_core', 'messages', 'AIMessage'],
+        kwargs: { content: 'summary', tool_calls: [] },
+      },
     ]);
-    expect(matchLangchainJsonForm([stored, fresh], [stored])).toEqual([stored, { type: 'ai', data: { content: 'summary', tool_calls: [] } }]);
+    expect(matchLangchainJsonForm([stored, fresh], [stored])).toEqual([
+      stored,
+      { type: 'ai', data: { content: 'summary', tool_calls: [] } },
+    ]);
   });
 
   it('leaves a file of plain messages, or of mixed forms, as the adapter wrote it', () => {
@@ -158,6 +195,8 @@ describe('unknown input', () => {
 
 describe('Anthropic request bodies', () => {
   it('checks the blocks of system, naming the field', () => {
-    expect(readError(() => readTranscriptDocument({ system: [{ text: 'S' }], messages: [] })).message).toMatch(/^request body: system\[0\]\.type: /);
+    expect(readError(() => readTranscriptDocument({ system: [{ text: 'S' }], messages: [] })).message).toMatch(
+      /^request body: system\[0\]\.type: /,
+    );
   });
 });

@@ -10,12 +10,26 @@ import { computeMinSummaryInputTokens } from '../../src/core/compact/summarize-w
 import type { LlmClient } from '../../src/core/ports.js';
 import { defaultTokenCounter } from '../../src/infrastructure/tokenizer.js';
 import type { Message } from '../../src/core/types.js';
-import { charCounter, createRecordingLogger, createScriptedSummarizer, MemoryFileSystem, readFileTurn } from './compact-fixtures.js';
+import {
+  charCounter,
+  createRecordingLogger,
+  createScriptedSummarizer,
+  MemoryFileSystem,
+  readFileTurn,
+} from './compact-fixtures.js';
 
 const { createAnthropicLlmClient } = vi.hoisted(() => ({ createAnthropicLlmClient: vi.fn() }));
 vi.mock('../../src/infrastructure/anthropic-client.js', () => ({ createAnthropicLlmClient }));
 
-const ENV_NAMES = ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'CONTEXT_TOKEN_LIMIT', 'COMPACT_THRESHOLD_RATIO', 'SUMMARY_MODEL', 'MAX_RESTORE_FILES', 'COMPACT_OUTPUT_DIR'];
+const ENV_NAMES = [
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_BASE_URL',
+  'CONTEXT_TOKEN_LIMIT',
+  'COMPACT_THRESHOLD_RATIO',
+  'SUMMARY_MODEL',
+  'MAX_RESTORE_FILES',
+  'COMPACT_OUTPUT_DIR',
+];
 let savedEnv: Record<string, string | undefined>;
 beforeEach(() => {
   savedEnv = Object.fromEntries(ENV_NAMES.map((name) => [name, process.env[name]]));
@@ -40,12 +54,29 @@ const history: Message[] = [
 function createPorts() {
   const fileSystem = new MemoryFileSystem({ '/work/a.ts': 'A' });
   const logger = createRecordingLogger();
-  return { fileSystem, logger, options: { fileReader: fileSystem.reader, fileWriter: fileSystem.writer, logger, tokenCounter: charCounter, workDir: '/work', force: true } };
+  return {
+    fileSystem,
+    logger,
+    options: {
+      fileReader: fileSystem.reader,
+      fileWriter: fileSystem.writer,
+      logger,
+      tokenCounter: charCounter,
+      workDir: '/work',
+      force: true,
+    },
+  };
 }
 
-function createRecordingClient(reply = 'LLM summary', defaultModel?: string | null): LlmClient & { prompts: Array<{ prompt: string; model: string }> } {
+function createRecordingClient(
+  reply = 'LLM summary',
+  defaultModel?: string | null,
+): LlmClient & { prompts: Array<{ prompt: string; model: string }> } {
   const prompts: Array<{ prompt: string; model: string }> = [];
-  const client = { prompts, summarize: async (prompt: string, model: string) => (prompts.push({ prompt, model }), reply) };
+  const client = {
+    prompts,
+    summarize: async (prompt: string, model: string) => (prompts.push({ prompt, model }), reply),
+  };
   return defaultModel === undefined ? client : { ...client, defaultModel };
 }
 
@@ -116,7 +147,10 @@ describe('compactMessages: the token counter says its encoding', () => {
   it("counts the LLM's prompt message by message with any counter whose encoding is 'o200k_base', a wrapper of the default included", async () => {
     const { options } = createPorts();
     const counted: string[] = [];
-    const wrapped = { count: (text: string) => (counted.push(text), defaultTokenCounter.count(text)), encoding: 'o200k_base' };
+    const wrapped = {
+      count: (text: string) => (counted.push(text), defaultTokenCounter.count(text)),
+      encoding: 'o200k_base',
+    };
     const llmClient = createRecordingClient();
     await compactMessages(history, { ...options, tokenCounter: wrapped, llmClient, summaryModel: 'm' });
     expect(llmClient.prompts).toHaveLength(1);
@@ -128,7 +162,11 @@ describe('compactMessages: result.summarizer names the summarizer chosen', () =>
   it("is 'custom' for a summarizer of your own, over llmClient and ANTHROPIC_API_KEY", async () => {
     process.env.ANTHROPIC_API_KEY = 'sk-test';
     const { options } = createPorts();
-    const result = await compactMessages(history, { ...options, summarizer: createScriptedSummarizer(['s']), llmClient: createRecordingClient() });
+    const result = await compactMessages(history, {
+      ...options,
+      summarizer: createScriptedSummarizer(['s']),
+      llmClient: createRecordingClient(),
+    });
     expect(result).toMatchObject({ compacted: true, summarizer: 'custom' });
   });
 
@@ -159,8 +197,14 @@ describe('compactMessages: result.summarizer names the summarizer chosen', () =>
   it('names the summarizer that would have run when nothing was compacted', async () => {
     const { options, logger } = createPorts();
     const llmClient = createRecordingClient();
-    expect(await compactMessages(history, { ...options, llmClient, force: false })).toMatchObject({ skippedReason: 'below-threshold', summarizer: 'llm-client' });
-    expect(await compactMessages(history, { ...options, force: false })).toMatchObject({ skippedReason: 'below-threshold', summarizer: 'extractive' });
+    expect(await compactMessages(history, { ...options, llmClient, force: false })).toMatchObject({
+      skippedReason: 'below-threshold',
+      summarizer: 'llm-client',
+    });
+    expect(await compactMessages(history, { ...options, force: false })).toMatchObject({
+      skippedReason: 'below-threshold',
+      summarizer: 'extractive',
+    });
     expect(llmClient.prompts).toEqual([]);
     expect(logger.warnings).toEqual([]);
   });
@@ -211,7 +255,9 @@ describe('compactMessages: summaryInputMaxTokens too small for one prompt', () =
     const minimum = computeMinSummaryInputTokens(1200, charCounter);
     const promise = compactMessages(history, { ...options, llmClient, summaryInputMaxTokens: 500 });
     await expect(promise).rejects.toBeInstanceOf(InvalidOptionError);
-    await expect(promise).rejects.toThrow(new RegExp(`^summaryInputMaxTokens must be at least ${minimum} for a 1200-word summary .*got 500$`));
+    await expect(promise).rejects.toThrow(
+      new RegExp(`^summaryInputMaxTokens must be at least ${minimum} for a 1200-word summary .*got 500$`),
+    );
     expect(fileSystem.events).toEqual([]);
     expect(llmClient.prompts).toEqual([]);
   });
@@ -220,23 +266,32 @@ describe('compactMessages: summaryInputMaxTokens too small for one prompt', () =
     const { options } = createPorts();
     const llmClient = createRecordingClient();
     const minimum = computeMinSummaryInputTokens(50, charCounter);
-    await expect(compactMessages(history, { ...options, llmClient, summaryMaxWords: 50, summaryInputMaxTokens: minimum - 1 })).rejects.toThrow(
-      new RegExp(`at least ${minimum} for a 50-word summary`),
-    );
-    expect((await compactMessages(history, { ...options, llmClient, summaryMaxWords: 50, summaryInputMaxTokens: minimum })).compacted).toBe(true);
+    await expect(
+      compactMessages(history, { ...options, llmClient, summaryMaxWords: 50, summaryInputMaxTokens: minimum - 1 }),
+    ).rejects.toThrow(new RegExp(`at least ${minimum} for a 50-word summary`));
+    expect(
+      (await compactMessages(history, { ...options, llmClient, summaryMaxWords: 50, summaryInputMaxTokens: minimum }))
+        .compacted,
+    ).toBe(true);
   });
 
   it('rejects with ANTHROPIC_API_KEY set before the Anthropic client is created', async () => {
     process.env.ANTHROPIC_API_KEY = 'sk-test';
     const { options, fileSystem } = createPorts();
-    await expect(compactMessages(history, { ...options, summaryInputMaxTokens: 500 })).rejects.toThrow(/^summaryInputMaxTokens must be at least/);
+    await expect(compactMessages(history, { ...options, summaryInputMaxTokens: 500 })).rejects.toThrow(
+      /^summaryInputMaxTokens must be at least/,
+    );
     expect(createAnthropicLlmClient).not.toHaveBeenCalled();
     expect(fileSystem.events).toEqual([]);
   });
 
   it('does not apply to a summarizer of your own, which never sees the prompt', async () => {
     const { options } = createPorts();
-    const result = await compactMessages(history, { ...options, summarizer: createScriptedSummarizer(['s']), summaryInputMaxTokens: 500 });
+    const result = await compactMessages(history, {
+      ...options,
+      summarizer: createScriptedSummarizer(['s']),
+      summaryInputMaxTokens: 500,
+    });
     expect(result.compacted).toBe(true);
   });
 });
@@ -248,26 +303,38 @@ describe('compactMessages: environment and validation', () => {
     process.env.CONTEXT_TOKEN_LIMIT = '10';
     expect((await compactMessages(history, { ...options, force: false, summarizer })).compacted).toBe(true);
     process.env.CONTEXT_TOKEN_LIMIT = '100000';
-    expect((await compactMessages(history, { ...options, force: false, summarizer })).skippedReason).toBe('below-threshold');
+    expect((await compactMessages(history, { ...options, force: false, summarizer })).skippedReason).toBe(
+      'below-threshold',
+    );
   });
 
   it('rejects an invalid variable before writing anything', async () => {
     process.env.MAX_RESTORE_FILES = 'many';
     const { options, fileSystem } = createPorts();
-    await expect(compactMessages(history, options)).rejects.toThrow(new InvalidOptionError('MAX_RESTORE_FILES must be an integer >= 0, got "many"'));
+    await expect(compactMessages(history, options)).rejects.toThrow(
+      new InvalidOptionError('MAX_RESTORE_FILES must be an integer >= 0, got "many"'),
+    );
     expect(fileSystem.events).toEqual([]);
   });
 
   it('rejects a malformed history with the path of the bad field', async () => {
     const { options } = createPorts();
-    await expect(compactMessages([{ role: 'robot', content: 'x' }] as never, options)).rejects.toThrow(InvalidMessageError);
+    await expect(compactMessages([{ role: 'robot', content: 'x' }] as never, options)).rejects.toThrow(
+      InvalidMessageError,
+    );
   });
 
   it('honours COMPACT_OUTPUT_DIR relative to workDir', async () => {
     process.env.COMPACT_OUTPUT_DIR = 'archives';
     const { options } = createPorts();
-    const result = await compactMessages(history, { ...options, summarizer: createScriptedSummarizer(['s']), sessionId: 'run-7' });
-    expect(result.originalMessagesPath).toMatch(/^\/work\/archives\/run-7\/compact-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z-1\.json$/);
+    const result = await compactMessages(history, {
+      ...options,
+      summarizer: createScriptedSummarizer(['s']),
+      sessionId: 'run-7',
+    });
+    expect(result.originalMessagesPath).toMatch(
+      /^\/work\/archives\/run-7\/compact-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z-1\.json$/,
+    );
   });
 });
 
@@ -277,7 +344,9 @@ describe('compactMessages: the default clock and timer', () => {
     const before = new Date();
     const result = await compactMessages(history, { ...options, summarizer: createScriptedSummarizer(['s']) });
     const after = new Date();
-    const stamp = /compact-(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})Z-1\.json$/.exec(result.originalMessagesPath ?? '');
+    const stamp = /compact-(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})Z-1\.json$/.exec(
+      result.originalMessagesPath ?? '',
+    );
     expect(stamp).not.toBeNull();
     const [, day, hours, minutes, seconds] = stamp as unknown as [string, string, string, string, string];
     const named = Date.parse(`${day}T${hours}:${minutes}:${seconds}Z`);
@@ -317,7 +386,15 @@ describe('compactMessages: the default clock and timer', () => {
     vi.useFakeTimers();
     try {
       // an hour's wait: only a timer the signal clears lets this settle
-      const compaction = expect(compactMessages(history, { ...options, summarizer, maxRetries: 1, retryBaseDelayMs: 3_600_000, signal: controller.signal })).rejects.toBe(reason);
+      const compaction = expect(
+        compactMessages(history, {
+          ...options,
+          summarizer,
+          maxRetries: 1,
+          retryBaseDelayMs: 3_600_000,
+          signal: controller.signal,
+        }),
+      ).rejects.toBe(reason);
       await vi.advanceTimersByTimeAsync(5);
       await compaction;
     } finally {
@@ -329,9 +406,14 @@ describe('compactMessages: the default clock and timer', () => {
 describe('restoreRecentFiles (public piece)', () => {
   it('returns the restored file messages', async () => {
     const { fileSystem, logger } = createPorts();
-    expect(await restoreRecentFiles(history, { workDir: '/work', fileReader: fileSystem.reader, logger, tokenCounter: charCounter })).toEqual([
-      { role: 'user', content: '[Restored after compact] a.ts:\nA' },
-    ]);
+    expect(
+      await restoreRecentFiles(history, {
+        workDir: '/work',
+        fileReader: fileSystem.reader,
+        logger,
+        tokenCounter: charCounter,
+      }),
+    ).toEqual([{ role: 'user', content: '[Restored after compact] a.ts:\nA' }]);
   });
 
   it('reads MAX_RESTORE_FILES at call time', async () => {

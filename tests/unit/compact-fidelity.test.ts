@@ -14,15 +14,28 @@ import { buildBatchReference } from '../../src/core/offload-reference.js';
 import type { ContentStore } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';
 import { createMemoryStore } from '../../src/stores/memory-store.js';
-import { archiveTarget, charCounter, createRecordingLogger, createRecordingSleep, createResolvedOptions, createScriptedSummarizer, MemoryFileSystem } from './compact-fixtures.js';
+import {
+  archiveTarget,
+  charCounter,
+  createRecordingLogger,
+  createRecordingSleep,
+  createResolvedOptions,
+  createScriptedSummarizer,
+  MemoryFileSystem,
+} from './compact-fixtures.js';
 
 const system: Message = { role: 'system', content: 'You are a coding agent.' };
 const padding: Message = { role: 'assistant', content: 'Working through it. '.repeat(600) };
 
-function setUp(options: { store?: ContentStore; resolved?: Partial<ResolvedCompactOptions>; extractive?: boolean } = {}) {
+function setUp(
+  options: { store?: ContentStore; resolved?: Partial<ResolvedCompactOptions>; extractive?: boolean } = {},
+) {
   const fileSystem = new MemoryFileSystem({});
   const logger = createRecordingLogger();
-  const summarizer = options.extractive === true ? createExtractiveSummarizer() : createScriptedSummarizer(['## Goals & Decisions\nS.', '## Goals & Decisions\nS2.'], fileSystem.events);
+  const summarizer =
+    options.extractive === true
+      ? createExtractiveSummarizer()
+      : createScriptedSummarizer(['## Goals & Decisions\nS.', '## Goals & Decisions\nS2.'], fileSystem.events);
   const ports: CompactPorts = {
     summarizer,
     fileReader: fileSystem.reader,
@@ -40,11 +53,20 @@ function setUp(options: { store?: ContentStore; resolved?: Partial<ResolvedCompa
 function turn(id: string, name: string, input: Record<string, unknown>, content: string, isError = false): Message[] {
   return [
     { role: 'assistant', content: [{ type: 'tool_use', id, name, input }] },
-    { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content, ...(isError ? { is_error: true } : {}) }] },
+    {
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: id, content, ...(isError ? { is_error: true } : {}) }],
+    },
   ];
 }
 
-const failingLog = [' RUN  v3.2.4 /repo', ...Array.from({ length: 300 }, (_, index) => ` ✓ case ${index} 0ms`), ' FAIL  tests/tax.test.ts > split', 'AssertionError: expected 2336 to be 2337', ' Tests  1 failed | 300 passed (301)'].join('\n');
+const failingLog = [
+  ' RUN  v3.2.4 /repo',
+  ...Array.from({ length: 300 }, (_, index) => ` ✓ case ${index} 0ms`),
+  ' FAIL  tests/tax.test.ts > split',
+  'AssertionError: expected 2336 to be 2337',
+  ' Tests  1 failed | 300 passed (301)',
+].join('\n');
 
 describe('the last error a tool printed, through compaction', () => {
   it('finds an error in an unmarked result that was offloaded, reading its head and tail back', async () => {
@@ -59,7 +81,13 @@ describe('the last error a tool printed, through compaction', () => {
       padding,
     ];
     const result = await setUp({ store }).run(history);
-    expect(result.ledger?.lastError).toEqual({ toolName: 'Bash', toolUseId: 'b2', input: 'npm test', message: 'AssertionError: expected 2336 to be 2337', reference });
+    expect(result.ledger?.lastError).toEqual({
+      toolName: 'Bash',
+      toolUseId: 'b2',
+      input: 'npm test',
+      message: 'AssertionError: expected 2336 to be 2337',
+      reference,
+    });
   });
 
   it(`reads back at most ${MAX_OFFLOADED_RESULTS_READ} offloaded results, newest first`, async () => {
@@ -68,14 +96,18 @@ describe('the last error a tool printed, through compaction', () => {
     for (let index = 0; index < 12; index += 1) {
       const key = `default/tool-result-s${index}.md`;
       await memory.putIfAbsent(key, `step ${index} done\n`);
-      history.push(...turn(`s${index}`, 'Bash', { command: `make step${index}` }, buildBatchReference(memory.referenceFor(key))));
+      history.push(
+        ...turn(`s${index}`, 'Bash', { command: `make step${index}` }, buildBatchReference(memory.referenceFor(key))),
+      );
     }
     history.push(padding);
     const stats: string[] = [];
     const store: ContentStore = { ...memory, stat: (key) => (stats.push(key), memory.stat(key)) };
     const result = await setUp({ store }).run(history);
     expect(result.ledger?.lastError).toBeUndefined();
-    expect(stats).toEqual(Array.from({ length: MAX_OFFLOADED_RESULTS_READ }, (_, index) => `default/tool-result-s${11 - index}.md`));
+    expect(stats).toEqual(
+      Array.from({ length: MAX_OFFLOADED_RESULTS_READ }, (_, index) => `default/tool-result-s${11 - index}.md`),
+    );
   });
 
   describe('the extractive summary quotes the line read back and names the failing command', () => {
@@ -85,8 +117,16 @@ describe('the last error a tool printed, through compaction', () => {
       const history = [
         system,
         { role: 'user', content: 'Make the tests pass.' } as Message,
-        ...turn('b1', 'Bash', { command: 'npm test' }, buildBatchReference(store.referenceFor('default/tool-result-b1.md')), true),
-        ...Array.from({ length: callsAfter }, (_, index) => turn(`r${index}`, 'Read', { file_path: `src/f${index}.ts` }, 'export const rate = 0.19;')).flat(),
+        ...turn(
+          'b1',
+          'Bash',
+          { command: 'npm test' },
+          buildBatchReference(store.referenceFor('default/tool-result-b1.md')),
+          true,
+        ),
+        ...Array.from({ length: callsAfter }, (_, index) =>
+          turn(`r${index}`, 'Read', { file_path: `src/f${index}.ts` }, 'export const rate = 0.19;'),
+        ).flat(),
         padding,
       ];
       const summary = (await setUp({ store, extractive: true }).run(history)).summary ?? '';
@@ -96,13 +136,19 @@ describe('the last error a tool printed, through compaction', () => {
     it('in Errors & Resolutions and Task Status, and in Tool Calls among the recent calls', async () => {
       const section = await summarize(1);
       expect(section('Errors & Resolutions')).toContain('- `Bash` failed: AssertionError: expected 2336 to be 2337');
-      expect(section('Task Status')).toContain('- Last error, from `Bash` `npm test`: AssertionError: expected 2336 to be 2337');
-      expect(section('Tool Calls')).toContain('- Recent call: `Bash` {"command":"npm test"} → failed: AssertionError: expected 2336 to be 2337');
+      expect(section('Task Status')).toContain(
+        '- Last error, from `Bash` `npm test`: AssertionError: expected 2336 to be 2337',
+      );
+      expect(section('Tool Calls')).toContain(
+        '- Recent call: `Bash` {"command":"npm test"} → failed: AssertionError: expected 2336 to be 2337',
+      );
     });
 
     it('in Tool Calls on its own line when it is older than the recent calls', async () => {
       const section = await summarize(8);
-      expect(section('Tool Calls')).toContain('- Last failed call: `Bash` `npm test` → AssertionError: expected 2336 to be 2337');
+      expect(section('Tool Calls')).toContain(
+        '- Last failed call: `Bash` `npm test` → AssertionError: expected 2336 to be 2337',
+      );
       expect(section('Tool Calls')).not.toContain('"npm test"');
     });
   });
@@ -115,29 +161,54 @@ describe('the offload index: every offloaded result one read away, with its gist
     for (let index = first; index < first + count; index += 1) {
       const key = `default/tool-result-c${index}.md`;
       await store.putIfAbsent(key, `output of step ${index}\n`);
-      messages.push(...turn(`c${index}`, 'Bash', { command: `./step.sh ${index} --verbose` }, buildBatchReference(store.referenceFor(key))));
+      messages.push(
+        ...turn(
+          `c${index}`,
+          'Bash',
+          { command: `./step.sh ${index} --verbose` },
+          buildBatchReference(store.referenceFor(key)),
+        ),
+      );
     }
     return messages;
   }
 
   it('writes every offloaded result to one index in the store, which the ledger names next to the 10 most recent', async () => {
     const store = createMemoryStore();
-    const history = [system, { role: 'user', content: 'Run the steps.' } as Message, ...(await createOffloadedHistory(store, 25)), padding];
+    const history = [
+      system,
+      { role: 'user', content: 'Run the steps.' } as Message,
+      ...(await createOffloadedHistory(store, 25)),
+      padding,
+    ];
     const result = await setUp({ store }).run(history);
     const index = result.ledger?.offloadIndex;
     expect(index?.count).toBe(25);
     expect(index?.reference).toMatch(/^memory:\/\/default\/default\/offload-index-[0-9a-z]{11}\.md$/);
-    expect(result.ledger?.offloadedResults.items.map((entry) => entry.toolUseId)).toEqual(Array.from({ length: 10 }, (_, offset) => `c${15 + offset}`));
-    expect(result.summary).toContain(`- Index of all offloaded results, searchable with the read tool: {"ref":"${index?.reference}","count":25}`);
+    expect(result.ledger?.offloadedResults.items.map((entry) => entry.toolUseId)).toEqual(
+      Array.from({ length: 10 }, (_, offset) => `c${15 + offset}`),
+    );
+    expect(result.summary).toContain(
+      `- Index of all offloaded results, searchable with the read tool: {"ref":"${index?.reference}","count":25}`,
+    );
     const text = await store.get(store.keyFor(index!.reference)!);
     expect(parseOffloadIndex(text ?? '').map((entry) => [entry.toolUseId, entry.input, entry.reference])).toEqual(
-      Array.from({ length: 25 }, (_, offset) => [`c${offset}`, `./step.sh ${offset} --verbose`, store.referenceFor(`default/tool-result-c${offset}.md`)]),
+      Array.from({ length: 25 }, (_, offset) => [
+        `c${offset}`,
+        `./step.sh ${offset} --verbose`,
+        store.referenceFor(`default/tool-result-c${offset}.md`),
+      ]),
     );
   });
 
   it('the read tool searches the index by gist and opens the result it names', async () => {
     const store = createMemoryStore();
-    const history = [system, { role: 'user', content: 'Run the steps.' } as Message, ...(await createOffloadedHistory(store, 25)), padding];
+    const history = [
+      system,
+      { role: 'user', content: 'Run the steps.' } as Message,
+      ...(await createOffloadedHistory(store, 25)),
+      padding,
+    ];
     const { ledger } = await setUp({ store }).run(history);
     const readTool = createReadOffloadedTool({ store });
     const found = await readTool.execute({ ref: ledger!.offloadIndex!.reference, pattern: 'step\\.sh 3 ' });
@@ -148,7 +219,12 @@ describe('the offload index: every offloaded result one read away, with its gist
 
   it('names an index by its text: the same results give the same index, written once', async () => {
     const store = createMemoryStore();
-    const history = [system, { role: 'user', content: 'Run the steps.' } as Message, ...(await createOffloadedHistory(store, 12)), padding];
+    const history = [
+      system,
+      { role: 'user', content: 'Run the steps.' } as Message,
+      ...(await createOffloadedHistory(store, 12)),
+      padding,
+    ];
     const first = await setUp({ store }).run(history);
     const second = await setUp({ store }).run(history);
     expect(second.ledger?.offloadIndex).toEqual(first.ledger?.offloadIndex);
@@ -160,8 +236,18 @@ describe('the offload index: every offloaded result one read away, with its gist
   it('carries an earlier index over a later compaction: results the ledger no longer lists stay in the index', async () => {
     const store = createMemoryStore();
     const { run } = setUp({ store });
-    const first = await run([system, { role: 'user', content: 'Run the steps.' } as Message, ...(await createOffloadedHistory(store, 25)), padding]);
-    const second = await run([...first.messages, { role: 'user', content: 'And the next ones.' }, ...(await createOffloadedHistory(store, 5, 25)), padding]);
+    const first = await run([
+      system,
+      { role: 'user', content: 'Run the steps.' } as Message,
+      ...(await createOffloadedHistory(store, 25)),
+      padding,
+    ]);
+    const second = await run([
+      ...first.messages,
+      { role: 'user', content: 'And the next ones.' },
+      ...(await createOffloadedHistory(store, 5, 25)),
+      padding,
+    ]);
     expect(second.ledger?.offloadIndex?.count).toBe(30);
     const entries = parseOffloadIndex((await store.get(store.keyFor(second.ledger!.offloadIndex!.reference)!)) ?? '');
     expect(entries.map((entry) => entry.toolUseId)).toEqual(Array.from({ length: 30 }, (_, index) => `c${index}`));
@@ -169,7 +255,12 @@ describe('the offload index: every offloaded result one read away, with its gist
 
   it('writes no index when the ledger lists every offloaded result', async () => {
     const store = createMemoryStore();
-    const result = await setUp({ store }).run([system, { role: 'user', content: 'Run the steps.' } as Message, ...(await createOffloadedHistory(store, 10)), padding]);
+    const result = await setUp({ store }).run([
+      system,
+      { role: 'user', content: 'Run the steps.' } as Message,
+      ...(await createOffloadedHistory(store, 10)),
+      padding,
+    ]);
     expect(result.ledger?.offloadedResults).toMatchObject({ omittedCount: 0 });
     expect(result.ledger?.offloadedResults.items).toHaveLength(10);
     expect(result.ledger?.offloadIndex).toBeUndefined();
@@ -178,19 +269,37 @@ describe('the offload index: every offloaded result one read away, with its gist
 
   it('compacts all the same when the index cannot be written', async () => {
     const memory = createMemoryStore();
-    const history = [system, { role: 'user', content: 'Run the steps.' } as Message, ...(await createOffloadedHistory(memory, 12)), padding];
-    const failing: ContentStore = { ...memory, putIfAbsent: (key, content) => (key.includes('offload-index') ? Promise.reject(new Error('disk full (test)')) : memory.putIfAbsent(key, content)) };
+    const history = [
+      system,
+      { role: 'user', content: 'Run the steps.' } as Message,
+      ...(await createOffloadedHistory(memory, 12)),
+      padding,
+    ];
+    const failing: ContentStore = {
+      ...memory,
+      putIfAbsent: (key, content) =>
+        key.includes('offload-index')
+          ? Promise.reject(new Error('disk full (test)'))
+          : memory.putIfAbsent(key, content),
+    };
     const { run, logger } = setUp({ store: failing });
     const result = await run(history);
     expect(result.compacted).toBe(true);
     expect(result.ledger?.offloadIndex).toBeUndefined();
     expect(result.ledger?.offloadedResults.omittedCount).toBe(2);
-    expect(logger.warnings).toContain('compact: could not write the index of the offloaded results (disk full (test)); the summary lists the most recent ones only');
+    expect(logger.warnings).toContain(
+      'compact: could not write the index of the offloaded results (disk full (test)); the summary lists the most recent ones only',
+    );
   });
 
   it('writes the index through a file writer when compaction has no store', async () => {
     const store = createMemoryStore();
-    const history = [system, { role: 'user', content: 'Run the steps.' } as Message, ...(await createOffloadedHistory(store, 11)), padding];
+    const history = [
+      system,
+      { role: 'user', content: 'Run the steps.' } as Message,
+      ...(await createOffloadedHistory(store, 11)),
+      padding,
+    ];
     const { run, fileSystem } = setUp();
     const result = await run(history);
     const path = result.ledger?.offloadIndex?.reference ?? '';

@@ -3,7 +3,15 @@
  */
 import { resolveArchiveTarget, type ArchiveTarget } from '../../src/api/store-target.js';
 import { archiveRest } from '../../src/core/compact/persist.js';
-import type { ContentStore, FileReader, FileWriter, Logger, Summarizer, SummarizerOptions, TokenCounter } from '../../src/core/ports.js';
+import type {
+  ContentStore,
+  FileReader,
+  FileWriter,
+  Logger,
+  Summarizer,
+  SummarizerOptions,
+  TokenCounter,
+} from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';
 import type { ResolvedCompactOptions } from '../../src/core/compact/compact-options.js';
 
@@ -54,9 +62,11 @@ export class MemoryFileSystem {
     read: async (path) => {
       this.events.push(`read ${path}`);
       const real = this.follow(path);
-      if (this.unreadable.has(real)) throw Object.assign(new Error(`EACCES: permission denied, open '${path}'`), { code: 'EACCES' });
+      if (this.unreadable.has(real))
+        throw Object.assign(new Error(`EACCES: permission denied, open '${path}'`), { code: 'EACCES' });
       const content = this.files.get(real);
-      if (content === undefined) throw Object.assign(new Error(`ENOENT: no such file, open '${path}'`), { code: 'ENOENT' });
+      if (content === undefined)
+        throw Object.assign(new Error(`ENOENT: no such file, open '${path}'`), { code: 'ENOENT' });
       return content;
     },
     exists: async (path) => {
@@ -96,7 +106,9 @@ export class MemoryFileSystem {
     listDir: async (path) => {
       this.events.push(`listDir ${path}`);
       const prefix = `${path}/`;
-      return [...this.files.keys()].filter((file) => file.startsWith(prefix) && !file.slice(prefix.length).includes('/')).map((file) => file.slice(prefix.length));
+      return [...this.files.keys()]
+        .filter((file) => file.startsWith(prefix) && !file.slice(prefix.length).includes('/'))
+        .map((file) => file.slice(prefix.length));
     },
   };
 
@@ -158,11 +170,22 @@ export function createResolvedOptions(overrides: Partial<ResolvedCompactOptions>
 let toolCallSequence = 0;
 
 /** An assistant `read_file` call and the user message with its result. */
-export function readFileTurn(path: string, content = `contents of ${path}`, toolName = 'read_file', pathField = 'path'): Message[] {
+export function readFileTurn(
+  path: string,
+  content = `contents of ${path}`,
+  toolName = 'read_file',
+  pathField = 'path',
+): Message[] {
   toolCallSequence += 1;
   const id = `toolu_${toolCallSequence}`;
   return [
-    { role: 'assistant', content: [{ type: 'text', text: `Reading ${path}.` }, { type: 'tool_use', id, name: toolName, input: { [pathField]: path } }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: `Reading ${path}.` },
+        { type: 'tool_use', id, name: toolName, input: { [pathField]: path } },
+      ],
+    },
     { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content }] },
   ];
 }
@@ -177,7 +200,9 @@ export function deepFreeze<T>(value: T): T {
 }
 
 /** An instant sleep that records the delays asked for. */
-export function createRecordingSleep(): ((delayMs: number, signal?: AbortSignal) => Promise<void>) & { delays: number[] } {
+export function createRecordingSleep(): ((delayMs: number, signal?: AbortSignal) => Promise<void>) & {
+  delays: number[];
+} {
   const delays: number[] = [];
   const sleep = async (delayMs: number, signal?: AbortSignal): Promise<void> => {
     delays.push(delayMs);
@@ -187,8 +212,14 @@ export function createRecordingSleep(): ((delayMs: number, signal?: AbortSignal)
 }
 
 /** The archive ports `compactMessages` builds from a `fileWriter` (rooted at `<workDir>/<outputDir>`), or from a store. */
-export function archiveTarget(target: FileWriter | ContentStore, workDir = '/work', outputDir = '.compact'): ArchiveTarget {
-  return 'writeFile' in target ? resolveArchiveTarget({ fileWriter: target }, workDir, outputDir) : resolveArchiveTarget({ store: target }, workDir, outputDir);
+export function archiveTarget(
+  target: FileWriter | ContentStore,
+  workDir = '/work',
+  outputDir = '.compact',
+): ArchiveTarget {
+  return 'writeFile' in target
+    ? resolveArchiveTarget({ fileWriter: target }, workDir, outputDir)
+    : resolveArchiveTarget({ store: target }, workDir, outputDir);
 }
 
 /** Where {@link archiveThroughWriter} archives, and through what. */
@@ -202,7 +233,11 @@ export interface ArchiveThroughWriterOptions {
 }
 
 /** Archives Rest through `fileWriter` under `<workDir>/<outputDir>/<sessionId>/`, as compaction does: its reference, or `null` when it could not be written. */
-export async function archiveThroughWriter(rest: readonly Message[], options: ArchiveThroughWriterOptions): Promise<string | null> {
+export async function archiveThroughWriter(
+  rest: readonly Message[],
+  options: ArchiveThroughWriterOptions,
+): Promise<string | null> {
   const { store } = archiveTarget(options.fileWriter, options.workDir, options.outputDir);
-  return (await archiveRest(rest, { store, sessionId: options.sessionId, logger: options.logger, now: options.now })).path;
+  return (await archiveRest(rest, { store, sessionId: options.sessionId, logger: options.logger, now: options.now }))
+    .path;
 }

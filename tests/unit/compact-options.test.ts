@@ -65,28 +65,55 @@ describe('resolveCompactOptions', () => {
   });
 
   it('prefers options over the environment', () => {
-    const resolved = resolveCompactOptions({ maxRestoreFiles: 1, summaryModel: 'm', outputDir: 'out' }, { MAX_RESTORE_FILES: '9', SUMMARY_MODEL: 'x', COMPACT_OUTPUT_DIR: 'y' }, cwd);
+    const resolved = resolveCompactOptions(
+      { maxRestoreFiles: 1, summaryModel: 'm', outputDir: 'out' },
+      { MAX_RESTORE_FILES: '9', SUMMARY_MODEL: 'x', COMPACT_OUTPUT_DIR: 'y' },
+      cwd,
+    );
     expect(resolved).toMatchObject({ maxRestoreFiles: 1, summaryModel: 'm', outputDir: 'out' });
   });
 
   it('treats an empty variable as unset', () => {
-    expect(resolveCompactOptions({}, { MAX_RESTORE_FILES: '', SUMMARY_MODEL: '  ' }, cwd)).toMatchObject({ maxRestoreFiles: 5, summaryModel: undefined });
+    expect(resolveCompactOptions({}, { MAX_RESTORE_FILES: '', SUMMARY_MODEL: '  ' }, cwd)).toMatchObject({
+      maxRestoreFiles: 5,
+      summaryModel: undefined,
+    });
   });
 
   it('rejects an invalid variable, naming it, what it expects and what it got', () => {
-    expect(() => resolveCompactOptions({}, { MAX_RESTORE_FILES: 'five' }, cwd)).toThrow(new InvalidOptionError('MAX_RESTORE_FILES must be an integer >= 0, got "five"'));
-    expect(() => resolveCompactOptions({}, { COMPACT_MAX_RETRIES: '-1' }, cwd)).toThrow(/COMPACT_MAX_RETRIES must be an integer >= 0, got "-1"/);
-    expect(() => resolveCompactOptions({}, { SUMMARY_MAX_WORDS: '0' }, cwd)).toThrow(/SUMMARY_MAX_WORDS must be an integer >= 1/);
-    expect(() => resolveCompactOptions({}, { MAX_RESTORE_TOKENS_TOTAL: '1e3x' }, cwd)).toThrow(/MAX_RESTORE_TOKENS_TOTAL/);
+    expect(() => resolveCompactOptions({}, { MAX_RESTORE_FILES: 'five' }, cwd)).toThrow(
+      new InvalidOptionError('MAX_RESTORE_FILES must be an integer >= 0, got "five"'),
+    );
+    expect(() => resolveCompactOptions({}, { COMPACT_MAX_RETRIES: '-1' }, cwd)).toThrow(
+      /COMPACT_MAX_RETRIES must be an integer >= 0, got "-1"/,
+    );
+    expect(() => resolveCompactOptions({}, { SUMMARY_MAX_WORDS: '0' }, cwd)).toThrow(
+      /SUMMARY_MAX_WORDS must be an integer >= 1/,
+    );
+    expect(() => resolveCompactOptions({}, { MAX_RESTORE_TOKENS_TOTAL: '1e3x' }, cwd)).toThrow(
+      /MAX_RESTORE_TOKENS_TOTAL/,
+    );
   });
 
   it('rejects an invalid option, naming it', () => {
-    expect(() => resolveCompactOptions({ maxRestoreTokensPerFile: -5 }, {}, cwd)).toThrow(/maxRestoreTokensPerFile must be an integer >= 0, got -5/);
-    expect(() => resolveCompactOptions({ force: 'yes' as never }, {}, cwd)).toThrow(/force must be a boolean, got "yes"/);
-    expect(() => resolveCompactOptions({ readToolNames: 'read_file' as never }, {}, cwd)).toThrow(/readToolNames must be an array of strings/);
-    expect(() => resolveCompactOptions({ resumeMessage: ' ' }, {}, cwd)).toThrow(/resumeMessage must be a non-blank string/);
-    expect(() => resolveCompactOptions({ tokenSafetyFactor: -1 }, {}, cwd)).toThrow(/tokenSafetyFactor must be a number > 0/);
-    expect(() => resolveCompactOptions({ retryBaseDelayMs: -1 }, {}, cwd)).toThrow(/retryBaseDelayMs must be a number >= 0/);
+    expect(() => resolveCompactOptions({ maxRestoreTokensPerFile: -5 }, {}, cwd)).toThrow(
+      /maxRestoreTokensPerFile must be an integer >= 0, got -5/,
+    );
+    expect(() => resolveCompactOptions({ force: 'yes' as never }, {}, cwd)).toThrow(
+      /force must be a boolean, got "yes"/,
+    );
+    expect(() => resolveCompactOptions({ readToolNames: 'read_file' as never }, {}, cwd)).toThrow(
+      /readToolNames must be an array of strings/,
+    );
+    expect(() => resolveCompactOptions({ resumeMessage: ' ' }, {}, cwd)).toThrow(
+      /resumeMessage must be a non-blank string/,
+    );
+    expect(() => resolveCompactOptions({ tokenSafetyFactor: -1 }, {}, cwd)).toThrow(
+      /tokenSafetyFactor must be a number > 0/,
+    );
+    expect(() => resolveCompactOptions({ retryBaseDelayMs: -1 }, {}, cwd)).toThrow(
+      /retryBaseDelayMs must be a number >= 0/,
+    );
     expect(() => resolveCompactOptions({ lastUsage: 5 as never }, {}, cwd)).toThrow(/lastUsage must be an object/);
   });
 
@@ -96,16 +123,28 @@ describe('resolveCompactOptions', () => {
   });
 
   it('rejects ports without their methods', () => {
-    expect(() => resolveCompactOptions({ summarizer: {} as never }, {}, cwd)).toThrow(new InvalidOptionError('summarizer must be an object with summarize(), got an object'));
-    expect(() => resolveCompactOptions({ llmClient: { summarize: 'x' } as never }, {}, cwd)).toThrow(/llmClient must be an object with summarize\(\)/);
-    expect(() => resolveCompactOptions({ fileReader: { read: async () => '' } as never }, {}, cwd)).toThrow(/fileReader must be an object with read\(\) and exists\(\)/);
-    expect(() => resolveCompactOptions({ fileWriter: { ensureDir: async () => undefined } as never }, {}, cwd)).toThrow(/fileWriter must be an object with writeFile\(\)/);
-    expect(() => resolveCompactOptions({ logger: {} as never }, {}, cwd)).toThrow(/logger must be an object with warn\(\)/);
-    expect(() => resolveCompactOptions({ signal: {} as never }, {}, cwd)).toThrow(/signal must be an AbortSignal/);
-    expect(() => resolveCompactOptions({ tokenCounter: { count: 1 } as never }, {}, cwd)).toThrow(/tokenCounter must be an object with a count\(text\) method/);
-    expect(() => resolveCompactOptions({ llmClient: { summarize: async () => '', defaultModel: '' } }, {}, cwd)).toThrow(
-      new InvalidOptionError('llmClient.defaultModel must be a non-empty string or null, got ""'),
+    expect(() => resolveCompactOptions({ summarizer: {} as never }, {}, cwd)).toThrow(
+      new InvalidOptionError('summarizer must be an object with summarize(), got an object'),
     );
+    expect(() => resolveCompactOptions({ llmClient: { summarize: 'x' } as never }, {}, cwd)).toThrow(
+      /llmClient must be an object with summarize\(\)/,
+    );
+    expect(() => resolveCompactOptions({ fileReader: { read: async () => '' } as never }, {}, cwd)).toThrow(
+      /fileReader must be an object with read\(\) and exists\(\)/,
+    );
+    expect(() => resolveCompactOptions({ fileWriter: { ensureDir: async () => undefined } as never }, {}, cwd)).toThrow(
+      /fileWriter must be an object with writeFile\(\)/,
+    );
+    expect(() => resolveCompactOptions({ logger: {} as never }, {}, cwd)).toThrow(
+      /logger must be an object with warn\(\)/,
+    );
+    expect(() => resolveCompactOptions({ signal: {} as never }, {}, cwd)).toThrow(/signal must be an AbortSignal/);
+    expect(() => resolveCompactOptions({ tokenCounter: { count: 1 } as never }, {}, cwd)).toThrow(
+      /tokenCounter must be an object with a count\(text\) method/,
+    );
+    expect(() =>
+      resolveCompactOptions({ llmClient: { summarize: async () => '', defaultModel: '' } }, {}, cwd),
+    ).toThrow(new InvalidOptionError('llmClient.defaultModel must be a non-empty string or null, got ""'));
   });
 
   it('resolves a relative workDir against the current directory and normalizes an absolute one', () => {
@@ -117,7 +156,13 @@ describe('resolveCompactOptions', () => {
 
 describe('resolveRestoreOptions', () => {
   it('resolves only the restoration settings, ignoring unrelated variables', () => {
-    expect(resolveRestoreOptions({ pathField: 'file_path', readToolNames: ['Read'] }, { SUMMARY_MAX_WORDS: 'bad', MAX_RESTORE_FILES: '2' }, cwd)).toEqual({
+    expect(
+      resolveRestoreOptions(
+        { pathField: 'file_path', readToolNames: ['Read'] },
+        { SUMMARY_MAX_WORDS: 'bad', MAX_RESTORE_FILES: '2' },
+        cwd,
+      ),
+    ).toEqual({
       maxRestoreFiles: 2,
       maxRestoreTokensPerFile: 5000,
       maxRestoreTokensTotal: 50_000,
@@ -146,7 +191,9 @@ describe('resolveSummaryModel: the OpenAI client has no default model', () => {
 
   it('rejects a client whose defaultModel is null when no model is given', () => {
     expect(() => resolveSummaryModel(undefined, client(null))).toThrow(InvalidOptionError);
-    expect(() => resolveSummaryModel(undefined, client(null))).toThrow(/^summaryModel \(or SUMMARY_MODEL\) is required with an OpenAI client/);
+    expect(() => resolveSummaryModel(undefined, client(null))).toThrow(
+      /^summaryModel \(or SUMMARY_MODEL\) is required with an OpenAI client/,
+    );
   });
 });
 
@@ -155,8 +202,12 @@ describe('assertSummaryInputMaxTokens', () => {
 
   it('accepts the minimum one prompt needs and rejects one token less, naming the option, the minimum and the value', () => {
     const minimum = computeMinSummaryInputTokens(1200, counter);
-    expect(() => assertSummaryInputMaxTokens({ summaryInputMaxTokens: minimum, summaryMaxWords: 1200 }, counter)).not.toThrow();
-    expect(() => assertSummaryInputMaxTokens({ summaryInputMaxTokens: minimum - 1, summaryMaxWords: 1200 }, counter)).toThrow(
+    expect(() =>
+      assertSummaryInputMaxTokens({ summaryInputMaxTokens: minimum, summaryMaxWords: 1200 }, counter),
+    ).not.toThrow();
+    expect(() =>
+      assertSummaryInputMaxTokens({ summaryInputMaxTokens: minimum - 1, summaryMaxWords: 1200 }, counter),
+    ).toThrow(
       new InvalidOptionError(
         `summaryInputMaxTokens must be at least ${minimum} for a 1200-word summary (the prompt's instructions take ${minimum - 1000} tokens, plus 1000 for the conversation), got ${minimum - 1}`,
       ),

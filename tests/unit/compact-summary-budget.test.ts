@@ -44,12 +44,16 @@ describe('fitSummaryToBudget: a summary far over its budget', () => {
 
   it('cuts a line with no break inside it, never splitting a surrogate pair', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme', minLength: 200, maxLength: 600 }), fc.integer({ min: 100, max: 150 }), (summary, budget) => {
-        const { text, cut } = fitSummaryToBudget(summary, budget, charCounter);
-        expect(charCounter.count(text)).toBeLessThanOrEqual(budget);
-        expect(cut).toBe(summary.length > budget);
-        expect(hasLoneSurrogate(text)).toBe(false);
-      }),
+      fc.property(
+        fc.string({ unit: 'grapheme', minLength: 200, maxLength: 600 }),
+        fc.integer({ min: 100, max: 150 }),
+        (summary, budget) => {
+          const { text, cut } = fitSummaryToBudget(summary, budget, charCounter);
+          expect(charCounter.count(text)).toBeLessThanOrEqual(budget);
+          expect(cut).toBe(summary.length > budget);
+          expect(hasLoneSurrogate(text)).toBe(false);
+        },
+      ),
     );
   });
 

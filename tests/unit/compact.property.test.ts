@@ -25,12 +25,16 @@ const text = fc.string({ maxLength: 40 });
 const leafBlock: fc.Arbitrary<ContentBlock> = fc.oneof(
   text.map((value) => ({ type: 'text', text: value })),
   text.map((value) => ({ type: 'thinking', thinking: value, signature: 'sig' })),
-  fc.record({ name: fc.constantFrom('read_file', 'bash', 'write_file'), path: text }).map(({ name, path }) => ({ type: 'tool_use', id: 'toolu_x', name, input: { path } })),
+  fc
+    .record({ name: fc.constantFrom('read_file', 'bash', 'write_file'), path: text })
+    .map(({ name, path }) => ({ type: 'tool_use', id: 'toolu_x', name, input: { path } })),
   fc.constant({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }),
 );
 const block: fc.Arbitrary<ContentBlock> = fc.oneof(
   leafBlock,
-  fc.oneof(text, fc.array(leafBlock, { maxLength: 3 })).map((content) => ({ type: 'tool_result', tool_use_id: 'toolu_x', content, is_error: false })),
+  fc
+    .oneof(text, fc.array(leafBlock, { maxLength: 3 }))
+    .map((content) => ({ type: 'tool_result', tool_use_id: 'toolu_x', content, is_error: false })),
 );
 const message: fc.Arbitrary<Message> = fc.record({
   role: fc.constantFrom('system', 'user', 'assistant'),
@@ -42,7 +46,9 @@ describe('countTokens invariants', () => {
   it('counts a concatenation as the sum of its parts', () => {
     fc.assert(
       fc.property(history, history, (first, second) => {
-        expect(countTokens([...first, ...second], { cache: false })).toBe(countTokens(first, { cache: false }) + countTokens(second, { cache: false }));
+        expect(countTokens([...first, ...second], { cache: false })).toBe(
+          countTokens(first, { cache: false }) + countTokens(second, { cache: false }),
+        );
       }),
       { numRuns: 200 },
     );
@@ -53,7 +59,9 @@ describe('countTokens invariants', () => {
       fc.property(fc.array(text, { minLength: 1, maxLength: 5 }), (texts) => {
         const content: ContentBlock[] = texts.map((value) => ({ type: 'text', text: value }));
         const sumOfParts = texts.reduce((sum, value) => sum + estimateTokens(value), 0);
-        expect(countTokens([{ role: 'user', content }], { cache: false })).toBe(sumOfParts + MESSAGE_TOKEN_OVERHEAD + texts.length * BLOCK_TOKEN_OVERHEAD);
+        expect(countTokens([{ role: 'user', content }], { cache: false })).toBe(
+          sumOfParts + MESSAGE_TOKEN_OVERHEAD + texts.length * BLOCK_TOKEN_OVERHEAD,
+        );
       }),
       { numRuns: 200 },
     );
@@ -69,7 +77,19 @@ describe('countTokens invariants', () => {
 });
 
 describe('restoration invariants', () => {
-  const pathPool = ['a.ts', 'src/b.ts', './src/b.ts', 'docs/c.md', '../outside.txt', '/etc/passwd', 'link/secret', 'missing.ts', 'src/../a.ts', 'big.bin', '/work/src/b.ts'];
+  const pathPool = [
+    'a.ts',
+    'src/b.ts',
+    './src/b.ts',
+    'docs/c.md',
+    '../outside.txt',
+    '/etc/passwd',
+    'link/secret',
+    'missing.ts',
+    'src/../a.ts',
+    'big.bin',
+    '/work/src/b.ts',
+  ];
   const files: Record<string, string> = {
     '/work/a.ts': 'a'.repeat(30),
     '/work/src/b.ts': 'b'.repeat(80),
@@ -130,11 +150,16 @@ describe('assembly invariants', () => {
         fc.array(fc.tuple(text, text), { maxLength: 6 }),
         fc.option(fc.string({ minLength: 1 }), { nil: undefined }),
         (headLength, summary, files, resumeMessage) => {
-          const head: Message[] = Array.from({ length: headLength }, (_, index) => ({ role: 'system', content: `rule ${index}` }));
+          const head: Message[] = Array.from({ length: headLength }, (_, index) => ({
+            role: 'system',
+            content: `rule ${index}`,
+          }));
           const restored = files.map(([path, content]) => formatRestoredFileMessage(path, content));
           const assembled = assembleMessages(head, summary, restored, { resumeMessage });
           expect(assembled.slice(0, headLength)).toEqual(head);
-          assembled.slice(headLength).forEach((item, index) => expect(item.role).toBe(index % 2 === 0 ? 'user' : 'assistant'));
+          assembled
+            .slice(headLength)
+            .forEach((item, index) => expect(item.role).toBe(index % 2 === 0 ? 'user' : 'assistant'));
           expect(assembled).toHaveLength(headLength + 2 + 2 * files.length + (resumeMessage === undefined ? 0 : 1));
         },
       ),
@@ -150,15 +175,19 @@ describe('compaction invariants', () => {
         const input = deepFreeze(structuredClone(generated));
         const snapshot = structuredClone(generated);
         const fileSystem = new MemoryFileSystem({ '/work/a.ts': 'A' });
-        const result = await compactMessagesWith(input, createResolvedOptions({ force, contextTokenLimit: 200, compactThresholdRatio: 0.5 }), {
-          summarizer: createScriptedSummarizer(['summary']),
-          fileReader: fileSystem.reader,
-          ...archiveTarget(fileSystem.writer),
-          tokenCounter: charCounter,
-          logger: createRecordingLogger(),
-          sleep: createRecordingSleep(),
-          now: () => new Date('2026-11-21T23:45:12Z'),
-        });
+        const result = await compactMessagesWith(
+          input,
+          createResolvedOptions({ force, contextTokenLimit: 200, compactThresholdRatio: 0.5 }),
+          {
+            summarizer: createScriptedSummarizer(['summary']),
+            fileReader: fileSystem.reader,
+            ...archiveTarget(fileSystem.writer),
+            tokenCounter: charCounter,
+            logger: createRecordingLogger(),
+            sleep: createRecordingSleep(),
+            now: () => new Date('2026-11-21T23:45:12Z'),
+          },
+        );
         expect(input).toEqual(snapshot);
         if (!result.compacted) expect(result.messages).toBe(input);
         else expect(result.messages[result.stats.retainedMessageCount]?.role).toBe('user');

@@ -26,14 +26,41 @@ const now = new Date('2026-11-21T23:45:12Z');
 const archive1 = '/work/.compact/default/compact-2026-11-21T23-45-12Z-1.json';
 const system: Message = { role: 'system', content: 'You are a coding agent.' };
 
-function setUp(options: { files?: Record<string, string>; script?: Parameters<typeof createScriptedSummarizer>[0]; resolved?: Partial<ResolvedCompactOptions> } = {}) {
-  const fileSystem = new MemoryFileSystem(options.files ?? { '/work/src/a.ts': 'export const a = 1;', '/work/README.md': '# Readme' });
-  const summarizer = createScriptedSummarizer(options.script ?? ['## Goals & Decisions\nFix the bug.'], fileSystem.events);
+function setUp(
+  options: {
+    files?: Record<string, string>;
+    script?: Parameters<typeof createScriptedSummarizer>[0];
+    resolved?: Partial<ResolvedCompactOptions>;
+  } = {},
+) {
+  const fileSystem = new MemoryFileSystem(
+    options.files ?? { '/work/src/a.ts': 'export const a = 1;', '/work/README.md': '# Readme' },
+  );
+  const summarizer = createScriptedSummarizer(
+    options.script ?? ['## Goals & Decisions\nFix the bug.'],
+    fileSystem.events,
+  );
   const logger = createRecordingLogger();
   const sleep = createRecordingSleep();
-  const ports: CompactPorts = { summarizer, fileReader: fileSystem.reader, ...archiveTarget(fileSystem.writer), tokenCounter: charCounter, logger, sleep, now: () => now };
+  const ports: CompactPorts = {
+    summarizer,
+    fileReader: fileSystem.reader,
+    ...archiveTarget(fileSystem.writer),
+    tokenCounter: charCounter,
+    logger,
+    sleep,
+    now: () => now,
+  };
   const resolved = createResolvedOptions({ force: true, ...options.resolved });
-  return { fileSystem, summarizer, logger, sleep, ports, resolved, run: (messages: readonly Message[]) => compactMessagesWith(messages, resolved, ports) };
+  return {
+    fileSystem,
+    summarizer,
+    logger,
+    sleep,
+    ports,
+    resolved,
+    run: (messages: readonly Message[]) => compactMessagesWith(messages, resolved, ports),
+  };
 }
 
 /** What a read returned: long enough that a summary and the restored files take less room. */
@@ -65,7 +92,10 @@ const historyLedger = (archive: string): string =>
 const automatic: Partial<ResolvedCompactOptions> = { force: false, compactThresholdRatio: 0 };
 
 /** A user message of exactly `tokens` tokens with the character counter. */
-const messageOfTokens = (tokens: number, role: 'user' | 'assistant' = 'user'): Message => ({ role, content: 'x'.repeat(tokens - MESSAGE_TOKEN_OVERHEAD) });
+const messageOfTokens = (tokens: number, role: 'user' | 'assistant' = 'user'): Message => ({
+  role,
+  content: 'x'.repeat(tokens - MESSAGE_TOKEN_OVERHEAD),
+});
 
 describe('compactMessagesWith', () => {
   it('replaces everything after Head with the summary pair and restores the recently read files', async () => {
@@ -79,8 +109,14 @@ describe('compactMessagesWith', () => {
     expect(result.archiveReference).toBe(archive1);
     expect(result.messages).toEqual([
       system,
-      { role: 'user', content: `[Conversation compressed]\n\n## Goals & Decisions\nFix the bug.\n\n${historyLedger(archive1)}` },
-      { role: 'assistant', content: 'Understood. I have the context from the compressed conversation. Continuing work.' },
+      {
+        role: 'user',
+        content: `[Conversation compressed]\n\n## Goals & Decisions\nFix the bug.\n\n${historyLedger(archive1)}`,
+      },
+      {
+        role: 'assistant',
+        content: 'Understood. I have the context from the compressed conversation. Continuing work.',
+      },
       { role: 'user', content: '[Restored after compact] src/a.ts:\nexport const a = 1;' },
       { role: 'assistant', content: 'Noted, file content restored.' },
       { role: 'user', content: '[Restored after compact] README.md:\n# Readme' },
@@ -97,9 +133,19 @@ describe('compactMessagesWith', () => {
     const history = createHistory();
     const result = await run(history);
     expect(result.stats.originalTokenCount).toBe(countHistoryTokens(history, { tokenCounter: ports.tokenCounter }));
-    expect(result.stats.compactedTokenCount).toBe(countHistoryTokens(result.messages, { tokenCounter: ports.tokenCounter }));
-    expect(result.stats).toMatchObject({ compactedMessageCount: history.length - 1, retainedMessageCount: 1, restoredFileCount: 2, restoredTokenCount: 'export const a = 1;'.length + '# Readme'.length });
-    expect(result.stats.compactionRatio).toBeCloseTo(result.stats.compactedTokenCount / result.stats.originalTokenCount, 12);
+    expect(result.stats.compactedTokenCount).toBe(
+      countHistoryTokens(result.messages, { tokenCounter: ports.tokenCounter }),
+    );
+    expect(result.stats).toMatchObject({
+      compactedMessageCount: history.length - 1,
+      retainedMessageCount: 1,
+      restoredFileCount: 2,
+      restoredTokenCount: 'export const a = 1;'.length + '# Readme'.length,
+    });
+    expect(result.stats.compactionRatio).toBeCloseTo(
+      result.stats.compactedTokenCount / result.stats.originalTokenCount,
+      12,
+    );
   });
 
   it('without read_file calls, yields Head + summary pair only', async () => {
@@ -112,12 +158,22 @@ describe('compactMessagesWith', () => {
   });
 
   it('skips a deleted file and a file over the per-file limit, restoring the others', async () => {
-    const { run, logger } = setUp({ files: { '/work/big.ts': 'b'.repeat(100), '/work/ok.ts': 'ok' }, resolved: { maxRestoreTokensPerFile: 50 } });
-    const result = await run([{ role: 'user', content: 'go' }, ...readFileTurn('ok.ts', readOutput('ok.ts')), ...readFileTurn('deleted.ts'), ...readFileTurn('big.ts', readOutput('big.ts'))]);
-    expect(result.compacted).toBe(true);
-    expect(result.messages.filter((message) => String(message.content).startsWith('[Restored after compact]')).map((message) => message.content)).toEqual([
-      '[Restored after compact] ok.ts:\nok',
+    const { run, logger } = setUp({
+      files: { '/work/big.ts': 'b'.repeat(100), '/work/ok.ts': 'ok' },
+      resolved: { maxRestoreTokensPerFile: 50 },
+    });
+    const result = await run([
+      { role: 'user', content: 'go' },
+      ...readFileTurn('ok.ts', readOutput('ok.ts')),
+      ...readFileTurn('deleted.ts'),
+      ...readFileTurn('big.ts', readOutput('big.ts')),
     ]);
+    expect(result.compacted).toBe(true);
+    expect(
+      result.messages
+        .filter((message) => String(message.content).startsWith('[Restored after compact]'))
+        .map((message) => message.content),
+    ).toEqual(['[Restored after compact] ok.ts:\nok']);
     expect(logger.warnings).toEqual(['restore: skipped "deleted.ts": no file at /work/deleted.ts']);
   });
 
@@ -140,7 +196,15 @@ describe('compactMessagesWith', () => {
         skippedReason: 'below-threshold',
         originalMessagesPath: null,
         archiveReference: null,
-        stats: { originalTokenCount: 0, compactedTokenCount: 0, compactionRatio: 0, compactedMessageCount: 0, retainedMessageCount: 0, restoredFileCount: 0, restoredTokenCount: 0 },
+        stats: {
+          originalTokenCount: 0,
+          compactedTokenCount: 0,
+          compactionRatio: 0,
+          compactedMessageCount: 0,
+          retainedMessageCount: 0,
+          restoredFileCount: 0,
+          restoredTokenCount: 0,
+        },
       });
       expect(result.messages).toBe(history);
       expect(fileSystem.events).toEqual([]);
@@ -176,7 +240,11 @@ describe('compactMessagesWith', () => {
       const { run, fileSystem } = setUp();
       const history = [system, { role: 'system' as const, content: 'more rules' }];
       const result = await run(history);
-      expect(result).toMatchObject({ compacted: false, skippedReason: 'nothing-to-compact', originalMessagesPath: null });
+      expect(result).toMatchObject({
+        compacted: false,
+        skippedReason: 'nothing-to-compact',
+        originalMessagesPath: null,
+      });
       expect(result.messages).toBe(history);
       expect(fileSystem.events).toEqual([]);
     });
@@ -201,7 +269,9 @@ describe('compactMessagesWith', () => {
     it('continues the sequence from the archives of the same second on disk', async () => {
       const { run, fileSystem } = setUp();
       fileSystem.files.set('/work/.compact/default/compact-2026-11-21T23-45-12Z-6.json', '[]');
-      expect((await run(createHistory())).originalMessagesPath).toBe('/work/.compact/default/compact-2026-11-21T23-45-12Z-7.json');
+      expect((await run(createHistory())).originalMessagesPath).toBe(
+        '/work/.compact/default/compact-2026-11-21T23-45-12Z-7.json',
+      );
     });
 
     it('skips compaction when the archive cannot be written: the input itself, archive-failed, the error, no summary asked', async () => {
@@ -248,7 +318,9 @@ describe('compactMessagesWith', () => {
 
     it('when every attempt fails, returns the input array itself, summarizer-failed and the last error', async () => {
       const last = new Error('500 third');
-      const { run, sleep, summarizer, logger } = setUp({ script: [new Error('500 first'), new Error('500 second'), last] });
+      const { run, sleep, summarizer, logger } = setUp({
+        script: [new Error('500 first'), new Error('500 second'), last],
+      });
       const history = createHistory();
       const result = await run(history);
       expect(result.compacted).toBe(false);
@@ -256,11 +328,21 @@ describe('compactMessagesWith', () => {
       expect(result.skippedReason).toBe('summarizer-failed');
       expect(result.error).toBe(last);
       expect(result.summary).toBeUndefined();
-      expect(result.stats).toEqual({ originalTokenCount: 0, compactedTokenCount: 0, compactionRatio: 0, compactedMessageCount: 0, retainedMessageCount: 0, restoredFileCount: 0, restoredTokenCount: 0 });
+      expect(result.stats).toEqual({
+        originalTokenCount: 0,
+        compactedTokenCount: 0,
+        compactionRatio: 0,
+        compactedMessageCount: 0,
+        retainedMessageCount: 0,
+        restoredFileCount: 0,
+        restoredTokenCount: 0,
+      });
       expect(result.originalMessagesPath).toBe(archive1);
       expect(summarizer.calls).toHaveLength(3);
       expect(sleep.delays).toEqual([1000, 2000]);
-      expect(logger.warnings.at(-1)).toBe('compact: every summary attempt failed (500 third); the history is left as it was');
+      expect(logger.warnings.at(-1)).toBe(
+        'compact: every summary attempt failed (500 third); the history is left as it was',
+      );
     });
 
     it('counts a blank summary as a failure', async () => {
@@ -394,7 +476,9 @@ describe('compactMessagesWith', () => {
     const second = await run(continued);
     expect(second.compacted).toBe(true);
     expect(summarizer.calls[1]?.messages).toEqual(continued.slice(1));
-    expect(summarizer.calls[1]?.messages[0]?.content).toBe(`[Conversation compressed]\n\nfirst summary\n\n${historyLedger(archive1)}`);
+    expect(summarizer.calls[1]?.messages[0]?.content).toBe(
+      `[Conversation compressed]\n\nfirst summary\n\n${historyLedger(archive1)}`,
+    );
     const archive2 = '/work/.compact/default/compact-2026-11-21T23-45-12Z-2.json';
     // the first ledger carries over: its task, its archive, its files before the new ones
     const secondLedger = [
@@ -436,11 +520,22 @@ describe('compactMessagesWith', () => {
         {
           role: 'user',
           content: [
-            { type: 'tool_result', tool_use_id: 'toolu_read', content: '[Content offloaded to: ./tool-result-toolu_read.md]' },
-            { type: 'tool_result', tool_use_id: 'toolu_grep', content: [{ type: 'text', text: '[Tool result offloaded to file: /srv/offload/s1/toolu_grep.md]' }] },
+            {
+              type: 'tool_result',
+              tool_use_id: 'toolu_read',
+              content: '[Content offloaded to: ./tool-result-toolu_read.md]',
+            },
+            {
+              type: 'tool_result',
+              tool_use_id: 'toolu_grep',
+              content: [{ type: 'text', text: '[Tool result offloaded to file: /srv/offload/s1/toolu_grep.md]' }],
+            },
           ],
         },
-        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_test', name: 'Bash', input: { command: 'npm test' } }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_test', name: 'Bash', input: { command: 'npm test' } }],
+        },
         {
           role: 'user',
           content: [
@@ -448,11 +543,25 @@ describe('compactMessagesWith', () => {
               type: 'tool_result',
               tool_use_id: 'toolu_test',
               is_error: true,
-              content: appendPreview(buildBatchReference('./tool-result-toolu_test.md'), 'AssertionError: expected 1 to be 2\nat a.ts', { headChars: 500, tailChars: 0 }),
+              content: appendPreview(
+                buildBatchReference('./tool-result-toolu_test.md'),
+                'AssertionError: expected 1 to be 2\nat a.ts',
+                { headChars: 500, tailChars: 0 },
+              ),
             },
           ],
         },
-        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_edit', name: 'Edit', input: { file_path: 'src/a.ts', old_string: '1', new_string: '2' } }] },
+        {
+          role: 'assistant',
+          content: [
+            {
+              type: 'tool_use',
+              id: 'toolu_edit',
+              name: 'Edit',
+              input: { file_path: 'src/a.ts', old_string: '1', new_string: '2' },
+            },
+          ],
+        },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_edit', content: 'ok' }] },
         { role: 'assistant', content: 'Fixed the constant. '.repeat(500) },
       ];
@@ -476,7 +585,10 @@ describe('compactMessagesWith', () => {
 
     it('merges the ledger into the summary whoever wrote it: files read and edited, commands, last error, requests', async () => {
       const { run, ports, resolved } = setUp();
-      const extractive = await compactMessagesWith(createOffloadedHistory(), resolved, { ...ports, summarizer: createExtractiveSummarizer() });
+      const extractive = await compactMessagesWith(createOffloadedHistory(), resolved, {
+        ...ports,
+        summarizer: createExtractiveSummarizer(),
+      });
       const scripted = await run(createOffloadedHistory());
       for (const result of [extractive, scripted]) {
         expect(result.compacted).toBe(true);
@@ -510,7 +622,9 @@ describe('compactMessagesWith', () => {
       const result = await compactMessagesWith(createHistory(), resolved, { ...ports, ...archiveTarget(store) });
       expect(result.archiveReference).toMatch(/^memory:\/\/.*default\/compact-2026-11-21T23-45-12Z-1\.json$/);
       expect(result.archiveReference).toBe(store.referenceFor('default/compact-2026-11-21T23-45-12Z-1.json'));
-      expect(result.summary).toContain(`- Archive of the compacted messages: ${JSON.stringify(result.archiveReference)}`);
+      expect(result.summary).toContain(
+        `- Archive of the compacted messages: ${JSON.stringify(result.archiveReference)}`,
+      );
     });
 
     it("says there is no archive when it could not be written (archive: 'best-effort')", async () => {
@@ -525,7 +639,11 @@ describe('compactMessagesWith', () => {
     it('carries the ledger over a later compaction: offloaded results, the last error and the archive stay reachable', async () => {
       const { run } = setUp({ script: ['first summary', 'second summary'] });
       const first = await run(createOffloadedHistory());
-      const second = await run([...first.messages, { role: 'user', content: 'Now update the docs.' }, messageOfTokens(1000, 'assistant')]);
+      const second = await run([
+        ...first.messages,
+        { role: 'user', content: 'Now update the docs.' },
+        messageOfTokens(1000, 'assistant'),
+      ]);
       expect(second.compacted).toBe(true);
       expect(second.ledger).toMatchObject({
         archiveReference: '/work/.compact/default/compact-2026-11-21T23-45-12Z-2.json',
@@ -533,13 +651,25 @@ describe('compactMessagesWith', () => {
         task: 'Make the tests pass.',
         latestRequest: 'Now update the docs.',
         commands: { items: ['npm test'], omittedCount: 0 },
-        lastError: { toolName: 'Bash', toolUseId: 'toolu_test', input: 'npm test', message: 'AssertionError: expected 1 to be 2' },
+        lastError: {
+          toolName: 'Bash',
+          toolUseId: 'toolu_test',
+          input: 'npm test',
+          message: 'AssertionError: expected 1 to be 2',
+        },
       });
-      expect(second.ledger?.offloadedResults.items.map((entry) => entry.toolUseId)).toEqual(['toolu_read', 'toolu_grep', 'toolu_test']);
+      expect(second.ledger?.offloadedResults.items.map((entry) => entry.toolUseId)).toEqual([
+        'toolu_read',
+        'toolu_grep',
+        'toolu_test',
+      ]);
     });
 
     it('does not take the resume message for the latest request', async () => {
-      const { run } = setUp({ script: ['first summary', 'second summary'], resolved: { resumeMessage: 'Continue with the task.' } });
+      const { run } = setUp({
+        script: ['first summary', 'second summary'],
+        resolved: { resumeMessage: 'Continue with the task.' },
+      });
       const first = await run(createOffloadedHistory());
       expect(first.messages.at(-1)?.content).toBe('Continue with the task.');
       const second = await run([...first.messages, messageOfTokens(1000, 'assistant')]);
@@ -563,8 +693,16 @@ describe('compactMessagesWith', () => {
       return [
         system,
         { role: 'user', content: 'Make the tests pass.' },
-        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_test', name: 'Bash', input: { command: 'npm test' } }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_test', is_error: true, content: buildBatchReference(reference) }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_test', name: 'Bash', input: { command: 'npm test' } }],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'toolu_test', is_error: true, content: buildBatchReference(reference) },
+          ],
+        },
         { role: 'assistant', content: 'Looking into the rounding. '.repeat(400) },
       ];
     }
@@ -577,7 +715,10 @@ describe('compactMessagesWith', () => {
         store: {
           ...store,
           stat: (readKey) => (reads.push(`stat ${readKey}`), store.stat(readKey)),
-          get: (readKey, range) => (reads.push(`get ${readKey} ${JSON.stringify(range ?? null)}`), store.get(readKey, range)),
+          get: (readKey, range) => (
+            reads.push(`get ${readKey} ${JSON.stringify(range ?? null)}`),
+            store.get(readKey, range)
+          ),
         },
       };
     }
@@ -587,7 +728,10 @@ describe('compactMessagesWith', () => {
       await store.putIfAbsent(key, testLog);
       const reference = store.referenceFor(key);
       const { ports, resolved } = setUp();
-      const result = await compactMessagesWith(createFailedTestHistory(reference), resolved, { ...ports, ...archiveTarget(store) });
+      const result = await compactMessagesWith(createFailedTestHistory(reference), resolved, {
+        ...ports,
+        ...archiveTarget(store),
+      });
       expect(result.compacted).toBe(true);
       expect(result.ledger?.lastError).toEqual({
         toolName: 'Bash',
@@ -608,15 +752,25 @@ describe('compactMessagesWith', () => {
       expect(size).toBeGreaterThan(8192);
       const { store, reads } = recordReads(memory);
       const { ports, resolved } = setUp();
-      await compactMessagesWith(createFailedTestHistory(memory.referenceFor(key)), resolved, { ...ports, ...archiveTarget(store) });
-      expect(reads).toEqual([`stat ${key}`, `get ${key} {"offset":0,"length":4096}`, `get ${key} {"offset":${size - 4096},"length":4096}`]);
+      await compactMessagesWith(createFailedTestHistory(memory.referenceFor(key)), resolved, {
+        ...ports,
+        ...archiveTarget(store),
+      });
+      expect(reads).toEqual([
+        `stat ${key}`,
+        `get ${key} {"offset":0,"length":4096}`,
+        `get ${key} {"offset":${size - 4096},"length":4096}`,
+      ]);
     });
 
     it('reads a short log whole, and takes its error line by the inline rule', async () => {
       const store = createMemoryStore();
       await store.putIfAbsent(key, 'RUN v3.2.4\nTypeError: total is undefined\n    at tax.ts:12');
       const { ports, resolved } = setUp();
-      const result = await compactMessagesWith(createFailedTestHistory(store.referenceFor(key)), resolved, { ...ports, ...archiveTarget(store) });
+      const result = await compactMessagesWith(createFailedTestHistory(store.referenceFor(key)), resolved, {
+        ...ports,
+        ...archiveTarget(store),
+      });
       expect(result.ledger?.lastError?.message).toBe('TypeError: total is undefined');
     });
 
@@ -626,9 +780,17 @@ describe('compactMessagesWith', () => {
       const reference = memory.referenceFor(key);
       const store: ContentStore = { ...memory, stat: () => Promise.reject(new Error('connection reset (test)')) };
       const { ports, resolved, logger } = setUp();
-      const result = await compactMessagesWith(createFailedTestHistory(reference), resolved, { ...ports, ...archiveTarget(store) });
+      const result = await compactMessagesWith(createFailedTestHistory(reference), resolved, {
+        ...ports,
+        ...archiveTarget(store),
+      });
       expect(result.compacted).toBe(true);
-      expect(result.ledger?.lastError).toEqual({ toolName: 'Bash', toolUseId: 'toolu_test', input: 'npm test', message: buildBatchReference(reference) });
+      expect(result.ledger?.lastError).toEqual({
+        toolName: 'Bash',
+        toolUseId: 'toolu_test',
+        input: 'npm test',
+        message: buildBatchReference(reference),
+      });
       expect(logger.warnings).toContain(
         `compact: could not read ${JSON.stringify(reference)} back (connection reset (test)); it is judged by the reference the history holds`,
       );
@@ -637,7 +799,10 @@ describe('compactMessagesWith', () => {
     it('keeps the reference alone when nothing is stored under it (pruned)', async () => {
       const store = createMemoryStore();
       const { ports, resolved, logger } = setUp();
-      const result = await compactMessagesWith(createFailedTestHistory(store.referenceFor(key)), resolved, { ...ports, ...archiveTarget(store) });
+      const result = await compactMessagesWith(createFailedTestHistory(store.referenceFor(key)), resolved, {
+        ...ports,
+        ...archiveTarget(store),
+      });
       expect(result.compacted).toBe(true);
       expect(result.ledger?.lastError?.message).toBe(buildBatchReference(store.referenceFor(key)));
       expect(result.ledger?.lastError?.reference).toBeUndefined();
@@ -646,7 +811,10 @@ describe('compactMessagesWith', () => {
 
     it.each([
       ['another store', () => createMemoryStore({ name: 'other' }).referenceFor(key)],
-      ['a key this package did not offload', (store: ContentStore) => store.referenceFor('notes/tool-result-toolu_test.txt')],
+      [
+        'a key this package did not offload',
+        (store: ContentStore) => store.referenceFor('notes/tool-result-toolu_test.txt'),
+      ],
       ['a path outside the store', () => '/etc/passwd'],
     ])('does not read a reference of %s', async (_, referenceOf) => {
       const memory = createMemoryStore();
@@ -655,10 +823,18 @@ describe('compactMessagesWith', () => {
       const { store, reads } = recordReads(memory);
       const reference = referenceOf(memory);
       const { ports, resolved } = setUp();
-      const result = await compactMessagesWith(createFailedTestHistory(reference), resolved, { ...ports, ...archiveTarget(store) });
+      const result = await compactMessagesWith(createFailedTestHistory(reference), resolved, {
+        ...ports,
+        ...archiveTarget(store),
+      });
       expect(result.compacted).toBe(true);
       expect(reads).toEqual([]);
-      expect(result.ledger?.lastError).toEqual({ toolName: 'Bash', toolUseId: 'toolu_test', input: 'npm test', message: buildBatchReference(reference) });
+      expect(result.ledger?.lastError).toEqual({
+        toolName: 'Bash',
+        toolUseId: 'toolu_test',
+        input: 'npm test',
+        message: buildBatchReference(reference),
+      });
     });
 
     it('without a store (a file writer only writes), keeps the reference alone', async () => {
@@ -681,9 +857,15 @@ describe('compactMessagesWith', () => {
       expect(result.compacted).toBe(true);
       const text = stripLedger(result.summary ?? '');
       expect(charCounter.count(text)).toBeLessThanOrEqual(budget);
-      expect(text.endsWith(`\n\n[… summary cut to its budget of 3,856 tokens: the summarizer returned ${returned.length.toLocaleString('en-US')} characters]`)).toBe(true);
+      expect(
+        text.endsWith(
+          `\n\n[… summary cut to its budget of 3,856 tokens: the summarizer returned ${returned.length.toLocaleString('en-US')} characters]`,
+        ),
+      ).toBe(true);
       expect(text.startsWith('The same line again and again.\n')).toBe(true);
-      expect(logger.warnings).toContain(`compact: the summary (${returned.length} characters) is over its budget of ${budget} tokens; it was cut to fit`);
+      expect(logger.warnings).toContain(
+        `compact: the summary (${returned.length} characters) is over its budget of ${budget} tokens; it was cut to fit`,
+      );
       // the ledger is never cut
       expect(result.summary).toContain('- Task: "Fix it."');
     });
@@ -697,7 +879,11 @@ describe('compactMessagesWith', () => {
 
     it("skips a 4 MB summary of a 797-character history as 'no-gain' when the trigger compacts: the history kept, the archive written", async () => {
       const { run, fileSystem, logger } = setUp({ script: [runaway], resolved: automatic });
-      const history: Message[] = [system, { role: 'user', content: 'Fix it.' }, messageOfTokens(797 - 2 * MESSAGE_TOKEN_OVERHEAD - 7 - 23, 'assistant')];
+      const history: Message[] = [
+        system,
+        { role: 'user', content: 'Fix it.' },
+        messageOfTokens(797 - 2 * MESSAGE_TOKEN_OVERHEAD - 7 - 23, 'assistant'),
+      ];
       const result = await run(history);
       expect(result.compacted).toBe(false);
       expect(result.skippedReason).toBe('no-gain');
@@ -707,7 +893,9 @@ describe('compactMessagesWith', () => {
       expect(JSON.parse(fileSystem.files.get(archive1) as string)).toEqual(history.slice(1));
       expect(result.summary).toBeUndefined();
       expect(result.stats.compactedTokenCount).toBe(0);
-      expect(logger.warnings.at(-1)).toMatch(/^compact: skipped, the compacted history \(\d+ tokens\) would not be smaller than the history \(\d+ tokens\); the history is left as it was$/);
+      expect(logger.warnings.at(-1)).toMatch(
+        /^compact: skipped, the compacted history \(\d+ tokens\) would not be smaller than the history \(\d+ tokens\); the history is left as it was$/,
+      );
     });
   });
 
@@ -738,7 +926,10 @@ describe('compactMessagesWith', () => {
 
     it('compares local counts: a provider figure (lastUsage) above the local count does not make a larger result look smaller', async () => {
       const { run } = setUp({ resolved: { force: false, lastUsage: { inputTokens: 100_000, messageCount: 2 } } });
-      const history: Message[] = [{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi' }];
+      const history: Message[] = [
+        { role: 'user', content: 'hello' },
+        { role: 'assistant', content: 'hi' },
+      ];
       expect((await run(history)).skippedReason).toBe('no-gain');
     });
 

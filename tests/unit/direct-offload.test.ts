@@ -5,14 +5,28 @@
  * that never write; on real files it is in tests/integration/direct-offload.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { createToolResultOffloader, offloadToolResult, offloadToolResultWithWriter } from '../../src/api/direct-offload.js';
+import {
+  createToolResultOffloader,
+  offloadToolResult,
+  offloadToolResultWithWriter,
+} from '../../src/api/direct-offload.js';
 import { WriteFailedError } from '../../src/core/errors.js';
 import type { DirectOffloadOptions, ToolResultOffloaderOptions } from '../../src/core/offload-options.js';
 import { buildDirectReference, buildPreview } from '../../src/core/offload-reference.js';
 import type { ContentStore, FileWriter } from '../../src/core/ports.js';
 import type { ContentBlock, Message } from '../../src/core/types.js';
 import { createMemoryStore } from '../../src/stores/memory-store.js';
-import { assistantMessage, blocksOf, deepFreeze, memoryLocationOf as locationOf, readStore, text, toolResult, toolUse, userMessage } from '../fixtures/offload-fixtures.js';
+import {
+  assistantMessage,
+  blocksOf,
+  deepFreeze,
+  memoryLocationOf as locationOf,
+  readStore,
+  text,
+  toolResult,
+  toolUse,
+  userMessage,
+} from '../fixtures/offload-fixtures.js';
 
 const SESSION = 'session-abc123';
 
@@ -20,7 +34,11 @@ const SESSION = 'session-abc123';
 const referenceTo = (key: string): string => `[Tool result offloaded to file: ${locationOf(key)}]`;
 
 /** Offloads `message` into `store` (a new memory store by default): the result and what the store holds after. */
-async function offload(message: Message, options: Omit<DirectOffloadOptions, 'store' | 'outputDir' | 'sessionId'> = {}, store: ContentStore = createMemoryStore()) {
+async function offload(
+  message: Message,
+  options: Omit<DirectOffloadOptions, 'store' | 'outputDir' | 'sessionId'> = {},
+  store: ContentStore = createMemoryStore(),
+) {
   const result = await offloadToolResult(message, { ...options, store, sessionId: SESSION });
   return { result, stored: await readStore(store) };
 }
@@ -47,20 +65,34 @@ describe('offloadToolResult: storing a result and replacing it', () => {
   });
 
   it('stores an array content as JSON.stringify(array) and replaces it with a string', async () => {
-    const content: ContentBlock[] = [{ type: 'text', text: text(1200) }, { type: 'image', source: { type: 'base64', data: 'AA' } }];
+    const content: ContentBlock[] = [
+      { type: 'text', text: text(1200) },
+      { type: 'image', source: { type: 'base64', data: 'AA' } },
+    ];
     const { result, stored } = await offload(userMessage(toolResult('toolu_arr', content)));
     expect(stored['session-abc123/toolu_arr.md']).toBe(JSON.stringify(content));
     expect(blocksOf(result.message)[0]!.content).toBe(referenceTo('session-abc123/toolu_arr.md'));
-    expect(result.freedChars).toBe(JSON.stringify(content).length - String(blocksOf(result.message)[0]!.content).length);
+    expect(result.freedChars).toBe(
+      JSON.stringify(content).length - String(blocksOf(result.message)[0]!.content).length,
+    );
   });
 
   it('rejects a failed write with WRITE_FAILED, the original error as cause, the message unchanged', async () => {
     const cause = Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
     const message = deepFreeze(userMessage(toolResult('t', text(2000))));
     const snapshot = structuredClone(message);
-    const error: unknown = await offloadToolResultWithWriter(message, SESSION, '.offload', createFailingWriter(cause)).catch((caught: unknown) => caught);
+    const error: unknown = await offloadToolResultWithWriter(
+      message,
+      SESSION,
+      '.offload',
+      createFailingWriter(cause),
+    ).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(WriteFailedError);
-    expect(error).toMatchObject({ code: 'WRITE_FAILED', cause, message: expect.stringContaining('EACCES: permission denied') });
+    expect(error).toMatchObject({
+      code: 'WRITE_FAILED',
+      cause,
+      message: expect.stringContaining('EACCES: permission denied'),
+    });
     expect(message).toEqual(snapshot);
   });
 });
@@ -98,7 +130,10 @@ describe('offloadToolResult: counts, names and copies', () => {
     const message = deepFreeze({
       role: 'user' as const,
       id: 'm1',
-      content: [{ type: 'text', text: 'Here:', citations: [{ n: 1 }] }, toolResult('t', text(1000), { is_error: false })] as ContentBlock[],
+      content: [
+        { type: 'text', text: 'Here:', citations: [{ n: 1 }] },
+        toolResult('t', text(1000), { is_error: false }),
+      ] as ContentBlock[],
     });
     const snapshot = structuredClone(message);
     const { result } = await offload(message);
@@ -108,13 +143,22 @@ describe('offloadToolResult: counts, names and copies', () => {
     expect(blocksOf(result.message)[0]).not.toBe(blocksOf(message)[0]);
     expect(blocksOf(result.message)[0]!.citations).not.toBe(blocksOf(message)[0]!.citations);
     expect(result.message).toMatchObject({ id: 'm1', role: 'user' });
-    expect(blocksOf(result.message)[1]).toEqual({ type: 'tool_result', tool_use_id: 't', content: referenceTo('session-abc123/t.md'), is_error: false });
+    expect(blocksOf(result.message)[1]).toEqual({
+      type: 'tool_result',
+      tool_use_id: 't',
+      content: referenceTo('session-abc123/t.md'),
+      is_error: false,
+    });
   });
 });
 
 describe('offloadToolResult: several results, duplicates, references, bad input', () => {
   it('offloads every tool_result of a message with parallel tool calls; file is the first, files all', async () => {
-    const message = userMessage(toolResult('call_1', text(1000, 'a')), { type: 'text', text: 'between' }, toolResult('call_2', text(3000, 'b')));
+    const message = userMessage(
+      toolResult('call_1', text(1000, 'a')),
+      { type: 'text', text: 'between' },
+      toolResult('call_2', text(3000, 'b')),
+    );
     const { result, stored } = await offload(message);
     expect(result.files).toEqual([locationOf('session-abc123/call_1.md'), locationOf('session-abc123/call_2.md')]);
     expect(result.file).toBe(locationOf('session-abc123/call_1.md'));
@@ -124,9 +168,15 @@ describe('offloadToolResult: several results, duplicates, references, bad input'
   });
 
   it('gives the second use of one id in the same message <id>~1.md, a name no real id has, so no content is lost', async () => {
-    const { result, stored } = await offload(userMessage(toolResult('d', 'one'), toolResult('d', 'two'), toolResult('d-1', 'three')));
+    const { result, stored } = await offload(
+      userMessage(toolResult('d', 'one'), toolResult('d', 'two'), toolResult('d-1', 'three')),
+    );
     expect(result.files).toEqual(['d.md', 'd~1.md', 'd-1.md'].map((name) => locationOf(`session-abc123/${name}`)));
-    expect(stored).toEqual({ 'session-abc123/d.md': 'one', 'session-abc123/d~1.md': 'two', 'session-abc123/d-1.md': 'three' });
+    expect(stored).toEqual({
+      'session-abc123/d.md': 'one',
+      'session-abc123/d~1.md': 'two',
+      'session-abc123/d-1.md': 'three',
+    });
   });
 
   it("keeps a duplicate's content when a later message brings a real id that looks like its name", async () => {
@@ -166,17 +216,24 @@ describe('offloadToolResult: several results, duplicates, references, bad input'
     expect(await readStore(store)).toEqual({});
   });
 
-  it.each(['../up', 'a/b', '', '.', '..', 'has space', 'x'.repeat(201)])('rejects the sessionId %j with UNSAFE_PATH before storing anything', async (sessionId) => {
-    const store = createMemoryStore();
-    await expect(offloadToolResult(userMessage(toolResult('t', text(1000))), { store, sessionId })).rejects.toMatchObject({
-      code: 'UNSAFE_PATH',
-      message: expect.stringContaining('sessionId'),
-    });
-    expect(await readStore(store)).toEqual({});
-  });
+  it.each(['../up', 'a/b', '', '.', '..', 'has space', 'x'.repeat(201)])(
+    'rejects the sessionId %j with UNSAFE_PATH before storing anything',
+    async (sessionId) => {
+      const store = createMemoryStore();
+      await expect(
+        offloadToolResult(userMessage(toolResult('t', text(1000))), { store, sessionId }),
+      ).rejects.toMatchObject({
+        code: 'UNSAFE_PATH',
+        message: expect.stringContaining('sessionId'),
+      });
+      expect(await readStore(store)).toEqual({});
+    },
+  );
 
   it('maps an unsafe tool_use_id to a safe key in the session instead of failing the message', async () => {
-    const { result, stored } = await offload(userMessage(toolResult('fine', text(1000)), toolResult('../../etc/passwd', text(1001))));
+    const { result, stored } = await offload(
+      userMessage(toolResult('fine', text(1000)), toolResult('../../etc/passwd', text(1001))),
+    );
     expect(result.files[0]).toBe(locationOf('session-abc123/fine.md'));
     const key = result.files[1]!.slice(locationOf('').length);
     expect(key).toMatch(/^session-abc123\/etcpasswd~[0-9a-z]{11}\.md$/);
@@ -185,7 +242,9 @@ describe('offloadToolResult: several results, duplicates, references, bad input'
 
   it('rejects a malformed message with INVALID_MESSAGE and the path of the bad field', async () => {
     const message = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 12, content: 'x' }] };
-    await expect(offloadToolResult(message as never, { store: createMemoryStore(), sessionId: SESSION })).rejects.toMatchObject({
+    await expect(
+      offloadToolResult(message as never, { store: createMemoryStore(), sessionId: SESSION }),
+    ).rejects.toMatchObject({
       code: 'INVALID_MESSAGE',
       path: 'message.content[0].tool_use_id',
     });
@@ -194,14 +253,22 @@ describe('offloadToolResult: several results, duplicates, references, bad input'
   it('rejects an empty outputDir and a writer without its methods with INVALID_OPTION', async () => {
     const message = userMessage(toolResult('t', text(1000)));
     const unreachable = createFailingWriter(new Error('writer reached'));
-    await expect(offloadToolResultWithWriter(message, SESSION, '', unreachable)).rejects.toMatchObject({ code: 'INVALID_OPTION' });
-    await expect(offloadToolResultWithWriter(message, SESSION, '.offload', {} as never)).rejects.toMatchObject({ code: 'INVALID_OPTION' });
+    await expect(offloadToolResultWithWriter(message, SESSION, '', unreachable)).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+    });
+    await expect(offloadToolResultWithWriter(message, SESSION, '.offload', {} as never)).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+    });
   });
 
   it('follows the reference with a preview when asked, and counts it in freedChars', async () => {
-    const { result } = await offload(userMessage(toolResult('t', `START${text(1000, '.')}END`)), { preview: { headChars: 5, tailChars: 3 } });
+    const { result } = await offload(userMessage(toolResult('t', `START${text(1000, '.')}END`)), {
+      preview: { headChars: 5, tailChars: 3 },
+    });
     const reference = blocksOf(result.message)[0]!.content as string;
-    expect(reference).toBe(`${referenceTo('session-abc123/t.md')}\nPreview (first 5 and last 3 of 1008 chars):\nSTART\n[... 1000 chars omitted ...]\nEND`);
+    expect(reference).toBe(
+      `${referenceTo('session-abc123/t.md')}\nPreview (first 5 and last 3 of 1008 chars):\nSTART\n[... 1000 chars omitted ...]\nEND`,
+    );
     expect(result.freedChars).toBe(1008 - reference.length);
   });
 });
@@ -219,7 +286,12 @@ describe('createToolResultOffloader: the direct offload middleware', () => {
     ['only small results', userMessage(toolResult('a', text(999)), toolResult('b', 'x'))],
     ['no tool_result', userMessage({ type: 'text', text: text(5000) })],
     ['string content', { role: 'user', content: text(5000) }],
-    ['only references', userMessage(toolResult('a', buildDirectReference('/o/a.md') + buildPreview(text(2000), { headChars: 900, tailChars: 900 })))],
+    [
+      'only references',
+      userMessage(
+        toolResult('a', buildDirectReference('/o/a.md') + buildPreview(text(2000), { headChars: 900, tailChars: 900 })),
+      ),
+    ],
   ])('returns the same message object, storing nothing, for %s', async (_label, message) => {
     const { store, offload: offloadMessage } = createOffloader();
     expect(await offloadMessage(message)).toBe(message);
@@ -259,9 +331,21 @@ describe('createToolResultOffloader: the direct offload middleware', () => {
   it.each([
     [{ sessionId: '../x', outputDir: '.offload' }, 'UNSAFE_PATH', /sessionId/],
     [{ sessionId: SESSION, outputDir: '' }, 'INVALID_OPTION', /outputDir must be a non-blank string/],
-    [{ sessionId: SESSION, outputDir: '.offload', threshold: 0 }, 'INVALID_OPTION', /threshold must be a number >= 1, got 0/],
-    [{ sessionId: SESSION, outputDir: '.offload', excludeTools: [1] }, 'INVALID_OPTION', /excludeTools must be an array of strings/],
-    [{ sessionId: SESSION, outputDir: '.offload', writer: { writeFile: 1 } }, 'INVALID_OPTION', /writer must be a FileWriter/],
+    [
+      { sessionId: SESSION, outputDir: '.offload', threshold: 0 },
+      'INVALID_OPTION',
+      /threshold must be a number >= 1, got 0/,
+    ],
+    [
+      { sessionId: SESSION, outputDir: '.offload', excludeTools: [1] },
+      'INVALID_OPTION',
+      /excludeTools must be an array of strings/,
+    ],
+    [
+      { sessionId: SESSION, outputDir: '.offload', writer: { writeFile: 1 } },
+      'INVALID_OPTION',
+      /writer must be a FileWriter/,
+    ],
   ])('rejects the options %j when created', (options, code, message) => {
     expect(() => createToolResultOffloader(options as never)).toThrow(message);
     expect(() => createToolResultOffloader(options as never)).toThrow(expect.objectContaining({ code }));
@@ -269,15 +353,26 @@ describe('createToolResultOffloader: the direct offload middleware', () => {
 
   it('rejects a malformed message or assistant message with INVALID_MESSAGE', async () => {
     const { offload: offloadMessage } = createOffloader();
-    await expect(offloadMessage({ role: 'tool', content: 'x' } as never)).rejects.toMatchObject({ code: 'INVALID_MESSAGE', path: 'message.role' });
-    await expect(offloadMessage(userMessage(toolResult('t', text(2000))), { role: 'assistant' } as never)).rejects.toMatchObject({
+    await expect(offloadMessage({ role: 'tool', content: 'x' } as never)).rejects.toMatchObject({
+      code: 'INVALID_MESSAGE',
+      path: 'message.role',
+    });
+    await expect(
+      offloadMessage(userMessage(toolResult('t', text(2000))), { role: 'assistant' } as never),
+    ).rejects.toMatchObject({
       code: 'INVALID_MESSAGE',
       path: 'assistantMessage.content',
     });
   });
 
   it('rejects a failed write with WRITE_FAILED', async () => {
-    const offloadMessage = createToolResultOffloader({ sessionId: SESSION, outputDir: '.offload', writer: createFailingWriter(new Error('EROFS')) });
-    await expect(offloadMessage(userMessage(toolResult('t', text(2000))))).rejects.toMatchObject({ code: 'WRITE_FAILED' });
+    const offloadMessage = createToolResultOffloader({
+      sessionId: SESSION,
+      outputDir: '.offload',
+      writer: createFailingWriter(new Error('EROFS')),
+    });
+    await expect(offloadMessage(userMessage(toolResult('t', text(2000))))).rejects.toMatchObject({
+      code: 'WRITE_FAILED',
+    });
   });
 });

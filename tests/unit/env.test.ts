@@ -22,17 +22,38 @@ describe('parseDecimalNumber: decimal notation only', () => {
     expect(parseDecimalNumber(text)).toBe(expected);
   });
 
-  it.each(['0x10', '0X10', '0b1', '0o7', '-0x10', '1_000', 'Infinity', '-Infinity', 'NaN', '1e400', '', '  ', '.', '-', 'e3', '1e', '1.2.3', '12abc', '1,000', '5 5', '٣'])(
-    'rejects %j',
-    (text) => {
-      expect(parseDecimalNumber(text)).toBeUndefined();
-    },
-  );
+  it.each([
+    '0x10',
+    '0X10',
+    '0b1',
+    '0o7',
+    '-0x10',
+    '1_000',
+    'Infinity',
+    '-Infinity',
+    'NaN',
+    '1e400',
+    '',
+    '  ',
+    '.',
+    '-',
+    'e3',
+    '1e',
+    '1.2.3',
+    '12abc',
+    '1,000',
+    '5 5',
+    '٣',
+  ])('rejects %j', (text) => {
+    expect(parseDecimalNumber(text)).toBeUndefined();
+  });
 });
 
 describe('parseNumberText', () => {
   it('names what it was given and the rule', () => {
-    expect(() => parseNumberText('--limit', '-5', { min: 1, integer: true })).toThrow(new InvalidOptionError('--limit must be an integer >= 1, got "-5"'));
+    expect(() => parseNumberText('--limit', '-5', { min: 1, integer: true })).toThrow(
+      new InvalidOptionError('--limit must be an integer >= 1, got "-5"'),
+    );
   });
   it('returns the number within the rule', () => {
     expect(parseNumberText('--ratio', '0.5', { min: 0, max: 1 })).toBe(0.5);
@@ -40,11 +61,14 @@ describe('parseNumberText', () => {
 });
 
 describe('resolveTableOption: environment variables are decimal only', () => {
-  it.each(['0x10', '0b1', '0o7', '1_000', 'Infinity'])('rejects OFFLOAD_CHAR_THRESHOLD=%s, naming the variable', (raw) => {
-    expect(() => resolveTableOption(OPTIONS.charThreshold, undefined, { OFFLOAD_CHAR_THRESHOLD: raw })).toThrow(
-      new InvalidOptionError(`OFFLOAD_CHAR_THRESHOLD must be a number >= 1, got ${JSON.stringify(raw)}`),
-    );
-  });
+  it.each(['0x10', '0b1', '0o7', '1_000', 'Infinity'])(
+    'rejects OFFLOAD_CHAR_THRESHOLD=%s, naming the variable',
+    (raw) => {
+      expect(() => resolveTableOption(OPTIONS.charThreshold, undefined, { OFFLOAD_CHAR_THRESHOLD: raw })).toThrow(
+        new InvalidOptionError(`OFFLOAD_CHAR_THRESHOLD must be a number >= 1, got ${JSON.stringify(raw)}`),
+      );
+    },
+  );
 
   it.each([
     ['1e3', 1000],
@@ -55,6 +79,10 @@ describe('resolveTableOption: environment variables are decimal only', () => {
   });
 
   it('reads a fraction without a leading digit', () => {
-    expect(resolveNumberSetting({ option: 'ratioThreshold', env: 'R', default: 0.2, rule: { min: 0, max: 1 } }, undefined, { R: '.5' })).toBe(0.5);
+    expect(
+      resolveNumberSetting({ option: 'ratioThreshold', env: 'R', default: 0.2, rule: { min: 0, max: 1 } }, undefined, {
+        R: '.5',
+      }),
+    ).toBe(0.5);
   });
 });

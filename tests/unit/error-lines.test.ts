@@ -1,30 +1,81 @@
 import { describe, expect, it } from 'vitest';
-import { errorLine, findErrorLine, findPrintedErrorLine, printsItsOwnErrors, PRINTED_ERROR_END_CHARS } from '../../src/core/compact/error-lines.js';
+import {
+  errorLine,
+  findErrorLine,
+  findPrintedErrorLine,
+  printsItsOwnErrors,
+  PRINTED_ERROR_END_CHARS,
+} from '../../src/core/compact/error-lines.js';
 
 describe('findErrorLine: the error in what a tool printed', () => {
   it.each([
-    ['a JavaScript error', 'RUN v3.2.4 /repo\n\nTypeError: Cannot read properties of undefined (reading "x")\n    at f (src/a.ts:3:5)', 'TypeError: Cannot read properties of undefined (reading "x")'],
-    ['an assertion after pytest\'s E', '    def test_x():\n>       assert 1 == 2\nE       AssertionError: assert 1 == 2', 'E       AssertionError: assert 1 == 2'],
-    ['a qualified exception', 'Exception in thread "main" java.lang.IllegalStateException: closed', 'Exception in thread "main" java.lang.IllegalStateException: closed'],
+    [
+      'a JavaScript error',
+      'RUN v3.2.4 /repo\n\nTypeError: Cannot read properties of undefined (reading "x")\n    at f (src/a.ts:3:5)',
+      'TypeError: Cannot read properties of undefined (reading "x")',
+    ],
+    [
+      "an assertion after pytest's E",
+      '    def test_x():\n>       assert 1 == 2\nE       AssertionError: assert 1 == 2',
+      'E       AssertionError: assert 1 == 2',
+    ],
+    [
+      'a qualified exception',
+      'Exception in thread "main" java.lang.IllegalStateException: closed',
+      'Exception in thread "main" java.lang.IllegalStateException: closed',
+    ],
     ['an error named alone', 'assert x\nAssertionError', 'AssertionError'],
-    ['a Rust compiler error', 'Compiling app v0.1.0\nerror[E0308]: mismatched types\n --> src/main.rs:4:9', 'error[E0308]: mismatched types'],
-    ['a TypeScript error, located', 'src/a.ts(3,5): error TS2345: Argument of type "string" is not assignable', 'src/a.ts(3,5): error TS2345: Argument of type "string" is not assignable'],
-    ['a TypeScript error, pretty', 'src/a.ts:3:5 - error TS2345: Argument of type "string"', 'src/a.ts:3:5 - error TS2345: Argument of type "string"'],
-    ['a C compiler error', 'gcc -c a.c\na.c:10:5: error: expected ";" before "}" token', 'a.c:10:5: error: expected ";" before "}" token'],
-    ['git', 'fatal: not a git repository (or any of the parent directories): .git', 'fatal: not a git repository (or any of the parent directories): .git'],
-    ['a Go panic', 'goroutine 1 [running]:\npanic: runtime error: index out of range', 'panic: runtime error: index out of range'],
+    [
+      'a Rust compiler error',
+      'Compiling app v0.1.0\nerror[E0308]: mismatched types\n --> src/main.rs:4:9',
+      'error[E0308]: mismatched types',
+    ],
+    [
+      'a TypeScript error, located',
+      'src/a.ts(3,5): error TS2345: Argument of type "string" is not assignable',
+      'src/a.ts(3,5): error TS2345: Argument of type "string" is not assignable',
+    ],
+    [
+      'a TypeScript error, pretty',
+      'src/a.ts:3:5 - error TS2345: Argument of type "string"',
+      'src/a.ts:3:5 - error TS2345: Argument of type "string"',
+    ],
+    [
+      'a C compiler error',
+      'gcc -c a.c\na.c:10:5: error: expected ";" before "}" token',
+      'a.c:10:5: error: expected ";" before "}" token',
+    ],
+    [
+      'git',
+      'fatal: not a git repository (or any of the parent directories): .git',
+      'fatal: not a git repository (or any of the parent directories): .git',
+    ],
+    [
+      'a Go panic',
+      'goroutine 1 [running]:\npanic: runtime error: index out of range',
+      'panic: runtime error: index out of range',
+    ],
   ])('finds %s', (_, text, line) => {
     expect(findErrorLine(text)).toBe(line);
   });
 
   it('takes the last line of a Python traceback, whatever the exception is called', () => {
-    const traceback = 'Traceback (most recent call last):\n  File "a.py", line 3, in <module>\n    main()\n  File "a.py", line 2, in main\n    raise KeyboardInterrupt\nKeyboardInterrupt';
+    const traceback =
+      'Traceback (most recent call last):\n  File "a.py", line 3, in <module>\n    main()\n  File "a.py", line 2, in main\n    raise KeyboardInterrupt\nKeyboardInterrupt';
     expect(findErrorLine(`collecting ...\n${traceback}\n`)).toBe('KeyboardInterrupt');
   });
 
   it.each([
-    ['a vitest summary', ' ✓ a > one\n Test Files  1 failed (1)\n      Tests  2 failed | 40 passed (42)', 'Test Files  1 failed (1)'],
-    ['a pytest summary', '=== short test summary info ===\nFAILED tests/test_a.py::test_x - assert 1 == 2\n=== 1 failed, 3 passed in 0.12s ===', 'FAILED tests/test_a.py::test_x - assert 1 == 2'],
+    [
+      'a vitest summary',
+      ' ✓ a > one\n Test Files  1 failed (1)\n      Tests  2 failed | 40 passed (42)',
+      'Test Files  1 failed (1)',
+    ],
+    [
+      'a pytest summary',
+      '=== short test summary info ===\nFAILED tests/test_a.py::test_x - assert 1 == 2\n=== 1 failed, 3 passed in 0.12s ===',
+      'FAILED tests/test_a.py::test_x - assert 1 == 2',
+    ],
     ['a Go test failure', '=== RUN   TestX\n--- FAIL: TestX (0.00s)\nFAIL\tapp\t0.01s', '--- FAIL: TestX (0.00s)'],
     ['a TAP failure', 'ok 1 - one\nnot ok 2 - two', 'not ok 2 - two'],
     ['a compiler count', 'Found 3 errors in 2 files.', 'Found 3 errors in 2 files.'],
@@ -40,16 +91,31 @@ describe('findErrorLine: the error in what a tool printed', () => {
     ['exit status 1', 'exit status 1'],
     ['make', 'cc -o app app.c\nmake: *** [Makefile:3: all] Error 2'],
   ])('finds a non-zero exit status (%s)', (line, text) => {
-    expect(findErrorLine(text)).toBe(text.split('\n').find((candidate) => candidate.includes(line.split(' ')[0] as string))?.trim());
+    expect(findErrorLine(text)).toBe(
+      text
+        .split('\n')
+        .find((candidate) => candidate.includes(line.split(' ')[0] as string))
+        ?.trim(),
+    );
   });
 
   it('prefers the error message to the summary and to an exit status that wraps it', () => {
-    expect(findErrorLine('Error: Exit code 1\n FAIL  tests/a.test.ts > two\nAssertionError: expected 2 to be 3\n Tests  1 failed (1)')).toBe('AssertionError: expected 2 to be 3');
+    expect(
+      findErrorLine(
+        'Error: Exit code 1\n FAIL  tests/a.test.ts > two\nAssertionError: expected 2 to be 3\n Tests  1 failed (1)',
+      ),
+    ).toBe('AssertionError: expected 2 to be 3');
   });
 
   it.each([
-    ['prose about error handling', 'Error handling is described in docs/errors.md.\nThe error handling: retries, then a message.'],
-    ['zero counts', ' Test Files  3 passed (3)\n      Tests  40 passed | 0 failed (40)\n0 errors, 0 warnings\nexit code: 0'],
+    [
+      'prose about error handling',
+      'Error handling is described in docs/errors.md.\nThe error handling: retries, then a message.',
+    ],
+    [
+      'zero counts',
+      ' Test Files  3 passed (3)\n      Tests  40 passed | 0 failed (40)\n0 errors, 0 warnings\nexit code: 0',
+    ],
     ['words that end in error', 'ErrorBoundary renders its children\nerrors: none'],
     ['a clean build', '> tsc --noEmit\n\nDone in 2.1s.'],
   ])('finds nothing in %s', (_, text) => {
@@ -60,7 +126,9 @@ describe('findErrorLine: the error in what a tool printed', () => {
     const filler = 'ok 1 - a passing check with some words in it\n'.repeat(240_000);
     const output = `${filler}src/app.ts(12,3): error TS2322: Type "number" is not assignable to type "string".\n${filler}`;
     expect(output.length).toBeGreaterThan(10_000_000);
-    expect(findErrorLine(output)).toBe('src/app.ts(12,3): error TS2322: Type "number" is not assignable to type "string".');
+    expect(findErrorLine(output)).toBe(
+      'src/app.ts(12,3): error TS2322: Type "number" is not assignable to type "string".',
+    );
   });
 
   it('errorLine falls back to the first line when nothing says what went wrong', () => {
@@ -74,21 +142,31 @@ describe('printsItsOwnErrors: whose unmarked output may hold its own error', () 
     expect(printsItsOwnErrors(name)).toBe(true);
   });
 
-  it.each(['Read', 'read_file', 'Grep', 'Glob', 'search', 'list_files', 'WebFetch', 'cat', 'LS'])('%s fetches content and does not', (name) => {
-    expect(printsItsOwnErrors(name)).toBe(false);
-  });
+  it.each(['Read', 'read_file', 'Grep', 'Glob', 'search', 'list_files', 'WebFetch', 'cat', 'LS'])(
+    '%s fetches content and does not',
+    (name) => {
+      expect(printsItsOwnErrors(name)).toBe(false);
+    },
+  );
 });
 
 describe('findPrintedErrorLine: the error line of one result, for its reference', () => {
-  const passing = (lines: number): string => Array.from({ length: lines }, (_, index) => `ok ${index} compiled src/module-${index}.ts`).join('\n');
+  const passing = (lines: number): string =>
+    Array.from({ length: lines }, (_, index) => `ok ${index} compiled src/module-${index}.ts`).join('\n');
 
-  it('takes a marked result\'s error line, else its first line', () => {
-    expect(findPrintedErrorLine('RUN v3\nTypeError: x is undefined', true, 'run_command')).toBe('TypeError: x is undefined');
-    expect(findPrintedErrorLine('Command timed out after 120 s\nlog', true, 'read_file')).toBe('Command timed out after 120 s');
+  it("takes a marked result's error line, else its first line", () => {
+    expect(findPrintedErrorLine('RUN v3\nTypeError: x is undefined', true, 'run_command')).toBe(
+      'TypeError: x is undefined',
+    );
+    expect(findPrintedErrorLine('Command timed out after 120 s\nlog', true, 'read_file')).toBe(
+      'Command timed out after 120 s',
+    );
   });
 
-  it('takes an unmarked result\'s error line only from a tool that prints its own errors', () => {
-    expect(findPrintedErrorLine('FAIL tests/a.test.ts\nexit code: 1', false, 'run_command')).toBe('FAIL tests/a.test.ts');
+  it("takes an unmarked result's error line only from a tool that prints its own errors", () => {
+    expect(findPrintedErrorLine('FAIL tests/a.test.ts\nexit code: 1', false, 'run_command')).toBe(
+      'FAIL tests/a.test.ts',
+    );
     expect(findPrintedErrorLine('TypeError: documented here', false, 'read_file')).toBeUndefined();
     expect(findPrintedErrorLine(passing(10), false, 'run_command')).toBeUndefined();
   });

@@ -55,9 +55,12 @@ describe('assertSafePathSegment', () => {
   it.each(['toolu_01abc', 'a.b-c_D9', 'x'.repeat(200)])('accepts %s', (value) => {
     expect(assertSafePathSegment('id', value)).toBe(value);
   });
-  it.each(['', '.', '..', '../etc', 'a/b', 'a\\b', 'a\0b', 'x'.repeat(201), 'é'])('rejects %j with UNSAFE_PATH', (value) => {
-    expect(() => assertSafePathSegment('id', value)).toThrow(expect.objectContaining({ code: 'UNSAFE_PATH' }));
-  });
+  it.each(['', '.', '..', '../etc', 'a/b', 'a\\b', 'a\0b', 'x'.repeat(201), 'é'])(
+    'rejects %j with UNSAFE_PATH',
+    (value) => {
+      expect(() => assertSafePathSegment('id', value)).toThrow(expect.objectContaining({ code: 'UNSAFE_PATH' }));
+    },
+  );
 });
 
 describe('assertMessages', () => {
@@ -66,12 +69,16 @@ describe('assertMessages', () => {
       { role: 'user', content: 'hi' },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 7, content: 'x' }] },
     ];
-    expect(() => assertMessages(messages)).toThrow(/messages\[1\]\.content\[0\]\.tool_use_id: expected a string, got 7/);
+    expect(() => assertMessages(messages)).toThrow(
+      /messages\[1\]\.content\[0\]\.tool_use_id: expected a string, got 7/,
+    );
   });
   it('rejects something that is not an array', () => {
     expect(() => assertMessages({})).toThrow(expect.objectContaining({ code: 'INVALID_MESSAGE' }));
   });
   it('passes unknown block types and fields through', () => {
-    expect(() => assertMessages([{ role: 'assistant', content: [{ type: 'server_tool_use', foo: 1 }], extra: true }])).not.toThrow();
+    expect(() =>
+      assertMessages([{ role: 'assistant', content: [{ type: 'server_tool_use', foo: 1 }], extra: true }]),
+    ).not.toThrow();
   });
 });

@@ -9,7 +9,11 @@ const subjects: EvalSubjects = {
   editedFiles: ['src/a.ts', 'C:\\app\\b.ts'],
   lastReadFile: 'src/d.ts',
   lastCommand: 'npm test',
-  lastError: { toolUseId: 't2', toolName: 'run_command', lines: ['FAIL  tests/round.test.ts', 'AssertionError: expected 101 to be 102'] },
+  lastError: {
+    toolUseId: 't2',
+    toolName: 'run_command',
+    lines: ['FAIL  tests/round.test.ts', 'AssertionError: expected 101 to be 102'],
+  },
   offloadedResults: [
     { reference: '/store/tool-result-a.md', gist: 'src/a.ts' },
     { reference: '/store/tool-result-b.md', gist: undefined },
@@ -49,7 +53,9 @@ describe('eval score: a probe is kept when the compacted text holds it', () => {
 
   it('keeps the last error when any of its failure lines is there', () => {
     expect(kind('last-error')).toMatchObject({ probes: 1, kept: 1 });
-    expect(score.probes.find((probe) => probe.kind === 'last-error')?.subject).toBe('run_command: FAIL  tests/round.test.ts');
+    expect(score.probes.find((probe) => probe.kind === 'last-error')?.subject).toBe(
+      'run_command: FAIL  tests/round.test.ts',
+    );
   });
 
   it("checks the archive's reference", () => {
@@ -60,7 +66,11 @@ describe('eval score: a probe is kept when the compacted text holds it', () => {
 
   it('counts a compaction without an archive as a probe lost', () => {
     const none = scoreCompactedContext(subjects, compacted, { archiveReference: null });
-    expect(none.kinds.find((row) => row.kind === 'archive')).toMatchObject({ probes: 1, kept: 0, missing: ['(no archive was written)'] });
+    expect(none.kinds.find((row) => row.kind === 'archive')).toMatchObject({
+      probes: 1,
+      kept: 0,
+      missing: ['(no archive was written)'],
+    });
   });
 
   it('scores kept probes out of all probes, one row per kind in order', () => {
@@ -70,7 +80,15 @@ describe('eval score: a probe is kept when the compacted text holds it', () => {
   });
 
   it('has no probe for a kind the transcript lacks, and scores 1 with no probe at all', () => {
-    const empty: EvalSubjects = { task: undefined, latestRequest: undefined, editedFiles: [], lastReadFile: undefined, lastCommand: undefined, lastError: undefined, offloadedResults: [] };
+    const empty: EvalSubjects = {
+      task: undefined,
+      latestRequest: undefined,
+      editedFiles: [],
+      lastReadFile: undefined,
+      lastCommand: undefined,
+      lastError: undefined,
+      offloadedResults: [],
+    };
     const result = scoreCompactedContext(empty, compacted, { archiveReference: '/store/default/compact-1.json' });
     expect(result.kinds.filter((row) => row.probes > 0).map((row) => row.kind)).toEqual(['archive']);
     expect(scoreCompactedContext(empty, [], { archiveReference: null }).total).toBe(1);
@@ -87,23 +105,50 @@ describe('eval score: every offloaded result one read away, with its gist', () =
     lastError: undefined,
     offloadedResults: [{ reference: '/store/tool-result-c.md', gist }],
   });
-  const kept = (subjects: EvalSubjects, messages: Message[], offloadIndex?: { reference: string; text: string }): number =>
-    scoreCompactedContext(subjects, messages, { archiveReference: null, offloadIndex }).kinds.find((row) => row.kind === 'offloaded-result')!.kept;
+  const kept = (
+    subjects: EvalSubjects,
+    messages: Message[],
+    offloadIndex?: { reference: string; text: string },
+  ): number =>
+    scoreCompactedContext(subjects, messages, { archiveReference: null, offloadIndex }).kinds.find(
+      (row) => row.kind === 'offloaded-result',
+    )!.kept;
   const context = (text: string): Message[] => [{ role: 'user', content: text }];
 
   it('needs the reference and the gist on one line', () => {
-    expect(kept(results('npm test -- --run'), context('  - ["Bash","c","npm test -- --run","/store/tool-result-c.md"]'))).toBe(1);
-    expect(kept(results('npm test -- --run'), context('  - ["Bash","c","","/store/tool-result-c.md"]\nCommands run: ["npm test -- --run"]'))).toBe(0);
+    expect(
+      kept(results('npm test -- --run'), context('  - ["Bash","c","npm test -- --run","/store/tool-result-c.md"]')),
+    ).toBe(1);
+    expect(
+      kept(
+        results('npm test -- --run'),
+        context('  - ["Bash","c","","/store/tool-result-c.md"]\nCommands run: ["npm test -- --run"]'),
+      ),
+    ).toBe(0);
     expect(kept(results(undefined), context('/store/tool-result-c.md'))).toBe(1);
   });
 
   it('finds a gist the ledger wrote as JSON', () => {
-    expect(kept(results('grep -n "TODO" src'), context('  - ["Bash","c","grep -n \\"TODO\\" src","/store/tool-result-c.md"]'))).toBe(1);
+    expect(
+      kept(
+        results('grep -n "TODO" src'),
+        context('  - ["Bash","c","grep -n \\"TODO\\" src","/store/tool-result-c.md"]'),
+      ),
+    ).toBe(1);
   });
 
   it('reads the offload index when the context names it, and only then', () => {
-    const index = { reference: '/store/default/offload-index-x.md', text: '# Offloaded tool results\n["Bash","c","make all","/store/tool-result-c.md"]\n' };
-    expect(kept(results('make all'), context(`- Index of all offloaded results: {"ref":"${index.reference}","count":1}`), index)).toBe(1);
+    const index = {
+      reference: '/store/default/offload-index-x.md',
+      text: '# Offloaded tool results\n["Bash","c","make all","/store/tool-result-c.md"]\n',
+    };
+    expect(
+      kept(
+        results('make all'),
+        context(`- Index of all offloaded results: {"ref":"${index.reference}","count":1}`),
+        index,
+      ),
+    ).toBe(1);
     expect(kept(results('make all'), context('no index named here'), index)).toBe(0);
   });
 });

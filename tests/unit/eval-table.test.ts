@@ -34,6 +34,11 @@ describe('eval table in the terminal', () => {
   it('names the first subjects missing, counts the others, escaped for the terminal', () => {
     const row = lines.find((line) => line.includes('every edited file'))!;
     expect(row).toContain('1/5  ✗ missing: b.ts, c.ts, d.ts (+1 more)');
-    expect(renderEvalTable({ ...score, kinds: score.kinds.map((kind) => ({ ...kind, missing: ['e\u001b[31m.ts'] })) }, { style: plain, width: 100 }).join('\n')).not.toContain('\u001b');
+    expect(
+      renderEvalTable(
+        { ...score, kinds: score.kinds.map((kind) => ({ ...kind, missing: ['e\u001b[31m.ts'] })) },
+        { style: plain, width: 100 },
+      ).join('\n'),
+    ).not.toContain('\u001b');
   });
 });

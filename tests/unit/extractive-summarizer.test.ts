@@ -37,8 +37,18 @@ const history: Message[] = [
   {
     role: 'assistant',
     content: [
-      { type: 'tool_use', id: 'e1', name: 'Edit', input: { file_path: 'src/cli/index.ts', old_string: 'a', new_string: 'b' } },
-      { type: 'tool_use', id: 'w1', name: 'write_file', input: { path: 'src/cli/json.ts', content: 'export const json = true;\n' } },
+      {
+        type: 'tool_use',
+        id: 'e1',
+        name: 'Edit',
+        input: { file_path: 'src/cli/index.ts', old_string: 'a', new_string: 'b' },
+      },
+      {
+        type: 'tool_use',
+        id: 'w1',
+        name: 'write_file',
+        input: { path: 'src/cli/json.ts', content: 'export const json = true;\n' },
+      },
     ],
   },
   {
@@ -56,7 +66,9 @@ const history: Message[] = [
         type: 'tool_result',
         tool_use_id: 'b1',
         is_error: true,
-        content: [{ type: 'text', text: '\nFAIL tests/cli.test.ts > prints json\nExpected "{" got "N"\n    at line 3' }],
+        content: [
+          { type: 'text', text: '\nFAIL tests/cli.test.ts > prints json\nExpected "{" got "N"\n    at line 3' },
+        ],
       },
     ],
   },
@@ -64,7 +76,12 @@ const history: Message[] = [
     role: 'assistant',
     content: [
       { type: 'text', text: 'The test expects JSON on stdout; fixing the writer.' },
-      { type: 'tool_use', id: 'v1', name: 'str_replace_based_edit_tool', input: { command: 'view', path: 'tests/cli.test.ts' } },
+      {
+        type: 'tool_use',
+        id: 'v1',
+        name: 'str_replace_based_edit_tool',
+        input: { command: 'view', path: 'tests/cli.test.ts' },
+      },
     ],
   },
   { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'v1', content: 'test body' }] },
@@ -135,12 +152,15 @@ describe('createExtractiveSummarizer', () => {
       sectionOf(await summarizer.summarize(failing(result), { maxWords: 1200 }), 'Errors & Resolutions');
 
     it('skips a banner and quotes the first error message', async () => {
-      const log = ' RUN  v3.2.4 /home/dev/app\n FAIL  tests/a.test.ts > adds\nAssertionError: expected 1 to be 2\n Tests  1 failed';
+      const log =
+        ' RUN  v3.2.4 /home/dev/app\n FAIL  tests/a.test.ts > adds\nAssertionError: expected 1 to be 2\n Tests  1 failed';
       expect(await errorsOf(log)).toBe('- `bash` failed: AssertionError: expected 1 to be 2');
     });
 
     it('falls back to the first line reporting a failure', async () => {
-      expect(await errorsOf('> app@1.0.0 test\nnpm ERR! code ELIFECYCLE\nnpm ERR! errno 1')).toBe('- `bash` failed: npm ERR! code ELIFECYCLE');
+      expect(await errorsOf('> app@1.0.0 test\nnpm ERR! code ELIFECYCLE\nnpm ERR! errno 1')).toBe(
+        '- `bash` failed: npm ERR! code ELIFECYCLE',
+      );
     });
 
     it('falls back to the first line when no line looks like an error', async () => {
@@ -166,7 +186,10 @@ describe('createExtractiveSummarizer', () => {
   describe('after an earlier compaction', () => {
     const earlier = (await_summary: string): Message[] => [
       { role: 'user', content: `[Conversation compressed]\n\n${await_summary}` },
-      { role: 'assistant', content: 'Understood. I have the context from the compressed conversation. Continuing work.' },
+      {
+        role: 'assistant',
+        content: 'Understood. I have the context from the compressed conversation. Continuing work.',
+      },
       { role: 'user', content: '[Restored after compact] src/restored.ts:\nexport {}' },
       { role: 'assistant', content: 'Noted, file content restored.' },
       { role: 'user', content: 'Continue with the task.' },
@@ -174,11 +197,17 @@ describe('createExtractiveSummarizer', () => {
 
     it('carries the earlier summary under the same sections and counts a restored file as read', async () => {
       const summary = await summarizer.summarize(
-        earlier('## Goals & Decisions\n- First request:\n  > Build the exporter.\n\n## File Operations\n- `src/old.ts`: edited\n\n## Task Status\nNone.'),
+        earlier(
+          '## Goals & Decisions\n- First request:\n  > Build the exporter.\n\n## File Operations\n- `src/old.ts`: edited\n\n## Task Status\nNone.',
+        ),
         { maxWords: 1200 },
       );
-      expect(sectionOf(summary, 'Goals & Decisions')).toContain('- From the previous summary:\n  - First request:\n    > Build the exporter.');
-      expect(sectionOf(summary, 'Goals & Decisions')).toContain('- First request since the previous summary:\n  > Continue with the task.');
+      expect(sectionOf(summary, 'Goals & Decisions')).toContain(
+        '- From the previous summary:\n  - First request:\n    > Build the exporter.',
+      );
+      expect(sectionOf(summary, 'Goals & Decisions')).toContain(
+        '- First request since the previous summary:\n  > Continue with the task.',
+      );
       expect(sectionOf(summary, 'File Operations')).toContain('`src/old.ts`: edited');
       expect(sectionOf(summary, 'File Operations')).toContain('- `src/restored.ts`: read');
       // the compaction's own acknowledgements are not statements
@@ -187,19 +216,26 @@ describe('createExtractiveSummarizer', () => {
     });
 
     it("leaves the earlier summary's ledger section out: compaction appends a new one", async () => {
-      const ledger = '## Context Ledger\nFacts kept by compaction. The read tool opens any reference below (pass it as ref); what a list leaves out is in the archives.\n- Task: "Build the exporter."';
-      const summary = await summarizer.summarize(earlier(`## Task Status\nExporting.\n\n${ledger}`), { maxWords: 1200 });
+      const ledger =
+        '## Context Ledger\nFacts kept by compaction. The read tool opens any reference below (pass it as ref); what a list leaves out is in the archives.\n- Task: "Build the exporter."';
+      const summary = await summarizer.summarize(earlier(`## Task Status\nExporting.\n\n${ledger}`), {
+        maxWords: 1200,
+      });
       expect(sectionOf(summary, 'Task Status')).toContain('- From the previous summary:\n  Exporting.');
       expect(summary).not.toContain('Context Ledger');
       expect(summary).not.toContain('Facts kept by compaction');
     });
 
     it('finds the files an apply_patch call names in its patch', async () => {
-      const patch = '*** Begin Patch\n*** Update File: src/a.ts\n@@\n-1\n+2\n*** Delete File: src/old.ts\n*** End Patch';
+      const patch =
+        '*** Begin Patch\n*** Update File: src/a.ts\n@@\n-1\n+2\n*** Delete File: src/old.ts\n*** End Patch';
       const summary = await summarizer.summarize(
         [
           { role: 'user', content: 'Patch it.' },
-          { role: 'assistant', content: [{ type: 'tool_use', id: 'p1', name: 'apply_patch', input: { input: patch } }] },
+          {
+            role: 'assistant',
+            content: [{ type: 'tool_use', id: 'p1', name: 'apply_patch', input: { input: patch } }],
+          },
           { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'p1', content: 'Done!' }] },
         ],
         { maxWords: 1200 },
@@ -217,12 +253,24 @@ describe('createExtractiveSummarizer', () => {
           role: 'assistant',
           content: [
             { type: 'text', text: `Step ${index}: ${text(index)}` },
-            { type: 'tool_use', id: `c${index}`, name: index % 3 === 0 ? 'read_file' : 'bash', input: { path: `src/file-${index}.ts`, command: 'make' } },
+            {
+              type: 'tool_use',
+              id: `c${index}`,
+              name: index % 3 === 0 ? 'read_file' : 'bash',
+              input: { path: `src/file-${index}.ts`, command: 'make' },
+            },
           ],
         });
         messages.push({
           role: 'user',
-          content: [{ type: 'tool_result', tool_use_id: `c${index}`, is_error: index % 7 === 0, content: `Error ${index}: ${text(index)}` }],
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: `c${index}`,
+              is_error: index % 7 === 0,
+              content: `Error ${index}: ${text(index)}`,
+            },
+          ],
         });
       }
       return messages;
@@ -253,21 +301,33 @@ describe('createExtractiveSummarizer', () => {
 
     it('property: any history, any budget: at most maxWords words, and the same text twice', async () => {
       const message = fc.oneof(
-        fc.record({ role: fc.constantFrom('user' as const, 'assistant' as const), content: fc.string({ unit: 'grapheme', maxLength: 400 }) }),
+        fc.record({
+          role: fc.constantFrom('user' as const, 'assistant' as const),
+          content: fc.string({ unit: 'grapheme', maxLength: 400 }),
+        }),
         fc
-          .tuple(fc.string({ minLength: 1, maxLength: 4 }), fc.string({ maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 300 }), fc.boolean())
+          .tuple(
+            fc.string({ minLength: 1, maxLength: 4 }),
+            fc.string({ maxLength: 40 }),
+            fc.string({ unit: 'grapheme', maxLength: 300 }),
+            fc.boolean(),
+          )
           .map(([id, path, result, isError]): Message[] => [
             { role: 'assistant', content: [{ type: 'tool_use', id, name: 'edit_file', input: { path } }] },
             { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: result, is_error: isError }] },
           ]),
       );
       await fc.assert(
-        fc.asyncProperty(fc.array(message, { maxLength: 30 }), fc.integer({ min: 1, max: 400 }), async (generated, maxWords) => {
-          const messages = generated.flat() as Message[];
-          const summary = await summarizer.summarize(messages, { maxWords });
-          expect(countWords(summary)).toBeLessThanOrEqual(maxWords);
-          expect(await summarizer.summarize(messages, { maxWords })).toBe(summary);
-        }),
+        fc.asyncProperty(
+          fc.array(message, { maxLength: 30 }),
+          fc.integer({ min: 1, max: 400 }),
+          async (generated, maxWords) => {
+            const messages = generated.flat() as Message[];
+            const summary = await summarizer.summarize(messages, { maxWords });
+            expect(countWords(summary)).toBeLessThanOrEqual(maxWords);
+            expect(await summarizer.summarize(messages, { maxWords })).toBe(summary);
+          },
+        ),
         { numRuns: 150 },
       );
     });
@@ -293,7 +353,10 @@ describe('createExtractiveSummarizer', () => {
           ],
         },
         { role: 'assistant', content: [{ type: 'tool_use', id: 'g1', name: 'grep', input: { pattern: 'todo' } }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'g1', is_error: true, content: 'Error: bad pattern' }] },
+        {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: 'g1', is_error: true, content: 'Error: bad pattern' }],
+        },
         {
           role: 'assistant',
           content: [
@@ -301,7 +364,10 @@ describe('createExtractiveSummarizer', () => {
             { type: 'tool_use', id: 'a3', name: 'bash', input: { command: 'npm test' } },
           ],
         },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a3', is_error: true, content: 'Error: still failing' }] },
+        {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: 'a3', is_error: true, content: 'Error: still failing' }],
+        },
       ];
       const errors = sectionOf(await summarizer.summarize(messages, { maxWords: 1200 }), 'Errors & Resolutions');
       // a2, in the same message as a1, is not its retry; a1's own message's text is not "next"
@@ -328,11 +394,26 @@ describe('createExtractiveSummarizer', () => {
         const stats = perTool.get(name) ?? { calls: 0, failures: 0 };
         perTool.set(name, { calls: stats.calls + 1, failures: stats.failures + (failed ? 1 : 0) });
         const statement: ContentBlock[] = round % 10 === 0 ? [{ type: 'text', text: `Step ${round}: checking.` }] : [];
-        const request: ContentBlock[] = round > 0 && round % 1000 === 0 ? [{ type: 'text', text: `Also handle case ${round}.` }] : [];
-        messages.push({ role: 'assistant', content: [...statement, { type: 'tool_use', id: `t${round}`, name, input: { path: `src/module-${round % 1000}.ts` } }] });
+        const request: ContentBlock[] =
+          round > 0 && round % 1000 === 0 ? [{ type: 'text', text: `Also handle case ${round}.` }] : [];
+        messages.push({
+          role: 'assistant',
+          content: [
+            ...statement,
+            { type: 'tool_use', id: `t${round}`, name, input: { path: `src/module-${round % 1000}.ts` } },
+          ],
+        });
         messages.push({
           role: 'user',
-          content: [{ type: 'tool_result', tool_use_id: `t${round}`, is_error: failed, content: failed ? ` RUN v3\nError: case ${round} failed` : 'ok' }, ...request],
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: `t${round}`,
+              is_error: failed,
+              content: failed ? ` RUN v3\nError: case ${round} failed` : 'ok',
+            },
+            ...request,
+          ],
         });
       }
       messages.push({ role: 'user', content: 'Now write the changelog.' });
@@ -340,7 +421,9 @@ describe('createExtractiveSummarizer', () => {
 
       const summary = await summarizer.summarize(messages, { maxWords: 1200 });
       expect(countWords(summary)).toBeLessThanOrEqual(1200);
-      expect(sectionOf(summary, 'Goals & Decisions')).toContain('- First request:\n  > Port the service to the new API.');
+      expect(sectionOf(summary, 'Goals & Decisions')).toContain(
+        '- First request:\n  > Port the service to the new API.',
+      );
       // errors and files (tier 1) come before the 49 later requests (tier 2) in a 1,200-word budget
       expect(sectionOf(summary, 'Goals & Decisions')).toContain('- (49 more requests not shown)');
       const toolCalls = sectionOf(summary, 'Tool Calls');
@@ -367,7 +450,10 @@ describe('createExtractiveSummarizer', () => {
       // with room for everything: every failure described, and the calls per tool
       const whole = await summarizer.summarize(messages, { maxWords: 1_000_000 });
       expect(sectionOf(whole, 'Errors & Resolutions').split('\n')).toHaveLength(30_000);
-      for (const [name, stats] of perTool) expect(sectionOf(whole, 'Tool Calls')).toContain(`- \`${name}\`: ${stats.calls} calls, ${stats.failures} failed`);
+      for (const [name, stats] of perTool)
+        expect(sectionOf(whole, 'Tool Calls')).toContain(
+          `- \`${name}\`: ${stats.calls} calls, ${stats.failures} failed`,
+        );
       // headroom for slow machines; the quadratic version took about 10 s per summary here
     }, 15_000);
 
@@ -375,16 +461,37 @@ describe('createExtractiveSummarizer', () => {
       const messages: Message[] = [{ role: 'user', content: 'Make the build pass.' }];
       for (let index = 0; index < 5_000; index += 1) {
         const name = index % 2 === 0 ? 'bash' : 'grep';
-        messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: `f${index}`, name, input: { command: `try ${index}` } }] });
-        messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `f${index}`, is_error: true, content: `Error: attempt ${index}` }] });
+        messages.push({
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: `f${index}`, name, input: { command: `try ${index}` } }],
+        });
+        messages.push({
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: `f${index}`, is_error: true, content: `Error: attempt ${index}` },
+          ],
+        });
       }
-      messages.push({ role: 'assistant', content: `The cache was stale.\n${'Cleared it and rebuilt. '.repeat(5_000)}` });
-      messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: 'last', name: 'bash', input: { command: 'make' } }] });
+      messages.push({
+        role: 'assistant',
+        content: `The cache was stale.\n${'Cleared it and rebuilt. '.repeat(5_000)}`,
+      });
+      messages.push({
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'last', name: 'bash', input: { command: 'make' } }],
+      });
       messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'last', content: 'built' }] });
-      const errors = sectionOf(await summarizer.summarize(messages, { maxWords: 100_000 }), 'Errors & Resolutions').split('\n');
+      const errors = sectionOf(
+        await summarizer.summarize(messages, { maxWords: 100_000 }),
+        'Errors & Resolutions',
+      ).split('\n');
       expect(errors).toHaveLength(5_000);
-      expect(errors[0]).toBe('- `bash` failed: Error: attempt 0 Then: "The cache was stale." The next `bash` call failed too.');
-      expect(errors).toContain('- `bash` failed: Error: attempt 4998 Then: "The cache was stale." The next `bash` call succeeded.');
+      expect(errors[0]).toBe(
+        '- `bash` failed: Error: attempt 0 Then: "The cache was stale." The next `bash` call failed too.',
+      );
+      expect(errors).toContain(
+        '- `bash` failed: Error: attempt 4998 Then: "The cache was stale." The next `bash` call succeeded.',
+      );
       expect(errors).toContain('- `grep` failed: Error: attempt 4999 Then: "The cache was stale."');
     });
 
@@ -399,7 +506,10 @@ describe('createExtractiveSummarizer', () => {
         '####### Task Status',
         '- seven #s: not a heading',
       ].join('\n');
-      const summary = await summarizer.summarize([{ role: 'user', content: `[Conversation compressed]\n\n${earlier}` }], { maxWords: 1200 });
+      const summary = await summarizer.summarize(
+        [{ role: 'user', content: `[Conversation compressed]\n\n${earlier}` }],
+        { maxWords: 1200 },
+      );
       expect(sectionOf(summary, 'Goals & Decisions')).toBe('- From the previous summary:\n  - Ship the exporter.');
       expect(sectionOf(summary, 'Tool Calls')).toBe('- From the previous summary:\n  - 3 calls.');
       expect(sectionOf(summary, 'Task Status')).toBe(
@@ -410,7 +520,12 @@ describe('createExtractiveSummarizer', () => {
 
     it('carries an earlier summary of 100,000 lines, cut to its share of the budget', async () => {
       const earlier = `## Task Status\n${Array.from({ length: 100_000 }, (_, index) => `- step ${index}`).join('\n')}`;
-      const status = sectionOf(await summarizer.summarize([{ role: 'user', content: `[Conversation compressed]\n\n${earlier}` }], { maxWords: 1200 }), 'Task Status');
+      const status = sectionOf(
+        await summarizer.summarize([{ role: 'user', content: `[Conversation compressed]\n\n${earlier}` }], {
+          maxWords: 1200,
+        }),
+        'Task Status',
+      );
       expect(status.startsWith('- From the previous summary:\n  - step 0\n  - step 1\n')).toBe(true);
       expect(status.endsWith(' […]')).toBe(true);
       expect(countWords(status)).toBeLessThanOrEqual(120);
@@ -420,10 +535,15 @@ describe('createExtractiveSummarizer', () => {
       const messages: Message[] = [];
       for (let index = 0; index < 20_000; index += 1) {
         const name = index % 4 === 0 ? 'read_file' : index % 4 === 1 ? 'edit_file' : `tool${index % 10_000}`;
-        messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: `p${index}`, name, input: { path: 'src/same.ts' } }] });
+        messages.push({
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: `p${index}`, name, input: { path: 'src/same.ts' } }],
+        });
       }
       const files = sectionOf(await summarizer.summarize(messages, { maxWords: 20_000 }), 'File Operations');
-      expect(files.startsWith('- `src/same.ts`: read, edited, used by tool2, used by tool3, used by tool6, used by tool7, ')).toBe(true);
+      expect(
+        files.startsWith('- `src/same.ts`: read, edited, used by tool2, used by tool3, used by tool6, used by tool7, '),
+      ).toBe(true);
       expect(files.endsWith(', used by tool9998, used by tool9999')).toBe(true);
       // 5,000 other tools, each named once
       expect(files.match(/used by tool/g)).toHaveLength(5_000);

@@ -27,11 +27,13 @@ describe('createMemoizedCounter', () => {
     const counter = createMemoizedCounter({ count: inner.count });
     const body = 'x'.repeat(30_000);
     const texts = ['a', 'b', 'c'].map((last) => body + last);
-    expect(texts.map((text) => counter.count(text))).toEqual(texts.map((text) => text.length + text.codePointAt(text.length - 1)!));
+    expect(texts.map((text) => counter.count(text))).toEqual(
+      texts.map((text) => text.length + text.codePointAt(text.length - 1)!),
+    );
     expect(inner.seen).toHaveLength(3);
   });
 
-  it("keeps the encoding of the counter it wraps, and claims none for a counter without one", () => {
+  it('keeps the encoding of the counter it wraps, and claims none for a counter without one', () => {
     expect(createMemoizedCounter(defaultTokenCounter).encoding).toBe('o200k_base');
     expect(createMemoizedCounter({ count: (text) => text.length }).encoding).toBeUndefined();
   });

@@ -86,7 +86,13 @@ describe('offloadToolResults: immutability and copies', () => {
         },
       ]
     `);
-    expect(Object.keys(blocksOf(result.messages[0]!)[1]!)).toEqual(['type', 'tool_use_id', 'content', 'is_error', 'cache_control']);
+    expect(Object.keys(blocksOf(result.messages[0]!)[1]!)).toEqual([
+      'type',
+      'tool_use_id',
+      'content',
+      'is_error',
+      'cache_control',
+    ]);
   });
 });
 
@@ -94,19 +100,35 @@ describe('offloadToolResults: existing references', () => {
   it.each([
     ['a batch reference', `[Content offloaded to: ./tool-result-old.md]`],
     ['a direct reference', `[Tool result offloaded to file: /tmp/s/old.md]`],
-    ['a batch reference with a preview', buildBatchReference('./tool-result-old.md') + buildPreview(text(9000), { headChars: 200, tailChars: 100 })],
-    ['a batch reference with a whole preview', buildBatchReference('./tool-result-old.md') + buildPreview(text(90), { headChars: 200, tailChars: 100 })],
+    [
+      'a batch reference with a preview',
+      buildBatchReference('./tool-result-old.md') + buildPreview(text(9000), { headChars: 200, tailChars: 100 }),
+    ],
+    [
+      'a batch reference with a whole preview',
+      buildBatchReference('./tool-result-old.md') + buildPreview(text(90), { headChars: 200, tailChars: 100 }),
+    ],
     ['an absolute batch reference', `[Content offloaded to: /srv/offload/tool-result-old.md]`],
     ["a memory store's reference", referenceTo('tool-result-old.md')],
   ])('never offloads %s again, whatever its length', async (_label, reference) => {
-    const { result, stored } = await offload([userMessage(toolResult('old', reference), toolResult('new', text(600)))], { charThreshold: 10, ratioThreshold: 0 });
+    const { result, stored } = await offload(
+      [userMessage(toolResult('old', reference), toolResult('new', text(600)))],
+      { charThreshold: 10, ratioThreshold: 0 },
+    );
     expect(blocksOf(result.messages[0]!)[0]!.content).toBe(reference);
     expect(Object.keys(stored)).toEqual(['tool-result-new.md']);
   });
 
   it('never offloads a reference wrapped in a single text block', async () => {
-    const wrapped: ContentBlock[] = [{ type: 'text', text: `[Content offloaded to: ./tool-result-old.md]${text(200)}` }];
-    const messages = [userMessage(toolResult('old', [{ type: 'text', text: '[Content offloaded to: ./tool-result-old.md]' }]), toolResult('w', wrapped))];
+    const wrapped: ContentBlock[] = [
+      { type: 'text', text: `[Content offloaded to: ./tool-result-old.md]${text(200)}` },
+    ];
+    const messages = [
+      userMessage(
+        toolResult('old', [{ type: 'text', text: '[Content offloaded to: ./tool-result-old.md]' }]),
+        toolResult('w', wrapped),
+      ),
+    ];
     // The second block's first line does not end with "]": it is content, not a reference.
     const { result, stored } = await offload(messages, { charThreshold: 10, ratioThreshold: 0 });
     expect(Object.keys(stored)).toEqual(['tool-result-w.md']);
@@ -145,10 +167,24 @@ describe('offloadToolResults: bad input', () => {
   it.each([
     ['not an array', { role: 'user' }, 'messages', /expected an array of messages/],
     ['a message without role', [{ content: 'x' }], 'messages[0].role', /expected "system", "user" or "assistant"/],
-    ['content that is a number', [{ role: 'user', content: 42 }], 'messages[0].content', /expected a string or an array of blocks, got 42/],
+    [
+      'content that is a number',
+      [{ role: 'user', content: 42 }],
+      'messages[0].content',
+      /expected a string or an array of blocks, got 42/,
+    ],
     [
       'a tool_result without a string tool_use_id',
-      [{ role: 'user', content: 'ok' }, { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'tool_result', content: 'x' }] }],
+      [
+        { role: 'user', content: 'ok' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'tool_result', content: 'x' },
+          ],
+        },
+      ],
       'messages[1].content[1].tool_use_id',
       /expected a string, got undefined/,
     ],
@@ -158,13 +194,16 @@ describe('offloadToolResults: bad input', () => {
       'messages[0].content[0].content',
       /expected a string or an array of blocks/,
     ],
-  ])('rejects %s with INVALID_MESSAGE and the path of the bad field, storing nothing', async (_label, messages, path, message) => {
-    const { error, stored } = await refusal(messages as never);
-    expect(error).toMatchObject({ code: 'INVALID_MESSAGE', path });
-    expect((error as Error).message).toMatch(message);
-    expect((error as Error).message.startsWith(`${path}: `)).toBe(true);
-    expect(stored).toEqual({});
-  });
+  ])(
+    'rejects %s with INVALID_MESSAGE and the path of the bad field, storing nothing',
+    async (_label, messages, path, message) => {
+      const { error, stored } = await refusal(messages as never);
+      expect(error).toMatchObject({ code: 'INVALID_MESSAGE', path });
+      expect((error as Error).message).toMatch(message);
+      expect((error as Error).message.startsWith(`${path}: `)).toBe(true);
+      expect(stored).toEqual({});
+    },
+  );
 
   it('offloads a large result that merely starts with a reference line: it is not one', async () => {
     const content = `[Content offloaded to: ./tool-result-x.md]\n${text(1_000_000)}`;
@@ -201,16 +240,29 @@ describe('offloadToolResults: bad input', () => {
   it.each([
     ['a cycle', () => cyclic(), /messages\[0\]\.content\[0\]\.input\.list\[1\]: a cycle/],
     ['a BigInt', () => ({ size: 10n }), /messages\[0\]\.content\[0\]\.input\.size: a BigInt/],
-    ['20,000 levels of nesting', () => deep(20_000), /messages\[0\]\.content\[0\]\.input\.next.*: nested deeper than 1000 levels/],
-  ])('rejects %s in a message with INVALID_MESSAGE and its path, storing nothing', async (_label, makeInput, message) => {
-    const { error, stored } = await refusal([assistantMessage(toolUse('c', 'tool', makeInput())), userMessage(toolResult('c', text(300)))]);
-    expect(error).toMatchObject({ code: 'INVALID_MESSAGE', message: expect.stringMatching(message) });
-    expect(stored).toEqual({});
-  });
+    [
+      '20,000 levels of nesting',
+      () => deep(20_000),
+      /messages\[0\]\.content\[0\]\.input\.next.*: nested deeper than 1000 levels/,
+    ],
+  ])(
+    'rejects %s in a message with INVALID_MESSAGE and its path, storing nothing',
+    async (_label, makeInput, message) => {
+      const { error, stored } = await refusal([
+        assistantMessage(toolUse('c', 'tool', makeInput())),
+        userMessage(toolResult('c', text(300))),
+      ]);
+      expect(error).toMatchObject({ code: 'INVALID_MESSAGE', message: expect.stringMatching(message) });
+      expect(stored).toEqual({});
+    },
+  );
 
   it('accepts an object shared by two fields (not a cycle)', async () => {
     const shared = { path: 'a.txt' };
-    const messages = [assistantMessage(toolUse('c', 'tool', { first: shared, second: shared })), userMessage(toolResult('c', text(300)))];
+    const messages = [
+      assistantMessage(toolUse('c', 'tool', { first: shared, second: shared })),
+      userMessage(toolResult('c', text(300))),
+    ];
     expect((await offload(messages)).result.offloadedCount).toBe(1);
   });
 });

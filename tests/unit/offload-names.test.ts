@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildBatchFileName, buildDirectFileName, MAX_VERBATIM_ID_LENGTH, planFileNames, toFileStem } from '../../src/core/offload-names.js';
+import {
+  buildBatchFileName,
+  buildDirectFileName,
+  MAX_VERBATIM_ID_LENGTH,
+  planFileNames,
+  toFileStem,
+} from '../../src/core/offload-names.js';
 import { isSafePathSegment } from '../../src/core/safe-path.js';
 
 /** What any stem may be: safe characters, optionally `~` and an 11-digit hash; never `.` or `..`. */
@@ -61,10 +67,14 @@ describe('toFileStem (tool_use_id → file name part)', () => {
 
 describe('planFileNames (names of one call, planned against every id)', () => {
   it('gives a, a (duplicate) and a-1 three names, the duplicate skipping a-1', () => {
-    expect(planFileNames(['a', 'a', 'a-1'], [], buildBatchFileName)).toEqual(['tool-result-a.md', 'tool-result-a-2.md', 'tool-result-a-1.md']);
+    expect(planFileNames(['a', 'a', 'a-1'], [], buildBatchFileName)).toEqual([
+      'tool-result-a.md',
+      'tool-result-a-2.md',
+      'tool-result-a-1.md',
+    ]);
   });
 
-  it("keeps the name of an id that is reserved but not written free for it", () => {
+  it('keeps the name of an id that is reserved but not written free for it', () => {
     expect(planFileNames(['a', 'a'], ['a-1'], buildBatchFileName)).toEqual(['tool-result-a.md', 'tool-result-a-2.md']);
   });
 

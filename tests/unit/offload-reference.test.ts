@@ -30,19 +30,33 @@ describe('isOffloadReference (a reference is exactly a reference)', () => {
 
   it('does not take text that merely starts with a reference for one (property)', () => {
     fc.assert(
-      fc.property(reference, content, preview, fc.string({ minLength: 1, maxLength: 20 }), (line, text, sizes, extra) => {
-        expect(isOffloadReference(`${line}\n${extra}`)).toBe(false);
-        expect(isOffloadReference(line + buildPreview(text, sizes) + extra)).toBe(false);
-      }),
+      fc.property(
+        reference,
+        content,
+        preview,
+        fc.string({ minLength: 1, maxLength: 20 }),
+        (line, text, sizes, extra) => {
+          expect(isOffloadReference(`${line}\n${extra}`)).toBe(false);
+          expect(isOffloadReference(line + buildPreview(text, sizes) + extra)).toBe(false);
+        },
+      ),
     );
   });
 
   it('rejects a preview whose figures do not match its text', () => {
     const line = buildBatchReference('./tool-result-a.md');
     expect(isOffloadReference(`${line}\nPreview (all 5 chars):\nabcdef`)).toBe(false);
-    expect(isOffloadReference(`${line}\nPreview (first 2 and last 2 of 9 chars):\nab\n[... 5 chars omitted ...]\nyz`)).toBe(true);
-    expect(isOffloadReference(`${line}\nPreview (first 2 and last 2 of 9 chars):\nab\n[... 4 chars omitted ...]\nyz`)).toBe(false);
-    expect(isOffloadReference(`${line}\nPreview (first 2 and last 2 of 9 chars):\nab\n[... 5 chars omitted ...]\nyz and more`)).toBe(false);
+    expect(
+      isOffloadReference(`${line}\nPreview (first 2 and last 2 of 9 chars):\nab\n[... 5 chars omitted ...]\nyz`),
+    ).toBe(true);
+    expect(
+      isOffloadReference(`${line}\nPreview (first 2 and last 2 of 9 chars):\nab\n[... 4 chars omitted ...]\nyz`),
+    ).toBe(false);
+    expect(
+      isOffloadReference(
+        `${line}\nPreview (first 2 and last 2 of 9 chars):\nab\n[... 5 chars omitted ...]\nyz and more`,
+      ),
+    ).toBe(false);
   });
 
   it('does not take a first line that does not end with ] for a reference', () => {
@@ -68,9 +82,15 @@ describe('the error line after a reference', () => {
 
   it('keeps the line whole up to its limit, cuts a longer one with a mark, and puts line breaks on one line', () => {
     const line = buildBatchReference('./tool-result-a.md');
-    expect(appendErrorLine(line, 'AssertionError: expected 1 to be 2')).toBe(`${line}\nError line: AssertionError: expected 1 to be 2`);
-    expect(readReferenceErrorLine(appendErrorLine(line, 'x'.repeat(MAX_REFERENCE_ERROR_LINE_CHARS)))).toBe('x'.repeat(MAX_REFERENCE_ERROR_LINE_CHARS));
-    expect(readReferenceErrorLine(appendErrorLine(line, 'y'.repeat(1000)))).toBe(`${'y'.repeat(MAX_REFERENCE_ERROR_LINE_CHARS)} [...]`);
+    expect(appendErrorLine(line, 'AssertionError: expected 1 to be 2')).toBe(
+      `${line}\nError line: AssertionError: expected 1 to be 2`,
+    );
+    expect(readReferenceErrorLine(appendErrorLine(line, 'x'.repeat(MAX_REFERENCE_ERROR_LINE_CHARS)))).toBe(
+      'x'.repeat(MAX_REFERENCE_ERROR_LINE_CHARS),
+    );
+    expect(readReferenceErrorLine(appendErrorLine(line, 'y'.repeat(1000)))).toBe(
+      `${'y'.repeat(MAX_REFERENCE_ERROR_LINE_CHARS)} [...]`,
+    );
     expect(readReferenceErrorLine(appendErrorLine(line, 'a\r\nb'))).toBe('a b');
     expect(appendErrorLine(line, undefined)).toBe(line);
     expect(appendErrorLine(line, '')).toBe(line);

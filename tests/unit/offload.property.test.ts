@@ -27,20 +27,32 @@ const toolName = fc.constantFrom('read_file', 'bash', 'grep');
 
 const leafBlock: fc.Arbitrary<ContentBlock> = fc.oneof(
   someText.map((value): ContentBlock => ({ type: 'text', text: value })),
-  someText.map((value): ContentBlock => ({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: value } })),
+  someText.map((value): ContentBlock => ({
+    type: 'image',
+    source: { type: 'base64', media_type: 'image/png', data: value },
+  })),
 );
 const nestedBlock: fc.Arbitrary<ContentBlock> = fc.oneof(
   leafBlock,
-  fc.record({ title: someText, content: fc.array(leafBlock, { maxLength: 3 }) }).map(
-    ({ title, content }): ContentBlock => ({ type: 'search_result', source: 'https://example.com', title, content }),
-  ),
+  fc
+    .record({ title: someText, content: fc.array(leafBlock, { maxLength: 3 }) })
+    .map(({ title, content }): ContentBlock => ({
+      type: 'search_result',
+      source: 'https://example.com',
+      title,
+      content,
+    })),
 );
 
 /** Existing references point into `./old/` or elsewhere, where this run never writes. */
 const existingReference = fc.oneof(
-  fc.constantFrom('[Content offloaded to: ./old/tool-result-x.md]', '[Tool result offloaded to file: /var/offload/s/x.md]'),
+  fc.constantFrom(
+    '[Content offloaded to: ./old/tool-result-x.md]',
+    '[Tool result offloaded to file: /var/offload/s/x.md]',
+  ),
   someText.map(
-    (content) => `[Content offloaded to: ./old/tool-result-y.md]${buildPreview(`${content}${'p'.repeat(120)}`, { headChars: 50, tailChars: 20 })}`,
+    (content) =>
+      `[Content offloaded to: ./old/tool-result-y.md]${buildPreview(`${content}${'p'.repeat(120)}`, { headChars: 50, tailChars: 20 })}`,
   ),
 );
 
@@ -68,14 +80,23 @@ const message: fc.Arbitrary<Message> = fc.oneof(
   { weight: 1, arbitrary: someText.map((value): Message => ({ role: 'user', content: value })) },
   {
     weight: 3,
-    arbitrary: fc.array(fc.oneof(toolResultBlock, toolResultBlock, leafBlock), { maxLength: 4 }).map((content): Message => ({ role: 'user', content })),
+    arbitrary: fc
+      .array(fc.oneof(toolResultBlock, toolResultBlock, leafBlock), { maxLength: 4 })
+      .map((content): Message => ({ role: 'user', content })),
   },
   {
     weight: 2,
     arbitrary: fc
-      .array(fc.oneof(toolUseBlock, leafBlock, someText.map((value): ContentBlock => ({ type: 'thinking', thinking: value, signature: 's' }))), {
-        maxLength: 3,
-      })
+      .array(
+        fc.oneof(
+          toolUseBlock,
+          leafBlock,
+          someText.map((value): ContentBlock => ({ type: 'thinking', thinking: value, signature: 's' })),
+        ),
+        {
+          maxLength: 3,
+        },
+      )
       .map((content): Message => ({ role: 'assistant', content })),
   },
 );
@@ -96,10 +117,16 @@ const BATCH_REFERENCE = /^\[Content offloaded to: memory:\/\/default\/(tool-resu
 const DIRECT_REFERENCE = /^\[Tool result offloaded to file: memory:\/\/default\/(s\/[^\]]+\.md)\](?:\n|$)/;
 
 /** Batch offload of `messages` into `store`. */
-const offload = (messages: readonly Message[], store: ContentStore, options: BatchOffloadOptions) => offloadToolResults(messages, { ...options, store });
+const offload = (messages: readonly Message[], store: ContentStore, options: BatchOffloadOptions) =>
+  offloadToolResults(messages, { ...options, store });
 
 /** The output with every reference this run made replaced by the stored content (parsed back for array content). */
-function restore(output: readonly Message[], input: readonly Message[], stored: Record<string, string>, pattern: RegExp): Message[] {
+function restore(
+  output: readonly Message[],
+  input: readonly Message[],
+  stored: Record<string, string>,
+  pattern: RegExp,
+): Message[] {
   return output.map((outMessage, messageIndex) => {
     if (typeof outMessage.content === 'string') return outMessage;
     const inBlocks = input[messageIndex]!.content as ContentBlock[];
@@ -124,7 +151,13 @@ function skeleton(messages: readonly Message[]): unknown[] {
   return messages.map((item) =>
     typeof item.content === 'string'
       ? [item.role, 'string']
-      : [item.role, item.content.map((block) => [block.type, isToolResultBlock(block) ? block.tool_use_id : isToolUseBlock(block) ? block.id : null])],
+      : [
+          item.role,
+          item.content.map((block) => [
+            block.type,
+            isToolResultBlock(block) ? block.tool_use_id : isToolUseBlock(block) ? block.id : null,
+          ]),
+        ],
   );
 }
 
@@ -231,13 +264,26 @@ describe('offloadToolResults: text that is not well-formed UTF-16 (property)', (
     await fc.assert(
       fc.asyncProperty(fc.array(content, { minLength: 1, maxLength: 4 }), async (contents) => {
         const store = createMemoryStore();
-        const messages = [{ role: 'user' as const, content: contents.map((text, index) => ({ type: 'tool_result' as const, tool_use_id: `t${index}`, content: text })) }];
+        const messages = [
+          {
+            role: 'user' as const,
+            content: contents.map((text, index) => ({
+              type: 'tool_result' as const,
+              tool_use_id: `t${index}`,
+              content: text,
+            })),
+          },
+        ];
         const first = await offload(messages, store, { ratioThreshold: 0 });
         const stored = await readStore(store);
         const second = await offload(messages, store, { ratioThreshold: 0 });
         expect(second.files).toEqual(first.files);
         expect(await readStore(store)).toEqual(stored);
-        first.files.forEach((file, index) => expect(stored[file.slice('memory://default/'.length)]).toBe(Buffer.from(contents[index]!, 'utf8').toString('utf8')));
+        first.files.forEach((file, index) =>
+          expect(stored[file.slice('memory://default/'.length)]).toBe(
+            Buffer.from(contents[index]!, 'utf8').toString('utf8'),
+          ),
+        );
       }),
     );
   });

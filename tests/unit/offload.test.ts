@@ -30,9 +30,15 @@ describe('offloadToolResults: large and small results', () => {
   it('stores a tool_result of >= 100 chars and puts a reference in its place', async () => {
     const content = text(300);
     const { result, stored } = await offload(conversation(content));
-    expect(result.messages[2]).toEqual(userMessage(toolResult('toolu_01abc', referenceTo('tool-result-toolu_01abc.md'))));
+    expect(result.messages[2]).toEqual(
+      userMessage(toolResult('toolu_01abc', referenceTo('tool-result-toolu_01abc.md'))),
+    );
     expect(stored).toEqual({ 'tool-result-toolu_01abc.md': content });
-    expect(result).toMatchObject({ offloadedCount: 1, freedChars: 300, files: [locationOf('tool-result-toolu_01abc.md')] });
+    expect(result).toMatchObject({
+      offloadedCount: 1,
+      freedChars: 300,
+      files: [locationOf('tool-result-toolu_01abc.md')],
+    });
   });
 
   it('leaves a tool_result of < 100 chars as it is and stores nothing for it', async () => {
@@ -49,7 +55,11 @@ describe('offloadToolResults: large and small results', () => {
     ];
     const { result } = await offload(messages);
     expect(result.messages[1]).toEqual(
-      userMessage(toolResult('a', referenceTo('tool-result-a.md')), toolResult('b', 'short error'), toolResult('c', referenceTo('tool-result-c.md'))),
+      userMessage(
+        toolResult('a', referenceTo('tool-result-a.md')),
+        toolResult('b', 'short error'),
+        toolResult('c', referenceTo('tool-result-c.md')),
+      ),
     );
     expect(result.offloadedCount).toBe(2);
     expect(result.freedChars).toBe(250);
@@ -77,15 +87,29 @@ describe('offloadToolResults: walk and names', () => {
   });
 
   it('walks oldest to newest: the oldest use of an id gets the base name, later uses -1 and -2', async () => {
-    const messages = [userMessage(toolResult('dup', text(100, 'a'))), userMessage(toolResult('dup', text(100, 'b'))), userMessage(toolResult('dup', text(100, 'c')))];
+    const messages = [
+      userMessage(toolResult('dup', text(100, 'a'))),
+      userMessage(toolResult('dup', text(100, 'b'))),
+      userMessage(toolResult('dup', text(100, 'c'))),
+    ];
     const { result, stored } = await offload(messages);
-    expect(result.files).toEqual(['tool-result-dup.md', 'tool-result-dup-1.md', 'tool-result-dup-2.md'].map(locationOf));
-    expect(stored).toEqual({ 'tool-result-dup.md': text(100, 'a'), 'tool-result-dup-1.md': text(100, 'b'), 'tool-result-dup-2.md': text(100, 'c') });
-    expect(result.messages.map((message) => blocksOf(message)[0]!.content)).toEqual(['tool-result-dup.md', 'tool-result-dup-1.md', 'tool-result-dup-2.md'].map(referenceTo));
+    expect(result.files).toEqual(
+      ['tool-result-dup.md', 'tool-result-dup-1.md', 'tool-result-dup-2.md'].map(locationOf),
+    );
+    expect(stored).toEqual({
+      'tool-result-dup.md': text(100, 'a'),
+      'tool-result-dup-1.md': text(100, 'b'),
+      'tool-result-dup-2.md': text(100, 'c'),
+    });
+    expect(result.messages.map((message) => blocksOf(message)[0]!.content)).toEqual(
+      ['tool-result-dup.md', 'tool-result-dup-1.md', 'tool-result-dup-2.md'].map(referenceTo),
+    );
   });
 
   it('gives suffixes by use among offloaded blocks: a small block with the same id takes no name', async () => {
-    const { result } = await offload([userMessage(toolResult('x', 'tiny'), toolResult('x', text(200)))], { ratioThreshold: 0 });
+    const { result } = await offload([userMessage(toolResult('x', 'tiny'), toolResult('x', text(200)))], {
+      ratioThreshold: 0,
+    });
     expect(result.files).toEqual([locationOf('tool-result-x.md')]);
   });
 
@@ -101,7 +125,10 @@ describe('offloadToolResults: walk and names', () => {
   });
 
   it('reports offloadedCount, freedChars (original counts) and files in walk order', async () => {
-    const { result } = await offload([userMessage(toolResult('one', text(120))), userMessage(toolResult('two', text(340)))]);
+    const { result } = await offload([
+      userMessage(toolResult('one', text(120))),
+      userMessage(toolResult('two', text(340))),
+    ]);
     expect(result.offloadedCount).toBe(2);
     expect(result.freedChars).toBe(460);
     expect(result.files).toEqual([locationOf('tool-result-one.md'), locationOf('tool-result-two.md')]);
@@ -123,7 +150,10 @@ describe('offloadToolResults: char threshold', () => {
   });
 
   it('never offloads an empty string', async () => {
-    const { result, stored } = await offload([userMessage(toolResult('t', '')), { role: 'user', content: text(10) }], { charThreshold: 1, ratioThreshold: 0 });
+    const { result, stored } = await offload([userMessage(toolResult('t', '')), { role: 'user', content: text(10) }], {
+      charThreshold: 1,
+      ratioThreshold: 0,
+    });
     expect(result.offloadedCount).toBe(0);
     expect(stored).toEqual({});
   });
@@ -204,7 +234,10 @@ describe('offloadToolResults: ratio gate', () => {
     const messages = [
       assistantMessage(toolUse('keep', 'read_offloaded')),
       userMessage(
-        toolResult('old', `[Content offloaded to: ./tool-result-old.md]${buildPreview(text(900), { headChars: 200, tailChars: 100 })}`),
+        toolResult(
+          'old',
+          `[Content offloaded to: ./tool-result-old.md]${buildPreview(text(900), { headChars: 200, tailChars: 100 })}`,
+        ),
         toolResult('keep', text(900)),
         toolResult('new', text(200)),
       ),
@@ -227,7 +260,11 @@ describe('offloadToolResults: never overwrite, reuse identical', () => {
 
   it('skips every taken suffix, and never gives one name to two blocks of the same call', async () => {
     const store = await createStoreWith({ 'tool-result-t.md': 'other', 'tool-result-t-2.md': 'other' });
-    const { result, stored } = await offload([userMessage(toolResult('t', text(200, 'a'))), userMessage(toolResult('t', text(200, 'b')))], {}, store);
+    const { result, stored } = await offload(
+      [userMessage(toolResult('t', text(200, 'a'))), userMessage(toolResult('t', text(200, 'b')))],
+      {},
+      store,
+    );
     // The first block's base name is taken; -1 is planned for the second, -2 is taken: -3.
     expect(result.files).toEqual([locationOf('tool-result-t-3.md'), locationOf('tool-result-t-1.md')]);
     expect(stored).toMatchObject({ 'tool-result-t-3.md': text(200, 'a'), 'tool-result-t-1.md': text(200, 'b') });
@@ -249,7 +286,10 @@ describe('offloadToolResults: never overwrite, reuse identical', () => {
 
   it('stores nothing new when the same offload runs twice', async () => {
     const store = createMemoryStore();
-    const messages = [userMessage(toolResult('a', text(200)), toolResult('a', text(300))), userMessage(toolResult('b', text(250)))];
+    const messages = [
+      userMessage(toolResult('a', text(200)), toolResult('a', text(300))),
+      userMessage(toolResult('b', text(250))),
+    ];
     const first = await offload(messages, {}, store);
     const second = await offload(messages, {}, store);
     expect(Object.keys(first.stored)).toHaveLength(3);
@@ -272,7 +312,11 @@ describe('offloadToolResults: never overwrite, reuse identical', () => {
 describe('offloadToolResults: options', () => {
   describe('keepRecent', () => {
     it('keeps the newest N tool results inline, counting small ones too', async () => {
-      const messages = [userMessage(toolResult('r1', text(200))), userMessage(toolResult('r2', text(200))), userMessage(toolResult('r3', 'small'))];
+      const messages = [
+        userMessage(toolResult('r1', text(200))),
+        userMessage(toolResult('r2', text(200))),
+        userMessage(toolResult('r3', 'small')),
+      ];
       const { result } = await offload(messages, { keepRecent: 2 });
       expect(result.files).toEqual([locationOf('tool-result-r1.md')]);
       expect(result.messages[1]).toBe(messages[1]);
@@ -289,7 +333,10 @@ describe('offloadToolResults: options', () => {
 
   describe('excludeTools', () => {
     it('never offloads the results of an excluded tool, named by the matching tool_use', async () => {
-      const messages = [assistantMessage(toolUse('r', 'read_file'), toolUse('g', 'grep')), userMessage(toolResult('r', text(300)), toolResult('g', text(300)))];
+      const messages = [
+        assistantMessage(toolUse('r', 'read_file'), toolUse('g', 'grep')),
+        userMessage(toolResult('r', text(300)), toolResult('g', text(300))),
+      ];
       const { result } = await offload(messages, { excludeTools: ['read_file'] });
       expect(result.files).toEqual([locationOf('tool-result-g.md')]);
       expect(blocksOf(result.messages[1]!)[0]!.content).toBe(text(300));
@@ -301,7 +348,10 @@ describe('offloadToolResults: options', () => {
     });
 
     it('never offloads what read_offloaded returned, however large, without being told', async () => {
-      const messages = [assistantMessage(toolUse('r', 'read_offloaded'), toolUse('b', 'bash')), userMessage(toolResult('r', text(5000)), toolResult('b', text(5000)))];
+      const messages = [
+        assistantMessage(toolUse('r', 'read_offloaded'), toolUse('b', 'bash')),
+        userMessage(toolResult('r', text(5000)), toolResult('b', text(5000))),
+      ];
       const { result } = await offload(messages);
       expect(blocksOf(result.messages[1]!)[0]!.content).toBe(text(5000));
       expect(result.files).toEqual([locationOf('tool-result-b.md')]);
@@ -310,14 +360,18 @@ describe('offloadToolResults: options', () => {
 
   describe('preview', () => {
     it('follows the reference with the first and last characters and how much was left out', async () => {
-      const { result } = await offload(conversation(`HEAD-${text(300, '.')}-TAIL`), { preview: { headChars: 5, tailChars: 5 } });
+      const { result } = await offload(conversation(`HEAD-${text(300, '.')}-TAIL`), {
+        preview: { headChars: 5, tailChars: 5 },
+      });
       expect(blocksOf(result.messages[2]!)[0]!.content).toBe(
         `${referenceTo('tool-result-toolu_01abc.md')}\nPreview (first 5 and last 5 of 310 chars):\nHEAD-\n[... 300 chars omitted ...]\n-TAIL`,
       );
     });
 
     it('never splits a surrogate pair at the head or the tail', async () => {
-      const { result } = await offload(conversation(`ab😀${text(200)}😀c`), { preview: { headChars: 3, tailChars: 2 } });
+      const { result } = await offload(conversation(`ab😀${text(200)}😀c`), {
+        preview: { headChars: 3, tailChars: 2 },
+      });
       const reference = blocksOf(result.messages[2]!)[0]!.content as string;
       expect(reference).toContain('Preview (first 2 and last 1 of 207 chars):\nab\n');
       expect(reference.endsWith('\nc')).toBe(true);
@@ -327,7 +381,9 @@ describe('offloadToolResults: options', () => {
     it('shows the whole content when head and tail cover it', async () => {
       const content = text(120);
       const { result } = await offload(conversation(content), { preview: { headChars: 100, tailChars: 100 } });
-      expect(blocksOf(result.messages[2]!)[0]!.content).toBe(`${referenceTo('tool-result-toolu_01abc.md')}\nPreview (all 120 chars):\n${content}`);
+      expect(blocksOf(result.messages[2]!)[0]!.content).toBe(
+        `${referenceTo('tool-result-toolu_01abc.md')}\nPreview (all 120 chars):\n${content}`,
+      );
     });
 
     it('uses 200 head and 100 tail chars for preview: true', async () => {

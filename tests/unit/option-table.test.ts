@@ -93,21 +93,23 @@ describe('docs option tables are generated from the option table', () => {
   });
 
   it('takes the env and default cells from the row, and the type cell from its rule', () => {
-    const table = renderOptionTable([{ row: OPTIONS.maxRetries, detail: 'retries after the first attempt' }, { row: OPTIONS.readToolNames }]);
+    const table = renderOptionTable([
+      { row: OPTIONS.maxRetries, detail: 'retries after the first attempt' },
+      { row: OPTIONS.readToolNames },
+    ]);
     expect(table.split('\n').slice(2)).toEqual([
       '| `maxRetries` | integer >= 0: retries after the first attempt | `2` | `COMPACT_MAX_RETRIES` |',
       "| `readToolNames` | `string[]` | `['read_file']` | — |",
     ]);
-    expect([{ min: 1 }, { min: 0, max: 1 }, { above: 0 }, { min: 1, integer: true }].map((rule) => describeRule(rule))).toEqual([
-      'number >= 1',
-      'number in [0, 1]',
-      'number > 0',
-      'integer >= 1',
-    ]);
+    expect(
+      [{ min: 1 }, { min: 0, max: 1 }, { above: 0 }, { min: 1, integer: true }].map((rule) => describeRule(rule)),
+    ).toEqual(['number >= 1', 'number in [0, 1]', 'number > 0', 'integer >= 1']);
   });
 
   it('escapes a | inside a cell so the row keeps four cells', () => {
-    const table = renderOptionTable([{ option: 'reference', type: "`'relative' | 'absolute'`", defaultText: "`'relative'`" }]);
+    const table = renderOptionTable([
+      { option: 'reference', type: "`'relative' | 'absolute'`", defaultText: "`'relative'`" },
+    ]);
     expect(table.split('\n')[2]).toBe("| `reference` | `'relative' \\| 'absolute'` | `'relative'` | — |");
   });
 
@@ -117,7 +119,9 @@ describe('docs option tables are generated from the option table', () => {
     const edited = markdown.replace('| `1200` | `SUMMARY_MAX_WORDS` |', '| `1000` | `SUMMARY_MAX_WORDS` |');
     expect(edited).not.toBe(markdown);
     expect(findStaleOptionTables(page, markdown)).toEqual([]);
-    expect(findStaleOptionTables(page, edited)).toEqual(['docs/compaction.md: the compaction option table is out of date: run npm run docs:options']);
+    expect(findStaleOptionTables(page, edited)).toEqual([
+      'docs/compaction.md: the compaction option table is out of date: run npm run docs:options',
+    ]);
     expect(updateOptionTables(edited)).toBe(markdown);
   });
 
@@ -135,9 +139,13 @@ describe('docs option tables are generated from the option table', () => {
     const page = 'docs/offload.md';
     const markdown = readPage(page);
     const unmarked = markdown.replace('<!-- option-table:direct-offload -->', '');
-    expect(() => findStaleOptionTables(page, unmarked)).toThrow('<!-- /option-table:direct-offload --> closes no open option table');
+    expect(() => findStaleOptionTables(page, unmarked)).toThrow(
+      '<!-- /option-table:direct-offload --> closes no open option table',
+    );
     const unclosed = markdown.replace('<!-- /option-table:direct-offload -->', '');
-    expect(() => findStaleOptionTables(page, unclosed)).toThrow('option table "direct-offload" has no closing <!-- /option-table:direct-offload -->');
+    expect(() => findStaleOptionTables(page, unclosed)).toThrow(
+      'option table "direct-offload" has no closing <!-- /option-table:direct-offload -->',
+    );
     const withoutBlock = unmarked.replace('<!-- /option-table:direct-offload -->', '');
     expect(findStaleOptionTables(page, withoutBlock)).toEqual([
       'docs/offload.md: no <!-- option-table:direct-offload --> block; add the markers, then run npm run docs:options',

@@ -8,7 +8,12 @@ import {
 } from '../../src/core/compact/persist.js';
 import type { FileWriter } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';
-import { createRecordingLogger, MemoryFileSystem, archiveThroughWriter, type ArchiveThroughWriterOptions } from './compact-fixtures.js';
+import {
+  createRecordingLogger,
+  MemoryFileSystem,
+  archiveThroughWriter,
+  type ArchiveThroughWriterOptions,
+} from './compact-fixtures.js';
 
 const now = new Date('2026-11-21T23:45:12.789Z');
 const rest: Message[] = [
@@ -36,13 +41,21 @@ describe('archive file name', () => {
   it('is compact-<UTC ISO to the second, ":" as "-">-<sequence>.json', () => {
     expect(formatArchiveTimestamp(now)).toBe('2026-11-21T23-45-12Z');
     expect(formatArchiveFileName(now, 1)).toBe('compact-2026-11-21T23-45-12Z-1.json');
-    expect(formatArchiveFileName(new Date(Date.UTC(2026, 0, 2, 3, 4, 5)), 12)).toBe('compact-2026-01-02T03-04-05Z-12.json');
+    expect(formatArchiveFileName(new Date(Date.UTC(2026, 0, 2, 3, 4, 5)), 12)).toBe(
+      'compact-2026-01-02T03-04-05Z-12.json',
+    );
   });
 
   it('takes the sequence after the highest archive already there, ignoring other names', () => {
     expect(nextArchiveSequence([])).toBe(1);
     expect(
-      nextArchiveSequence(['compact-2026-11-21T23-45-12Z-1.json', 'compact-2026-11-22T00-00-00Z-7.json', 'compact-x-99.json', 'notes.txt', 'compact-2026-11-21T23-45-12Z-3.json.tmp']),
+      nextArchiveSequence([
+        'compact-2026-11-21T23-45-12Z-1.json',
+        'compact-2026-11-22T00-00-00Z-7.json',
+        'compact-x-99.json',
+        'notes.txt',
+        'compact-2026-11-21T23-45-12Z-3.json.tmp',
+      ]),
     ).toBe(8);
   });
 });
@@ -76,13 +89,18 @@ describe('the archive through a FileWriter', () => {
     const { fileSystem, options } = setUp();
     const writer: FileWriter = { ...fileSystem.writer, listDir: async () => [] };
     fileSystem.files.set(`${directory}/compact-2026-11-21T23-45-12Z-1.json`, 'another compaction');
-    expect(await archiveThroughWriter(rest, { ...options, fileWriter: writer })).toBe(`${directory}/compact-2026-11-21T23-45-12Z-2.json`);
+    expect(await archiveThroughWriter(rest, { ...options, fileWriter: writer })).toBe(
+      `${directory}/compact-2026-11-21T23-45-12Z-2.json`,
+    );
     expect(fileSystem.files.get(`${directory}/compact-2026-11-21T23-45-12Z-1.json`)).toBe('another compaction');
   });
 
   it('never lets two concurrent compactions clash', async () => {
     const { fileSystem, options } = setUp();
-    const paths = await Promise.all([archiveThroughWriter(rest, options), archiveThroughWriter([rest[0] as Message], options)]);
+    const paths = await Promise.all([
+      archiveThroughWriter(rest, options),
+      archiveThroughWriter([rest[0] as Message], options),
+    ]);
     expect(new Set(paths).size).toBe(2);
     expect(fileSystem.files.size).toBe(2);
   });
@@ -95,18 +113,29 @@ describe('the archive through a FileWriter', () => {
     expect(await archiveThroughWriter(rest, { ...options, fileWriter: writer })).toBe(path);
   });
 
-  it("writes plainly with a writer of only ensureDir and writeFile", async () => {
+  it('writes plainly with a writer of only ensureDir and writeFile', async () => {
     const { fileSystem, options } = setUp();
-    expect(await archiveThroughWriter(rest, { ...options, fileWriter: fileSystem.plainWriter })).toBe(`${directory}/compact-2026-11-21T23-45-12Z-1.json`);
+    expect(await archiveThroughWriter(rest, { ...options, fileWriter: fileSystem.plainWriter })).toBe(
+      `${directory}/compact-2026-11-21T23-45-12Z-1.json`,
+    );
     // the store's own folder first (where the package marks what it made), then the session's
-    expect(fileSystem.events).toEqual([`ensureDir /work/.compact`, `ensureDir ${directory}`, `writeFile ${directory}/compact-2026-11-21T23-45-12Z-1.json`]);
+    expect(fileSystem.events).toEqual([
+      `ensureDir /work/.compact`,
+      `ensureDir ${directory}`,
+      `writeFile ${directory}/compact-2026-11-21T23-45-12Z-1.json`,
+    ]);
   });
 
   it('uses the writer’s resolvePath and an absolute outputDir as is', async () => {
     const { fileSystem, options } = setUp({ outputDir: '/archive', sessionId: 's-1' });
     const joined: string[][] = [];
-    const writer: FileWriter = { ...fileSystem.writer, resolvePath: (...segments) => (joined.push(segments), segments.join('|')) };
-    expect(await archiveThroughWriter(rest, { ...options, fileWriter: writer })).toBe('/work|/archive|s-1|compact-2026-11-21T23-45-12Z-1.json');
+    const writer: FileWriter = {
+      ...fileSystem.writer,
+      resolvePath: (...segments) => (joined.push(segments), segments.join('|')),
+    };
+    expect(await archiveThroughWriter(rest, { ...options, fileWriter: writer })).toBe(
+      '/work|/archive|s-1|compact-2026-11-21T23-45-12Z-1.json',
+    );
     expect(await archiveThroughWriter(rest, options)).toBe('/archive/s-1/compact-2026-11-21T23-45-12Z-1.json');
     expect(joined[0]).toEqual(['/work', '/archive']);
   });
@@ -154,8 +183,19 @@ describe('archiveRest in a store that answers exists', () => {
 describe('the archive through a writer that takes parts (createExclusiveFromParts)', () => {
   const cjkRest: Message[] = [
     { role: 'user', content: '修复数据库迁移测试 😀' },
-    { role: 'assistant', content: [{ type: 'text', text: '上下文压缩' }, { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'src/数据.ts' } }] },
-    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'emoji 🧪 and "quotes"\n' }] }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: '上下文压缩' },
+        { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'src/数据.ts' } },
+      ],
+    },
+    {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'emoji 🧪 and "quotes"\n' }] },
+      ],
+    },
   ];
 
   /** The memory writer, taking parts; its `createExclusive` must not be used when parts are taken. */
@@ -189,9 +229,15 @@ describe('the archive through a writer that takes parts (createExclusiveFromPart
     const { fileSystem, options } = setUp();
     const { writer, partsPerCall } = createPartsWriter(fileSystem);
     fileSystem.files.set(`${directory}/compact-2026-11-21T23-45-12Z-1.json`, 'another compaction');
-    const path = await archiveThroughWriter(cjkRest, { ...options, fileWriter: { ...writer, listDir: async () => [] } });
+    const path = await archiveThroughWriter(cjkRest, {
+      ...options,
+      fileWriter: { ...writer, listDir: async () => [] },
+    });
     expect(path).toBe(`${directory}/compact-2026-11-21T23-45-12Z-2.json`);
-    expect(partsPerCall.map((parts) => parts.join(''))).toEqual([JSON.stringify(cjkRest, null, 2), JSON.stringify(cjkRest, null, 2)]);
+    expect(partsPerCall.map((parts) => parts.join(''))).toEqual([
+      JSON.stringify(cjkRest, null, 2),
+      JSON.stringify(cjkRest, null, 2),
+    ]);
     expect(fileSystem.files.get(`${directory}/compact-2026-11-21T23-45-12Z-1.json`)).toBe('another compaction');
   });
 
@@ -200,7 +246,9 @@ describe('the archive through a writer that takes parts (createExclusiveFromPart
     const { writer } = createPartsWriter(fileSystem);
     const path = `${directory}/compact-2026-11-21T23-45-12Z-1.json`;
     fileSystem.files.set(path, JSON.stringify(cjkRest, null, 2));
-    expect(await archiveThroughWriter(cjkRest, { ...options, fileWriter: { ...writer, listDir: async () => [] } })).toBe(path);
+    expect(
+      await archiveThroughWriter(cjkRest, { ...options, fileWriter: { ...writer, listDir: async () => [] } }),
+    ).toBe(path);
     expect(fileSystem.files.size).toBe(1);
   });
 
@@ -212,7 +260,10 @@ describe('the archive through a writer that takes parts (createExclusiveFromPart
       async writeFile(): Promise<void> {
         throw new Error('writeFile called although the writer creates exclusively');
       }
-      async createExclusiveFromParts(path: string, parts: Iterable<string>): Promise<'created' | 'identical' | 'exists'> {
+      async createExclusiveFromParts(
+        path: string,
+        parts: Iterable<string>,
+      ): Promise<'created' | 'identical' | 'exists'> {
         this.written.set(path, [...parts].join(''));
         return 'created';
       }

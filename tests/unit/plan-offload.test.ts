@@ -39,9 +39,33 @@ describe('planOffload — counts', () => {
       userMessage(toolResult('orphan', text(100))),
     ];
     expect(planOffloadPure(messages).candidates).toEqual([
-      { messageIndex: 1, blockIndex: 0, toolUseId: 'a', toolName: 'grep', chars: 150, fileStem: 'a', fileName: 'tool-result-a.md' },
-      { messageIndex: 1, blockIndex: 2, toolUseId: 'a', toolName: 'grep', chars: 120, fileStem: 'a', fileName: 'tool-result-a-1.md' },
-      { messageIndex: 2, blockIndex: 0, toolUseId: 'orphan', toolName: null, chars: 100, fileStem: 'orphan', fileName: 'tool-result-orphan.md' },
+      {
+        messageIndex: 1,
+        blockIndex: 0,
+        toolUseId: 'a',
+        toolName: 'grep',
+        chars: 150,
+        fileStem: 'a',
+        fileName: 'tool-result-a.md',
+      },
+      {
+        messageIndex: 1,
+        blockIndex: 2,
+        toolUseId: 'a',
+        toolName: 'grep',
+        chars: 120,
+        fileStem: 'a',
+        fileName: 'tool-result-a-1.md',
+      },
+      {
+        messageIndex: 2,
+        blockIndex: 0,
+        toolUseId: 'orphan',
+        toolName: null,
+        chars: 100,
+        fileStem: 'orphan',
+        fileName: 'tool-result-orphan.md',
+      },
     ]);
   });
 
@@ -52,8 +76,10 @@ describe('planOffload — counts', () => {
     expect(plan.skippedReason).toBeNull();
   });
 
-  it('plans a duplicate id\'s suffix around every other id of the history: a, a, a-1 get three names', () => {
-    const messages = [userMessage(toolResult('a', text(150)), toolResult('a', text(151)), toolResult('a-1', text(152)))];
+  it("plans a duplicate id's suffix around every other id of the history: a, a, a-1 get three names", () => {
+    const messages = [
+      userMessage(toolResult('a', text(150)), toolResult('a', text(151)), toolResult('a-1', text(152))),
+    ];
     expect(planOffloadPure(messages).candidates.map((candidate) => candidate.fileName)).toEqual([
       'tool-result-a.md',
       'tool-result-a-2.md',
@@ -63,7 +89,10 @@ describe('planOffload — counts', () => {
 
   it('keeps the name of an id it does not offload free for it', () => {
     const messages = [userMessage(toolResult('a', text(150)), toolResult('a', text(151)), toolResult('a-1', 'small'))];
-    expect(planOffloadPure(messages).candidates.map((candidate) => candidate.fileName)).toEqual(['tool-result-a.md', 'tool-result-a-2.md']);
+    expect(planOffloadPure(messages).candidates.map((candidate) => candidate.fileName)).toEqual([
+      'tool-result-a.md',
+      'tool-result-a-2.md',
+    ]);
   });
 });
 
@@ -90,7 +119,12 @@ describe('planOffload — skip reasons in order', () => {
   it("below the ratio: 'below-ratio-threshold', with the candidates still listed", () => {
     const messages = [{ role: 'user' as const, content: text(801) }, userMessage(toolResult('r', text(199)))];
     const plan = planOffloadPure(messages);
-    expect(plan).toMatchObject({ totalChars: 1000, offloadableChars: 199, ratio: 0.199, skippedReason: 'below-ratio-threshold' });
+    expect(plan).toMatchObject({
+      totalChars: 1000,
+      offloadableChars: 199,
+      ratio: 0.199,
+      skippedReason: 'below-ratio-threshold',
+    });
     expect(plan.candidates).toHaveLength(1);
   });
 
@@ -105,7 +139,10 @@ describe('planOffload — options', () => {
     const messages = [
       assistantMessage(toolUse('x', 'read_file')),
       userMessage(
-        toolResult('ref', buildDirectReference('/a/b.md') + buildPreview(text(300), { headChars: 100, tailChars: 100 })),
+        toolResult(
+          'ref',
+          buildDirectReference('/a/b.md') + buildPreview(text(300), { headChars: 100, tailChars: 100 }),
+        ),
         toolResult('x', text(300)),
         toolResult('old', text(300)),
         toolResult('newest', text(300)),
@@ -117,7 +154,10 @@ describe('planOffload — options', () => {
   });
 
   it('reports the thresholds in force', () => {
-    expect(planOffloadPure([], { charThreshold: 7, ratioThreshold: 0.5 })).toMatchObject({ charThreshold: 7, ratioThreshold: 0.5 });
+    expect(planOffloadPure([], { charThreshold: 7, ratioThreshold: 0.5 })).toMatchObject({
+      charThreshold: 7,
+      ratioThreshold: 0.5,
+    });
     expect(planOffloadPure([])).toMatchObject({ charThreshold: 100, ratioThreshold: 0.2 });
   });
 
@@ -131,8 +171,12 @@ describe('planOffload — options', () => {
   });
 
   it('rejects invalid options and malformed messages', () => {
-    expect(() => planOffloadPure([], { ratioThreshold: 2 })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION' }));
+    expect(() => planOffloadPure([], { ratioThreshold: 2 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTION' }),
+    );
     expect(() => planOffloadPure([], {}, { OFFLOAD_RATIO_THRESHOLD: 'x' })).toThrow(/OFFLOAD_RATIO_THRESHOLD/);
-    expect(() => planOffloadPure([{ role: 'robot', content: '' }] as never)).toThrow(expect.objectContaining({ code: 'INVALID_MESSAGE', path: 'messages[0].role' }));
+    expect(() => planOffloadPure([{ role: 'robot', content: '' }] as never)).toThrow(
+      expect.objectContaining({ code: 'INVALID_MESSAGE', path: 'messages[0].role' }),
+    );
   });
 });

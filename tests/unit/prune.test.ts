@@ -75,14 +75,35 @@ describe('pruneStore', () => {
     const result = await pruneStore(store, { olderThanMs: 7 * DAY_MS, prefix: '', dryRun: false, now: NOW });
     expect(result).toEqual({
       removed: [
-        { key: 's1/compact-2026-02-01T00-00-00Z-1.json', reference: 'memory://default/s1/compact-2026-02-01T00-00-00Z-1.json', size: 2, createdAt: new Date(NOW.getTime() - 28 * DAY_MS) },
-        { key: 's1/toolu_old.md', reference: 'memory://default/s1/toolu_old.md', size: 100, createdAt: new Date(NOW.getTime() - 8 * DAY_MS) },
-        { key: 'tool-result-old.md', reference: 'memory://default/tool-result-old.md', size: 100, createdAt: new Date(NOW.getTime() - 10 * DAY_MS) },
+        {
+          key: 's1/compact-2026-02-01T00-00-00Z-1.json',
+          reference: 'memory://default/s1/compact-2026-02-01T00-00-00Z-1.json',
+          size: 2,
+          createdAt: new Date(NOW.getTime() - 28 * DAY_MS),
+        },
+        {
+          key: 's1/toolu_old.md',
+          reference: 'memory://default/s1/toolu_old.md',
+          size: 100,
+          createdAt: new Date(NOW.getTime() - 8 * DAY_MS),
+        },
+        {
+          key: 'tool-result-old.md',
+          reference: 'memory://default/tool-result-old.md',
+          size: 100,
+          createdAt: new Date(NOW.getTime() - 10 * DAY_MS),
+        },
       ],
       freedBytes: 202,
       dryRun: false,
     });
-    expect(await listKeys(store)).toEqual(['deep/er/tool-result-x.md', 'notes.md', 's1/notes.txt', 's1/toolu_new.md', 'tool-result-new.md']);
+    expect(await listKeys(store)).toEqual([
+      'deep/er/tool-result-x.md',
+      'notes.md',
+      's1/notes.txt',
+      's1/toolu_new.md',
+      'tool-result-new.md',
+    ]);
   });
 
   it('lists the same entries in a dry run and deletes nothing', async () => {
@@ -90,19 +111,30 @@ describe('pruneStore', () => {
     const before = await listKeys(store);
     const result = await pruneStore(store, { olderThanMs: 7 * DAY_MS, prefix: '', dryRun: true, now: NOW });
     expect(result.dryRun).toBe(true);
-    expect(result.removed.map((entry) => entry.key)).toEqual(['s1/compact-2026-02-01T00-00-00Z-1.json', 's1/toolu_old.md', 'tool-result-old.md']);
+    expect(result.removed.map((entry) => entry.key)).toEqual([
+      's1/compact-2026-02-01T00-00-00Z-1.json',
+      's1/toolu_old.md',
+      'tool-result-old.md',
+    ]);
     expect(result.freedBytes).toBe(202);
     expect(await listKeys(store)).toEqual(before);
   });
 
   it('keeps an entry exactly at the cutoff (strictly older goes)', async () => {
-    const store = await createAgedStore({ 'tool-result-a.md': { ageDays: 7 }, 'tool-result-b.md': { ageDays: 7.0001 } });
+    const store = await createAgedStore({
+      'tool-result-a.md': { ageDays: 7 },
+      'tool-result-b.md': { ageDays: 7.0001 },
+    });
     const result = await pruneStore(store, { olderThanMs: 7 * DAY_MS, prefix: '', dryRun: false, now: NOW });
     expect(result.removed.map((entry) => entry.key)).toEqual(['tool-result-b.md']);
   });
 
   it('prunes only under the prefix', async () => {
-    const store = await createAgedStore({ 's1/a.md': { ageDays: 30 }, 's2/a.md': { ageDays: 30 }, 'tool-result-a.md': { ageDays: 30 } });
+    const store = await createAgedStore({
+      's1/a.md': { ageDays: 30 },
+      's2/a.md': { ageDays: 30 },
+      'tool-result-a.md': { ageDays: 30 },
+    });
     const result = await pruneStore(store, { olderThanMs: DAY_MS, prefix: 's2/', dryRun: false, now: NOW });
     expect(result.removed.map((entry) => entry.key)).toEqual(['s2/a.md']);
     expect(await listKeys(store)).toEqual(['s1/a.md', 'tool-result-a.md']);
@@ -110,13 +142,18 @@ describe('pruneStore', () => {
 
   it('skips an entry removed between the listing and its stat', async () => {
     const inner = await createAgedStore({ 'tool-result-a.md': { ageDays: 30 }, 'tool-result-b.md': { ageDays: 30 } });
-    const store: ContentStore = { ...inner, stat: async (key) => (key === 'tool-result-a.md' ? undefined : inner.stat(key)) };
+    const store: ContentStore = {
+      ...inner,
+      stat: async (key) => (key === 'tool-result-a.md' ? undefined : inner.stat(key)),
+    };
     const result = await pruneStore(store, { olderThanMs: DAY_MS, prefix: '', dryRun: false, now: NOW });
     expect(result.removed.map((entry) => entry.key)).toEqual(['tool-result-b.md']);
   });
 
   it('rejects with the store error when a delete fails, and stops deleting', async () => {
-    const many = Object.fromEntries(Array.from({ length: 100 }, (_, index) => [`tool-result-${String(index).padStart(3, '0')}.md`, { ageDays: 30 }]));
+    const many = Object.fromEntries(
+      Array.from({ length: 100 }, (_, index) => [`tool-result-${String(index).padStart(3, '0')}.md`, { ageDays: 30 }]),
+    );
     const inner = await createAgedStore(many);
     let deletes = 0;
     const store: ContentStore = {
@@ -127,7 +164,9 @@ describe('pruneStore', () => {
         await inner.delete(key);
       },
     };
-    await expect(pruneStore(store, { olderThanMs: DAY_MS, prefix: '', dryRun: false, now: NOW })).rejects.toThrow(WriteFailedError);
+    await expect(pruneStore(store, { olderThanMs: DAY_MS, prefix: '', dryRun: false, now: NOW })).rejects.toThrow(
+      WriteFailedError,
+    );
     // the workers in flight finish their key; none takes another
     expect(deletes).toBeLessThan(5 + 16);
   });
@@ -135,13 +174,21 @@ describe('pruneStore', () => {
 
 describe('pruneStore on a directory store', () => {
   /** A memory store acting as a directory: kind 'file', so the package's marker decides. */
-  async function createDirectoryStore(entries: Record<string, { ageDays: number; text?: string }>): Promise<ContentStore> {
+  async function createDirectoryStore(
+    entries: Record<string, { ageDays: number; text?: string }>,
+  ): Promise<ContentStore> {
     return { ...(await createAgedStore(entries)), kind: 'file' };
   }
 
   it('refuses one without the marker at its top, naming it, and deletes nothing', async () => {
-    const store = await createDirectoryStore({ 'docs/README.md': { ageDays: 400 }, 'tool-result-a.md': { ageDays: 400 }, 'docs/.agent-context-offload': { ageDays: 400 } });
-    const error: unknown = await pruneStore(store, { olderThanMs: DAY_MS, prefix: '', dryRun: false, now: NOW }).catch((caught: unknown) => caught);
+    const store = await createDirectoryStore({
+      'docs/README.md': { ageDays: 400 },
+      'tool-result-a.md': { ageDays: 400 },
+      'docs/.agent-context-offload': { ageDays: 400 },
+    });
+    const error: unknown = await pruneStore(store, { olderThanMs: DAY_MS, prefix: '', dryRun: false, now: NOW }).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(UnsafePathError);
     expect((error as Error).message).toBe(
       'refusing to prune memory://default: it holds no .agent-context-offload file, so agent-context-offload did not create it and cannot tell its own files there ' +
@@ -152,7 +199,11 @@ describe('pruneStore on a directory store', () => {
   });
 
   it('prunes one holding the marker, never the marker itself', async () => {
-    const store = await createDirectoryStore({ '.agent-context-offload': { ageDays: 400 }, 's1/toolu_1.md': { ageDays: 30 }, 'tool-result-a.md': { ageDays: 1 } });
+    const store = await createDirectoryStore({
+      '.agent-context-offload': { ageDays: 400 },
+      's1/toolu_1.md': { ageDays: 30 },
+      'tool-result-a.md': { ageDays: 1 },
+    });
     const result = await pruneStore(store, { olderThanMs: 7 * DAY_MS, prefix: '', dryRun: false, now: NOW });
     expect(result.removed.map((entry) => entry.key)).toEqual(['s1/toolu_1.md']);
     expect(await listKeys(store)).toEqual(['.agent-context-offload', 'tool-result-a.md']);
@@ -174,7 +225,11 @@ describe('pruneStore and partial writes', () => {
   }
 
   it('removes those older than the cutoff, under the prefix', async () => {
-    const store = await createStoreWithPartialWrites({ 's1/.a.tmp': { ageDays: 30 }, 's1/.b.tmp': { ageDays: 1 }, 's2/.c.tmp': { ageDays: 30 } });
+    const store = await createStoreWithPartialWrites({
+      's1/.a.tmp': { ageDays: 30 },
+      's1/.b.tmp': { ageDays: 1 },
+      's2/.c.tmp': { ageDays: 30 },
+    });
     const result = await pruneStore(store, { olderThanMs: 7 * DAY_MS, prefix: 's1/', dryRun: false, now: NOW });
     expect(result.removed.map((entry) => entry.key)).toEqual(['s1/.a.tmp']);
     expect(await listKeys(store)).toEqual([]);
@@ -182,7 +237,10 @@ describe('pruneStore and partial writes', () => {
   });
 
   it('keeps one younger than an hour, whatever the cutoff', async () => {
-    const store = await createStoreWithPartialWrites({ '.young.tmp': { ageDays: 0.5 / 24 }, '.old.tmp': { ageDays: 2 / 24 } });
+    const store = await createStoreWithPartialWrites({
+      '.young.tmp': { ageDays: 0.5 / 24 },
+      '.old.tmp': { ageDays: 2 / 24 },
+    });
     const result = await pruneStore(store, { olderThanMs: 0, prefix: '', dryRun: false, now: NOW });
     expect(result.removed.map((entry) => entry.key)).toEqual(['.old.tmp']);
     expect(MIN_PARTIAL_WRITE_AGE_MS).toBe(HOUR_MS);
@@ -209,8 +267,14 @@ describe('pruneOffloaded', () => {
     [{ store: createMemoryStore() }, 'olderThanMs is required: the age in milliseconds beyond which entries go'],
     [{ store: createMemoryStore(), olderThanMs: -1 }, 'olderThanMs must be a number >= 0, got -1'],
     [{ store: createMemoryStore(), olderThanMs: '7d' }, 'olderThanMs must be a number >= 0, got "7d"'],
-    [{ store: createMemoryStore(), olderThanMs: Number.POSITIVE_INFINITY }, 'olderThanMs must be a number >= 0, got Infinity'],
-    [{ store: createMemoryStore(), olderThanMs: 1, prefix: '../' }, 'prefix must not have a "." or ".." segment, got ".."'],
+    [
+      { store: createMemoryStore(), olderThanMs: Number.POSITIVE_INFINITY },
+      'olderThanMs must be a number >= 0, got Infinity',
+    ],
+    [
+      { store: createMemoryStore(), olderThanMs: 1, prefix: '../' },
+      'prefix must not have a "." or ".." segment, got ".."',
+    ],
     [{ store: createMemoryStore(), olderThanMs: 1, dryRun: 'yes' }, 'dryRun must be a boolean, got "yes"'],
     [{ store: createMemoryStore(), olderThanMs: 1, now: () => 'today' }, 'now must return a valid Date, got "today"'],
     [{ store: { list: () => [] }, olderThanMs: 1 }, /^store must be a ContentStore/],
@@ -237,7 +301,9 @@ describe('the prune command helpers', () => {
   });
 
   it('escapes control characters and bidirectional overrides', () => {
-    expect(escapeForTerminal('a\u001b[31mb\u0007c\u009bd\u202ee\nf')).toBe('a\\u001b[31mb\\u0007c\\u009bd\\u202ee\\u000af');
+    expect(escapeForTerminal('a\u001b[31mb\u0007c\u009bd\u202ee\nf')).toBe(
+      'a\\u001b[31mb\\u0007c\\u009bd\\u202ee\\u000af',
+    );
     expect(escapeForTerminal('plain/é中😀')).toBe('plain/é中😀');
   });
 });

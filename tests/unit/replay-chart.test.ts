@@ -1,13 +1,22 @@
 import picocolors from 'picocolors';
 import { describe, expect, it } from 'vitest';
-import { CHART_GLYPHS, computeNiceScale, formatTokensShort, renderReplayChart, roundUpToNiceNumber } from '../../src/cli/render/replay-chart.js';
+import {
+  CHART_GLYPHS,
+  computeNiceScale,
+  formatTokensShort,
+  renderReplayChart,
+  roundUpToNiceNumber,
+} from '../../src/cli/render/replay-chart.js';
 import type { ReplayChartPoint } from '../../src/cli/render/replay-chart.js';
 
 const plain = picocolors.createColors(false);
 
 /** Without the manager the context grows; with it, it grows until a compaction halves it. */
 function sawtooth(count: number): ReplayChartPoint[] {
-  return Array.from({ length: count }, (_, index) => ({ without: (index + 1) * 4000, with: 2000 + ((index % 10) + 1) * 2500 }));
+  return Array.from({ length: count }, (_, index) => ({
+    without: (index + 1) * 4000,
+    with: 2000 + ((index % 10) + 1) * 2500,
+  }));
 }
 
 /** The plot rows (between the top label and the x axis), without the y labels. */
@@ -45,7 +54,10 @@ describe('replay chart in the terminal', () => {
     const rows = plotRows(renderReplayChart(points, { width: 80, triggerTokens: 27_600, style: plain }));
     // where the third request starts, one column holds the managed glyph from the peak down to the new value
     const width = Math.max(...rows.map((row) => Array.from(row).length));
-    const managedCellsPerColumn = Array.from({ length: width }, (_, column) => rows.filter((row) => Array.from(row)[column] === CHART_GLYPHS.with).length);
+    const managedCellsPerColumn = Array.from(
+      { length: width },
+      (_, column) => rows.filter((row) => Array.from(row)[column] === CHART_GLYPHS.with).length,
+    );
     expect(Math.max(...managedCellsPerColumn)).toBeGreaterThan(3);
     expect(managedCellsPerColumn.filter((count) => count > 1)).toHaveLength(2);
   });

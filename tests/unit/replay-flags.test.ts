@@ -45,14 +45,19 @@ describe('replay --window: a token count as people write it', () => {
     expect(parseTokenCount(text)).toBe(expected);
   });
 
-  it.each(['0', '0k', '-5', '1.2345k', '1.5', 'abc', '', '10 000', '0x10', '1e3', '100kb', 'Infinity'])('refuses %j', (text) => {
-    expect(parseTokenCount(text)).toBeUndefined();
-  });
+  it.each(['0', '0k', '-5', '1.2345k', '1.5', 'abc', '', '10 000', '0x10', '1e3', '100kb', 'Infinity'])(
+    'refuses %j',
+    (text) => {
+      expect(parseTokenCount(text)).toBeUndefined();
+    },
+  );
 
   it('names the flag and quotes the text in a usage error', () => {
     const error = catchError(() => readTokenCountFlag(parse(['--window', 'lots']), 'window', 'replay'));
     expect(error).toBeInstanceOf(UsageError);
-    expect((error as UsageError).message).toBe('--window must be a whole number of tokens >= 1 such as 30000, 100k or 1.5m, got "lots"');
+    expect((error as UsageError).message).toBe(
+      '--window must be a whole number of tokens >= 1 such as 30000, 100k or 1.5m, got "lots"',
+    );
     expect((error as UsageError).command).toBe('replay');
   });
 
@@ -69,7 +74,9 @@ describe('replay --price-per-mtok', () => {
 
   it('takes a decimal number and refuses a negative one, naming the flag', () => {
     expect(readRuledNumberFlag(parse(['--price-per-mtok', '0.8']), 'price-per-mtok', { min: 0 }, 'replay')).toBe(0.8);
-    const error = catchError(() => readRuledNumberFlag(parse(['--price-per-mtok', '-1']), 'price-per-mtok', { min: 0 }, 'replay'));
+    const error = catchError(() =>
+      readRuledNumberFlag(parse(['--price-per-mtok', '-1']), 'price-per-mtok', { min: 0 }, 'replay'),
+    );
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toBe('--price-per-mtok must be a number >= 0, got "-1"');
   });
@@ -80,7 +87,12 @@ describe('replay and eval summarizer: offline unless --provider says otherwise',
     const before = process.env.ANTHROPIC_API_KEY;
     process.env.ANTHROPIC_API_KEY = 'sk-test';
     try {
-      expect(chooseReplaySummarizer(parse([]), 'replay')).toEqual({ provider: 'extractive', chosenBy: 'default', model: undefined, baseURL: undefined });
+      expect(chooseReplaySummarizer(parse([]), 'replay')).toEqual({
+        provider: 'extractive',
+        chosenBy: 'default',
+        model: undefined,
+        baseURL: undefined,
+      });
     } finally {
       if (before === undefined) delete process.env.ANTHROPIC_API_KEY;
       else process.env.ANTHROPIC_API_KEY = before;
@@ -88,8 +100,16 @@ describe('replay and eval summarizer: offline unless --provider says otherwise',
   });
 
   it('takes --provider with its model and base URL', () => {
-    const choice = chooseReplaySummarizer(parse(['--provider', 'openai', '--model', 'gpt-5-mini', '--base-url', 'http://127.0.0.1:1']), 'replay');
-    expect(choice).toMatchObject({ provider: 'openai', chosenBy: 'flag', model: 'gpt-5-mini', baseURL: 'http://127.0.0.1:1' });
+    const choice = chooseReplaySummarizer(
+      parse(['--provider', 'openai', '--model', 'gpt-5-mini', '--base-url', 'http://127.0.0.1:1']),
+      'replay',
+    );
+    expect(choice).toMatchObject({
+      provider: 'openai',
+      chosenBy: 'flag',
+      model: 'gpt-5-mini',
+      baseURL: 'http://127.0.0.1:1',
+    });
     expect(describeSummarizer(choice)).toBe('openai gpt-5-mini at http://127.0.0.1:1');
   });
 

@@ -17,7 +17,9 @@ function buildReport(count: number, source = 'session.json'): ReplayReport {
       tokensWith,
       offloadedResults: index % 2,
       freedChars: (index % 2) * 5000,
-      compaction: compacted ? { tokensBefore: 9500, tokensAfter: tokensWith, archiveReference: '/store/default/compact-1.json' } : null,
+      compaction: compacted
+        ? { tokensBefore: 9500, tokensAfter: tokensWith, archiveReference: '/store/default/compact-1.json' }
+        : null,
       compactionSkipped: null,
       costWithout: estimateInputCost(tokensWithout, 3),
       costWith: estimateInputCost(tokensWith, 3),
@@ -53,7 +55,10 @@ function buildReport(count: number, source = 'session.json'): ReplayReport {
 }
 
 function polylinePoints(html: string, chartId: string, series: string): string[] {
-  const svg = html.slice(html.indexOf(`<svg id="${chartId}"`), html.indexOf('</svg>', html.indexOf(`<svg id="${chartId}"`)));
+  const svg = html.slice(
+    html.indexOf(`<svg id="${chartId}"`),
+    html.indexOf('</svg>', html.indexOf(`<svg id="${chartId}"`)),
+  );
   const points = new RegExp(`<polyline data-series="${series}"[^>]* points="([^"]*)"`).exec(svg)?.[1];
   return points === undefined ? [] : points.split(' ');
 }
@@ -105,7 +110,9 @@ describe('replay --html: the page', () => {
   it('shows the headline figures and every request in a table', () => {
     const report = buildReport(25);
     const html = renderReplayHtml(report);
-    expect(html).toContain(`${report.totals.peakWithout.toLocaleString('en-US')} → ${report.totals.peakWith.toLocaleString('en-US')}`);
+    expect(html).toContain(
+      `${report.totals.peakWithout.toLocaleString('en-US')} → ${report.totals.peakWith.toLocaleString('en-US')}`,
+    );
     expect(html).toContain('at $3 per million input tokens (an example price)');
     expect(html.match(/<tr><td>/g)).toHaveLength(25);
   });
@@ -124,7 +131,9 @@ describe('replay --html: the page', () => {
 
   it('says when the trigger and the window are above the chart', () => {
     const report = { ...buildReport(3), contextTokenLimit: 200_000, triggerTokens: 184_000 };
-    expect(renderReplayHtml(report)).toContain('The window 200,000 and the compaction trigger 184,000 tokens are above the chart.');
+    expect(renderReplayHtml(report)).toContain(
+      'The window 200,000 and the compaction trigger 184,000 tokens are above the chart.',
+    );
   });
 
   it('draws a single request as one point', () => {

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { estimateInputCost, summarizeReplay } from '../../src/cli/replay/replay-report.js';
 import type { ReplayRequest } from '../../src/cli/replay/replay-report.js';
 
-function request(fields: Partial<ReplayRequest> & Pick<ReplayRequest, 'request' | 'tokensWithout' | 'tokensWith'>): ReplayRequest {
+function request(
+  fields: Partial<ReplayRequest> & Pick<ReplayRequest, 'request' | 'tokensWithout' | 'tokensWith'>,
+): ReplayRequest {
   return {
     messageIndex: fields.request * 2,
     messagesWithout: fields.request * 2,
@@ -38,7 +40,12 @@ describe('replay: the totals', () => {
   const requests = [
     request({ request: 1, tokensWithout: 1000, tokensWith: 1000 }),
     request({ request: 2, tokensWithout: 40_000, tokensWith: 5000, offloadedResults: 2, freedChars: 140_000 }),
-    request({ request: 3, tokensWithout: 60_000, tokensWith: 9000, compaction: { tokensBefore: 28_000, tokensAfter: 9000, archiveReference: '/s/a.json' } }),
+    request({
+      request: 3,
+      tokensWithout: 60_000,
+      tokensWith: 9000,
+      compaction: { tokensBefore: 28_000, tokensAfter: 9000, archiveReference: '/s/a.json' },
+    }),
     request({ request: 4, tokensWithout: 61_000, tokensWith: 31_000, compactionSkipped: 'backing-off' }),
   ];
   const totals = summarizeReplay(requests, 30_000);
@@ -56,7 +63,9 @@ describe('replay: the totals', () => {
   });
 
   it('counts offloads, compactions and skipped compactions', () => {
-    expect([totals.offloadedResults, totals.freedChars, totals.compactions, totals.skippedCompactions]).toEqual([2, 140_000, 1, 1]);
+    expect([totals.offloadedResults, totals.freedChars, totals.compactions, totals.skippedCompactions]).toEqual([
+      2, 140_000, 1, 1,
+    ]);
   });
 
   it('adds up the costs', () => {
@@ -68,20 +77,59 @@ describe('replay: the totals', () => {
     const cached = summarizeReplay(
       [
         request({ request: 1, tokensWithout: 1000, tokensWith: 1000, cachedCostWithout: 0.5, cachedCostWith: 0.5 }),
-        request({ request: 2, tokensWithout: 3000, tokensWith: 2000, cacheReadTokensWithout: 1000, cacheReadTokensWith: 600, prefixChangedWith: true, cachedCostWithout: 0.25, cachedCostWith: 1 }),
-        request({ request: 3, tokensWithout: 5000, tokensWith: 2500, cacheReadTokensWithout: 3000, cacheReadTokensWith: 2000, cachedCostWithout: 0.25, cachedCostWith: 0.125 }),
+        request({
+          request: 2,
+          tokensWithout: 3000,
+          tokensWith: 2000,
+          cacheReadTokensWithout: 1000,
+          cacheReadTokensWith: 600,
+          prefixChangedWith: true,
+          cachedCostWithout: 0.25,
+          cachedCostWith: 1,
+        }),
+        request({
+          request: 3,
+          tokensWithout: 5000,
+          tokensWith: 2500,
+          cacheReadTokensWithout: 3000,
+          cacheReadTokensWith: 2000,
+          cachedCostWithout: 0.25,
+          cachedCostWith: 0.125,
+        }),
       ],
       30_000,
     );
-    expect(cached).toMatchObject({ cacheReadTokensWithout: 4000, cacheReadTokensWith: 2600, prefixChangesWith: 1, cachedCostWithout: 1, cachedCostWith: 1.625 });
+    expect(cached).toMatchObject({
+      cacheReadTokensWithout: 4000,
+      cacheReadTokensWith: 2600,
+      prefixChangesWith: 1,
+      cachedCostWithout: 1,
+      cachedCostWith: 1.625,
+    });
   });
 
   it('adds up the read-backs apart from the requests', () => {
     const withReadBacks = summarizeReplay(
       [
         request({ request: 1, tokensWithout: 1000, tokensWith: 1000 }),
-        request({ request: 2, tokensWithout: 3000, tokensWith: 2000, readBacks: 2, readBackTokens: 5000, readBackCost: 0.015, readBackCachedCost: 0.01 }),
-        request({ request: 3, tokensWithout: 5000, tokensWith: 2500, readBacks: 1, readBackTokens: 3000, readBackCost: 0.009, readBackCachedCost: 0.005 }),
+        request({
+          request: 2,
+          tokensWithout: 3000,
+          tokensWith: 2000,
+          readBacks: 2,
+          readBackTokens: 5000,
+          readBackCost: 0.015,
+          readBackCachedCost: 0.01,
+        }),
+        request({
+          request: 3,
+          tokensWithout: 5000,
+          tokensWith: 2500,
+          readBacks: 1,
+          readBackTokens: 3000,
+          readBackCost: 0.009,
+          readBackCachedCost: 0.005,
+        }),
       ],
       30_000,
     );

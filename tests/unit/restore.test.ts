@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { collectRestoredFiles, findRecentlyReadFiles, MAX_BYTES_PER_TOKEN, type CollectRestoredFilesOptions } from '../../src/core/compact/restore.js';
+import {
+  collectRestoredFiles,
+  findRecentlyReadFiles,
+  MAX_BYTES_PER_TOKEN,
+  type CollectRestoredFilesOptions,
+} from '../../src/core/compact/restore.js';
 import { formatRestoredFileMessage } from '../../src/core/compact/assemble.js';
 import { isPathInside, resolvePathFrom } from '../../src/core/path-resolution.js';
 import type { FileReader } from '../../src/core/ports.js';
@@ -63,11 +68,16 @@ describe('collectRestoredFiles', () => {
     fileSystem.unreadable.add('/work/secret.ts');
     const history = [...readFileTurn('a.ts'), ...readFileTurn('secret.ts')];
     expect(paths(await collectRestoredFiles(history, options))).toEqual(['a.ts']);
-    expect(logger.warnings).toEqual([`restore: skipped "secret.ts": could not read it (EACCES: permission denied, open '/work/secret.ts')`]);
+    expect(logger.warnings).toEqual([
+      `restore: skipped "secret.ts": could not read it (EACCES: permission denied, open '/work/secret.ts')`,
+    ]);
   });
 
   it('skips a file above maxRestoreTokensPerFile and goes on; a file exactly at it is restored', async () => {
-    const { options, logger } = setUp({ '/work/big.ts': 'x'.repeat(11), '/work/edge.ts': 'y'.repeat(10), '/work/small.ts': 's' }, { maxRestoreTokensPerFile: 10 });
+    const { options, logger } = setUp(
+      { '/work/big.ts': 'x'.repeat(11), '/work/edge.ts': 'y'.repeat(10), '/work/small.ts': 's' },
+      { maxRestoreTokensPerFile: 10 },
+    );
     const history = [...readFileTurn('small.ts'), ...readFileTurn('edge.ts'), ...readFileTurn('big.ts')];
     expect(paths(await collectRestoredFiles(history, options))).toEqual(['edge.ts', 'small.ts']);
     expect(logger.infos).toEqual(['restore: skipped "big.ts": 11 tokens > maxRestoreTokensPerFile (10)']);
@@ -91,8 +101,14 @@ describe('collectRestoredFiles', () => {
   });
 
   it('restores a total exactly at maxRestoreTokensTotal', async () => {
-    const { options } = setUp({ '/work/a.ts': 'a'.repeat(6), '/work/b.ts': 'b'.repeat(4) }, { maxRestoreTokensTotal: 10 });
-    expect(paths(await collectRestoredFiles([...readFileTurn('b.ts'), ...readFileTurn('a.ts')], options))).toEqual(['a.ts', 'b.ts']);
+    const { options } = setUp(
+      { '/work/a.ts': 'a'.repeat(6), '/work/b.ts': 'b'.repeat(4) },
+      { maxRestoreTokensTotal: 10 },
+    );
+    expect(paths(await collectRestoredFiles([...readFileTurn('b.ts'), ...readFileTurn('a.ts')], options))).toEqual([
+      'a.ts',
+      'b.ts',
+    ]);
   });
 
   it('restores nothing and reads nothing with maxRestoreFiles = 0', async () => {
@@ -113,12 +129,19 @@ describe('collectRestoredFiles', () => {
     const { options, fileSystem } = setUp({ '/work/a.ts': 'A', '/work/b.ts': 'B' });
     const history = [...readFileTurn('a.ts'), ...readFileTurn('b.ts'), ...readFileTurn('a.ts')];
     expect(paths(await collectRestoredFiles(history, options))).toEqual(['a.ts', 'b.ts']);
-    expect(fileSystem.events.filter((event) => event.startsWith('read '))).toEqual(['read /work/a.ts', 'read /work/b.ts']);
+    expect(fileSystem.events.filter((event) => event.startsWith('read '))).toEqual([
+      'read /work/a.ts',
+      'read /work/b.ts',
+    ]);
   });
 
   it('de-duplicates by resolved path and names the path as the agent last wrote it', async () => {
     const { options } = setUp({ '/work/src/a.ts': 'A' });
-    const history = [...readFileTurn('src/a.ts'), ...readFileTurn('/work/src/a.ts'), ...readFileTurn('./src/../src/a.ts')];
+    const history = [
+      ...readFileTurn('src/a.ts'),
+      ...readFileTurn('/work/src/a.ts'),
+      ...readFileTurn('./src/../src/a.ts'),
+    ];
     const restored = await collectRestoredFiles(history, options);
     expect(paths(restored)).toEqual(['./src/../src/a.ts']);
     expect(restored[0]?.message.content).toBe('[Restored after compact] ./src/../src/a.ts:\nA');
@@ -135,7 +158,9 @@ describe('collectRestoredFiles', () => {
       const { options, logger, fileSystem } = setUp({ '/etc/passwd': 'root', '/work/a.ts': 'A' });
       const history = [...readFileTurn('a.ts'), ...readFileTurn('../etc/passwd')];
       expect(paths(await collectRestoredFiles(history, options))).toEqual(['a.ts']);
-      expect(logger.warnings).toEqual(['restore: skipped "../etc/passwd": it resolves to /etc/passwd, outside workDir /work']);
+      expect(logger.warnings).toEqual([
+        'restore: skipped "../etc/passwd": it resolves to /etc/passwd, outside workDir /work',
+      ]);
       expect(fileSystem.events.some((event) => event.includes('/etc/passwd'))).toBe(false);
     });
 
@@ -151,7 +176,9 @@ describe('collectRestoredFiles', () => {
       fileSystem.links.set('/work/link', '/secrets');
       const history = [...readFileTurn('a.ts'), ...readFileTurn('link/key')];
       expect(paths(await collectRestoredFiles(history, options))).toEqual(['a.ts']);
-      expect(logger.warnings).toEqual(['restore: skipped "link/key": its real path /secrets/key is outside workDir /work']);
+      expect(logger.warnings).toEqual([
+        'restore: skipped "link/key": its real path /secrets/key is outside workDir /work',
+      ]);
       expect(fileSystem.events).not.toContain('read /secrets/key');
       expect(fileSystem.events).not.toContain('read /work/link/key');
     });
@@ -165,22 +192,41 @@ describe('collectRestoredFiles', () => {
 
     it('checks paths lexically with a reader that has no realpath', async () => {
       const { options, fileSystem } = setUp({ '/work/a.ts': 'A', '/x': 'X' });
-      const restored = await collectRestoredFiles([...readFileTurn('a.ts'), ...readFileTurn('../x')], { ...options, fileReader: fileSystem.plainReader });
+      const restored = await collectRestoredFiles([...readFileTurn('a.ts'), ...readFileTurn('../x')], {
+        ...options,
+        fileReader: fileSystem.plainReader,
+      });
       expect(paths(restored)).toEqual(['a.ts']);
     });
   });
 
   it('restores the whole file after a partial read (view_range, offset)', async () => {
-    const { options } = setUp({ '/work/a.ts': 'line1\nline2\nline3' }, { readToolNames: ['str_replace_based_edit_tool'] });
+    const { options } = setUp(
+      { '/work/a.ts': 'line1\nline2\nline3' },
+      { readToolNames: ['str_replace_based_edit_tool'] },
+    );
     const history: Message[] = [
-      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'str_replace_based_edit_tool', input: { command: 'view', path: 'a.ts', view_range: [2, 2] } }] },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool_use',
+            id: 't1',
+            name: 'str_replace_based_edit_tool',
+            input: { command: 'view', path: 'a.ts', view_range: [2, 2] },
+          },
+        ],
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'line2' }] },
     ];
     expect((await collectRestoredFiles(history, options))[0]?.content).toBe('line1\nline2\nline3');
   });
 
   it('uses readToolNames and pathField (Claude Code Read/file_path)', async () => {
-    const { options } = setUp({ '/work/a.ts': 'A', '/work/b.ts': 'B' }, { readToolNames: ['Read'], pathField: 'file_path' });
+    const { options } = setUp(
+      { '/work/a.ts': 'A', '/work/b.ts': 'B' },
+      { readToolNames: ['Read'], pathField: 'file_path' },
+    );
     const history = [...readFileTurn('a.ts', 'A', 'Read', 'file_path'), ...readFileTurn('b.ts')];
     expect(paths(await collectRestoredFiles(history, options))).toEqual(['a.ts']);
   });
@@ -210,7 +256,10 @@ describe('collectRestoredFiles', () => {
     const { options } = setUp({ '/work/a.ts': 'A', '/work/b.ts': 'B', '/work/c.ts': 'C' }, { maxRestoreFiles: 2 });
     const history: Message[] = [
       { role: 'user', content: '[Conversation compressed]\n\nsummary' },
-      { role: 'assistant', content: 'Understood. I have the context from the compressed conversation. Continuing work.' },
+      {
+        role: 'assistant',
+        content: 'Understood. I have the context from the compressed conversation. Continuing work.',
+      },
       formatRestoredFileMessage('a.ts', 'A'),
       { role: 'assistant', content: 'Noted, file content restored.' },
       formatRestoredFileMessage('b.ts', 'B'),
@@ -248,10 +297,15 @@ describe('collectRestoredFiles', () => {
     it('skips a file whose size cannot fit maxRestoreTokensPerFile without reading it, with a note', async () => {
       const { options, logger, fileSystem } = setUp({ '/work/a.ts': 'A' }, { maxRestoreTokensPerFile: 5000 });
       const fileReader = withSize(fileSystem, 200 * 1024 * 1024);
-      const restored = await collectRestoredFiles([...readFileTurn('a.ts'), ...readFileTurn('big.log')], { ...options, fileReader });
+      const restored = await collectRestoredFiles([...readFileTurn('a.ts'), ...readFileTurn('big.log')], {
+        ...options,
+        fileReader,
+      });
       expect(paths(restored)).toEqual(['a.ts']);
       expect(fileReader.sized).toContain(BIG_FILE);
-      expect(logger.infos).toEqual(['restore: skipped "big.log": 209715200 bytes, at least 1638400 tokens > maxRestoreTokensPerFile (5000)']);
+      expect(logger.infos).toEqual([
+        'restore: skipped "big.log": 209715200 bytes, at least 1638400 tokens > maxRestoreTokensPerFile (5000)',
+      ]);
       expect(logger.warnings).toEqual([]);
     });
 
@@ -259,7 +313,9 @@ describe('collectRestoredFiles', () => {
       const { options, logger, fileSystem } = setUp({}, { maxRestoreTokensPerFile: 10 });
       const fileReader = withSize(fileSystem, 10 * MAX_BYTES_PER_TOKEN + 1);
       expect(await collectRestoredFiles(readFileTurn('big.log'), { ...options, fileReader })).toEqual([]);
-      expect(logger.infos).toEqual([`restore: skipped "big.log": ${10 * MAX_BYTES_PER_TOKEN + 1} bytes, at least 11 tokens > maxRestoreTokensPerFile (10)`]);
+      expect(logger.infos).toEqual([
+        `restore: skipped "big.log": ${10 * MAX_BYTES_PER_TOKEN + 1} bytes, at least 11 tokens > maxRestoreTokensPerFile (10)`,
+      ]);
     });
 
     it(`reads a file of exactly ${MAX_BYTES_PER_TOKEN} bytes per token allowed, which could fit, and skips it on its count`, async () => {
@@ -283,7 +339,10 @@ describe('collectRestoredFiles', () => {
       const { options, fileSystem } = setUp({ '/secrets/key': 'KEY', '/etc/passwd': 'root' });
       fileSystem.links.set('/work/link', '/secrets');
       const fileReader = withSize(fileSystem, 0);
-      await collectRestoredFiles([...readFileTurn('link/key'), ...readFileTurn('../etc/passwd')], { ...options, fileReader });
+      await collectRestoredFiles([...readFileTurn('link/key'), ...readFileTurn('../etc/passwd')], {
+        ...options,
+        fileReader,
+      });
       expect(fileReader.sized).toEqual([]);
     });
 
@@ -297,15 +356,28 @@ describe('collectRestoredFiles', () => {
           return reader.size?.(path) ?? 0;
         },
       };
-      expect(paths(await collectRestoredFiles([...readFileTurn('a.ts'), ...readFileTurn('b.ts')], { ...options, fileReader }))).toEqual(['a.ts']);
-      expect(logger.warnings).toEqual([`restore: skipped "b.ts": could not read it (EACCES: permission denied, stat '/work/b.ts')`]);
+      expect(
+        paths(
+          await collectRestoredFiles([...readFileTurn('a.ts'), ...readFileTurn('b.ts')], { ...options, fileReader }),
+        ),
+      ).toEqual(['a.ts']);
+      expect(logger.warnings).toEqual([
+        `restore: skipped "b.ts": could not read it (EACCES: permission denied, stat '/work/b.ts')`,
+      ]);
     });
 
     it('reads and counts every file when the reader has no size', async () => {
-      const { options, logger, fileSystem } = setUp({ '/work/big.ts': 'x'.repeat(11 * MAX_BYTES_PER_TOKEN) }, { maxRestoreTokensPerFile: 10 });
-      expect(await collectRestoredFiles(readFileTurn('big.ts'), { ...options, fileReader: fileSystem.plainReader })).toEqual([]);
+      const { options, logger, fileSystem } = setUp(
+        { '/work/big.ts': 'x'.repeat(11 * MAX_BYTES_PER_TOKEN) },
+        { maxRestoreTokensPerFile: 10 },
+      );
+      expect(
+        await collectRestoredFiles(readFileTurn('big.ts'), { ...options, fileReader: fileSystem.plainReader }),
+      ).toEqual([]);
       expect(fileSystem.events).toContain('read /work/big.ts');
-      expect(logger.infos).toEqual([`restore: skipped "big.ts": ${11 * MAX_BYTES_PER_TOKEN} tokens > maxRestoreTokensPerFile (10)`]);
+      expect(logger.infos).toEqual([
+        `restore: skipped "big.ts": ${11 * MAX_BYTES_PER_TOKEN} tokens > maxRestoreTokensPerFile (10)`,
+      ]);
     });
   });
 
@@ -314,14 +386,20 @@ describe('collectRestoredFiles', () => {
     const controller = new AbortController();
     const reason = new Error('stop');
     controller.abort(reason);
-    await expect(collectRestoredFiles(readFileTurn('a.ts'), { ...options, signal: controller.signal })).rejects.toBe(reason);
+    await expect(collectRestoredFiles(readFileTurn('a.ts'), { ...options, signal: controller.signal })).rejects.toBe(
+      reason,
+    );
   });
 });
 
 describe('findRecentlyReadFiles', () => {
   it('orders by latest read, most recent first', () => {
     const history = ['a', 'b', 'c', 'a'].flatMap((path) => readFileTurn(path));
-    expect(findRecentlyReadFiles(history, { workDir: '/w', readToolNames: ['read_file'], pathField: 'path' }).map((c) => c.path)).toEqual(['a', 'c', 'b']);
+    expect(
+      findRecentlyReadFiles(history, { workDir: '/w', readToolNames: ['read_file'], pathField: 'path' }).map(
+        (c) => c.path,
+      ),
+    ).toEqual(['a', 'c', 'b']);
   });
 });
 

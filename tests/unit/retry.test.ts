@@ -47,13 +47,23 @@ describe('retryWithBackoff', () => {
 
   it('makes a single attempt with maxRetries 0', async () => {
     let attempts = 0;
-    await expect(retryWithBackoff(async () => (attempts += 1, Promise.reject(new Error('no'))), { maxRetries: 0, baseDelayMs: 10, sleep: createRecordingSleep() })).rejects.toThrow('no');
+    await expect(
+      retryWithBackoff(async () => ((attempts += 1), Promise.reject(new Error('no'))), {
+        maxRetries: 0,
+        baseDelayMs: 10,
+        sleep: createRecordingSleep(),
+      }),
+    ).rejects.toThrow('no');
     expect(attempts).toBe(1);
   });
 
   it("honours an error's retryAfterMs instead of the backoff delay, capped at maxDelayMs", async () => {
     const sleep = createRecordingSleep();
-    const errors = [Object.assign(new Error('429'), { retryAfterMs: 3000 }), Object.assign(new Error('529'), { retryAfterMs: 9_999_999 }), new Error('plain')];
+    const errors = [
+      Object.assign(new Error('429'), { retryAfterMs: 3000 }),
+      Object.assign(new Error('529'), { retryAfterMs: 9_999_999 }),
+      new Error('plain'),
+    ];
     let attempts = 0;
     await retryWithBackoff(
       async () => {
@@ -82,7 +92,12 @@ describe('retryWithBackoff', () => {
         if (attempts === 1) throw new Error('first');
         return 'ok';
       },
-      { maxRetries: 1, baseDelayMs: 7, sleep: createRecordingSleep(), onRetry: (error, retry, delay) => seen.push([(error as Error).message, retry, delay]) },
+      {
+        maxRetries: 1,
+        baseDelayMs: 7,
+        sleep: createRecordingSleep(),
+        onRetry: (error, retry, delay) => seen.push([(error as Error).message, retry, delay]),
+      },
     );
     expect(seen).toEqual([['first', 1, 7]]);
   });
@@ -93,7 +108,14 @@ describe('retryWithBackoff', () => {
       const reason = new Error('user cancelled');
       controller.abort(reason);
       let attempts = 0;
-      await expect(retryWithBackoff(async () => (attempts += 1), { maxRetries: 2, baseDelayMs: 1, signal: controller.signal, sleep: createRecordingSleep() })).rejects.toBe(reason);
+      await expect(
+        retryWithBackoff(async () => (attempts += 1), {
+          maxRetries: 2,
+          baseDelayMs: 1,
+          signal: controller.signal,
+          sleep: createRecordingSleep(),
+        }),
+      ).rejects.toBe(reason);
       expect(attempts).toBe(0);
     });
 
@@ -139,7 +161,13 @@ describe('retryWithBackoff', () => {
         return 'ok';
       },
       // an hour's backoff: only an injected sleep lets this finish at once
-      { maxRetries: 2, baseDelayMs: 3_600_000, maxDelayMs: 86_400_000, signal, sleep: async (delayMs, sleepSignal) => void calls.push([delayMs, sleepSignal]) },
+      {
+        maxRetries: 2,
+        baseDelayMs: 3_600_000,
+        maxDelayMs: 86_400_000,
+        signal,
+        sleep: async (delayMs, sleepSignal) => void calls.push([delayMs, sleepSignal]),
+      },
     );
     expect(result).toBe('ok');
     expect(calls).toEqual([
@@ -174,7 +202,15 @@ describe('summarizeWithRetry', () => {
   it('passes maxWords and the signal to the summarizer and trims the result', async () => {
     const summarizer = createScriptedSummarizer(['  summary \n']);
     const signal = new AbortController().signal;
-    expect(await summarizeWithRetry(summarizer, rest, { maxWords: 1200, maxRetries: 0, baseDelayMs: 0, signal, sleep: createRecordingSleep() })).toBe('summary');
+    expect(
+      await summarizeWithRetry(summarizer, rest, {
+        maxWords: 1200,
+        maxRetries: 0,
+        baseDelayMs: 0,
+        signal,
+        sleep: createRecordingSleep(),
+      }),
+    ).toBe('summary');
     expect(summarizer.calls[0]?.options).toEqual({ maxWords: 1200, signal });
     expect(summarizer.calls[0]?.messages).toBe(rest);
   });
@@ -182,13 +218,20 @@ describe('summarizeWithRetry', () => {
   it('treats blank text as a failure and retries it', async () => {
     const sleep = createRecordingSleep();
     const summarizer = createScriptedSummarizer(['', ' \n\t', 'third time']);
-    expect(await summarizeWithRetry(summarizer, rest, { maxWords: 10, maxRetries: 2, baseDelayMs: 100, sleep })).toBe('third time');
+    expect(await summarizeWithRetry(summarizer, rest, { maxWords: 10, maxRetries: 2, baseDelayMs: 100, sleep })).toBe(
+      'third time',
+    );
     expect(sleep.delays).toEqual([100, 200]);
   });
 
   it('rejects with a SummarizerFailedError (SUMMARIZER_FAILED) when the last attempt is blank', async () => {
     const summarizer = createScriptedSummarizer(['']);
-    const error = await summarizeWithRetry(summarizer, rest, { maxWords: 10, maxRetries: 1, baseDelayMs: 0, sleep: createRecordingSleep() }).catch((caught: unknown) => caught);
+    const error = await summarizeWithRetry(summarizer, rest, {
+      maxWords: 10,
+      maxRetries: 1,
+      baseDelayMs: 0,
+      sleep: createRecordingSleep(),
+    }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SummarizerFailedError);
     expect(error).toBeInstanceOf(ContextError);
     expect((error as Error).name).toBe('SummarizerFailedError');
@@ -197,6 +240,13 @@ describe('summarizeWithRetry', () => {
 
   it('treats a non-string reply as a failure', async () => {
     const summarizer = { summarize: async () => undefined as unknown as string };
-    await expect(summarizeWithRetry(summarizer, rest, { maxWords: 10, maxRetries: 0, baseDelayMs: 0, sleep: createRecordingSleep() })).rejects.toThrow('returned no text (undefined)');
+    await expect(
+      summarizeWithRetry(summarizer, rest, {
+        maxWords: 10,
+        maxRetries: 0,
+        baseDelayMs: 0,
+        sleep: createRecordingSleep(),
+      }),
+    ).rejects.toThrow('returned no text (undefined)');
   });
 });

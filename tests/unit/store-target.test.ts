@@ -39,14 +39,19 @@ describe('the store option: offloaded content in any store', () => {
     });
 
     it('rejects reference "relative" with a store that is not a file store, naming why', async () => {
-      await expect(offloadToolResults([userMessage(toolResult('a', text(300)))], { store: createMemoryStore(), reference: 'relative' })).rejects.toThrow(
-        /reference "relative" needs a file store/,
-      );
+      await expect(
+        offloadToolResults([userMessage(toolResult('a', text(300)))], {
+          store: createMemoryStore(),
+          reference: 'relative',
+        }),
+      ).rejects.toThrow(/reference "relative" needs a file store/);
     });
 
     it('rejects both store and outputDir, and an object that is not a store', async () => {
       const messages = [userMessage(toolResult('a', text(300)))];
-      await expect(offloadToolResults(messages, { store: createMemoryStore(), outputDir: 'x' })).rejects.toThrow(/either store or outputDir, not both/);
+      await expect(offloadToolResults(messages, { store: createMemoryStore(), outputDir: 'x' })).rejects.toThrow(
+        /either store or outputDir, not both/,
+      );
       await expect(offloadToolResults(messages, { store: {} as ContentStore })).rejects.toMatchObject({
         code: 'INVALID_OPTION',
         message: expect.stringContaining('store must be a ContentStore'),
@@ -81,9 +86,13 @@ describe('the store option: offloaded content in any store', () => {
     });
 
     it('rejects a store together with a writer', () => {
-      expect(() => createToolResultOffloader({ sessionId: 's', store: createMemoryStore(), writer: { writeFile: async () => undefined } as never })).toThrow(
-        /either store or writer/,
-      );
+      expect(() =>
+        createToolResultOffloader({
+          sessionId: 's',
+          store: createMemoryStore(),
+          writer: { writeFile: async () => undefined } as never,
+        }),
+      ).toThrow(/either store or writer/);
     });
   });
 
@@ -129,7 +138,9 @@ describe('the store option: offloaded content in any store', () => {
     });
 
     it('rejects store together with fileWriter or outputDir', async () => {
-      await expect(compactMessages(history, { store: createMemoryStore(), outputDir: 'x', force: true })).rejects.toThrow(/pass store, or fileWriter\/outputDir, not both/);
+      await expect(
+        compactMessages(history, { store: createMemoryStore(), outputDir: 'x', force: true }),
+      ).rejects.toThrow(/pass store, or fileWriter\/outputDir, not both/);
     });
   });
 });

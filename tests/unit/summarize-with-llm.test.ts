@@ -67,7 +67,9 @@ describe('createLlmSummarizer', () => {
       const [call] = fake.calls;
       expect(call?.model).toBe('claude-test');
       expect(call?.options).toEqual({ maxTokens: computeSummaryMaxTokens(1200) });
-      expect(call?.prompt).toContain('<conversation>\n[1] user:\nFix the failing test\n\n[2] assistant:\nLooking at it now.\n</conversation>');
+      expect(call?.prompt).toContain(
+        '<conversation>\n[1] user:\nFix the failing test\n\n[2] assistant:\nLooking at it now.\n</conversation>',
+      );
       expect(call?.prompt).toContain('Pay special attention to the MOST RECENT messages');
       expect(call?.prompt).toContain('at most 1200 words');
       expect(call?.prompt).not.toContain('<previous_summary>');
@@ -85,17 +87,23 @@ describe('createLlmSummarizer', () => {
     it('passes the abort signal to the client', async () => {
       const fake = createFakeClient();
       const controller = new AbortController();
-      await createLlmSummarizer(fake.client, { model: 'm', tokenCounter: quarterCounter }).summarize([{ role: 'user', content: 'hi' }], {
-        maxWords: 100,
-        signal: controller.signal,
-      });
+      await createLlmSummarizer(fake.client, { model: 'm', tokenCounter: quarterCounter }).summarize(
+        [{ role: 'user', content: 'hi' }],
+        {
+          maxWords: 100,
+          signal: controller.signal,
+        },
+      );
       expect(fake.calls[0]?.options?.signal).toBe(controller.signal);
     });
 
     it('passes onUsage to the client, which reports each reply through it', async () => {
       const fake = createFakeClient();
       const onUsage = (): void => undefined;
-      await createLlmSummarizer(fake.client, { model: 'm', tokenCounter: quarterCounter, onUsage }).summarize([{ role: 'user', content: 'hi' }], { maxWords: 100 });
+      await createLlmSummarizer(fake.client, { model: 'm', tokenCounter: quarterCounter, onUsage }).summarize(
+        [{ role: 'user', content: 'hi' }],
+        { maxWords: 100 },
+      );
       expect(fake.calls[0]?.options).toEqual({ maxTokens: computeSummaryMaxTokens(100), onUsage });
     });
 
@@ -110,10 +118,13 @@ describe('createLlmSummarizer', () => {
         },
       };
       try {
-        const summary = createLlmSummarizer(client, { model: 'm', tokenCounter: quarterCounter }).summarize([{ role: 'user', content: 'hi' }], {
-          maxWords: 100,
-          signal: controller.signal,
-        });
+        const summary = createLlmSummarizer(client, { model: 'm', tokenCounter: quarterCounter }).summarize(
+          [{ role: 'user', content: 'hi' }],
+          {
+            maxWords: 100,
+            signal: controller.signal,
+          },
+        );
         const settled = expect(summary).rejects.toBe(reason);
         await vi.advanceTimersByTimeAsync(5);
         await settled;
@@ -124,7 +135,9 @@ describe('createLlmSummarizer', () => {
 
     it('sends an empty Rest as an empty conversation', async () => {
       const fake = createFakeClient();
-      await createLlmSummarizer(fake.client, { model: 'm', tokenCounter: quarterCounter }).summarize([], { maxWords: 100 });
+      await createLlmSummarizer(fake.client, { model: 'm', tokenCounter: quarterCounter }).summarize([], {
+        maxWords: 100,
+      });
       expect(fake.calls[0]?.prompt).toContain('<conversation>\n\n</conversation>');
     });
   });
@@ -161,7 +174,11 @@ describe('createLlmSummarizer', () => {
 
     it('cuts no more than needed: results under the fitted length stay whole', async () => {
       const fake = createFakeClient();
-      const summarizer = createLlmSummarizer(fake.client, { model: 'm', inputMaxTokens: 12_000, tokenCounter: quarterCounter });
+      const summarizer = createLlmSummarizer(fake.client, {
+        model: 'm',
+        inputMaxTokens: 12_000,
+        tokenCounter: quarterCounter,
+      });
       const small = `SMALL ${'s'.repeat(3_000)} END`;
       const messages = [...toolExchange('t1', 'b'.repeat(100_000)), ...toolExchange('t2', small)];
       await summarizer.summarize(messages, { maxWords: 300 });
@@ -197,13 +214,23 @@ describe('createLlmSummarizer', () => {
 
     it('sends every message exactly once, in order, whole', async () => {
       const fake = createFakeClient(['S']);
-      await createLlmSummarizer(fake.client, { model: 'm', inputMaxTokens: 8_000, tokenCounter: quarterCounter }).summarize(messages, {
+      await createLlmSummarizer(fake.client, {
+        model: 'm',
+        inputMaxTokens: 8_000,
+        tokenCounter: quarterCounter,
+      }).summarize(messages, {
         maxWords: 200,
       });
-      const seen = fake.calls.flatMap((call) => [...call.prompt.matchAll(/MESSAGE-(\d+) /g)].map((match) => Number(match[1])));
+      const seen = fake.calls.flatMap((call) =>
+        [...call.prompt.matchAll(/MESSAGE-(\d+) /g)].map((match) => Number(match[1])),
+      );
       expect(seen).toEqual(messages.map((_, index) => index));
       for (const [index, message] of messages.entries()) {
-        expect(fake.calls.some((call) => call.prompt.includes(`[${index + 1}] ${message.role}:\n${String(message.content)}`))).toBe(true);
+        expect(
+          fake.calls.some((call) =>
+            call.prompt.includes(`[${index + 1}] ${message.role}:\n${String(message.content)}`),
+          ),
+        ).toBe(true);
       }
     });
 
@@ -215,7 +242,10 @@ describe('createLlmSummarizer', () => {
         { role: 'user', content: `PASTE-START ${'p'.repeat(100_000)} PASTE-END` },
         { role: 'assistant', content: 'Done' },
       ];
-      await createLlmSummarizer(fake.client, { model: 'm', inputMaxTokens, tokenCounter: quarterCounter }).summarize(huge, { maxWords: 100 });
+      await createLlmSummarizer(fake.client, { model: 'm', inputMaxTokens, tokenCounter: quarterCounter }).summarize(
+        huge,
+        { maxWords: 100 },
+      );
       for (const call of fake.calls) expect(quarterCounter.count(call.prompt)).toBeLessThanOrEqual(inputMaxTokens);
       const all = fake.calls.map((call) => call.prompt).join('\n');
       expect(all).toContain('PASTE-START');
@@ -228,9 +258,12 @@ describe('createLlmSummarizer', () => {
     it('keeps a long carried summary from crowding out the conversation', async () => {
       const fake = createFakeClient([`LONG-SUMMARY ${'z'.repeat(50_000)}`]);
       const inputMaxTokens = 8_000;
-      await createLlmSummarizer(fake.client, { model: 'm', inputMaxTokens, tokenCounter: quarterCounter }).summarize(messages, {
-        maxWords: 200,
-      });
+      await createLlmSummarizer(fake.client, { model: 'm', inputMaxTokens, tokenCounter: quarterCounter }).summarize(
+        messages,
+        {
+          maxWords: 200,
+        },
+      );
       expect(fake.calls.length).toBeGreaterThan(1);
       for (const call of fake.calls) expect(quarterCounter.count(call.prompt)).toBeLessThanOrEqual(inputMaxTokens);
       expect(fake.calls[1]?.prompt).toContain('LONG-SUMMARY');
@@ -240,16 +273,25 @@ describe('createLlmSummarizer', () => {
 
   describe('never exceeds inputMaxTokens (property)', () => {
     const block = fc.oneof(
-      fc.record({ type: fc.constant('text' as const), text: fc.string({ unit: 'grapheme', maxLength: 3_000, size: 'max' }) }),
+      fc.record({
+        type: fc.constant('text' as const),
+        text: fc.string({ unit: 'grapheme', maxLength: 3_000, size: 'max' }),
+      }),
       fc.record({ type: fc.constant('thinking' as const), thinking: fc.string({ maxLength: 20_000, size: 'max' }) }),
     );
     const message = fc.oneof(
-      fc.record({ role: fc.constantFrom('user' as const, 'assistant' as const), content: fc.string({ unit: 'grapheme', maxLength: 6_000, size: 'max' }) }),
+      fc.record({
+        role: fc.constantFrom('user' as const, 'assistant' as const),
+        content: fc.string({ unit: 'grapheme', maxLength: 6_000, size: 'max' }),
+      }),
       fc.record({ role: fc.constant('assistant' as const), content: fc.array(block, { maxLength: 3 }) }),
       fc
         .tuple(fc.string({ minLength: 1, maxLength: 8 }), fc.string({ maxLength: 40_000, size: 'max' }), fc.boolean())
         .map(([id, result, isError]): Message[] => [
-          { role: 'assistant', content: [{ type: 'tool_use', id, name: 'bash', input: { command: result.slice(0, 5_000) } }] },
+          {
+            role: 'assistant',
+            content: [{ type: 'tool_use', id, name: 'bash', input: { command: result.slice(0, 5_000) } }],
+          },
           { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: result, is_error: isError }] },
         ]),
     );
@@ -275,7 +317,9 @@ describe('createLlmSummarizer', () => {
           async (generated, inputMaxTokens, tokenCounter) => {
             const messages = generated.flat() as Message[];
             const fake = createFakeClient(['S'.repeat(4_000)]);
-            await createLlmSummarizer(fake.client, { model: 'm', inputMaxTokens, tokenCounter }).summarize(messages, { maxWords: 150 });
+            await createLlmSummarizer(fake.client, { model: 'm', inputMaxTokens, tokenCounter }).summarize(messages, {
+              maxWords: 150,
+            });
             expect(fake.calls.length).toBeGreaterThan(0);
             for (const call of fake.calls) expect(tokenCounter.count(call.prompt)).toBeLessThanOrEqual(inputMaxTokens);
           },
@@ -289,24 +333,81 @@ describe('createLlmSummarizer', () => {
     const counter = defaultTokenCounter;
     // units that sit on either side of the points where o200k_base's pre-tokenizer splits
     const unit = fc.constantFrom(
-      '\n', '\r', '\r\n', '\n\n', ' ', '  ', '\t', '/', '//', 'a', 'Ab', 'word', ' word', 'Z', 'é', 'e\u0301', '\u0301', '中文', '压缩',
-      '😀', '\ud83d', '1', '123', '4567', '.', '}', '{"a":1}', '"', "'", "'s", "'LL", '[', ']', '[1] user:', '<', '\u00a0', '\u3000',
-      '\u2028', '_', '-', '\u000b', '<|endoftext|>', '  indented', 'x\n', '\n[tool_use', '²', 'ǅ', 'ʰ',
+      '\n',
+      '\r',
+      '\r\n',
+      '\n\n',
+      ' ',
+      '  ',
+      '\t',
+      '/',
+      '//',
+      'a',
+      'Ab',
+      'word',
+      ' word',
+      'Z',
+      'é',
+      'e\u0301',
+      '\u0301',
+      '中文',
+      '压缩',
+      '😀',
+      '\ud83d',
+      '1',
+      '123',
+      '4567',
+      '.',
+      '}',
+      '{"a":1}',
+      '"',
+      "'",
+      "'s",
+      "'LL",
+      '[',
+      ']',
+      '[1] user:',
+      '<',
+      '\u00a0',
+      '\u3000',
+      '\u2028',
+      '_',
+      '-',
+      '\u000b',
+      '<|endoftext|>',
+      '  indented',
+      'x\n',
+      '\n[tool_use',
+      '²',
+      'ǅ',
+      'ʰ',
     );
     const text = fc.array(unit, { maxLength: 40 }).map((units) => units.join(''));
-    const longText = fc.tuple(text, fc.integer({ min: 1, max: 300 })).map(([value, times]) => (value === '' ? 'x' : value).repeat(times).slice(0, 9_000));
+    const longText = fc
+      .tuple(text, fc.integer({ min: 1, max: 300 }))
+      .map(([value, times]) => (value === '' ? 'x' : value).repeat(times).slice(0, 9_000));
     const anyText = fc.oneof({ weight: 4, arbitrary: text }, { weight: 1, arbitrary: longText });
-    const identifier = fc.oneof(fc.constantFrom('toolu_01', 'call_abc', 'x\n[y', ''), fc.stringMatching(/^toolu_[0-9A-Za-z]{1,12}$/));
+    const identifier = fc.oneof(
+      fc.constantFrom('toolu_01', 'call_abc', 'x\n[y', ''),
+      fc.stringMatching(/^toolu_[0-9A-Za-z]{1,12}$/),
+    );
     const block: fc.Arbitrary<ContentBlock> = fc.oneof(
       fc.record({ type: fc.constant('text'), text: anyText }),
       fc.record({ type: fc.constant('thinking'), thinking: anyText }),
-      fc.record({ type: fc.constant('tool_use'), id: identifier, name: fc.constantFrom('bash', 'read_file', 'mcp__x2__y', ''), input: fc.dictionary(text, anyText, { maxKeys: 2 }) }),
+      fc.record({
+        type: fc.constant('tool_use'),
+        id: identifier,
+        name: fc.constantFrom('bash', 'read_file', 'mcp__x2__y', ''),
+        input: fc.dictionary(text, anyText, { maxKeys: 2 }),
+      }),
       fc.record({
         type: fc.constant('tool_result'),
         tool_use_id: identifier,
         content: fc.oneof(
           anyText,
-          fc.array(fc.oneof(fc.record({ type: fc.constant('text'), text: anyText }), fc.constant({ type: 'image' })), { maxLength: 3 }),
+          fc.array(fc.oneof(fc.record({ type: fc.constant('text'), text: anyText }), fc.constant({ type: 'image' })), {
+            maxLength: 3,
+          }),
         ),
         is_error: fc.boolean(),
       }),
@@ -314,12 +415,24 @@ describe('createLlmSummarizer', () => {
     );
     const message: fc.Arbitrary<Message> = fc.oneof(
       fc.record({ role: fc.constantFrom('user' as const, 'assistant' as const), content: anyText }),
-      fc.record({ role: fc.constantFrom('user' as const, 'assistant' as const), content: fc.array(block, { maxLength: 4 }) }),
+      fc.record({
+        role: fc.constantFrom('user' as const, 'assistant' as const),
+        content: fc.array(block, { maxLength: 4 }),
+      }),
     );
 
     /** Every request a run would send, replying `reply` to each chunk. */
-    function planAll(messages: readonly Message[], inputMaxTokens: number, reply: string): { request: PlannedRequest; start: number }[] {
-      const planner = createRequestPlanner(messages, { tokenCounter: counter, tokenCounterEncoding: 'o200k_base', inputMaxTokens, maxWords: 100 });
+    function planAll(
+      messages: readonly Message[],
+      inputMaxTokens: number,
+      reply: string,
+    ): { request: PlannedRequest; start: number }[] {
+      const planner = createRequestPlanner(messages, {
+        tokenCounter: counter,
+        tokenCounterEncoding: 'o200k_base',
+        inputMaxTokens,
+        maxWords: 100,
+      });
       const single = planner.planSingleRequest();
       if (single !== undefined) return [{ request: single, start: 0 }];
       const requests: { request: PlannedRequest; start: number }[] = [];
@@ -371,9 +484,12 @@ describe('createLlmSummarizer', () => {
         },
       };
       countHistoryTokens(messages, { tokenCounter: countingCounter }); // the agent loop's count
-      const templates = buildSummaryPrompt('', { maxWords: 1 }).length + buildSummaryPrompt('', { maxWords: 100 }).length;
+      const templates =
+        buildSummaryPrompt('', { maxWords: 1 }).length + buildSummaryPrompt('', { maxWords: 100 }).length;
       const before = countedChars;
-      await createLlmSummarizer(fake.client, { model: 'm', tokenCounter: countingCounter }).summarize(messages, { maxWords: 100 });
+      await createLlmSummarizer(fake.client, { model: 'm', tokenCounter: countingCounter }).summarize(messages, {
+        maxWords: 100,
+      });
       const prompt = buildSummaryPrompt(renderMessagesForSummary(messages), { maxWords: 100 });
       expect(fake.calls[0]?.prompt).toBe(prompt);
       // the minimum-size checks count the prompt's instructions once each; the rest is the prompt, once
@@ -383,40 +499,74 @@ describe('createLlmSummarizer', () => {
     it.each([
       ['counting whole', 'unknown' as const],
       ["'o200k_base', message by message", 'o200k_base' as const],
-    ])('%s: every prompt fits, and every message is sent once, in order, whole, cut or in chunks', async (_, tokenCounterEncoding) => {
-      const messages: Message[] = [
-        { role: 'user', content: 'Fix the failing test 修复测试' },
-        ...toolExchange('t1', `FAIL ${'x y '.repeat(15_000)}`),
-        ...Array.from({ length: 40 }, (_, index) => toolExchange(`t${index + 2}`, `export const a${index} = 1; // 中文\n`.repeat(30))).flat(),
-      ];
-      // whole in one request, cut to fit one request, in chunks
-      for (const [inputMaxTokens, cut, chunked] of [[100_000, false, false], [25_000, true, false], [3_000, true, true]] as const) {
-        const fake = createFakeClient(['S']);
-        await createLlmSummarizer(fake.client, { model: 'm', inputMaxTokens, tokenCounter: counter, tokenCounterEncoding }).summarize(messages, { maxWords: 100 });
-        for (const call of fake.calls) expect(counter.count(call.prompt)).toBeLessThanOrEqual(inputMaxTokens);
-        const seen = fake.calls.flatMap((call) => [...call.prompt.matchAll(/^\[(\d+)\] (?:user|assistant):$/gm)].map((match) => Number(match[1])));
-        expect(seen).toEqual(messages.map((__, index) => index + 1));
-        expect(fake.calls.length > 1).toBe(chunked);
-        expect(fake.calls.some((call) => call.prompt.includes(' chars cut ...]'))).toBe(cut);
-      }
-    });
+    ])(
+      '%s: every prompt fits, and every message is sent once, in order, whole, cut or in chunks',
+      async (_, tokenCounterEncoding) => {
+        const messages: Message[] = [
+          { role: 'user', content: 'Fix the failing test 修复测试' },
+          ...toolExchange('t1', `FAIL ${'x y '.repeat(15_000)}`),
+          ...Array.from({ length: 40 }, (_, index) =>
+            toolExchange(`t${index + 2}`, `export const a${index} = 1; // 中文\n`.repeat(30)),
+          ).flat(),
+        ];
+        // whole in one request, cut to fit one request, in chunks
+        for (const [inputMaxTokens, cut, chunked] of [
+          [100_000, false, false],
+          [25_000, true, false],
+          [3_000, true, true],
+        ] as const) {
+          const fake = createFakeClient(['S']);
+          await createLlmSummarizer(fake.client, {
+            model: 'm',
+            inputMaxTokens,
+            tokenCounter: counter,
+            tokenCounterEncoding,
+          }).summarize(messages, { maxWords: 100 });
+          for (const call of fake.calls) expect(counter.count(call.prompt)).toBeLessThanOrEqual(inputMaxTokens);
+          const seen = fake.calls.flatMap((call) =>
+            [...call.prompt.matchAll(/^\[(\d+)\] (?:user|assistant):$/gm)].map((match) => Number(match[1])),
+          );
+          expect(seen).toEqual(messages.map((__, index) => index + 1));
+          expect(fake.calls.length > 1).toBe(chunked);
+          expect(fake.calls.some((call) => call.prompt.includes(' chars cut ...]'))).toBe(cut);
+        }
+      },
+    );
 
     it('summarizes a long history in full chunks, sending every message once, in order', async () => {
       const messages: Message[] = Array.from({ length: 300 }, (_, index) =>
         index % 2 === 0
-          ? { role: 'assistant', content: [{ type: 'tool_use', id: `toolu_${index}`, name: 'bash', input: { command: `ls src/${index}` } }] }
-          : { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${index - 1}`, content: `MESSAGE-${index}\n${'export const a = 1;\n'.repeat(40)}` }] },
+          ? {
+              role: 'assistant',
+              content: [
+                { type: 'tool_use', id: `toolu_${index}`, name: 'bash', input: { command: `ls src/${index}` } },
+              ],
+            }
+          : {
+              role: 'user',
+              content: [
+                {
+                  type: 'tool_result',
+                  tool_use_id: `toolu_${index - 1}`,
+                  content: `MESSAGE-${index}\n${'export const a = 1;\n'.repeat(40)}`,
+                },
+              ],
+            },
       );
       countHistoryTokens(messages, { tokenCounter: counter });
       const fake = createFakeClient(Array.from({ length: 50 }, (_, index) => `SUMMARY-${index + 1}`));
       const inputMaxTokens = 8_000;
-      const summary = await createLlmSummarizer(fake.client, { model: 'm', inputMaxTokens, tokenCounter: counter, tokenCounterEncoding: 'o200k_base' }).summarize(
-        messages,
-        { maxWords: 200 },
-      );
+      const summary = await createLlmSummarizer(fake.client, {
+        model: 'm',
+        inputMaxTokens,
+        tokenCounter: counter,
+        tokenCounterEncoding: 'o200k_base',
+      }).summarize(messages, { maxWords: 200 });
       expect(fake.calls.length).toBeGreaterThan(3);
       expect(summary).toBe(`SUMMARY-${fake.calls.length}`);
-      const seen = fake.calls.flatMap((call) => [...call.prompt.matchAll(/MESSAGE-(\d+)\n/g)].map((match) => Number(match[1])));
+      const seen = fake.calls.flatMap((call) =>
+        [...call.prompt.matchAll(/MESSAGE-(\d+)\n/g)].map((match) => Number(match[1])),
+      );
       expect(seen).toEqual(messages.flatMap((_, index) => (index % 2 === 1 ? [index] : [])));
       for (const call of fake.calls) {
         const tokens = counter.count(call.prompt);
@@ -429,30 +579,49 @@ describe('createLlmSummarizer', () => {
   describe('failures', () => {
     it('rejects a blank reply with a SummarizerFailedError, code SUMMARIZER_FAILED: empty content is a failed call', async () => {
       const fake = createFakeClient([' \n ']);
-      const promise = createLlmSummarizer(fake.client, { model: 'm', tokenCounter: quarterCounter }).summarize([{ role: 'user', content: 'hi' }], {
-        maxWords: 100,
-      });
+      const promise = createLlmSummarizer(fake.client, { model: 'm', tokenCounter: quarterCounter }).summarize(
+        [{ role: 'user', content: 'hi' }],
+        {
+          maxWords: 100,
+        },
+      );
       await expect(promise).rejects.toBeInstanceOf(SummarizerFailedError);
       await expect(promise).rejects.toBeInstanceOf(ContextError);
-      await expect(promise).rejects.toMatchObject({ code: 'SUMMARIZER_FAILED', message: expect.stringContaining('blank summary') });
+      await expect(promise).rejects.toMatchObject({
+        code: 'SUMMARIZER_FAILED',
+        message: expect.stringContaining('blank summary'),
+      });
     });
 
     it('rejects when an intermediate chunk reply is blank, without sending later chunks', async () => {
       const fake = createFakeClient(['first', '']);
-      const messages: Message[] = Array.from({ length: 40 }, (_, index) => ({ role: 'user', content: `M${index} ${'w '.repeat(2_000)}` }));
-      const promise = createLlmSummarizer(fake.client, { model: 'm', inputMaxTokens: 4_000, tokenCounter: quarterCounter }).summarize(messages, {
+      const messages: Message[] = Array.from({ length: 40 }, (_, index) => ({
+        role: 'user',
+        content: `M${index} ${'w '.repeat(2_000)}`,
+      }));
+      const promise = createLlmSummarizer(fake.client, {
+        model: 'm',
+        inputMaxTokens: 4_000,
+        tokenCounter: quarterCounter,
+      }).summarize(messages, {
         maxWords: 100,
       });
-      await expect(promise).rejects.toMatchObject({ code: 'SUMMARIZER_FAILED', message: expect.stringContaining('chunk 2') });
+      await expect(promise).rejects.toMatchObject({
+        code: 'SUMMARIZER_FAILED',
+        message: expect.stringContaining('chunk 2'),
+      });
       expect(fake.calls).toHaveLength(2);
     });
 
     it('lets the client error through unchanged (the retry reads its retryAfterMs)', async () => {
       const failure = Object.assign(new Error('overloaded'), { status: 529, retryAfterMs: 1500 });
       const fake = createFakeClient([failure]);
-      const promise = createLlmSummarizer(fake.client, { model: 'm', tokenCounter: quarterCounter }).summarize([{ role: 'user', content: 'hi' }], {
-        maxWords: 100,
-      });
+      const promise = createLlmSummarizer(fake.client, { model: 'm', tokenCounter: quarterCounter }).summarize(
+        [{ role: 'user', content: 'hi' }],
+        {
+          maxWords: 100,
+        },
+      );
       await expect(promise).rejects.toBe(failure);
     });
 
@@ -461,10 +630,13 @@ describe('createLlmSummarizer', () => {
       const controller = new AbortController();
       const reason = new Error('stop');
       controller.abort(reason);
-      const promise = createLlmSummarizer(fake.client, { model: 'm', tokenCounter: quarterCounter }).summarize([{ role: 'user', content: 'hi' }], {
-        maxWords: 100,
-        signal: controller.signal,
-      });
+      const promise = createLlmSummarizer(fake.client, { model: 'm', tokenCounter: quarterCounter }).summarize(
+        [{ role: 'user', content: 'hi' }],
+        {
+          maxWords: 100,
+          signal: controller.signal,
+        },
+      );
       await expect(promise).rejects.toBe(reason);
       expect(fake.calls).toHaveLength(0);
     });
@@ -478,8 +650,15 @@ describe('createLlmSummarizer', () => {
           return 'partial';
         },
       };
-      const messages: Message[] = Array.from({ length: 40 }, (_, index) => ({ role: 'user', content: `M${index} ${'w '.repeat(2_000)}` }));
-      const promise = createLlmSummarizer(client, { model: 'm', inputMaxTokens: 4_000, tokenCounter: quarterCounter }).summarize(messages, {
+      const messages: Message[] = Array.from({ length: 40 }, (_, index) => ({
+        role: 'user',
+        content: `M${index} ${'w '.repeat(2_000)}`,
+      }));
+      const promise = createLlmSummarizer(client, {
+        model: 'm',
+        inputMaxTokens: 4_000,
+        tokenCounter: quarterCounter,
+      }).summarize(messages, {
         maxWords: 100,
         signal: controller.signal,
       });
@@ -492,12 +671,22 @@ describe('createLlmSummarizer', () => {
 
     it('rejects an inputMaxTokens too small for any prompt at creation, naming the option, the minimum and the value', () => {
       const minimum = computeMinSummaryInputTokens(1, quarterCounter);
-      expect(() => createLlmSummarizer(client, { model: 'm', inputMaxTokens: 500, tokenCounter: quarterCounter })).toThrow(InvalidOptionError);
-      expect(() => createLlmSummarizer(client, { model: 'm', inputMaxTokens: 500, tokenCounter: quarterCounter })).toThrow(
-        new RegExp(`^inputMaxTokens must be at least ${minimum} \\(the summary prompt's instructions take ${minimum - MIN_SUMMARY_CONVERSATION_TOKENS} tokens, plus 1000 for the conversation\\), got 500$`),
+      expect(() =>
+        createLlmSummarizer(client, { model: 'm', inputMaxTokens: 500, tokenCounter: quarterCounter }),
+      ).toThrow(InvalidOptionError);
+      expect(() =>
+        createLlmSummarizer(client, { model: 'm', inputMaxTokens: 500, tokenCounter: quarterCounter }),
+      ).toThrow(
+        new RegExp(
+          `^inputMaxTokens must be at least ${minimum} \\(the summary prompt's instructions take ${minimum - MIN_SUMMARY_CONVERSATION_TOKENS} tokens, plus 1000 for the conversation\\), got 500$`,
+        ),
       );
-      expect(() => createLlmSummarizer(client, { model: 'm', inputMaxTokens: minimum - 1, tokenCounter: quarterCounter })).toThrow(/at least/);
-      expect(() => createLlmSummarizer(client, { model: 'm', inputMaxTokens: minimum, tokenCounter: quarterCounter })).not.toThrow();
+      expect(() =>
+        createLlmSummarizer(client, { model: 'm', inputMaxTokens: minimum - 1, tokenCounter: quarterCounter }),
+      ).toThrow(/at least/);
+      expect(() =>
+        createLlmSummarizer(client, { model: 'm', inputMaxTokens: minimum, tokenCounter: quarterCounter }),
+      ).not.toThrow();
     });
 
     it('rejects from summarize an inputMaxTokens too small for the prompt of that maxWords, saying the minimum', async () => {
@@ -508,17 +697,24 @@ describe('createLlmSummarizer', () => {
       const summarizer = createLlmSummarizer(client, { model: 'm', inputMaxTokens, tokenCounter: quarterCounter });
       const promise = summarizer.summarize([{ role: 'user', content: 'hi' }], { maxWords: 1_000_000 });
       await expect(promise).rejects.toBeInstanceOf(InvalidOptionError);
-      await expect(promise).rejects.toThrow(new RegExp(`^inputMaxTokens must be at least ${minimum} .*got ${inputMaxTokens}$`));
+      await expect(promise).rejects.toThrow(
+        new RegExp(`^inputMaxTokens must be at least ${minimum} .*got ${inputMaxTokens}$`),
+      );
     });
 
     it('computeMinSummaryInputTokens is the prompt with an empty conversation plus MIN_SUMMARY_CONVERSATION_TOKENS (1,430 for 1,200 words with o200k_base)', () => {
-      expect(computeMinSummaryInputTokens(1200, quarterCounter)).toBe(quarterCounter.count(buildSummaryPrompt('', { maxWords: 1200 })) + 1000);
+      expect(computeMinSummaryInputTokens(1200, quarterCounter)).toBe(
+        quarterCounter.count(buildSummaryPrompt('', { maxWords: 1200 })) + 1000,
+      );
       expect(computeMinSummaryInputTokens(1200, defaultTokenCounter)).toBe(1430);
     });
 
     it.each([
       [{ model: '', tokenCounter: quarterCounter }, /^model must be a non-empty string/],
-      [{ model: 'm', tokenCounter: quarterCounter, inputMaxTokens: 0 }, /^inputMaxTokens must be an integer >= 1, got 0$/],
+      [
+        { model: 'm', tokenCounter: quarterCounter, inputMaxTokens: 0 },
+        /^inputMaxTokens must be an integer >= 1, got 0$/,
+      ],
       [{ model: 'm', tokenCounter: quarterCounter, maxTokens: 1.5 }, /^maxTokens must be an integer >= 1, got 1.5$/],
       [{ model: 'm', tokenCounter: {} as TokenCounter }, /^tokenCounter must be an object with a count\(text\) method/],
       [
@@ -531,13 +727,18 @@ describe('createLlmSummarizer', () => {
 
     it('rejects a bad maxWords, naming it', async () => {
       const summarizer = createLlmSummarizer(client, { model: 'm', tokenCounter: quarterCounter });
-      await expect(summarizer.summarize([], { maxWords: 0 })).rejects.toThrow(/^maxWords must be an integer >= 1, got 0$/);
+      await expect(summarizer.summarize([], { maxWords: 0 })).rejects.toThrow(
+        /^maxWords must be an integer >= 1, got 0$/,
+      );
     });
   });
 });
 
 describe("the counter's encoding decides how a prompt is counted", () => {
-  const messages: Message[] = [{ role: 'user', content: 'Fix the failing test.' }, ...toolExchange('t1', 'FAIL tests/a.test.ts\n'.repeat(20))];
+  const messages: Message[] = [
+    { role: 'user', content: 'Fix the failing test.' },
+    ...toolExchange('t1', 'FAIL tests/a.test.ts\n'.repeat(20)),
+  ];
 
   /** The default counter's counts, with every text it is asked about recorded; named `encoding` when given. */
   function createRecordingCounter(encoding?: string): TokenCounter & { texts: string[] } {
@@ -549,21 +750,29 @@ describe("the counter's encoding decides how a prompt is counted", () => {
   it("counts each prompt message by message when tokenCounter.encoding is 'o200k_base'", async () => {
     const counter = createRecordingCounter('o200k_base');
     const fake = createFakeClient(['S']);
-    await createLlmSummarizer(fake.client, { model: 'm', tokenCounter: counter }).summarize(messages, { maxWords: 100 });
+    await createLlmSummarizer(fake.client, { model: 'm', tokenCounter: counter }).summarize(messages, {
+      maxWords: 100,
+    });
     expect(counter.texts).not.toContain(fake.calls[0]?.prompt);
   });
 
   it('counts each prompt whole when the counter names no encoding', async () => {
     const counter = createRecordingCounter();
     const fake = createFakeClient(['S']);
-    await createLlmSummarizer(fake.client, { model: 'm', tokenCounter: counter }).summarize(messages, { maxWords: 100 });
+    await createLlmSummarizer(fake.client, { model: 'm', tokenCounter: counter }).summarize(messages, {
+      maxWords: 100,
+    });
     expect(counter.texts).toContain(fake.calls[0]?.prompt);
   });
 
   it('lets tokenCounterEncoding overrule the counter', async () => {
     const counter = createRecordingCounter('o200k_base');
     const fake = createFakeClient(['S']);
-    await createLlmSummarizer(fake.client, { model: 'm', tokenCounter: counter, tokenCounterEncoding: 'unknown' }).summarize(messages, { maxWords: 100 });
+    await createLlmSummarizer(fake.client, {
+      model: 'm',
+      tokenCounter: counter,
+      tokenCounterEncoding: 'unknown',
+    }).summarize(messages, { maxWords: 100 });
     expect(counter.texts).toContain(fake.calls[0]?.prompt);
   });
 });

@@ -36,7 +36,14 @@ const history: Message[] = [
   { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_2', name: 'bash', input: { command: 'npm test' } }] },
   {
     role: 'user',
-    content: [{ type: 'tool_result', tool_use_id: 'toolu_2', is_error: true, content: [{ type: 'text', text: 'FAIL src/a.test.ts' }] }],
+    content: [
+      {
+        type: 'tool_result',
+        tool_use_id: 'toolu_2',
+        is_error: true,
+        content: [{ type: 'text', text: 'FAIL src/a.test.ts' }],
+      },
+    ],
   },
 ];
 
@@ -44,17 +51,25 @@ describe('buildSummaryPrompt', () => {
   const prompt = buildSummaryPrompt('[1] user:\nhello', { maxWords: 1200 });
 
   it('asks for the five dimensions as sections, in order (rule 1)', () => {
-    const positions = ['Goals & Decisions', 'File Operations', 'Tool Calls', 'Task Status', 'Errors & Resolutions'].map((title) =>
-      prompt.indexOf(`## ${title}\n`),
+    const positions = ['Goals & Decisions', 'File Operations', 'Tool Calls', 'Task Status', 'Errors & Resolutions'].map(
+      (title) => prompt.indexOf(`## ${title}\n`),
     );
     expect(positions.every((position) => position >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
-    expect(SUMMARY_SECTION_TITLES).toEqual(['Goals & Decisions', 'File Operations', 'Tool Calls', 'Task Status', 'Errors & Resolutions']);
+    expect(SUMMARY_SECTION_TITLES).toEqual([
+      'Goals & Decisions',
+      'File Operations',
+      'Tool Calls',
+      'Task Status',
+      'Errors & Resolutions',
+    ]);
   });
 
   it('asks Task Status to detail the most recent round and the next step (rule 2)', () => {
     const taskStatus = prompt.slice(prompt.indexOf('## Task Status'), prompt.indexOf('## Errors & Resolutions'));
-    expect(taskStatus).toContain('the operation in progress in the most recent round of the interaction and the planned next step');
+    expect(taskStatus).toContain(
+      'the operation in progress in the most recent round of the interaction and the planned next step',
+    );
   });
 
   it('carries the MOST RECENT rule verbatim (rule 3)', () => {
@@ -62,7 +77,9 @@ describe('buildSummaryPrompt', () => {
   });
 
   it('states the word budget (rule 4: SUMMARY_MAX_WORDS, default 1200), counting CJK characters as words', () => {
-    expect(prompt).toContain('Use at most 1200 words in total (each Chinese, Japanese or Korean character counts as one word).');
+    expect(prompt).toContain(
+      'Use at most 1200 words in total (each Chinese, Japanese or Korean character counts as one word).',
+    );
     expect(buildSummaryPrompt('x', { maxWords: 300 })).toContain('at most 300 words');
   });
 
@@ -76,7 +93,10 @@ describe('buildSummaryPrompt', () => {
   });
 
   it('carries the previous summary of a chunked run and asks to merge it', () => {
-    const chunked = buildSummaryPrompt('[7] user:\nnext part', { maxWords: 1200, previousSummary: '## Goals & Decisions\nEarlier goal' });
+    const chunked = buildSummaryPrompt('[7] user:\nnext part', {
+      maxWords: 1200,
+      previousSummary: '## Goals & Decisions\nEarlier goal',
+    });
     expect(chunked).toContain('<previous_summary>\n## Goals & Decisions\nEarlier goal\n</previous_summary>');
     expect(chunked.indexOf('<previous_summary>')).toBeLessThan(chunked.indexOf('<conversation>'));
     expect(chunked).toContain('Write one updated summary of the whole conversation so far');
@@ -85,7 +105,9 @@ describe('buildSummaryPrompt', () => {
 
   it.each([0, -1, 1.5, Number.NaN, '1200'])('rejects maxWords %s, naming the option', (maxWords) => {
     expect(() => buildSummaryPrompt('x', { maxWords: maxWords as number })).toThrow(InvalidOptionError);
-    expect(() => buildSummaryPrompt('x', { maxWords: maxWords as number })).toThrow(/^maxWords must be an integer >= 1, got /);
+    expect(() => buildSummaryPrompt('x', { maxWords: maxWords as number })).toThrow(
+      /^maxWords must be an integer >= 1, got /,
+    );
   });
 });
 

@@ -23,9 +23,33 @@ function cutsOf(pieces: readonly string[]): number[] {
 
 // ---- Arbitraries: full Unicode (lone surrogates included), tokenizer-relevant characters,
 // and long runs of one character, the input the pieces exist for.
-const relevantUnit = fc.constantFrom('a', 'Z', '中', 'é', '\u0301', '7', ' ', '  ', '\t', '\n', '\r', '\u00a0', '\u3000', '.', "'", '/', '-', '"', '😀', '\ud800', '\udc00');
+const relevantUnit = fc.constantFrom(
+  'a',
+  'Z',
+  '中',
+  'é',
+  '\u0301',
+  '7',
+  ' ',
+  '  ',
+  '\t',
+  '\n',
+  '\r',
+  '\u00a0',
+  '\u3000',
+  '.',
+  "'",
+  '/',
+  '-',
+  '"',
+  '😀',
+  '\ud800',
+  '\udc00',
+);
 const runs = fc
-  .array(fc.tuple(fc.constantFrom('A', ' ', '-', '😀', '中', 'ab '), fc.integer({ min: 1, max: 300 })), { maxLength: 6 })
+  .array(fc.tuple(fc.constantFrom('A', ' ', '-', '😀', '中', 'ab '), fc.integer({ min: 1, max: 300 })), {
+    maxLength: 6,
+  })
   .map((parts) => parts.map(([unit, count]) => unit.repeat(count)).join(''));
 const anyText = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 400 }),
@@ -52,17 +76,29 @@ describe('forEachPiece', () => {
   });
 
   it('makes no piece longer than maxPieceChars (property)', () => {
-    fc.assert(fc.property(anyText, maxPieceChars, (text, max) => splitIntoPieces(text, max).every((piece) => piece.length <= max)));
+    fc.assert(
+      fc.property(anyText, maxPieceChars, (text, max) =>
+        splitIntoPieces(text, max).every((piece) => piece.length <= max),
+      ),
+    );
   });
 
   it('makes no empty piece out of a non-empty text (property)', () => {
-    fc.assert(fc.property(anyText, maxPieceChars, (text, max) => text === '' || splitIntoPieces(text, max).every((piece) => piece !== '')));
+    fc.assert(
+      fc.property(
+        anyText,
+        maxPieceChars,
+        (text, max) => text === '' || splitIntoPieces(text, max).every((piece) => piece !== ''),
+      ),
+    );
   });
 
   it('never splits a surrogate pair (property)', () => {
     fc.assert(
       fc.property(anyText, maxPieceChars, (text, max) =>
-        cutsOf(splitIntoPieces(text, max)).every((cut) => !(isHighSurrogate(text.charCodeAt(cut - 1)) && isLowSurrogate(text.charCodeAt(cut)))),
+        cutsOf(splitIntoPieces(text, max)).every(
+          (cut) => !(isHighSurrogate(text.charCodeAt(cut - 1)) && isLowSurrogate(text.charCodeAt(cut))),
+        ),
       ),
     );
   });
@@ -74,8 +110,14 @@ describe('forEachPiece', () => {
         for (const cut of cutsOf(splitIntoPieces(text, max))) {
           const windowEnd = start + max;
           let lastBoundary = -1;
-          for (let index = windowEnd; index > start && lastBoundary === -1; index -= 1) if (isPieceBoundary(text, index)) lastBoundary = index;
-          const expected = lastBoundary !== -1 ? lastBoundary : isHighSurrogate(text.charCodeAt(windowEnd - 1)) && isLowSurrogate(text.charCodeAt(windowEnd)) ? windowEnd - 1 : windowEnd;
+          for (let index = windowEnd; index > start && lastBoundary === -1; index -= 1)
+            if (isPieceBoundary(text, index)) lastBoundary = index;
+          const expected =
+            lastBoundary !== -1
+              ? lastBoundary
+              : isHighSurrogate(text.charCodeAt(windowEnd - 1)) && isLowSurrogate(text.charCodeAt(windowEnd))
+                ? windowEnd - 1
+                : windowEnd;
           if (cut !== expected) return false;
           start = cut;
         }
@@ -91,11 +133,15 @@ describe('forEachPiece', () => {
   it('cuts prose at word ends only, never inside a word (property)', () => {
     const word = fc.string({ unit: fc.constantFrom('a', 'b', 'Q', 'é', '中'), minLength: 1, maxLength: 12 });
     const separator = fc.constantFrom(' ', ', ', '. ', '\n', '.\n\n', ' (', ') ');
-    const prose = fc.array(fc.tuple(word, separator), { minLength: 1, maxLength: 80 }).map((parts) => parts.map(([w, s]) => w + s).join(''));
+    const prose = fc
+      .array(fc.tuple(word, separator), { minLength: 1, maxLength: 80 })
+      .map((parts) => parts.map(([w, s]) => w + s).join(''));
     const isLetter = (character: string): boolean => /\p{L}/u.test(character);
     fc.assert(
       fc.property(prose, fc.integer({ min: 16, max: 64 }), (text, max) =>
-        cutsOf(splitIntoPieces(text, max)).every((cut) => !(isLetter(text.charAt(cut - 1)) && isLetter(text.charAt(cut)))),
+        cutsOf(splitIntoPieces(text, max)).every(
+          (cut) => !(isLetter(text.charAt(cut - 1)) && isLetter(text.charAt(cut))),
+        ),
       ),
     );
   });

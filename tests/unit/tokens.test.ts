@@ -48,7 +48,9 @@ describe('countTokens', () => {
         { type: 'tool_use', id: 'toolu_1', name: 'read_file', input },
       ],
     };
-    expect(count([message])).toBe(MESSAGE + (BLOCK + 3) + (BLOCK + 2) + (BLOCK + 'read_file'.length + JSON.stringify(input).length));
+    expect(count([message])).toBe(
+      MESSAGE + (BLOCK + 3) + (BLOCK + 2) + (BLOCK + 'read_file'.length + JSON.stringify(input).length),
+    );
   });
 
   it('counts tool results recursively, string or blocks', () => {
@@ -56,7 +58,14 @@ describe('countTokens', () => {
       role: 'user',
       content: [
         { type: 'tool_result', tool_use_id: 'a', content: 'abc' },
-        { type: 'tool_result', tool_use_id: 'b', content: [{ type: 'text', text: 'de' }, { type: 'image', source: { data: 'x'.repeat(999) } }] },
+        {
+          type: 'tool_result',
+          tool_use_id: 'b',
+          content: [
+            { type: 'text', text: 'de' },
+            { type: 'image', source: { data: 'x'.repeat(999) } },
+          ],
+        },
         { type: 'tool_result', tool_use_id: 'c', content: [] },
       ],
     };
@@ -76,7 +85,12 @@ describe('countTokens', () => {
   });
 
   it('sums messages', () => {
-    expect(count([{ role: 'system', content: 'ab' }, { role: 'user', content: 'cde' }])).toBe(2 * MESSAGE + 5);
+    expect(
+      count([
+        { role: 'system', content: 'ab' },
+        { role: 'user', content: 'cde' },
+      ]),
+    ).toBe(2 * MESSAGE + 5);
   });
 
   describe('malformed messages (INVALID_MESSAGE, checked on a cache miss)', () => {
@@ -84,7 +98,9 @@ describe('countTokens', () => {
       const history = [null] as unknown as Message[];
       expect(() => countTokens(history)).toThrow(InvalidMessageError);
       expect(() => countTokens(history)).toThrow('messages[0]: expected a message object, got null');
-      expect(() => shouldCompact(history, { contextTokenLimit: 10 })).toThrow(expect.objectContaining({ code: 'INVALID_MESSAGE', path: 'messages[0]' }));
+      expect(() => shouldCompact(history, { contextTokenLimit: 10 })).toThrow(
+        expect.objectContaining({ code: 'INVALID_MESSAGE', path: 'messages[0]' }),
+      );
     });
 
     it('names the path of the bad field of a later message', () => {
@@ -98,7 +114,9 @@ describe('countTokens', () => {
       expect(() => countTokens([{ role: 'bot', content: 'x' }] as unknown as Message[], { cache: false })).toThrow(
         expect.objectContaining({ path: 'messages[0].role' }),
       );
-      expect(() => countMessageTokens(7 as unknown as Message, charCounter)).toThrow(expect.objectContaining({ path: 'message' }));
+      expect(() => countMessageTokens(7 as unknown as Message, charCounter)).toThrow(
+        expect.objectContaining({ path: 'message' }),
+      );
     });
 
     it('checks each message once: appending one message checks (and tokenizes) that message only', () => {
@@ -127,7 +145,9 @@ describe('countTokens', () => {
 
     it('does not read the prefix lastUsage covers', () => {
       const history = [null, { role: 'user', content: 'after' }] as unknown as Message[];
-      expect(countTokens(history, { tokenCounter: charCounter, lastUsage: { inputTokens: 10, messageCount: 1 } })).toBe(10 + MESSAGE + 5);
+      expect(countTokens(history, { tokenCounter: charCounter, lastUsage: { inputTokens: 10, messageCount: 1 } })).toBe(
+        10 + MESSAGE + 5,
+      );
     });
   });
 
@@ -176,49 +196,81 @@ describe('countTokens', () => {
     ];
 
     it('takes inputTokens for the first messageCount messages and estimates only the rest', () => {
-      expect(countTokens(history, { tokenCounter: charCounter, lastUsage: { inputTokens: 1000, messageCount: 2 } })).toBe(1000 + MESSAGE + 6);
+      expect(
+        countTokens(history, { tokenCounter: charCounter, lastUsage: { inputTokens: 1000, messageCount: 2 } }),
+      ).toBe(1000 + MESSAGE + 6);
     });
 
     it('is exactly the provider figure when it covers every message', () => {
-      expect(countTokens(history, { tokenCounter: charCounter, lastUsage: { inputTokens: 777, messageCount: 3 } })).toBe(777);
+      expect(
+        countTokens(history, { tokenCounter: charCounter, lastUsage: { inputTokens: 777, messageCount: 3 } }),
+      ).toBe(777);
     });
 
     it('accepts an Anthropic usage object as is: input_tokens + cache_read + cache_creation', () => {
-      const usage = { input_tokens: 10, cache_read_input_tokens: 500, cache_creation_input_tokens: 90, output_tokens: 42, service_tier: 'standard' };
+      const usage = {
+        input_tokens: 10,
+        cache_read_input_tokens: 500,
+        cache_creation_input_tokens: 90,
+        output_tokens: 42,
+        service_tier: 'standard',
+      };
       expect(countTokens(history, { tokenCounter: charCounter, lastUsage: { ...usage, messageCount: 3 } })).toBe(600);
-      const noCache = { input_tokens: 10, cache_read_input_tokens: null, cache_creation_input_tokens: null, messageCount: 3 };
+      const noCache = {
+        input_tokens: 10,
+        cache_read_input_tokens: null,
+        cache_creation_input_tokens: null,
+        messageCount: 3,
+      };
       expect(countTokens(history, { tokenCounter: charCounter, lastUsage: noCache })).toBe(10);
     });
 
     it('rejects a messageCount beyond the history, naming the field', () => {
       expect(() => countTokens(history, { lastUsage: { inputTokens: 5, messageCount: 4 } })).toThrow(
-        new InvalidOptionError('lastUsage.messageCount must be an integer in [0, 3] (messages the last request sent), got 4'),
+        new InvalidOptionError(
+          'lastUsage.messageCount must be an integer in [0, 3] (messages the last request sent), got 4',
+        ),
       );
     });
 
     it('rejects a negative or missing token figure', () => {
-      expect(() => countTokens(history, { lastUsage: { inputTokens: -1, messageCount: 1 } })).toThrow(/lastUsage.inputTokens must be a number >= 0, got -1/);
+      expect(() => countTokens(history, { lastUsage: { inputTokens: -1, messageCount: 1 } })).toThrow(
+        /lastUsage.inputTokens must be a number >= 0, got -1/,
+      );
       expect(() => countTokens(history, { lastUsage: { messageCount: 1 } as never })).toThrow(/input_tokens/);
     });
   });
 
   describe('tokenSafetyFactor', () => {
     it('scales local estimates only, rounding up', () => {
-      const history: Message[] = [{ role: 'user', content: 'x'.repeat(6) }, { role: 'assistant', content: 'y' }];
-      expect(countTokens(history, { tokenCounter: charCounter, tokenSafetyFactor: 1.5 })).toBe(Math.ceil((2 * MESSAGE + 7) * 1.5));
+      const history: Message[] = [
+        { role: 'user', content: 'x'.repeat(6) },
+        { role: 'assistant', content: 'y' },
+      ];
+      expect(countTokens(history, { tokenCounter: charCounter, tokenSafetyFactor: 1.5 })).toBe(
+        Math.ceil((2 * MESSAGE + 7) * 1.5),
+      );
       expect(
-        countTokens(history, { tokenCounter: charCounter, tokenSafetyFactor: 1.5, lastUsage: { inputTokens: 100, messageCount: 1 } }),
+        countTokens(history, {
+          tokenCounter: charCounter,
+          tokenSafetyFactor: 1.5,
+          lastUsage: { inputTokens: 100, messageCount: 1 },
+        }),
       ).toBe(100 + Math.ceil((MESSAGE + 1) * 1.5));
     });
 
     it('rejects a factor <= 0 or not a number', () => {
-      expect(() => countTokens([], { tokenSafetyFactor: 0 })).toThrow(new InvalidOptionError('tokenSafetyFactor must be a number > 0, got 0'));
+      expect(() => countTokens([], { tokenSafetyFactor: 0 })).toThrow(
+        new InvalidOptionError('tokenSafetyFactor must be a number > 0, got 0'),
+      );
       expect(() => countTokens([], { tokenSafetyFactor: Number.NaN })).toThrow(/tokenSafetyFactor/);
     });
   });
 
   it('rejects a tokenCounter without count()', () => {
-    expect(() => countTokens([], { tokenCounter: {} as never })).toThrow(/tokenCounter must be an object with a count\(text\) method/);
+    expect(() => countTokens([], { tokenCounter: {} as never })).toThrow(
+      /tokenCounter must be an object with a count\(text\) method/,
+    );
   });
 
   it('rejects messages that are not an array', () => {
@@ -282,14 +334,18 @@ describe('shouldCompact: tokens >= limit × ratio', () => {
 
   it('rejects an invalid variable, naming it', () => {
     process.env.CONTEXT_TOKEN_LIMIT = '200k';
-    expect(() => shouldCompact(history(1))).toThrow(new InvalidOptionError('CONTEXT_TOKEN_LIMIT must be an integer >= 1, got "200k"'));
+    expect(() => shouldCompact(history(1))).toThrow(
+      new InvalidOptionError('CONTEXT_TOKEN_LIMIT must be an integer >= 1, got "200k"'),
+    );
     delete process.env.CONTEXT_TOKEN_LIMIT;
     process.env.COMPACT_THRESHOLD_RATIO = '1.5';
     expect(() => shouldCompact(history(1))).toThrow(/COMPACT_THRESHOLD_RATIO must be a number in \[0, 1\], got "1.5"/);
   });
 
   it('rejects an invalid option, naming it', () => {
-    expect(() => shouldCompact(history(1), { contextTokenLimit: 0 })).toThrow(/contextTokenLimit must be an integer >= 1, got 0/);
+    expect(() => shouldCompact(history(1), { contextTokenLimit: 0 })).toThrow(
+      /contextTokenLimit must be an integer >= 1, got 0/,
+    );
   });
 
   it('counts the provider figure for the prefix (lastUsage)', () => {
@@ -301,7 +357,15 @@ describe('shouldCompact: tokens >= limit × ratio', () => {
   it('core shouldCompactWith agrees with countHistoryTokens', () => {
     const messages = history(10);
     const tokens = countHistoryTokens(messages, { tokenCounter: charCounter });
-    expect(shouldCompactWith(messages, { tokenCounter: charCounter, contextTokenLimit: tokens, compactThresholdRatio: 1 })).toBe(true);
-    expect(shouldCompactWith(messages, { tokenCounter: charCounter, contextTokenLimit: tokens + 1, compactThresholdRatio: 1 })).toBe(false);
+    expect(
+      shouldCompactWith(messages, { tokenCounter: charCounter, contextTokenLimit: tokens, compactThresholdRatio: 1 }),
+    ).toBe(true);
+    expect(
+      shouldCompactWith(messages, {
+        tokenCounter: charCounter,
+        contextTokenLimit: tokens + 1,
+        compactThresholdRatio: 1,
+      }),
+    ).toBe(false);
   });
 });

@@ -24,7 +24,10 @@ import { text } from '../fixtures/offload-fixtures.js';
 
 /** A request history as the SDK types it: written with the SDK's own types, no cast. */
 const params: Anthropic.MessageParam[] = [
-  { role: 'user', content: [{ type: 'text', text: 'Fix the failing test.', cache_control: { type: 'ephemeral', ttl: '1h' } }] },
+  {
+    role: 'user',
+    content: [{ type: 'text', text: 'Fix the failing test.', cache_control: { type: 'ephemeral', ttl: '1h' } }],
+  },
   {
     role: 'assistant',
     content: [
@@ -87,7 +90,13 @@ describe('Message and the Anthropic SDK types', () => {
       content: [
         { type: 'text', text: 'see the image', cache_control: { type: 'ephemeral' } },
         { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } },
-        { type: 'tool_result', tool_use_id: 't', content: 'ok', is_error: true, cache_control: { type: 'ephemeral', ttl: '5m' } },
+        {
+          type: 'tool_result',
+          tool_use_id: 't',
+          content: 'ok',
+          is_error: true,
+          cache_control: { type: 'ephemeral', ttl: '5m' },
+        },
         { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'notes' }, title: 'Notes' },
       ],
     };
@@ -121,7 +130,11 @@ describe('Message and the Anthropic SDK types', () => {
     const history: Message[] = [...params, { role: 'assistant', content: response.content }];
     expect(countTokens(history)).toBeGreaterThan(0);
     expect(planOffload(params, { charThreshold: 100 }).candidates).toHaveLength(1);
-    const offloaded = await offloadToolResults(params, { store: createMemoryStore(), charThreshold: 100, ratioThreshold: 0 });
+    const offloaded = await offloadToolResults(params, {
+      store: createMemoryStore(),
+      charThreshold: 100,
+      ratioThreshold: 0,
+    });
     expect(offloaded.offloadedCount).toBe(1);
     expect(offloaded.messages[2]!.content).toMatchObject([
       { type: 'tool_result', content: '[Content offloaded to: memory://default/tool-result-toolu_1.md]' },

@@ -67,7 +67,13 @@ function findFirstError(text: string): { error: JsoncParser.ParseError; code: st
 }
 
 /** Errors of a token that may just be cut short: a string, a number, `true`/`false`/`null`, a lone `-`. */
-const CUT_TOKEN_ERRORS = new Set(['UnexpectedEndOfString', 'UnexpectedEndOfNumber', 'InvalidNumberFormat', 'InvalidSymbol', 'InvalidUnicode']);
+const CUT_TOKEN_ERRORS = new Set([
+  'UnexpectedEndOfString',
+  'UnexpectedEndOfNumber',
+  'InvalidNumberFormat',
+  'InvalidSymbol',
+  'InvalidUnicode',
+]);
 
 /**
  * Whether an invalid JSON text is valid JSON cut short: its first error is where the text
@@ -94,5 +100,8 @@ export function locateJsonError(text: string): JsonErrorLocation | undefined {
   if (found === undefined) return undefined;
   const { error: first, code } = found;
   const expectation = EXPECTATIONS[code] ?? code;
-  return { ...toLineAndColumn(text, first.offset), reason: `${describeFound(text, first.offset, first.length)}, ${expectation}` };
+  return {
+    ...toLineAndColumn(text, first.offset),
+    reason: `${describeFound(text, first.offset, first.length)}, ${expectation}`,
+  };
 }

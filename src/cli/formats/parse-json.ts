@@ -28,11 +28,17 @@ export function parseJson(text: string, origin: TextOrigin): unknown {
   } catch (error) {
     const location = locateJsonError(text);
     if (location === undefined) {
-      throw new CliError(`${origin.source}: invalid JSON: ${describeParserMessage(error)}`, undefined, { cause: error });
+      throw new CliError(`${origin.source}: invalid JSON: ${describeParserMessage(error)}`, undefined, {
+        cause: error,
+      });
     }
     const line = location.line + (origin.firstLine ?? 1) - 1;
-    throw new CliError(`${origin.source}: invalid JSON at line ${line}, column ${location.column}: ${location.reason}`, undefined, {
-      cause: error,
-    });
+    throw new CliError(
+      `${origin.source}: invalid JSON at line ${line}, column ${location.column}: ${location.reason}`,
+      undefined,
+      {
+        cause: error,
+      },
+    );
   }
 }

@@ -56,7 +56,9 @@ function parseLines(text: string, source: string): { lines: LogLine[]; warnings:
   lineTexts.forEach((lineText, index) => {
     if (lineText.trim() === '') return;
     if (index === lastIndex && !isValidJson(lineText) && isTruncatedJson(lineText)) {
-      warnings.push(`${source}: line ${index + 1}: skipped the last line, cut off mid-JSON (a log still being written?)`);
+      warnings.push(
+        `${source}: line ${index + 1}: skipped the last line, cut off mid-JSON (a log still being written?)`,
+      );
       return;
     }
     lines.push({ value: parseJson(lineText, { source, firstLine: index + 1 }), line: index + 1 });
@@ -98,7 +100,9 @@ export function parseTranscript(text: string, source: string, options: ReadTrans
     return readWithSource(source, () => readTranscriptDocument(value, options));
   }
   if (!trimmed.startsWith('{')) {
-    throw new CliError(`${source}: unknown format: the input starts with ${describeStart(trimmed)}, not JSON; ${EXPECTED_FORMATS}`);
+    throw new CliError(
+      `${source}: unknown format: the input starts with ${describeStart(trimmed)}, not JSON; ${EXPECTED_FORMATS}`,
+    );
   }
   let whole: unknown;
   let wholeError: unknown;

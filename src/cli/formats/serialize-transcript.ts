@@ -15,7 +15,11 @@ export type HistoryDestination = 'file' | 'standard-output';
  * The new history as JSON text (2-space indented, ending with a newline). For standard output,
  * the characters a terminal would obey are written as JSON escapes (the same value once parsed).
  */
-export function serializeHistory(transcript: Transcript, messages: readonly Message[], destination: HistoryDestination = 'file'): string {
+export function serializeHistory(
+  transcript: Transcript,
+  messages: readonly Message[],
+  destination: HistoryDestination = 'file',
+): string {
   const json = JSON.stringify(writeTranscript(transcript, messages), null, 2);
   return `${destination === 'standard-output' ? toTerminalJson(json) : json}\n`;
 }

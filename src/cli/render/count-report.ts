@@ -110,11 +110,19 @@ function renderCompaction(measurement: ContextMeasurement, style: TerminalStyle,
   )}`;
   const gaugeWidth = Math.max(20, Math.min(50, width - 30));
   const gauge = drawGauge(compaction.share, compaction.compactThresholdRatio, gaugeWidth);
-  const colour = compaction.wouldTrigger ? style.red : compaction.share >= compaction.compactThresholdRatio * 0.75 ? style.yellow : style.green;
+  const colour = compaction.wouldTrigger
+    ? style.red
+    : compaction.share >= compaction.compactThresholdRatio * 0.75
+      ? style.yellow
+      : style.green;
   const verdict = compaction.wouldTrigger
     ? style.red(style.bold('would trigger'))
     : `${style.green('would not trigger')}: ${groupDigits(Math.max(0, compaction.thresholdTokens - measurement.totalTokens))} tokens to go`;
-  return [heading, `  ${colour(gauge.filled)}${style.dim(gauge.empty)}  ${formatPercent(compaction.share)} of the window`, `  ${verdict}`];
+  return [
+    heading,
+    `  ${colour(gauge.filled)}${style.dim(gauge.empty)}  ${formatPercent(compaction.share)} of the window`,
+    `  ${verdict}`,
+  ];
 }
 
 /** `JSON array of messages`, `request body (OpenAI Chat Completions)`. */
@@ -155,7 +163,9 @@ export function renderCountReport(measurement: ContextMeasurement, options: Rend
     ...renderBarRows(roleRows, measurement.totalTokens, style, width),
     '',
     `${style.bold('By tool')} ${style.dim('(calls, tokens of inputs + results)')}`,
-    ...(toolRows.length === 0 ? [style.dim('  (no tool calls)')] : renderBarRows(toolRows, measurement.totalTokens, style, width)),
+    ...(toolRows.length === 0
+      ? [style.dim('  (no tool calls)')]
+      : renderBarRows(toolRows, measurement.totalTokens, style, width)),
     ...(hiddenTools > 0 ? [style.dim(`  ... and ${hiddenTools} more`)] : []),
     '',
     `${style.bold('Largest tool results')}`,

@@ -35,7 +35,9 @@ export function renderEvalTable(score: EvalScore, options: EvalTableOptions): st
   const lines = [style.bold(`  ${padEnd('the compacted context holds', LABEL_WIDTH)}${padStart('kept', KEPT_WIDTH)}`)];
   for (const kind of score.kinds) {
     if (kind.probes === 0) {
-      lines.push(`  ${padEnd(kind.label, LABEL_WIDTH)}${padStart('-', KEPT_WIDTH)}  ${style.dim('none in the transcript')}`);
+      lines.push(
+        `  ${padEnd(kind.label, LABEL_WIDTH)}${padStart('-', KEPT_WIDTH)}  ${style.dim('none in the transcript')}`,
+      );
       continue;
     }
     const kept = `${kind.kept}/${kind.probes}`;
@@ -45,6 +47,8 @@ export function renderEvalTable(score: EvalScore, options: EvalTableOptions): st
     lines.push(`  ${padEnd(kind.label, LABEL_WIDTH)}${padStart(kept, KEPT_WIDTH)}  ${mark}${detail}`);
   }
   const total = `${score.kept}/${score.total}`;
-  lines.push(style.bold(`  ${padEnd('score', LABEL_WIDTH)}${padStart(total, KEPT_WIDTH)}  ${formatPercent(score.score)}`));
+  lines.push(
+    style.bold(`  ${padEnd('score', LABEL_WIDTH)}${padStart(total, KEPT_WIDTH)}  ${formatPercent(score.score)}`),
+  );
   return lines;
 }

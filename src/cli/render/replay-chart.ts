@@ -126,17 +126,28 @@ export function renderReplayChart(points: readonly ReplayChartPoint[], options: 
   if (points.length === 0) return [];
   const peak = Math.max(triggerTokens, ...points.map((point) => Math.max(point.without, point.with)));
   const { top } = computeNiceScale(peak);
-  const rowOf = (tokens: number): number => Math.min(height - 1, Math.max(0, Math.round((tokens / top) * (height - 1))));
+  const rowOf = (tokens: number): number =>
+    Math.min(height - 1, Math.max(0, Math.round((tokens / top) * (height - 1))));
 
   const ranges = mapColumns(points.length, plotColumns);
   const largest = (from: number, to: number, series: keyof ReplayChartPoint): number =>
     Math.max(...points.slice(from, to).map((point) => point[series]));
-  const grid: Cell[][] = Array.from({ length: height }, () => Array.from({ length: ranges.length }, (): Cell => 'empty'));
+  const grid: Cell[][] = Array.from({ length: height }, () =>
+    Array.from({ length: ranges.length }, (): Cell => 'empty'),
+  );
   const triggerRow = rowOf(triggerTokens);
   (grid[triggerRow] as Cell[]).fill('trigger');
-  drawSeries(grid, ranges.map((range) => rowOf(largest(range.from, range.to, 'without'))), 'without');
+  drawSeries(
+    grid,
+    ranges.map((range) => rowOf(largest(range.from, range.to, 'without'))),
+    'without',
+  );
   // drawn last: where the lines meet, the managed one shows
-  drawSeries(grid, ranges.map((range) => rowOf(largest(range.from, range.to, 'with'))), 'with');
+  drawSeries(
+    grid,
+    ranges.map((range) => rowOf(largest(range.from, range.to, 'with'))),
+    'with',
+  );
 
   const lines: string[] = [];
   for (let row = height - 1; row >= 0; row -= 1) {

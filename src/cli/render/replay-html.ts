@@ -12,7 +12,14 @@ import { formatPercent } from './format-figures.js';
 import { computeNiceScale, formatTokensShort } from './replay-chart.js';
 
 /** Colours of the two series (also in the legend). */
-const COLORS = { without: '#d97706', with: '#0f766e', trigger: '#dc2626', window: '#6b7280', grid: '#e5e7eb', axis: '#6b7280' } as const;
+const COLORS = {
+  without: '#d97706',
+  with: '#0f766e',
+  trigger: '#dc2626',
+  window: '#6b7280',
+  grid: '#e5e7eb',
+  axis: '#6b7280',
+} as const;
 
 /** Size of the charts in SVG units (the page scales them to its width). */
 const CHART_WIDTH = 1100;
@@ -66,22 +73,31 @@ function renderChart(spec: ChartSpec): string {
   const plotHeight = spec.height - MARGIN.top - MARGIN.bottom;
   const peak = Math.max(1, ...spec.lines.flatMap((line) => line.values));
   const { top, step } = computeNiceScale(peak * 1.05);
-  const xOf = (index: number): number => MARGIN.left + (count === 1 ? plotWidth / 2 : (index / (count - 1)) * plotWidth);
+  const xOf = (index: number): number =>
+    MARGIN.left + (count === 1 ? plotWidth / 2 : (index / (count - 1)) * plotWidth);
   const yOf = (tokens: number): number => MARGIN.top + plotHeight - (Math.min(tokens, top) / top) * plotHeight;
   const parts: string[] = [];
 
   for (let tokens = 0; tokens <= top; tokens += step) {
     const y = formatNumber(yOf(tokens));
-    parts.push(`<line x1="${MARGIN.left}" x2="${CHART_WIDTH - MARGIN.right}" y1="${y}" y2="${y}" stroke="${COLORS.grid}"/>`);
-    parts.push(`<text x="${MARGIN.left - 8}" y="${y}" dy="4" text-anchor="end" class="tick">${escapeHtml(formatTokensShort(tokens))}</text>`);
+    parts.push(
+      `<line x1="${MARGIN.left}" x2="${CHART_WIDTH - MARGIN.right}" y1="${y}" y2="${y}" stroke="${COLORS.grid}"/>`,
+    );
+    parts.push(
+      `<text x="${MARGIN.left - 8}" y="${y}" dy="4" text-anchor="end" class="tick">${escapeHtml(formatTokensShort(tokens))}</text>`,
+    );
   }
   // every request up to 20, else 10 evenly spread
   const xTicks = count <= 20 ? count : 10;
   for (let tick = 0; tick < xTicks; tick += 1) {
     const index = xTicks === 1 ? 0 : Math.round((tick * (count - 1)) / (xTicks - 1));
-    parts.push(`<text x="${formatNumber(xOf(index))}" y="${spec.height - MARGIN.bottom + 18}" text-anchor="middle" class="tick">${index + 1}</text>`);
+    parts.push(
+      `<text x="${formatNumber(xOf(index))}" y="${spec.height - MARGIN.bottom + 18}" text-anchor="middle" class="tick">${index + 1}</text>`,
+    );
   }
-  parts.push(`<text x="${CHART_WIDTH - MARGIN.right}" y="${spec.height - 2}" text-anchor="end" class="tick">model request</text>`);
+  parts.push(
+    `<text x="${CHART_WIDTH - MARGIN.right}" y="${spec.height - 2}" text-anchor="end" class="tick">model request</text>`,
+  );
 
   for (const rule of spec.rules) {
     if (rule.tokens > top) continue;
@@ -121,7 +137,10 @@ function renderRequestTable(report: ReplayReport): string {
   const rows = report.requests.map((request) => {
     const events: string[] = [];
     if (request.offloadedResults > 0) events.push(`${groupDigits(request.offloadedResults)} offloaded`);
-    if (request.compaction !== null) events.push(`compacted ${groupDigits(request.compaction.tokensBefore)} → ${groupDigits(request.compaction.tokensAfter)}`);
+    if (request.compaction !== null)
+      events.push(
+        `compacted ${groupDigits(request.compaction.tokensBefore)} → ${groupDigits(request.compaction.tokensAfter)}`,
+      );
     if (request.compactionSkipped !== null) events.push(`compaction skipped (${request.compactionSkipped})`);
     return `<tr><td>${request.request}</td><td>${groupDigits(request.tokensWithout)}</td><td>${groupDigits(request.tokensWith)}</td><td>${escapeHtml(formatDollars(request.costWithout))}</td><td>${escapeHtml(formatDollars(request.costWith))}</td><td>${escapeHtml(events.join('; '))}</td></tr>`;
   });
@@ -148,19 +167,60 @@ export function renderReplayHtml(report: ReplayReport): string {
   const withManager = report.requests.map((request) => request.tokensWith);
   const compactions = report.requests.flatMap((request, index) => (request.compaction === null ? [] : [index]));
   const rules: ChartRule[] = [
-    { tokens: report.contextTokenLimit, label: `window ${groupDigits(report.contextTokenLimit)}`, color: COLORS.window, labelAt: 'start' },
-    { tokens: report.triggerTokens, label: `compaction trigger ${groupDigits(report.triggerTokens)}`, color: COLORS.trigger, labelAt: 'end' },
+    {
+      tokens: report.contextTokenLimit,
+      label: `window ${groupDigits(report.contextTokenLimit)}`,
+      color: COLORS.window,
+      labelAt: 'start',
+    },
+    {
+      tokens: report.triggerTokens,
+      label: `compaction trigger ${groupDigits(report.triggerTokens)}`,
+      color: COLORS.trigger,
+      labelAt: 'end',
+    },
   ];
-  const lineWithout: ChartLine = { series: 'without', label: 'without the manager', color: COLORS.without, values: without };
+  const lineWithout: ChartLine = {
+    series: 'without',
+    label: 'without the manager',
+    color: COLORS.without,
+    values: without,
+  };
   const lineWith: ChartLine = { series: 'with', label: 'with the manager', color: COLORS.with, values: withManager };
-  const main = renderChart({ id: 'chart-both', title: 'Context tokens per model request, without and with the manager', height: MAIN_CHART_HEIGHT, lines: [lineWithout, lineWith], rules, marks: compactions, markValues: withManager });
-  const zoom = renderChart({ id: 'chart-managed', title: 'Context tokens per model request with the manager', height: ZOOM_CHART_HEIGHT, lines: [lineWith], rules, marks: compactions, markValues: withManager });
-  const hiddenRules = rules.filter((rule) => rule.tokens > computeNiceScale(Math.max(1, totals.peakWithout, totals.peakWith) * 1.05).top);
-  const above = hiddenRules.length === 0 ? '' : ` The ${hiddenRules.map((rule) => escapeHtml(rule.label)).join(' and the ')} tokens ${hiddenRules.length === 1 ? 'is' : 'are'} above the chart.`;
-  const saved = totals.tokensWithout === 0 ? '' : `<span class="saved">−${escapeHtml(formatPercent(Math.max(0, totals.savedShare)))}</span>`;
+  const main = renderChart({
+    id: 'chart-both',
+    title: 'Context tokens per model request, without and with the manager',
+    height: MAIN_CHART_HEIGHT,
+    lines: [lineWithout, lineWith],
+    rules,
+    marks: compactions,
+    markValues: withManager,
+  });
+  const zoom = renderChart({
+    id: 'chart-managed',
+    title: 'Context tokens per model request with the manager',
+    height: ZOOM_CHART_HEIGHT,
+    lines: [lineWith],
+    rules,
+    marks: compactions,
+    markValues: withManager,
+  });
+  const hiddenRules = rules.filter(
+    (rule) => rule.tokens > computeNiceScale(Math.max(1, totals.peakWithout, totals.peakWith) * 1.05).top,
+  );
+  const above =
+    hiddenRules.length === 0
+      ? ''
+      : ` The ${hiddenRules.map((rule) => escapeHtml(rule.label)).join(' and the ')} tokens ${hiddenRules.length === 1 ? 'is' : 'are'} above the chart.`;
+  const saved =
+    totals.tokensWithout === 0
+      ? ''
+      : `<span class="saved">−${escapeHtml(formatPercent(Math.max(0, totals.savedShare)))}</span>`;
   const legend = (lines: readonly ChartLine[]): string =>
     `<div class="legend">${lines.map((line) => `<span><span class="swatch" style="background:${line.color}"></span>${escapeHtml(line.label)}</span>`).join('')}${
-      compactions.length === 0 ? '' : `<span><span class="swatch" style="background:${COLORS.trigger}"></span>compaction (ring)</span>`
+      compactions.length === 0
+        ? ''
+        : `<span><span class="swatch" style="background:${COLORS.trigger}"></span>compaction (ring)</span>`
     }</div>`;
   const ratio = formatPercent(report.compactThresholdRatio);
   return `<!doctype html>

@@ -17,7 +17,10 @@ export interface OutputStream {
 }
 
 /** Whether to colour output written to `stream`, given the environment. */
-export function isColorEnabled(stream: OutputStream, env: Readonly<Record<string, string | undefined>> = process.env): boolean {
+export function isColorEnabled(
+  stream: OutputStream,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '') return env.FORCE_COLOR !== '0';
   return stream.isTTY === true;

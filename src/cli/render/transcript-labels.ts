@@ -38,6 +38,11 @@ export function describeTranscript(transcript: Pick<Transcript, 'shape' | 'forma
 
 /** What a new history is written as: `request body`, `JSON array`, or for JSONL and logs `JSON array of messages`. */
 export function describeWrittenShape(transcript: Pick<Transcript, 'shape' | 'format'>): string {
-  const shape = transcript.shape === 'request-body' ? 'request body' : transcript.shape === 'json' ? 'JSON array' : 'JSON array of messages';
+  const shape =
+    transcript.shape === 'request-body'
+      ? 'request body'
+      : transcript.shape === 'json'
+        ? 'JSON array'
+        : 'JSON array of messages';
   return transcript.format.name === 'anthropic' ? shape : `${shape}, ${labelFormat(transcript.format.name)}`;
 }

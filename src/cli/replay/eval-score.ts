@@ -11,7 +11,16 @@ import type { Message } from '../../core/types.js';
 import type { EvalSubjects } from './eval-subjects.js';
 
 /** The kinds of probes, in the order the table lists them. */
-export const PROBE_KINDS = ['task', 'latest-request', 'edited-file', 'last-read-file', 'last-command', 'last-error', 'archive', 'offloaded-result'] as const;
+export const PROBE_KINDS = [
+  'task',
+  'latest-request',
+  'edited-file',
+  'last-read-file',
+  'last-command',
+  'last-error',
+  'archive',
+  'offloaded-result',
+] as const;
 
 /** A kind of probe. */
 export type ProbeKind = (typeof PROBE_KINDS)[number];
@@ -123,7 +132,11 @@ function holdsOnOneLine(text: string, reference: string, gist: string | undefine
  * Scores `compacted` against the subjects of the raw transcript: one probe per subject (a
  * kind with no subject has no probe and does not count).
  */
-export function scoreCompactedContext(subjects: EvalSubjects, compacted: readonly Message[], outcome: CompactionOutcome): EvalScore {
+export function scoreCompactedContext(
+  subjects: EvalSubjects,
+  compacted: readonly Message[],
+  outcome: CompactionOutcome,
+): EvalScore {
   const text = renderContextText(compacted);
   const probes: ProbeResult[] = [];
   const probe = (kind: ProbeKind, subject: string | undefined): void => {
@@ -136,9 +149,14 @@ export function scoreCompactedContext(subjects: EvalSubjects, compacted: readonl
   probe('last-command', subjects.lastCommand);
   if (subjects.lastError !== undefined) {
     const { toolName, lines } = subjects.lastError;
-    probes.push({ kind: 'last-error', subject: `${toolName}: ${lines[0] ?? '(no text)'}`, kept: lines.some((line) => holdsText(text, line)) });
+    probes.push({
+      kind: 'last-error',
+      subject: `${toolName}: ${lines[0] ?? '(no text)'}`,
+      kept: lines.some((line) => holdsText(text, line)),
+    });
   }
-  if (outcome.archiveReference === null) probes.push({ kind: 'archive', subject: '(no archive was written)', kept: false });
+  if (outcome.archiveReference === null)
+    probes.push({ kind: 'archive', subject: '(no archive was written)', kept: false });
   else probe('archive', outcome.archiveReference);
   const { offloadIndex } = outcome;
   // the index counts when the context names it: a model reads it from there

@@ -56,7 +56,16 @@ const MAX_ERROR_LINES = 200;
 const MIN_ERROR_LINE_CHARS = 12;
 
 /** Input fields holding one file path. */
-const PATH_FIELDS = ['path', 'file_path', 'filePath', 'filepath', 'filename', 'file_name', 'notebook_path', 'target_file'];
+const PATH_FIELDS = [
+  'path',
+  'file_path',
+  'filePath',
+  'filepath',
+  'filename',
+  'file_name',
+  'notebook_path',
+  'target_file',
+];
 /** `apply_patch` file lines. */
 const PATCH_FILE = /^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm;
 /** Text-editor tools name what they do in `command`. */
@@ -78,7 +87,8 @@ const COMMAND_NAME = /<command-name>\s*\/?([^<\s]+)\s*<\/command-name>/;
 const COMMAND_MESSAGE = /^<command-message>\s*\/?([^<\s]+)/;
 const COMMAND_ARGS = /<command-args>([^<]*)<\/command-args>/;
 /** Plain text a client writes: hook feedback, an interruption, its own continuation summary. */
-const CLIENT_TEXT = /^(?:[A-Za-z]+(?::\S*)? hook\b|\[Request interrupted by user|This session is being continued from a previous conversation)/;
+const CLIENT_TEXT =
+  /^(?:[A-Za-z]+(?::\S*)? hook\b|\[Request interrupted by user|This session is being continued from a previous conversation)/;
 /**
  * A line by which a result that is not marked as an error still reports one: an error or
  * exception message, a compiler error, a failing test, a non-zero exit status. Zero counts and
@@ -96,12 +106,20 @@ const REFERENCE_LINE = /^\[(?:Content offloaded to|Tool result offloaded to file
 
 /** The first `NEEDLE_CHARS` characters of the first non-blank line, trimmed (a surrogate pair is never split). */
 export function toNeedle(text: string): string {
-  const line = text.split('\n').find((candidate) => candidate.trim() !== '')?.trim() ?? '';
+  const line =
+    text
+      .split('\n')
+      .find((candidate) => candidate.trim() !== '')
+      ?.trim() ?? '';
   return Array.from(line).slice(0, NEEDLE_CHARS).join('').trim();
 }
 
 function blocksOf(message: Message): unknown[] {
-  return typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : Array.isArray(message.content) ? message.content : [];
+  return typeof message.content === 'string'
+    ? [{ type: 'text', text: message.content }]
+    : Array.isArray(message.content)
+      ? message.content
+      : [];
 }
 
 function fieldsOf(value: unknown): Record<string, unknown> {
@@ -154,7 +172,8 @@ function readRequests(messages: readonly Message[]): string[] {
     if (message.role !== 'user') continue;
     const parts: string[] = [];
     for (const block of blocksOf(message).map((item) => fieldsOf(item))) {
-      const text = block.type === 'text' && typeof block.text === 'string' ? block.text.replace(SYSTEM_REMINDER, '').trim() : '';
+      const text =
+        block.type === 'text' && typeof block.text === 'string' ? block.text.replace(SYSTEM_REMINDER, '').trim() : '';
       const slash = readSlashCommand(text);
       if (CAVEAT.test(text)) caveat = true;
       else if (LOCAL_COMMAND_OUTPUT.test(text)) {
@@ -165,7 +184,14 @@ function readRequests(messages: readonly Message[]): string[] {
       } else if (slash !== undefined && !caveat && command === undefined) {
         command = { text: slash, dropped: false };
         requests.push(command);
-      } else if (text !== '' && slash === undefined && command === undefined && !MARKUP_ONLY.test(text) && !CLIENT_TEXT.test(text) && !COMPACTION_MESSAGE.test(text)) {
+      } else if (
+        text !== '' &&
+        slash === undefined &&
+        command === undefined &&
+        !MARKUP_ONLY.test(text) &&
+        !CLIENT_TEXT.test(text) &&
+        !COMPACTION_MESSAGE.test(text)
+      ) {
         parts.push(text);
       }
     }
@@ -182,8 +208,12 @@ function isSinglePath(value: unknown): value is string {
 function readPaths(input: unknown): string[] {
   const fields = fieldsOf(input);
   const paths = PATH_FIELDS.map((field) => fields[field]).filter(isSinglePath);
-  const patches = typeof input === 'string' ? [input] : Object.values(fields).filter((value): value is string => typeof value === 'string');
-  for (const patch of patches) for (const match of patch.matchAll(PATCH_FILE)) if (isSinglePath(match[1])) paths.push(match[1].trim());
+  const patches =
+    typeof input === 'string'
+      ? [input]
+      : Object.values(fields).filter((value): value is string => typeof value === 'string');
+  for (const patch of patches)
+    for (const match of patch.matchAll(PATCH_FILE)) if (isSinglePath(match[1])) paths.push(match[1].trim());
   return [...new Set(paths)];
 }
 
@@ -206,7 +236,8 @@ function readErrorLines(content: unknown): string[] {
   const failures = lines.filter((line) => FAILURE_LINE.test(line) && line.length >= MIN_ERROR_LINE_CHARS);
   // an error message (`AssertionError: ...`) says more than a banner (`⎯⎯ Failed Tests 1 ⎯⎯`): it comes first
   const messages = failures.filter((line) => ERROR_MESSAGE.test(line));
-  const chosen = failures.length > 0 ? [...messages, ...failures.filter((line) => !ERROR_MESSAGE.test(line))] : lines.slice(0, 3);
+  const chosen =
+    failures.length > 0 ? [...messages, ...failures.filter((line) => !ERROR_MESSAGE.test(line))] : lines.slice(0, 3);
   return [...new Set(chosen.slice(0, MAX_ERROR_LINES).map((line) => toNeedle(line)))];
 }
 
@@ -219,8 +250,11 @@ interface CallRecord {
 /** What an offloaded result's call was: its command's first line, else its file path, cut. */
 function readGist(call: CallRecord | undefined): string | undefined {
   if (call === undefined) return undefined;
-  const gist = (SHELL_TOOL.test(call.name.toLowerCase()) ? readCommand(call.input) : undefined) ?? readPaths(call.input)[0];
-  return gist === undefined ? undefined : Array.from(gist.replace(/\s+/g, ' ')).slice(0, GIST_NEEDLE_CHARS).join('').trim();
+  const gist =
+    (SHELL_TOOL.test(call.name.toLowerCase()) ? readCommand(call.input) : undefined) ?? readPaths(call.input)[0];
+  return gist === undefined
+    ? undefined
+    : Array.from(gist.replace(/\s+/g, ' ')).slice(0, GIST_NEEDLE_CHARS).join('').trim();
 }
 
 /** Reads the subjects off a raw transcript. Linear in its size. */
@@ -234,7 +268,11 @@ export function collectEvalSubjects(messages: readonly Message[]): EvalSubjects 
     for (const block of blocksOf(message)) {
       const fields = fieldsOf(block);
       if (fields.type === 'tool_use' && message.role === 'assistant') {
-        const call: CallRecord = { name: typeof fields.name === 'string' ? fields.name : 'unknown', input: fields.input, failed: false };
+        const call: CallRecord = {
+          name: typeof fields.name === 'string' ? fields.name : 'unknown',
+          input: fields.input,
+          failed: false,
+        };
         calls.push(call);
         callsById.set(String(fields.id), call);
       } else if (fields.type === 'tool_result') {
@@ -242,8 +280,10 @@ export function collectEvalSubjects(messages: readonly Message[]): EvalSubjects 
         const call = callsById.get(toolUseId);
         const text = resultText(fields.content).trim();
         const reference = REFERENCE_LINE.exec(text.split('\n', 1)[0] ?? '')?.[1];
-        if (reference !== undefined && !offloaded.has(reference)) offloaded.set(reference, { reference, gist: readGist(call) });
-        const printed = reference === undefined && !CONTENT_TOOL.test(call?.name.toLowerCase() ?? '') && PRINTED_ERROR.test(text);
+        if (reference !== undefined && !offloaded.has(reference))
+          offloaded.set(reference, { reference, gist: readGist(call) });
+        const printed =
+          reference === undefined && !CONTENT_TOOL.test(call?.name.toLowerCase() ?? '') && PRINTED_ERROR.test(text);
         if (fields.is_error === true || printed) {
           if (call !== undefined && fields.is_error === true) call.failed = true;
           lastError = { toolUseId, toolName: call?.name ?? 'unknown', lines: readErrorLines(fields.content) };
@@ -260,7 +300,9 @@ export function collectEvalSubjects(messages: readonly Message[]): EvalSubjects 
     const name = call.name.toLowerCase();
     const editorCommand = fieldsOf(call.input).command;
     const paths = readPaths(call.input);
-    const edits = (typeof editorCommand === 'string' && EDITOR_EDITS.has(editorCommand)) || (EDITING_TOOL.test(name) && editorCommand !== 'view');
+    const edits =
+      (typeof editorCommand === 'string' && EDITOR_EDITS.has(editorCommand)) ||
+      (EDITING_TOOL.test(name) && editorCommand !== 'view');
     if (edits) {
       for (const path of paths) if (!editedFiles.includes(path)) editedFiles.push(path);
     } else if ((READING_TOOL.test(name) || editorCommand === 'view') && paths.length > 0) {

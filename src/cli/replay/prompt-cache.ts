@@ -83,7 +83,12 @@ export interface CacheRatios {
 }
 
 /** The cost of `tokens` input tokens of which `cacheReadTokens` are read from the cache and the rest written to it, in US dollars. */
-export function estimateCachedInputCost(tokens: number, cacheReadTokens: number, pricePerMTok: number, ratios: CacheRatios): number {
+export function estimateCachedInputCost(
+  tokens: number,
+  cacheReadTokens: number,
+  pricePerMTok: number,
+  ratios: CacheRatios,
+): number {
   const read = Math.min(cacheReadTokens, tokens);
   return ((read * ratios.readRatio + (tokens - read) * ratios.writeRatio) * pricePerMTok) / 1_000_000;
 }

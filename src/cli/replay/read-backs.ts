@@ -42,7 +42,10 @@ export function listArrivedResults(messages: readonly Message[]): ArrivedResult[
  * ends (`findRequestTurns`), and a result at index `i` reaches request `k`, the first whose end
  * is past `i`. Results after the last request reach none.
  */
-export function groupResultsByRequest(messages: readonly Message[], turns: readonly number[]): Map<number, ArrivedResult[]> {
+export function groupResultsByRequest(
+  messages: readonly Message[],
+  turns: readonly number[],
+): Map<number, ArrivedResult[]> {
   const byRequest = new Map<number, ArrivedResult[]>();
   for (const result of listArrivedResults(messages)) {
     const request = turns.findIndex((end) => end > result.index);
@@ -59,7 +62,12 @@ export function holdsWholeResult(messages: readonly Message[], result: ArrivedRe
   return messages.some(
     (message) =>
       typeof message.content !== 'string' &&
-      message.content.some((block) => isToolResultBlock(block) && block.tool_use_id === result.id && renderResultText(block.content).includes(result.text)),
+      message.content.some(
+        (block) =>
+          isToolResultBlock(block) &&
+          block.tool_use_id === result.id &&
+          renderResultText(block.content).includes(result.text),
+      ),
   );
 }
 

@@ -48,7 +48,11 @@ export function readTokenCountFlag(parsed: CommandArguments, name: string, comma
   const raw = readStringFlag(parsed, name);
   if (raw === undefined) return undefined;
   const value = parseTokenCount(raw);
-  if (value === undefined) throw new UsageError(`--${name} must be a whole number of tokens >= 1 such as 30000, 100k or 1.5m, got ${JSON.stringify(raw)}`, command);
+  if (value === undefined)
+    throw new UsageError(
+      `--${name} must be a whole number of tokens >= 1 such as 30000, 100k or 1.5m, got ${JSON.stringify(raw)}`,
+      command,
+    );
   return value;
 }
 
@@ -57,7 +61,12 @@ export function readTokenCountFlag(parsed: CommandArguments, name: string, comma
  *
  * @throws {UsageError} naming the flag: `--price-per-mtok must be a number >= 0, got "-1"`.
  */
-export function readRuledNumberFlag(parsed: CommandArguments, name: string, rule: NumberRule, command: string): number | undefined {
+export function readRuledNumberFlag(
+  parsed: CommandArguments,
+  name: string,
+  rule: NumberRule,
+  command: string,
+): number | undefined {
   const raw = readStringFlag(parsed, name);
   if (raw === undefined) return undefined;
   try {
@@ -81,7 +90,8 @@ export function chooseReplaySummarizer(parsed: CommandArguments, command: string
   const baseURL = readStringFlag(parsed, 'base-url');
   if (provider === undefined) {
     const stray = model !== undefined ? '--model' : baseURL !== undefined ? '--base-url' : undefined;
-    if (stray !== undefined) throw new UsageError(`${stray} needs an LLM: pass --provider anthropic or openai`, command);
+    if (stray !== undefined)
+      throw new UsageError(`${stray} needs an LLM: pass --provider anthropic or openai`, command);
     return { provider: 'extractive', chosenBy: 'default', model: undefined, baseURL: undefined };
   }
   return chooseSummarizer({ provider, model, baseURL }, process.env, command);

@@ -18,7 +18,13 @@ import type { Message } from '../../core/types.js';
 import type { ContextAction, PrepareOptions, PrepareResult } from '../../core/manage/types.js';
 import { groupResultsByRequest, measureReadBacks } from './read-backs.js';
 import { findRequestTurns, sliceTurn } from './request-turns.js';
-import { createPrefixTracker, DEFAULT_CACHE_READ_RATIO, DEFAULT_CACHE_WRITE_RATIO, estimateCachedInputCost, type CacheRatios } from './prompt-cache.js';
+import {
+  createPrefixTracker,
+  DEFAULT_CACHE_READ_RATIO,
+  DEFAULT_CACHE_WRITE_RATIO,
+  estimateCachedInputCost,
+  type CacheRatios,
+} from './prompt-cache.js';
 import { estimateInputCost } from './replay-report.js';
 import type { ReplayCompaction, ReplayRequest } from './replay-report.js';
 
@@ -49,7 +55,9 @@ export interface ReplaySessionOptions {
 }
 
 /** What the actions of one `prepare` call add up to. */
-function readActions(actions: readonly ContextAction[]): Pick<ReplayRequest, 'offloadedResults' | 'freedChars' | 'compaction' | 'compactionSkipped'> {
+function readActions(
+  actions: readonly ContextAction[],
+): Pick<ReplayRequest, 'offloadedResults' | 'freedChars' | 'compaction' | 'compactionSkipped'> {
   let offloadedResults = 0;
   let freedChars = 0;
   let compaction: ReplayCompaction | null = null;
@@ -59,7 +67,11 @@ function readActions(actions: readonly ContextAction[]): Pick<ReplayRequest, 'of
       offloadedResults += action.toolCallIds.length;
       freedChars += action.freedChars;
     } else if (action.type === 'compact') {
-      compaction = { tokensBefore: action.tokensBefore, tokensAfter: action.tokensAfter, archiveReference: action.archiveReference ?? null };
+      compaction = {
+        tokensBefore: action.tokensBefore,
+        tokensAfter: action.tokensAfter,
+        archiveReference: action.archiveReference ?? null,
+      };
     } else if (action.type === 'compact-skipped') {
       compactionSkipped = action.reason;
     }
@@ -91,7 +103,10 @@ export async function replaySession(options: ReplaySessionOptions): Promise<Repl
   for (let index = 0; index < turns.length; index += 1) {
     const messageIndex = turns[index] as number;
     await options.onRequest?.(index + 1, turns.length);
-    const prepared = await manager.prepare(history, { ...(lastUsage === undefined ? {} : { lastUsage }), ...(signal === undefined ? {} : { signal }) });
+    const prepared = await manager.prepare(history, {
+      ...(lastUsage === undefined ? {} : { lastUsage }),
+      ...(signal === undefined ? {} : { signal }),
+    });
     const sent = prepared.messages;
     const tokensWith = fixedTokens + countTokens(sent);
     const tokensWithout = fixedTokens + (rawTokensBefore[messageIndex] ?? 0);

@@ -15,7 +15,12 @@ const VALUE_WIDTH = 16;
 /** Compactions listed one by one; more are counted. */
 const LISTED_COMPACTIONS = 8;
 
-const DOLLARS = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const DOLLARS = new Intl.NumberFormat('en-US', {
+  style: 'currency',
+  currency: 'USD',
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 2,
+});
 
 /** `$1.82`; a cost above 0 that rounds to 0 shows as `<$0.01`. */
 export function formatDollars(amount: number): string {
@@ -35,12 +40,19 @@ export function renderReplaySummary(report: ReplayReport, style: TerminalStyle):
     style.bold(row('', 'without manager', 'with manager')),
     row('peak context (tokens)', groupDigits(totals.peakWithout), groupDigits(totals.peakWith)),
     row('input tokens, all requests', groupDigits(totals.tokensWithout), groupDigits(totals.tokensWith), saved),
-    row('estimated input cost', formatDollars(totals.costWithout), formatDollars(totals.costWith), style.dim(`at $${report.pricePerMTok}/MTok`)),
+    row(
+      'estimated input cost',
+      formatDollars(totals.costWithout),
+      formatDollars(totals.costWith),
+      style.dim(`at $${report.pricePerMTok}/MTok`),
+    ),
     row(
       '  with prompt caching',
       formatDollars(totals.cachedCostWithout),
       formatDollars(totals.cachedCostWith),
-      style.dim(`${groupDigits(totals.prefixChangesWith)} prefix ${totals.prefixChangesWith === 1 ? 'change' : 'changes'} with the manager`),
+      style.dim(
+        `${groupDigits(totals.prefixChangesWith)} prefix ${totals.prefixChangesWith === 1 ? 'change' : 'changes'} with the manager`,
+      ),
     ),
     row(
       'requests over the window',
@@ -52,23 +64,50 @@ export function renderReplaySummary(report: ReplayReport, style: TerminalStyle):
       'read-backs',
       '-',
       groupDigits(totals.readBacks),
-      totals.readBacks === 0 ? '' : style.dim(`${formatQuantity(totals.readBackTokens, 'token')}, ${formatDollars(totals.readBackCachedCost)} with caching`),
+      totals.readBacks === 0
+        ? ''
+        : style.dim(
+            `${formatQuantity(totals.readBackTokens, 'token')}, ${formatDollars(totals.readBackCachedCost)} with caching`,
+          ),
     ),
-    row('tool results offloaded', '-', groupDigits(totals.offloadedResults), totals.freedChars > 0 ? style.dim(`${formatQuantity(totals.freedChars, 'char')} freed`) : ''),
-    row('compactions', '-', groupDigits(totals.compactions), totals.skippedCompactions > 0 ? style.yellow(`${groupDigits(totals.skippedCompactions)} needed but skipped`) : ''),
+    row(
+      'tool results offloaded',
+      '-',
+      groupDigits(totals.offloadedResults),
+      totals.freedChars > 0 ? style.dim(`${formatQuantity(totals.freedChars, 'char')} freed`) : '',
+    ),
+    row(
+      'compactions',
+      '-',
+      groupDigits(totals.compactions),
+      totals.skippedCompactions > 0 ? style.yellow(`${groupDigits(totals.skippedCompactions)} needed but skipped`) : '',
+    ),
   ];
   const compactions = report.requests.filter((request) => request.compaction !== null);
   for (const request of compactions.slice(0, LISTED_COMPACTIONS)) {
     const compaction = request.compaction!;
     // a temporary store is gone by now: its paths would lead nowhere
-    const archive = compaction.archiveReference === null || report.store === null ? '' : style.dim(`  archive ${toTerminalText(compaction.archiveReference)}`);
-    lines.push(`    before request ${request.request}: ${groupDigits(compaction.tokensBefore)} → ${groupDigits(compaction.tokensAfter)} tokens${archive}`);
+    const archive =
+      compaction.archiveReference === null || report.store === null
+        ? ''
+        : style.dim(`  archive ${toTerminalText(compaction.archiveReference)}`);
+    lines.push(
+      `    before request ${request.request}: ${groupDigits(compaction.tokensBefore)} → ${groupDigits(compaction.tokensAfter)} tokens${archive}`,
+    );
   }
-  if (compactions.length > LISTED_COMPACTIONS) lines.push(style.dim(`    and ${groupDigits(compactions.length - LISTED_COMPACTIONS)} more (--json lists every request)`));
+  if (compactions.length > LISTED_COMPACTIONS)
+    lines.push(
+      style.dim(`    and ${groupDigits(compactions.length - LISTED_COMPACTIONS)} more (--json lists every request)`),
+    );
   const skipped = report.requests.filter((request) => request.compactionSkipped !== null);
   for (const request of skipped.slice(0, LISTED_COMPACTIONS)) {
-    lines.push(style.yellow(`    before request ${request.request}: compaction needed, skipped (${toTerminalText(request.compactionSkipped)})`));
+    lines.push(
+      style.yellow(
+        `    before request ${request.request}: compaction needed, skipped (${toTerminalText(request.compactionSkipped)})`,
+      ),
+    );
   }
-  if (skipped.length > LISTED_COMPACTIONS) lines.push(style.dim(`    and ${groupDigits(skipped.length - LISTED_COMPACTIONS)} more skipped`));
+  if (skipped.length > LISTED_COMPACTIONS)
+    lines.push(style.dim(`    and ${groupDigits(skipped.length - LISTED_COMPACTIONS)} more skipped`));
   return lines;
 }

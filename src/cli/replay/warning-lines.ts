@@ -30,7 +30,8 @@ export function createWarningLines(activity: LlmActivity, style: TerminalStyle):
       },
     },
     finish() {
-      if (count > SHOWN_WARNINGS) activity.writeLine(style.yellow(`warning: ${count - SHOWN_WARNINGS} more warnings not shown`));
+      if (count > SHOWN_WARNINGS)
+        activity.writeLine(style.yellow(`warning: ${count - SHOWN_WARNINGS} more warnings not shown`));
     },
   };
 }

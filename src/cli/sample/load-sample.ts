@@ -33,7 +33,10 @@ async function readJsonAsset(name: string): Promise<unknown> {
   try {
     return JSON.parse(await readFile(url, 'utf8')) as unknown;
   } catch (error) {
-    throw new Error(`cannot load the demo's sample ${name}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(
+      `cannot load the demo's sample ${name}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 }
 
@@ -53,7 +56,16 @@ function toProjectFiles(value: unknown): Record<string, string> {
 
 /** Loads the sample session; each call reads the files again and returns fresh values. */
 export async function loadSampleSession(): Promise<SampleSession> {
-  const [messages, projectFiles] = await Promise.all([readJsonAsset('session.json'), readJsonAsset('project-files.json')]);
+  const [messages, projectFiles] = await Promise.all([
+    readJsonAsset('session.json'),
+    readJsonAsset('project-files.json'),
+  ]);
   assertMessages(messages, 'session.json');
-  return { projectName: 'invoice-kit', messages, projectFiles: toProjectFiles(projectFiles), readToolName: 'read_file', pathField: 'path' };
+  return {
+    projectName: 'invoice-kit',
+    messages,
+    projectFiles: toProjectFiles(projectFiles),
+    readToolName: 'read_file',
+    pathField: 'path',
+  };
 }

@@ -8,7 +8,8 @@ import type { Message } from '../types.js';
 /** Prefix of the user message that carries the summary; the summary follows it. */
 export const COMPRESSED_CONVERSATION_PREFIX = '[Conversation compressed]\n\n';
 /** The assistant's reply to the summary message. */
-export const SUMMARY_ACKNOWLEDGEMENT = 'Understood. I have the context from the compressed conversation. Continuing work.';
+export const SUMMARY_ACKNOWLEDGEMENT =
+  'Understood. I have the context from the compressed conversation. Continuing work.';
 /** The assistant's reply to each restored file message. */
 export const RESTORED_FILE_ACKNOWLEDGEMENT = 'Noted, file content restored.';
 /** Prefix of a restored file message: `[Restored after compact] {path}:\n{content}`. */
@@ -37,7 +38,8 @@ export function formatRestoredFileMessage(path: string, content: string): Messag
  */
 export function parseRestoredFileMessage(message: Message): string | undefined {
   const content = message.content;
-  if (message.role !== 'user' || typeof content !== 'string' || !content.startsWith(RESTORED_FILE_PREFIX)) return undefined;
+  if (message.role !== 'user' || typeof content !== 'string' || !content.startsWith(RESTORED_FILE_PREFIX))
+    return undefined;
   const lineEnd = content.indexOf('\n', RESTORED_FILE_PREFIX.length);
   if (lineEnd === -1 || content[lineEnd - 1] !== ':') return undefined;
   const path = content.slice(RESTORED_FILE_PREFIX.length, lineEnd - 1);

@@ -7,7 +7,16 @@ import { DEFAULT_SUMMARY_MODEL } from '../defaults.js';
 import type { Environment } from '../env.js';
 import { describeValue, InvalidOptionError } from '../errors.js';
 import { OPTIONS, resolveTableOption } from '../option-table.js';
-import type { ContentStore, ConversationRequest, FileReader, FileWriter, LlmClient, Logger, Summarizer, TokenCounter } from '../ports.js';
+import type {
+  ContentStore,
+  ConversationRequest,
+  FileReader,
+  FileWriter,
+  LlmClient,
+  Logger,
+  Summarizer,
+  TokenCounter,
+} from '../ports.js';
 import { assertDirectorySetting } from '../safe-path.js';
 import { assertTokenCounter, resolveCompactTrigger, type LastUsage } from '../tokens.js';
 import { isAbsolutePath, resolvePathFrom } from '../path-resolution.js';
@@ -299,7 +308,9 @@ function assertPort(name: string, value: unknown, methods: readonly string[]): v
 function assertDefaultModel(defaultModel: unknown): void {
   if (defaultModel === undefined || defaultModel === null) return;
   if (typeof defaultModel !== 'string' || defaultModel.trim() === '') {
-    throw new InvalidOptionError(`llmClient.defaultModel must be a non-empty string or null, got ${describeValue(defaultModel)}`);
+    throw new InvalidOptionError(
+      `llmClient.defaultModel must be a non-empty string or null, got ${describeValue(defaultModel)}`,
+    );
   }
 }
 
@@ -326,7 +337,9 @@ export function assertCompactPorts(options: CompactOptions): void {
   assertPort('fileReader', options.fileReader, ['read', 'exists']);
   assertPort('fileWriter', options.fileWriter, ['writeFile']);
   if (options.store !== undefined && (options.fileWriter !== undefined || options.outputDir !== undefined)) {
-    throw new InvalidOptionError('pass store, or fileWriter/outputDir, not both: a store decides where its archive goes');
+    throw new InvalidOptionError(
+      'pass store, or fileWriter/outputDir, not both: a store decides where its archive goes',
+    );
   }
   assertPort('store', options.store, ['putIfAbsent', 'put', 'get', 'stat', 'list', 'delete', 'referenceFor', 'keyFor']);
   assertPort('logger', options.logger, ['warn']);
@@ -354,7 +367,11 @@ function assertOptionsObject(options: unknown): void {
  *
  * @throws {InvalidOptionError} naming the option or variable.
  */
-export function resolveRestoreOptions(options: RestoreRecentFilesOptions, env: Environment, currentDir: string): ResolvedRestoreOptions {
+export function resolveRestoreOptions(
+  options: RestoreRecentFilesOptions,
+  env: Environment,
+  currentDir: string,
+): ResolvedRestoreOptions {
   assertOptionsObject(options);
   assertPort('fileReader', options.fileReader, ['read', 'exists']);
   assertPort('logger', options.logger, ['warn']);
@@ -380,7 +397,11 @@ export function resolveRestoreOptions(options: RestoreRecentFilesOptions, env: E
  *   `MAX_RESTORE_FILES must be an integer >= 0, got "five"`.
  * @throws {UnsafePathError} when `sessionId` is not a safe folder name.
  */
-export function resolveCompactOptions(options: CompactOptions, env: Environment, currentDir: string): ResolvedCompactOptions {
+export function resolveCompactOptions(
+  options: CompactOptions,
+  env: Environment,
+  currentDir: string,
+): ResolvedCompactOptions {
   assertOptionsObject(options);
   assertCompactPorts(options);
   const trigger = resolveCompactTrigger(options, env);
@@ -390,7 +411,9 @@ export function resolveCompactOptions(options: CompactOptions, env: Environment,
   // `null` has always meant the default here, as in countTokens.
   const tokenSafetyFactor = resolveTableOption(OPTIONS.tokenSafetyFactor, options.tokenSafetyFactor ?? undefined);
   if (options.lastUsage !== undefined && (typeof options.lastUsage !== 'object' || options.lastUsage === null)) {
-    throw new InvalidOptionError(`lastUsage must be an object { inputTokens, messageCount }, got ${describeValue(options.lastUsage)}`);
+    throw new InvalidOptionError(
+      `lastUsage must be an object { inputTokens, messageCount }, got ${describeValue(options.lastUsage)}`,
+    );
   }
   const resumeMessage = options.resumeMessage;
   if (resumeMessage !== undefined && (typeof resumeMessage !== 'string' || resumeMessage.trim() === '')) {

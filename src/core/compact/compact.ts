@@ -13,8 +13,21 @@ import { partitionMessages } from './partition.js';
 import { archiveRest } from './persist.js';
 import { gatherFacts, type ConversationFacts } from './conversation-facts.js';
 import { findLastErrorReadingStore } from './last-error.js';
-import { appendLedger, buildLedgerFromFacts, describeLastError, LEDGER_LIMITS, parseLedger, type CompactLedger } from './ledger.js';
-import { listOffloadedResults, mergeOffloadedResults, readOffloadIndex, writeOffloadIndex, type OffloadedResultEntry } from './offload-index.js';
+import {
+  appendLedger,
+  buildLedgerFromFacts,
+  describeLastError,
+  LEDGER_LIMITS,
+  parseLedger,
+  type CompactLedger,
+} from './ledger.js';
+import {
+  listOffloadedResults,
+  mergeOffloadedResults,
+  readOffloadIndex,
+  writeOffloadIndex,
+  type OffloadedResultEntry,
+} from './offload-index.js';
 import { collectRestoredFiles } from './restore.js';
 import { summarizeWithRetry } from './retry.js';
 import { computeCompactStats, createEmptyCompactStats, type CompactStats } from './stats.js';
@@ -33,7 +46,8 @@ import { computeSummaryMaxTokens } from './summarize-with-llm.js';
  *   files as large as what they replace. The archive is written all the same
  *   (`originalMessagesPath`). With `force`, such a history is compacted all the same.
  */
-export type CompactSkipReason = 'below-threshold' | 'nothing-to-compact' | 'archive-failed' | 'summarizer-failed' | 'no-gain';
+export type CompactSkipReason =
+  'below-threshold' | 'nothing-to-compact' | 'archive-failed' | 'summarizer-failed' | 'no-gain';
 
 /**
  * Which summarizer compaction used, or would have used had it gone that far. It is decided from
@@ -125,9 +139,14 @@ export interface CompactPorts {
  * Every offloaded result the history references: those of an earlier compaction's index (read
  * from `store` when it can read), those its ledger lists, then those of `facts`, each once.
  */
-async function collectOffloadedResults(facts: ConversationFacts, store: ContentStore | undefined, logger: Logger): Promise<OffloadedResultEntry[]> {
+async function collectOffloadedResults(
+  facts: ConversationFacts,
+  store: ContentStore | undefined,
+  logger: Logger,
+): Promise<OffloadedResultEntry[]> {
   const previous = facts.earlierSummary === undefined ? undefined : parseLedger(facts.earlierSummary);
-  const indexed = previous?.offloadIndex === undefined ? [] : await readOffloadIndex(previous.offloadIndex.reference, store, logger);
+  const indexed =
+    previous?.offloadIndex === undefined ? [] : await readOffloadIndex(previous.offloadIndex.reference, store, logger);
   return mergeOffloadedResults(indexed, previous?.offloadedResults.items ?? [], listOffloadedResults(facts));
 }
 
@@ -183,7 +202,8 @@ export async function compactMessagesWith(
     tokenSafetyFactor: options.tokenSafetyFactor,
   });
   const triggered =
-    messages.length > 0 && isAtCompactThreshold(originalTokenCount, options.contextTokenLimit, options.compactThresholdRatio);
+    messages.length > 0 &&
+    isAtCompactThreshold(originalTokenCount, options.contextTokenLimit, options.compactThresholdRatio);
   if (!options.force && !triggered) return skip(messages, 'below-threshold');
 
   const { head, rest } = partitionMessages(messages);
@@ -195,7 +215,9 @@ export async function compactMessagesWith(
   // Without its archive, the summary would be the only trace of Rest: nothing is dropped
   // unless the caller chose to accept that.
   if (archive.path === null && options.archive === 'required') {
-    logger.warn(`compact: skipped, the history is left as it was (pass archive: 'best-effort' to compact without an archive)`);
+    logger.warn(
+      `compact: skipped, the history is left as it was (pass archive: 'best-effort' to compact without an archive)`,
+    );
     return { ...skip(messages, 'archive-failed'), error: archive.error };
   }
   const originalMessagesPath = archive.path;
@@ -213,7 +235,9 @@ export async function compactMessagesWith(
       signal,
       sleep: ports.sleep,
       onRetry: (error, retryNumber, delayMs) =>
-        logger.warn(`compact: summary attempt ${retryNumber} failed (${describeError(error)}); retrying in ${delayMs} ms`),
+        logger.warn(
+          `compact: summary attempt ${retryNumber} failed (${describeError(error)}); retrying in ${delayMs} ms`,
+        ),
     });
   } catch (error) {
     throwIfAborted(signal);
@@ -231,10 +255,17 @@ export async function compactMessagesWith(
   const summaryMaxTokens = computeSummaryMaxTokens(options.summaryMaxWords);
   const fitted = fitSummaryToBudget(summarizerText, summaryMaxTokens, tokenCounter);
   if (fitted.cut) {
-    logger.warn(`compact: the summary (${summarizerText.length} characters) is over its budget of ${summaryMaxTokens} tokens; it was cut to fit`);
+    logger.warn(
+      `compact: the summary (${summarizerText.length} characters) is over its budget of ${summaryMaxTokens} tokens; it was cut to fit`,
+    );
   }
   const offloaded = await collectOffloadedResults(facts, readStore, logger);
-  const offloadIndex = await writeOffloadIndex(offloaded, { store, sessionId: options.sessionId, logger, ledgerLimit: LEDGER_LIMITS.offloadedResults });
+  const offloadIndex = await writeOffloadIndex(offloaded, {
+    store,
+    sessionId: options.sessionId,
+    logger,
+    ledgerLimit: LEDGER_LIMITS.offloadedResults,
+  });
   throwIfAborted(signal);
   const ledger = buildLedgerFromFacts(
     facts,
@@ -268,7 +299,10 @@ export async function compactMessagesWith(
     restored.map((file) => file.message),
     { resumeMessage: options.resumeMessage, logger },
   );
-  const compactedTokenCount = countHistoryTokens(compactedMessages, { tokenCounter, tokenSafetyFactor: options.tokenSafetyFactor });
+  const compactedTokenCount = countHistoryTokens(compactedMessages, {
+    tokenCounter,
+    tokenSafetyFactor: options.tokenSafetyFactor,
+  });
   // local against local: a provider's figure for the input (lastUsage) also counts what the
   // messages do not hold (system prompt, tools), which would make any result look smaller
   const inputTokenCount = countHistoryTokens(messages, { tokenCounter, tokenSafetyFactor: options.tokenSafetyFactor });
@@ -296,4 +330,3 @@ export async function compactMessagesWith(
     ledger,
   };
 }
-

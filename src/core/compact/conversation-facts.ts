@@ -7,7 +7,12 @@ import { isOffloadReference } from '../offload-reference.js';
 import { extractReference } from '../reference-keys.js';
 import { isTextBlock, isToolResultBlock, isToolUseBlock, type Message } from '../types.js';
 import { createUserRequestReader, type Utterance } from './user-requests.js';
-import { COMPRESSED_CONVERSATION_PREFIX, parseRestoredFileMessage, RESTORED_FILE_ACKNOWLEDGEMENT, SUMMARY_ACKNOWLEDGEMENT } from './assemble.js';
+import {
+  COMPRESSED_CONVERSATION_PREFIX,
+  parseRestoredFileMessage,
+  RESTORED_FILE_ACKNOWLEDGEMENT,
+  SUMMARY_ACKNOWLEDGEMENT,
+} from './assemble.js';
 
 /**
  * Input fields that hold a file path, across common agent tool sets (`read_file`/`path`,
@@ -123,17 +128,33 @@ export function gatherFacts(messages: readonly Message[]): ConversationFacts {
   const callsById = new Map<string, ToolCall>();
 
   messages.forEach((message, messageIndex) => {
-    const blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : Array.isArray(message.content) ? message.content : [];
+    const blocks =
+      typeof message.content === 'string'
+        ? [{ type: 'text', text: message.content }]
+        : Array.isArray(message.content)
+          ? message.content
+          : [];
     const texts: string[] = [];
     for (const block of blocks) {
       if (isToolUseBlock(block) && message.role === 'assistant') {
-        const call: ToolCall = { id: String(block.id), name: typeof block.name === 'string' ? block.name : 'unknown', input: block.input, messageIndex };
+        const call: ToolCall = {
+          id: String(block.id),
+          name: typeof block.name === 'string' ? block.name : 'unknown',
+          input: block.input,
+          messageIndex,
+        };
         facts.calls.push(call);
         callsById.set(call.id, call);
       } else if (isToolResultBlock(block)) {
         const call = callsById.get(block.tool_use_id);
         const isError = block.is_error === true;
-        facts.results.push({ toolUseId: String(block.tool_use_id), toolName: call?.name, isError, content: block.content, messageIndex });
+        facts.results.push({
+          toolUseId: String(block.tool_use_id),
+          toolName: call?.name,
+          isError,
+          content: block.content,
+          messageIndex,
+        });
         if (call !== undefined && call.result === undefined) {
           call.result = { isError, text: renderResultText(block.content), messageIndex };
         }
@@ -146,10 +167,16 @@ export function gatherFacts(messages: readonly Message[]): ConversationFacts {
     if (text === '') return;
     if (message.role === 'user') {
       const restoredPath = parseRestoredFileMessage(message);
-      if (restoredPath !== undefined) facts.fileEvents.push({ path: restoredPath, operation: 'read', failed: false, messageIndex });
-      else if (text.startsWith(COMPRESSED_CONVERSATION_PREFIX.trim())) facts.earlierSummary = text.slice(COMPRESSED_CONVERSATION_PREFIX.trim().length).trim();
+      if (restoredPath !== undefined)
+        facts.fileEvents.push({ path: restoredPath, operation: 'read', failed: false, messageIndex });
+      else if (text.startsWith(COMPRESSED_CONVERSATION_PREFIX.trim()))
+        facts.earlierSummary = text.slice(COMPRESSED_CONVERSATION_PREFIX.trim().length).trim();
       else requestReader.readUserMessage(texts, messageIndex);
-    } else if (message.role === 'assistant' && text !== SUMMARY_ACKNOWLEDGEMENT && text !== RESTORED_FILE_ACKNOWLEDGEMENT) {
+    } else if (
+      message.role === 'assistant' &&
+      text !== SUMMARY_ACKNOWLEDGEMENT &&
+      text !== RESTORED_FILE_ACKNOWLEDGEMENT
+    ) {
       facts.statements.push({ text, messageIndex });
     }
   });
@@ -157,7 +184,8 @@ export function gatherFacts(messages: readonly Message[]): ConversationFacts {
   for (const call of facts.calls) {
     const operation = classifyOperation(call.name, call.input);
     const failed = call.result?.isError === true;
-    for (const path of extractPaths(call.input)) facts.fileEvents.push({ path, operation, failed, messageIndex: call.messageIndex });
+    for (const path of extractPaths(call.input))
+      facts.fileEvents.push({ path, operation, failed, messageIndex: call.messageIndex });
   }
   return facts;
 }
@@ -203,7 +231,8 @@ export function isPathLike(value: unknown): value is string {
 /** What a tool did to the files it names, from its name (and a text editor's `command`). */
 function classifyOperation(toolName: string, input: unknown): string {
   const command = typeof input === 'object' && input !== null ? (input as { command?: unknown }).command : undefined;
-  if (typeof command === 'string' && Object.hasOwn(EDITOR_COMMANDS, command)) return EDITOR_COMMANDS[command] as FileOperation;
+  if (typeof command === 'string' && Object.hasOwn(EDITOR_COMMANDS, command))
+    return EDITOR_COMMANDS[command] as FileOperation;
   const name = toolName.toLowerCase();
   if (/delete|remove|unlink|(^|[^a-z])rm([^a-z]|$)/.test(name)) return 'deleted';
   if (/edit|replace|patch|insert|update|modify|append/.test(name)) return 'edited';
@@ -218,7 +247,9 @@ export function renderResultText(content: unknown): string {
   if (!Array.isArray(content)) return '';
   return content
     .map((block: unknown) =>
-      typeof block === 'object' && block !== null && (block as { type?: unknown }).type === 'text' ? String((block as { text?: unknown }).text ?? '') : '',
+      typeof block === 'object' && block !== null && (block as { type?: unknown }).type === 'text'
+        ? String((block as { text?: unknown }).text ?? '')
+        : '',
     )
     .filter((text) => text !== '')
     .join('\n');

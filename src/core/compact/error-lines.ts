@@ -26,11 +26,14 @@ const MAX_LINE_CHARS = 2000;
 const ERROR_MESSAGE =
   /^(?:(?:E\s+|Uncaught\s+|Caused by:\s+)?(?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$][\w$]*(?:Error|Exception)(?::|$|\s*\[)|Exception in thread\b|(?:fatal|panic|error)(?:\[[A-Z]?\d+\]|\s+[A-Z]{1,4}\d+)?:|thread '[^']*' panicked at\b)/;
 /** A compiler's located error: `a.c:10:5: error: ...`, `src/a.ts:3:5 - error TS2345: ...`, `src/a.ts(3,5): error TS2345: ...`. */
-const LOCATED_ERROR = /^\S[^\n]*?(?::\d+(?::\d+)?:?|\(\d+,\d+\):?)\s+(?:-\s+)?(?:fatal\s+)?error(?:\s+[A-Z]{1,4}\d+)?(?::|\[)/;
+const LOCATED_ERROR =
+  /^\S[^\n]*?(?::\d+(?::\d+)?:?|\(\d+,\d+\):?)\s+(?:-\s+)?(?:fatal\s+)?error(?:\s+[A-Z]{1,4}\d+)?(?::|\[)/;
 /** A failing test summary, or a line marking a failure. */
-const FAILURE_SUMMARY = /^(?:(?:---\s+)?FAIL(?:ED|URE)?\b|ERROR\b|not ok\b|npm ERR!|[✗×✖✘]\s)|(?:^|[^\w.])[1-9]\d*\s+(?:failed|failing|failures?|errors?)\b/;
+const FAILURE_SUMMARY =
+  /^(?:(?:---\s+)?FAIL(?:ED|URE)?\b|ERROR\b|not ok\b|npm ERR!|[✗×✖✘]\s)|(?:^|[^\w.])[1-9]\d*\s+(?:failed|failing|failures?|errors?)\b/;
 /** An exit status, its number captured (zero is no failure). */
-const EXIT_STATUS = /\bexit(?:ed)?(?:\s+with)?\s+(?:code|status)\s*:?\s*(-?\d+)|^make(?:\[\d+\])?: \*\*\* .*\bError (\d+)/i;
+const EXIT_STATUS =
+  /\bexit(?:ed)?(?:\s+with)?\s+(?:code|status)\s*:?\s*(-?\d+)|^make(?:\[\d+\])?: \*\*\* .*\bError (\d+)/i;
 /** What every line of the kinds above holds: the others are passed over at once. */
 const MAY_REPORT_ERROR = /err|exc|fail|exit|panic|fatal|not ok|[✗×✖✘]/i;
 /** Python's traceback header: the first line after it that is not indented is the exception. */

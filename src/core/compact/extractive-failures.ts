@@ -56,7 +56,10 @@ export function createFailureReader(lastError: LedgerError | undefined): (call: 
  * tables built once, not searched from the start for each failure: a long history has
  * thousands of them.
  */
-export function createErrorDescriber(facts: ConversationFacts, failureOf: (call: ToolCall) => string | undefined): (call: ToolCall) => string {
+export function createErrorDescriber(
+  facts: ConversationFacts,
+  failureOf: (call: ToolCall) => string | undefined,
+): (call: ToolCall) => string {
   const nextStatements = indexNextStatements(facts.statements, facts.messageCount);
   const retries = indexRetries(facts.calls);
   // many failures in a row share the statement that follows them: quote each statement once
@@ -75,7 +78,8 @@ export function createErrorDescriber(facts: ConversationFacts, failureOf: (call:
     }
     const retry = retries.get(call);
     if (retry !== undefined) {
-      const outcome = retry.result === undefined ? 'has no result yet' : failureOf(retry) !== undefined ? 'failed too' : 'succeeded';
+      const outcome =
+        retry.result === undefined ? 'has no result yet' : failureOf(retry) !== undefined ? 'failed too' : 'succeeded';
       text += ` The next ${formatCode(call.name)} call ${outcome}.`;
     }
     return text;

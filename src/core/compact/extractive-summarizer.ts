@@ -10,7 +10,14 @@ import type { Message } from '../types.js';
 import { countWords, truncateToWords } from '../words.js';
 import { gatherFacts, type ConversationFacts, type ToolCall } from './conversation-facts.js';
 import { firstLine } from './error-lines.js';
-import { capWords, createErrorDescriber, createFailureReader, CUT_MARK, formatCode, nameCall } from './extractive-failures.js';
+import {
+  capWords,
+  createErrorDescriber,
+  createFailureReader,
+  CUT_MARK,
+  formatCode,
+  nameCall,
+} from './extractive-failures.js';
 import { stripLedger, type CompactionSummarizerOptions, type LedgerError } from './ledger.js';
 import { SUMMARY_SECTION_TITLES } from './summary-prompt.js';
 
@@ -83,7 +90,11 @@ function collectFacts(messages: readonly Message[]): Facts {
   const files = new Map<string, FileRecord>();
   for (const event of facts.fileEvents) {
     const label = event.failed ? `${event.operation} (failed)` : event.operation;
-    const record = files.get(event.path) ?? { path: event.path, operations: new Set<string>(), lastMessageIndex: event.messageIndex };
+    const record = files.get(event.path) ?? {
+      path: event.path,
+      operations: new Set<string>(),
+      lastMessageIndex: event.messageIndex,
+    };
     record.operations.add(label);
     record.lastMessageIndex = Math.max(record.lastMessageIndex, event.messageIndex);
     files.set(event.path, record);
@@ -126,7 +137,11 @@ const OMISSION_NOTE_WORDS = 5;
 /** Below this many words for items, lists end without a "more ... not shown" line. */
 const MIN_WORDS_FOR_OMISSION_NOTES = 100;
 
-function writeExtractiveSummary(messages: readonly Message[], maxWords: number, lastError: LedgerError | undefined): string {
+function writeExtractiveSummary(
+  messages: readonly Message[],
+  maxWords: number,
+  lastError: LedgerError | undefined,
+): string {
   const facts = collectFacts(messages);
   const items = collectItems(facts, maxWords, createFailureReader(lastError));
   const sections = fitItems(items, maxWords);
@@ -148,7 +163,14 @@ function collectItems(facts: Facts, maxWords: number, failureOf: (call: ToolCall
   }
   if (first !== undefined) {
     const label = facts.earlierSummary === undefined ? 'First request:' : 'First request since the previous summary:';
-    items.push({ section: GOALS, tier: 0, priority: 0, order: 1, text: quoteItem(label, first.text, share(0.2, 20)), minWords: 5 });
+    items.push({
+      section: GOALS,
+      tier: 0,
+      priority: 0,
+      order: 1,
+      text: quoteItem(label, first.text, share(0.2, 20)),
+      minWords: 5,
+    });
   }
   requests.slice(1, -1).forEach((request, index, later) => {
     items.push({
@@ -177,7 +199,13 @@ function collectItems(facts: Facts, maxWords: number, failureOf: (call: ToolCall
   const failed = calls.filter((call) => failureOf(call) !== undefined);
   const lastFailed = failed.at(-1);
   if (calls.length > 0) {
-    items.push({ section: TOOLS, tier: 0, priority: 0, order: 1, text: `- ${plural(calls.length, 'tool call')}, ${failed.length} failed.` });
+    items.push({
+      section: TOOLS,
+      tier: 0,
+      priority: 0,
+      order: 1,
+      text: `- ${plural(calls.length, 'tool call')}, ${failed.length} failed.`,
+    });
   }
   // named with its input, unless a recent call below shows it whole
   if (lastFailed !== undefined && !calls.slice(-RECENT_CALLS).includes(lastFailed)) {
@@ -195,7 +223,14 @@ function collectItems(facts: Facts, maxWords: number, failureOf: (call: ToolCall
     .sort(([nameA, a], [nameB, b]) => b.calls - a.calls || (nameA < nameB ? -1 : nameA > nameB ? 1 : 0))
     .forEach(([name, stats], index) => {
       const failures = stats.failures > 0 ? `, ${stats.failures} failed` : '';
-      items.push({ section: TOOLS, tier: 2, priority: index, order: 3 + index, text: `- ${formatCode(name)}: ${plural(stats.calls, 'call')}${failures}`, listed: true });
+      items.push({
+        section: TOOLS,
+        tier: 2,
+        priority: index,
+        order: 3 + index,
+        text: `- ${formatCode(name)}: ${plural(stats.calls, 'call')}${failures}`,
+        listed: true,
+      });
     });
   calls.slice(-RECENT_CALLS, -1).forEach((call, index, recent) => {
     items.push({
@@ -210,22 +245,41 @@ function collectItems(facts: Facts, maxWords: number, failureOf: (call: ToolCall
 
   // Task Status
   if (latest !== undefined) {
-    const replied = statements.some((statement) => statement.messageIndex > latest.messageIndex) || calls.some((call) => call.messageIndex > latest.messageIndex);
+    const replied =
+      statements.some((statement) => statement.messageIndex > latest.messageIndex) ||
+      calls.some((call) => call.messageIndex > latest.messageIndex);
     const label = replied ? 'Latest request:' : 'Latest request (no reply yet):';
-    const text = latest === first ? `- ${label} the first request above.` : quoteItem(label, latest.text, share(0.2, 20));
+    const text =
+      latest === first ? `- ${label} the first request above.` : quoteItem(label, latest.text, share(0.2, 20));
     items.push({ section: STATUS, tier: 0, priority: 1, order: 1, text, minWords: 5 });
   }
   const statement = statements.at(-1);
   if (statement !== undefined) {
-    items.push({ section: STATUS, tier: 0, priority: 2, order: 2, text: quoteItem('Latest assistant statement:', statement.text, share(0.15, 20)), minWords: 5 });
+    items.push({
+      section: STATUS,
+      tier: 0,
+      priority: 2,
+      order: 2,
+      text: quoteItem('Latest assistant statement:', statement.text, share(0.15, 20)),
+      minWords: 5,
+    });
   }
   const lastCall = calls.at(-1);
   if (lastCall !== undefined) {
-    items.push({ section: STATUS, tier: 0, priority: 3, order: 3, text: `- Last tool call: ${capWords(describeCall(lastCall, failureOf), 40)}`, minWords: 5 });
+    items.push({
+      section: STATUS,
+      tier: 0,
+      priority: 3,
+      order: 3,
+      text: `- Last tool call: ${capWords(describeCall(lastCall, failureOf), 40)}`,
+      minWords: 5,
+    });
   }
   // the last error, unless the last call is the one that failed (said just above)
   if (lastFailed !== undefined && lastFailed !== lastCall) {
-    const later = calls.slice(calls.indexOf(lastFailed) + 1).some((call) => call.name === lastFailed.name && call.result !== undefined && failureOf(call) === undefined);
+    const later = calls
+      .slice(calls.indexOf(lastFailed) + 1)
+      .some((call) => call.name === lastFailed.name && call.result !== undefined && failureOf(call) === undefined);
     const resolution = later ? ` A later ${formatCode(lastFailed.name)} call succeeded.` : '';
     const text = `- Last error, from ${capWords(nameCall(lastFailed), 15)}: ${capWords(failureOf(lastFailed) ?? '', 30)}${resolution}`;
     items.push({ section: STATUS, tier: 0, priority: 4, order: 4, text, minWords: 5 });
@@ -273,7 +327,14 @@ function carryEarlierSections(summary: string, share: (fraction: number, floor: 
   for (const [index, lines] of bodies) {
     const { tier, fraction } = settings[index] ?? { tier: 3, fraction: 0.1 };
     const body = lines.map((line) => `  ${line}`).join('\n');
-    items.push({ section: index, tier, priority: -1, order: 0, text: capWords(`- From the previous summary:\n${body}`, share(fraction, 20)), minWords: 10 });
+    items.push({
+      section: index,
+      tier,
+      priority: -1,
+      order: 0,
+      text: capWords(`- From the previous summary:\n${body}`, share(fraction, 20)),
+      minWords: 10,
+    });
   }
   return items;
 }
@@ -327,7 +388,10 @@ function findSection(heading: string): number {
 }
 
 function normalizeTitle(title: string): string {
-  return title.toLowerCase().replace(/\band\b/g, '&').replace(/[^a-z&]/g, '');
+  return title
+    .toLowerCase()
+    .replace(/\band\b/g, '&')
+    .replace(/[^a-z&]/g, '');
 }
 
 function describeCall(call: ToolCall, failureOf: (call: ToolCall) => string | undefined): string {
@@ -358,7 +422,9 @@ function fitItems(items: readonly Item[], maxWords: number): string[] {
   // every section needs its heading, and "None." when nothing else fits
   let remaining = maxWords - headingWords - SUMMARY_SECTION_TITLES.length;
   // room for "- (N more files not shown)" under each list, when the budget is not tiny
-  const noted = SUMMARY_SECTION_TITLES.map((_, section) => items.some((item) => item.section === section && item.listed === true));
+  const noted = SUMMARY_SECTION_TITLES.map((_, section) =>
+    items.some((item) => item.section === section && item.listed === true),
+  );
   if (remaining >= MIN_WORDS_FOR_OMISSION_NOTES) {
     remaining -= noted.filter(Boolean).length * OMISSION_NOTE_WORDS;
   } else {
@@ -399,7 +465,8 @@ function fitItems(items: readonly Item[], maxWords: number): string[] {
   return SUMMARY_SECTION_TITLES.map((title, section) => {
     const lines = (chosen[section] ?? []).sort((a, b) => a.order - b.order).map((item) => item.text);
     const count = omitted[section] ?? 0;
-    if (noted[section] === true && count > 0) lines.push(`- (${count} more ${LIST_NOUNS[section] ?? 'items'} not shown)`);
+    if (noted[section] === true && count > 0)
+      lines.push(`- (${count} more ${LIST_NOUNS[section] ?? 'items'} not shown)`);
     return `## ${title}\n${lines.length > 0 ? lines.join('\n') : 'None.'}`;
   });
 }

@@ -10,7 +10,18 @@ const SHELL_TOOL_NAME = /bash|shell|terminal|command|^(?:sh|zsh|exec|run)$/;
 /** `['bash', '-lc', 'npm test']`: the script is the command. */
 const SHELL_SCRIPT_FLAG = /^-l?c$/;
 /** Input fields that hold the file or folder a call was about. */
-const PATH_FIELDS = ['file_path', 'path', 'filePath', 'filepath', 'notebook_path', 'target_file', 'filename', 'file', 'directory', 'dir'] as const;
+const PATH_FIELDS = [
+  'file_path',
+  'path',
+  'filePath',
+  'filepath',
+  'notebook_path',
+  'target_file',
+  'filename',
+  'file',
+  'directory',
+  'dir',
+] as const;
 /** Input fields that hold what a search looked for. */
 const QUERY_FIELDS = ['pattern', 'query', 'regex', 'search', 'q'] as const;
 /** Other input fields that say what a call was about, in the order they are looked at. */
@@ -48,7 +59,9 @@ export function describeInputGist(toolName: string, input: unknown): string {
   if (gist === undefined && typeof input === 'object' && input !== null) {
     const fields = input as Record<string, unknown>;
     const first = (names: readonly string[]): string | undefined =>
-      names.map((name) => fields[name]).find((value): value is string => typeof value === 'string' && value.trim() !== '');
+      names
+        .map((name) => fields[name])
+        .find((value): value is string => typeof value === 'string' && value.trim() !== '');
     const query = first(QUERY_FIELDS);
     const path = first(PATH_FIELDS);
     gist = query === undefined ? (path ?? first(OTHER_FIELDS)) : path === undefined ? query : `${query} in ${path}`;
@@ -58,7 +71,10 @@ export function describeInputGist(toolName: string, input: unknown): string {
   }
   if (gist === undefined) return '';
   // on one line, whitespace runs as one space (only the start of a long input is looked at)
-  const flat = gist.slice(0, 4 * INPUT_GIST_CHARS).replace(/\s+/g, ' ').trim();
+  const flat = gist
+    .slice(0, 4 * INPUT_GIST_CHARS)
+    .replace(/\s+/g, ' ')
+    .trim();
   const whole = flat.length <= INPUT_GIST_CHARS && gist.length <= 4 * INPUT_GIST_CHARS;
   return whole ? flat : `${flat.slice(0, findHeadEnd(flat, INPUT_GIST_CHARS - 1)).trimEnd()}…`;
 }

@@ -14,7 +14,13 @@ import { describeError } from '../errors.js';
 import type { ContentStore, Logger } from '../ports.js';
 import { readReferenceErrorLine } from '../offload-reference.js';
 import { resolveKey } from '../reference-keys.js';
-import { findOffloadedReference, renderResultText, type ConversationFacts, type ToolCall, type ToolResultFact } from './conversation-facts.js';
+import {
+  findOffloadedReference,
+  renderResultText,
+  type ConversationFacts,
+  type ToolCall,
+  type ToolResultFact,
+} from './conversation-facts.js';
 import { findErrorLine, firstLine, printsItsOwnErrors } from './error-lines.js';
 
 /** Bytes read from the start of an offloaded result: where a tool's first error usually is. */
@@ -49,7 +55,9 @@ export interface LastErrorFinding {
  * Walks the results from the newest, asking (by yielding its reference) for the stored text of
  * each offloaded one it must judge, and returns the last error, or `undefined`.
  */
-function* walkToLastError(facts: ConversationFacts): Generator<string, LastErrorFinding | undefined, string | undefined> {
+function* walkToLastError(
+  facts: ConversationFacts,
+): Generator<string, LastErrorFinding | undefined, string | undefined> {
   const callsById = new Map(facts.calls.map((call) => [call.id, call]));
   for (let index = facts.results.length - 1; index >= 0; index -= 1) {
     const result = facts.results[index] as ToolResultFact;
@@ -60,11 +68,19 @@ function* walkToLastError(facts: ConversationFacts): Generator<string, LastError
     const noted = reference === undefined ? undefined : readReferenceErrorLine(inline);
     if (noted !== undefined) return { result, call: callsById.get(result.toolUseId), line: noted, reference };
     const stored = reference === undefined ? undefined : yield reference;
-    const storedLine = stored === undefined ? undefined : (findErrorLine(stored) ?? (result.isError ? firstLine(stored) : '')) || undefined;
+    const storedLine =
+      stored === undefined
+        ? undefined
+        : (findErrorLine(stored) ?? (result.isError ? firstLine(stored) : '')) || undefined;
     // else what the history holds: the output, or a reference (maybe with a preview of it)
     const line = storedLine ?? findErrorLine(inline) ?? (result.isError ? firstLine(inline) : undefined);
     if (line === undefined) continue;
-    return { result, call: callsById.get(result.toolUseId), line, reference: storedLine === undefined ? undefined : reference };
+    return {
+      result,
+      call: callsById.get(result.toolUseId),
+      line,
+      reference: storedLine === undefined ? undefined : reference,
+    };
   }
   return undefined;
 }
@@ -95,7 +111,10 @@ export interface FindLastErrorReadingStoreOptions {
  * value gone, or a store that fails, leaves that result judged by what the history holds (the
  * failure logged). Rejects only with the signal's reason.
  */
-export async function findLastErrorReadingStore(facts: ConversationFacts, options: FindLastErrorReadingStoreOptions): Promise<LastErrorFinding | undefined> {
+export async function findLastErrorReadingStore(
+  facts: ConversationFacts,
+  options: FindLastErrorReadingStoreOptions,
+): Promise<LastErrorFinding | undefined> {
   const walk = walkToLastError(facts);
   let reads = 0;
   let step = walk.next();
@@ -129,17 +148,24 @@ function dropCutFirstLine(text: string): string {
  * and last lines within those bytes (two range reads; a line cut by a range is left out).
  * `undefined`, logged, when it cannot be read. Never rejects.
  */
-async function readHeadAndTail(reference: string, options: FindLastErrorReadingStoreOptions): Promise<string | undefined> {
+async function readHeadAndTail(
+  reference: string,
+  options: FindLastErrorReadingStoreOptions,
+): Promise<string | undefined> {
   const { store, logger } = options;
   const judged = 'it is judged by the reference the history holds';
   if (store === undefined) {
-    logger.debug?.(`compact: a result was offloaded to ${JSON.stringify(reference)} and compaction has no store to read it from; ${judged}`);
+    logger.debug?.(
+      `compact: a result was offloaded to ${JSON.stringify(reference)} and compaction has no store to read it from; ${judged}`,
+    );
     return undefined;
   }
   // the read tool's own rule: only what this package offloaded into this store is read
   const resolved = await resolveKey(store, reference, undefined);
   if ('refusal' in resolved) {
-    logger.debug?.(`compact: the reference ${JSON.stringify(reference)} is not content offloaded to this store; ${judged}`);
+    logger.debug?.(
+      `compact: the reference ${JSON.stringify(reference)} is not content offloaded to this store; ${judged}`,
+    );
     return undefined;
   }
   const { key } = resolved;
@@ -150,10 +176,17 @@ async function readHeadAndTail(reference: string, options: FindLastErrorReadingS
       text = await store.get(key, { offset: 0, length: size });
     } else if (size !== undefined) {
       const head = await store.get(key, { offset: 0, length: OFFLOADED_ERROR_HEAD_BYTES });
-      const tail = await store.get(key, { offset: size - OFFLOADED_ERROR_TAIL_BYTES, length: OFFLOADED_ERROR_TAIL_BYTES });
-      text = head === undefined || tail === undefined ? undefined : `${dropCutLastLine(head)}\n${dropCutFirstLine(tail)}`;
+      const tail = await store.get(key, {
+        offset: size - OFFLOADED_ERROR_TAIL_BYTES,
+        length: OFFLOADED_ERROR_TAIL_BYTES,
+      });
+      text =
+        head === undefined || tail === undefined ? undefined : `${dropCutLastLine(head)}\n${dropCutFirstLine(tail)}`;
     }
-    if (text === undefined) logger.debug?.(`compact: nothing is stored under ${JSON.stringify(reference)} (it may have been pruned); ${judged}`);
+    if (text === undefined)
+      logger.debug?.(
+        `compact: nothing is stored under ${JSON.stringify(reference)} (it may have been pruned); ${judged}`,
+      );
     return text;
   } catch (error) {
     logger.warn(`compact: could not read ${JSON.stringify(reference)} back (${describeError(error)}); ${judged}`);

@@ -26,7 +26,8 @@ export type { OffloadedResultEntry } from './offload-index.js';
 export const LEDGER_HEADING = '## Context Ledger';
 
 /** What the model is told under the heading. */
-const LEDGER_NOTE = 'Facts kept by compaction. The read tool opens any reference below (pass it as ref); what a list leaves out is in the archives.';
+const LEDGER_NOTE =
+  'Facts kept by compaction. The read tool opens any reference below (pass it as ref); what a list leaves out is in the archives.';
 /** The latest request when it is the task: not written twice. */
 const SAME_AS_TASK = 'the task above';
 
@@ -173,7 +174,11 @@ export function buildLedger(messages: readonly Message[], options: BuildLedgerOp
  * error found in them: compaction reads the facts once, and finds the last error reading
  * offloaded results back from its store.
  */
-export function buildLedgerFromFacts(facts: ConversationFacts, options: BuildLedgerOptions, lastError: LastErrorFinding | undefined): CompactLedger {
+export function buildLedgerFromFacts(
+  facts: ConversationFacts,
+  options: BuildLedgerOptions,
+  lastError: LastErrorFinding | undefined,
+): CompactLedger {
   const previous = facts.earlierSummary === undefined ? undefined : parseLedger(facts.earlierSummary);
   const resumeMessage = options.resumeMessage?.trim();
   const requests = facts.requests.filter((request) => request.text !== resumeMessage);
@@ -193,17 +198,31 @@ export function buildLedgerFromFacts(facts: ConversationFacts, options: BuildLed
       LEDGER_LIMITS.earlierArchives,
       (reference) => reference,
     ),
-    task: previous?.task ?? (firstRequest === undefined ? undefined : cutText(firstRequest.text, LEDGER_LIMITS.requestChars)),
-    latestRequest: latestRequest === undefined ? previous?.latestRequest : cutText(latestRequest.text, LEDGER_LIMITS.requestChars),
+    task:
+      previous?.task ??
+      (firstRequest === undefined ? undefined : cutText(firstRequest.text, LEDGER_LIMITS.requestChars)),
+    latestRequest:
+      latestRequest === undefined ? previous?.latestRequest : cutText(latestRequest.text, LEDGER_LIMITS.requestChars),
     filesRead: mergeList(previous?.filesRead, reads, LEDGER_LIMITS.files, (path) => path),
     filesEdited: mergeList(previous?.filesEdited, edits, LEDGER_LIMITS.files, (path) => path),
     commands: mergeList(previous?.commands, commands, LEDGER_LIMITS.commands, (command) => command),
     lastError: lastError === undefined ? previous?.lastError : describeLastError(lastError),
     offloadedResults:
       offloadIndex === undefined
-        ? mergeList(previous?.offloadedResults, listOffloadedResults(facts), LEDGER_LIMITS.offloadedResults, (entry) => entry.reference)
-        : { items: offloadIndex.entries.slice(-LEDGER_LIMITS.offloadedResults), omittedCount: Math.max(0, offloadIndex.entries.length - LEDGER_LIMITS.offloadedResults) },
-    offloadIndex: offloadIndex === undefined ? undefined : { reference: offloadIndex.reference, count: offloadIndex.entries.length },
+        ? mergeList(
+            previous?.offloadedResults,
+            listOffloadedResults(facts),
+            LEDGER_LIMITS.offloadedResults,
+            (entry) => entry.reference,
+          )
+        : {
+            items: offloadIndex.entries.slice(-LEDGER_LIMITS.offloadedResults),
+            omittedCount: Math.max(0, offloadIndex.entries.length - LEDGER_LIMITS.offloadedResults),
+          },
+    offloadIndex:
+      offloadIndex === undefined
+        ? undefined
+        : { reference: offloadIndex.reference, count: offloadIndex.entries.length },
   };
 }
 
@@ -221,7 +240,10 @@ export function describeLastError(found: LastErrorFinding): LedgerError {
 }
 
 /** The paths read and edited by successful calls (and restored-file messages), in message order. */
-function collectFileTouches(facts: ConversationFacts, options: BuildLedgerOptions): { reads: string[]; edits: string[] } {
+function collectFileTouches(
+  facts: ConversationFacts,
+  options: BuildLedgerOptions,
+): { reads: string[]; edits: string[] } {
   const touches: Array<{ path: string; read: boolean; messageIndex: number }> = [];
   for (const event of facts.fileEvents) {
     if (event.failed) continue;
@@ -235,7 +257,10 @@ function collectFileTouches(facts: ConversationFacts, options: BuildLedgerOption
   if (pathField !== undefined) {
     for (const call of facts.calls) {
       if (call.result?.isError === true || !readToolNames.includes(call.name)) continue;
-      const path = typeof call.input === 'object' && call.input !== null ? (call.input as Record<string, unknown>)[pathField] : undefined;
+      const path =
+        typeof call.input === 'object' && call.input !== null
+          ? (call.input as Record<string, unknown>)[pathField]
+          : undefined;
       if (isPathLike(path)) touches.push({ path, read: true, messageIndex: call.messageIndex });
     }
   }
@@ -250,7 +275,12 @@ function collectFileTouches(facts: ConversationFacts, options: BuildLedgerOption
  * `previous`'s entries then `added`, each key once at its latest place, the `limit` most
  * recent kept and the rest counted.
  */
-function mergeList<T>(previous: LedgerList<T> | undefined, added: readonly T[], limit: number, keyOf: (item: T) => string): LedgerList<T> {
+function mergeList<T>(
+  previous: LedgerList<T> | undefined,
+  added: readonly T[],
+  limit: number,
+  keyOf: (item: T) => string,
+): LedgerList<T> {
   const all = [...(previous?.items ?? []), ...added];
   const seen = new Set<string>();
   const kept: T[] = [];
@@ -296,10 +326,12 @@ function cutText(text: string, maxChars: number): string {
  */
 export function renderLedger(ledger: CompactLedger): string {
   const lines = [LEDGER_HEADING, LEDGER_NOTE];
-  const archive = ledger.archiveReference === null ? 'none (the archive could not be written)' : toJson(ledger.archiveReference);
+  const archive =
+    ledger.archiveReference === null ? 'none (the archive could not be written)' : toJson(ledger.archiveReference);
   lines.push(`- ${LABELS.archive}: ${archive}`);
   const pushList = (label: string, list: LedgerList<string>): void => {
-    if (list.items.length > 0) lines.push(`- ${describeList(label, list)}: [${list.items.map((item) => toJson(item)).join(', ')}]`);
+    if (list.items.length > 0)
+      lines.push(`- ${describeList(label, list)}: [${list.items.map((item) => toJson(item)).join(', ')}]`);
   };
   pushList(LABELS.earlierArchives, ledger.earlierArchiveReferences);
   if (ledger.task !== undefined) lines.push(`- ${LABELS.task}: ${toJson(ledger.task)}`);
@@ -326,18 +358,24 @@ export function renderLedger(ledger: CompactLedger): string {
     for (const entry of ledger.offloadedResults.items) lines.push(`  - ${formatOffloadedEntry(entry)}`);
   }
   if (ledger.offloadIndex !== undefined) {
-    lines.push(`- ${LABELS.offloadIndex}: ${toJson({ ref: ledger.offloadIndex.reference, count: ledger.offloadIndex.count })}`);
+    lines.push(
+      `- ${LABELS.offloadIndex}: ${toJson({ ref: ledger.offloadIndex.reference, count: ledger.offloadIndex.count })}`,
+    );
   }
   return lines.join('\n');
 }
 
 /** `value` as JSON on one line: U+2028 and U+2029, which JSON leaves as they are, escaped too. */
 function toJson(value: unknown): string {
-  return JSON.stringify(value).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 function describeList(label: string, list: LedgerList<unknown>): string {
-  return list.omittedCount === 0 ? label : `${label} (${list.items.length} most recent; ${list.omittedCount} earlier not listed)`;
+  return list.omittedCount === 0
+    ? label
+    : `${label} (${list.items.length} most recent; ${list.omittedCount} earlier not listed)`;
 }
 
 /** `summary`, a blank line, then the ledger section. */
@@ -385,7 +423,9 @@ function readString(value: unknown): string | undefined {
 /** The named fields of a JSON object line that are strings (`undefined` for the others). */
 function readOptionalStrings<K extends string>(value: unknown, keys: readonly K[]): Partial<Record<K, string>> {
   const fields = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-  return Object.fromEntries(keys.flatMap((key) => (typeof fields[key] === 'string' ? [[key, fields[key]]] : []))) as Partial<Record<K, string>>;
+  return Object.fromEntries(
+    keys.flatMap((key) => (typeof fields[key] === 'string' ? [[key, fields[key]]] : [])),
+  ) as Partial<Record<K, string>>;
 }
 
 /** The fields of a JSON object line whose named fields are all strings, else `undefined`. */
@@ -432,7 +472,10 @@ export function parseLedger(summary: string): CompactLedger | undefined {
     if (match === null) continue;
     const [, label, omitted, text] = match;
     const value = parseJson(text);
-    const list = <T>(items: T[]): LedgerList<T> => ({ items, omittedCount: omitted === undefined ? 0 : Number(omitted) });
+    const list = <T>(items: T[]): LedgerList<T> => ({
+      items,
+      omittedCount: omitted === undefined ? 0 : Number(omitted),
+    });
     switch (label) {
       case LABELS.archive:
         ledger.archiveReference = readString(value) ?? null;
@@ -473,7 +516,8 @@ export function parseLedger(summary: string): CompactLedger | undefined {
       case LABELS.offloadIndex: {
         const reference = readString((value as { ref?: unknown } | undefined)?.ref);
         const count = (value as { count?: unknown } | undefined)?.count;
-        ledger.offloadIndex = reference === undefined || !Number.isInteger(count) ? undefined : { reference, count: count as number };
+        ledger.offloadIndex =
+          reference === undefined || !Number.isInteger(count) ? undefined : { reference, count: count as number };
         break;
       }
     }

@@ -37,20 +37,32 @@ export function listOffloadedResults(facts: ConversationFacts): OffloadedResultE
     if (reference === undefined) return [];
     const call = callsById.get(result.toolUseId);
     const toolName = result.toolName ?? 'unknown';
-    return [{ toolName, toolUseId: result.toolUseId, input: call === undefined ? '' : describeInputGist(toolName, call.input), reference }];
+    return [
+      {
+        toolName,
+        toolUseId: result.toolUseId,
+        input: call === undefined ? '' : describeInputGist(toolName, call.input),
+        reference,
+      },
+    ];
   });
 }
 
 /** `lists` joined in order, each reference once, at its first place (an offloaded result does not move). */
-export function mergeOffloadedResults(...lists: ReadonlyArray<readonly OffloadedResultEntry[]>): OffloadedResultEntry[] {
+export function mergeOffloadedResults(
+  ...lists: ReadonlyArray<readonly OffloadedResultEntry[]>
+): OffloadedResultEntry[] {
   const merged = new Map<string, OffloadedResultEntry>();
-  for (const list of lists) for (const entry of list) if (!merged.has(entry.reference)) merged.set(entry.reference, entry);
+  for (const list of lists)
+    for (const entry of list) if (!merged.has(entry.reference)) merged.set(entry.reference, entry);
   return [...merged.values()];
 }
 
 /** One entry as a line of the index (and of the ledger): a JSON array, read back exactly. */
 export function formatOffloadedEntry(entry: OffloadedResultEntry): string {
-  return JSON.stringify([entry.toolName, entry.toolUseId, entry.input, entry.reference]).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify([entry.toolName, entry.toolUseId, entry.input, entry.reference])
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 /**
@@ -120,7 +132,10 @@ export interface WriteOffloadIndexOptions {
  * (at most `ledgerLimit`: an index would only repeat it) or the index could not be written
  * (logged at `warn`: the ledger then lists the most recent results alone). Never rejects.
  */
-export async function writeOffloadIndex(entries: readonly OffloadedResultEntry[], options: WriteOffloadIndexOptions): Promise<OffloadIndex | undefined> {
+export async function writeOffloadIndex(
+  entries: readonly OffloadedResultEntry[],
+  options: WriteOffloadIndexOptions,
+): Promise<OffloadIndex | undefined> {
   if (entries.length <= options.ledgerLimit) return undefined;
   const { store, sessionId, logger } = options;
   const text = renderOffloadIndex(entries);
@@ -130,7 +145,9 @@ export async function writeOffloadIndex(entries: readonly OffloadedResultEntry[]
     if (outcome === 'exists') throw new Error(`${key} holds another text`);
     return { reference: store.referenceFor(key), entries: [...entries] };
   } catch (error) {
-    logger.warn(`compact: could not write the index of the offloaded results (${describeError(error)}); the summary lists the most recent ones only`);
+    logger.warn(
+      `compact: could not write the index of the offloaded results (${describeError(error)}); the summary lists the most recent ones only`,
+    );
     return undefined;
   }
 }
@@ -140,17 +157,25 @@ export async function writeOffloadIndex(entries: readonly OffloadedResultEntry[]
  * there is no store to read from, the reference is not this package's, or the read fails
  * (logged). Never rejects.
  */
-export async function readOffloadIndex(reference: string, store: ContentStore | undefined, logger: Logger): Promise<OffloadedResultEntry[]> {
+export async function readOffloadIndex(
+  reference: string,
+  store: ContentStore | undefined,
+  logger: Logger,
+): Promise<OffloadedResultEntry[]> {
   if (store === undefined) return [];
   const resolved = await resolveKey(store, reference, undefined);
   if ('refusal' in resolved) {
-    logger.debug?.(`compact: the earlier offload index ${JSON.stringify(reference)} is not content offloaded to this store; its entries are not carried over`);
+    logger.debug?.(
+      `compact: the earlier offload index ${JSON.stringify(reference)} is not content offloaded to this store; its entries are not carried over`,
+    );
     return [];
   }
   try {
     return parseOffloadIndex((await store.get(resolved.key)) ?? '');
   } catch (error) {
-    logger.warn(`compact: could not read the earlier offload index ${JSON.stringify(reference)} (${describeError(error)}); the entries its summary lists are carried over`);
+    logger.warn(
+      `compact: could not read the earlier offload index ${JSON.stringify(reference)} (${describeError(error)}); the entries its summary lists are carried over`,
+    );
     return [];
   }
 }

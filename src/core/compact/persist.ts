@@ -96,7 +96,9 @@ export async function archiveRest(rest: readonly Message[], options: ArchiveRest
   } catch (error) {
     // a store's own errors name what failed; anything else gets the session's place
     const reason =
-      error instanceof ContextError ? error.message : `in ${store.referenceFor(sessionId)}: ${error instanceof Error ? error.message : String(error)}`;
+      error instanceof ContextError
+        ? error.message
+        : `in ${store.referenceFor(sessionId)}: ${error instanceof Error ? error.message : String(error)}`;
     logger.warn(`compact: could not archive the compacted messages: ${reason}`);
     return { path: null, error };
   }

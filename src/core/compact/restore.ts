@@ -92,7 +92,10 @@ export interface CollectRestoredFilesOptions extends FindRecentlyReadFilesOption
  * files keep their relative recency. A partial read (`view_range`, offset) is a read of the
  * file.
  */
-export function findRecentlyReadFiles(messages: readonly Message[], options: FindRecentlyReadFilesOptions): ReadFileCandidate[] {
+export function findRecentlyReadFiles(
+  messages: readonly Message[],
+  options: FindRecentlyReadFilesOptions,
+): ReadFileCandidate[] {
   const readToolNames = new Set(options.readToolNames);
   const byAbsolutePath = new Map<string, ReadFileCandidate>();
   let readIndex = 0;
@@ -122,7 +125,8 @@ export function findRecentlyReadFiles(messages: readonly Message[], options: Fin
     for (const block of message.content) {
       if (!isToolUseBlock(block) || typeof block.name !== 'string' || !readToolNames.has(block.name)) continue;
       const input = block.input;
-      const path = typeof input === 'object' && input !== null ? (input as Record<string, unknown>)[options.pathField] : undefined;
+      const path =
+        typeof input === 'object' && input !== null ? (input as Record<string, unknown>)[options.pathField] : undefined;
       if (typeof path === 'string' && path.trim() !== '') recordRead(path);
     }
   }
@@ -159,7 +163,10 @@ const PROBE_WINDOW = 8;
  * candidates run while one is decided (decisions and notes stay in order); a file after the
  * one that stops restoration may therefore have been read already, and is dropped.
  */
-export async function collectRestoredFiles(messages: readonly Message[], options: CollectRestoredFilesOptions): Promise<RestoredFile[]> {
+export async function collectRestoredFiles(
+  messages: readonly Message[],
+  options: CollectRestoredFilesOptions,
+): Promise<RestoredFile[]> {
   const { fileReader, logger, workDir } = options;
   if (options.maxRestoreFiles <= 0) return [];
   const candidates = findRecentlyReadFiles(messages, options).slice(0, options.maxRestoreFiles);
@@ -207,7 +214,9 @@ export async function collectRestoredFiles(messages: readonly Message[], options
       continue;
     }
     if (probe.kind === 'outside-real') {
-      logger.warn(`restore: skipped "${path}": its real path ${probe.readPath} is outside workDir ${probe.realWorkDir}`);
+      logger.warn(
+        `restore: skipped "${path}": its real path ${probe.readPath} is outside workDir ${probe.realWorkDir}`,
+      );
       continue;
     }
     if (probe.kind === 'too-large') {
@@ -219,7 +228,9 @@ export async function collectRestoredFiles(messages: readonly Message[], options
     const { content, readPath } = probe;
     const tokenCount = content === '' ? 0 : options.tokenCounter.count(content);
     if (tokenCount > options.maxRestoreTokensPerFile) {
-      logger.info?.(`restore: skipped "${path}": ${tokenCount} tokens > maxRestoreTokensPerFile (${options.maxRestoreTokensPerFile})`);
+      logger.info?.(
+        `restore: skipped "${path}": ${tokenCount} tokens > maxRestoreTokensPerFile (${options.maxRestoreTokensPerFile})`,
+      );
       continue;
     }
     if (totalTokens + tokenCount > options.maxRestoreTokensTotal) {
@@ -229,7 +240,13 @@ export async function collectRestoredFiles(messages: readonly Message[], options
       break;
     }
     totalTokens += tokenCount;
-    restored.push({ path, absolutePath: readPath, content, tokenCount, message: formatRestoredFileMessage(path, content) });
+    restored.push({
+      path,
+      absolutePath: readPath,
+      content,
+      tokenCount,
+      message: formatRestoredFileMessage(path, content),
+    });
   }
   return restored;
 }
@@ -240,7 +257,11 @@ export async function collectRestoredFiles(messages: readonly Message[], options
  * Resolves every failure as an outcome (never rejects), and stops before the next call once
  * the signal has aborted.
  */
-async function probeCandidate(absolutePath: string, realWorkDir: string | undefined, options: CollectRestoredFilesOptions): Promise<ProbeOutcome> {
+async function probeCandidate(
+  absolutePath: string,
+  realWorkDir: string | undefined,
+  options: CollectRestoredFilesOptions,
+): Promise<ProbeOutcome> {
   const { fileReader, signal } = options;
   try {
     if (!(await fileReader.exists(absolutePath))) return { kind: 'missing' };

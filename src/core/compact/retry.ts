@@ -34,7 +34,11 @@ export interface RetryOptions {
 }
 
 /** The wait before retry number `retryNumber` (1-based): `baseDelayMs × 2^(retryNumber − 1)`, capped. */
-export function backoffDelayMs(retryNumber: number, baseDelayMs: number, maxDelayMs = DEFAULT_MAX_RETRY_DELAY_MS): number {
+export function backoffDelayMs(
+  retryNumber: number,
+  baseDelayMs: number,
+  maxDelayMs = DEFAULT_MAX_RETRY_DELAY_MS,
+): number {
   return Math.min(baseDelayMs * 2 ** (retryNumber - 1), maxDelayMs);
 }
 
@@ -49,7 +53,10 @@ function retryAfterMsOf(error: unknown): number | undefined {
  * (exponential backoff, or the error's numeric `retryAfterMs` when it has one). Rejects with
  * the last error when every attempt failed, or with the signal's reason on abort.
  */
-export async function retryWithBackoff<T>(attempt: (attemptNumber: number) => Promise<T>, options: RetryOptions): Promise<T> {
+export async function retryWithBackoff<T>(
+  attempt: (attemptNumber: number) => Promise<T>,
+  options: RetryOptions,
+): Promise<T> {
   const { signal, sleep } = options;
   const maxDelayMs = options.maxDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
   for (let attemptNumber = 1; ; attemptNumber += 1) {
@@ -62,7 +69,9 @@ export async function retryWithBackoff<T>(attempt: (attemptNumber: number) => Pr
       if (attemptNumber > options.maxRetries) throw error;
       const retryAfterMs = retryAfterMsOf(error);
       const delayMs =
-        retryAfterMs === undefined ? backoffDelayMs(attemptNumber, options.baseDelayMs, maxDelayMs) : Math.min(retryAfterMs, maxDelayMs);
+        retryAfterMs === undefined
+          ? backoffDelayMs(attemptNumber, options.baseDelayMs, maxDelayMs)
+          : Math.min(retryAfterMs, maxDelayMs);
       options.onRetry?.(error, attemptNumber, delayMs);
       await sleep(delayMs, signal);
     }
@@ -85,7 +94,10 @@ export async function summarizeWithRetry(
   if (options.lastError !== undefined) summarizeOptions.lastError = options.lastError;
   return retryWithBackoff(async (attemptNumber) => {
     // raced: a summarizer that ignores the signal cannot hold the abort up
-    const summary: unknown = await raceWithSignal((async () => summarizer.summarize(messages, summarizeOptions))(), options.signal);
+    const summary: unknown = await raceWithSignal(
+      (async () => summarizer.summarize(messages, summarizeOptions))(),
+      options.signal,
+    );
     if (typeof summary !== 'string' || summary.trim() === '') {
       throw new SummarizerFailedError(
         `summary attempt ${attemptNumber} of ${options.maxRetries + 1} returned ${typeof summary === 'string' ? 'blank text' : `no text (${typeof summary})`}`,

@@ -6,7 +6,14 @@
  */
 import { raceWithSignal } from '../abort.js';
 import { describeValue, InvalidMessageError, InvalidOptionError } from '../errors.js';
-import type { ConversationRequest, LlmClient, LlmSummarizeOptions, LlmUsage, Summarizer, SummarizerOptions } from '../ports.js';
+import type {
+  ConversationRequest,
+  LlmClient,
+  LlmSummarizeOptions,
+  LlmUsage,
+  Summarizer,
+  SummarizerOptions,
+} from '../ports.js';
 import type { Message } from '../types.js';
 import { computeSummaryMaxTokens, requirePositiveInteger, requireSummaryText } from './summarize-with-llm.js';
 import { buildSummaryInstruction } from './summary-prompt.js';
@@ -36,14 +43,20 @@ export interface CreatePrefixReusingSummarizerOptions {
  */
 export function assertConversationRequest(request: unknown, name: string): asserts request is ConversationRequest {
   if (typeof request !== 'object' || request === null || Array.isArray(request)) {
-    throw new InvalidOptionError(`${name} must be an object { model, system?, tools? } (the request the agent loop sends), got ${describeValue(request)}`);
+    throw new InvalidOptionError(
+      `${name} must be an object { model, system?, tools? } (the request the agent loop sends), got ${describeValue(request)}`,
+    );
   }
   const fields = request as Record<string, unknown>;
   if (typeof fields.model !== 'string' || fields.model.trim() === '') {
-    throw new InvalidOptionError(`${name}.model must be a non-empty string (the conversation's model), got ${describeValue(fields.model)}`);
+    throw new InvalidOptionError(
+      `${name}.model must be a non-empty string (the conversation's model), got ${describeValue(fields.model)}`,
+    );
   }
   if (fields.system !== undefined && typeof fields.system !== 'string' && !Array.isArray(fields.system)) {
-    throw new InvalidOptionError(`${name}.system must be a string or an array of blocks, got ${describeValue(fields.system)}`);
+    throw new InvalidOptionError(
+      `${name}.system must be a string or an array of blocks, got ${describeValue(fields.system)}`,
+    );
   }
   if (fields.tools !== undefined && !Array.isArray(fields.tools)) {
     throw new InvalidOptionError(`${name}.tools must be an array, got ${describeValue(fields.tools)}`);
@@ -67,7 +80,10 @@ export interface ResolvedSummaryMode {
  *
  * @throws {@link InvalidOptionError} naming the option, what was expected and what was given.
  */
-export function resolveSummaryMode(options: { summaryMode?: unknown; conversationRequest?: unknown }): ResolvedSummaryMode {
+export function resolveSummaryMode(options: {
+  summaryMode?: unknown;
+  conversationRequest?: unknown;
+}): ResolvedSummaryMode {
   const summaryMode = options.summaryMode ?? 'prompt';
   if (!SUMMARY_MODES.includes(summaryMode as SummaryMode)) {
     throw new InvalidOptionError(`summaryMode must be "prompt" or "reuse-prefix", got ${describeValue(summaryMode)}`);
@@ -76,7 +92,9 @@ export function resolveSummaryMode(options: { summaryMode?: unknown; conversatio
   if (summaryMode === 'prompt') {
     if (conversationRequest !== undefined) {
       // a request given without the mode would silently pay the full price: say so
-      throw new InvalidOptionError(`conversationRequest is used only with summaryMode: 'reuse-prefix', got summaryMode "prompt"`);
+      throw new InvalidOptionError(
+        `conversationRequest is used only with summaryMode: 'reuse-prefix', got summaryMode "prompt"`,
+      );
     }
     return {};
   }
@@ -97,9 +115,13 @@ export function resolveSummaryMode(options: { summaryMode?: unknown; conversatio
  *
  * @throws {@link InvalidOptionError} naming `summaryMode` and what was configured instead.
  */
-export function assertReusePrefixSource(conversationRequest: ConversationRequest | undefined, summarizerKind: string): void {
+export function assertReusePrefixSource(
+  conversationRequest: ConversationRequest | undefined,
+  summarizerKind: string,
+): void {
   if (conversationRequest === undefined || (summarizerKind !== 'custom' && summarizerKind !== 'extractive')) return;
-  const configured = summarizerKind === 'custom' ? 'a custom summarizer is given' : 'no llmClient or ANTHROPIC_API_KEY is configured';
+  const configured =
+    summarizerKind === 'custom' ? 'a custom summarizer is given' : 'no llmClient or ANTHROPIC_API_KEY is configured';
   throw new InvalidOptionError(
     `summaryMode 'reuse-prefix' needs an LLM client that can resend the conversation (createAnthropicLlmClient's, as llmClient, or ANTHROPIC_API_KEY), but ${configured}`,
   );
@@ -132,7 +154,10 @@ export function assertReusePrefixSource(conversationRequest: ConversationRequest
  * const summary = await summarizer.summarize(rest, { maxWords: 1200 });
  * ```
  */
-export function createPrefixReusingSummarizer(client: LlmClient, options: CreatePrefixReusingSummarizerOptions): Summarizer {
+export function createPrefixReusingSummarizer(
+  client: LlmClient,
+  options: CreatePrefixReusingSummarizerOptions,
+): Summarizer {
   const summarizeConversation = client?.summarizeConversation;
   if (typeof summarizeConversation !== 'function') {
     throw new InvalidOptionError(
@@ -163,8 +188,14 @@ export function createPrefixReusingSummarizer(client: LlmClient, options: Create
       if (onUsage !== undefined) requestOptions.onUsage = onUsage;
       const request = { ...conversationRequest, messages, instruction: buildSummaryInstruction({ maxWords }) };
       // raced: a client that ignores the signal cannot hold the abort up
-      const reply = await raceWithSignal((async () => summarizeConversation.call(client, request, requestOptions))(), signal);
-      return requireSummaryText(reply, `model ${JSON.stringify(conversationRequest.model)}, the conversation's request`);
+      const reply = await raceWithSignal(
+        (async () => summarizeConversation.call(client, request, requestOptions))(),
+        signal,
+      );
+      return requireSummaryText(
+        reply,
+        `model ${JSON.stringify(conversationRequest.model)}, the conversation's request`,
+      );
     },
   };
 }

@@ -8,11 +8,27 @@ import { raceWithSignal } from '../abort.js';
 import { DEFAULT_SUMMARY_INPUT_MAX_TOKENS } from '../defaults.js';
 import { requireString } from '../env.js';
 import { describeValue, InvalidOptionError, SummarizerFailedError } from '../errors.js';
-import type { LlmClient, LlmSummarizeOptions, LlmUsage, Summarizer, SummarizerOptions, TokenCounter } from '../ports.js';
+import type {
+  LlmClient,
+  LlmSummarizeOptions,
+  LlmUsage,
+  Summarizer,
+  SummarizerOptions,
+  TokenCounter,
+} from '../ports.js';
 import type { Message } from '../types.js';
-import { computeMinSummaryInputTokens, createRequestPlanner, MIN_SUMMARY_CONVERSATION_TOKENS, type TokenCounterEncoding } from './summary-input.js';
+import {
+  computeMinSummaryInputTokens,
+  createRequestPlanner,
+  MIN_SUMMARY_CONVERSATION_TOKENS,
+  type TokenCounterEncoding,
+} from './summary-input.js';
 
-export { computeMinSummaryInputTokens, MIN_KEPT_BLOCK_CHARS, MIN_SUMMARY_CONVERSATION_TOKENS } from './summary-input.js';
+export {
+  computeMinSummaryInputTokens,
+  MIN_KEPT_BLOCK_CHARS,
+  MIN_SUMMARY_CONVERSATION_TOKENS,
+} from './summary-input.js';
 export type { TokenCounterEncoding } from './summary-input.js';
 
 const TOKEN_COUNTER_ENCODINGS: readonly TokenCounterEncoding[] = ['unknown', 'o200k_base'];
@@ -109,7 +125,9 @@ export function createLlmSummarizer(client: LlmClient, options: CreateLlmSummari
   if (options.maxTokens !== undefined) requirePositiveInteger('maxTokens', options.maxTokens);
   const tokenCounter = options.tokenCounter;
   if (typeof tokenCounter?.count !== 'function') {
-    throw new InvalidOptionError(`tokenCounter must be an object with a count(text) method, got ${describeValue(tokenCounter)}`);
+    throw new InvalidOptionError(
+      `tokenCounter must be an object with a count(text) method, got ${describeValue(tokenCounter)}`,
+    );
   }
   const encoding = options.tokenCounterEncoding ?? (tokenCounter.encoding === 'o200k_base' ? 'o200k_base' : 'unknown');
   if (!TOKEN_COUNTER_ENCODINGS.includes(encoding)) {
@@ -118,7 +136,9 @@ export function createLlmSummarizer(client: LlmClient, options: CreateLlmSummari
     );
   }
   if (typeof client?.summarize !== 'function') {
-    throw new InvalidOptionError(`client must be an LlmClient with a summarize(prompt, model) method, got ${describeValue(client)}`);
+    throw new InvalidOptionError(
+      `client must be an LlmClient with a summarize(prompt, model) method, got ${describeValue(client)}`,
+    );
   }
   const { onUsage } = options;
   if (onUsage !== undefined && typeof onUsage !== 'function') {
@@ -137,7 +157,12 @@ export function createLlmSummarizer(client: LlmClient, options: CreateLlmSummari
       const { maxWords, signal } = summarizeOptions;
       requirePositiveInteger('maxWords', maxWords);
       signal?.throwIfAborted();
-      const planner = createRequestPlanner(messages, { tokenCounter, tokenCounterEncoding: encoding, inputMaxTokens, maxWords });
+      const planner = createRequestPlanner(messages, {
+        tokenCounter,
+        tokenCounterEncoding: encoding,
+        inputMaxTokens,
+        maxWords,
+      });
       const requestOptions: LlmSummarizeOptions = { maxTokens: options.maxTokens ?? computeSummaryMaxTokens(maxWords) };
       if (signal !== undefined) requestOptions.signal = signal;
       if (onUsage !== undefined) requestOptions.onUsage = onUsage;

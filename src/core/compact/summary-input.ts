@@ -142,7 +142,10 @@ export interface RequestPlanner {
  * @throws {@link InvalidOptionError} when `inputMaxTokens` leaves less than
  * {@link MIN_SUMMARY_CONVERSATION_TOKENS} tokens for the conversation.
  */
-export function createRequestPlanner(messages: readonly Message[], options: CreateRequestPlannerOptions): RequestPlanner {
+export function createRequestPlanner(
+  messages: readonly Message[],
+  options: CreateRequestPlannerOptions,
+): RequestPlanner {
   return new CountingPlanner(messages, options);
 }
 
@@ -263,7 +266,13 @@ class CountingPlanner implements RequestPlanner {
    * corrects them by the count. `frameTokens`: {@link countFrame} of `frame`. By piece, a prompt
    * over the limit is not built (its `prompt` is empty: callers never send one).
    */
-  private countRequest(frame: SummaryPromptFrame, frameTokens: number, start: number, end: number, keep: number): PlannedRequest {
+  private countRequest(
+    frame: SummaryPromptFrame,
+    frameTokens: number,
+    start: number,
+    end: number,
+    keep: number,
+  ): PlannedRequest {
     if (this.byPiece) {
       // the last message is followed by one line break (and `</conversation>`), not a blank line
       let tokens = frameTokens + this.counter.count(`${joinMessageParts(this.render(end - 1), keep)}\n`);
@@ -289,7 +298,8 @@ class CountingPlanner implements RequestPlanner {
     const layout = this.layouts[index];
     if (layout === undefined) return 0;
     if (!isCutAt(layout, keep)) return layout.tokens;
-    if (keep !== MIN_KEPT_BLOCK_CHARS) return this.counter.count(joinMessageParts(this.render(index), keep) + MESSAGE_SEPARATOR);
+    if (keep !== MIN_KEPT_BLOCK_CHARS)
+      return this.counter.count(joinMessageParts(this.render(index), keep) + MESSAGE_SEPARATOR);
     layout.floorTokens ??= this.counter.count(joinMessageParts(this.render(index), keep) + MESSAGE_SEPARATOR);
     return layout.floorTokens;
   }
@@ -359,7 +369,11 @@ class CountingPlanner implements RequestPlanner {
       const prompt = frame.before + text + frame.after;
       const tokens = this.counter.count(prompt);
       if (tokens <= this.limit) return { prompt, end: index + 1, tokens };
-      text = fitTextToTokens(text, Math.max(0, this.counter.count(text) - (tokens - this.limit) - marker), this.counter);
+      text = fitTextToTokens(
+        text,
+        Math.max(0, this.counter.count(text) - (tokens - this.limit) - marker),
+        this.counter,
+      );
     }
     // unreachable in practice (each pass shrinks the text); an empty conversation always fits,
     // since the carried summary takes at most half the room

@@ -5,7 +5,15 @@
 import { describeValue, InvalidOptionError } from '../errors.js';
 import { groupDigits } from '../figures.js';
 import { isHighSurrogate, isLowSurrogate } from '../text.js';
-import { isTextBlock, isThinkingBlock, isToolResultBlock, isToolUseBlock, type ContentBlock, type Message, type ToolUseBlock } from '../types.js';
+import {
+  isTextBlock,
+  isThinkingBlock,
+  isToolResultBlock,
+  isToolUseBlock,
+  type ContentBlock,
+  type Message,
+  type ToolUseBlock,
+} from '../types.js';
 
 /** The five sections of every summary, in order. */
 export const SUMMARY_SECTION_TITLES = [
@@ -276,7 +284,9 @@ function toolNameOf(block: ToolUseBlock): string {
 /** Joins the parts of one message, cutting cuttable parts longer than `maxBlockChars`. */
 export function joinMessageParts(parts: readonly RenderedPart[], maxBlockChars: number): string {
   return parts
-    .map((part) => (part.cuttable && part.text.length > maxBlockChars ? cutTextInMiddle(part.text, maxBlockChars) : part.text))
+    .map((part) =>
+      part.cuttable && part.text.length > maxBlockChars ? cutTextInMiddle(part.text, maxBlockChars) : part.text,
+    )
     .join('\n');
 }
 

@@ -44,7 +44,10 @@ const HARNESS_LINE =
   /^(?:(?:PreToolUse|PostToolUse|Stop|SubagentStop|UserPromptSubmit|SessionStart|SessionEnd|Notification|PreCompact)(?::\S*)? hook\b|\[Request interrupted by user\b|This session is being continued from a previous conversation\b)/;
 
 /** The element `text` opens with (after spaces): its name and where it ends, or `undefined`. */
-function readLeadingElement(text: string, names: readonly string[]): { name: string; content: string; end: number } | undefined {
+function readLeadingElement(
+  text: string,
+  names: readonly string[],
+): { name: string; content: string; end: number } | undefined {
   const start = text.length - text.trimStart().length;
   if (text[start] !== '<') return undefined;
   for (const name of names) {
@@ -84,7 +87,11 @@ function removeReminders(text: string): string {
 export function readSlashCommand(text: string): string | undefined {
   const found = new Map<string, string>();
   let rest = text;
-  for (let element = readLeadingElement(rest, COMMAND_ELEMENTS); element !== undefined; element = readLeadingElement(rest, COMMAND_ELEMENTS)) {
+  for (
+    let element = readLeadingElement(rest, COMMAND_ELEMENTS);
+    element !== undefined;
+    element = readLeadingElement(rest, COMMAND_ELEMENTS)
+  ) {
     if (!found.has(element.name)) found.set(element.name, element.content.trim());
     rest = rest.slice(element.end);
   }
@@ -97,14 +104,19 @@ export function readSlashCommand(text: string): string | undefined {
 }
 
 /** What one text block of a user message is. */
-type TextKind = { kind: 'command'; text: string } | { kind: 'caveat' } | { kind: 'command-output' } | { kind: 'text'; text: string };
+type TextKind =
+  { kind: 'command'; text: string } | { kind: 'caveat' } | { kind: 'command-output' } | { kind: 'text'; text: string };
 
 function classifyText(block: string): TextKind {
   const command = readSlashCommand(block);
   if (command !== undefined) return { kind: 'command', text: command };
   let rest = removeReminders(block);
   let sawCaveat = false;
-  for (let element = readLeadingElement(rest, HARNESS_ELEMENTS); element !== undefined; element = readLeadingElement(rest, HARNESS_ELEMENTS)) {
+  for (
+    let element = readLeadingElement(rest, HARNESS_ELEMENTS);
+    element !== undefined;
+    element = readLeadingElement(rest, HARNESS_ELEMENTS)
+  ) {
     if (COMMAND_OUTPUT_ELEMENTS.has(element.name)) return { kind: 'command-output' };
     if (element.name === CAVEAT_ELEMENT) sawCaveat = true;
     rest = rest.slice(element.end);

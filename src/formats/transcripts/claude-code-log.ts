@@ -109,7 +109,8 @@ function orderResults(turn: AssistantTurn): ContentBlock[] {
     const toolUseId = toolUseIdOf(block);
     if (toolUseId !== undefined && !callOrder.has(toolUseId)) callOrder.set(toolUseId, index);
   });
-  const positionOf = (block: ContentBlock): number => callOrder.get(toolResultIdOf(block) ?? '') ?? Number.MAX_SAFE_INTEGER;
+  const positionOf = (block: ContentBlock): number =>
+    callOrder.get(toolResultIdOf(block) ?? '') ?? Number.MAX_SAFE_INTEGER;
   // Array.prototype.sort is stable: results of one call keep their file order.
   return [...turn.results].sort((left, right) => positionOf(left) - positionOf(right));
 }

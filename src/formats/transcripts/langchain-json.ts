@@ -33,7 +33,13 @@ function formOf(item: unknown): LangchainJsonForm | undefined {
 
 /** A plain message-like (`{ type: 'human', content, ... }`) of a kind LangChain serializes. */
 function isPlainMessage(item: unknown): item is Record<string, unknown> & { type: string } {
-  return isRecord(item) && typeof item.type === 'string' && item.type in CLASS_OF_KIND && 'content' in item && formOf(item) === undefined;
+  return (
+    isRecord(item) &&
+    typeof item.type === 'string' &&
+    item.type in CLASS_OF_KIND &&
+    'content' in item &&
+    formOf(item) === undefined
+  );
 }
 
 function toForm(item: Record<string, unknown> & { type: string }, form: LangchainJsonForm): Record<string, unknown> {

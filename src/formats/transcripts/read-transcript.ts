@@ -45,7 +45,10 @@ function withArticle(name: string): string {
 function toTranscriptError(error: InvalidMessageError, what: string | undefined, place: HistoryPlace): TranscriptError {
   const index = Number(/^messages\[(\d+)\]/.exec(error.path)?.[1]);
   const text = place.historyField === 'input' ? error.message.replace(/^messages\[/, 'input[') : error.message;
-  return new TranscriptError(what === undefined ? text : `${what}: ${text}`, { line: place.lines?.[index], cause: error });
+  return new TranscriptError(what === undefined ? text : `${what}: ${text}`, {
+    line: place.lines?.[index],
+    cause: error,
+  });
 }
 
 /**
@@ -55,7 +58,11 @@ function toTranscriptError(error: InvalidMessageError, what: string | undefined,
  *
  * @throws {TranscriptError} for a history mixing formats, naming the first item that breaks.
  */
-function chooseFormat(items: readonly unknown[], place: HistoryPlace, forced: MessageFormat | undefined): MessageFormat {
+function chooseFormat(
+  items: readonly unknown[],
+  place: HistoryPlace,
+  forced: MessageFormat | undefined,
+): MessageFormat {
   if (forced !== undefined) return forced;
   if (items.length === 0) return anthropic;
   let detected: MessageFormat | undefined;
@@ -90,10 +97,22 @@ function convertItems(items: readonly unknown[], format: MessageFormat, place: H
   }
 }
 
-function readItems(shape: TranscriptShape, items: readonly unknown[], options: ReadTranscriptOptions, lines?: readonly number[]): Transcript {
+function readItems(
+  shape: TranscriptShape,
+  items: readonly unknown[],
+  options: ReadTranscriptOptions,
+  lines?: readonly number[],
+): Transcript {
   const place = { lines };
   const format = chooseFormat(items, place, options.format);
-  return { shape, format, items, messages: convertItems(items, format, place), toolDefinitions: undefined, requestBody: undefined };
+  return {
+    shape,
+    format,
+    items,
+    messages: convertItems(items, format, place),
+    toolDefinitions: undefined,
+    requestBody: undefined,
+  };
 }
 
 function readRequestBody(body: Readonly<Record<string, unknown>>, options: ReadTranscriptOptions): Transcript {
@@ -104,7 +123,11 @@ function readRequestBody(body: Readonly<Record<string, unknown>>, options: ReadT
   const system =
     parts.systemField === undefined
       ? undefined
-      : { field: parts.systemField, value: body[parts.systemField], messages: readSystemMessages(parts.systemField, body[parts.systemField], format) };
+      : {
+          field: parts.systemField,
+          value: body[parts.systemField],
+          messages: readSystemMessages(parts.systemField, body[parts.systemField], format),
+        };
   return {
     shape: 'request-body',
     format,
@@ -133,7 +156,8 @@ function readClaudeCodeLog(logLines: readonly LogLine[], options: ReadTranscript
  */
 export function readTranscriptDocument(value: unknown, options: ReadTranscriptOptions = {}): Transcript {
   if (Array.isArray(value)) return readItems('json', value, options);
-  if (!isObject(value)) throw new TranscriptError('a JSON value that is neither an array nor an object', { unknownFormat: true });
+  if (!isObject(value))
+    throw new TranscriptError('a JSON value that is neither an array nor an object', { unknownFormat: true });
   if (isRequestBody(value)) return readRequestBody(value, options);
   if (isClaudeCodeLogLine(value)) return readClaudeCodeLog([{ value, line: 1 }], options);
   // A file of one message or item is both JSON and JSONL.
@@ -153,14 +177,23 @@ export function readTranscriptDocument(value: unknown, options: ReadTranscriptOp
 export function readTranscriptLines(logLines: readonly LogLine[], options: ReadTranscriptOptions = {}): Transcript {
   for (const logLine of logLines) {
     if (!isObject(logLine.value)) {
-      throw new TranscriptError(`expected a JSON object, got ${JSON.stringify(logLine.value)?.slice(0, 40)}`, { line: logLine.line });
+      throw new TranscriptError(`expected a JSON object, got ${JSON.stringify(logLine.value)?.slice(0, 40)}`, {
+        line: logLine.line,
+      });
     }
   }
   const first = logLines[0]?.value;
   if (isClaudeCodeLogLine(first)) return readClaudeCodeLog(logLines, options);
   const items = logLines.map((logLine) => logLine.value);
-  if (options.format === undefined && isObject(first) && !('role' in first) && !ALL_FORMATS.some((format) => format.detect([first]))) {
-    throw new TranscriptError('the first line is neither a message nor a Claude Code log line', { unknownFormat: true });
+  if (
+    options.format === undefined &&
+    isObject(first) &&
+    !('role' in first) &&
+    !ALL_FORMATS.some((format) => format.detect([first]))
+  ) {
+    throw new TranscriptError('the first line is neither a message nor a Claude Code log line', {
+      unknownFormat: true,
+    });
   }
   return readItems(
     'jsonl',

@@ -58,7 +58,8 @@ export function splitRequestBody(body: Readonly<Record<string, unknown>>): Reque
     throw new TranscriptError(`request body: "${historyField}" must be ${expected}`);
   }
   const { tools } = body;
-  if (tools !== undefined && tools !== null && !Array.isArray(tools)) throw new TranscriptError('request body: "tools" must be an array');
+  if (tools !== undefined && tools !== null && !Array.isArray(tools))
+    throw new TranscriptError('request body: "tools" must be an array');
   const systemField: SystemField = historyField === 'messages' ? 'system' : 'instructions';
   return {
     historyField,
@@ -79,7 +80,9 @@ function convertSystemMessages(field: SystemField, values: readonly unknown[], f
     return format.toCanonical(values);
   } catch (error) {
     if (!(error instanceof InvalidMessageError)) throw error;
-    throw new TranscriptError(`request body: "${field}": ${error.message.replace(/^messages\[/, `${field}[`)}`, { cause: error });
+    throw new TranscriptError(`request body: "${field}": ${error.message.replace(/^messages\[/, `${field}[`)}`, {
+      cause: error,
+    });
   }
 }
 
@@ -93,14 +96,17 @@ function convertSystemMessages(field: SystemField, values: readonly unknown[], f
 export function readSystemMessages(field: SystemField, value: unknown, format: MessageFormat): Message[] {
   if (typeof value === 'string') return [{ role: 'system', content: value }];
   if (isObject(value) && 'role' in value) return convertSystemMessages(field, [value], format);
-  if (Array.isArray(value) && value.every((entry) => isObject(entry) && 'role' in entry)) return convertSystemMessages(field, value, format);
+  if (Array.isArray(value) && value.every((entry) => isObject(entry) && 'role' in entry))
+    return convertSystemMessages(field, value, format);
   if (Array.isArray(value) && format.name === 'anthropic') {
     const messages = [{ role: 'system', content: value }];
     try {
       assertMessages(messages);
     } catch (error) {
       if (!(error instanceof InvalidMessageError)) throw error;
-      throw new TranscriptError(`request body: ${error.message.replace(/^messages\[0\]\.content/, field)}`, { cause: error });
+      throw new TranscriptError(`request body: ${error.message.replace(/^messages\[0\]\.content/, field)}`, {
+        cause: error,
+      });
     }
     return messages;
   }
@@ -143,6 +149,9 @@ export function writeRequestBody(
     }
   }
   const converted = format.fromCanonical(history, items);
-  written[historyField] = requestBody.historyWasString && converted.length === 1 && converted[0] === items[0] ? body[historyField] : converted;
+  written[historyField] =
+    requestBody.historyWasString && converted.length === 1 && converted[0] === items[0]
+      ? body[historyField]
+      : converted;
   return written;
 }

@@ -15,7 +15,8 @@ import type { Transcript } from './transcript.js';
  * `transcript.messages`) as a JSON value in the transcript's shape and format.
  */
 export function writeTranscript(transcript: Transcript, messages: readonly Message[]): unknown {
-  if (transcript.requestBody !== undefined) return writeRequestBody(transcript.requestBody, transcript.format, transcript.items, messages);
+  if (transcript.requestBody !== undefined)
+    return writeRequestBody(transcript.requestBody, transcript.format, transcript.items, messages);
   const items = transcript.format.fromCanonical(messages, transcript.items);
   // LangChain files hold one of LangChain's JSON forms: new messages are written in it too.
   return transcript.format.name === 'langchain' ? matchLangchainJsonForm(items, transcript.items) : items;

@@ -76,10 +76,14 @@ export function createContextMiddleware(manager: IntegrationContextManager): AiS
   assertContextManager(manager);
   return {
     specificationVersion: 'v3',
-    async transformParams<PARAMS extends AiSdkCallParams>({ params }: AiSdkTransformParamsOptions<PARAMS>): Promise<PARAMS> {
+    async transformParams<PARAMS extends AiSdkCallParams>({
+      params,
+    }: AiSdkTransformParamsOptions<PARAMS>): Promise<PARAMS> {
       const prompt: unknown = params?.prompt;
       if (!Array.isArray(prompt)) {
-        throw new InvalidOptionError(`params.prompt must be an array of provider messages, got ${describeValue(prompt)}`);
+        throw new InvalidOptionError(
+          `params.prompt must be an array of provider messages, got ${describeValue(prompt)}`,
+        );
       }
       const result = await manager.prepare(prompt);
       if (sameMessages(result.messages, prompt)) return params;

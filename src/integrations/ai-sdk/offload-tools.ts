@@ -7,7 +7,12 @@
  * messages keep, while `steps[i].toolResults` still holds the raw output for the UI.
  */
 import { describeValue, InvalidOptionError } from '../../core/errors.js';
-import { assertContextManager, NEVER_OFFLOAD, type AiSdkToModelOutputOptions, type AiSdkToolResultOutput } from './types.js';
+import {
+  assertContextManager,
+  NEVER_OFFLOAD,
+  type AiSdkToModelOutputOptions,
+  type AiSdkToolResultOutput,
+} from './types.js';
 import type { IntegrationContextManager } from '../manager-source.js';
 
 /** Options of {@link withOffload}. */
@@ -90,21 +95,29 @@ function isToolResultOutput(value: unknown): value is AiSdkToolResultOutput {
  * const search = withOffload(tool({ description, inputSchema, execute }), manager, { toolName: 'search' });
  * ```
  */
-export function withOffload<TOOL extends object>(tool: TOOL, manager: IntegrationContextManager, options: WithOffloadOptions): TOOL {
+export function withOffload<TOOL extends object>(
+  tool: TOOL,
+  manager: IntegrationContextManager,
+  options: WithOffloadOptions,
+): TOOL {
   if (typeof tool !== 'object' || tool === null) {
     throw new InvalidOptionError(`tool must be an AI SDK tool object, got ${describeValue(tool)}`);
   }
   assertContextManager(manager);
   const toolName: unknown = options?.toolName;
   if (typeof toolName !== 'string' || toolName.length === 0) {
-    throw new InvalidOptionError(`toolName must be a non-empty string (the tool's key in tools), got ${describeValue(toolName)}`);
+    throw new InvalidOptionError(
+      `toolName must be a non-empty string (the tool's key in tools), got ${describeValue(toolName)}`,
+    );
   }
   const fields = tool as Record<PropertyKey, unknown>;
   if (typeof fields.execute !== 'function' || fields[WRAPPED] === true || fields[NEVER_OFFLOAD] === true) return tool;
-  const ownToModelOutput = typeof fields.toModelOutput === 'function' ? (fields.toModelOutput as ToModelOutput) : undefined;
+  const ownToModelOutput =
+    typeof fields.toModelOutput === 'function' ? (fields.toModelOutput as ToModelOutput) : undefined;
 
   const toModelOutput = async (call: AiSdkToModelOutputOptions): Promise<AiSdkToolResultOutput> => {
-    const output = ownToModelOutput === undefined ? defaultModelOutput(call.output) : await ownToModelOutput.call(tool, call);
+    const output =
+      ownToModelOutput === undefined ? defaultModelOutput(call.output) : await ownToModelOutput.call(tool, call);
     // A tool's own mapping may return something we do not know: hand it on untouched.
     if (!isToolResultOutput(output)) return output as AiSdkToolResultOutput;
     return offloadModelOutput(output, manager, toolName, call.toolCallId, call.input);
@@ -128,7 +141,10 @@ export function withOffload<TOOL extends object>(tool: TOOL, manager: Integratio
  * });
  * ```
  */
-export function offloadTools<TOOLS extends Record<string, object>>(tools: TOOLS, manager: IntegrationContextManager): TOOLS {
+export function offloadTools<TOOLS extends Record<string, object>>(
+  tools: TOOLS,
+  manager: IntegrationContextManager,
+): TOOLS {
   if (typeof tools !== 'object' || tools === null || Array.isArray(tools)) {
     throw new InvalidOptionError(`tools must be an object of AI SDK tools by name, got ${describeValue(tools)}`);
   }

@@ -39,7 +39,9 @@ export type AiSdkPrepareStepResult<MESSAGE> = { messages: MESSAGE[] } | undefine
  * A `prepareStep` function for `generateText`, `streamText` and `ToolLoopAgent` (`ai` 6 and 7).
  * Generic over the message type, so it fits either major's declared `PrepareStepFunction`.
  */
-export type AiSdkPrepareStep = <MESSAGE>(options: AiSdkPrepareStepOptions<MESSAGE>) => Promise<AiSdkPrepareStepResult<MESSAGE>>;
+export type AiSdkPrepareStep = <MESSAGE>(
+  options: AiSdkPrepareStepOptions<MESSAGE>,
+) => Promise<AiSdkPrepareStepResult<MESSAGE>>;
 
 /** The last step this hook prepared: what the SDK gave it and what it sent instead. */
 interface PreparedStep {
@@ -53,11 +55,20 @@ interface PreparedStep {
  * with what it sent (`ai` 7), or with what it was given (`ai` 6 rebuilt them from the originals):
  * the figure counts the messages as sent, which is how the manager reads it.
  */
-function lastUsageOf(options: AiSdkPrepareStepOptions<unknown>, messages: readonly unknown[], previous: PreparedStep): LastUsage | undefined {
+function lastUsageOf(
+  options: AiSdkPrepareStepOptions<unknown>,
+  messages: readonly unknown[],
+  previous: PreparedStep,
+): LastUsage | undefined {
   const steps = options.steps;
   if (steps === undefined || steps.length === 0) return undefined;
   // Only the step right after the one prepared here sent `previous.output`.
-  if (options.stepNumber === undefined || previous.stepNumber === undefined || options.stepNumber !== previous.stepNumber + 1) return undefined;
+  if (
+    options.stepNumber === undefined ||
+    previous.stepNumber === undefined ||
+    options.stepNumber !== previous.stepNumber + 1
+  )
+    return undefined;
   const aligned = startsWith(messages, previous.output) || startsWith(messages, previous.input);
   if (!aligned) return undefined;
   const inputTokens = steps[steps.length - 1]?.usage?.inputTokens;
@@ -97,7 +108,9 @@ export function createPrepareStep(manager: IntegrationContextManager): AiSdkPrep
   return async <MESSAGE>(options: AiSdkPrepareStepOptions<MESSAGE>): Promise<AiSdkPrepareStepResult<MESSAGE>> => {
     const messages: unknown = options?.messages;
     if (!Array.isArray(messages)) {
-      throw new InvalidOptionError(`prepareStep options.messages must be an array of AI SDK messages, got ${describeValue(messages)}`);
+      throw new InvalidOptionError(
+        `prepareStep options.messages must be an array of AI SDK messages, got ${describeValue(messages)}`,
+      );
     }
     const lastUsage = previous === undefined ? undefined : lastUsageOf(options, messages, previous);
     const result = await manager.prepare(messages, lastUsage === undefined ? {} : { lastUsage });

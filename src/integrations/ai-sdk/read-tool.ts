@@ -72,7 +72,8 @@ export function createReadTool(source: IntegrationContextManager | ReadOffloaded
     name: readTool.name,
     description: readTool.description,
     inputSchema: buildInputSchema(readTool.inputSchema),
-    execute: (input: ReadOffloadedInput, options?: { abortSignal?: AbortSignal | undefined }) => readTool.execute(input, { signal: options?.abortSignal }),
+    execute: (input: ReadOffloadedInput, options?: { abortSignal?: AbortSignal | undefined }) =>
+      readTool.execute(input, { signal: options?.abortSignal }),
     [NEVER_OFFLOAD]: true,
   };
 }

@@ -37,6 +37,9 @@ export interface AiSdkToModelOutputOptions {
  * Throws {@link InvalidOptionError} unless `manager` has the context manager's `prepare` and
  * `offloadOutput` functions.
  */
-export function assertContextManager(manager: unknown, field = 'manager'): asserts manager is IntegrationContextManager {
+export function assertContextManager(
+  manager: unknown,
+  field = 'manager',
+): asserts manager is IntegrationContextManager {
   assertIntegrationManager(manager, 'ai-sdk', field);
 }

@@ -4,7 +4,11 @@
  */
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
-import { createContextManager, type ContextManagerOptions, type ManagerCompactionOptions } from '../../api/context-manager.js';
+import {
+  createContextManager,
+  type ContextManagerOptions,
+  type ManagerCompactionOptions,
+} from '../../api/context-manager.js';
 import { describeValue, InvalidOptionError } from '../../core/errors.js';
 import type { MessageFormat } from '../../core/format.js';
 import { createLangchainFormat } from '../../formats/langchain.js';
@@ -42,7 +46,13 @@ export interface ContextOffloadMiddlewareOptions extends Omit<ContextManagerOpti
 /** `compaction` with {@link DEFAULT_RESUME_MESSAGE} unless it names one; anything but an object is left for the manager to refuse. */
 function withResumeMessage(compaction: ManagerCompactionOptions | undefined): ManagerCompactionOptions | undefined {
   if (compaction === undefined) return { resumeMessage: DEFAULT_RESUME_MESSAGE };
-  if (typeof compaction !== 'object' || compaction === null || Array.isArray(compaction) || compaction.resumeMessage !== undefined) return compaction;
+  if (
+    typeof compaction !== 'object' ||
+    compaction === null ||
+    Array.isArray(compaction) ||
+    compaction.resumeMessage !== undefined
+  )
+    return compaction;
   return { ...compaction, resumeMessage: DEFAULT_RESUME_MESSAGE };
 }
 
@@ -90,14 +100,18 @@ function withResumeMessage(compaction: ManagerCompactionOptions | undefined): Ma
  */
 export function contextOffloadMiddleware(options: ContextOffloadMiddlewareOptions): ContextOffloadMiddleware {
   if (typeof options !== 'object' || options === null) {
-    throw new InvalidOptionError(`options must be an object { outputDir or store, ... }, got ${describeValue(options)}`);
+    throw new InvalidOptionError(
+      `options must be an object { outputDir or store, ... }, got ${describeValue(options)}`,
+    );
   }
   const { name = DEFAULT_MIDDLEWARE_NAME, ...managerOptions } = options;
   if (typeof name !== 'string' || name.trim() === '') {
     throw new InvalidOptionError(`name must be a non-empty string (the middleware's name), got ${describeValue(name)}`);
   }
   if ('format' in managerOptions && (managerOptions as { format?: unknown }).format !== undefined) {
-    throw new InvalidOptionError('format is not an option of contextOffloadMiddleware: the agent state holds LangChain messages');
+    throw new InvalidOptionError(
+      'format is not an option of contextOffloadMiddleware: the agent state holds LangChain messages',
+    );
   }
   // Fresh messages (a compaction's summary) are built with the caller's own classes.
   const format = createLangchainFormat({ messageClasses: { AIMessage, HumanMessage, SystemMessage, ToolMessage } });
@@ -111,9 +125,13 @@ export function contextOffloadMiddleware(options: ContextOffloadMiddlewareOption
   // Created now, so that a bad option throws here rather than at the first model call.
   const first = createManager(managerOptions.sessionId);
   // A fixed sessionId is one conversation; else each LangGraph thread is its own.
-  const sessions = createThreadSessions((session) => (session === DEFAULT_THREAD_SESSION ? first : createManager(session)));
+  const sessions = createThreadSessions((session) =>
+    session === DEFAULT_THREAD_SESSION ? first : createManager(session),
+  );
   const managerFor =
-    managerOptions.sessionId === undefined ? (runtime: unknown) => sessions.get(sessionForThread(threadIdOf(runtime))) : () => first;
+    managerOptions.sessionId === undefined
+      ? (runtime: unknown) => sessions.get(sessionForThread(threadIdOf(runtime)))
+      : () => first;
   return buildContextOffloadMiddleware({
     name,
     managerFor,

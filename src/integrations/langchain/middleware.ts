@@ -60,7 +60,11 @@ export function buildContextOffloadMiddleware(parts: ContextOffloadMiddlewarePar
       // The read tool's answers are what the model asked to see: never offloaded again.
       if (toolName === readTool.name || toolCallId === undefined || toolCallId === '') return result;
       // the call's input tells a read-back (the tool opening a reference): never offloaded again
-      const output = await managerFor(request.runtime).offloadOutput(result.content, { toolName, toolCallId, input: request.toolCall.args });
+      const output = await managerFor(request.runtime).offloadOutput(result.content, {
+        toolName,
+        toolCallId,
+        input: request.toolCall.args,
+      });
       return output === result.content ? result : replaceToolContent(result, output);
     },
     beforeModel: async (state, runtime) => {

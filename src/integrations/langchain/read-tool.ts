@@ -23,9 +23,12 @@ export function buildLangchainReadTool(
   readToolFor: (config: unknown) => ReadOffloadedTool,
   tool: typeof langchainTool,
 ): DynamicStructuredTool {
-  return tool(async (input: unknown, config: unknown) => readToolFor(config).execute(input, { signal: readSignal(config) }), {
-    name: definition.name,
-    description: definition.description,
-    schema: definition.inputSchema,
-  }) as DynamicStructuredTool;
+  return tool(
+    async (input: unknown, config: unknown) => readToolFor(config).execute(input, { signal: readSignal(config) }),
+    {
+      name: definition.name,
+      description: definition.description,
+      schema: definition.inputSchema,
+    },
+  ) as DynamicStructuredTool;
 }

@@ -45,7 +45,10 @@ export interface ThreadSessions<T> {
 }
 
 /** Creates the cache; `create` builds the manager of a session. */
-export function createThreadSessions<T>(create: (session: string) => T, maxSessions = MAX_THREAD_MANAGERS): ThreadSessions<T> {
+export function createThreadSessions<T>(
+  create: (session: string) => T,
+  maxSessions = MAX_THREAD_MANAGERS,
+): ThreadSessions<T> {
   const sessions = createLruMap<T>(maxSessions);
   return {
     get(session) {

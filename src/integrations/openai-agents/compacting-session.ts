@@ -4,7 +4,12 @@
  * this one runs the context manager over the stored items and writes the result back, so the
  * next run starts from the offloaded, compacted history.
  */
-import type { AgentInputItem, OpenAIResponsesCompactionAwareSession, OpenAIResponsesCompactionResult, Session } from '@openai/agents';
+import type {
+  AgentInputItem,
+  OpenAIResponsesCompactionAwareSession,
+  OpenAIResponsesCompactionResult,
+  Session,
+} from '@openai/agents';
 import { describeValue, InvalidOptionError } from '../../core/errors.js';
 import type { ContextAction } from '../../core/manage/types.js';
 import { resolveAgentsContext } from './context-source.js';
@@ -43,7 +48,10 @@ const SESSION_METHODS = ['getSessionId', 'getItems', 'addItems', 'popItem', 'cle
 
 function assertSession(session: unknown): asserts session is Session {
   const fields = session as Record<string, unknown> | null;
-  const missing = typeof session === 'object' && session !== null ? SESSION_METHODS.filter((method) => typeof fields?.[method] !== 'function') : [...SESSION_METHODS];
+  const missing =
+    typeof session === 'object' && session !== null
+      ? SESSION_METHODS.filter((method) => typeof fields?.[method] !== 'function')
+      : [...SESSION_METHODS];
   if (missing.length > 0) {
     throw new InvalidOptionError(
       `session must be an Agents SDK Session (MemorySession, OpenAIConversationsSession, your own), got ${describeValue(session)}${typeof session === 'object' && session !== null ? ` without ${missing.map((method) => `${method}()`).join(', ')}` : ''}`,
@@ -82,7 +90,11 @@ function assertSession(session: unknown): asserts session is Session {
  * await run(agent, 'Next question', { session });
  * ```
  */
-export function createCompactingSession(session: Session, manager: IntegrationContextManager, options: CompactingSessionOptions = {}): CompactingSession {
+export function createCompactingSession(
+  session: Session,
+  manager: IntegrationContextManager,
+  options: CompactingSessionOptions = {},
+): CompactingSession {
   assertSession(session);
   const context = resolveAgentsContext(manager);
   const onRewrite = options?.onRewrite;
@@ -91,10 +103,13 @@ export function createCompactingSession(session: Session, manager: IntegrationCo
   }
   // The runner passes its run context only to sessions that say they take it.
   const acceptsRunContext = (session as { acceptsRunContext?: unknown }).acceptsRunContext === true;
-  const withContext = (runContext: unknown): unknown[] => (acceptsRunContext && runContext !== undefined ? [runContext] : []);
-  const call = <R>(method: (...args: never[]) => R, ...args: unknown[]): R => (method as (...args: unknown[]) => R).apply(session, args);
+  const withContext = (runContext: unknown): unknown[] =>
+    acceptsRunContext && runContext !== undefined ? [runContext] : [];
+  const call = <R>(method: (...args: never[]) => R, ...args: unknown[]): R =>
+    (method as (...args: unknown[]) => R).apply(session, args);
 
-  const readAll = (runContext: unknown): Promise<AgentInputItem[]> => call(session.getItems, undefined, ...withContext(runContext));
+  const readAll = (runContext: unknown): Promise<AgentInputItem[]> =>
+    call(session.getItems, undefined, ...withContext(runContext));
 
   const rewrite = async (items: AgentInputItem[], previous: AgentInputItem[], runContext: unknown): Promise<void> => {
     await call(session.clearSession, ...withContext(runContext));
@@ -108,7 +123,10 @@ export function createCompactingSession(session: Session, manager: IntegrationCo
     }
   };
 
-  const runCompaction = async (_args?: unknown, runContext?: unknown): Promise<OpenAIResponsesCompactionResult | null> => {
+  const runCompaction = async (
+    _args?: unknown,
+    runContext?: unknown,
+  ): Promise<OpenAIResponsesCompactionResult | null> => {
     const stored = await readAll(runContext);
     if (stored.length === 0) return null;
     // A compaction the input filter made of this history (with the same manager's store) is
@@ -129,7 +147,8 @@ export function createCompactingSession(session: Session, manager: IntegrationCo
     session,
     getSessionId: () => session.getSessionId(),
     getItems: (limit?: number, runContext?: unknown) => call(session.getItems, limit, ...withContext(runContext)),
-    addItems: (items: AgentInputItem[], runContext?: unknown) => call(session.addItems, items, ...withContext(runContext)),
+    addItems: (items: AgentInputItem[], runContext?: unknown) =>
+      call(session.addItems, items, ...withContext(runContext)),
     popItem: (runContext?: unknown) => call(session.popItem, ...withContext(runContext)),
     clearSession: (runContext?: unknown) => call(session.clearSession, ...withContext(runContext)),
     runCompaction,
@@ -137,9 +156,15 @@ export function createCompactingSession(session: Session, manager: IntegrationCo
   if (acceptsRunContext) wrapper.acceptsRunContext = true;
   // Optional capabilities that do not conflict with rewriting the history are passed through.
   // History transactions are not: their replayed suffixes assume a history nobody rewrote.
-  for (const method of ['prepareHistoryItemForModelInput', 'prepareHistoryItemsForPersistenceComparison', 'preserveReasoningItemIdsForPersistence', 'applyHistoryMutations'] as const) {
+  for (const method of [
+    'prepareHistoryItemForModelInput',
+    'prepareHistoryItemsForPersistenceComparison',
+    'preserveReasoningItemIdsForPersistence',
+    'applyHistoryMutations',
+  ] as const) {
     const value = (session as unknown as Record<string, unknown>)[method];
-    if (typeof value === 'function') wrapper[method] = (...args: unknown[]) => (value as (...args: unknown[]) => unknown).apply(session, args);
+    if (typeof value === 'function')
+      wrapper[method] = (...args: unknown[]) => (value as (...args: unknown[]) => unknown).apply(session, args);
   }
   return wrapper as unknown as CompactingSession;
 }

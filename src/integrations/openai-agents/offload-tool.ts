@@ -19,7 +19,10 @@ const STRUCTURED_OUTPUT_TYPES = new Set(['text', 'image', 'file', 'input_text', 
 
 /** Whether the SDK would send `output` as structured parts rather than as text. */
 function isStructuredOutput(output: unknown): boolean {
-  if (Array.isArray(output)) return output.length > 0 && output.every((part) => isRecord(part) && STRUCTURED_OUTPUT_TYPES.has(String(part.type)));
+  if (Array.isArray(output))
+    return (
+      output.length > 0 && output.every((part) => isRecord(part) && STRUCTURED_OUTPUT_TYPES.has(String(part.type)))
+    );
   return isRecord(output) && STRUCTURED_OUTPUT_TYPES.has(String(output.type));
 }
 
@@ -31,8 +34,10 @@ function isStructuredOutput(output: unknown): boolean {
 function outputText(output: unknown): string | undefined {
   if (typeof output === 'string') return output;
   if (isRecord(output) && output.type === 'text' && typeof output.text === 'string') return output.text;
-  if (isStructuredOutput(output) || output === undefined || typeof output === 'function' || typeof output === 'symbol') return undefined;
-  if (typeof output === 'object' && output !== null && (ArrayBuffer.isView(output) || output instanceof ArrayBuffer)) return undefined;
+  if (isStructuredOutput(output) || output === undefined || typeof output === 'function' || typeof output === 'symbol')
+    return undefined;
+  if (typeof output === 'object' && output !== null && (ArrayBuffer.isView(output) || output instanceof ArrayBuffer))
+    return undefined;
   try {
     return JSON.stringify(output);
   } catch {
@@ -79,12 +84,24 @@ function replaceOutputText(output: unknown, reference: string): unknown {
  * ```
  */
 export function withOffload<T extends AnyFunctionTool>(tool: T, manager: IntegrationContextManager): T {
-  if (!isRecord(tool) || tool.type !== 'function' || typeof tool.invoke !== 'function' || typeof tool.name !== 'string') {
-    throw new InvalidOptionError(`tool must be an Agents SDK function tool (made with tool()), got ${describeValue(tool)}`);
+  if (
+    !isRecord(tool) ||
+    tool.type !== 'function' ||
+    typeof tool.invoke !== 'function' ||
+    typeof tool.name !== 'string'
+  ) {
+    throw new InvalidOptionError(
+      `tool must be an Agents SDK function tool (made with tool()), got ${describeValue(tool)}`,
+    );
   }
   const context = resolveAgentsContext(manager);
   // An agent used as a tool (`agent.asTool()`, which has `on()`) is known to the SDK by identity: a copy would lose its link to the agent.
-  if (tool.outputSchema !== undefined || tool.name === context.readToolName || typeof (tool as { on?: unknown }).on === 'function') return tool;
+  if (
+    tool.outputSchema !== undefined ||
+    tool.name === context.readToolName ||
+    typeof (tool as { on?: unknown }).on === 'function'
+  )
+    return tool;
 
   const invoke: AnyFunctionTool['invoke'] = async (runContext, input, details) => {
     const output: unknown = await tool.invoke(runContext, input, details);
@@ -115,7 +132,12 @@ export function withOffload<T extends AnyFunctionTool>(tool: T, manager: Integra
  * ```
  */
 export function offloadTools<T extends { type: string }>(tools: readonly T[], manager: IntegrationContextManager): T[] {
-  if (!Array.isArray(tools)) throw new InvalidOptionError(`tools must be an array of Agents SDK tools, got ${describeValue(tools)}`);
+  if (!Array.isArray(tools))
+    throw new InvalidOptionError(`tools must be an array of Agents SDK tools, got ${describeValue(tools)}`);
   resolveAgentsContext(manager);
-  return tools.map((tool) => (isRecord(tool) && tool.type === 'function' ? (withOffload(tool as unknown as AnyFunctionTool, manager) as unknown as T) : tool));
+  return tools.map((tool) =>
+    isRecord(tool) && tool.type === 'function'
+      ? (withOffload(tool as unknown as AnyFunctionTool, manager) as unknown as T)
+      : tool,
+  );
 }

@@ -45,7 +45,8 @@ describe('createFileStore', () => {
   }
 
   it('refuses a blank dir or one with a control character', () => {
-    for (const bad of ['', '  ', 'a\nb', 'a\u0000b']) expect(() => createFileStore({ dir: bad })).toThrow(InvalidOptionError);
+    for (const bad of ['', '  ', 'a\nb', 'a\u0000b'])
+      expect(() => createFileStore({ dir: bad })).toThrow(InvalidOptionError);
   });
 
   it('writes files with mode 0600 and directories with mode 0700, leaving no temp file', async () => {
@@ -164,7 +165,9 @@ describe('createFileStore', () => {
   describe('its marker file', () => {
     it('marks dir when it creates it, and never lists the marker as a key', async () => {
       await store.putIfAbsent('s1/a.md', 'x');
-      expect(await readFile(join(dir, '.agent-context-offload'), 'utf8')).toContain('agent-context-offload created this directory');
+      expect(await readFile(join(dir, '.agent-context-offload'), 'utf8')).toContain(
+        'agent-context-offload created this directory',
+      );
       expect(await modeOf(join(dir, '.agent-context-offload'))).toBe(0o600);
       expect((await readdir(join(dir, 's1'))).sort()).toEqual(['a.md']);
       expect(await collectKeys(store, '')).toEqual(['s1/a.md']);

@@ -37,7 +37,10 @@ export function findRedisServer(): string | undefined {
     chosen !== undefined && chosen !== ''
       ? [chosen]
       : [
-          ...(process.env.PATH ?? '').split(delimiter).filter((directory) => directory !== '').map((directory) => join(directory, 'redis-server')),
+          ...(process.env.PATH ?? '')
+            .split(delimiter)
+            .filter((directory) => directory !== '')
+            .map((directory) => join(directory, 'redis-server')),
           '/usr/bin/redis-server',
           '/usr/local/bin/redis-server',
         ];
@@ -135,7 +138,22 @@ async function startOnce(binary: string, port: number): Promise<RedisServer> {
   const directory = await mkdtemp(join(tmpdir(), 'aco-redis-'));
   const child = spawn(
     binary,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', directory, '--daemonize', 'no', '--loglevel', 'warning'],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      directory,
+      '--daemonize',
+      'no',
+      '--loglevel',
+      'warning',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -156,7 +174,9 @@ async function startOnce(binary: string, port: number): Promise<RedisServer> {
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   await stop();
-  throw new Error(`redis-server did not answer PING on 127.0.0.1:${port} within ${START_TIMEOUT_MS} ms:\n${output.trim()}`);
+  throw new Error(
+    `redis-server did not answer PING on 127.0.0.1:${port} within ${START_TIMEOUT_MS} ms:\n${output.trim()}`,
+  );
 }
 
 async function stopProcess(child: ChildProcess, exited: Promise<void>): Promise<void> {

@@ -89,21 +89,41 @@ describe.skipIf(skipReason !== undefined)('the Redis store on a shared, busy or 
   describe('compaction archives', () => {
     const history: Message[] = [
       { role: 'user', content: 'Fix the failing invoice test.' },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'run', input: { command: 'npm test' } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'FAIL tests/invoice.test.ts\nexpected 10.01, got 10' }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_1', name: 'run', input: { command: 'npm test' } }],
+      },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_1',
+            content: 'FAIL tests/invoice.test.ts\nexpected 10.01, got 10',
+          },
+        ],
+      },
       { role: 'assistant', content: 'The rounding is off by one cent; fixing it now.' },
     ];
 
     it('are named without scanning, among 20,000 unrelated keys', async () => {
       await fillWithOtherKeys();
       const store = createRedisStore({ client, prefix: 'archives', logger: createRecordingLogger() });
-      const options = { store, sessionId: 's1', force: true, summarizer: { summarize: async () => 'The rounding was fixed.' }, logger: createRecordingLogger() };
+      const options = {
+        store,
+        sessionId: 's1',
+        force: true,
+        summarizer: { summarize: async () => 'The rounding was fixed.' },
+        logger: createRecordingLogger(),
+      };
       const first = await compactMessages(history, options);
       await client.config('RESETSTAT');
       const second = await compactMessages(history.slice(0, 3), options);
 
       expect([first.compacted, second.compacted]).toEqual([true, true]);
-      expect(second.originalMessagesPath).toMatch(/^redis:\/\/archives\/s1\/compact-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ-\d+\.json$/);
+      expect(second.originalMessagesPath).toMatch(
+        /^redis:\/\/archives\/s1\/compact-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ-\d+\.json$/,
+      );
       expect(second.originalMessagesPath).not.toBe(first.originalMessagesPath);
       expect(await countCalls(client, 'scan')).toBe(0);
       expect(await countCalls(client, 'keys')).toBe(0);
@@ -113,12 +133,20 @@ describe.skipIf(skipReason !== undefined)('the Redis store on a shared, busy or 
     it('are numbered from 1 within their second, each name asked about with EXISTS', async () => {
       await fillWithOtherKeys();
       const store = createRedisStore({ client, prefix: 'archives', logger: createRecordingLogger() });
-      const options = { store, sessionId: 's1', logger: createRecordingLogger(), now: () => new Date('2026-11-21T23:45:12.789Z') };
+      const options = {
+        store,
+        sessionId: 's1',
+        logger: createRecordingLogger(),
+        now: () => new Date('2026-11-21T23:45:12.789Z'),
+      };
       await client.config('RESETSTAT');
       const paths = [];
-      for (const rest of [history, history.slice(1), history.slice(2)]) paths.push((await archiveRest(rest, options)).path);
+      for (const rest of [history, history.slice(1), history.slice(2)])
+        paths.push((await archiveRest(rest, options)).path);
 
-      expect(paths).toEqual([1, 2, 3].map((sequence) => `redis://archives/s1/compact-2026-11-21T23-45-12Z-${sequence}.json`));
+      expect(paths).toEqual(
+        [1, 2, 3].map((sequence) => `redis://archives/s1/compact-2026-11-21T23-45-12Z-${sequence}.json`),
+      );
       expect(JSON.parse((await store.get('s1/compact-2026-11-21T23-45-12Z-2.json')) ?? '')).toEqual(history.slice(1));
       expect(await countCalls(client, 'scan')).toBe(0);
     });
@@ -128,7 +156,10 @@ describe.skipIf(skipReason !== undefined)('the Redis store on a shared, busy or 
     it('is a taken name: the content goes to the next one', async () => {
       await client.rpush('ag/tool-result-b.md', 'x');
       const store = createRedisStore({ client, prefix: 'ag', logger: createRecordingLogger() });
-      const result = await offloadToolResults(historyWith({ a: 'a'.repeat(300), b: 'b'.repeat(300) }), { store, ...OFFLOAD });
+      const result = await offloadToolResults(historyWith({ a: 'a'.repeat(300), b: 'b'.repeat(300) }), {
+        store,
+        ...OFFLOAD,
+      });
       expect(result.files).toEqual(['redis://ag/tool-result-a.md', 'redis://ag/tool-result-b-1.md']);
       expect(await client.lrange('ag/tool-result-b.md', 0, -1)).toEqual(['x']);
     });
@@ -141,7 +172,9 @@ describe.skipIf(skipReason !== undefined)('the Redis store on a shared, busy or 
       const result = await pruneOffloaded({ store, olderThanMs: 0, now: () => new Date(Date.now() + 60_000) });
       expect(result.removed.map((entry) => entry.key)).toEqual(['tool-result-a.md']);
       expect(await client.type('ag/tool-result-b.md')).toBe('list');
-      expect(logger.warnings).toContainEqual('Redis store: skipped redis://ag/tool-result-b.md: it holds a list, not a value this store wrote');
+      expect(logger.warnings).toContainEqual(
+        'Redis store: skipped redis://ag/tool-result-b.md: it holds a list, not a value this store wrote',
+      );
     });
 
     it('is read by the read tool as no content, and held by nothing', async () => {
@@ -149,7 +182,9 @@ describe.skipIf(skipReason !== undefined)('the Redis store on a shared, busy or 
       const store = createRedisStore({ client, prefix: 'ag', logger: createRecordingLogger() });
       expect(await store.holds('tool-result-h.md', 'value')).toBe(false);
       expect(await store.exists('tool-result-h.md')).toBe(true);
-      expect(await createReadOffloadedTool({ store }).execute({ ref: 'redis://ag/tool-result-h.md' })).toMatch(/^No offloaded content at "redis:\/\/ag\/tool-result-h\.md"/);
+      expect(await createReadOffloadedTool({ store }).execute({ ref: 'redis://ag/tool-result-h.md' })).toMatch(
+        /^No offloaded content at "redis:\/\/ag\/tool-result-h\.md"/,
+      );
     });
   });
 
@@ -165,7 +200,9 @@ describe.skipIf(skipReason !== undefined)('the Redis store on a shared, busy or 
       await store.putIfAbsent('tool-result-b.md', 'b');
       await store.get('tool-result-a.md');
       await vi.waitFor(() => expect(logger.warnings).toHaveLength(1));
-      expect(logger.warnings[0]).toContain(`Redis store redis://evict/: the server's maxmemory-policy is ${policy}: when memory is full it deletes ${what}`);
+      expect(logger.warnings[0]).toContain(
+        `Redis store redis://evict/: the server's maxmemory-policy is ${policy}: when memory is full it deletes ${what}`,
+      );
       expect(logger.warnings[0]).toContain('Set maxmemory-policy noeviction');
     });
 
@@ -188,7 +225,10 @@ describe.skipIf(skipReason !== undefined)('the Redis store on a shared, busy or 
       await client.config('SET', 'maxmemory-policy', 'allkeys-lru');
       const logger = createRecordingLogger();
       const refusing: RedisLike = {
-        call: (command, ...args) => (command === 'CONFIG' ? Promise.reject(new Error("ERR unknown command 'CONFIG'")) : client.call(command, ...args)),
+        call: (command, ...args) =>
+          command === 'CONFIG'
+            ? Promise.reject(new Error("ERR unknown command 'CONFIG'"))
+            : client.call(command, ...args),
       };
       const store = createRedisStore({ client: refusing, prefix: 'managed', logger });
       expect(await store.putIfAbsent('tool-result-a.md', 'a')).toBe('created');
@@ -225,7 +265,10 @@ describe.skipIf(skipReason !== undefined)('the Redis store on a shared, busy or 
     it('fails a write of new content with WRITE_FAILED naming the OOM', async () => {
       const store = createRedisStore({ client, prefix: 'full', logger: createRecordingLogger() });
       await fillServer();
-      await expect(store.putIfAbsent('tool-result-new.md', 'new content '.repeat(1000))).rejects.toMatchObject({ code: 'WRITE_FAILED', message: expect.stringContaining('OOM') });
+      await expect(store.putIfAbsent('tool-result-new.md', 'new content '.repeat(1000))).rejects.toMatchObject({
+        code: 'WRITE_FAILED',
+        message: expect.stringContaining('OOM'),
+      });
     });
 
     it('reuses identical content for a reused id through batch offload', async () => {

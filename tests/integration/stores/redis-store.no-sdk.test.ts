@@ -7,14 +7,19 @@ import { describe, expect, it, vi } from 'vitest';
 import { createRedisStore } from '../../../src/stores/redis-store.js';
 
 vi.mock('ioredis', () => {
-  throw Object.assign(new Error("Cannot find package 'ioredis' imported from src/stores/redis-store.ts"), { code: 'ERR_MODULE_NOT_FOUND' });
+  throw Object.assign(new Error("Cannot find package 'ioredis' imported from src/stores/redis-store.ts"), {
+    code: 'ERR_MODULE_NOT_FOUND',
+  });
 });
 
 describe('createRedisStore without ioredis installed', () => {
   it('creates a store from a url without importing anything, and each call rejects with MISSING_DEPENDENCY', async () => {
     const store = createRedisStore({ url: 'redis://127.0.0.1:6379', prefix: 'offload' });
     const error = await store.putIfAbsent('a.md', 'x').catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ code: 'MISSING_DEPENDENCY', message: expect.stringContaining('npm install ioredis') });
+    expect(error).toMatchObject({
+      code: 'MISSING_DEPENDENCY',
+      message: expect.stringContaining('npm install ioredis'),
+    });
     expect((error as Error).cause).toBeDefined();
     await expect(store.get('a.md')).rejects.toMatchObject({ code: 'MISSING_DEPENDENCY' });
     await store.close();

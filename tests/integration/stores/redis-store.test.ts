@@ -33,7 +33,8 @@ describe.skipIf(skipReason !== undefined)('createRedisStore against redis-server
     await server?.stop();
   });
 
-  const failingStore = (): RedisStore => createRedisStore({ url: `redis://127.0.0.1:${closedPort}`, prefix: 'failing' });
+  const failingStore = (): RedisStore =>
+    createRedisStore({ url: `redis://127.0.0.1:${closedPort}`, prefix: 'failing' });
   const dispose = async (store: ContentStore): Promise<void> => {
     await (store as RedisStore).close();
   };
@@ -50,9 +51,17 @@ describe.skipIf(skipReason !== undefined)('createRedisStore against redis-server
   });
 
   // node-redis and others fit through an adapter with `call` alone: no byte replies
-  testStore('redis (a client with call only)', () => createRedisStore({ client: { call: (command, ...args) => client.call(command, ...args) }, prefix: 'contract-call' }), {
-    largeValueBytes: 1024 * 1024,
-  });
+  testStore(
+    'redis (a client with call only)',
+    () =>
+      createRedisStore({
+        client: { call: (command, ...args) => client.call(command, ...args) },
+        prefix: 'contract-call',
+      }),
+    {
+      largeValueBytes: 1024 * 1024,
+    },
+  );
 
   describe('Redis specifics', () => {
     let store: RedisStore;
@@ -144,7 +153,9 @@ describe.skipIf(skipReason !== undefined)('createRedisStore against redis-server
       try {
         await expect(store.get('foreign.md')).rejects.toMatchObject({ code: 'READ_FAILED' });
         expect(await store.stat('foreign.md')).toBeUndefined();
-        expect(logger.warnings).toEqual([`Redis store: skipped redis://${prefix}/foreign.md: its value has no "created-at=" header, so this store did not write it`]);
+        expect(logger.warnings).toEqual([
+          `Redis store: skipped redis://${prefix}/foreign.md: its value has no "created-at=" header, so this store did not write it`,
+        ]);
         expect(await store.putIfAbsent('foreign.md', 'no header')).toBe('exists');
         expect(await store.holds('foreign.md', 'no header')).toBe(false);
         expect(await client.get(`${prefix}/foreign.md`)).toBe('no header');
@@ -161,15 +172,26 @@ describe.skipIf(skipReason !== undefined)('createRedisStore against redis-server
     });
 
     it('checks its options before anything happens', () => {
-      expect(() => createRedisStore({ prefix: 'x' })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', message: expect.stringContaining('exactly one of client and url') }));
-      expect(() => createRedisStore({ client, url: server.url, prefix: 'x' })).toThrow(/exactly one of client and url, got both/);
+      expect(() => createRedisStore({ prefix: 'x' })).toThrow(
+        expect.objectContaining({
+          code: 'INVALID_OPTION',
+          message: expect.stringContaining('exactly one of client and url'),
+        }),
+      );
+      expect(() => createRedisStore({ client, url: server.url, prefix: 'x' })).toThrow(
+        /exactly one of client and url, got both/,
+      );
       expect(() => createRedisStore({ client: {} as RedisLike, prefix: 'x' })).toThrow(/call\(command, \.\.\.args\)/);
       expect(() => createRedisStore({ url: 'http://localhost', prefix: 'x' })).toThrow(/redis:\/\/ or rediss:\/\//);
       for (const prefix of ['', '/x', 'x/', 'a/../b', 'a\\b', 'a\u0000']) {
-        expect(() => createRedisStore({ client, prefix })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', message: expect.stringMatching(/^prefix /) }));
+        expect(() => createRedisStore({ client, prefix })).toThrow(
+          expect.objectContaining({ code: 'INVALID_OPTION', message: expect.stringMatching(/^prefix /) }),
+        );
       }
       for (const ttlSeconds of [0, -1, 1.5, Number.NaN]) {
-        expect(() => createRedisStore({ client, prefix: 'x', ttlSeconds })).toThrow(/ttlSeconds must be a positive integer/);
+        expect(() => createRedisStore({ client, prefix: 'x', ttlSeconds })).toThrow(
+          /ttlSeconds must be a positive integer/,
+        );
       }
     });
 
@@ -179,7 +201,10 @@ describe.skipIf(skipReason !== undefined)('createRedisStore against redis-server
         const started = Date.now();
         const error = await unreachable.putIfAbsent('a.md', 'x').catch((caught: unknown) => caught);
         expect(Date.now() - started).toBeLessThan(2_000);
-        expect(error).toMatchObject({ code: 'WRITE_FAILED', message: expect.stringContaining(`127.0.0.1:${closedPort}`) });
+        expect(error).toMatchObject({
+          code: 'WRITE_FAILED',
+          message: expect.stringContaining(`127.0.0.1:${closedPort}`),
+        });
         expect((error as Error).cause).toMatchObject({ code: 'ECONNREFUSED' });
         // each call tries again, and fails as fast
         const again = Date.now();

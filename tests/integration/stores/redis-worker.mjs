@@ -33,7 +33,10 @@ function historyOf(round) {
   const messages = [{ role: 'user', content: [{ type: 'text', text: `worker ${worker}, round ${round}` }] }];
   const written = [];
   const add = (toolUseId, content) => {
-    messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: toolUseId, name: 'read_file', input: { path: `${toolUseId}.ts` } }] });
+    messages.push({
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: toolUseId, name: 'read_file', input: { path: `${toolUseId}.ts` } }],
+    });
     messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUseId, content }] });
     written.push({ toolUseId, content });
   };
@@ -66,17 +69,22 @@ const out = [];
 for (let round = 0; round < rounds; round++) {
   const { messages, written } = historyOf(round);
   const result = await offloadToolResults(messages, { store, charThreshold: 100, ratioThreshold: 0 });
-  if (result.offloadedCount !== written.length) throw new Error(`round ${round}: offloaded ${result.offloadedCount} of ${written.length}`);
+  if (result.offloadedCount !== written.length)
+    throw new Error(`round ${round}: offloaded ${result.offloadedCount} of ${written.length}`);
   const references = [];
   for (const message of result.messages) {
     if (!Array.isArray(message.content)) continue;
     for (const block of message.content) {
-      if (block.type === 'tool_result') references.push({ toolUseId: block.tool_use_id, reference: REFERENCE.exec(block.content)?.[1] });
+      if (block.type === 'tool_result')
+        references.push({ toolUseId: block.tool_use_id, reference: REFERENCE.exec(block.content)?.[1] });
     }
   }
   written.forEach((entry, index) => {
-    if (references[index]?.toolUseId !== entry.toolUseId) throw new Error(`round ${round}: result ${index} is not ${entry.toolUseId}`);
-    out.push(JSON.stringify({ toolUseId: entry.toolUseId, content: entry.content, reference: references[index].reference }));
+    if (references[index]?.toolUseId !== entry.toolUseId)
+      throw new Error(`round ${round}: result ${index} is not ${entry.toolUseId}`);
+    out.push(
+      JSON.stringify({ toolUseId: entry.toolUseId, content: entry.content, reference: references[index].reference }),
+    );
   });
 }
 await store.close();

@@ -40,9 +40,13 @@ interface Worker {
 }
 
 function startWorker(url: string, prefix: string, worker: number): Worker {
-  const child = spawn(process.execPath, [WORKER_SCRIPT, url, prefix, String(worker), String(ROUNDS), String(RESULTS_PER_ROUND), String(SHARED_PER_ROUND)], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [WORKER_SCRIPT, url, prefix, String(worker), String(ROUNDS), String(RESULTS_PER_ROUND), String(SHARED_PER_ROUND)],
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   let markReady: () => void = () => undefined;
@@ -61,7 +65,10 @@ function startWorker(url: string, prefix: string, worker: number): Worker {
         reject(new Error(`worker ${worker} exited with ${code}:\n${stderr}`));
         return;
       }
-      const lines = stdout.split('\n').slice(1).filter((line) => line !== '');
+      const lines = stdout
+        .split('\n')
+        .slice(1)
+        .filter((line) => line !== '');
       resolve(lines.map((line) => JSON.parse(line) as WorkerEntry));
     });
   });
@@ -83,11 +90,16 @@ async function readThroughTool(tool: ReadOffloadedTool, reference: string): Prom
     const footer = rows.pop() ?? '';
     for (const row of rows) {
       const line = /^ *\d+\t(.*)$/s.exec(row);
-      if (line === null) throw new Error(`read_offloaded answered something else than numbered lines for ${reference}: ${output.slice(0, 300)}`);
+      if (line === null)
+        throw new Error(
+          `read_offloaded answered something else than numbered lines for ${reference}: ${output.slice(0, 300)}`,
+        );
       lines.push(line[1]!);
     }
     if (footer.includes('was cut')) throw new Error(`a line of ${reference} was too long for a page: ${footer}`);
-    offset = footer.endsWith('end of content]') ? undefined : Number(/"offset": ?(\d+)/.exec(footer)?.[1] ?? Number.NaN);
+    offset = footer.endsWith('end of content]')
+      ? undefined
+      : Number(/"offset": ?(\d+)/.exec(footer)?.[1] ?? Number.NaN);
     if (Number.isNaN(offset)) throw new Error(`no next page in the footer of ${reference}: ${footer}`);
   }
   return lines.join('\n');
@@ -125,7 +137,9 @@ describe.skipIf(skipReason !== undefined)('three worker processes offloading int
     const tool = createReadOffloadedTool({ store });
     const all = reports.flat();
     const readBack = await Promise.all(all.map((entry) => readThroughTool(tool, entry.reference)));
-    const mismatches = all.filter((entry, index) => readBack[index] !== entry.content).map((entry) => `${entry.toolUseId} at ${entry.reference}`);
+    const mismatches = all
+      .filter((entry, index) => readBack[index] !== entry.content)
+      .map((entry) => `${entry.toolUseId} at ${entry.reference}`);
     expect(mismatches).toEqual([]);
 
     // the same id with other contents: one key per worker; the same content: one key for all
@@ -135,7 +149,10 @@ describe.skipIf(skipReason !== undefined)('three worker processes offloading int
       const references = new Set(entries.map((entry) => entry.reference));
       expect(references.size, toolUseId).toBe(toolUseId.startsWith('toolu_same_') ? 1 : WORKERS * ROUNDS);
       // names taken in order, none skipped: tool-result-<id>.md, then -1, -2, ...
-      const expected = Array.from({ length: references.size }, (_, suffix) => `redis://${prefix}/tool-result-${toolUseId}${suffix === 0 ? '' : `-${suffix}`}.md`);
+      const expected = Array.from(
+        { length: references.size },
+        (_, suffix) => `redis://${prefix}/tool-result-${toolUseId}${suffix === 0 ? '' : `-${suffix}`}.md`,
+      );
       expect([...references].sort(), toolUseId).toEqual(expected.sort());
     }
     const keys = await collectKeys(store, '');

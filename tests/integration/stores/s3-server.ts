@@ -59,7 +59,14 @@ export const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3R
 export async function startS3Server(bucket = 'offload-test'): Promise<S3TestServer> {
   const S3rver = require('s3rver') as S3rverConstructor;
   const directory = await mkdtemp(join(tmpdir(), 's3rver-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: bucket }], vhostBuckets: false });
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory,
+    configureBuckets: [{ name: bucket }],
+    vhostBuckets: false,
+  });
   try {
     const { port } = await server.run();
     return {
@@ -93,7 +100,9 @@ export async function startS3ServerProcess(bucket = 'offload-test'): Promise<S3T
     const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: ${JSON.stringify(directory)}, configureBuckets: [{ name: ${JSON.stringify(bucket)} }], vhostBuckets: false });
     server.run().then(({ port }) => console.log(JSON.stringify({ port })), (error) => { console.error(error); process.exit(1); });
   `;
-  const child = spawn(process.execPath, ['--openssl-legacy-provider', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--openssl-legacy-provider', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = once(child, 'exit');
@@ -122,7 +131,13 @@ export async function startS3ServerProcess(bucket = 'offload-test'): Promise<S3T
 
 /** A real `S3Client` for `endpoint`: path-style, s3rver's keys, us-east-1. */
 export function createTestS3Client(endpoint: string, extra: Record<string, unknown> = {}): S3Client {
-  return new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: S3RVER_CREDENTIALS, ...extra });
+  return new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: S3RVER_CREDENTIALS,
+    ...extra,
+  });
 }
 
 /** A port on 127.0.0.1 nothing listens on (bound, then released). */
@@ -165,7 +180,11 @@ export function emulateAwsWriteSemantics(client: S3Client): S3ClientLike {
       if (input?.Key === undefined) return await client.send(command as PutObjectCommand);
       const name = `${input.Bucket}/${input.Key}`;
       const turn = (queues.get(name) ?? Promise.resolve()).then(async () => {
-        if (command instanceof PutObjectCommand && command.input.IfNoneMatch === '*' && (await objectExists(client, input.Bucket, input.Key))) {
+        if (
+          command instanceof PutObjectCommand &&
+          command.input.IfNoneMatch === '*' &&
+          (await objectExists(client, input.Bucket, input.Key))
+        ) {
           throw createPreconditionFailedError();
         }
         return await client.send(command as PutObjectCommand);

@@ -7,7 +7,9 @@ import { describe, expect, it, vi } from 'vitest';
 import { createS3Store } from '../../../src/stores/s3-store.js';
 
 vi.mock('@aws-sdk/client-s3', () => {
-  throw Object.assign(new Error("Cannot find package '@aws-sdk/client-s3' imported from src/stores"), { code: 'ERR_MODULE_NOT_FOUND' });
+  throw Object.assign(new Error("Cannot find package '@aws-sdk/client-s3' imported from src/stores"), {
+    code: 'ERR_MODULE_NOT_FOUND',
+  });
 });
 
 describe('createS3Store without @aws-sdk/client-s3', () => {
@@ -15,7 +17,10 @@ describe('createS3Store without @aws-sdk/client-s3', () => {
     const send = vi.fn(async () => ({}));
     const store = createS3Store({ client: { send }, bucket: 'b' });
     expect(store.referenceFor('a.md')).toBe('s3://b/agent-context-offload/a.md');
-    await expect(store.putIfAbsent('a.md', 'x')).rejects.toMatchObject({ code: 'MISSING_DEPENDENCY', message: expect.stringContaining('npm install @aws-sdk/client-s3') });
+    await expect(store.putIfAbsent('a.md', 'x')).rejects.toMatchObject({
+      code: 'MISSING_DEPENDENCY',
+      message: expect.stringContaining('npm install @aws-sdk/client-s3'),
+    });
     await expect(store.get('a.md')).rejects.toMatchObject({ code: 'MISSING_DEPENDENCY' });
     await expect(store.stat('a.md')).rejects.toMatchObject({ code: 'MISSING_DEPENDENCY' });
     expect(send).not.toHaveBeenCalled();

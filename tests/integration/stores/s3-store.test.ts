@@ -9,12 +9,27 @@
  * is tested directly: on the wire against s3rver, and with a recording `send` for the answers
  * s3rver cannot give.
  */
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3ServiceException, type S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3ServiceException,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { collectKeys } from '../../../src/core/store-keys.js';
 import { createS3Store, DEFAULT_S3_STORE_PREFIX, type S3ClientLike } from '../../../src/stores/s3-store.js';
 import { testStore } from '../../../src/testing/test-store.js';
-import { createPreconditionFailedError, createTestS3Client, emulateAwsWriteSemantics, findClosedPort, startS3Server, startS3ServerProcess, type S3TestServer } from './s3-server.js';
+import {
+  createPreconditionFailedError,
+  createTestS3Client,
+  emulateAwsWriteSemantics,
+  findClosedPort,
+  startS3Server,
+  startS3ServerProcess,
+  type S3TestServer,
+} from './s3-server.js';
 
 let server: S3TestServer;
 let client: S3Client;
@@ -38,12 +53,18 @@ afterAll(async () => {
   await server?.close();
 });
 
-testStore('s3 store (s3rver; AWS write semantics emulated on the client)', () => createS3Store({ client: emulated, bucket: server.bucket, prefix: 'contract' }), {
-  createFailingStore: () => createS3Store({ client: unreachable, bucket: server.bucket }),
-});
+testStore(
+  's3 store (s3rver; AWS write semantics emulated on the client)',
+  () => createS3Store({ client: emulated, bucket: server.bucket, prefix: 'contract' }),
+  {
+    createFailingStore: () => createS3Store({ client: unreachable, bucket: server.bucket }),
+  },
+);
 
 /** A `send` that records each command and answers from `answer` (a value, or an error to throw). */
-function createRecordingClient(answer: (command: { constructor: { name: string }; input: Record<string, unknown> }, index: number) => unknown): {
+function createRecordingClient(
+  answer: (command: { constructor: { name: string }; input: Record<string, unknown> }, index: number) => unknown,
+): {
   client: S3ClientLike;
   commands: Array<{ name: string; input: Record<string, unknown> }>;
 } {
@@ -63,7 +84,12 @@ function createRecordingClient(answer: (command: { constructor: { name: string }
 }
 
 /** A GetObject output holding `text`, recording whether its body was read or discarded. */
-function objectOutput(text: string): { ContentLength: number; Body: { transformToByteArray(): Promise<Uint8Array>; destroy(): void }; read: boolean; destroyed: boolean } {
+function objectOutput(text: string): {
+  ContentLength: number;
+  Body: { transformToByteArray(): Promise<Uint8Array>; destroy(): void };
+  read: boolean;
+  destroyed: boolean;
+} {
   const bytes = new TextEncoder().encode(text);
   const output = {
     ContentLength: bytes.length,
@@ -83,7 +109,12 @@ function objectOutput(text: string): { ContentLength: number; Body: { transformT
 }
 
 function serviceError(name: string, httpStatusCode: number): S3ServiceException {
-  return new S3ServiceException({ name, $fault: httpStatusCode >= 500 ? 'server' : 'client', $metadata: { httpStatusCode }, message: name });
+  return new S3ServiceException({
+    name,
+    $fault: httpStatusCode >= 500 ? 'server' : 'client',
+    $metadata: { httpStatusCode },
+    message: name,
+  });
 }
 
 describe('createS3Store', () => {
@@ -100,7 +131,9 @@ describe('createS3Store', () => {
 
     it("reads a 412 as a value being there: 'identical' when its bytes are the same", async () => {
       const stored = objectOutput('same 😀');
-      const { client: recording, commands } = createRecordingClient((command) => (command.constructor.name === 'PutObjectCommand' ? createPreconditionFailedError() : stored));
+      const { client: recording, commands } = createRecordingClient((command) =>
+        command.constructor.name === 'PutObjectCommand' ? createPreconditionFailedError() : stored,
+      );
       const store = createS3Store({ client: recording, bucket: 'b' });
       expect(await store.putIfAbsent('a.md', ['same ', '😀'])).toBe('identical');
       expect(commands.map((command) => command.name)).toEqual(['PutObjectCommand', 'GetObjectCommand']);
@@ -110,27 +143,39 @@ describe('createS3Store', () => {
 
     it("reads a 412 as 'exists' when the bytes differ, and without reading the body when the sizes do", async () => {
       const sameSize = objectOutput('other');
-      const recordingSameSize = createRecordingClient((command) => (command.constructor.name === 'PutObjectCommand' ? createPreconditionFailedError() : sameSize));
-      expect(await createS3Store({ client: recordingSameSize.client, bucket: 'b' }).putIfAbsent('a.md', 'first')).toBe('exists');
+      const recordingSameSize = createRecordingClient((command) =>
+        command.constructor.name === 'PutObjectCommand' ? createPreconditionFailedError() : sameSize,
+      );
+      expect(await createS3Store({ client: recordingSameSize.client, bucket: 'b' }).putIfAbsent('a.md', 'first')).toBe(
+        'exists',
+      );
       expect(sameSize.read).toBe(true);
 
       const longer = objectOutput('a longer value');
-      const recordingLonger = createRecordingClient((command) => (command.constructor.name === 'PutObjectCommand' ? createPreconditionFailedError() : longer));
-      expect(await createS3Store({ client: recordingLonger.client, bucket: 'b' }).putIfAbsent('a.md', 'first')).toBe('exists');
+      const recordingLonger = createRecordingClient((command) =>
+        command.constructor.name === 'PutObjectCommand' ? createPreconditionFailedError() : longer,
+      );
+      expect(await createS3Store({ client: recordingLonger.client, bucket: 'b' }).putIfAbsent('a.md', 'first')).toBe(
+        'exists',
+      );
       expect(longer.read).toBe(false);
       expect(longer.destroyed).toBe(true);
     });
 
     it('reads a bare 412 status (no error name) the same way', async () => {
       const bare = Object.assign(new Error('Precondition Failed'), { $metadata: { httpStatusCode: 412 } });
-      const { client: recording } = createRecordingClient((command) => (command.constructor.name === 'PutObjectCommand' ? bare : objectOutput('x')));
+      const { client: recording } = createRecordingClient((command) =>
+        command.constructor.name === 'PutObjectCommand' ? bare : objectOutput('x'),
+      );
       expect(await createS3Store({ client: recording, bucket: 'b' }).putIfAbsent('a.md', 'x')).toBe('identical');
     });
 
     it('retries the conditional put after a 409 ConditionalRequestConflict, as AWS documents, and logs the retry', async () => {
       const warnings: string[] = [];
       const logger = { warn: (message: string) => void warnings.push(message) };
-      const { client: recording, commands } = createRecordingClient((_command, index) => (index === 0 ? serviceError('ConditionalRequestConflict', 409) : {}));
+      const { client: recording, commands } = createRecordingClient((_command, index) =>
+        index === 0 ? serviceError('ConditionalRequestConflict', 409) : {},
+      );
       const store = createS3Store({ client: recording, bucket: 'b', logger });
       expect(await store.putIfAbsent('a.md', 'x')).toBe('created');
       expect(commands.map((command) => command.name)).toEqual(['PutObjectCommand', 'PutObjectCommand']);
@@ -141,9 +186,18 @@ describe('createS3Store', () => {
 
     it('settles a 409 followed by a 412 by comparing', async () => {
       const { client: recording } = createRecordingClient((command, index) =>
-        index === 0 ? serviceError('ConditionalRequestConflict', 409) : command.constructor.name === 'PutObjectCommand' ? createPreconditionFailedError() : objectOutput('theirs'),
+        index === 0
+          ? serviceError('ConditionalRequestConflict', 409)
+          : command.constructor.name === 'PutObjectCommand'
+            ? createPreconditionFailedError()
+            : objectOutput('theirs'),
       );
-      expect(await createS3Store({ client: recording, bucket: 'b', logger: { warn: () => undefined } }).putIfAbsent('a.md', 'mine!')).toBe('exists');
+      expect(
+        await createS3Store({ client: recording, bucket: 'b', logger: { warn: () => undefined } }).putIfAbsent(
+          'a.md',
+          'mine!',
+        ),
+      ).toBe('exists');
     });
 
     it('rejects with WRITE_FAILED, the 409 as cause, after 3 conflicted attempts', async () => {
@@ -158,10 +212,23 @@ describe('createS3Store', () => {
 
     it('tries again when the value behind a 412 was deleted before it could be read', async () => {
       const { client: recording, commands } = createRecordingClient((command, index) =>
-        index === 0 ? createPreconditionFailedError() : command.constructor.name === 'GetObjectCommand' ? serviceError('NoSuchKey', 404) : {},
+        index === 0
+          ? createPreconditionFailedError()
+          : command.constructor.name === 'GetObjectCommand'
+            ? serviceError('NoSuchKey', 404)
+            : {},
       );
-      expect(await createS3Store({ client: recording, bucket: 'b', logger: { warn: () => undefined } }).putIfAbsent('a.md', 'x')).toBe('created');
-      expect(commands.map((command) => command.name)).toEqual(['PutObjectCommand', 'GetObjectCommand', 'PutObjectCommand']);
+      expect(
+        await createS3Store({ client: recording, bucket: 'b', logger: { warn: () => undefined } }).putIfAbsent(
+          'a.md',
+          'x',
+        ),
+      ).toBe('created');
+      expect(commands.map((command) => command.name)).toEqual([
+        'PutObjectCommand',
+        'GetObjectCommand',
+        'PutObjectCommand',
+      ]);
     });
 
     it('wraps any other error as WRITE_FAILED with the SDK error as cause, and does not retry it', async () => {
@@ -212,7 +279,9 @@ describe('createS3Store', () => {
     it('ignores If-None-Match: a second conditional put overwrites, answered 200', async () => {
       const key = 'caveat/overwritten.md';
       await client.send(new PutObjectCommand({ Bucket: server.bucket, Key: key, Body: 'first', IfNoneMatch: '*' }));
-      const second = await client.send(new PutObjectCommand({ Bucket: server.bucket, Key: key, Body: 'second', IfNoneMatch: '*' }));
+      const second = await client.send(
+        new PutObjectCommand({ Bucket: server.bucket, Key: key, Body: 'second', IfNoneMatch: '*' }),
+      );
       expect(second.$metadata.httpStatusCode).toBe(200);
       const read = await client.send(new GetObjectCommand({ Bucket: server.bucket, Key: key }));
       expect(await read.Body?.transformToString()).toBe('second');
@@ -287,7 +356,12 @@ describe('createS3Store', () => {
 
     it('constructs its own S3Client from config on first use', async () => {
       const store = createS3Store({
-        config: { endpoint: server.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } },
+        config: {
+          endpoint: server.endpoint,
+          region: 'us-east-1',
+          forcePathStyle: true,
+          credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+        },
         bucket: server.bucket,
         prefix: 'configured',
       });
@@ -303,8 +377,14 @@ describe('createS3Store', () => {
 
     it('does not take a missing bucket for a missing key: READ_FAILED / WRITE_FAILED with NoSuchBucket as cause', async () => {
       const store = createS3Store({ client, bucket: 'no-such-bucket' });
-      await expect(store.get('a.md')).rejects.toMatchObject({ code: 'READ_FAILED', cause: expect.objectContaining({ name: 'NoSuchBucket' }) });
-      await expect(store.putIfAbsent('a.md', 'x')).rejects.toMatchObject({ code: 'WRITE_FAILED', cause: expect.objectContaining({ name: 'NoSuchBucket' }) });
+      await expect(store.get('a.md')).rejects.toMatchObject({
+        code: 'READ_FAILED',
+        cause: expect.objectContaining({ name: 'NoSuchBucket' }),
+      });
+      await expect(store.putIfAbsent('a.md', 'x')).rejects.toMatchObject({
+        code: 'WRITE_FAILED',
+        cause: expect.objectContaining({ name: 'NoSuchBucket' }),
+      });
       await expect(collectKeys(store, '')).rejects.toMatchObject({ code: 'READ_FAILED' });
     });
 
@@ -336,26 +416,43 @@ describe('createS3Store', () => {
     });
 
     it('uses the bucket root for the prefix "", and takes a prefix with or without a trailing "/"', () => {
-      expect(createS3Store({ client: { send: async () => ({}) }, bucket: 'b', prefix: '' }).referenceFor('a.md')).toBe('s3://b/a.md');
-      expect(createS3Store({ client: { send: async () => ({}) }, bucket: 'b', prefix: 'x/y/' }).referenceFor('a.md')).toBe('s3://b/x/y/a.md');
-      expect(createS3Store({ client: { send: async () => ({}) }, bucket: 'b' }).referenceFor('a.md')).toBe(`s3://b/${DEFAULT_S3_STORE_PREFIX}/a.md`);
+      expect(createS3Store({ client: { send: async () => ({}) }, bucket: 'b', prefix: '' }).referenceFor('a.md')).toBe(
+        's3://b/a.md',
+      );
+      expect(
+        createS3Store({ client: { send: async () => ({}) }, bucket: 'b', prefix: 'x/y/' }).referenceFor('a.md'),
+      ).toBe('s3://b/x/y/a.md');
+      expect(createS3Store({ client: { send: async () => ({}) }, bucket: 'b' }).referenceFor('a.md')).toBe(
+        `s3://b/${DEFAULT_S3_STORE_PREFIX}/a.md`,
+      );
     });
   });
 
   describe('options', () => {
     it('refuses a bad bucket, client or config with INVALID_OPTION, naming it', () => {
-      expect(() => createS3Store({ bucket: '' })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', message: expect.stringContaining('bucket') }));
+      expect(() => createS3Store({ bucket: '' })).toThrow(
+        expect.objectContaining({ code: 'INVALID_OPTION', message: expect.stringContaining('bucket') }),
+      );
       expect(() => createS3Store({} as never)).toThrow(expect.objectContaining({ code: 'INVALID_OPTION' }));
       expect(() => createS3Store({ bucket: 'a/b' })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION' }));
-      expect(() => createS3Store({ bucket: 'b', client: {} as never })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', message: expect.stringContaining('client') }));
-      expect(() => createS3Store({ bucket: 'b', client: { send: async () => ({}) }, config: { region: 'us-east-1' } })).toThrow(
-        expect.objectContaining({ code: 'INVALID_OPTION', message: expect.stringContaining('cannot be combined with client') }),
+      expect(() => createS3Store({ bucket: 'b', client: {} as never })).toThrow(
+        expect.objectContaining({ code: 'INVALID_OPTION', message: expect.stringContaining('client') }),
+      );
+      expect(() =>
+        createS3Store({ bucket: 'b', client: { send: async () => ({}) }, config: { region: 'us-east-1' } }),
+      ).toThrow(
+        expect.objectContaining({
+          code: 'INVALID_OPTION',
+          message: expect.stringContaining('cannot be combined with client'),
+        }),
       );
     });
 
     it('refuses an unsafe prefix with INVALID_OPTION, naming it', () => {
       for (const prefix of ['../x', '/abs', 'a//b', 'a\\b', '/', 'a\u0000']) {
-        expect(() => createS3Store({ bucket: 'b', prefix }), prefix).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', message: expect.stringContaining('prefix') }));
+        expect(() => createS3Store({ bucket: 'b', prefix }), prefix).toThrow(
+          expect.objectContaining({ code: 'INVALID_OPTION', message: expect.stringContaining('prefix') }),
+        );
       }
     });
 
@@ -369,13 +466,21 @@ describe('createS3Store', () => {
 
     it('sends the SDK command classes also through a client of your own', async () => {
       const { client: recording, commands } = createRecordingClient((command) =>
-        command.constructor.name === 'HeadObjectCommand' ? { ContentLength: 3, LastModified: new Date(0) } : command.constructor.name === 'ListObjectsV2Command' ? { Contents: [] } : {},
+        command.constructor.name === 'HeadObjectCommand'
+          ? { ContentLength: 3, LastModified: new Date(0) }
+          : command.constructor.name === 'ListObjectsV2Command'
+            ? { Contents: [] }
+            : {},
       );
       const store = createS3Store({ client: recording, bucket: 'b', prefix: 'p' });
       expect(await store.stat('a.md')).toEqual({ size: 3, createdAt: new Date(0) });
       await store.delete('a.md');
       await collectKeys(store, 'x/');
-      expect(commands.map((command) => command.name)).toEqual(['HeadObjectCommand', 'DeleteObjectCommand', 'ListObjectsV2Command']);
+      expect(commands.map((command) => command.name)).toEqual([
+        'HeadObjectCommand',
+        'DeleteObjectCommand',
+        'ListObjectsV2Command',
+      ]);
       expect(commands[2]?.input).toMatchObject({ Bucket: 'b', Prefix: 'p/x/' });
     });
   });

@@ -51,7 +51,13 @@ const redisStore = () => createRedisStore({ url: `redis://127.0.0.1:${silent.por
 const s3Store = (maxAttempts: number) =>
   createS3Store({
     bucket: 'silent',
-    config: { endpoint: `http://127.0.0.1:${silent.port}`, region: 'us-east-1', forcePathStyle: true, maxAttempts, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } },
+    config: {
+      endpoint: `http://127.0.0.1:${silent.port}`,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      maxAttempts,
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    },
   });
 
 describe('the read tool on a server that never answers', () => {
@@ -61,7 +67,9 @@ describe('the read tool on a server that never answers', () => {
       const store = redisStore();
       try {
         const answer = await createReadOffloadedTool({ store }).execute({ ref: 'redis://silent/tool-result-a.md' });
-        expect(answer).toBe(`Could not read "redis://silent/tool-result-a.md": Redis store could not connect to redis://127.0.0.1:${silent.port}: no answer within ${REDIS_CONNECT_TIMEOUT_MS} ms`);
+        expect(answer).toBe(
+          `Could not read "redis://silent/tool-result-a.md": Redis store could not connect to redis://127.0.0.1:${silent.port}: no answer within ${REDIS_CONNECT_TIMEOUT_MS} ms`,
+        );
       } finally {
         await store.close();
       }
@@ -74,8 +82,12 @@ describe('the read tool on a server that never answers', () => {
     async () => {
       const store = s3Store(1);
       try {
-        const answer = await createReadOffloadedTool({ store }).execute({ ref: 's3://silent/agent-context-offload/tool-result-a.md' });
-        expect(answer).toMatch(/^Could not read "s3:\/\/silent\/agent-context-offload\/tool-result-a\.md": .*timed out/);
+        const answer = await createReadOffloadedTool({ store }).execute({
+          ref: 's3://silent/agent-context-offload/tool-result-a.md',
+        });
+        expect(answer).toMatch(
+          /^Could not read "s3:\/\/silent\/agent-context-offload\/tool-result-a\.md": .*timed out/,
+        );
       } finally {
         await store.close();
       }
@@ -102,7 +114,10 @@ describe('the read tool on a server that never answers', () => {
     const store = s3Store(3);
     const controller = new AbortController();
     try {
-      const answer = createReadOffloadedTool({ store }).aiSdk.execute({ ref: 's3://silent/agent-context-offload/tool-result-a.md' }, { abortSignal: controller.signal });
+      const answer = createReadOffloadedTool({ store }).aiSdk.execute(
+        { ref: 's3://silent/agent-context-offload/tool-result-a.md' },
+        { abortSignal: controller.signal },
+      );
       controller.abort(new Error('step aborted'));
       expect(await answer).toMatch(/: step aborted$/);
     } finally {
@@ -120,7 +135,12 @@ describe('offload on a server that never answers', () => {
     const controller = new AbortController();
     const reason = new Error('cancelled by the caller');
     try {
-      const offload = offloadToolResults(HISTORY, { store, charThreshold: 100, ratioThreshold: 0, signal: controller.signal });
+      const offload = offloadToolResults(HISTORY, {
+        store,
+        charThreshold: 100,
+        ratioThreshold: 0,
+        signal: controller.signal,
+      });
       controller.abort(reason);
       await expect(offload).rejects.toBe(reason);
     } finally {
@@ -146,8 +166,12 @@ describe('offload with a signal already aborted', () => {
   it('rejects with its reason and writes nothing', async () => {
     const store = createMemoryStore();
     const reason = new Error('too late');
-    await expect(offloadToolResults(HISTORY, { store, charThreshold: 100, ratioThreshold: 0, signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
-    await expect(offloadToolResult(TOOL_RESULT_MESSAGE, { store, sessionId: 's1', signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    await expect(
+      offloadToolResults(HISTORY, { store, charThreshold: 100, ratioThreshold: 0, signal: AbortSignal.abort(reason) }),
+    ).rejects.toBe(reason);
+    await expect(
+      offloadToolResult(TOOL_RESULT_MESSAGE, { store, sessionId: 's1', signal: AbortSignal.abort(reason) }),
+    ).rejects.toBe(reason);
     const keys: string[] = [];
     for await (const key of store.list('')) keys.push(key);
     expect(keys).toEqual([]);
@@ -155,6 +179,8 @@ describe('offload with a signal already aborted', () => {
 
   it('refuses a signal that is not an AbortSignal, naming it', async () => {
     const store = createMemoryStore();
-    await expect(offloadToolResults(HISTORY, { store, signal: 'stop' as unknown as AbortSignal })).rejects.toMatchObject({ code: 'INVALID_OPTION', message: 'signal must be an AbortSignal, got "stop"' });
+    await expect(
+      offloadToolResults(HISTORY, { store, signal: 'stop' as unknown as AbortSignal }),
+    ).rejects.toMatchObject({ code: 'INVALID_OPTION', message: 'signal must be an AbortSignal, got "stop"' });
   });
 });

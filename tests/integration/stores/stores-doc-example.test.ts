@@ -9,12 +9,17 @@ import type { Message } from '../../../src/core/types.js';
 import { createRedisStore, type RedisStore } from '../../../src/stores/redis-store.js';
 import { redisSuiteSkipReason, startRedisServer, type RedisServer } from './redis-server.js';
 
-const skipReason = redisSuiteSkipReason('the stores guide example (tests/integration/stores/stores-doc-example.test.ts)');
+const skipReason = redisSuiteSkipReason(
+  'the stores guide example (tests/integration/stores/stores-doc-example.test.ts)',
+);
 
 const LOG = Array.from({ length: 3000 }, (_, index) => `line ${index + 1}: request handled`).join('\n');
 const messages: Message[] = [
   { role: 'user', content: 'why is it slow?' },
-  { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01', name: 'bash', input: { command: 'cat server.log' } }] },
+  {
+    role: 'assistant',
+    content: [{ type: 'tool_use', id: 'toolu_01', name: 'bash', input: { command: 'cat server.log' } }],
+  },
   { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: LOG }] },
 ];
 
@@ -33,10 +38,16 @@ describe.skipIf(skipReason !== undefined)('docs/stores.md, the read tool over a 
 
   it('reads back, by the reference offload gave, the lines asked for', async () => {
     const result = await offloadToolResults(messages, { store: redis });
-    expect((result.messages[2]!.content as Array<{ content: string }>)[0]!.content).toBe('[Content offloaded to: redis://agent/offload/tool-result-toolu_01.md]');
+    expect((result.messages[2]!.content as Array<{ content: string }>)[0]!.content).toBe(
+      '[Content offloaded to: redis://agent/offload/tool-result-toolu_01.md]',
+    );
 
     const readTool = createReadOffloadedTool({ store: redis });
-    const text = await readTool.execute({ ref: 'redis://agent/offload/tool-result-toolu_01.md', offset: 1200, limit: 50 });
+    const text = await readTool.execute({
+      ref: 'redis://agent/offload/tool-result-toolu_01.md',
+      offset: 1200,
+      limit: 50,
+    });
     expect(text.split('\n')[0]).toBe('  1200\tline 1200: request handled');
     expect(text.split('\n')[49]).toBe('  1249\tline 1249: request handled');
   });

@@ -10,7 +10,9 @@ import fc from 'fast-check';
 const unit = fc.constantFrom('a', 'Z', ' ', '\n', '"', '\\', '{', '中', '😀', 'é');
 const text = fc.string({ unit, maxLength: 40 });
 const nonEmptyText = fc.string({ unit, minLength: 1, maxLength: 40 });
-const args = fc.dictionary(fc.constantFrom('path', 'q', 'n', 'flag'), fc.oneof(text, fc.integer(), fc.boolean()), { maxKeys: 3 });
+const args = fc.dictionary(fc.constantFrom('path', 'q', 'n', 'flag'), fc.oneof(text, fc.integer(), fc.boolean()), {
+  maxKeys: 3,
+});
 
 export interface CallSpec {
   args: Record<string, unknown>;
@@ -35,11 +37,25 @@ export interface ConversationSpec {
   turns: TurnSpec[];
 }
 
-const call: fc.Arbitrary<CallSpec> = fc.record({ args, output: text, error: fc.boolean(), multiPart: fc.boolean(), extra: fc.boolean() });
-const turn: fc.Arbitrary<TurnSpec> = fc.record({ user: text, image: fc.boolean(), reply: text, calls: fc.array(call, { maxLength: 3 }) });
+const call: fc.Arbitrary<CallSpec> = fc.record({
+  args,
+  output: text,
+  error: fc.boolean(),
+  multiPart: fc.boolean(),
+  extra: fc.boolean(),
+});
+const turn: fc.Arbitrary<TurnSpec> = fc.record({
+  user: text,
+  image: fc.boolean(),
+  reply: text,
+  calls: fc.array(call, { maxLength: 3 }),
+});
 
 /** A conversation: an optional system prompt and up to five turns. */
-export const conversation: fc.Arbitrary<ConversationSpec> = fc.record({ system: fc.option(nonEmptyText, { nil: undefined }), turns: fc.array(turn, { minLength: 1, maxLength: 5 }) });
+export const conversation: fc.Arbitrary<ConversationSpec> = fc.record({
+  system: fc.option(nonEmptyText, { nil: undefined }),
+  turns: fc.array(turn, { minLength: 1, maxLength: 5 }),
+});
 
 const IMAGE_URL = 'https://example.com/a.png';
 
@@ -53,20 +69,49 @@ type Variant = { normal: boolean };
 
 export function toOpenAIChat(spec: ConversationSpec, { normal }: Variant): unknown[] {
   const messages: unknown[] = [];
-  if (spec.system !== undefined) messages.push(normal ? { role: 'system', content: spec.system } : { role: 'developer', content: [{ type: 'text', text: spec.system }] });
+  if (spec.system !== undefined)
+    messages.push(
+      normal
+        ? { role: 'system', content: spec.system }
+        : { role: 'developer', content: [{ type: 'text', text: spec.system }] },
+    );
   spec.turns.forEach((value, turnIndex) => {
     const calls = eachCall(value, turnIndex);
-    messages.push(!normal && value.image ? { role: 'user', content: [{ type: 'text', text: value.user }, { type: 'image_url', image_url: { url: IMAGE_URL } }] } : { role: 'user', content: value.user });
+    messages.push(
+      !normal && value.image
+        ? {
+            role: 'user',
+            content: [
+              { type: 'text', text: value.user },
+              { type: 'image_url', image_url: { url: IMAGE_URL } },
+            ],
+          }
+        : { role: 'user', content: value.user },
+    );
     if (calls.length === 0) messages.push({ role: 'assistant', content: value.reply });
     else {
       messages.push({
         role: 'assistant',
         content: value.reply === '' ? null : value.reply,
-        tool_calls: calls.map(({ id, name, args: input }) => ({ id, type: 'function', function: { name, arguments: JSON.stringify(input) } })),
+        tool_calls: calls.map(({ id, name, args: input }) => ({
+          id,
+          type: 'function',
+          function: { name, arguments: JSON.stringify(input) },
+        })),
       });
       for (const result of calls) {
-        const content = !normal && result.multiPart ? [{ type: 'text', text: result.output }, { type: 'text', text: '!' }] : result.output;
-        messages.push(!normal && result.extra ? { role: 'tool', tool_call_id: result.id, content, x_meta: { kept: true } } : { role: 'tool', tool_call_id: result.id, content });
+        const content =
+          !normal && result.multiPart
+            ? [
+                { type: 'text', text: result.output },
+                { type: 'text', text: '!' },
+              ]
+            : result.output;
+        messages.push(
+          !normal && result.extra
+            ? { role: 'tool', tool_call_id: result.id, content, x_meta: { kept: true } }
+            : { role: 'tool', tool_call_id: result.id, content },
+        );
       }
     }
   });
@@ -75,17 +120,51 @@ export function toOpenAIChat(spec: ConversationSpec, { normal }: Variant): unkno
 
 export function toOpenAIResponses(spec: ConversationSpec, { normal }: Variant): unknown[] {
   const items: unknown[] = [];
-  if (spec.system !== undefined) items.push(normal ? { role: 'system', content: spec.system } : { role: 'developer', content: spec.system });
+  if (spec.system !== undefined)
+    items.push(normal ? { role: 'system', content: spec.system } : { role: 'developer', content: spec.system });
   spec.turns.forEach((value, turnIndex) => {
     const calls = eachCall(value, turnIndex);
-    items.push(!normal && value.image ? { type: 'message', role: 'user', content: [{ type: 'input_text', text: value.user }, { type: 'input_image', image_url: IMAGE_URL, detail: 'auto' }] } : { role: 'user', content: value.user });
-    if (calls.length > 0 && !normal) items.push({ type: 'reasoning', id: `rs_${turnIndex}`, summary: [{ type: 'summary_text', text: value.reply }] });
-    for (const { id, name, args: input } of calls) items.push({ type: 'function_call', call_id: id, name, arguments: JSON.stringify(input) });
+    items.push(
+      !normal && value.image
+        ? {
+            type: 'message',
+            role: 'user',
+            content: [
+              { type: 'input_text', text: value.user },
+              { type: 'input_image', image_url: IMAGE_URL, detail: 'auto' },
+            ],
+          }
+        : { role: 'user', content: value.user },
+    );
+    if (calls.length > 0 && !normal)
+      items.push({ type: 'reasoning', id: `rs_${turnIndex}`, summary: [{ type: 'summary_text', text: value.reply }] });
+    for (const { id, name, args: input } of calls)
+      items.push({ type: 'function_call', call_id: id, name, arguments: JSON.stringify(input) });
     for (const result of calls) {
-      const output = !normal && result.multiPart ? [{ type: 'input_text', text: result.output }, { type: 'input_image', image_url: IMAGE_URL, detail: 'low' }] : result.output;
-      items.push(!normal && result.extra ? { type: 'function_call_output', call_id: result.id, output, id: `fco_${result.id}`, status: 'completed' } : { type: 'function_call_output', call_id: result.id, output });
+      const output =
+        !normal && result.multiPart
+          ? [
+              { type: 'input_text', text: result.output },
+              { type: 'input_image', image_url: IMAGE_URL, detail: 'low' },
+            ]
+          : result.output;
+      items.push(
+        !normal && result.extra
+          ? { type: 'function_call_output', call_id: result.id, output, id: `fco_${result.id}`, status: 'completed' }
+          : { type: 'function_call_output', call_id: result.id, output },
+      );
     }
-    items.push(normal ? { role: 'assistant', content: value.reply } : { type: 'message', id: `msg_${turnIndex}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: value.reply, annotations: [] }] });
+    items.push(
+      normal
+        ? { role: 'assistant', content: value.reply }
+        : {
+            type: 'message',
+            id: `msg_${turnIndex}`,
+            role: 'assistant',
+            status: 'completed',
+            content: [{ type: 'output_text', text: value.reply, annotations: [] }],
+          },
+    );
   });
   return items;
 }
@@ -95,8 +174,19 @@ export function toOpenAIAgents(spec: ConversationSpec, { normal }: Variant): unk
   if (spec.system !== undefined) items.push({ role: 'system', content: spec.system });
   spec.turns.forEach((value, turnIndex) => {
     const calls = eachCall(value, turnIndex);
-    items.push(!normal && value.image ? { role: 'user', content: [{ type: 'input_text', text: value.user }, { type: 'input_image', image: IMAGE_URL }] } : { role: 'user', content: value.user });
-    for (const { id, name, args: input } of calls) items.push({ type: 'function_call', callId: id, name, arguments: JSON.stringify(input) });
+    items.push(
+      !normal && value.image
+        ? {
+            role: 'user',
+            content: [
+              { type: 'input_text', text: value.user },
+              { type: 'input_image', image: IMAGE_URL },
+            ],
+          }
+        : { role: 'user', content: value.user },
+    );
+    for (const { id, name, args: input } of calls)
+      items.push({ type: 'function_call', callId: id, name, arguments: JSON.stringify(input) });
     for (const result of calls) {
       const output = !normal && result.multiPart ? { type: 'text', text: result.output } : result.output;
       const item = { type: 'function_call_result', callId: result.id, name: result.name, status: 'completed', output };
@@ -112,7 +202,17 @@ export function toAiSdk(spec: ConversationSpec, { normal }: Variant): unknown[] 
   if (spec.system !== undefined) messages.push({ role: 'system', content: spec.system });
   spec.turns.forEach((value, turnIndex) => {
     const calls = eachCall(value, turnIndex);
-    messages.push(!normal && value.image ? { role: 'user', content: [{ type: 'text', text: value.user }, { type: 'image', image: new URL(IMAGE_URL) }] } : { role: 'user', content: value.user });
+    messages.push(
+      !normal && value.image
+        ? {
+            role: 'user',
+            content: [
+              { type: 'text', text: value.user },
+              { type: 'image', image: new URL(IMAGE_URL) },
+            ],
+          }
+        : { role: 'user', content: value.user },
+    );
     if (calls.length === 0) {
       messages.push({ role: 'assistant', content: value.reply });
       return;
@@ -129,7 +229,16 @@ export function toAiSdk(spec: ConversationSpec, { normal }: Variant): unknown[] 
       role: 'tool',
       content: calls.map((result) => {
         let output: unknown = { type: result.error ? 'error-text' : 'text', value: result.output };
-        if (!normal && result.multiPart) output = result.error ? { type: 'error-json', value: { message: result.output } } : { type: 'content', value: [{ type: 'text', text: result.output }, { type: 'image-data', data: 'AAAA', mediaType: 'image/png' }] };
+        if (!normal && result.multiPart)
+          output = result.error
+            ? { type: 'error-json', value: { message: result.output } }
+            : {
+                type: 'content',
+                value: [
+                  { type: 'text', text: result.output },
+                  { type: 'image-data', data: 'AAAA', mediaType: 'image/png' },
+                ],
+              };
         const part = { type: 'tool-result', toolCallId: result.id, toolName: result.name, output };
         return !normal && result.extra ? { ...part, providerOptions: { test: { kept: true } } } : part;
       }),
@@ -143,16 +252,34 @@ export function toLangchain(spec: ConversationSpec, { normal }: Variant): BaseMe
   if (spec.system !== undefined) messages.push(new SystemMessage(spec.system));
   spec.turns.forEach((value, turnIndex) => {
     const calls = eachCall(value, turnIndex);
-    messages.push(new HumanMessage(!normal && value.image ? { content: [{ type: 'text', text: value.user }, { type: 'image_url', image_url: { url: IMAGE_URL } }] } : value.user));
-    messages.push(new AIMessage({ content: value.reply, tool_calls: calls.map(({ id, name, args: input }) => ({ id, name, args: input, type: 'tool_call' as const })) }));
+    messages.push(
+      new HumanMessage(
+        !normal && value.image
+          ? {
+              content: [
+                { type: 'text', text: value.user },
+                { type: 'image_url', image_url: { url: IMAGE_URL } },
+              ],
+            }
+          : value.user,
+      ),
+    );
+    messages.push(
+      new AIMessage({
+        content: value.reply,
+        tool_calls: calls.map(({ id, name, args: input }) => ({ id, name, args: input, type: 'tool_call' as const })),
+      }),
+    );
     for (const result of calls) {
-      messages.push(new ToolMessage({
-        content: !normal && result.multiPart ? [{ type: 'text', text: result.output }] : result.output,
-        tool_call_id: result.id,
-        name: result.name,
-        ...(result.error ? { status: 'error' as const } : {}),
-        ...(!normal && result.extra ? { artifact: { kept: true } } : {}),
-      }));
+      messages.push(
+        new ToolMessage({
+          content: !normal && result.multiPart ? [{ type: 'text', text: result.output }] : result.output,
+          tool_call_id: result.id,
+          name: result.name,
+          ...(result.error ? { status: 'error' as const } : {}),
+          ...(!normal && result.extra ? { artifact: { kept: true } } : {}),
+        }),
+      );
     }
   });
   return messages;

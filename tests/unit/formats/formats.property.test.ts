@@ -12,7 +12,15 @@ import { describe, expect, it } from 'vitest';
 import type { MessageFormat } from '../../../src/core/format.js';
 import type { ContentBlock, Message } from '../../../src/core/types.js';
 import { createLangchainFormat, formats } from '../../../src/formats/index.js';
-import { conversation, toAiSdk, toLangchain, toOpenAIAgents, toOpenAIChat, toOpenAIResponses, type ConversationSpec } from './arbitraries.js';
+import {
+  conversation,
+  toAiSdk,
+  toLangchain,
+  toOpenAIAgents,
+  toOpenAIChat,
+  toOpenAIResponses,
+  type ConversationSpec,
+} from './arbitraries.js';
 
 interface Case {
   format: MessageFormat<unknown>;
@@ -29,8 +37,16 @@ const fieldsOf = (value: unknown): Record<string, unknown> => value as Record<st
 
 const CASES: Case[] = [
   { format: formats.openaiChat, build: toOpenAIChat, isCall: (message) => fieldsOf(message).tool_calls !== undefined },
-  { format: formats.openaiResponses, build: toOpenAIResponses, isCall: (message) => fieldsOf(message).type === 'function_call' },
-  { format: formats.openaiAgents, build: toOpenAIAgents, isCall: (message) => fieldsOf(message).type === 'function_call' },
+  {
+    format: formats.openaiResponses,
+    build: toOpenAIResponses,
+    isCall: (message) => fieldsOf(message).type === 'function_call',
+  },
+  {
+    format: formats.openaiAgents,
+    build: toOpenAIAgents,
+    isCall: (message) => fieldsOf(message).type === 'function_call',
+  },
   { format: formats.aiSdk, build: toAiSdk, isCall: (message) => fieldsOf(message).role === 'assistant' },
   {
     format: formats.langchain,
@@ -66,7 +82,8 @@ function toolResults(canonical: readonly Message[]): Place[] {
     if (typeof message.content === 'string') return;
     message.content.forEach((block, blockIndex) => {
       const fields = fieldsOf(block);
-      if (fields.type === 'tool_result') places.push({ messageIndex, blockIndex, id: fields.tool_use_id as string, isError: fields.is_error === true });
+      if (fields.type === 'tool_result')
+        places.push({ messageIndex, blockIndex, id: fields.tool_use_id as string, isError: fields.is_error === true });
     });
   });
   return places;
@@ -82,7 +99,7 @@ const RUNS = { numRuns: 60 };
 
 for (const { format, build, isCall, freshFormat, compareCanonical } of CASES) {
   describe(`${format.name} over generated histories`, () => {
-    it('converts one message to one canonical message and back to the caller\'s own objects', () => {
+    it("converts one message to one canonical message and back to the caller's own objects", () => {
       fc.assert(
         fc.property(conversation, (spec) => {
           const history = build(spec, { normal: false });
@@ -108,7 +125,7 @@ for (const { format, build, isCall, freshFormat, compareCanonical } of CASES) {
       );
     });
 
-    it('maps copies of unchanged canonical messages back to the caller\'s own objects', () => {
+    it("maps copies of unchanged canonical messages back to the caller's own objects", () => {
       fc.assert(
         fc.property(conversation, (spec) => {
           const history = build(spec, { normal: false });
@@ -130,7 +147,10 @@ for (const { format, build, isCall, freshFormat, compareCanonical } of CASES) {
           const place = places[pick % places.length]!;
           const reference = `[Content offloaded to: ./tool-result-${place.id}.md]`;
           const changed = canonical.map(copyDeep);
-          (changed[place.messageIndex]!.content as ContentBlock[])[place.blockIndex] = { ...fieldsOf((changed[place.messageIndex]!.content as ContentBlock[])[place.blockIndex]), content: reference } as ContentBlock;
+          (changed[place.messageIndex]!.content as ContentBlock[])[place.blockIndex] = {
+            ...fieldsOf((changed[place.messageIndex]!.content as ContentBlock[])[place.blockIndex]),
+            content: reference,
+          } as ContentBlock;
           const back = format.fromCanonical(changed, history);
           expect(back).toHaveLength(history.length);
           back.forEach((message, index) => {

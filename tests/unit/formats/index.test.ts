@@ -39,7 +39,8 @@ describe('resolveFormat', () => {
   });
 
   it('gives the built-in format for each name', () => {
-    for (const format of Object.values(formats)) expect(resolveFormat(format.name as Parameters<typeof resolveFormat>[0])).toBe(format);
+    for (const format of Object.values(formats))
+      expect(resolveFormat(format.name as Parameters<typeof resolveFormat>[0])).toBe(format);
   });
 
   it('gives back an adapter object as it is', () => {
@@ -77,12 +78,28 @@ describe('detectFormat', () => {
   });
 
   it('takes a history of plain text turns, which every format reads alike, as anthropic', () => {
-    expect(detectFormat([{ role: 'system', content: 'x' }, { role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }])).toBe(formats.anthropic);
+    expect(
+      detectFormat([
+        { role: 'system', content: 'x' },
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'hello' },
+      ]),
+    ).toBe(formats.anthropic);
   });
 
   it('lets a later message decide between the formats the first ones allow', () => {
-    expect(detectFormat([{ role: 'user', content: 'hi' }, { role: 'tool', tool_call_id: 'c', content: 'x' }])).toBe(formats.openaiChat);
-    expect(detectFormat([{ role: 'user', content: 'hi' }, { type: 'function_call_output', call_id: 'c', output: 'x' }])).toBe(formats.openaiResponses);
+    expect(
+      detectFormat([
+        { role: 'user', content: 'hi' },
+        { role: 'tool', tool_call_id: 'c', content: 'x' },
+      ]),
+    ).toBe(formats.openaiChat);
+    expect(
+      detectFormat([
+        { role: 'user', content: 'hi' },
+        { type: 'function_call_output', call_id: 'c', output: 'x' },
+      ]),
+    ).toBe(formats.openaiResponses);
   });
 
   it('gives undefined for an empty history and for messages no format reads', () => {
@@ -93,10 +110,19 @@ describe('detectFormat', () => {
 
   it('refuses a history mixing formats, naming the first message that breaks with the ones before it', () => {
     const mixed = [
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] },
-      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', toolName: 'f', output: { type: 'text', value: 'x' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }],
+      },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'c', toolName: 'f', output: { type: 'text', value: 'x' } }],
+      },
     ];
     expect(() => detectFormat(mixed)).toThrow(InvalidMessageError);
-    expect(() => detectFormat(mixed)).toThrow('messages[1]: mixes message formats: this message is ai-sdk, the messages before it are openai-chat');
+    expect(() => detectFormat(mixed)).toThrow(
+      'messages[1]: mixes message formats: this message is ai-sdk, the messages before it are openai-chat',
+    );
   });
 });

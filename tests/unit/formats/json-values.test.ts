@@ -28,7 +28,11 @@ function buildNesting(depth: number): Record<string, unknown> {
 const UNWRITABLE: ReadonlyArray<[string, () => unknown, RegExp]> = [
   ['a BigInt', () => ({ count: 10n }), /\.count: a BigInt, which JSON cannot hold/],
   ['a cycle', buildCycle, /\.self: a cycle: the value contains itself$/],
-  ['5,000 levels of nesting', () => buildNesting(5000), /\(\d+ levels\).*: nested deeper than 1000 levels of objects and arrays$/],
+  [
+    '5,000 levels of nesting',
+    () => buildNesting(5000),
+    /\(\d+ levels\).*: nested deeper than 1000 levels of objects and arrays$/,
+  ],
 ];
 
 function catchError(run: () => unknown): unknown {
@@ -45,7 +49,10 @@ describe('an AI SDK json tool output JSON cannot hold', () => {
     it.each(UNWRITABLE)('%s is INVALID_MESSAGE with its path', (_label, build, reason) => {
       const history = [
         { role: 'user', content: 'go' },
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'f', output: { type, value: build() } }] },
+        {
+          role: 'tool',
+          content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'f', output: { type, value: build() } }],
+        },
       ];
       const error = catchError(() => formats.aiSdk.toCanonical(history as never));
       expect(error).toBeInstanceOf(InvalidMessageError);
@@ -55,7 +62,12 @@ describe('an AI SDK json tool output JSON cannot hold', () => {
   });
 
   it('is INVALID_MESSAGE from the context manager too, before anything is written', async () => {
-    const history = [{ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'f', output: { type: 'json', value: { n: 1n } } }] }];
+    const history = [
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'f', output: { type: 'json', value: { n: 1n } } }],
+      },
+    ];
     const manager = createContextManager({ format: 'ai-sdk', outputDir: '/nonexistent/never-written' });
     await expect(manager.prepare(history as never)).rejects.toMatchObject({
       code: 'INVALID_MESSAGE',
@@ -75,7 +87,13 @@ describe('a tool call input JSON cannot hold, written back as arguments text', (
     it.each(UNWRITABLE)('%s is INVALID_MESSAGE with its path', (_label, build, reason) => {
       const canonical: Message[] = [
         { role: 'user', content: 'go' },
-        { role: 'assistant', content: [{ type: 'text', text: 'calling' }, { type: 'tool_use', id: 'c1', name: 'f', input: build() as Record<string, unknown> }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'calling' },
+            { type: 'tool_use', id: 'c1', name: 'f', input: build() as Record<string, unknown> },
+          ],
+        },
       ];
       const error = catchError(() => format.fromCanonical(canonical));
       expect(error).toBeInstanceOf(InvalidMessageError);

@@ -36,7 +36,12 @@ afterEach(async () => {
 const REFERENCE = /^\[Content offloaded to: \.\/tool-result-call_1\.md\]$/;
 
 /** Offloads `history` through `format`; checks every message but `changedIndex` is the caller's own. */
-async function offloadThrough<M>(format: MessageFormat<M>, history: readonly M[], changedIndex: number, callId = 'call_1'): Promise<{ back: M[]; written: string }> {
+async function offloadThrough<M>(
+  format: MessageFormat<M>,
+  history: readonly M[],
+  changedIndex: number,
+  callId = 'call_1',
+): Promise<{ back: M[]; written: string }> {
   const before = JSON.stringify(history);
   const canonical = format.toCanonical(history);
   const result = await offloadToolResults(canonical, { outputDir, charThreshold: 1_000, ratioThreshold: 0 });
@@ -55,7 +60,17 @@ async function offloadThrough<M>(format: MessageFormat<M>, history: readonly M[]
 describe('offloading through each format', () => {
   it('anthropic: the tool_result content becomes the reference', async () => {
     const { back, written } = await offloadThrough(formats.anthropic, anthropicHistory, 2, 'toolu_1');
-    expect(back[2]).toEqual({ ...anthropicHistory[2], content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: expect.stringMatching(/^\[Content offloaded to: \.\/tool-result-toolu_1\.md\]$/) }, ...(anthropicHistory[2]!.content as unknown[]).slice(1)] });
+    expect(back[2]).toEqual({
+      ...anthropicHistory[2],
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: 'toolu_1',
+          content: expect.stringMatching(/^\[Content offloaded to: \.\/tool-result-toolu_1\.md\]$/),
+        },
+        ...(anthropicHistory[2]!.content as unknown[]).slice(1),
+      ],
+    });
     expect(written).toBe(LARGE_OUTPUT);
   });
 
@@ -67,13 +82,23 @@ describe('offloading through each format', () => {
 
   it('openai-responses: the function_call_output output becomes the reference', async () => {
     const { back, written } = await offloadThrough(formats.openaiResponses, openaiResponsesHistory, 5);
-    expect(back[5]).toEqual({ type: 'function_call_output', call_id: 'call_1', output: expect.stringMatching(REFERENCE) });
+    expect(back[5]).toEqual({
+      type: 'function_call_output',
+      call_id: 'call_1',
+      output: expect.stringMatching(REFERENCE),
+    });
     expect(written).toBe(LARGE_OUTPUT);
   });
 
   it('openai-agents: the function_call_result output becomes the reference, name and status kept', async () => {
     const { back, written } = await offloadThrough(formats.openaiAgents, openaiAgentsHistory, 5);
-    expect(back[5]).toEqual({ type: 'function_call_result', callId: 'call_1', name: 'read_file', status: 'completed', output: expect.stringMatching(REFERENCE) });
+    expect(back[5]).toEqual({
+      type: 'function_call_result',
+      callId: 'call_1',
+      name: 'read_file',
+      status: 'completed',
+      output: expect.stringMatching(REFERENCE),
+    });
     expect(written).toBe(LARGE_OUTPUT);
   });
 
@@ -81,7 +106,12 @@ describe('offloading through each format', () => {
     const { back, written } = await offloadThrough(formats.aiSdk, aiSdkHistory, 3);
     const original = aiSdkHistory[3]!.content as unknown[];
     const parts = back[3]!.content as unknown[];
-    expect(parts[0]).toEqual({ type: 'tool-result', toolCallId: 'call_1', toolName: 'readFile', output: { type: 'text', value: expect.stringMatching(REFERENCE) } });
+    expect(parts[0]).toEqual({
+      type: 'tool-result',
+      toolCallId: 'call_1',
+      toolName: 'readFile',
+      output: { type: 'text', value: expect.stringMatching(REFERENCE) },
+    });
     parts.slice(1).forEach((part, index) => expect(part).toBe(original[index + 1]));
     expect(written).toBe(LARGE_OUTPUT);
   });
@@ -89,7 +119,12 @@ describe('offloading through each format', () => {
   it('ai-sdk (ai 6): an error-json output becomes error-text holding the reference', async () => {
     const { back, written } = await offloadThrough(formats.aiSdk, aiSdkV6History, 3);
     const parts = back[3]!.content as unknown[];
-    expect(parts[0]).toEqual({ type: 'tool-result', toolCallId: 'call_1', toolName: 'readFile', output: { type: 'error-text', value: expect.stringMatching(REFERENCE) } });
+    expect(parts[0]).toEqual({
+      type: 'tool-result',
+      toolCallId: 'call_1',
+      toolName: 'readFile',
+      output: { type: 'error-text', value: expect.stringMatching(REFERENCE) },
+    });
     expect(written).toBe(JSON.stringify({ error: LARGE_OUTPUT }));
   });
 
@@ -99,7 +134,13 @@ describe('offloading through each format', () => {
     const rebuilt = back[3];
     expect(rebuilt).toBeInstanceOf(ToolMessage);
     const original = history[3] as ToolMessage;
-    expect(rebuilt).toMatchObject({ content: expect.stringMatching(REFERENCE), tool_call_id: 'call_1', name: 'read_file', artifact: original.artifact, id: original.id });
+    expect(rebuilt).toMatchObject({
+      content: expect.stringMatching(REFERENCE),
+      tool_call_id: 'call_1',
+      name: 'read_file',
+      artifact: original.artifact,
+      id: original.id,
+    });
     expect(written).toBe(LARGE_OUTPUT);
   });
 });

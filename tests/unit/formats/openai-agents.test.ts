@@ -22,8 +22,20 @@ describe('openai-agents toCanonical', () => {
   it('reads a text output as its string, and an image output or a list of parts as blocks', () => {
     const image = { type: 'input_image' as const, image: 'https://x/a.png' };
     const history: AgentInputItem[] = [
-      { type: 'function_call_result', callId: 'c1', name: 'f', status: 'completed', output: { type: 'text', text: 'one' } },
-      { type: 'function_call_result', callId: 'c2', name: 'f', status: 'completed', output: [{ type: 'input_text', text: 'two' }, image] },
+      {
+        type: 'function_call_result',
+        callId: 'c1',
+        name: 'f',
+        status: 'completed',
+        output: { type: 'text', text: 'one' },
+      },
+      {
+        type: 'function_call_result',
+        callId: 'c2',
+        name: 'f',
+        status: 'completed',
+        output: [{ type: 'input_text', text: 'two' }, image],
+      },
     ];
     expect(openaiAgents.toCanonical(history).map((message) => message.content)).toEqual([
       [{ type: 'tool_result', tool_use_id: 'c1', content: 'one' }],
@@ -33,11 +45,15 @@ describe('openai-agents toCanonical', () => {
 
   it('holds reasoning and hosted tool calls as opaque blocks', () => {
     const hosted: AgentInputItem = { type: 'hosted_tool_call', name: 'web_search', status: 'completed' };
-    expect(openaiAgents.toCanonical([hosted])).toEqual([{ role: 'assistant', content: [{ type: 'openai-agents:hosted_tool_call', item: hosted }] }]);
+    expect(openaiAgents.toCanonical([hosted])).toEqual([
+      { role: 'assistant', content: [{ type: 'openai-agents:hosted_tool_call', item: hosted }] },
+    ]);
   });
 
   it('refuses a Responses API item where an Agents SDK item is declared, naming the field', () => {
-    expect(() => openaiAgents.toCanonical([{ type: 'function_call', call_id: 'c', name: 'f', arguments: '{}' } as never])).toThrow('messages[0].callId: must be a string, got undefined');
+    expect(() =>
+      openaiAgents.toCanonical([{ type: 'function_call', call_id: 'c', name: 'f', arguments: '{}' } as never]),
+    ).toThrow('messages[0].callId: must be a string, got undefined');
   });
 });
 
@@ -56,11 +72,25 @@ describe('openai-agents fromCanonical', () => {
   });
 
   it('keeps the shape of a structured text output when it is offloaded', () => {
-    const history: AgentInputItem[] = [{ type: 'function_call_result', callId: 'c1', name: 'f', status: 'completed', output: { type: 'text', text: 'big', providerData: { a: 1 } } }];
+    const history: AgentInputItem[] = [
+      {
+        type: 'function_call_result',
+        callId: 'c1',
+        name: 'f',
+        status: 'completed',
+        output: { type: 'text', text: 'big', providerData: { a: 1 } },
+      },
+    ];
     const [message] = openaiAgents.toCanonical(history);
     const changed: Message = { ...message!, content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'ref' }] };
     expect(openaiAgents.fromCanonical([changed], history)).toEqual([
-      { type: 'function_call_result', callId: 'c1', name: 'f', status: 'completed', output: { type: 'text', text: 'ref', providerData: { a: 1 } } },
+      {
+        type: 'function_call_result',
+        callId: 'c1',
+        name: 'f',
+        status: 'completed',
+        output: { type: 'text', text: 'ref', providerData: { a: 1 } },
+      },
     ]);
   });
 });

@@ -13,7 +13,13 @@ describe('openai-responses toCanonical', () => {
     const history: ResponseInputItem[] = [
       { role: 'developer', content: 'Use tools.' },
       { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'see' }, image] },
-      { type: 'message', id: 'm1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'ok', annotations: [] }] },
+      {
+        type: 'message',
+        id: 'm1',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'ok', annotations: [] }],
+      },
     ];
     expect(openaiResponses.toCanonical(history)).toEqual([
       { role: 'system', content: 'Use tools.' },
@@ -39,23 +45,44 @@ describe('openai-responses toCanonical', () => {
     const canonical = openaiResponses.toCanonical([reasoning, { type: 'item_reference', id: 'm0' }, future]);
     expect(canonical).toEqual([
       { role: 'assistant', content: [{ type: 'openai-responses:reasoning', item: reasoning }] },
-      { role: 'assistant', content: [{ type: 'openai-responses:item_reference', item: { type: 'item_reference', id: 'm0' } }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'openai-responses:item_reference', item: { type: 'item_reference', id: 'm0' } }],
+      },
       { role: 'assistant', content: [{ type: 'openai-responses:hologram_call', item: future }] },
     ]);
     expect(openaiResponses.fromCanonical(canonical.map((message) => structuredClone(message)))[0]).toEqual(reasoning);
   });
 
   it('refuses an item that is neither a message nor a typed item, naming its index and field', () => {
-    expect(() => openaiResponses.toCanonical([{ role: 'user', content: 'x' }, { content: 'no role' } as never])).toThrow(/^messages\[1\]\.type: must be an item type/);
-    expect(() => openaiResponses.toCanonical([{ type: 'function_call', call_id: 'c', name: 'f' } as never])).toThrow('messages[0].arguments: must be a string, got undefined');
+    expect(() =>
+      openaiResponses.toCanonical([{ role: 'user', content: 'x' }, { content: 'no role' } as never]),
+    ).toThrow(/^messages\[1\]\.type: must be an item type/);
+    expect(() => openaiResponses.toCanonical([{ type: 'function_call', call_id: 'c', name: 'f' } as never])).toThrow(
+      'messages[0].arguments: must be a string, got undefined',
+    );
   });
 });
 
 describe('openai-responses fromCanonical', () => {
   it('builds items in block order: a run of text makes one message, each tool block its own item', () => {
     const canonical: Message[] = [
-      { role: 'assistant', content: [{ type: 'text', text: 'Reading.' }, { type: 'tool_use', id: 'c1', name: 'read', input: { path: 'a' } }, { type: 'tool_use', id: 'c2', name: 'read', input: {} }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'one' }, { type: 'tool_result', tool_use_id: 'c2', content: [{ type: 'text', text: 'two' }] }, { type: 'text', text: 'next' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Reading.' },
+          { type: 'tool_use', id: 'c1', name: 'read', input: { path: 'a' } },
+          { type: 'tool_use', id: 'c2', name: 'read', input: {} },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'c1', content: 'one' },
+          { type: 'tool_result', tool_use_id: 'c2', content: [{ type: 'text', text: 'two' }] },
+          { type: 'text', text: 'next' },
+        ],
+      },
     ];
     expect(openaiResponses.fromCanonical(canonical)).toEqual([
       { role: 'assistant', content: 'Reading.' },
@@ -68,9 +95,13 @@ describe('openai-responses fromCanonical', () => {
   });
 
   it('rebuilds an offloaded function_call_output on the original, id and status kept', () => {
-    const history: ResponseInputItem[] = [{ type: 'function_call_output', call_id: 'c1', output: 'big', id: 'fco_1', status: 'completed' }];
+    const history: ResponseInputItem[] = [
+      { type: 'function_call_output', call_id: 'c1', output: 'big', id: 'fco_1', status: 'completed' },
+    ];
     const [message] = openaiResponses.toCanonical(history);
     const changed: Message = { ...message!, content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'ref' }] };
-    expect(openaiResponses.fromCanonical([changed], history)).toEqual([{ type: 'function_call_output', call_id: 'c1', output: 'ref', id: 'fco_1', status: 'completed' }]);
+    expect(openaiResponses.fromCanonical([changed], history)).toEqual([
+      { type: 'function_call_output', call_id: 'c1', output: 'ref', id: 'fco_1', status: 'completed' },
+    ]);
   });
 });

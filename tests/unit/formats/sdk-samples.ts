@@ -60,9 +60,23 @@ export const openaiChatHistory: ChatCompletionMessageParam[] = [
     ],
   },
   { role: 'tool', tool_call_id: 'call_1', content: LARGE_OUTPUT },
-  { role: 'tool', tool_call_id: 'call_2', content: [{ type: 'text', text: 'ENOENT: ' }, { type: 'text', text: 'b.txt' }] },
+  {
+    role: 'tool',
+    tool_call_id: 'call_2',
+    content: [
+      { type: 'text', text: 'ENOENT: ' },
+      { type: 'text', text: 'b.txt' },
+    ],
+  },
   { role: 'tool', tool_call_id: 'call_3', content: 'no match' },
-  { role: 'assistant', content: [{ type: 'text', text: 'Done.' }, { type: 'refusal', refusal: 'Not the image.' }], refusal: null },
+  {
+    role: 'assistant',
+    content: [
+      { type: 'text', text: 'Done.' },
+      { type: 'refusal', refusal: 'Not the image.' },
+    ],
+    refusal: null,
+  },
 ];
 
 export const openaiResponsesHistory: ResponseInputItem[] = [
@@ -76,7 +90,14 @@ export const openaiResponsesHistory: ResponseInputItem[] = [
     ],
   },
   { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Two reads.' }], encrypted_content: 'gAAA' },
-  { type: 'function_call', call_id: 'call_1', name: 'read_file', arguments: '{"path":"a.txt"}', id: 'fc_1', status: 'completed' },
+  {
+    type: 'function_call',
+    call_id: 'call_1',
+    name: 'read_file',
+    arguments: '{"path":"a.txt"}',
+    id: 'fc_1',
+    status: 'completed',
+  },
   { type: 'function_call', call_id: 'call_2', name: 'read_file', arguments: '{"path":"b.txt"}' },
   { type: 'function_call_output', call_id: 'call_1', output: LARGE_OUTPUT },
   {
@@ -100,19 +121,44 @@ export const openaiResponsesHistory: ResponseInputItem[] = [
 
 export const openaiAgentsHistory: AgentInputItem[] = [
   { role: 'system', content: 'You are terse.' },
-  { role: 'user', content: [{ type: 'input_text', text: 'Read both files.' }, { type: 'input_image', image: `data:image/png;base64,${PNG_BASE64}` }] },
+  {
+    role: 'user',
+    content: [
+      { type: 'input_text', text: 'Read both files.' },
+      { type: 'input_image', image: `data:image/png;base64,${PNG_BASE64}` },
+    ],
+  },
   { type: 'reasoning', content: [{ type: 'input_text', text: 'Two reads.' }], providerData: { encrypted: 'x' } },
-  { type: 'function_call', callId: 'call_1', name: 'read_file', arguments: '{"path":"a.txt"}', status: 'completed', id: 'fc_1' },
+  {
+    type: 'function_call',
+    callId: 'call_1',
+    name: 'read_file',
+    arguments: '{"path":"a.txt"}',
+    status: 'completed',
+    id: 'fc_1',
+  },
   { type: 'function_call', callId: 'call_2', name: 'read_file', arguments: '{"path":"b.txt"}' },
   { type: 'function_call_result', callId: 'call_1', name: 'read_file', status: 'completed', output: LARGE_OUTPUT },
-  { type: 'function_call_result', callId: 'call_2', name: 'read_file', status: 'completed', output: { type: 'text', text: 'ENOENT' } },
+  {
+    type: 'function_call_result',
+    callId: 'call_2',
+    name: 'read_file',
+    status: 'completed',
+    output: { type: 'text', text: 'ENOENT' },
+  },
   { type: 'hosted_tool_call', name: 'web_search', arguments: '{"q":"x"}', status: 'completed', output: 'results' },
   { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Both read.' }] },
 ];
 
 export const aiSdkHistory: ModelMessage[] = [
   { role: 'system', content: 'You are terse.' },
-  { role: 'user', content: [{ type: 'text', text: 'Read both files.' }, { type: 'image', image: new URL('https://example.com/a.png'), mediaType: 'image/png' }] },
+  {
+    role: 'user',
+    content: [
+      { type: 'text', text: 'Read both files.' },
+      { type: 'image', image: new URL('https://example.com/a.png'), mediaType: 'image/png' },
+    ],
+  },
   {
     role: 'assistant',
     content: [
@@ -126,14 +172,36 @@ export const aiSdkHistory: ModelMessage[] = [
   {
     role: 'tool',
     content: [
-      { type: 'tool-result', toolCallId: 'call_1', toolName: 'readFile', output: { type: 'text', value: LARGE_OUTPUT } },
-      { type: 'tool-result', toolCallId: 'call_2', toolName: 'readFile', output: { type: 'error-text', value: 'ENOENT' } },
-      { type: 'tool-result', toolCallId: 'call_3', toolName: 'search', output: { type: 'json', value: { hits: [1, 2] } }, providerOptions: { x: { y: 1 } } },
+      {
+        type: 'tool-result',
+        toolCallId: 'call_1',
+        toolName: 'readFile',
+        output: { type: 'text', value: LARGE_OUTPUT },
+      },
+      {
+        type: 'tool-result',
+        toolCallId: 'call_2',
+        toolName: 'readFile',
+        output: { type: 'error-text', value: 'ENOENT' },
+      },
+      {
+        type: 'tool-result',
+        toolCallId: 'call_3',
+        toolName: 'search',
+        output: { type: 'json', value: { hits: [1, 2] } },
+        providerOptions: { x: { y: 1 } },
+      },
       {
         type: 'tool-result',
         toolCallId: 'call_4',
         toolName: 'screenshot',
-        output: { type: 'content', value: [{ type: 'text', text: 'The screen:' }, { type: 'image-data', data: PNG_BASE64, mediaType: 'image/png' }] },
+        output: {
+          type: 'content',
+          value: [
+            { type: 'text', text: 'The screen:' },
+            { type: 'image-data', data: PNG_BASE64, mediaType: 'image/png' },
+          ],
+        },
       },
     ],
   },
@@ -155,9 +223,19 @@ export const aiSdkV6History: ModelMessageV6[] = [
   {
     role: 'tool',
     content: [
-      { type: 'tool-result', toolCallId: 'call_1', toolName: 'readFile', output: { type: 'error-json', value: { error: LARGE_OUTPUT } } },
+      {
+        type: 'tool-result',
+        toolCallId: 'call_1',
+        toolName: 'readFile',
+        output: { type: 'error-json', value: { error: LARGE_OUTPUT } },
+      },
       { type: 'tool-approval-response', approvalId: 'ap_1', approved: false, reason: 'no deleting' },
-      { type: 'tool-result', toolCallId: 'call_2', toolName: 'deleteFile', output: { type: 'execution-denied', reason: 'no deleting' } },
+      {
+        type: 'tool-result',
+        toolCallId: 'call_2',
+        toolName: 'deleteFile',
+        output: { type: 'execution-denied', reason: 'no deleting' },
+      },
     ],
   },
 ];
@@ -166,7 +244,13 @@ export const aiSdkV6History: ModelMessageV6[] = [
 export function createLangchainHistory(): BaseMessage[] {
   return [
     new SystemMessage('You are terse.'),
-    new HumanMessage({ content: [{ type: 'text', text: 'Read both files.' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}` } }], id: 'h1' }),
+    new HumanMessage({
+      content: [
+        { type: 'text', text: 'Read both files.' },
+        { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG_BASE64}` } },
+      ],
+      id: 'h1',
+    }),
     new AIMessage({
       content: [
         { type: 'text', text: 'Reading.' },

@@ -24,14 +24,31 @@ import {
 
 describe('SDK message types', () => {
   it('go in and come back out of each format without a cast', () => {
-    expectTypeOf(formats.anthropic.fromCanonical(formats.anthropic.toCanonical(anthropicHistory), anthropicHistory)).toEqualTypeOf<MessageParam[]>();
-    expectTypeOf(formats.openaiChat.fromCanonical(formats.openaiChat.toCanonical(openaiChatHistory), openaiChatHistory)).toEqualTypeOf<ChatCompletionMessageParam[]>();
-    expectTypeOf(formats.openaiResponses.fromCanonical(formats.openaiResponses.toCanonical(openaiResponsesHistory), openaiResponsesHistory)).toEqualTypeOf<ResponseInputItem[]>();
-    expectTypeOf(formats.openaiAgents.fromCanonical(formats.openaiAgents.toCanonical(openaiAgentsHistory), openaiAgentsHistory)).toEqualTypeOf<AgentInputItem[]>();
-    expectTypeOf(formats.aiSdk.fromCanonical(formats.aiSdk.toCanonical(aiSdkHistory), aiSdkHistory)).toEqualTypeOf<ModelMessage[]>();
-    expectTypeOf(formats.aiSdk.fromCanonical(formats.aiSdk.toCanonical(aiSdkV6History), aiSdkV6History)).toEqualTypeOf<ModelMessageV6[]>();
+    expectTypeOf(
+      formats.anthropic.fromCanonical(formats.anthropic.toCanonical(anthropicHistory), anthropicHistory),
+    ).toEqualTypeOf<MessageParam[]>();
+    expectTypeOf(
+      formats.openaiChat.fromCanonical(formats.openaiChat.toCanonical(openaiChatHistory), openaiChatHistory),
+    ).toEqualTypeOf<ChatCompletionMessageParam[]>();
+    expectTypeOf(
+      formats.openaiResponses.fromCanonical(
+        formats.openaiResponses.toCanonical(openaiResponsesHistory),
+        openaiResponsesHistory,
+      ),
+    ).toEqualTypeOf<ResponseInputItem[]>();
+    expectTypeOf(
+      formats.openaiAgents.fromCanonical(formats.openaiAgents.toCanonical(openaiAgentsHistory), openaiAgentsHistory),
+    ).toEqualTypeOf<AgentInputItem[]>();
+    expectTypeOf(formats.aiSdk.fromCanonical(formats.aiSdk.toCanonical(aiSdkHistory), aiSdkHistory)).toEqualTypeOf<
+      ModelMessage[]
+    >();
+    expectTypeOf(formats.aiSdk.fromCanonical(formats.aiSdk.toCanonical(aiSdkV6History), aiSdkV6History)).toEqualTypeOf<
+      ModelMessageV6[]
+    >();
     const langchainHistory = createLangchainHistory();
-    expectTypeOf(formats.langchain.fromCanonical(formats.langchain.toCanonical(langchainHistory), langchainHistory)).toEqualTypeOf<BaseMessage[]>();
+    expectTypeOf(
+      formats.langchain.fromCanonical(formats.langchain.toCanonical(langchainHistory), langchainHistory),
+    ).toEqualTypeOf<BaseMessage[]>();
   });
 
   it('give canonical messages', () => {

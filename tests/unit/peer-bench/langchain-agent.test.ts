@@ -11,7 +11,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgentHookDriver } from '../../../bench/peers/langchain-agent.js';
 import { createLangchainMiddleware } from '../../../bench/peers/langchain-system.js';
-import { langchainFormat, SharedSummaryChatModel, SHARED_SUMMARY, toCountedMessages } from '../../../bench/peers/shared-summary.js';
+import {
+  langchainFormat,
+  SharedSummaryChatModel,
+  SHARED_SUMMARY,
+  toCountedMessages,
+} from '../../../bench/peers/shared-summary.js';
 import type { PeerTranscript } from '../../../bench/peers/transcripts.js';
 import { findRequestTurns } from '../../../src/cli/replay/request-turns.js';
 import type { Message } from '../../../src/core/types.js';
@@ -26,11 +31,29 @@ function buildSession(steps: number, size: number): PeerTranscript {
     const ids = step % 3 === 2 ? [`run${step}`, `open${step}`] : [`run${step}`];
     messages.push({
       role: 'assistant',
-      content: [{ type: 'text', text: `Step ${step}.` }, ...ids.map((id) => ({ type: 'tool_use' as const, id, name: id.startsWith('run') ? 'run_tests' : 'open_page', input: { step } }))],
+      content: [
+        { type: 'text', text: `Step ${step}.` },
+        ...ids.map((id) => ({
+          type: 'tool_use' as const,
+          id,
+          name: id.startsWith('run') ? 'run_tests' : 'open_page',
+          input: { step },
+        })),
+      ],
     });
     for (const id of ids) {
       const line = `${id}: ${'assertion failed in totals.test.ts, expected 101 got 102; '.repeat(2)}\n`;
-      messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: line.repeat(Math.ceil(size / line.length)).slice(0, size), is_error: step % 4 === 1 }] });
+      messages.push({
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: id,
+            content: line.repeat(Math.ceil(size / line.length)).slice(0, size),
+            is_error: step % 4 === 1,
+          },
+        ],
+      });
     }
   }
   messages.push({ role: 'assistant', content: 'The suite passes.' });
@@ -57,7 +80,8 @@ class ReplayChatModel extends SharedSummaryChatModel {
 
   override _generate(messages: BaseMessage[]): Promise<ChatResult> {
     // deepagents summarizes with the agent's model: a one-message prompt that is not a request of the transcript
-    const isSummaryPrompt = messages.length === 1 && String(messages[0]?.content).startsWith('You are a conversation summarizer');
+    const isSummaryPrompt =
+      messages.length === 1 && String(messages[0]?.content).startsWith('You are a conversation summarizer');
     if (isSummaryPrompt) return super._generate(messages);
     this.sent.push(toCountedMessages(messages));
     const answer = this.#answers[this.sent.length - 1];
@@ -68,26 +92,55 @@ class ReplayChatModel extends SharedSummaryChatModel {
 
 /** Tools answering with the transcript's recorded results, one per tool name it calls. */
 function createReplayTools(history: readonly BaseMessage[]): StructuredTool[] {
-  const results = new Map(history.filter((message) => ToolMessage.isInstance(message)).map((message) => [message.tool_call_id, message]));
-  const names = new Set(history.flatMap((message) => (AIMessage.isInstance(message) ? (message.tool_calls ?? []).map((call) => call.name) : [])));
+  const results = new Map(
+    history.filter((message) => ToolMessage.isInstance(message)).map((message) => [message.tool_call_id, message]),
+  );
+  const names = new Set(
+    history.flatMap((message) =>
+      AIMessage.isInstance(message) ? (message.tool_calls ?? []).map((call) => call.name) : [],
+    ),
+  );
   return [...names].map((name) =>
-    tool((_input, config) => results.get(String(config.toolCall?.id)) ?? 'missing', { name, description: name, schema: z.object({}).passthrough() }),
+    tool((_input, config) => results.get(String(config.toolCall?.id)) ?? 'missing', {
+      name,
+      description: name,
+      schema: z.object({}).passthrough(),
+    }),
   );
 }
 
 /** Runs `transcript` (one user turn) through a real `createAgent` with `middleware`; returns what its model was sent. */
 async function runRealAgent(transcript: PeerTranscript, window: number, middleware: object[]): Promise<Message[][]> {
   const history = langchainFormat.fromCanonical(transcript.messages) as BaseMessage[];
-  const model = new ReplayChatModel(window, findRequestTurns(transcript.messages).map((index) => history[index] as BaseMessage));
-  const agent = createAgent({ model, tools: createReplayTools(history), systemPrompt: history[0] as SystemMessage, middleware: middleware as never });
+  const model = new ReplayChatModel(
+    window,
+    findRequestTurns(transcript.messages).map((index) => history[index] as BaseMessage),
+  );
+  const agent = createAgent({
+    model,
+    tools: createReplayTools(history),
+    systemPrompt: history[0] as SystemMessage,
+    middleware: middleware as never,
+  });
   await agent.invoke({ messages: [history[1]] } as never, { recursionLimit: 500 } as never);
   return model.sent;
 }
 
 /** Runs `transcript` through the benchmark's hook driver, with the same tools. */
-async function runDriver(transcript: PeerTranscript, window: number, middleware: object[], initialState?: Record<string, unknown>): Promise<Message[][]> {
+async function runDriver(
+  transcript: PeerTranscript,
+  window: number,
+  middleware: object[],
+  initialState?: Record<string, unknown>,
+): Promise<Message[][]> {
   const tools = createReplayTools(langchainFormat.fromCanonical(transcript.messages) as BaseMessage[]);
-  const driver = createAgentHookDriver({ transcript, middleware, model: new SharedSummaryChatModel(window), tools, ...(initialState === undefined ? {} : { initialState }) });
+  const driver = createAgentHookDriver({
+    transcript,
+    middleware,
+    model: new SharedSummaryChatModel(window),
+    tools,
+    ...(initialState === undefined ? {} : { initialState }),
+  });
   const sent: Message[][] = [];
   for (const end of findRequestTurns(transcript.messages)) sent.push(await driver.prepareRequest(end));
   return sent;
@@ -95,13 +148,22 @@ async function runDriver(transcript: PeerTranscript, window: number, middleware:
 
 /** Each request as JSON, deepagents' history file named alike (a real agent draws its name at random). */
 function describeRequests(requests: readonly Message[][]): string[] {
-  return requests.map((messages) => JSON.stringify(messages).replaceAll(/\/conversation_history\/session_\w+\.md/g, '/conversation_history/session.md'));
+  return requests.map((messages) =>
+    JSON.stringify(messages).replaceAll(/\/conversation_history\/session_\w+\.md/g, '/conversation_history/session.md'),
+  );
 }
 
 /** How many requests each sent, and the first request where they differ (-1: none). */
-function compareRequests(driven: readonly Message[][], real: readonly Message[][]): { driven: number; real: number; firstDifference: number } {
+function compareRequests(
+  driven: readonly Message[][],
+  real: readonly Message[][],
+): { driven: number; real: number; firstDifference: number } {
   const [left, right] = [describeRequests(driven), describeRequests(real)];
-  return { driven: left.length, real: right.length, firstDifference: left.findIndex((request, index) => request !== right[index]) };
+  return {
+    driven: left.length,
+    real: right.length,
+    firstDifference: left.findIndex((request, index) => request !== right[index]),
+  };
 }
 
 const directories: string[] = [];
@@ -142,10 +204,15 @@ describe('the LangChain hook driver of the peer benchmark', () => {
   it("sends what a real createAgent sends through deepagents' eviction and summarization", async () => {
     const transcript = buildSession(24, 3_000);
     const window = 8_000;
-    const middleware = (backend: FilesystemBackend) => [createFilesystemMiddleware({ backend, toolTokenLimitBeforeEvict: 250 }), createSummarizationMiddleware({ backend })];
+    const middleware = (backend: FilesystemBackend) => [
+      createFilesystemMiddleware({ backend, toolTokenLimitBeforeEvict: 250 }),
+      createSummarizationMiddleware({ backend }),
+    ];
     const realBackend = await createBackend();
     const real = await runRealAgent(transcript, window, middleware(realBackend));
-    const driven = await runDriver(transcript, window, middleware(await createBackend()), { _summarizationSessionId: 'session_test' });
+    const driven = await runDriver(transcript, window, middleware(await createBackend()), {
+      _summarizationSessionId: 'session_test',
+    });
     const texts = JSON.stringify(driven);
     expect(texts).toContain('/large_tool_results/');
     expect(texts).toContain('/conversation_history/session_test.md');

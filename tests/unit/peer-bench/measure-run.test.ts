@@ -1,22 +1,45 @@
 import { describe, expect, it } from 'vitest';
-import { CACHE_READ_RATIO, CACHE_WRITE_RATIO, measureRun, priceFirstWrites, priceWithCaching, PRICE_PER_MTOK, replayUnmanaged } from '../../../bench/peers/measure-run.js';
+import {
+  CACHE_READ_RATIO,
+  CACHE_WRITE_RATIO,
+  measureRun,
+  priceFirstWrites,
+  priceWithCaching,
+  PRICE_PER_MTOK,
+  replayUnmanaged,
+} from '../../../bench/peers/measure-run.js';
 import { normalizeMessages, type PeerTranscript } from '../../../bench/peers/transcripts.js';
 import { countTokens } from '../../../src/api/tokens.js';
 import type { Message } from '../../../src/core/types.js';
 
-const LOG = Array.from({ length: 40 }, (_, line) => `line ${line}: FAIL totals.test.ts expected 101 to be 102`).join('\n');
+const LOG = Array.from({ length: 40 }, (_, line) => `line ${line}: FAIL totals.test.ts expected 101 to be 102`).join(
+  '\n',
+);
 const FILE = Array.from({ length: 40 }, (_, line) => `export const rate${line} = ${line / 100};`).join('\n');
 
 const system: Message = { role: 'system', content: 'You are a coding agent.' };
 const task: Message = { role: 'user', content: 'Fix the totals test.' };
-const runCall: Message = { role: 'assistant', content: [{ type: 'tool_use', id: 'run1', name: 'run_command', input: { command: 'npm test' } }] };
-const runResult: Message = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'run1', content: LOG, is_error: true }] };
-const readCall: Message = { role: 'assistant', content: [{ type: 'tool_use', id: 'read1', name: 'read_file', input: { path: 'src/rates.ts' } }] };
+const runCall: Message = {
+  role: 'assistant',
+  content: [{ type: 'tool_use', id: 'run1', name: 'run_command', input: { command: 'npm test' } }],
+};
+const runResult: Message = {
+  role: 'user',
+  content: [{ type: 'tool_result', tool_use_id: 'run1', content: LOG, is_error: true }],
+};
+const readCall: Message = {
+  role: 'assistant',
+  content: [{ type: 'tool_use', id: 'read1', name: 'read_file', input: { path: 'src/rates.ts' } }],
+};
 const readResult: Message = { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'read1', content: FILE }] };
 const answer: Message = { role: 'assistant', content: 'Fixed.' };
 
 /** Three requests: before runCall, before readCall, before the answer. */
-const transcript: PeerTranscript = { name: 'test', messages: [system, task, runCall, runResult, readCall, readResult, answer], toolDefinitionTokens: 0 };
+const transcript: PeerTranscript = {
+  name: 'test',
+  messages: [system, task, runCall, runResult, readCall, readResult, answer],
+  toolDefinitionTokens: 0,
+};
 
 function replaced(message: Message, text: string): Message {
   const [block] = message.content as [{ type: 'tool_result'; tool_use_id: string }];
@@ -29,13 +52,19 @@ describe('the peer benchmark: cost with caching', () => {
   it('prices the prefix shared with the previous request as cache reads and the rest as cache writes', () => {
     const first = [system, task];
     const second = [system, task, runCall, runResult];
-    const expected = price(countTokens(first), CACHE_WRITE_RATIO) + price(countTokens(first), CACHE_READ_RATIO) + price(countTokens([runCall, runResult]), CACHE_WRITE_RATIO);
+    const expected =
+      price(countTokens(first), CACHE_WRITE_RATIO) +
+      price(countTokens(first), CACHE_READ_RATIO) +
+      price(countTokens([runCall, runResult]), CACHE_WRITE_RATIO);
     expect(priceWithCaching([first, second], 0)).toBeCloseTo(expected, 12);
   });
 
   it('writes everything after the first message that differs', () => {
     const second = [system, { role: 'user', content: 'Fix the totals test, please.' } as Message, runCall];
-    const expected = price(countTokens([system, task]), CACHE_WRITE_RATIO) + price(countTokens([system]), CACHE_READ_RATIO) + price(countTokens(second.slice(1)), CACHE_WRITE_RATIO);
+    const expected =
+      price(countTokens([system, task]), CACHE_WRITE_RATIO) +
+      price(countTokens([system]), CACHE_READ_RATIO) +
+      price(countTokens(second.slice(1)), CACHE_WRITE_RATIO);
     expect(priceWithCaching([[system, task], second], 0)).toBeCloseTo(expected, 12);
   });
 
@@ -50,18 +79,27 @@ describe('the peer benchmark: the cost of writing each message once', () => {
   it('prices every message of the transcript once, as a cache write, with the tool definitions once', () => {
     const messages = [system, task, runCall, runResult, readCall, readResult];
     expect(priceFirstWrites(transcript)).toBeCloseTo(price(countTokens(messages), CACHE_WRITE_RATIO), 12);
-    expect(priceFirstWrites({ ...transcript, toolDefinitionTokens: 50 }) - priceFirstWrites(transcript)).toBeCloseTo(price(50, CACHE_WRITE_RATIO), 12);
+    expect(priceFirstWrites({ ...transcript, toolDefinitionTokens: 50 }) - priceFirstWrites(transcript)).toBeCloseTo(
+      price(50, CACHE_WRITE_RATIO),
+      12,
+    );
   });
 
   it('is below the unmanaged cost, which reads everything again at every request', () => {
-    expect(priceFirstWrites(transcript)).toBeLessThan(measureRun(transcript, replayUnmanaged(transcript), 100_000).cachedCost);
+    expect(priceFirstWrites(transcript)).toBeLessThan(
+      measureRun(transcript, replayUnmanaged(transcript), 100_000).cachedCost,
+    );
   });
 });
 
 describe('the peer benchmark: figures of a run', () => {
   it('counts the unmanaged transcript as every request sending everything before its answer', () => {
     const figures = measureRun(transcript, replayUnmanaged(transcript), 100_000);
-    expect(figures.unmanagedTokens).toBe(countTokens([system, task]) + countTokens([system, task, runCall, runResult]) + countTokens([system, task, runCall, runResult, readCall, readResult]));
+    expect(figures.unmanagedTokens).toBe(
+      countTokens([system, task]) +
+        countTokens([system, task, runCall, runResult]) +
+        countTokens([system, task, runCall, runResult, readCall, readResult]),
+    );
     expect(figures.tokensSent).toBe(figures.unmanagedTokens);
     expect(figures).toMatchObject({ requests: 3, prefixChanges: 0, readBacks: 0, lostResults: 0, results: 2 });
   });
@@ -100,13 +138,23 @@ describe('the peer benchmark: figures of a run', () => {
 
   it('does not count a result the store holds as lost', () => {
     const cleared = replaced(runResult, '[cleared]');
-    const requests = [[system, task], [system, task, runCall, runResult], [system, task, runCall, cleared, readCall, readResult]];
-    expect(measureRun(transcript, { requests, storedTexts: [`history: ${JSON.stringify(LOG)}`] }, 100_000).lostResults).toBe(0);
+    const requests = [
+      [system, task],
+      [system, task, runCall, runResult],
+      [system, task, runCall, cleared, readCall, readResult],
+    ];
+    expect(
+      measureRun(transcript, { requests, storedTexts: [`history: ${JSON.stringify(LOG)}`] }, 100_000).lostResults,
+    ).toBe(0);
   });
 
   it("scores eval's probes of the transcript on the last context, without the store's own kinds", () => {
     const summary: Message = { role: 'user', content: 'Summary: the agent ran the tests and read a file.' };
-    const requests = [[system, task], [system, task, runCall, runResult], [system, summary, readCall, readResult]];
+    const requests = [
+      [system, task],
+      [system, task, runCall, runResult],
+      [system, summary, readCall, readResult],
+    ];
     const figures = measureRun(transcript, { requests, storedTexts: [] }, 100_000);
     // the task, the latest request (the same), the last file read, the last error (a failed command is no last command)
     expect(figures.probesTotal).toBe(4);
