@@ -61,7 +61,9 @@ export interface CoreContextManager<M> extends ContextManager<M> {
 function readPrepareOptions(options: unknown): PrepareOptions {
   if (options === undefined) return {};
   if (typeof options !== 'object' || options === null) {
-    throw new InvalidOptionError(`prepare options must be an object { lastUsage?, signal? }, got ${describeValue(options)}`);
+    throw new InvalidOptionError(
+      `prepare options must be an object { lastUsage?, signal? }, got ${describeValue(options)}`,
+    );
   }
   const { signal } = options as PrepareOptions;
   if (signal !== undefined && (typeof signal !== 'object' || signal === null || typeof signal.aborted !== 'boolean')) {
@@ -74,7 +76,10 @@ function readPrepareOptions(options: unknown): PrepareOptions {
  * Creates a context manager over resolved options and ports. `prepare` calls run one at a time
  * (a second call waits for the first).
  */
-export function createContextManagerWith<M>(options: ResolvedContextManagerOptions<M>, ports: ContextManagerPorts): CoreContextManager<M> {
+export function createContextManagerWith<M>(
+  options: ResolvedContextManagerOptions<M>,
+  ports: ContextManagerPorts,
+): CoreContextManager<M> {
   const { format, hooks } = options;
   const { logger } = ports;
   const toolNames = new Map<string, string>();
@@ -92,7 +97,8 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
   const triggerTokens = compactThresholdTokens(options.contextTokenLimit, options.compactThresholdRatio);
   const targetTokens = Math.floor(triggerTokens / 2);
   // the exchange in flight a compaction keeps verbatim: as results age, the newest stay in view
-  const maxExchangeTokens = options.offloadTiming === 'as-they-age' ? Math.floor(triggerTokens * EXCHANGE_SHARE_OF_TRIGGER) : targetTokens / 2;
+  const maxExchangeTokens =
+    options.offloadTiming === 'as-they-age' ? Math.floor(triggerTokens * EXCHANGE_SHARE_OF_TRIGGER) : targetTokens / 2;
   // a message as given, or as sent → the form the manager works on (offload decisions applied)
   const seen = new WeakMap<Message, Message>();
   const charSummaries = new WeakMap<Message, MessageChars>();
@@ -109,7 +115,13 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
     }
     return summary;
   };
-  const policy = createOffloadPolicy({ options, charsOf, counts, maxExchangeTokens, report: (action, actions) => reportOffload(action, actions) });
+  const policy = createOffloadPolicy({
+    options,
+    charsOf,
+    counts,
+    maxExchangeTokens,
+    report: (action, actions) => reportOffload(action, actions),
+  });
 
   const openSession = (sessionId: string): SessionAccess =>
     createSessionAccess({
@@ -165,7 +177,11 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
    * time, checked and with the offloads decided before (in any process) applied. Returns the
    * indices first seen.
    */
-  async function absorb(canonical: readonly Message[], access: SessionAccess, call: CallAccess): Promise<{ given: Message[]; fresh: number[] }> {
+  async function absorb(
+    canonical: readonly Message[],
+    access: SessionAccess,
+    call: CallAccess,
+  ): Promise<{ given: Message[]; fresh: number[] }> {
     const given = canonical.slice();
     const fresh: number[] = [];
     let unexplained = false;
@@ -188,8 +204,10 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
     if (unexplained) await call.explain();
     for (const index of fresh) {
       const message = given[index] as Message;
-      if (mayHoldOffloadedResults(message, access.steps)) given[index] = applyDecisions(message, access.steps, call.store);
-      else if (mayHoldOffloadedInputs(message, access.steps)) given[index] = applyInputDecisions(message, access.steps, call.store);
+      if (mayHoldOffloadedResults(message, access.steps))
+        given[index] = applyDecisions(message, access.steps, call.store);
+      else if (mayHoldOffloadedInputs(message, access.steps))
+        given[index] = applyInputDecisions(message, access.steps, call.store);
     }
     return { given, fresh };
   }
@@ -213,13 +231,26 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
    * covers. When the history starts with messages a compaction replaced (a caller that keeps its
    * raw history), the figure counts the history as it was sent: the compacted one.
    */
-  function anchorOf(usage: CheckedUsage | undefined, start: readonly Message[], actions: ContextAction[]): EstimateAnchor | undefined {
+  function anchorOf(
+    usage: CheckedUsage | undefined,
+    start: readonly Message[],
+    actions: ContextAction[],
+  ): EstimateAnchor | undefined {
     if (usage === undefined) return undefined;
     if (usage.messageCount > start.length) {
-      return ignoreUsage(`lastUsage covers ${usage.messageCount} messages, but the history as sent (compacted) has ${start.length}`, actions);
+      return ignoreUsage(
+        `lastUsage covers ${usage.messageCount} messages, but the history as sent (compacted) has ${start.length}`,
+        actions,
+      );
     }
-    let local = 0;
-    for (let index = 0; index < usage.messageCount; index += 1) local += counts.of(start[index] as Message);
+    // a figure that fits an upper bound of the local count fits the count: messages not counted yet are not tokenized for it
+    let bound = 0;
+    for (let index = 0; index < usage.messageCount; index += 1) bound += counts.bound(start[index] as Message);
+    let local = bound;
+    if (usage.inputTokens < MIN_USAGE_SHARE_OF_LOCAL * bound) {
+      local = 0;
+      for (let index = 0; index < usage.messageCount; index += 1) local += counts.of(start[index] as Message);
+    }
     if (usage.inputTokens < MIN_USAGE_SHARE_OF_LOCAL * local) {
       return ignoreUsage(
         `lastUsage says ${usage.inputTokens} tokens for ${usage.messageCount} messages the local tokenizer counts ${local} tokens; ` +
@@ -261,7 +292,7 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
     // (3) still over the trigger: offload without the gate or budget first, then compact
     const offloaded = working.slice();
     let anchorInForce = estimateAnchor;
-    const isOverTrigger = (): boolean => isAtTrigger(working, start, ratio, anchorInForce);
+    const isOverTrigger = (): boolean => isAtTrigger(working, ratio, anchorInForce);
     let compacted: Message[] | undefined;
     if (working.length > 0 && isOverTrigger()) {
       const freed = await policy.offloadOverTrigger(working, steps, call, actions, ratio);
@@ -289,10 +320,16 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
             compact: ports.compact,
             notify,
           };
-          compacted = await compactWithRecord(working, estimateHistoryTokens(working, ratio, counts, anchorInForce), step, actions);
+          compacted = await compactWithRecord(
+            working,
+            estimateHistoryTokens(working, ratio, counts, anchorInForce),
+            step,
+            actions,
+          );
           // a summary over its budget leaves no room for the newest results kept whole
           const compaction = actions.at(-1);
-          if (compacted !== undefined && compaction?.type === 'compact') await policy.fitCompacted(compacted, compaction.targetTokens, steps, call, actions, ratio);
+          if (compacted !== undefined && compaction?.type === 'compact')
+            await policy.fitCompacted(compacted, compaction.targetTokens, steps, call, actions, ratio);
         }
       }
     }
@@ -340,7 +377,14 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
    * next call that sends the same objects skips checking and deciding them. Messages that came
    * in already in their form and did not change are known already.
    */
-  function rememberForms(canonical: readonly Message[], given: readonly Message[], replaced: number, shift: number, working: readonly Message[], output: readonly Message[]): void {
+  function rememberForms(
+    canonical: readonly Message[],
+    given: readonly Message[],
+    replaced: number,
+    shift: number,
+    working: readonly Message[],
+    output: readonly Message[],
+  ): void {
     for (let index = 0; index < canonical.length; index += 1) {
       const original = canonical[index] as Message;
       const form = index < replaced ? (given[index] as Message) : (working[index + shift] as Message);
@@ -350,20 +394,26 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
       seen.set(form, form);
     }
     // the messages a compaction record put in place of the given ones
-    for (let index = 0; index < replaced + shift; index += 1) seen.set(working[index] as Message, working[index] as Message);
+    for (let index = 0; index < replaced + shift; index += 1)
+      seen.set(working[index] as Message, working[index] as Message);
     if (output !== working) for (const message of output) seen.set(message, message);
   }
 
   /**
-   * Whether the estimate of `working` reaches the trigger. An upper bound is tried first, with
-   * the messages this call created (offloaded copies) bounded by their bytes instead of
-   * tokenized; only a bound at the trigger is checked exactly.
+   * Whether the estimate of `working` reaches the trigger. An upper bound is tried first: the
+   * messages not counted yet (a new result, an offloaded copy) bounded by their bytes, and those
+   * the provider's figure covered that this call changed taken as at least what is known of them,
+   * nothing tokenized; only a bound at the trigger is checked exactly. A history well under the
+   * trigger is not tokenized at all.
    */
-  function isAtTrigger(working: readonly Message[], start: readonly Message[], ratio: number, estimateAnchor: EstimateAnchor | undefined): boolean {
-    const created = new Set<Message>();
-    for (let index = 0; index < working.length; index += 1) if (working[index] !== start[index]) created.add(working[index] as Message);
-    const boundOf = (message: Message): number => (created.has(message) ? counts.bound(message) : counts.of(message));
-    if (estimateHistoryTokens(working, ratio, counts, estimateAnchor, boundOf) < triggerTokens) return false;
+  function isAtTrigger(
+    working: readonly Message[],
+    ratio: number,
+    estimateAnchor: EstimateAnchor | undefined,
+  ): boolean {
+    const lowerOf = (message: Message): number => counts.peek(message) ?? 0;
+    if (estimateHistoryTokens(working, ratio, counts, estimateAnchor, counts.bound, lowerOf) < triggerTokens)
+      return false;
     return estimateHistoryTokens(working, ratio, counts, estimateAnchor) >= triggerTokens;
   }
 
@@ -372,7 +422,12 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
    * never counted (a new large result) is not tokenized for this: its size is its offloaded
    * form's count plus the characters removed, at 4 per token.
    */
-  function estimateTokensBefore(start: readonly Message[], offloaded: readonly Message[], ratio: number, estimateAnchor: EstimateAnchor | undefined): number {
+  function estimateTokensBefore(
+    start: readonly Message[],
+    offloaded: readonly Message[],
+    ratio: number,
+    estimateAnchor: EstimateAnchor | undefined,
+  ): number {
     let local = 0;
     const end = Math.min(start.length, offloaded.length);
     for (let index = estimateAnchor?.messageCount ?? 0; index < end; index += 1) {
@@ -380,7 +435,9 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
       const after = offloaded[index] as Message;
       const known = message === after ? counts.of(message) : counts.peek(message);
       local +=
-        known ?? counts.of(after) + Math.ceil(Math.max(0, charsOf(message).totalChars - charsOf(after).totalChars) / CHARS_PER_TOKEN_ESTIMATE);
+        known ??
+        counts.of(after) +
+          Math.ceil(Math.max(0, charsOf(message).totalChars - charsOf(after).totalChars) / CHARS_PER_TOKEN_ESTIMATE);
     }
     const scaled = Math.ceil(ratio * local);
     return estimateAnchor === undefined ? scaled : estimateAnchor.inputTokens + scaled;
@@ -392,7 +449,9 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
     },
     prepare(messages, prepareOptions) {
       if (!Array.isArray(messages)) {
-        return Promise.reject(new InvalidMessageError('messages', `expected an array of messages, got ${describeValue(messages)}`));
+        return Promise.reject(
+          new InvalidMessageError('messages', `expected an array of messages, got ${describeValue(messages)}`),
+        );
       }
       let checked: PrepareOptions;
       try {
@@ -407,8 +466,13 @@ export function createContextManagerWith<M>(options: ResolvedContextManagerOptio
     },
     async offloadOutput(output, toolCall) {
       if (session === undefined && options.sessionId === AUTO_SESSION_ID) {
-        if (typeof output !== 'string') throw new InvalidOptionError(`output must be a string (the tool's output as the model would read it), got ${describeValue(output)}`);
-        logger.warn('context manager: offloadOutput before the first prepare of an "auto" session (no session yet): the output stays inline');
+        if (typeof output !== 'string')
+          throw new InvalidOptionError(
+            `output must be a string (the tool's output as the model would read it), got ${describeValue(output)}`,
+          );
+        logger.warn(
+          'context manager: offloadOutput before the first prepare of an "auto" session (no session yet): the output stays inline',
+        );
         return output;
       }
       const access = session ?? resolveSession([]);

@@ -90,9 +90,10 @@ export interface EstimateAnchor {
  * Estimated prompt tokens of `messages`: without an anchor, `ratio ×` the local count of every
  * message; with one, the provider's figure, less `ratio ×` what the manager removed from the
  * messages it covered (changed since: offloaded), plus `ratio ×` the local count of the rest.
- * `localOf` gives a message's local count (or an upper bound of it, for an upper bound of the
- * estimate); the messages of the anchor's base are always counted exactly. `messages` must have
- * the base's length when an anchor is given.
+ * `localOf` gives a message's local count, and `baseOf` that of a message of the anchor's base
+ * the manager changed since (exact by default; an upper bound of the first and a lower bound of
+ * the second give an upper bound of the estimate). `messages` must have the base's length when
+ * an anchor is given.
  */
 export function estimateHistoryTokens(
   messages: readonly Message[],
@@ -100,6 +101,7 @@ export function estimateHistoryTokens(
   counts: LocalCounts,
   anchor: EstimateAnchor | undefined,
   localOf: (message: Message) => number = counts.of,
+  baseOf: (message: Message) => number = counts.of,
 ): number {
   let local = 0;
   let start = 0;
@@ -108,7 +110,7 @@ export function estimateHistoryTokens(
     for (let index = 0; index < start; index += 1) {
       const before = anchor.base[index] as Message;
       const message = messages[index] as Message;
-      if (message !== before) local += localOf(message) - counts.of(before);
+      if (message !== before) local += localOf(message) - baseOf(before);
     }
   }
   for (let index = start; index < messages.length; index += 1) local += localOf(messages[index] as Message);

@@ -409,8 +409,8 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
       }
       const tokens: RecordedTokens = {
         tokenizer: ports.tokenizerId ?? 'unknown',
-        // every message counted, so a manager that meets this history again tokenizes none of it
-        counts: output.map((message) => (ports.tokenizerId === undefined ? null : counts.of(message))),
+        // the messages counted so far (a message never needed exactly stays uncounted: null), so a manager that meets this history again tokenizes none of them
+        counts: output.map((message) => (ports.tokenizerId === undefined ? null : (counts.peek(message) ?? null))),
       };
       const written = await writeRecord({ version: RECORD_VERSION, kind: 'count', span, tokens, calibration }, call);
       if (written === undefined) return;
