@@ -63,7 +63,6 @@ function nonEmpty(value: string | undefined): string | undefined {
   return trimmed === undefined || trimmed === '' ? undefined : trimmed;
 }
 
-/** Wraps a summarizer so that each use logs `warning` first. */
 function warnOnUse(summarizer: Summarizer, logger: Logger, warning: string): Summarizer {
   return {
     summarize(messages, options) {

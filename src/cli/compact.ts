@@ -67,7 +67,6 @@ async function assertWorkDirectory(workDir: string): Promise<void> {
   if (!isDirectory) throw new UsageError(`--work-dir ${workDir}: not a directory`, 'compact');
 }
 
-/** Lines that tell what compaction did, or why it did not. */
 function describeOutcome(
   result: CompactResult,
   figures: { tokensBefore: number; tokensAfter: number; thresholdTokens: number; limit: number; ratio: number },

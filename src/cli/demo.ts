@@ -116,13 +116,11 @@ export async function runDemo(args: readonly string[], io: CommandIo): Promise<v
     style.dim(`Everything runs offline; files go to ${toTerminalText(demoDir)}`),
   );
 
-  // 1. count
   const original = session.messages;
   const before = measureContext(asTranscript(original));
   await print(renderStepHeading(style, 1, 'count', 'where the context goes'));
   await print(renderCountReport(before, { source: 'sample session', style, width, title: 'agent-context count' }));
 
-  // 2. offload
   const offload = await offloadToolResults(original, { outputDir: offloadDir });
   await print(renderStepHeading(style, 2, 'offload', 'large tool results to files, default thresholds'));
   if (offload.offloadedCount === 0) {
@@ -136,7 +134,6 @@ export async function runDemo(args: readonly string[], io: CommandIo): Promise<v
     );
   }
 
-  // 3. count
   const afterOffload = measureContext(asTranscript(offload.messages));
   await print(
     renderStepHeading(style, 3, 'count', 'after offload'),
@@ -144,7 +141,6 @@ export async function runDemo(args: readonly string[], io: CommandIo): Promise<v
     ...renderRoleBars(afterOffload, style),
   );
 
-  // 4. compact
   const window = sizeDemoWindow(countTokens(original));
   await print(
     renderStepHeading(style, 4, 'compact', 'extractive summary, offline'),
@@ -185,7 +181,6 @@ export async function runDemo(args: readonly string[], io: CommandIo): Promise<v
     ),
   );
 
-  // 5. count
   const afterCompaction = measureContext(asTranscript(compaction.messages));
   await print(
     renderStepHeading(style, 5, 'count', 'after compaction'),

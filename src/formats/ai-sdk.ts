@@ -40,7 +40,6 @@ export type AiSdkMessage =
   | { role: 'assistant'; content: string | readonly AiSdkPart[] }
   | { role: 'tool'; content: readonly AiSdkPart[] };
 
-/** A tool's output in a `tool-result` part. */
 interface ToolResultOutput {
   type: string;
   value?: unknown;
@@ -75,7 +74,6 @@ function checkTextParts(parts: readonly Fields[], index: number, field: string):
   }
 }
 
-/** The canonical content and error flag of a tool output. */
 function readOutput(
   output: unknown,
   index: number,

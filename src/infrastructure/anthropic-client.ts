@@ -188,9 +188,7 @@ const PACKAGE_NAME = '@anthropic-ai/sdk';
  * rejects with the SDK's own error, with a numeric `retryAfterMs` added when the response
  * carried `retry-after-ms` or `retry-after`; an abort rejects with the signal's reason.
  *
- * The SDK is imported only when no `client` is passed. A client this function constructs has
- * the SDK's retries off (`maxRetries: 0`) unless told otherwise; a passed client keeps its
- * settings.
+ * The SDK is imported only when no `client` is passed.
  *
  * `summarizeConversation(request, options)` sends the conversation's own request plus one user
  * message, with a prompt-cache breakpoint after the conversation (`summaryMode:

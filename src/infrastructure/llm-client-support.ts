@@ -133,7 +133,6 @@ export function resolveReplyMaxTokens(options: LlmSummarizeOptions): number {
   return options.maxTokens ?? computeSummaryMaxTokens(DEFAULT_SUMMARY_MAX_WORDS);
 }
 
-/** The `usage` a reply of type `R` may carry. */
 type UsageOf<R> = R extends { usage?: infer U } ? NonNullable<U> : never;
 
 /**

@@ -5,7 +5,6 @@
 import { readFile, realpath as resolveRealPath, stat } from 'node:fs/promises';
 import type { FileReader } from '../core/ports.js';
 
-/** Reads a file as UTF-8. */
 async function read(absPath: string): Promise<string> {
   return readFile(absPath, 'utf8');
 }
@@ -19,7 +18,6 @@ async function exists(absPath: string): Promise<boolean> {
   }
 }
 
-/** The canonical path, symlinks followed (`fs.realpath`). */
 async function realpath(absPath: string): Promise<string> {
   return resolveRealPath(absPath);
 }

@@ -37,7 +37,6 @@ async function ensureDir(dirPath: string): Promise<void> {
   }
 }
 
-/** Lists the names in a directory; `[]` when it does not exist. */
 async function listDir(dirPath: string): Promise<string[]> {
   try {
     return await readdir(dirPath);

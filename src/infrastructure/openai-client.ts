@@ -137,9 +137,7 @@ const PACKAGE_NAME = 'openai';
  * when the response carried `retry-after-ms` or `retry-after`; an abort rejects with the
  * signal's reason.
  *
- * The SDK is imported only when no `client` is passed. A client this function constructs has
- * the SDK's retries off (`maxRetries: 0`) unless told otherwise; a passed client keeps its
- * settings.
+ * The SDK is imported only when no `client` is passed.
  *
  * @throws {@link MissingDependencyError} (code `MISSING_DEPENDENCY`) when `openai` is needed
  * and not installed; {@link InvalidOptionError} for a bad `model`, `maxRetries` or

@@ -361,7 +361,6 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   };
 }
 
-/** Options checked, before anything else happens. */
 function checkOptions(options: RedisStoreOptions): {
   client?: RedisLike;
   url?: string;
@@ -437,7 +436,6 @@ function notOurs(key: string): Error {
   );
 }
 
-/** A bulk-string reply as text. */
 function toText(reply: unknown): string {
   if (typeof reply === 'string') return reply;
   if (reply instanceof Uint8Array) return new TextDecoder().decode(reply);

@@ -433,7 +433,6 @@ export function createS3Store(options: S3StoreOptions): S3Store {
   }
 }
 
-/** Checks the options eagerly, before any request. */
 function checkOptions(options: S3StoreOptions): {
   bucket: string;
   prefix: string;

@@ -37,7 +37,6 @@ interface ToolResultPlace {
   isError: boolean;
 }
 
-/** Every `tool_result` block of a canonical history, in order. */
 function findToolResults(canonical: readonly Message[]): ToolResultPlace[] {
   const places: ToolResultPlace[] = [];
   canonical.forEach((message, messageIndex) => {

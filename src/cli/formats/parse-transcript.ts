@@ -31,7 +31,6 @@ function describeStart(text: string): string {
   return JSON.stringify(start.length < text.length ? `${start}...` : start);
 }
 
-/** Whether a JSON text parses. */
 function isValidJson(text: string): boolean {
   try {
     JSON.parse(text);

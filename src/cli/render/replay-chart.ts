@@ -69,7 +69,6 @@ export function computeNiceScale(peak: number): NiceScale {
   return { top: Math.max(step, Math.ceil(Math.max(1, peak) / step) * step), step };
 }
 
-/** For each column, the range of points it shows. */
 function mapColumns(pointCount: number, maxColumns: number): Array<{ from: number; to: number }> {
   const columns = pointCount >= maxColumns ? maxColumns : pointCount * Math.floor(maxColumns / pointCount);
   const ranges: Array<{ from: number; to: number }> = [];

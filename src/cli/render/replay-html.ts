@@ -66,7 +66,6 @@ function formatNumber(value: number): string {
   return Number(value.toFixed(1)).toString();
 }
 
-/** One chart as an `<svg>` element. */
 function renderChart(spec: ChartSpec): string {
   const count = Math.max(1, spec.lines[0]?.values.length ?? 1);
   const plotWidth = CHART_WIDTH - MARGIN.left - MARGIN.right;

@@ -111,7 +111,6 @@ export function holdsText(text: string, needle: string): boolean {
   return text.includes(needle) || text.includes(JSON.stringify(needle).slice(1, -1));
 }
 
-/** The line of `text` around `start`. */
 function lineAround(text: string, start: number): string {
   const lineStart = text.lastIndexOf('\n', start) + 1;
   const lineEnd = text.indexOf('\n', start);

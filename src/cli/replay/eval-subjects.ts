@@ -73,7 +73,6 @@ const EDITOR_EDITS = new Set(['create', 'str_replace', 'insert', 'undo_edit']);
 const EDITING_TOOL = /edit|write|patch|replace|insert|create|append|update|delete|remove|rename|move/;
 const READING_TOOL = /read|view|open|(?:^|[^a-z])cat(?:[^a-z]|$)/;
 const SHELL_TOOL = /bash|shell|terminal|command|exec|^run$|^sh$/;
-/** A line that reports a failure. */
 const FAILURE_LINE = /error|exception|fail|fatal|panic|traceback|denied|not found|cannot|unable/i;
 /** A line holding an error message: `TypeError: ...`, `error[E0308]: ...`, `fatal: ...`. */
 const ERROR_MESSAGE = /(?:Error|Exception)\b|^error\b|fatal|panic|traceback/i;
@@ -217,7 +216,6 @@ function readPaths(input: unknown): string[] {
   return [...new Set(paths)];
 }
 
-/** The command a shell tool's input runs, or `undefined`. */
 function readCommand(input: unknown): string | undefined {
   const fields = fieldsOf(input);
   const value = fields.command ?? fields.cmd;

@@ -48,7 +48,6 @@ export const MIN_KEPT_BLOCK_CHARS = 2_000;
 /** Tokens the conversation must have room for in a request; a smaller `inputMaxTokens` is rejected. */
 export const MIN_SUMMARY_CONVERSATION_TOKENS = 1_000;
 
-// computeMinSummaryInputTokens, remembered per counter and word budget
 const minimumsByCounter = new WeakMap<TokenCounter, Map<number, number>>();
 
 /**
@@ -382,7 +381,6 @@ class CountingPlanner implements RequestPlanner {
   }
 }
 
-/** Whether a cuttable part of the message is longer than `keep` chars. */
 function isCutAt(layout: MessageLayout, keep: number): boolean {
   return layout.cuttableLengths.some((length) => length > keep);
 }

@@ -103,7 +103,6 @@ export function readSlashCommand(text: string): string | undefined {
   return args === '' ? command : `${command} ${args}`;
 }
 
-/** What one text block of a user message is. */
 type TextKind =
   { kind: 'command'; text: string } | { kind: 'caveat' } | { kind: 'command-output' } | { kind: 'text'; text: string };
 

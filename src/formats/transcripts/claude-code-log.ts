@@ -31,7 +31,6 @@ export interface RebuiltClaudeCodeLog {
   lines: number[];
 }
 
-/** Line types that carry a conversation message. */
 const MESSAGE_LINE_TYPES = new Set(['user', 'assistant']);
 
 /** Line types Claude Code writes; a line of another type is still one when it has the log's own fields. */

@@ -66,7 +66,6 @@ async function offloadModelOutput(
   return providerOptions === undefined ? { type, value: kept } : { type, value: kept, providerOptions };
 }
 
-/** Whether `value` looks like one of the AI SDK's tool result outputs. */
 function isToolResultOutput(value: unknown): value is AiSdkToolResultOutput {
   return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
 }

@@ -43,7 +43,6 @@ export type CompactingSession = OpenAIResponsesCompactionAwareSession & {
   readonly session: Session;
 };
 
-/** Every method of the `Session` interface a session must have. */
 const SESSION_METHODS = ['getSessionId', 'getItems', 'addItems', 'popItem', 'clearSession'] as const;
 
 function assertSession(session: unknown): asserts session is Session {

@@ -122,7 +122,6 @@ export function withOffload<T extends AnyFunctionTool>(tool: T, manager: Integra
  * {@link withOffload} for every function tool of a list; other tools (hosted tools, computer,
  * shell, MCP) are returned as they are, as is the read tool.
  *
- * @param tools - an agent's tools.
  * @param manager - `createContextManager({ format: 'openai-agents', ... })`.
  * @throws {InvalidOptionError} when `tools` is not an array or `manager` not a context manager.
  *
