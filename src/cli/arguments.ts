@@ -18,11 +18,9 @@ export interface FlagDefinition {
 export interface CommandArguments {
   /** Flag values by name (`undefined` when absent). */
   values: Readonly<Record<string, string | boolean | undefined>>;
-  /** Positional arguments. */
   positionals: readonly string[];
 }
 
-/** Flags every command takes. */
 export const COMMON_FLAGS: Readonly<Record<string, FlagDefinition>> = {
   help: { type: 'boolean', short: 'h' },
   debug: { type: 'boolean' },
@@ -106,13 +104,11 @@ export function parseCommandArguments(
   return { values: parsed.values, positionals: parsed.positionals };
 }
 
-/** A string flag's value, or `undefined`. */
 export function readStringFlag(parsed: CommandArguments, name: string): string | undefined {
   const value = parsed.values[name];
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Whether a boolean flag was given. */
 export function readBooleanFlag(parsed: CommandArguments, name: string): boolean {
   return parsed.values[name] === true;
 }

@@ -21,7 +21,6 @@ export interface CommandIo {
   stderr: CommandOutput;
 }
 
-/** The process's own standard streams. */
 export function createProcessIo(): CommandIo {
   return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
 }

@@ -99,7 +99,6 @@ function describeOutcome(
   ];
 }
 
-/** Runs `compact` with its arguments. */
 export async function runCompact(args: readonly string[], io: CommandIo): Promise<void> {
   const parsed = parseCommandArguments('compact', args, COMPACT_FLAGS, 1);
   const path = requireInputPath(parsed, 'compact');

@@ -27,7 +27,6 @@ const COUNT_FLAGS = {
   format: { type: 'string' },
 } as const;
 
-/** Runs `count` with its arguments. */
 export async function runCount(args: readonly string[], io: CommandIo): Promise<void> {
   const parsed = parseCommandArguments('count', args, COUNT_FLAGS, 1);
   const path = requireInputPath(parsed, 'count');

@@ -70,7 +70,6 @@ function describeMessage(message: Message): string {
   return toTerminalText(message.content.map((block) => block.type).join(', '));
 }
 
-/** Runs `demo` with its arguments. */
 export async function runDemo(args: readonly string[], io: CommandIo): Promise<void> {
   const parsed = parseCommandArguments('demo', args, DEMO_FLAGS, 0);
   const style = createTerminalStyle(io.stdout);

@@ -4,9 +4,7 @@
  * be read or parsed, a library error).
  */
 
-/** Exit code of a usage error. */
 export const USAGE_EXIT_CODE = 2;
-/** Exit code of a failure. */
 export const FAILURE_EXIT_CODE = 1;
 
 /** An error the command line reports as one line on stderr, then exits with `exitCode`. */

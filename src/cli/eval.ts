@@ -90,7 +90,6 @@ function describeFailure(result: CompactResult, figures: { tokens: number; offlo
   return `not compacted (${result.skippedReason ?? 'unknown reason'})${detail}`;
 }
 
-/** Runs `eval` with its arguments. */
 export async function runEval(args: readonly string[], io: CommandIo): Promise<void> {
   const parsed = parseCommandArguments('eval', args, EVAL_FLAGS, 1);
   const path = requireInputPath(parsed, 'eval');

@@ -56,7 +56,6 @@ ${FORMATS_HELP}
 Exit codes: 0 success, 1 failure (unreadable or invalid input, library error),
 2 usage error (unknown command or flag, missing argument).`;
 
-/** Help of each command. */
 export const COMMAND_HELP: Readonly<Record<CommandName, string>> = {
   count: `Usage: agent-context count <file> [options]
 

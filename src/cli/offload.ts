@@ -27,7 +27,6 @@ const OFFLOAD_FLAGS = {
   format: { type: 'string' },
 } as const;
 
-/** Runs `offload` with its arguments. */
 export async function runOffload(args: readonly string[], io: CommandIo): Promise<void> {
   const parsed = parseCommandArguments('offload', args, OFFLOAD_FLAGS, 1);
   const path = requireInputPath(parsed, 'offload');

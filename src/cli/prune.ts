@@ -116,7 +116,6 @@ function renderReport(dir: string, age: string, cutoff: Date, result: PruneResul
   return lines.join('\n');
 }
 
-/** Runs `prune` with its arguments. */
 export async function runPrune(args: readonly string[], io: CommandIo): Promise<void> {
   const parsed = parseCommandArguments('prune', args, PRUNE_FLAGS, 1);
   const dir = parsed.positionals[0];

@@ -29,7 +29,6 @@ export function selectFileReadOptions(transcript: Pick<ParsedTranscript, 'shape'
   return transcript.shape === 'claude-code' ? CLAUDE_CODE_READS : {};
 }
 
-/** The names `--format` takes. */
 export const FORMAT_NAMES: readonly string[] = Object.values(formats).map((format) => format.name);
 
 /**

@@ -115,7 +115,6 @@ async function assertPageIsNotInput(htmlPath: string | undefined, inputPath: str
     );
 }
 
-/** Runs `replay` with its arguments. */
 export async function runReplay(args: readonly string[], io: CommandIo): Promise<void> {
   const parsed = parseCommandArguments('replay', args, REPLAY_FLAGS, 1);
   const path = requireInputPath(parsed, 'replay');

@@ -38,7 +38,6 @@ export function raceWithSignal<T>(promise: Promise<T>, signal: AbortSignal | und
   });
 }
 
-/** Throws the signal's reason when it has aborted. */
 export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw signal.reason;
 }

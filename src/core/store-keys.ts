@@ -82,7 +82,6 @@ export function joinKey(...segments: string[]): string {
   return segments.filter((segment) => segment !== '').join('/');
 }
 
-/** Every key of `store` under `prefix`, collected. */
 export async function collectKeys(store: ContentStore, prefix: string): Promise<string[]> {
   const keys: string[] = [];
   for await (const key of store.list(prefix)) keys.push(key);

@@ -102,7 +102,6 @@ export function toToolInput(value: unknown): Record<string, unknown> {
   return isRecord(value) ? (value as Record<string, unknown>) : {};
 }
 
-/** A canonical text block. */
 export function textBlock(text: string): TextBlock {
   return { type: 'text', text };
 }

@@ -4,7 +4,6 @@
  */
 import type { Sleep } from '../core/ports.js';
 
-/** The current time. */
 export function systemNow(): Date {
   return new Date();
 }

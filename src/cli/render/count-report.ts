@@ -15,9 +15,7 @@ import { labelFormat, SHAPE_LABELS } from './transcript-labels.js';
 export interface RenderCountReportOptions {
   /** Where the transcript came from (file path or `stdin`), shown in the title. */
   source: string;
-  /** Colours (or plain text). */
   style: TerminalStyle;
-  /** Line width to lay out in. */
   width: number;
   /** Heading of the report. @default `agent-context count` */
   title?: string | undefined;

@@ -22,7 +22,6 @@ export interface ReplayChartOptions {
   height?: number;
   /** The compaction trigger, in tokens: drawn as a dashed line. */
   triggerTokens: number;
-  /** Colours (or none). */
   style: TerminalStyle;
 }
 

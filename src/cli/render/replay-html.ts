@@ -159,7 +159,6 @@ svg{width:100%;height:auto;display:block}.tick{font-size:12px;fill:${COLORS.axis
 td,th{border-bottom:1px solid #e5e7eb;padding:3px 10px;text-align:right}td:last-child,th:last-child{text-align:left}
 `;
 
-/** The whole page for `report`. */
 export function renderReplayHtml(report: ReplayReport): string {
   const { totals } = report;
   const without = report.requests.map((request) => request.tokensWithout);

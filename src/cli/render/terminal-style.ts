@@ -10,9 +10,7 @@ export type TerminalStyle = ReturnType<typeof picocolors.createColors>;
 
 /** A stream that may be a terminal. */
 export interface OutputStream {
-  /** True on a terminal. */
   isTTY?: boolean | undefined;
-  /** Width of the terminal, when it is one. */
   columns?: number | undefined;
 }
 

@@ -4,7 +4,6 @@
 import type { FormatName } from '../../core/format.js';
 import type { Transcript, TranscriptShape } from '../../formats/transcripts/transcript.js';
 
-/** The shapes a transcript comes in. */
 export const SHAPE_LABELS: Readonly<Record<TranscriptShape, string>> = {
   json: 'JSON array of messages',
   'request-body': 'request body',
@@ -12,7 +11,6 @@ export const SHAPE_LABELS: Readonly<Record<TranscriptShape, string>> = {
   'claude-code': 'Claude Code session log',
 };
 
-/** The message formats. */
 export const FORMAT_LABELS: Readonly<Record<FormatName, string>> = {
   anthropic: 'Anthropic Messages',
   'openai-chat': 'OpenAI Chat Completions',

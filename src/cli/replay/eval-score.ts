@@ -25,7 +25,6 @@ export const PROBE_KINDS = [
 /** A kind of probe. */
 export type ProbeKind = (typeof PROBE_KINDS)[number];
 
-/** Each kind for people. */
 export const PROBE_LABELS: Readonly<Record<ProbeKind, string>> = {
   task: 'the task',
   'latest-request': 'the latest request',

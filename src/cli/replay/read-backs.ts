@@ -15,7 +15,6 @@ import { estimateCachedInputCost, type CacheRatios } from './prompt-cache.js';
 
 /** A tool result of a transcript, as it arrived. */
 export interface ArrivedResult {
-  /** Its call id. */
   id: string;
   /** Its text (the string, or its text blocks). */
   text: string;

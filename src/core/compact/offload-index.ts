@@ -87,7 +87,6 @@ export function parseOffloadedEntry(line: string): OffloadedResultEntry | undefi
   return { toolName, toolUseId, input: '', reference };
 }
 
-/** The text of an index of `entries`. */
 export function renderOffloadIndex(entries: readonly OffloadedResultEntry[]): string {
   return [INDEX_TITLE, '', INDEX_NOTE, '', ...entries.map(formatOffloadedEntry), ''].join('\n');
 }

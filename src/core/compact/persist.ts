@@ -29,7 +29,6 @@ export function formatArchiveTimestamp(date: Date): string {
   return `${date.toISOString().slice(0, 19).replaceAll(':', '-')}Z`;
 }
 
-/** The archive file name for a time and a sequence number. */
 export function formatArchiveFileName(date: Date, sequence: number): string {
   return `compact-${formatArchiveTimestamp(date)}-${sequence}.json`;
 }

@@ -50,7 +50,6 @@ export interface CompactStatsInput {
   restoredTokenCounts: readonly number[];
 }
 
-/** Builds the stats of a compaction that happened. */
 export function computeCompactStats(input: CompactStatsInput): CompactStats {
   return {
     originalTokenCount: input.originalTokenCount,

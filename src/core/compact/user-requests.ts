@@ -143,7 +143,6 @@ export interface UserRequestReader {
   readonly requests: Utterance[];
 }
 
-/** Creates a {@link UserRequestReader}. */
 export function createUserRequestReader(): UserRequestReader {
   const requests: Utterance[] = [];
   let caveat = false;
