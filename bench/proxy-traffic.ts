@@ -40,13 +40,36 @@ function sseEvent(event: { type: string; [field: string]: unknown }): string {
  * on, not text).
  */
 export function buildStreamChunks(inputTokens: number, deltas: readonly string[], chunkBytes: number): Buffer[] {
-  const message = { id: 'msg_bench', type: 'message', role: 'assistant', model: 'claude-bench', content: [], stop_reason: null, stop_sequence: null };
+  const message = {
+    id: 'msg_bench',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-bench',
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+  };
   const events = [
-    sseEvent({ type: 'message_start', message: { ...message, usage: { input_tokens: inputTokens, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 1 } } }),
+    sseEvent({
+      type: 'message_start',
+      message: {
+        ...message,
+        usage: {
+          input_tokens: inputTokens,
+          cache_read_input_tokens: 0,
+          cache_creation_input_tokens: 0,
+          output_tokens: 1,
+        },
+      },
+    }),
     sseEvent({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
     ...deltas.map((text) => sseEvent({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } })),
     sseEvent({ type: 'content_block_stop', index: 0 }),
-    sseEvent({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: deltas.length } }),
+    sseEvent({
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: deltas.length },
+    }),
     sseEvent({ type: 'message_stop' }),
   ];
   const bytes = Buffer.from(events.join(''), 'utf8');
@@ -78,7 +101,9 @@ const SHORT_REPLY = ['Looking', ' at the', ' failing', ' test now.'];
  * the figure on to its manager), and answers with `streamAnswer(request)`'s chunks when the
  * request asks for a stream, one chunk per turn of the event loop.
  */
-export async function startBenchUpstream(streamAnswer?: (requestId: string | undefined, inputTokens: number) => Buffer[]): Promise<BenchUpstream> {
+export async function startBenchUpstream(
+  streamAnswer?: (requestId: string | undefined, inputTokens: number) => Buffer[],
+): Promise<BenchUpstream> {
   const exchanges = new Map<string, UpstreamExchange>();
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -140,12 +165,31 @@ export interface ProxyProcess {
  * Runs `agent-context proxy --port 0` in front of `upstream`, from the sources (with the
  * loader this process runs under), with `nodeFlags` (`--cpu-prof`) before the script.
  */
-export async function startProxyProcess(upstream: string, dir: string, nodeFlags: readonly string[] = []): Promise<ProxyProcess> {
-  const child: ChildProcess = spawn(process.execPath, [...process.execArgv, ...nodeFlags, 'src/cli/index.ts', 'proxy', '--port', '0', '--upstream', upstream, '--dir', dir], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1' },
-  });
+export async function startProxyProcess(
+  upstream: string,
+  dir: string,
+  nodeFlags: readonly string[] = [],
+): Promise<ProxyProcess> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      ...process.execArgv,
+      ...nodeFlags,
+      'src/cli/index.ts',
+      'proxy',
+      '--port',
+      '0',
+      '--upstream',
+      upstream,
+      '--dir',
+      dir,
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const lines: string[] = [];
   let pending = '';
@@ -162,7 +206,9 @@ export async function startProxyProcess(upstream: string, dir: string, nodeFlags
       const match = /listening on (http:\/\/\S+)/.exec(output);
       if (match !== null) resolve(match[1] as string);
     });
-    void exited.then(() => reject(new Error(`the proxy exited before listening: ${output}${lines.join('\n')}${pending}`)));
+    void exited.then(() =>
+      reject(new Error(`the proxy exited before listening: ${output}${lines.join('\n')}${pending}`)),
+    );
   });
   return {
     origin,
@@ -205,7 +251,11 @@ const keepAlive = new Agent({ keepAlive: true, maxSockets: 256 });
  * server closed as the request went out is retried once on a new one, as HTTP clients do (the
  * time of both counts).
  */
-export function timeRequest(origin: string, body: Buffer, headers: Readonly<Record<string, string>>): Promise<TimedReply> {
+export function timeRequest(
+  origin: string,
+  body: Buffer,
+  headers: Readonly<Record<string, string>>,
+): Promise<TimedReply> {
   const started = performance.now();
   return sendTimed(origin, body, headers, started).catch((error: unknown) => {
     if ((error as { reusedSocket?: boolean }).reusedSocket !== true) throw error;
@@ -213,19 +263,40 @@ export function timeRequest(origin: string, body: Buffer, headers: Readonly<Reco
   });
 }
 
-function sendTimed(origin: string, body: Buffer, headers: Readonly<Record<string, string>>, started: number): Promise<TimedReply> {
+function sendTimed(
+  origin: string,
+  body: Buffer,
+  headers: Readonly<Record<string, string>>,
+  started: number,
+): Promise<TimedReply> {
   return new Promise((resolve, reject) => {
     let firstByteMs = Number.NaN;
     const outgoing = httpRequest(
       `${origin}/v1/messages`,
-      { method: 'POST', agent: keepAlive, headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'content-length': String(body.length), ...headers } },
+      {
+        method: 'POST',
+        agent: keepAlive,
+        headers: {
+          'content-type': 'application/json',
+          'anthropic-version': '2023-06-01',
+          'content-length': String(body.length),
+          ...headers,
+        },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => {
           if (chunks.length === 0) firstByteMs = performance.now() - started;
           chunks.push(chunk);
         });
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, firstByteMs, totalMs: performance.now() - started, body: Buffer.concat(chunks) }));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            firstByteMs,
+            totalMs: performance.now() - started,
+            body: Buffer.concat(chunks),
+          }),
+        );
         response.on('error', reject);
       },
     );

@@ -44,7 +44,11 @@ export const title = 'Proxy';
 const TOOLS = Array.from({ length: 12 }, (_, index) => ({
   name: `tool_${index}`,
   description: `Tool ${index}. ${'Describes when to use it, what it returns and what to avoid, at length. '.repeat(30)}`,
-  input_schema: { type: 'object', properties: { path: { type: 'string', description: 'An absolute path.' }, limit: { type: 'number' } }, required: ['path'] },
+  input_schema: {
+    type: 'object',
+    properties: { path: { type: 'string', description: 'An absolute path.' }, limit: { type: 'number' } },
+    required: ['path'],
+  },
 }));
 
 /** The request body a client sends: `history` after the system prompt, streamed, the last message marked for the prompt cache. */
@@ -52,9 +56,17 @@ function buildRequestBody(system: string, history: readonly Message[], stream: b
   const messages = history.map((message, index) => {
     if (index !== history.length - 1) return message;
     const blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
-    return { ...message, content: blocks.map((block, position) => (position === blocks.length - 1 ? { ...block, cache_control: { type: 'ephemeral' } } : block)) };
+    return {
+      ...message,
+      content: blocks.map((block, position) =>
+        position === blocks.length - 1 ? { ...block, cache_control: { type: 'ephemeral' } } : block,
+      ),
+    };
   });
-  return Buffer.from(JSON.stringify({ model: 'claude-bench', max_tokens: 4096, stream, system, tools: TOOLS, messages }), 'utf8');
+  return Buffer.from(
+    JSON.stringify({ model: 'claude-bench', max_tokens: 4096, stream, system, tools: TOOLS, messages }),
+    'utf8',
+  );
 }
 
 /** A history of `count` messages with nothing to offload: a task, then small tool calls and results. */
@@ -65,13 +77,29 @@ function buildSmallHistory(count: number): Message[] {
   ];
   for (let step = 0; messages.length < count; step += 1) {
     const id = `toolu_small_${step}`;
-    messages.push({ role: 'assistant', content: [{ type: 'text', text: `Step ${step}: checking the next file.` }, { type: 'tool_use', id, name: 'run_command', input: { command: `grep -n round src/money/part-${step}.ts` } }] });
-    messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: `src/money/part-${step}.ts:${step + 10}: return roundHalfEven(value * 100) / 100;\n`.repeat(4) }] });
+    messages.push({
+      role: 'assistant',
+      content: [
+        { type: 'text', text: `Step ${step}: checking the next file.` },
+        { type: 'tool_use', id, name: 'run_command', input: { command: `grep -n round src/money/part-${step}.ts` } },
+      ],
+    });
+    messages.push({
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: id,
+          content: `src/money/part-${step}.ts:${step + 10}: return roundHalfEven(value * 100) / 100;\n`.repeat(4),
+        },
+      ],
+    });
   }
   return messages.slice(0, count);
 }
 
-const SYSTEM = 'You are a coding agent. Use the tools to read, search and edit the repository; run the tests before you finish.';
+const SYSTEM =
+  'You are a coding agent. Use the tools to read, search and edit the repository; run the tests before you finish.';
 
 /** Sends `body` to the upstream directly and through the proxy, in the order given, `rounds` times after `warmup` untimed rounds. */
 async function comparePaths(
@@ -91,7 +119,9 @@ async function comparePaths(
     direct.push(replies.direct);
     proxied.push(replies.proxied);
   }
-  for (const reply of [...direct, ...proxied]) if (reply.status !== 200) throw new Error(`a request was answered ${reply.status}: ${reply.body.toString('utf8').slice(0, 300)}`);
+  for (const reply of [...direct, ...proxied])
+    if (reply.status !== 200)
+      throw new Error(`a request was answered ${reply.status}: ${reply.body.toString('utf8').slice(0, 300)}`);
   return { direct, proxied };
 }
 
@@ -118,7 +148,14 @@ interface AgentsFigures {
  * (its own credential `<name>-<n>`, so its own session), each to the upstream directly and through the
  * proxy (alternating which goes first). A body is built once and shared by every agent.
  */
-async function runAgents(upstream: BenchUpstream, proxy: string, transcript: readonly Message[], agents: number, requests: number, name = 'bench-agent'): Promise<AgentsFigures> {
+async function runAgents(
+  upstream: BenchUpstream,
+  proxy: string,
+  transcript: readonly Message[],
+  agents: number,
+  requests: number,
+  name = 'bench-agent',
+): Promise<AgentsFigures> {
   const [system, ...history] = transcript;
   const turns = findRequestTurns(history).slice(0, requests);
   if (turns.length < requests) throw new Error(`the transcript holds ${turns.length} requests, not ${requests}`);
@@ -126,14 +163,25 @@ async function runAgents(upstream: BenchUpstream, proxy: string, transcript: rea
   const bodyOf = (request: number): Buffer => {
     let entry = bodies.get(request);
     if (entry === undefined) {
-      entry = { body: buildRequestBody(String(system?.content ?? ''), history.slice(0, turns[request]), true), uses: 0 };
+      entry = {
+        body: buildRequestBody(String(system?.content ?? ''), history.slice(0, turns[request]), true),
+        uses: 0,
+      };
       bodies.set(request, entry);
     }
     entry.uses += 1;
     if (entry.uses === agents) bodies.delete(request);
     return entry.body;
   };
-  const figures: AgentsFigures = { added: [], indices: [], direct: [], proxied: [], requests: 0, lastBodyBytes: 0, elapsedMs: 0 };
+  const figures: AgentsFigures = {
+    added: [],
+    indices: [],
+    direct: [],
+    proxied: [],
+    requests: 0,
+    lastBodyBytes: 0,
+    elapsedMs: 0,
+  };
   const started = performance.now();
   await Promise.all(
     Array.from({ length: agents }, async (_, agent) => {
@@ -144,7 +192,10 @@ async function runAgents(upstream: BenchUpstream, proxy: string, transcript: rea
         const sendDirect = () => timeRequest(upstream.origin, body, headers);
         const sendProxied = () => timeRequest(proxy, body, { ...headers, 'x-api-key': `${name}-${agent}` });
         const { direct, proxied } = await sendBothWays((agent + request) % 2 === 0, sendDirect, sendProxied);
-        if (direct.status !== 200 || proxied.status !== 200) throw new Error(`agent ${agent}, request ${request}: answered ${direct.status} directly, ${proxied.status} through the proxy`);
+        if (direct.status !== 200 || proxied.status !== 200)
+          throw new Error(
+            `agent ${agent}, request ${request}: answered ${direct.status} directly, ${proxied.status} through the proxy`,
+          );
         figures.direct.push(direct.totalMs);
         figures.proxied.push(proxied.totalMs);
         figures.added.push(proxied.totalMs - direct.totalMs);
@@ -162,9 +213,21 @@ function formatFigure(ms: number): string {
 }
 
 /** The row of a single-request case: the proxied median, the direct one as its baseline, the time added against `goalMs`. */
-function buildAddedRow(name: string, replies: { direct: TimedReply[]; proxied: TimedReply[] }, figure: 'firstByteMs' | 'totalMs', about: string, goalMs: number): BenchRow {
-  const direct = percentile(replies.direct.map((reply) => reply[figure]), 0.5);
-  const proxied = percentile(replies.proxied.map((reply) => reply[figure]), 0.5);
+function buildAddedRow(
+  name: string,
+  replies: { direct: TimedReply[]; proxied: TimedReply[] },
+  figure: 'firstByteMs' | 'totalMs',
+  about: string,
+  goalMs: number,
+): BenchRow {
+  const direct = percentile(
+    replies.direct.map((reply) => reply[figure]),
+    0.5,
+  );
+  const proxied = percentile(
+    replies.proxied.map((reply) => reply[figure]),
+    0.5,
+  );
   return {
     name,
     medianMs: proxied,
@@ -176,7 +239,11 @@ function buildAddedRow(name: string, replies: { direct: TimedReply[]; proxied: T
 }
 
 /** Sends a request both ways, the direct one first or second. */
-async function sendBothWays(directFirst: boolean, sendDirect: () => Promise<TimedReply>, sendProxied: () => Promise<TimedReply>): Promise<{ direct: TimedReply; proxied: TimedReply }> {
+async function sendBothWays(
+  directFirst: boolean,
+  sendDirect: () => Promise<TimedReply>,
+  sendProxied: () => Promise<TimedReply>,
+): Promise<{ direct: TimedReply; proxied: TimedReply }> {
   if (directFirst) {
     const direct = await sendDirect();
     return { direct, proxied: await sendProxied() };
@@ -188,7 +255,11 @@ async function sendBothWays(directFirst: boolean, sendDirect: () => Promise<Time
 export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
   const root = await mkdtemp(join(tmpdir(), 'aco-bench-proxy-'));
   let longAnswerFor: string | undefined;
-  const upstream = await startBenchUpstream((requestId, inputTokens) => (requestId !== undefined && requestId === longAnswerFor ? buildLongAnswer(inputTokens) : undefined) ?? buildStreamChunks(inputTokens, ['Looking', ' at the', ' failing', ' test now.'], 1 << 16));
+  const upstream = await startBenchUpstream(
+    (requestId, inputTokens) =>
+      (requestId !== undefined && requestId === longAnswerFor ? buildLongAnswer(inputTokens) : undefined) ??
+      buildStreamChunks(inputTokens, ['Looking', ' at the', ' failing', ' test now.'], 1 << 16),
+  );
   const rows: BenchRow[] = [];
   try {
     const profileDir = process.env.PROXY_BENCH_CPU_PROF;
@@ -199,22 +270,52 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
       // --- time to first byte of a streamed answer
       const shortBody = buildRequestBody(SYSTEM, buildSmallHistory(10), true);
       const firstByte = await comparePaths(upstream, proxy.origin, shortBody, { [ANSWER_HEADER]: 'stream' }, rounds);
-      rows.push(buildAddedRow('time to first byte of a streamed answer, through the proxy', firstByte, 'firstByteMs', `${rounds} requests of 10 messages`, 2));
+      rows.push(
+        buildAddedRow(
+          'time to first byte of a streamed answer, through the proxy',
+          firstByte,
+          'firstByteMs',
+          `${rounds} requests of 10 messages`,
+          2,
+        ),
+      );
 
       // --- a 200-message history with nothing to offload
       const longBody = buildRequestBody(SYSTEM, buildSmallHistory(200), false);
-      const whole = await comparePaths(upstream, proxy.origin, longBody, { [REQUEST_ID_HEADER]: 'history-200' }, rounds);
+      const whole = await comparePaths(
+        upstream,
+        proxy.origin,
+        longBody,
+        { [REQUEST_ID_HEADER]: 'history-200' },
+        rounds,
+      );
       const received = upstream.exchanges.get('history-200')?.received;
-      if (received === undefined || !received.equals(longBody)) throw new Error('the 200-message body with nothing to offload did not reach the upstream byte for byte');
+      if (received === undefined || !received.equals(longBody))
+        throw new Error('the 200-message body with nothing to offload did not reach the upstream byte for byte');
       const sameBytes = `${(longBody.length / 1024).toFixed(0)} KB body reached the upstream byte for byte`;
-      rows.push(buildAddedRow('a request of 200 messages with nothing to offload, through the proxy', whole, 'totalMs', sameBytes, 3));
+      rows.push(
+        buildAddedRow(
+          'a request of 200 messages with nothing to offload, through the proxy',
+          whole,
+          'totalMs',
+          sameBytes,
+          3,
+        ),
+      );
 
       // --- a long streamed answer, byte for byte
       longAnswerFor = 'long-answer';
-      const streamed = await timeRequest(proxy.origin, shortBody, { [ANSWER_HEADER]: 'stream', [REQUEST_ID_HEADER]: longAnswerFor, 'x-api-key': 'bench-key' });
+      const streamed = await timeRequest(proxy.origin, shortBody, {
+        [ANSWER_HEADER]: 'stream',
+        [REQUEST_ID_HEADER]: longAnswerFor,
+        'x-api-key': 'bench-key',
+      });
       const sent = upstream.exchanges.get(longAnswerFor)?.sent;
       const identical = sent !== undefined && streamed.body.equals(sent);
-      const streamedDirect = await timeRequest(upstream.origin, shortBody, { [ANSWER_HEADER]: 'stream', [REQUEST_ID_HEADER]: longAnswerFor });
+      const streamedDirect = await timeRequest(upstream.origin, shortBody, {
+        [ANSWER_HEADER]: 'stream',
+        [REQUEST_ID_HEADER]: longAnswerFor,
+      });
       if (!identical) throw new Error('the streamed answer reached the client changed');
       rows.push({
         name: 'a streamed answer passes through unchanged',
@@ -243,7 +344,9 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
       const cpuAfter = agentsProxy.cpuMs();
       cpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
     } catch (error) {
-      throw new Error(`the agents' run failed; the proxy's last lines:\n${agentsProxy.lines.slice(-20).join('\n')}`, { cause: error });
+      throw new Error(`the agents' run failed; the proxy's last lines:\n${agentsProxy.lines.slice(-20).join('\n')}`, {
+        cause: error,
+      });
     } finally {
       await agentsProxy.stop();
     }

@@ -230,7 +230,9 @@ function parseSpliced(raw: Buffer, previous: ParsedBody, reused: number): Parsed
   const end = spans[reused * 2 - 1] as number;
   const layout = scanLayout(raw, { ...previous.layout, spans: spans.slice(0, reused * 2) });
   if (layout === undefined) return undefined;
-  const value = JSON.parse(`${raw.toString('utf8', 0, start)}${'0,'.repeat(reused - 1)}0${raw.toString('utf8', end)}`) as unknown;
+  const value = JSON.parse(
+    `${raw.toString('utf8', 0, start)}${'0,'.repeat(reused - 1)}0${raw.toString('utf8', end)}`,
+  ) as unknown;
   const items = historyItems(value);
   if (items === undefined || items.length * 2 !== layout.spans.length) return undefined;
   for (let index = 0; index < reused; index += 1) {
@@ -245,7 +247,9 @@ function parseWhole(raw: Buffer): ParsedBody | { value: unknown; layout?: undefi
   const value = JSON.parse(raw.toString('utf8')) as unknown;
   const items = historyItems(value);
   const layout = items === undefined ? undefined : scanLayout(raw);
-  return layout !== undefined && items !== undefined && items.length * 2 === layout.spans.length ? { raw, value, layout, items } : { value };
+  return layout !== undefined && items !== undefined && items.length * 2 === layout.spans.length
+    ? { raw, value, layout, items }
+    : { value };
 }
 
 /**

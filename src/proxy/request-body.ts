@@ -43,13 +43,21 @@ export function readRequestBody(request: IncomingMessage, maxBytes: number): Pro
  * Answers with an error in the provider's shape. A body left unread (too large) cannot be
  * drained at no cost, so that connection is closed after the answer.
  */
-export function sendError(response: ServerResponse, provider: ProxyProvider, kind: ProxyErrorKind, message: string): void {
+export function sendError(
+  response: ServerResponse,
+  provider: ProxyProvider,
+  kind: ProxyErrorKind,
+  message: string,
+): void {
   if (response.headersSent) {
     response.destroy();
     return;
   }
   const body = formatErrorBody(provider, kind, message);
-  const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+  const headers: Record<string, string | number> = {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+  };
   if (kind === 'too-large') headers.connection = 'close';
   response.writeHead(ERROR_STATUS[kind], headers);
   response.end(body);

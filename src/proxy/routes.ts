@@ -46,7 +46,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** The fields of `usage` that are token counts (finite numbers >= 0), renamed. */
-function pickCounts(usage: unknown, names: Readonly<Partial<Record<keyof UsageFigures, string>>>): Partial<UsageFigures> | undefined {
+function pickCounts(
+  usage: unknown,
+  names: Readonly<Partial<Record<keyof UsageFigures, string>>>,
+): Partial<UsageFigures> | undefined {
   if (!isRecord(usage)) return undefined;
   const figures: Partial<UsageFigures> = {};
   for (const [figure, field] of Object.entries(names) as [keyof UsageFigures, string][]) {
@@ -56,7 +59,11 @@ function pickCounts(usage: unknown, names: Readonly<Partial<Record<keyof UsageFi
   return Object.keys(figures).length === 0 ? undefined : figures;
 }
 
-const ANTHROPIC_USAGE = { inputTokens: 'input_tokens', cacheReadInputTokens: 'cache_read_input_tokens', cacheCreationInputTokens: 'cache_creation_input_tokens' } as const;
+const ANTHROPIC_USAGE = {
+  inputTokens: 'input_tokens',
+  cacheReadInputTokens: 'cache_read_input_tokens',
+  cacheCreationInputTokens: 'cache_creation_input_tokens',
+} as const;
 const RESPONSES_USAGE = { inputTokens: 'input_tokens' } as const;
 const CHAT_USAGE = { inputTokens: 'prompt_tokens' } as const;
 
@@ -68,7 +75,8 @@ const ROUTES: readonly ProxyRoute[] = [
     // a Message body, or the stream's `message_start` (its message's usage) and `message_delta` (final figures)
     readUsage(payload) {
       if (!isRecord(payload)) return undefined;
-      if (payload.type === 'message_start' && isRecord(payload.message)) return pickCounts(payload.message.usage, ANTHROPIC_USAGE);
+      if (payload.type === 'message_start' && isRecord(payload.message))
+        return pickCounts(payload.message.usage, ANTHROPIC_USAGE);
       return pickCounts(payload.usage, ANTHROPIC_USAGE);
     },
   },
@@ -124,11 +132,16 @@ const OPENAI_ERROR_TYPES: Readonly<Record<ProxyErrorKind, string>> = {
 };
 
 /** The HTTP status of each kind of error. */
-export const ERROR_STATUS: Readonly<Record<ProxyErrorKind, number>> = { 'invalid-request': 400, 'too-large': 413, 'bad-gateway': 502 };
+export const ERROR_STATUS: Readonly<Record<ProxyErrorKind, number>> = {
+  'invalid-request': 400,
+  'too-large': 413,
+  'bad-gateway': 502,
+};
 
 /** An error body in the provider's own shape, so the client's SDK reports it as it would the provider's. */
 export function formatErrorBody(provider: ProxyProvider, kind: ProxyErrorKind, message: string): string {
-  if (provider === 'anthropic') return JSON.stringify({ type: 'error', error: { type: ANTHROPIC_ERROR_TYPES[kind], message } });
+  if (provider === 'anthropic')
+    return JSON.stringify({ type: 'error', error: { type: ANTHROPIC_ERROR_TYPES[kind], message } });
   return JSON.stringify({ error: { message, type: OPENAI_ERROR_TYPES[kind], param: null, code: null } });
 }
 

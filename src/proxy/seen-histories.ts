@@ -28,7 +28,8 @@ export function createSeenHistories(maxSessions: number): SeenHistories {
       const previous = histories.get(key);
       if (previous !== undefined) {
         const shared = Math.min(previous.length, messages.length);
-        for (let index = 0; index < shared && isDeepEqual(messages[index], previous[index]); index += 1) messages[index] = previous[index] as Message;
+        for (let index = 0; index < shared && isDeepEqual(messages[index], previous[index]); index += 1)
+          messages[index] = previous[index] as Message;
       }
       histories.set(key, messages);
       return messages;

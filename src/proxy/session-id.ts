@@ -60,7 +60,9 @@ export function readSessionHeader(headers: IncomingHttpHeaders): { sessionId: st
   if (value === undefined) return { sessionId: undefined };
   const name = Array.isArray(value) ? value[0] : value;
   if (name === undefined || !isSafePathSegment(name)) {
-    return { error: `the ${SESSION_HEADER} header must be 1-200 characters of letters, digits, ".", "_" and "-" (not "." or ".."), got ${JSON.stringify(String(name).slice(0, 40))}` };
+    return {
+      error: `the ${SESSION_HEADER} header must be 1-200 characters of letters, digits, ".", "_" and "-" (not "." or ".."), got ${JSON.stringify(String(name).slice(0, 40))}`,
+    };
   }
   return { sessionId: name };
 }

@@ -15,7 +15,13 @@ export type ManagerFactory = (current: () => UpstreamRequest | undefined) => Con
 /** Warm managers by key, each preparing one request at a time. */
 export interface WarmManagers {
   /** Prepares `messages` on the manager of `key` (created with `create` when it has none) for `request`. */
-  prepare(key: string, create: ManagerFactory, request: UpstreamRequest, messages: readonly Message[], options: PrepareOptions): Promise<PrepareResult<Message>>;
+  prepare(
+    key: string,
+    create: ManagerFactory,
+    request: UpstreamRequest,
+    messages: readonly Message[],
+    options: PrepareOptions,
+  ): Promise<PrepareResult<Message>>;
 }
 
 interface WarmManager {

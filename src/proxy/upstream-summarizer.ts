@@ -10,7 +10,11 @@ import { computeSummaryMaxTokens, createLlmSummarizer } from '../core/compact/su
 import { buildSummaryInstruction } from '../core/compact/summary-prompt.js';
 import type { LlmClient, LlmSummarizeOptions, SummarizerOptions } from '../core/ports.js';
 import type { Message } from '../core/types.js';
-import { createAnthropicLlmClient, type AnthropicLike, type AnthropicMessageLike } from '../infrastructure/anthropic-client.js';
+import {
+  createAnthropicLlmClient,
+  type AnthropicLike,
+  type AnthropicMessageLike,
+} from '../infrastructure/anthropic-client.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
 import { upstreamUrl } from './forward.js';
 import type { ProxyRoute } from './routes.js';
@@ -27,7 +31,20 @@ export interface UpstreamRequest {
 }
 
 /** Headers of the client's request that do not apply to a request the proxy makes itself. */
-const DROPPED_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'accept-encoding', 'content-type', SESSION_HEADER]);
+const DROPPED_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+  'accept-encoding',
+  'content-type',
+  SESSION_HEADER,
+]);
 
 function summaryHeaders(rawHeaders: readonly string[]): Headers {
   const headers = new Headers();
@@ -55,7 +72,12 @@ class UpstreamSummaryError extends Error {
 
 async function postJson(request: UpstreamRequest, body: unknown, signal: AbortSignal | undefined): Promise<unknown> {
   const url = upstreamUrl(request.upstream, request.route.path);
-  const response = await fetch(url, { method: 'POST', headers: summaryHeaders(request.rawHeaders), body: JSON.stringify(body), ...(signal !== undefined && { signal }) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: summaryHeaders(request.rawHeaders),
+    body: JSON.stringify(body),
+    ...(signal !== undefined && { signal }),
+  });
   if (!response.ok) {
     await response.body?.cancel();
     throw new UpstreamSummaryError(response.status, response.headers.get('retry-after'));
@@ -90,8 +112,17 @@ function createOpenAIClient(request: UpstreamRequest): LlmClient {
     async summarize(prompt: string, model: string, options: LlmSummarizeOptions = {}): Promise<string> {
       const body =
         request.route.path === '/v1/responses'
-          ? { model, input: prompt, store: false, ...(options.maxTokens !== undefined && { max_output_tokens: options.maxTokens }) }
-          : { model, messages: [{ role: 'user', content: prompt }], ...(options.maxTokens !== undefined && { max_completion_tokens: options.maxTokens }) };
+          ? {
+              model,
+              input: prompt,
+              store: false,
+              ...(options.maxTokens !== undefined && { max_output_tokens: options.maxTokens }),
+            }
+          : {
+              model,
+              messages: [{ role: 'user', content: prompt }],
+              ...(options.maxTokens !== undefined && { max_completion_tokens: options.maxTokens }),
+            };
       return readOpenAIText(await postJson(request, body, options.signal));
     },
   };
@@ -106,7 +137,11 @@ function createAnthropicTransport(request: UpstreamRequest): AnthropicLike {
   };
 }
 
-async function summarizeWithAnthropic(request: UpstreamRequest, messages: readonly Message[], options: SummarizerOptions): Promise<string> {
+async function summarizeWithAnthropic(
+  request: UpstreamRequest,
+  messages: readonly Message[],
+  options: SummarizerOptions,
+): Promise<string> {
   const client = await createAnthropicLlmClient({ client: createAnthropicTransport(request) });
   const { model, system, tools, tool_choice: toolChoice, thinking } = request.body;
   return client.summarizeConversation(
@@ -119,7 +154,10 @@ async function summarizeWithAnthropic(request: UpstreamRequest, messages: readon
       messages,
       instruction: buildSummaryInstruction({ maxWords: options.maxWords }),
     },
-    { maxTokens: computeSummaryMaxTokens(options.maxWords), ...(options.signal !== undefined && { signal: options.signal }) },
+    {
+      maxTokens: computeSummaryMaxTokens(options.maxWords),
+      ...(options.signal !== undefined && { signal: options.signal }),
+    },
   );
 }
 
@@ -129,7 +167,11 @@ async function summarizeWithAnthropic(request: UpstreamRequest, messages: readon
  *
  * @throws when there is no request (a compaction outside one).
  */
-export function summarizeUpstream(request: UpstreamRequest | undefined, messages: readonly Message[], options: SummarizerOptions): Promise<string> {
+export function summarizeUpstream(
+  request: UpstreamRequest | undefined,
+  messages: readonly Message[],
+  options: SummarizerOptions,
+): Promise<string> {
   if (request === undefined) return Promise.reject(new Error('no request to ask the summary with'));
   if (request.route.provider === 'anthropic') return summarizeWithAnthropic(request, messages, options);
   const summarizer = createLlmSummarizer(createOpenAIClient(request), {

@@ -35,7 +35,10 @@ function createDecoder(encoding: string): Transform | undefined {
 }
 
 /** Collects figures: later ones override earlier ones field by field. */
-function createFigures(): { merge(figures: Partial<UsageFigures> | undefined): void; result(): UsageFigures | undefined } {
+function createFigures(): {
+  merge(figures: Partial<UsageFigures> | undefined): void;
+  result(): UsageFigures | undefined;
+} {
   let merged: Partial<UsageFigures> = {};
   return {
     merge(figures) {
@@ -54,7 +57,10 @@ function parseJson(text: string): unknown {
 }
 
 /** A reader of decoded text: a whole JSON body, or server-sent events. */
-function createTextReader(route: ProxyRoute, streamed: boolean): { push(text: string): void; finish(): UsageFigures | undefined } {
+function createTextReader(
+  route: ProxyRoute,
+  streamed: boolean,
+): { push(text: string): void; finish(): UsageFigures | undefined } {
   const figures = createFigures();
   if (!streamed) {
     let body = '';
@@ -111,7 +117,11 @@ function createTextReader(route: ProxyRoute, streamed: boolean): { push(text: st
  * A tap for one response of `route`, given its `content-type` and `content-encoding` headers.
  * Whatever goes wrong here (a bad gzip stream, text that is not JSON) only loses the figures.
  */
-export function createUsageTap(route: ProxyRoute, contentType: string | undefined, contentEncoding: string | undefined): UsageTap {
+export function createUsageTap(
+  route: ProxyRoute,
+  contentType: string | undefined,
+  contentEncoding: string | undefined,
+): UsageTap {
   const streamed = (contentType ?? '').toLowerCase().includes('text/event-stream');
   const reader = createTextReader(route, streamed);
   const textDecoder = new TextDecoder('utf-8');

@@ -42,9 +42,23 @@ interface ManagerProcess {
 
 type StoreSpec = { kind: 'file'; dir: string } | { kind: 'redis'; url: string; prefix: string };
 
-async function startProcess(store: StoreSpec, label: string, options: { perRequest?: boolean; summaryDelayMs?: number } = {}): Promise<ManagerProcess> {
-  const settings = { store, sessionId: SESSION, contextTokenLimit: WINDOW, label, summaryDelayMs: options.summaryDelayMs ?? 0, perRequest: options.perRequest ?? false };
-  const child = spawn(process.execPath, ['--import', 'tsx', PROCESS_SCRIPT, JSON.stringify(settings)], { cwd: REPOSITORY_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+async function startProcess(
+  store: StoreSpec,
+  label: string,
+  options: { perRequest?: boolean; summaryDelayMs?: number } = {},
+): Promise<ManagerProcess> {
+  const settings = {
+    store,
+    sessionId: SESSION,
+    contextTokenLimit: WINDOW,
+    label,
+    summaryDelayMs: options.summaryDelayMs ?? 0,
+    perRequest: options.perRequest ?? false,
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', PROCESS_SCRIPT, JSON.stringify(settings)], {
+    cwd: REPOSITORY_ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => (stderr += chunk));
@@ -57,7 +71,12 @@ async function startProcess(store: StoreSpec, label: string, options: { perReque
     const answer = JSON.parse(line) as Answer;
     waiting.get(answer.id)?.(answer);
   });
-  await Promise.race([ready, exited.then((code) => Promise.reject(new Error(`process ${label} exited with ${code} before it was ready:\n${stderr}`)))]);
+  await Promise.race([
+    ready,
+    exited.then((code) =>
+      Promise.reject(new Error(`process ${label} exited with ${code} before it was ready:\n${stderr}`)),
+    ),
+  ]);
   let next = 0;
   return {
     prepare(history, startAt) {
@@ -90,7 +109,13 @@ function buildConversation(turns: number): Message[] {
   for (let turn = 0; turn < turns; turn += 1) {
     const id = `toolu_${String(turn).padStart(3, '0')}`;
     history.push(
-      { role: 'assistant', content: [{ type: 'text', text: `Step ${turn}: reading the log.` }, { type: 'tool_use', id, name: 'bash', input: { command: `cat logs/${turn}.log` } }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: `Step ${turn}: reading the log.` },
+          { type: 'tool_use', id, name: 'bash', input: { command: `cat logs/${turn}.log` } },
+        ],
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: words(700, `log${turn}x`) }] },
       { role: 'assistant', content: words(160, `note${turn}n`) },
       { role: 'user', content: `Good, go on with part ${turn + 1}.` },
@@ -101,7 +126,8 @@ function buildConversation(turns: number): Message[] {
 
 const rebuilt = (messages: readonly Message[]): Message[] => JSON.parse(JSON.stringify(messages)) as Message[];
 const sameJson = (left: unknown, right: unknown): boolean => JSON.stringify(left) === JSON.stringify(right);
-const startsWithJson = (messages: readonly Message[], prefix: readonly Message[]): boolean => sameJson(messages.slice(0, prefix.length), prefix);
+const startsWithJson = (messages: readonly Message[], prefix: readonly Message[]): boolean =>
+  sameJson(messages.slice(0, prefix.length), prefix);
 
 /** The requests of a web chat: the raw history after each turn, from the 2nd on. */
 function requestsOf(history: readonly Message[]): Message[][] {
@@ -113,7 +139,8 @@ function requestsOf(history: readonly Message[]): Message[][] {
 /** Requests whose messages do not start with what the previous request sent. */
 function countPrefixChanges(sent: ReadonlyArray<readonly Message[]>): number {
   let changes = 0;
-  for (let index = 1; index < sent.length; index += 1) if (!startsWithJson(sent[index] as Message[], sent[index - 1] as Message[])) changes += 1;
+  for (let index = 1; index < sent.length; index += 1)
+    if (!startsWithJson(sent[index] as Message[], sent[index - 1] as Message[])) changes += 1;
   return changes;
 }
 
@@ -121,7 +148,10 @@ function countPrefixChanges(sent: ReadonlyArray<readonly Message[]>): number {
  * The same requests through one manager in this process, over the same store in a session of
  * the same length (references, and so token counts, alike): what any set of processes must match.
  */
-async function replayWithOneManager(requests: readonly Message[][], store: ContentStore): Promise<{ sent: Message[][]; summaries: number }> {
+async function replayWithOneManager(
+  requests: readonly Message[][],
+  store: ContentStore,
+): Promise<{ sent: Message[][]; summaries: number }> {
   let summaries = 0;
   const manager = createContextManager({
     store,
@@ -139,7 +169,9 @@ async function compactRecords(store: ContentStore): Promise<string[]> {
   return (await collectKeys(store, `${SESSION}/.records/`)).filter((key) => key.includes('/compact-'));
 }
 
-const redisSkip = redisSuiteSkipReason('manager processes over Redis (tests/integration/context-manager-processes.test.ts)');
+const redisSkip = redisSuiteSkipReason(
+  'manager processes over Redis (tests/integration/context-manager-processes.test.ts)',
+);
 
 interface StoreUnderTest {
   spec(): StoreSpec;
@@ -183,67 +215,86 @@ const stores: Array<[string, () => StoreUnderTest, boolean]> = [
 ];
 
 describe.each(stores)('processes preparing one session over a %s store', (_, createStoreUnderTest, skip) => {
-  it.skipIf(skip)('a restart: a new process continues from the records, raw or prepared history alike, and summarizes nothing again', async () => {
-    const store = createStoreUnderTest();
-    const history = buildConversation(16);
-    const first = await startProcess(store.spec(), 'first', { perRequest: true });
-    const before = await first.prepare(history);
-    await first.stop();
-    expect(before.actions).toContain('compact');
-    expect(before.summaries).toBe(1);
+  it.skipIf(skip)(
+    'a restart: a new process continues from the records, raw or prepared history alike, and summarizes nothing again',
+    async () => {
+      const store = createStoreUnderTest();
+      const history = buildConversation(16);
+      const first = await startProcess(store.spec(), 'first', { perRequest: true });
+      const before = await first.prepare(history);
+      await first.stop();
+      expect(before.actions).toContain('compact');
+      expect(before.summaries).toBe(1);
 
-    const next: Message[] = [
-      { role: 'assistant', content: 'The timeout is fixed.' },
-      { role: 'user', content: 'Now add a test for it.' },
-    ];
-    const second = await startProcess(store.spec(), 'second', { perRequest: true });
-    const fromRaw = await second.prepare(rebuilt([...history, ...next]));
-    const fromPrepared = await second.prepare(rebuilt([...before.messages, ...next]));
-    await second.stop();
+      const next: Message[] = [
+        { role: 'assistant', content: 'The timeout is fixed.' },
+        { role: 'user', content: 'Now add a test for it.' },
+      ];
+      const second = await startProcess(store.spec(), 'second', { perRequest: true });
+      const fromRaw = await second.prepare(rebuilt([...history, ...next]));
+      const fromPrepared = await second.prepare(rebuilt([...before.messages, ...next]));
+      await second.stop();
 
-    expect(fromRaw.summaries + fromPrepared.summaries).toBe(0);
-    expect(startsWithJson(fromRaw.messages, before.messages)).toBe(true);
-    expect(sameJson(fromRaw.messages, fromPrepared.messages)).toBe(true);
-    const opened = store.open();
-    expect(await compactRecords(opened)).toHaveLength(1);
-    await (opened as { close?: () => Promise<void> }).close?.();
-  }, 60_000);
+      expect(fromRaw.summaries + fromPrepared.summaries).toBe(0);
+      expect(startsWithJson(fromRaw.messages, before.messages)).toBe(true);
+      expect(sameJson(fromRaw.messages, fromPrepared.messages)).toBe(true);
+      const opened = store.open();
+      expect(await compactRecords(opened)).toHaveLength(1);
+      await (opened as { close?: () => Promise<void> }).close?.();
+    },
+    60_000,
+  );
 
-  it.skipIf(skip)('a worker pool: three processes taking turns send what one manager sends, summarizing as often', async () => {
-    const store = createStoreUnderTest();
-    const requests = requestsOf(buildConversation(24));
-    const workers = await Promise.all(['a', 'b', 'c'].map((label) => startProcess(store.spec(), label)));
-    const answers: Answer[] = [];
-    for (const [index, request] of requests.entries()) answers.push(await workers[index % workers.length]!.prepare(rebuilt(request)));
-    await Promise.all(workers.map((worker) => worker.stop()));
+  it.skipIf(skip)(
+    'a worker pool: three processes taking turns send what one manager sends, summarizing as often',
+    async () => {
+      const store = createStoreUnderTest();
+      const requests = requestsOf(buildConversation(24));
+      const workers = await Promise.all(['a', 'b', 'c'].map((label) => startProcess(store.spec(), label)));
+      const answers: Answer[] = [];
+      for (const [index, request] of requests.entries())
+        answers.push(await workers[index % workers.length]!.prepare(rebuilt(request)));
+      await Promise.all(workers.map((worker) => worker.stop()));
 
-    const opened = store.open();
-    const reference = await replayWithOneManager(requests, opened);
-    await (opened as { close?: () => Promise<void> }).close?.();
-    const summaries = answers.reduce((total, answer) => total + answer.summaries, 0);
-    expect(reference.summaries).toBeGreaterThan(0);
-    expect(summaries).toBe(reference.summaries);
-    expect(countPrefixChanges(answers.map((answer) => answer.messages))).toBe(countPrefixChanges(reference.sent));
-    // the same requests, message for message, but for the summaries' own text
-    expect(answers.map((answer) => answer.messages.length)).toEqual(reference.sent.map((messages) => messages.length));
-  }, 90_000);
+      const opened = store.open();
+      const reference = await replayWithOneManager(requests, opened);
+      await (opened as { close?: () => Promise<void> }).close?.();
+      const summaries = answers.reduce((total, answer) => total + answer.summaries, 0);
+      expect(reference.summaries).toBeGreaterThan(0);
+      expect(summaries).toBe(reference.summaries);
+      expect(countPrefixChanges(answers.map((answer) => answer.messages))).toBe(countPrefixChanges(reference.sent));
+      // the same requests, message for message, but for the summaries' own text
+      expect(answers.map((answer) => answer.messages.length)).toEqual(
+        reference.sent.map((messages) => messages.length),
+      );
+    },
+    90_000,
+  );
 
-  it.skipIf(skip)('a race: three processes compacting one span at the same moment record one compaction and all send it', async () => {
-    const store = createStoreUnderTest();
-    const history = buildConversation(16);
-    const racers = await Promise.all(['x', 'y', 'z'].map((label) => startProcess(store.spec(), label, { summaryDelayMs: 600 })));
-    const startAt = Date.now() + 500;
-    const answers = await Promise.all(racers.map((racer) => racer.prepare(rebuilt(history), startAt)));
-    await Promise.all(racers.map((racer) => racer.stop()));
+  it.skipIf(skip)(
+    'a race: three processes compacting one span at the same moment record one compaction and all send it',
+    async () => {
+      const store = createStoreUnderTest();
+      const history = buildConversation(16);
+      const racers = await Promise.all(
+        ['x', 'y', 'z'].map((label) => startProcess(store.spec(), label, { summaryDelayMs: 600 })),
+      );
+      const startAt = Date.now() + 500;
+      const answers = await Promise.all(racers.map((racer) => racer.prepare(rebuilt(history), startAt)));
+      await Promise.all(racers.map((racer) => racer.stop()));
 
-    const [first, ...others] = answers;
-    for (const other of others) expect(sameJson(other.messages, first!.messages)).toBe(true);
-    const summaries = answers.reduce((total, answer) => total + answer.summaries, 0);
-    const dropped = answers.flatMap((answer) => answer.warnings).filter((warning) => warning.includes('another process compacted the same history first'));
-    expect(summaries).toBeGreaterThanOrEqual(2);
-    expect(dropped).toHaveLength(summaries - 1);
-    const opened = store.open();
-    expect(await compactRecords(opened)).toHaveLength(1);
-    await (opened as { close?: () => Promise<void> }).close?.();
-  }, 60_000);
+      const [first, ...others] = answers;
+      for (const other of others) expect(sameJson(other.messages, first!.messages)).toBe(true);
+      const summaries = answers.reduce((total, answer) => total + answer.summaries, 0);
+      const dropped = answers
+        .flatMap((answer) => answer.warnings)
+        .filter((warning) => warning.includes('another process compacted the same history first'));
+      expect(summaries).toBeGreaterThanOrEqual(2);
+      expect(dropped).toHaveLength(summaries - 1);
+      const opened = store.open();
+      expect(await compactRecords(opened)).toHaveLength(1);
+      await (opened as { close?: () => Promise<void> }).close?.();
+    },
+    60_000,
+  );
 });

@@ -39,7 +39,13 @@ function words(count: number, seed: string): string {
 
 function toolTurn(id: string, name: string, input: Record<string, unknown>, result: string): Message[] {
   return [
-    { role: 'assistant', content: [{ type: 'text', text: `Calling ${name}.` }, { type: 'tool_use', id, name, input }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: `Calling ${name}.` },
+        { type: 'tool_use', id, name, input },
+      ],
+    },
     { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: result }] },
   ];
 }
@@ -57,18 +63,54 @@ function resultOf(message: Message | undefined): unknown {
 describe('createContextManager: options are checked once, at creation', () => {
   it.each([
     ['neither outputDir nor store', {}, /pass store or outputDir/],
-    ['both outputDir and store', { outputDir: 'x', store: createMemoryStore() }, /pass either store or outputDir, not both/],
+    [
+      'both outputDir and store',
+      { outputDir: 'x', store: createMemoryStore() },
+      /pass either store or outputDir, not both/,
+    ],
     ['an unknown format', { outputDir: 'x', format: 'cohere' }, /format must be one of "anthropic"/],
-    ['an unknown provider', { outputDir: 'x', provider: 'google' }, /provider must be "anthropic", "openai" or "other", got "google"/],
-    ['a threshold below 1', { outputDir: 'x', offload: { threshold: 0 } }, /^offload\.threshold must be a number >= 1, got 0$/],
-    ['a ratio over 1', { outputDir: 'x', offload: { ratioThreshold: 1.5 } }, /^offload\.ratioThreshold must be a number in \[0, 1\], got 1.5$/],
+    [
+      'an unknown provider',
+      { outputDir: 'x', provider: 'google' },
+      /provider must be "anthropic", "openai" or "other", got "google"/,
+    ],
+    [
+      'a threshold below 1',
+      { outputDir: 'x', offload: { threshold: 0 } },
+      /^offload\.threshold must be a number >= 1, got 0$/,
+    ],
+    [
+      'a ratio over 1',
+      { outputDir: 'x', offload: { ratioThreshold: 1.5 } },
+      /^offload\.ratioThreshold must be a number in \[0, 1\], got 1.5$/,
+    ],
     ['a hook that is not a function', { outputDir: 'x', onCompact: 'yes' }, /onCompact must be a function, got "yes"/],
     ['a store without its methods', { store: { kind: 'file' } }, /store must be a ContentStore/],
-    ['a summarizer without summarize()', { outputDir: 'x', summarizer: {} }, /summarizer must be an object with summarize\(\)/],
-    ['a window that is not an integer', { outputDir: 'x', contextTokenLimit: 1000.5 }, /contextTokenLimit must be an integer >= 1/],
-    ['an unknown offload timing', { outputDir: 'x', offload: { timing: 'later' } }, /^offload\.timing must be "as-they-age" or "on-arrival", got "later"$/],
-    ['a bound of a new result below 1', { outputDir: 'x', offload: { maxInlineResultChars: 0 } }, /^offload\.maxInlineResultChars must be an integer >= 1 \(a number of characters\), got 0$/],
-    ['a budget of older results that is not an integer', { outputDir: 'x', offload: { agedBudgetChars: 10.5 } }, /^offload\.agedBudgetChars must be an integer >= 1 \(a number of characters\), got 10.5$/],
+    [
+      'a summarizer without summarize()',
+      { outputDir: 'x', summarizer: {} },
+      /summarizer must be an object with summarize\(\)/,
+    ],
+    [
+      'a window that is not an integer',
+      { outputDir: 'x', contextTokenLimit: 1000.5 },
+      /contextTokenLimit must be an integer >= 1/,
+    ],
+    [
+      'an unknown offload timing',
+      { outputDir: 'x', offload: { timing: 'later' } },
+      /^offload\.timing must be "as-they-age" or "on-arrival", got "later"$/,
+    ],
+    [
+      'a bound of a new result below 1',
+      { outputDir: 'x', offload: { maxInlineResultChars: 0 } },
+      /^offload\.maxInlineResultChars must be an integer >= 1 \(a number of characters\), got 0$/,
+    ],
+    [
+      'a budget of older results that is not an integer',
+      { outputDir: 'x', offload: { agedBudgetChars: 10.5 } },
+      /^offload\.agedBudgetChars must be an integer >= 1 \(a number of characters\), got 10.5$/,
+    ],
   ])('rejects %s, naming the option', (_, options, message) => {
     expect(() => createContextManager(options as never)).toThrow(InvalidOptionError);
     expect(() => createContextManager(options as never)).toThrow(message);
@@ -82,7 +124,9 @@ describe('createContextManager: options are checked once, at creation', () => {
     const saved = process.env.OFFLOAD_CHAR_THRESHOLD;
     process.env.OFFLOAD_CHAR_THRESHOLD = 'many';
     try {
-      expect(() => createContextManager({ outputDir: root })).toThrow(/OFFLOAD_CHAR_THRESHOLD must be a number >= 1, got "many"/);
+      expect(() => createContextManager({ outputDir: root })).toThrow(
+        /OFFLOAD_CHAR_THRESHOLD must be a number >= 1, got "many"/,
+      );
     } finally {
       if (saved === undefined) delete process.env.OFFLOAD_CHAR_THRESHOLD;
       else process.env.OFFLOAD_CHAR_THRESHOLD = saved;
@@ -93,9 +137,17 @@ describe('createContextManager: options are checked once, at creation', () => {
 describe('createContextManager over a file store', () => {
   it('writes direct offloads to <outputDir>/<sessionId>/<id>-<content hash>.md, referenced by absolute path, readable with readTool', async () => {
     const outputDir = join(root, 'context');
-    const manager = createContextManager({ outputDir, sessionId: 'session-1', logger, offload: { timing: 'on-arrival' } });
+    const manager = createContextManager({
+      outputDir,
+      sessionId: 'session-1',
+      logger,
+      offload: { timing: 'on-arrival' },
+    });
     const output = `${words(400, 'line')}\nneedle: found it\n${words(100, 'tail')}`;
-    const result = await manager.prepare([{ role: 'user', content: 'Search the logs.' }, ...toolTurn('toolu_1', 'bash', { command: 'grep' }, output)]);
+    const result = await manager.prepare([
+      { role: 'user', content: 'Search the logs.' },
+      ...toolTurn('toolu_1', 'bash', { command: 'grep' }, output),
+    ]);
 
     const path = join(outputDir, 'session-1', `toolu_1-${contentHash(output)}.md`);
     expect(await readFile(path, 'utf8')).toBe(output);
@@ -106,8 +158,16 @@ describe('createContextManager over a file store', () => {
 
   it('writes batch offloads under the session too, where the session-bound read tool opens them', async () => {
     const outputDir = join(root, 'context');
-    const manager = createContextManager({ outputDir, sessionId: 'session-1', logger, offload: { timing: 'on-arrival', threshold: 100_000 } });
-    const result = await manager.prepare([{ role: 'user', content: 'Go.' }, ...toolTurn('toolu_2', 'bash', {}, words(200, 'out'))]);
+    const manager = createContextManager({
+      outputDir,
+      sessionId: 'session-1',
+      logger,
+      offload: { timing: 'on-arrival', threshold: 100_000 },
+    });
+    const result = await manager.prepare([
+      { role: 'user', content: 'Go.' },
+      ...toolTurn('toolu_2', 'bash', {}, words(200, 'out')),
+    ]);
 
     const name = `tool-result-toolu_2-${contentHash(words(200, 'out'))}.md`;
     expect((await readdir(join(outputDir, 'session-1'))).filter((entry) => entry.endsWith('.md'))).toEqual([name]);
@@ -116,7 +176,7 @@ describe('createContextManager over a file store', () => {
     expect(await manager.readTool.execute({ ref: reference })).toContain('out0 out1 out2');
   });
 
-  it('binds the read tool to its session: another session\'s content is refused', async () => {
+  it("binds the read tool to its session: another session's content is refused", async () => {
     const outputDir = join(root, 'context');
     const other = createContextManager({ outputDir, sessionId: 'tenant-b', logger, offload: { timing: 'on-arrival' } });
     const theirs = await other.offloadOutput(words(400, 'secret'), { toolName: 'bash', toolCallId: 'toolu_9' });
@@ -145,7 +205,12 @@ describe('an agent loop with the Anthropic SDK over HTTP', () => {
 
   it('sends a byte-stable prefix on every request, and anchors each estimate on the last usage', async () => {
     const client = new Anthropic({ apiKey: 'sk-ant-test', baseURL: server.origin, maxRetries: 0 });
-    const manager = createContextManager({ outputDir: join(root, 'context'), model: 'claude-sonnet-4-6', logger, offload: { timing: 'on-arrival' } });
+    const manager = createContextManager({
+      outputDir: join(root, 'context'),
+      model: 'claude-sonnet-4-6',
+      logger,
+      offload: { timing: 'on-arrival' },
+    });
     // four model turns: three tool calls (one with a large result), then the answer
     const replies = [
       [{ type: 'tool_use', id: 'toolu_a', name: 'bash', input: { command: 'ls' } }],
@@ -155,10 +220,19 @@ describe('an agent loop with the Anthropic SDK over HTTP', () => {
     ];
     replies.forEach((content, index) => {
       const response = anthropicMessage(content, 'claude-sonnet-4-6');
-      (response.body as { usage: Record<string, number> }).usage = { input_tokens: 20, cache_read_input_tokens: 3000 + 900 * index, cache_creation_input_tokens: 100, output_tokens: 30 };
+      (response.body as { usage: Record<string, number> }).usage = {
+        input_tokens: 20,
+        cache_read_input_tokens: 3000 + 900 * index,
+        cache_creation_input_tokens: 100,
+        output_tokens: 30,
+      };
       server.enqueue('/v1/messages', response);
     });
-    const toolOutputs: Record<string, string> = { toolu_a: 'big.log\nsrc/', toolu_b: words(1200, 'entry'), toolu_c: '400 big.log' };
+    const toolOutputs: Record<string, string> = {
+      toolu_a: 'big.log\nsrc/',
+      toolu_b: words(1200, 'entry'),
+      toolu_c: '400 big.log',
+    };
 
     let history: Message[] = [{ role: 'user', content: 'How long is big.log?' }];
     let lastUsage: Record<string, unknown> | undefined;
@@ -175,7 +249,11 @@ describe('an agent loop with the Anthropic SDK over HTTP', () => {
       lastUsage = { ...response.usage, messageCount: prepared.messages.length };
       history = [...prepared.messages, { role: 'assistant', content: response.content as ContentBlock[] }];
       const call = response.content.find((block) => block.type === 'tool_use');
-      if (call?.type === 'tool_use') history.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: toolOutputs[call.id]! }] });
+      if (call?.type === 'tool_use')
+        history.push({
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: call.id, content: toolOutputs[call.id]! }],
+        });
     }
 
     const sent = server.requestsTo('/v1/messages').map((request) => request.body.messages as unknown[]);
@@ -187,7 +265,9 @@ describe('an agent loop with the Anthropic SDK over HTTP', () => {
     // the large result went out as a reference, from the request that first carried it
     expect(JSON.stringify(sent[2])).toContain('[Tool result offloaded to file: ');
     expect(JSON.stringify(sent[2])).not.toContain('entry500');
-    expect(server.requestsTo('/v1/messages')[0]!.body.tools).toEqual([expect.objectContaining({ name: 'read_offloaded' })]);
+    expect(server.requestsTo('/v1/messages')[0]!.body.tools).toEqual([
+      expect.objectContaining({ name: 'read_offloaded' }),
+    ]);
     expect(stats.map((figures) => figures.anchoredMessages)).toEqual([0, 1, 3, 5]);
     expect(stats[1]!.tokensAfter).toBeGreaterThanOrEqual(3120);
   });
@@ -195,9 +275,22 @@ describe('an agent loop with the Anthropic SDK over HTTP', () => {
   it('as results age (the default), sends each result whole to the request that acts on it, and offloads the older ones in one batch', async () => {
     const client = new Anthropic({ apiKey: 'sk-ant-test', baseURL: server.origin, maxRetries: 0 });
     // a 20,000-token window: older results stay inline up to 8,000 characters
-    const manager = createContextManager({ outputDir: join(root, 'context'), contextTokenLimit: 20_000, model: 'claude-sonnet-4-6', logger });
+    const manager = createContextManager({
+      outputDir: join(root, 'context'),
+      contextTokenLimit: 20_000,
+      model: 'claude-sonnet-4-6',
+      logger,
+    });
     const outputs = [words(700, 'first'), words(700, 'second'), words(700, 'third'), '3 files'];
-    outputs.forEach((_, index) => server.enqueue('/v1/messages', anthropicMessage([{ type: 'tool_use', id: `toolu_${index}`, name: 'bash', input: { command: `step ${index}` } }], 'claude-sonnet-4-6')));
+    outputs.forEach((_, index) =>
+      server.enqueue(
+        '/v1/messages',
+        anthropicMessage(
+          [{ type: 'tool_use', id: `toolu_${index}`, name: 'bash', input: { command: `step ${index}` } }],
+          'claude-sonnet-4-6',
+        ),
+      ),
+    );
     server.enqueue('/v1/messages', anthropicMessage([{ type: 'text', text: 'Done.' }], 'claude-sonnet-4-6'));
 
     let history: Message[] = [{ role: 'user', content: 'Check the three logs.' }];
@@ -205,10 +298,19 @@ describe('an agent loop with the Anthropic SDK over HTTP', () => {
     for (let turn = 0; turn <= outputs.length; turn += 1) {
       const prepared = await manager.prepare(history);
       actions.push(prepared.actions);
-      const response = await client.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 1024, messages: prepared.messages as Anthropic.MessageParam[], tools: [manager.readTool.anthropic] });
+      const response = await client.messages.create({
+        model: 'claude-sonnet-4-6',
+        max_tokens: 1024,
+        messages: prepared.messages as Anthropic.MessageParam[],
+        tools: [manager.readTool.anthropic],
+      });
       history = [...prepared.messages, { role: 'assistant', content: response.content as ContentBlock[] }];
       const call = response.content.find((block) => block.type === 'tool_use');
-      if (call?.type === 'tool_use') history.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: outputs[Number(call.id.slice(-1))]! }] });
+      if (call?.type === 'tool_use')
+        history.push({
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: call.id, content: outputs[Number(call.id.slice(-1))]! }],
+        });
     }
 
     const sent = server.requestsTo('/v1/messages').map((request) => JSON.stringify(request.body.messages));
@@ -236,7 +338,10 @@ describe('a compacted context fits with room to spare (30,000-token window)', ()
     ];
     for (let file = 0; file < 8; file += 1) {
       const path = `src/module-${file}.ts`;
-      const text = Array.from({ length: 260 }, (_, line) => `export const value${file}_${line} = computeSomething(${line}, "${file}");`).join('\n');
+      const text = Array.from(
+        { length: 260 },
+        (_, line) => `export const value${file}_${line} = computeSomething(${line}, "${file}");`,
+      ).join('\n');
       await writeFile(join(workDir, path), text);
       history.push(...toolTurn(`toolu_read_${file}`, 'read_file', { path }, text.slice(0, 600)));
       history.push({ role: 'assistant', content: words(1000, `thought${file}-`) });
@@ -267,12 +372,22 @@ describe('a compacted context fits with room to spare (30,000-token window)', ()
   });
 
   it('archives what it compacted where the read tool opens it', async () => {
-    const manager = createContextManager({ outputDir: join(root, 'context'), contextTokenLimit: 4000, summarizer: createExtractiveSummarizer(), logger });
-    const history: Message[] = [{ role: 'user', content: 'Summarize the incident.' }, { role: 'assistant', content: words(3000, 'incident') }];
+    const manager = createContextManager({
+      outputDir: join(root, 'context'),
+      contextTokenLimit: 4000,
+      summarizer: createExtractiveSummarizer(),
+      logger,
+    });
+    const history: Message[] = [
+      { role: 'user', content: 'Summarize the incident.' },
+      { role: 'assistant', content: words(3000, 'incident') },
+    ];
     const result = await manager.prepare(history);
     const compaction = result.actions.find((action): action is ContextCompactAction => action.type === 'compact');
     expect(compaction?.archiveReference).toMatch(/context[\\/]default[\\/]compact-.*\.json$/);
-    expect(await manager.readTool.execute({ ref: compaction!.archiveReference!, pattern: 'incident2999|incident96' })).toContain('incident96');
+    expect(
+      await manager.readTool.execute({ ref: compaction!.archiveReference!, pattern: 'incident2999|incident96' }),
+    ).toContain('incident96');
   });
 });
 
@@ -283,8 +398,18 @@ describe('faults with the real compaction', () => {
         throw new Error('model overloaded');
       },
     };
-    const manager = createContextManager({ outputDir: join(root, 'context'), contextTokenLimit: 4000, summarizer, logger, compaction: { summary: { maxRetries: 0 } } });
-    const history: Message[] = [{ role: 'user', content: 'Go.' }, ...toolTurn('toolu_1', 'bash', {}, words(1500, 'log')), { role: 'assistant', content: words(3000, 'plan') }];
+    const manager = createContextManager({
+      outputDir: join(root, 'context'),
+      contextTokenLimit: 4000,
+      summarizer,
+      logger,
+      compaction: { summary: { maxRetries: 0 } },
+    });
+    const history: Message[] = [
+      { role: 'user', content: 'Go.' },
+      ...toolTurn('toolu_1', 'bash', {}, words(1500, 'log')),
+      { role: 'assistant', content: words(3000, 'plan') },
+    ];
     const reasons: string[] = [];
     for (let call = 0; call < 5; call += 1) {
       const result = await manager.prepare(history);
@@ -293,7 +418,13 @@ describe('faults with the real compaction', () => {
       const skip = result.actions.find((action) => action.type === 'compact-skipped');
       reasons.push(skip?.type === 'compact-skipped' ? skip.reason : 'none');
     }
-    expect(reasons).toEqual(['summarizer-failed', 'summarizer-failed', 'summarizer-failed', 'backing-off', 'backing-off']);
+    expect(reasons).toEqual([
+      'summarizer-failed',
+      'summarizer-failed',
+      'summarizer-failed',
+      'backing-off',
+      'backing-off',
+    ]);
   });
 });
 
@@ -333,11 +464,20 @@ describe('files restored after a compaction', () => {
     const history = await readingHistory(project);
     process.chdir(project);
     try {
-      const manager = createContextManager({ outputDir: join(root, 'context'), contextTokenLimit: 4000, summarizer: createExtractiveSummarizer(), logger });
+      const manager = createContextManager({
+        outputDir: join(root, 'context'),
+        contextTokenLimit: 4000,
+        summarizer: createExtractiveSummarizer(),
+        logger,
+      });
       const result = await manager.prepare(history);
       expect(result.actions.map((action) => action.type)).toContain('compact');
       expect(JSON.stringify(result.messages)).not.toContain('[Restored after compact]');
-      await manager.prepare([...history, { role: 'assistant', content: words(3000, 'more') }, { role: 'user', content: 'And?' }]);
+      await manager.prepare([
+        ...history,
+        { role: 'assistant', content: words(3000, 'more') },
+        { role: 'user', content: 'And?' },
+      ]);
     } finally {
       process.chdir(cwd);
     }
@@ -347,17 +487,33 @@ describe('files restored after a compaction', () => {
   it('come from the workDir given', async () => {
     const workDir = join(root, 'project');
     const history = await readingHistory(workDir);
-    const manager = createContextManager({ outputDir: join(root, 'context'), workDir, contextTokenLimit: 4000, summarizer: createExtractiveSummarizer(), logger });
+    const manager = createContextManager({
+      outputDir: join(root, 'context'),
+      workDir,
+      contextTokenLimit: 4000,
+      summarizer: createExtractiveSummarizer(),
+      logger,
+    });
     const result = await manager.prepare(history);
     expect(JSON.stringify(result.messages)).toContain('[Restored after compact] src/config.ts');
   });
 });
 
-describe('the session\'s records', () => {
+describe("the session's records", () => {
   it('are never served by the read tool', async () => {
     const outputDir = join(root, 'context');
-    const manager = createContextManager({ outputDir, sessionId: 's1', contextTokenLimit: 4000, summarizer: createExtractiveSummarizer(), logger });
-    await manager.prepare([{ role: 'user', content: 'Summarize.' }, { role: 'assistant', content: words(3000, 'incident') }, { role: 'user', content: 'Go.' }]);
+    const manager = createContextManager({
+      outputDir,
+      sessionId: 's1',
+      contextTokenLimit: 4000,
+      summarizer: createExtractiveSummarizer(),
+      logger,
+    });
+    await manager.prepare([
+      { role: 'user', content: 'Summarize.' },
+      { role: 'assistant', content: words(3000, 'incident') },
+      { role: 'user', content: 'Go.' },
+    ]);
     const records = (await readdir(join(outputDir, 's1', '.records'))).filter((name) => name.endsWith('.json'));
     expect(records.length).toBeGreaterThan(0);
     for (const name of records) {
@@ -366,10 +522,21 @@ describe('the session\'s records', () => {
     }
   });
 
-  it('go with the session\'s content when it is pruned', async () => {
+  it("go with the session's content when it is pruned", async () => {
     const outputDir = join(root, 'context');
-    const manager = createContextManager({ outputDir, sessionId: 's1', contextTokenLimit: 4000, summarizer: createExtractiveSummarizer(), logger });
-    await manager.prepare([{ role: 'user', content: 'Go.' }, ...toolTurn('toolu_1', 'bash', {}, words(1500, 'log')), { role: 'assistant', content: words(3000, 'plan') }, { role: 'user', content: 'Next.' }]);
+    const manager = createContextManager({
+      outputDir,
+      sessionId: 's1',
+      contextTokenLimit: 4000,
+      summarizer: createExtractiveSummarizer(),
+      logger,
+    });
+    await manager.prepare([
+      { role: 'user', content: 'Go.' },
+      ...toolTurn('toolu_1', 'bash', {}, words(1500, 'log')),
+      { role: 'assistant', content: words(3000, 'plan') },
+      { role: 'user', content: 'Next.' },
+    ]);
     const { pruneOffloaded } = await import('../../src/api/prune.js');
     const result = await pruneOffloaded({ outputDir, olderThanMs: 0, now: () => new Date(Date.now() + 60_000) });
     const removed = result.removed.map((entry) => entry.key);
@@ -380,10 +547,20 @@ describe('the session\'s records', () => {
 });
 
 describe('a manager with sessionId "auto"', () => {
-  it('has a read tool that refuses before the first prepare and opens that session\'s references after it', async () => {
-    const manager = createContextManager({ outputDir: join(root, 'context'), sessionId: 'auto', logger, offload: { timing: 'on-arrival' } });
-    expect(await manager.readTool.execute({ ref: join(root, 'context', 'x', 'y.md') })).toMatch(/^Refused: no conversation has been prepared yet/);
-    const result = await manager.prepare([{ role: 'user', content: 'Grep the logs.' }, ...toolTurn('toolu_1', 'bash', { command: 'grep' }, `${words(400, 'line')}\nneedle: here`)]);
+  it("has a read tool that refuses before the first prepare and opens that session's references after it", async () => {
+    const manager = createContextManager({
+      outputDir: join(root, 'context'),
+      sessionId: 'auto',
+      logger,
+      offload: { timing: 'on-arrival' },
+    });
+    expect(await manager.readTool.execute({ ref: join(root, 'context', 'x', 'y.md') })).toMatch(
+      /^Refused: no conversation has been prepared yet/,
+    );
+    const result = await manager.prepare([
+      { role: 'user', content: 'Grep the logs.' },
+      ...toolTurn('toolu_1', 'bash', { command: 'grep' }, `${words(400, 'line')}\nneedle: here`),
+    ]);
     expect(manager.sessionId).toBe(result.sessionId);
     expect(result.sessionId).toMatch(/^auto-[0-9a-f]{32}$/);
     const reference = resultOf(result.messages[2]) as string;

@@ -11,14 +11,19 @@ import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream }
 
 /** A test run's output of `lines` lines (about 60 characters each). */
 function testLog(lines: number, seed: string): string {
-  return Array.from({ length: lines }, (_, index) => `PASS tests/${seed}-${index}.spec.ts > handles input ${index}`).join('\n');
+  return Array.from(
+    { length: lines },
+    (_, index) => `PASS tests/${seed}-${index}.spec.ts > handles input ${index}`,
+  ).join('\n');
 }
 
 let upstream: ScriptedUpstream;
 let proxy: RunningProxy;
 
 beforeEach(async () => {
-  upstream = await startScriptedUpstream((_request, response) => sendJson(response, anthropicBody([{ type: 'text', text: 'ok' }], { input_tokens: 100, output_tokens: 1 })));
+  upstream = await startScriptedUpstream((_request, response) =>
+    sendJson(response, anthropicBody([{ type: 'text', text: 'ok' }], { input_tokens: 100, output_tokens: 1 })),
+  );
   // a 10,000-token window: older results stay inline up to 4,000 characters
   proxy = await startProxy(upstream.origin, { offloadTiming: 'as-they-age', contextTokenLimit: 10_000 });
 });
@@ -33,9 +38,19 @@ describe('the proxy, as results age (the default timing)', () => {
     const client = new Anthropic({ apiKey: 'sk-ant-one', baseURL: proxy.origin, maxRetries: 0 });
     const first = testLog(80, 'unit');
     const second = testLog(80, 'e2e');
-    const call = (id: string): Anthropic.MessageParam => ({ role: 'assistant', content: [{ type: 'tool_use', id, name: 'Bash', input: { command: `npm test ${id}` } }] });
-    const result = (id: string, content: string): Anthropic.MessageParam => ({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content }] });
-    const history: Anthropic.MessageParam[] = [{ role: 'user', content: 'Run the tests.' }, call('toolu_1'), result('toolu_1', first)];
+    const call = (id: string): Anthropic.MessageParam => ({
+      role: 'assistant',
+      content: [{ type: 'tool_use', id, name: 'Bash', input: { command: `npm test ${id}` } }],
+    });
+    const result = (id: string, content: string): Anthropic.MessageParam => ({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: id, content }],
+    });
+    const history: Anthropic.MessageParam[] = [
+      { role: 'user', content: 'Run the tests.' },
+      call('toolu_1'),
+      result('toolu_1', first),
+    ];
 
     await client.messages.create({ model: 'claude-test', max_tokens: 64, messages: history });
     history.push(call('toolu_2'), result('toolu_2', second));
@@ -43,8 +58,11 @@ describe('the proxy, as results age (the default timing)', () => {
     history.push(call('toolu_3'), result('toolu_3', 'done'));
     await client.messages.create({ model: 'claude-test', max_tokens: 64, messages: history });
 
-    const sent = upstream.requests.map((request) => request.body?.messages as Array<{ content: Array<{ content?: unknown }> | string }>);
-    const resultAt = (request: number, index: number): unknown => (sent[request]?.[index]?.content as Array<{ content?: unknown }>)[0]?.content;
+    const sent = upstream.requests.map(
+      (request) => request.body?.messages as Array<{ content: Array<{ content?: unknown }> | string }>,
+    );
+    const resultAt = (request: number, index: number): unknown =>
+      (sent[request]?.[index]?.content as Array<{ content?: unknown }>)[0]?.content;
     expect(resultAt(0, 2)).toBe(first);
     expect(resultAt(1, 2)).toBe(first);
     expect(resultAt(1, 4)).toBe(second);

@@ -7,10 +7,23 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendRaw, startProxy, type RunningProxy } from './proxy-harness.js';
-import { anthropicBody, chatBody, sendJson, startScriptedUpstream, type ScriptedUpstream, type UpstreamRecord } from './proxy-scripted-upstream.js';
+import {
+  anthropicBody,
+  chatBody,
+  sendJson,
+  startScriptedUpstream,
+  type ScriptedUpstream,
+  type UpstreamRecord,
+} from './proxy-scripted-upstream.js';
 
 const SYSTEM = [{ type: 'text', text: 'You are a coding agent.', cache_control: { type: 'ephemeral' } }];
-const TOOLS = [{ name: 'Bash', description: 'Runs a command.', input_schema: { type: 'object', properties: { command: { type: 'string' } } } }];
+const TOOLS = [
+  {
+    name: 'Bash',
+    description: 'Runs a command.',
+    input_schema: { type: 'object', properties: { command: { type: 'string' } } },
+  },
+];
 const SUMMARY = '## Goals & Decisions\nScripted summary of the session.';
 
 /** A conversation of `turns` exchanges of prose, about 1,300 characters each. */
@@ -22,7 +35,10 @@ function conversation(turns: number): { role: 'user' | 'assistant'; content: str
 }
 
 function isSummaryRequest(record: UpstreamRecord): boolean {
-  return JSON.stringify(record.body ?? {}).includes('Stop working on the task now') || JSON.stringify(record.body ?? {}).includes('<conversation>');
+  return (
+    JSON.stringify(record.body ?? {}).includes('Stop working on the task now') ||
+    JSON.stringify(record.body ?? {}).includes('<conversation>')
+  );
 }
 
 const COMPRESSED = '[Conversation compressed]';
@@ -32,8 +48,15 @@ let proxy: RunningProxy;
 
 beforeEach(async () => {
   upstream = await startScriptedUpstream((record, response) => {
-    if (record.url.startsWith('/v1/chat/completions')) return sendJson(response, chatBody(isSummaryRequest(record) ? SUMMARY : 'ok', 100));
-    return sendJson(response, anthropicBody([{ type: 'text', text: isSummaryRequest(record) ? SUMMARY : 'ok' }], { input_tokens: 100, output_tokens: 5 }));
+    if (record.url.startsWith('/v1/chat/completions'))
+      return sendJson(response, chatBody(isSummaryRequest(record) ? SUMMARY : 'ok', 100));
+    return sendJson(
+      response,
+      anthropicBody([{ type: 'text', text: isSummaryRequest(record) ? SUMMARY : 'ok' }], {
+        input_tokens: 100,
+        output_tokens: 5,
+      }),
+    );
   });
 });
 
@@ -42,7 +65,11 @@ afterEach(async () => {
   await upstream.close();
 });
 
-const HEADERS = { 'content-type': 'application/json', 'x-api-key': 'sk-ant-agent-key', 'anthropic-version': '2023-06-01' };
+const HEADERS = {
+  'content-type': 'application/json',
+  'x-api-key': 'sk-ant-agent-key',
+  'anthropic-version': '2023-06-01',
+};
 
 function agentRequests(): UpstreamRecord[] {
   return upstream.requests.filter((record) => !isSummaryRequest(record));
@@ -52,17 +79,26 @@ describe('compaction through the proxy', () => {
   it('sends a compacted history past the trigger, and the same compacted messages on the next request', async () => {
     proxy = await startProxy(upstream.origin, { contextTokenLimit: 6000 });
     const history = conversation(20);
-    const body = (messages: unknown[]) => JSON.stringify({ model: 'claude-test', max_tokens: 64, system: SYSTEM, tools: TOOLS, messages });
+    const body = (messages: unknown[]) =>
+      JSON.stringify({ model: 'claude-test', max_tokens: 64, system: SYSTEM, tools: TOOLS, messages });
 
     await sendRaw(proxy.origin, '/v1/messages', { headers: HEADERS, body: body(history) });
-    await sendRaw(proxy.origin, '/v1/messages', { headers: HEADERS, body: body([...history, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'Go on.' }]) });
+    await sendRaw(proxy.origin, '/v1/messages', {
+      headers: HEADERS,
+      body: body([...history, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'Go on.' }]),
+    });
 
     const [first, second] = agentRequests().map((record) => record.body?.messages as { content: unknown }[]);
     expect(JSON.stringify(first)).toContain(COMPRESSED);
     expect(first!.length).toBeLessThan(history.length);
     expect(second!.slice(0, first!.length)).toEqual(first);
-    expect(second!.slice(first!.length)).toEqual([{ role: 'assistant', content: 'ok' }, { role: 'user', content: 'Go on.' }]);
-    expect(proxy.events.map((event) => event.actions.filter((action) => action.type === 'compact').length)).toEqual([1, 0]);
+    expect(second!.slice(first!.length)).toEqual([
+      { role: 'assistant', content: 'ok' },
+      { role: 'user', content: 'Go on.' },
+    ]);
+    expect(proxy.events.map((event) => event.actions.filter((action) => action.type === 'compact').length)).toEqual([
+      1, 0,
+    ]);
   });
 
   it('asks the upstream for the summary with the agent credentials, repeating its request (Anthropic)', async () => {
@@ -70,7 +106,14 @@ describe('compaction through the proxy', () => {
 
     await sendRaw(proxy.origin, '/v1/messages?beta=true', {
       headers: HEADERS,
-      body: JSON.stringify({ model: 'claude-test', max_tokens: 64, system: SYSTEM, tools: TOOLS, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: conversation(20) }),
+      body: JSON.stringify({
+        model: 'claude-test',
+        max_tokens: 64,
+        system: SYSTEM,
+        tools: TOOLS,
+        thinking: { type: 'enabled', budget_tokens: 1024 },
+        messages: conversation(20),
+      }),
     });
 
     const summaryRequests = upstream.requests.filter(isSummaryRequest);
@@ -78,7 +121,12 @@ describe('compaction through the proxy', () => {
     const [summaryRequest] = summaryRequests;
     expect(summaryRequest?.url).toBe('/v1/messages');
     expect(summaryRequest?.headers['x-api-key']).toBe('sk-ant-agent-key');
-    expect(summaryRequest?.body).toMatchObject({ model: 'claude-test', system: SYSTEM, tools: TOOLS, thinking: { type: 'enabled', budget_tokens: 1024 } });
+    expect(summaryRequest?.body).toMatchObject({
+      model: 'claude-test',
+      system: SYSTEM,
+      tools: TOOLS,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+    });
     const messages = summaryRequest?.body?.messages as { role: string; content: { cache_control?: unknown }[] }[];
     expect(messages.at(-2)?.content.at(-1)?.cache_control).toEqual({ type: 'ephemeral' });
     expect(JSON.stringify(agentRequests()[0]?.body)).toContain('Scripted summary of the session.');
@@ -116,33 +164,62 @@ describe('compaction through the proxy', () => {
     outgoing.destroy();
     await summary.closed;
     // a later exchange: by its end, whatever the proxy did with the abandoned request is done
-    upstream.answer((_record, response) => sendJson(response, anthropicBody([], { input_tokens: 1, output_tokens: 1 })));
-    await sendRaw(proxy.origin, '/v1/messages', { headers: HEADERS, body: JSON.stringify({ model: 'claude-test', max_tokens: 8, messages: [{ role: 'user', content: 'Later.' }] }) });
+    upstream.answer((_record, response) =>
+      sendJson(response, anthropicBody([], { input_tokens: 1, output_tokens: 1 })),
+    );
+    await sendRaw(proxy.origin, '/v1/messages', {
+      headers: HEADERS,
+      body: JSON.stringify({ model: 'claude-test', max_tokens: 8, messages: [{ role: 'user', content: 'Later.' }] }),
+    });
 
-    expect(upstream.requests.filter((record) => !isSummaryRequest(record)).map((record) => record.body?.messages)).toEqual([[{ role: 'user', content: 'Later.' }]]);
+    expect(
+      upstream.requests.filter((record) => !isSummaryRequest(record)).map((record) => record.body?.messages),
+    ).toEqual([[{ role: 'user', content: 'Later.' }]]);
     expect(proxy.warnings.filter((warning) => warning.startsWith('agent-context proxy'))).toEqual([]);
   });
 
   describe('the system prompt and tools, which the history does not hold', () => {
     // about 6,000 tokens of tool definitions: with Anthropic's margin, 9,000 of a 10,000-token window
-    const bigTools = [{ name: 'Catalog', description: 'Looks a part up in the catalog. '.repeat(850), input_schema: { type: 'object', properties: {} } }];
+    const bigTools = [
+      {
+        name: 'Catalog',
+        description: 'Looks a part up in the catalog. '.repeat(850),
+        input_schema: { type: 'object', properties: {} },
+      },
+    ];
 
     it('take their share of the window when no usage figure counts them', async () => {
       proxy = await startProxy(upstream.origin, { contextTokenLimit: 10_000 });
 
-      await sendRaw(proxy.origin, '/v1/messages', { headers: HEADERS, body: JSON.stringify({ model: 'claude-test', max_tokens: 64, tools: bigTools, messages: conversation(2) }) });
+      await sendRaw(proxy.origin, '/v1/messages', {
+        headers: HEADERS,
+        body: JSON.stringify({ model: 'claude-test', max_tokens: 64, tools: bigTools, messages: conversation(2) }),
+      });
 
       expect(proxy.events[0]?.actions.map((action) => action.type)).toContain('compact');
       expect(proxy.events[0]?.stats?.triggerTokens).toBeLessThan(1000);
     });
 
     it('are not counted twice when the last answer reported the usage', async () => {
-      upstream.answer((_record, response) => sendJson(response, anthropicBody([{ type: 'text', text: 'ok' }], { input_tokens: 9_200, output_tokens: 5 })));
+      upstream.answer((_record, response) =>
+        sendJson(response, anthropicBody([{ type: 'text', text: 'ok' }], { input_tokens: 9_200, output_tokens: 5 })),
+      );
       proxy = await startProxy(upstream.origin, { contextTokenLimit: 20_000 });
-      const body = (messages: unknown[]) => JSON.stringify({ model: 'claude-test', max_tokens: 64, tools: bigTools, messages });
+      const body = (messages: unknown[]) =>
+        JSON.stringify({ model: 'claude-test', max_tokens: 64, tools: bigTools, messages });
 
-      await sendRaw(proxy.origin, '/v1/messages', { headers: HEADERS, body: body([{ role: 'user', content: 'Find part 7.' }]) });
-      await sendRaw(proxy.origin, '/v1/messages', { headers: HEADERS, body: body([{ role: 'user', content: 'Find part 7.' }, { role: 'assistant', content: 'ok' }, ...conversation(2)]) });
+      await sendRaw(proxy.origin, '/v1/messages', {
+        headers: HEADERS,
+        body: body([{ role: 'user', content: 'Find part 7.' }]),
+      });
+      await sendRaw(proxy.origin, '/v1/messages', {
+        headers: HEADERS,
+        body: body([
+          { role: 'user', content: 'Find part 7.' },
+          { role: 'assistant', content: 'ok' },
+          ...conversation(2),
+        ]),
+      });
 
       expect(proxy.events[1]?.stats).toMatchObject({ triggerTokens: 18_400, anchoredMessages: 1 });
       expect(proxy.events[1]?.actions).toEqual([]);

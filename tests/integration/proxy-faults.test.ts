@@ -13,7 +13,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendRaw, startProxy, type RunningProxy } from './proxy-harness.js';
-import { anthropicBody, anthropicStreamEvents, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
+import {
+  anthropicBody,
+  anthropicStreamEvents,
+  sendJson,
+  startScriptedUpstream,
+  type ScriptedUpstream,
+} from './proxy-scripted-upstream.js';
 
 const SECRET_KEY = 'sk-ant-secret-0123456789';
 const TOOL_OUTPUT = `secret-looking output ${'x'.repeat(3000)}`;
@@ -25,7 +31,10 @@ function bodyWithToolResult(firstMessage = 'hi'): Record<string, unknown> {
     max_tokens: 16,
     messages: [
       { role: 'user', content: firstMessage },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'cat notes.txt' } }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'cat notes.txt' } }],
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: TOOL_OUTPUT }] },
     ],
   };
@@ -46,7 +55,9 @@ let upstream: ScriptedUpstream;
 let proxy: RunningProxy | undefined;
 
 beforeEach(async () => {
-  upstream = await startScriptedUpstream((_request, response) => sendJson(response, anthropicBody([{ type: 'text', text: 'ok' }], { input_tokens: 10, output_tokens: 1 })));
+  upstream = await startScriptedUpstream((_request, response) =>
+    sendJson(response, anthropicBody([{ type: 'text', text: 'ok' }], { input_tokens: 10, output_tokens: 1 })),
+  );
 });
 
 afterEach(async () => {
@@ -59,10 +70,16 @@ describe('bad requests', () => {
   it('answers invalid JSON with 400 in the Anthropic error shape, without calling the upstream', async () => {
     proxy = await startProxy(upstream.origin);
 
-    const reply = await sendRaw(proxy.origin, '/v1/messages', { headers: JSON_HEADERS, body: '{"model": "claude-test", "messages": [' });
+    const reply = await sendRaw(proxy.origin, '/v1/messages', {
+      headers: JSON_HEADERS,
+      body: '{"model": "claude-test", "messages": [',
+    });
 
     expect(reply.status).toBe(400);
-    expect(JSON.parse(reply.body.toString('utf8'))).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('not valid JSON') } });
+    expect(JSON.parse(reply.body.toString('utf8'))).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.stringContaining('not valid JSON') },
+    });
     expect(upstream.requests).toEqual([]);
   });
 
@@ -72,7 +89,14 @@ describe('bad requests', () => {
     const reply = await sendRaw(proxy.origin, '/v1/chat/completions', { headers: JSON_HEADERS, body: 'not json' });
 
     expect(reply.status).toBe(400);
-    expect(JSON.parse(reply.body.toString('utf8'))).toEqual({ error: { message: expect.stringContaining('not valid JSON'), type: 'invalid_request_error', param: null, code: null } });
+    expect(JSON.parse(reply.body.toString('utf8'))).toEqual({
+      error: {
+        message: expect.stringContaining('not valid JSON'),
+        type: 'invalid_request_error',
+        param: null,
+        code: null,
+      },
+    });
   });
 
   it('answers a body over the limit with 413, declared or not', async () => {
@@ -82,17 +106,24 @@ describe('bad requests', () => {
     const declared = await sendRaw(proxy.origin, '/v1/messages', { headers: JSON_HEADERS, body });
     const streamed = await new Promise<number>((resolve, reject) => {
       // chunked: the size is only known while reading
-      const outgoing = httpRequest(`${proxy!.origin}/v1/responses`, { method: 'POST', headers: { ...JSON_HEADERS, 'transfer-encoding': 'chunked' } }, (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      });
+      const outgoing = httpRequest(
+        `${proxy!.origin}/v1/responses`,
+        { method: 'POST', headers: { ...JSON_HEADERS, 'transfer-encoding': 'chunked' } },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      );
       outgoing.on('error', reject);
       outgoing.write(body.slice(0, 1500));
       outgoing.end(body.slice(1500));
     });
 
     expect(declared.status).toBe(413);
-    expect(JSON.parse(declared.body.toString('utf8'))).toMatchObject({ type: 'error', error: { type: 'request_too_large' } });
+    expect(JSON.parse(declared.body.toString('utf8'))).toMatchObject({
+      type: 'error',
+      error: { type: 'request_too_large' },
+    });
     expect(streamed).toBe(413);
     expect(upstream.requests).toEqual([]);
   });
@@ -100,7 +131,10 @@ describe('bad requests', () => {
   it('refuses a session header that cannot name a folder, with 400', async () => {
     proxy = await startProxy(upstream.origin);
 
-    const reply = await sendRaw(proxy.origin, '/v1/messages', { headers: { ...JSON_HEADERS, 'x-agent-context-session': '../other' }, body: JSON.stringify(bodyWithToolResult()) });
+    const reply = await sendRaw(proxy.origin, '/v1/messages', {
+      headers: { ...JSON_HEADERS, 'x-agent-context-session': '../other' },
+      body: JSON.stringify(bodyWithToolResult()),
+    });
 
     expect(reply.status).toBe(400);
     expect(reply.body.toString('utf8')).toContain('x-agent-context-session');
@@ -112,7 +146,9 @@ describe('upstream faults', () => {
     proxy = await startProxy(`http://127.0.0.1:${await closedPort()}`);
     const client = new Anthropic({ apiKey: SECRET_KEY, baseURL: proxy.origin, maxRetries: 0 });
 
-    const error = await client.messages.create({ model: 'claude-test', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }).catch((caught: unknown) => caught);
+    const error = await client.messages
+      .create({ model: 'claude-test', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((caught: unknown) => caught);
 
     expect(error).toBeInstanceOf(Anthropic.APIError);
     expect(error).toMatchObject({ status: 502, error: { type: 'error', error: { type: 'api_error' } } });
@@ -132,20 +168,33 @@ describe('upstream faults', () => {
     upstream.answer((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       // the first event, then nothing: the stream stays open until someone closes it
-      response.write(anthropicStreamEvents([{ type: 'text', text: 'partial' }], { input_tokens: 10, output_tokens: 1 })[0]);
+      response.write(
+        anthropicStreamEvents([{ type: 'text', text: 'partial' }], { input_tokens: 10, output_tokens: 1 })[0],
+      );
     });
     proxy = await startProxy(upstream.origin);
 
     await new Promise<void>((resolve, reject) => {
-      const outgoing = httpRequest(`${proxy!.origin}/v1/messages`, { method: 'POST', headers: JSON_HEADERS }, (response) => {
-        response.once('data', () => {
-          outgoing.destroy();
-          resolve();
-        });
-      });
+      const outgoing = httpRequest(
+        `${proxy!.origin}/v1/messages`,
+        { method: 'POST', headers: JSON_HEADERS },
+        (response) => {
+          response.once('data', () => {
+            outgoing.destroy();
+            resolve();
+          });
+        },
+      );
       outgoing.on('error', () => undefined);
       outgoing.on('timeout', reject);
-      outgoing.end(JSON.stringify({ model: 'claude-test', max_tokens: 8, stream: true, messages: [{ role: 'user', content: 'hi' }] }));
+      outgoing.end(
+        JSON.stringify({
+          model: 'claude-test',
+          max_tokens: 8,
+          stream: true,
+          messages: [{ role: 'user', content: 'hi' }],
+        }),
+      );
     });
 
     // resolves only when the proxy closed its upstream connection
@@ -162,7 +211,10 @@ describe('fail-open', () => {
     proxy = await startProxy(upstream.origin, { dir: notADirectory });
     const body = JSON.stringify(bodyWithToolResult());
 
-    const reply = await sendRaw(proxy.origin, '/v1/messages', { headers: { ...JSON_HEADERS, 'x-api-key': SECRET_KEY }, body });
+    const reply = await sendRaw(proxy.origin, '/v1/messages', {
+      headers: { ...JSON_HEADERS, 'x-api-key': SECRET_KEY },
+      body,
+    });
     await rm(temp, { recursive: true, force: true });
 
     expect(reply.status).toBe(200);
@@ -176,7 +228,11 @@ describe('fail-open', () => {
 
   it('forwards a history the manager cannot read unchanged, without quoting it in the log', async () => {
     proxy = await startProxy(upstream.origin);
-    const body = JSON.stringify({ model: 'claude-test', max_tokens: 8, messages: [{ role: 'narrator', content: 'secret-looking output' }] });
+    const body = JSON.stringify({
+      model: 'claude-test',
+      max_tokens: 8,
+      messages: [{ role: 'narrator', content: 'secret-looking output' }],
+    });
 
     const reply = await sendRaw(proxy.origin, '/v1/messages', { headers: JSON_HEADERS, body });
 
@@ -195,7 +251,10 @@ describe('sessions', () => {
 
     await sendRaw(proxy.origin, '/v1/messages', { headers: { ...JSON_HEADERS, 'x-api-key': 'sk-ant-alice' }, body });
     await sendRaw(proxy.origin, '/v1/messages', { headers: { ...JSON_HEADERS, 'x-api-key': 'sk-ant-bob' }, body });
-    await sendRaw(proxy.origin, '/v1/messages', { headers: { ...JSON_HEADERS, authorization: 'Bearer sk-ant-alice' }, body });
+    await sendRaw(proxy.origin, '/v1/messages', {
+      headers: { ...JSON_HEADERS, authorization: 'Bearer sk-ant-alice' },
+      body,
+    });
     await sendRaw(proxy.origin, '/v1/messages', { headers: { ...JSON_HEADERS, 'x-api-key': 'sk-ant-alice' }, body });
 
     const [alice, bob, aliceBearer, aliceAgain] = proxy.events.map((event) => event.sessionId);
@@ -204,13 +263,17 @@ describe('sessions', () => {
     const references = upstream.requests.map((request) => JSON.stringify((request.body?.messages as unknown[])[2]));
     expect(references[0]).toContain(`${alice}/`);
     expect(references[1]).toContain(`${bob}/`);
-    for (const request of upstream.requests) expect(request.rawBody.toString('utf8')).not.toContain('secret-looking output');
+    for (const request of upstream.requests)
+      expect(request.rawBody.toString('utf8')).not.toContain('secret-looking output');
   });
 
   it('uses the session the header names, and keeps the header from the upstream', async () => {
     proxy = await startProxy(upstream.origin);
 
-    await sendRaw(proxy.origin, '/v1/messages', { headers: { ...JSON_HEADERS, 'x-agent-context-session': 'team-build-42' }, body: JSON.stringify(bodyWithToolResult()) });
+    await sendRaw(proxy.origin, '/v1/messages', {
+      headers: { ...JSON_HEADERS, 'x-agent-context-session': 'team-build-42' },
+      body: JSON.stringify(bodyWithToolResult()),
+    });
 
     expect(proxy.events[0]?.sessionId).toBe('team-build-42');
     expect(upstream.requests[0]?.headers['x-agent-context-session']).toBeUndefined();
@@ -219,11 +282,20 @@ describe('sessions', () => {
 
   it('ignores moved prompt-cache markers: a conversation keeps its session as it grows', async () => {
     proxy = await startProxy(upstream.origin);
-    const first = { model: 'claude-test', max_tokens: 8, system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] }] };
+    const first = {
+      model: 'claude-test',
+      max_tokens: 8,
+      system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] }],
+    };
     const second = {
       ...first,
       system: [{ type: 'text', text: 'Be brief.' }],
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }, { role: 'assistant', content: 'Hello.' }, { role: 'user', content: [{ type: 'text', text: 'More.', cache_control: { type: 'ephemeral' } }] }],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+        { role: 'assistant', content: 'Hello.' },
+        { role: 'user', content: [{ type: 'text', text: 'More.', cache_control: { type: 'ephemeral' } }] },
+      ],
     };
 
     await sendRaw(proxy.origin, '/v1/messages', { headers: JSON_HEADERS, body: JSON.stringify(first) });

@@ -57,14 +57,24 @@ export interface RawReply {
 }
 
 /** Sends one request with node:http and collects the whole answer. */
-export function sendRaw(origin: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<RawReply> {
+export function sendRaw(
+  origin: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<RawReply> {
   return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(`${origin}${path}`, { method: options.method ?? 'POST', headers: options.headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
-      response.on('error', reject);
-    });
+    const outgoing = httpRequest(
+      `${origin}${path}`,
+      { method: options.method ?? 'POST', headers: options.headers },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }),
+        );
+        response.on('error', reject);
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end(options.body);
   });

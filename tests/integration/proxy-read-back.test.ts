@@ -8,9 +8,18 @@ import OpenAI from 'openai';
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startProxy, type RunningProxy } from './proxy-harness.js';
-import { anthropicBody, responsesBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
+import {
+  anthropicBody,
+  responsesBody,
+  sendJson,
+  startScriptedUpstream,
+  type ScriptedUpstream,
+} from './proxy-scripted-upstream.js';
 
-const TEST_LOG = Array.from({ length: 600 }, (_, index) => `PASS tests/case-${index}.spec.ts > handles input ${index} (2 ms)`).join('\n');
+const TEST_LOG = Array.from(
+  { length: 600 },
+  (_, index) => `PASS tests/case-${index}.spec.ts > handles input ${index} (2 ms)`,
+).join('\n');
 const REFERENCE = /\[Tool result offloaded to file: ([^\]]+)\]/;
 
 let upstream: ScriptedUpstream;
@@ -42,7 +51,10 @@ describe('read-backs through the proxy', () => {
     const client = new Anthropic({ apiKey: 'sk-ant-one', baseURL: proxy.origin, maxRetries: 0 });
     const history: Anthropic.MessageParam[] = [
       { role: 'user', content: 'Run the tests.' },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_tests', name: 'Bash', input: { command: 'npm test' } }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_tests', name: 'Bash', input: { command: 'npm test' } }],
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_tests', content: TEST_LOG }] },
     ];
     await client.messages.create({ model: 'claude-test', max_tokens: 64, messages: history });
@@ -58,7 +70,10 @@ describe('read-backs through the proxy', () => {
       max_tokens: 64,
       messages: [
         ...history,
-        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_read', name: 'Read', input: { file_path: path } }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_read', name: 'Read', input: { file_path: path } }],
+        },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_read', content: read }] },
       ],
     });
@@ -72,7 +87,12 @@ describe('read-backs through the proxy', () => {
     const client = new OpenAI({ apiKey: 'sk-openai-one', baseURL: `${proxy.origin}/v1`, maxRetries: 0 });
     const input: OpenAI.Responses.ResponseInputItem[] = [
       { role: 'user', content: 'Run the tests.' },
-      { type: 'function_call', call_id: 'call_tests', name: 'exec_command', arguments: JSON.stringify({ cmd: 'npm test' }) },
+      {
+        type: 'function_call',
+        call_id: 'call_tests',
+        name: 'exec_command',
+        arguments: JSON.stringify({ cmd: 'npm test' }),
+      },
       { type: 'function_call_output', call_id: 'call_tests', output: TEST_LOG },
     ];
     await client.responses.create({ model: 'gpt-test', input });
@@ -83,7 +103,12 @@ describe('read-backs through the proxy', () => {
       model: 'gpt-test',
       input: [
         ...input,
-        { type: 'function_call', call_id: 'call_cat', name: 'exec_command', arguments: JSON.stringify({ cmd: `cat '${path}'` }) },
+        {
+          type: 'function_call',
+          call_id: 'call_cat',
+          name: 'exec_command',
+          arguments: JSON.stringify({ cmd: `cat '${path}'` }),
+        },
         { type: 'function_call_output', call_id: 'call_cat', output: printed },
       ],
     });
@@ -101,7 +126,10 @@ describe('read-backs through the proxy', () => {
       max_tokens: 64,
       messages: [
         { role: 'user', content: 'Read the log.' },
-        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_log', name: 'Read', input: { file_path: '/var/log/tests.log' } }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_log', name: 'Read', input: { file_path: '/var/log/tests.log' } }],
+        },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_log', content: TEST_LOG }] },
       ],
     });

@@ -7,11 +7,18 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendRaw, startProxy, type RunningProxy } from './proxy-harness.js';
 import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
 
-const BUILD_LOG = Array.from({ length: 800 }, (_, index) => `[build] step ${index}: compiled src/module-${index}.ts`).join('\n');
+const BUILD_LOG = Array.from(
+  { length: 800 },
+  (_, index) => `[build] step ${index}: compiled src/module-${index}.ts`,
+).join('\n');
 // written with escapes and spaces JSON.stringify would not use: they show where the client's bytes went on
 const OPENING = '{"role": "user", "content": "Fix the caf\\u00e9 menu build; it says \\"failed\\"."}';
-const CALL = '{"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_b", "name": "Bash", "input": {"command": "npm run build"}}]}';
-const RESULT = JSON.stringify({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_b', content: BUILD_LOG }] });
+const CALL =
+  '{"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_b", "name": "Bash", "input": {"command": "npm run build"}}]}';
+const RESULT = JSON.stringify({
+  role: 'user',
+  content: [{ type: 'tool_result', tool_use_id: 'toolu_b', content: BUILD_LOG }],
+});
 
 function body(messages: readonly string[]): string {
   return `{"model": "claude-test", "max_tokens": 64, "system": "You are a build agent.", "messages": [${messages.join(', ')}]}`;
@@ -21,7 +28,9 @@ let upstream: ScriptedUpstream;
 let proxy: RunningProxy;
 
 beforeEach(async () => {
-  upstream = await startScriptedUpstream((_request, response) => sendJson(response, anthropicBody([{ type: 'text', text: 'ok' }], { input_tokens: 900, output_tokens: 1 })));
+  upstream = await startScriptedUpstream((_request, response) =>
+    sendJson(response, anthropicBody([{ type: 'text', text: 'ok' }], { input_tokens: 900, output_tokens: 1 })),
+  );
   // a small window: the build log is offloaded however the manager times it
   proxy = await startProxy(upstream.origin, { contextTokenLimit: 20_000 });
 });
@@ -34,10 +43,17 @@ afterEach(async () => {
 describe('requests that repeat the history of the one before', () => {
   it('reach the upstream as each body says, the untouched messages in the bytes the client sent', async () => {
     const headers = { 'content-type': 'application/json', 'x-api-key': 'sk-test', 'anthropic-version': '2023-06-01' };
-    const marked = '{"role": "user", "content": [{"type": "text", "text": "Go on.", "cache_control": {"type": "ephemeral"}}]}';
+    const marked =
+      '{"role": "user", "content": [{"type": "text", "text": "Go on.", "cache_control": {"type": "ephemeral"}}]}';
     const first = [OPENING, CALL, RESULT, '{"role": "assistant", "content": "Reading the log."}', marked];
-    const second = [...first.slice(0, 4), '{"role": "user", "content": [{"type": "text", "text": "Go on."}]}', '{"role": "assistant", "content": "Done."}', '{"role": "user", "content": "Thanks \\u2014 bye"}'];
-    for (const messages of [first, second]) expect((await sendRaw(proxy.origin, '/v1/messages', { headers, body: body(messages) })).status).toBe(200);
+    const second = [
+      ...first.slice(0, 4),
+      '{"role": "user", "content": [{"type": "text", "text": "Go on."}]}',
+      '{"role": "assistant", "content": "Done."}',
+      '{"role": "user", "content": "Thanks \\u2014 bye"}',
+    ];
+    for (const messages of [first, second])
+      expect((await sendRaw(proxy.origin, '/v1/messages', { headers, body: body(messages) })).status).toBe(200);
 
     const sent = upstream.requests[1];
     const { messages: given, ...fields } = JSON.parse(body(second)) as { messages: unknown[] };
@@ -51,6 +67,8 @@ describe('requests that repeat the history of the one before', () => {
       expect(received[index]).toEqual(given[index]);
       expect(raw).toContain(second[index]);
     }
-    expect(raw.startsWith('{"model": "claude-test", "max_tokens": 64, "system": "You are a build agent.", "messages": [')).toBe(true);
+    expect(
+      raw.startsWith('{"model": "claude-test", "max_tokens": 64, "system": "You are a build agent.", "messages": ['),
+    ).toBe(true);
   });
 });

@@ -23,7 +23,11 @@ export interface UpstreamRecord {
 }
 
 /** Answers one request. */
-export type UpstreamAnswer = (request: UpstreamRecord, response: ServerResponse, incoming: IncomingMessage) => void | Promise<void>;
+export type UpstreamAnswer = (
+  request: UpstreamRecord,
+  response: ServerResponse,
+  incoming: IncomingMessage,
+) => void | Promise<void>;
 
 export interface ScriptedUpstream {
   origin: string;
@@ -49,7 +53,14 @@ export async function startScriptedUpstream(handler?: UpstreamAnswer): Promise<S
         body = undefined;
       }
       const closed = new Promise<void>((resolve) => response.on('close', () => resolve()));
-      const record: UpstreamRecord = { method: incoming.method ?? '', url: incoming.url ?? '', headers: incoming.headers, rawBody, body, closed };
+      const record: UpstreamRecord = {
+        method: incoming.method ?? '',
+        url: incoming.url ?? '',
+        headers: incoming.headers,
+        rawBody,
+        body,
+        closed,
+      };
       requests.push(record);
       void Promise.resolve(current(record, response, incoming)).catch((error: unknown) => {
         if (!response.headersSent) sendJson(response, { error: String(error) }, 500);
@@ -73,9 +84,18 @@ export async function startScriptedUpstream(handler?: UpstreamAnswer): Promise<S
 }
 
 /** Writes a JSON answer. */
-export function sendJson(response: ServerResponse, body: unknown, status = 200, headers: Record<string, string> = {}): void {
+export function sendJson(
+  response: ServerResponse,
+  body: unknown,
+  status = 200,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
-  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
   response.end(text);
 }
 
@@ -85,7 +105,11 @@ export function sseEvent(event: { type: string; [field: string]: unknown }): str
 }
 
 /** Writes a streamed answer: the head, then each chunk in turn, awaiting `between(index)` before chunk `index` when given. */
-export async function sendStream(response: ServerResponse, chunks: readonly string[], between?: (index: number) => Promise<void>): Promise<void> {
+export async function sendStream(
+  response: ServerResponse,
+  chunks: readonly string[],
+  between?: (index: number) => Promise<void>,
+): Promise<void> {
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   for (let index = 0; index < chunks.length; index += 1) {
     if (between !== undefined) await between(index);
@@ -107,39 +131,91 @@ export interface AnthropicUsage {
 let replyCount = 0;
 
 /** An Anthropic `Message` body. */
-export function anthropicBody(content: readonly unknown[], usage: AnthropicUsage, stopReason = 'end_turn'): Record<string, unknown> {
+export function anthropicBody(
+  content: readonly unknown[],
+  usage: AnthropicUsage,
+  stopReason = 'end_turn',
+): Record<string, unknown> {
   replyCount += 1;
-  return { id: `msg_scripted_${replyCount}`, type: 'message', role: 'assistant', model: 'claude-test', content, stop_reason: stopReason, stop_sequence: null, usage };
+  return {
+    id: `msg_scripted_${replyCount}`,
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-test',
+    content,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    usage,
+  };
 }
 
 /** The events of a streamed Anthropic reply with one text block, or tool calls. */
-export function anthropicStreamEvents(content: readonly ({ type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown })[], usage: AnthropicUsage): string[] {
+export function anthropicStreamEvents(
+  content: readonly ({ type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown })[],
+  usage: AnthropicUsage,
+): string[] {
   const { output_tokens: outputTokens, ...inputUsage } = usage;
-  const events = [sseEvent({ type: 'message_start', message: { ...anthropicBody([], { ...inputUsage, output_tokens: 1 }), stop_reason: null } })];
+  const events = [
+    sseEvent({
+      type: 'message_start',
+      message: { ...anthropicBody([], { ...inputUsage, output_tokens: 1 }), stop_reason: null },
+    }),
+  ];
   content.forEach((block, index) => {
     if (block.type === 'text') {
       events.push(sseEvent({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } }));
       events.push(sseEvent({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } }));
     } else {
-      events.push(sseEvent({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } }));
-      events.push(sseEvent({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } }));
+      events.push(
+        sseEvent({
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+        }),
+      );
+      events.push(
+        sseEvent({
+          type: 'content_block_delta',
+          index,
+          delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) },
+        }),
+      );
     }
     events.push(sseEvent({ type: 'content_block_stop', index }));
   });
   const stopReason = content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn';
-  events.push(sseEvent({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: outputTokens } }));
+  events.push(
+    sseEvent({
+      type: 'message_delta',
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: { output_tokens: outputTokens },
+    }),
+  );
   events.push(sseEvent({ type: 'message_stop' }));
   return events;
 }
 
 /** An OpenAI Responses output item: a message with text, or a function call. */
 export type ResponsesOutputItem =
-  | { type: 'message'; text: string }
-  | { type: 'function_call'; call_id: string; name: string; arguments: string };
+  { type: 'message'; text: string } | { type: 'function_call'; call_id: string; name: string; arguments: string };
 
 function toResponsesItem(item: ResponsesOutputItem, index: number): Record<string, unknown> {
-  if (item.type === 'function_call') return { type: 'function_call', id: `fc_${replyCount}_${index}`, status: 'completed', call_id: item.call_id, name: item.name, arguments: item.arguments };
-  return { type: 'message', id: `msg_${replyCount}_${index}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: item.text, annotations: [] }] };
+  if (item.type === 'function_call')
+    return {
+      type: 'function_call',
+      id: `fc_${replyCount}_${index}`,
+      status: 'completed',
+      call_id: item.call_id,
+      name: item.name,
+      arguments: item.arguments,
+    };
+  return {
+    type: 'message',
+    id: `msg_${replyCount}_${index}`,
+    status: 'completed',
+    role: 'assistant',
+    content: [{ type: 'output_text', text: item.text, annotations: [] }],
+  };
 }
 
 /** An OpenAI `Response` body. */
@@ -152,7 +228,13 @@ export function responsesBody(output: readonly ResponsesOutputItem[], inputToken
     status: 'completed',
     model: 'gpt-test',
     output: output.map(toResponsesItem),
-    usage: { input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + 5 },
+    usage: {
+      input_tokens: inputTokens,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 5,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: inputTokens + 5,
+    },
   };
 }
 
@@ -161,13 +243,22 @@ export function responsesStreamEvents(output: readonly ResponsesOutputItem[], in
   const body = responsesBody(output, inputTokens);
   const items = body.output as Record<string, unknown>[];
   let sequence = 0;
-  const event = (type: string, fields: Record<string, unknown>): string => sseEvent({ type, sequence_number: sequence++, ...fields });
+  const event = (type: string, fields: Record<string, unknown>): string =>
+    sseEvent({ type, sequence_number: sequence++, ...fields });
   const events = [event('response.created', { response: { ...body, status: 'in_progress', output: [], usage: null } })];
   items.forEach((item, index) => {
     events.push(event('response.output_item.added', { output_index: index, item }));
     if (item.type === 'message') {
       const text = (output[index] as { text: string }).text;
-      events.push(event('response.output_text.delta', { item_id: item.id, output_index: index, content_index: 0, delta: text, logprobs: [] }));
+      events.push(
+        event('response.output_text.delta', {
+          item_id: item.id,
+          output_index: index,
+          content_index: 0,
+          delta: text,
+          logprobs: [],
+        }),
+      );
     }
     events.push(event('response.output_item.done', { output_index: index, item }));
   });
@@ -182,7 +273,9 @@ export function chatBody(text: string, promptTokens: number): Record<string, unk
     object: 'chat.completion',
     created: 1_700_000_000,
     model: 'gpt-test',
-    choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, finish_reason: 'stop', logprobs: null }],
+    choices: [
+      { index: 0, message: { role: 'assistant', content: text, refusal: null }, finish_reason: 'stop', logprobs: null },
+    ],
     usage: { prompt_tokens: promptTokens, completion_tokens: 5, total_tokens: promptTokens + 5 },
   };
 }

@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisStore, type RedisStore } from '../../src/stores/redis-store.js';
 import { sendRaw, startProxy, type RunningProxy } from './proxy-harness.js';
-import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream, type UpstreamRecord } from './proxy-scripted-upstream.js';
+import {
+  anthropicBody,
+  sendJson,
+  startScriptedUpstream,
+  type ScriptedUpstream,
+  type UpstreamRecord,
+} from './proxy-scripted-upstream.js';
 import { redisSuiteSkipReason, startRedisServer, type RedisServer } from './stores/redis-server.js';
 
 const skipReason = redisSuiteSkipReason('proxy with a Redis store (tests/integration/proxy-store.test.ts)');
@@ -29,7 +35,12 @@ function history(): unknown[] {
   }));
   return [
     { role: 'user', content: 'Export the table.' },
-    { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_rows', name: 'Bash', input: { command: 'psql -c "select * from rows"' } }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'tool_use', id: 'toolu_rows', name: 'Bash', input: { command: 'psql -c "select * from rows"' } },
+      ],
+    },
     { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_rows', content: TOOL_OUTPUT }] },
     ...talk,
   ];
@@ -43,7 +54,9 @@ async function listKeys(store: RedisStore): Promise<string[]> {
 
 async function listFiles(directory: string): Promise<string[]> {
   const entries = await readdir(directory, { recursive: true, withFileTypes: true });
-  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name).slice(directory.length + 1));
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(directory.length + 1));
 }
 
 describe.skipIf(skipReason !== undefined)('proxies sharing sessions in Redis', () => {
@@ -68,20 +81,37 @@ describe.skipIf(skipReason !== undefined)('proxies sharing sessions in Redis', (
 
   it('keeps records in Redis and content in files, and a second proxy continues without summarizing again', async () => {
     upstream = await startScriptedUpstream((record, response) =>
-      sendJson(response, anthropicBody([{ type: 'text', text: isSummaryRequest(record) ? '## Goals & Decisions\nScripted summary.' : 'ok' }], { input_tokens: 100, output_tokens: 5 })),
+      sendJson(
+        response,
+        anthropicBody(
+          [{ type: 'text', text: isSummaryRequest(record) ? '## Goals & Decisions\nScripted summary.' : 'ok' }],
+          { input_tokens: 100, output_tokens: 5 },
+        ),
+      ),
     );
     store = createRedisStore({ url: redis.url, prefix: 'proxy-test' });
     const first = await startProxy(upstream.origin, { store, contextTokenLimit: 6000, summarizer: 'upstream' });
     proxies.push(first);
-    const second = await startProxy(upstream.origin, { store, dir: first.dir, contextTokenLimit: 6000, summarizer: 'upstream' });
+    const second = await startProxy(upstream.origin, {
+      store,
+      dir: first.dir,
+      contextTokenLimit: 6000,
+      summarizer: 'upstream',
+    });
     proxies.push(second);
-    const body = (messages: unknown[]) => JSON.stringify({ model: 'claude-test', max_tokens: 64, system: 'You export tables.', messages });
+    const body = (messages: unknown[]) =>
+      JSON.stringify({ model: 'claude-test', max_tokens: 64, system: 'You export tables.', messages });
 
     await sendRaw(first.origin, '/v1/messages', { headers: HEADERS, body: body(history()) });
-    await sendRaw(second.origin, '/v1/messages', { headers: HEADERS, body: body([...history(), { role: 'assistant', content: 'ok' }, { role: 'user', content: 'Next table.' }]) });
+    await sendRaw(second.origin, '/v1/messages', {
+      headers: HEADERS,
+      body: body([...history(), { role: 'assistant', content: 'ok' }, { role: 'user', content: 'Next table.' }]),
+    });
 
     expect(upstream.requests.filter(isSummaryRequest)).toHaveLength(1);
-    const [compacted, continued] = upstream.requests.filter((record) => !isSummaryRequest(record)).map((record) => record.body?.messages as unknown[]);
+    const [compacted, continued] = upstream.requests
+      .filter((record) => !isSummaryRequest(record))
+      .map((record) => record.body?.messages as unknown[]);
     expect(JSON.stringify(compacted)).toContain('Scripted summary.');
     expect(continued!.slice(0, compacted!.length)).toEqual(compacted);
     const session = first.events[0]?.sessionId;

@@ -6,7 +6,13 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendRaw, startProxy, type RunningProxy } from './proxy-harness.js';
-import { anthropicBody, anthropicStreamEvents, startScriptedUpstream, type ScriptedUpstream, type UpstreamAnswer } from './proxy-scripted-upstream.js';
+import {
+  anthropicBody,
+  anthropicStreamEvents,
+  startScriptedUpstream,
+  type ScriptedUpstream,
+  type UpstreamAnswer,
+} from './proxy-scripted-upstream.js';
 
 const HEADERS = { 'content-type': 'application/json', 'x-api-key': 'sk-ant-one', 'accept-encoding': 'gzip' };
 const FIRST = [{ role: 'user', content: 'Summarize the release notes.' }];
@@ -28,20 +34,38 @@ afterEach(async () => {
 /** Sends the first request answered by `first`, then the second, and returns the second's event. */
 async function twoRequests(first: UpstreamAnswer) {
   upstream.answer(first);
-  const reply = await sendRaw(proxy.origin, '/v1/messages', { headers: HEADERS, body: JSON.stringify({ model: 'claude-test', max_tokens: 8, messages: FIRST }) });
+  const reply = await sendRaw(proxy.origin, '/v1/messages', {
+    headers: HEADERS,
+    body: JSON.stringify({ model: 'claude-test', max_tokens: 8, messages: FIRST }),
+  });
   upstream.answer((_request, response) => {
     response.end(JSON.stringify(anthropicBody([], { input_tokens: 1, output_tokens: 1 })));
   });
-  await sendRaw(proxy.origin, '/v1/messages', { headers: HEADERS, body: JSON.stringify({ model: 'claude-test', max_tokens: 8, messages: SECOND }) });
+  await sendRaw(proxy.origin, '/v1/messages', {
+    headers: HEADERS,
+    body: JSON.stringify({ model: 'claude-test', max_tokens: 8, messages: SECOND }),
+  });
   return { reply, second: proxy.events[1] };
 }
 
 describe('usage read off the answer', () => {
   it('reads a gzip-compressed JSON answer, which reaches the client as compressed as it came', async () => {
-    const compressed = gzipSync(JSON.stringify(anthropicBody([{ type: 'text', text: 'Done.' }], { input_tokens: 80_000, cache_read_input_tokens: 20_000, output_tokens: 2 })));
+    const compressed = gzipSync(
+      JSON.stringify(
+        anthropicBody([{ type: 'text', text: 'Done.' }], {
+          input_tokens: 80_000,
+          cache_read_input_tokens: 20_000,
+          output_tokens: 2,
+        }),
+      ),
+    );
 
     const { reply, second } = await twoRequests((_request, response) => {
-      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': compressed.length });
+      response.writeHead(200, {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        'content-length': compressed.length,
+      });
       response.end(compressed);
     });
 
@@ -52,7 +76,9 @@ describe('usage read off the answer', () => {
   });
 
   it('reads a stream that arrives one byte at a time', async () => {
-    const bytes = Buffer.from(anthropicStreamEvents([{ type: 'text', text: 'Done.' }], { input_tokens: 90_000, output_tokens: 2 }).join(''));
+    const bytes = Buffer.from(
+      anthropicStreamEvents([{ type: 'text', text: 'Done.' }], { input_tokens: 90_000, output_tokens: 2 }).join(''),
+    );
 
     const { reply, second } = await twoRequests((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -68,7 +94,13 @@ describe('usage read off the answer', () => {
   it('takes no figure from an error answer', async () => {
     const { reply, second } = await twoRequests((_request, response) => {
       response.writeHead(529, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'busy' }, usage: { input_tokens: 90_000 } }));
+      response.end(
+        JSON.stringify({
+          type: 'error',
+          error: { type: 'overloaded_error', message: 'busy' },
+          usage: { input_tokens: 90_000 },
+        }),
+      );
     });
 
     expect(reply.status).toBe(529);

@@ -25,8 +25,17 @@ import {
   type ScriptedUpstream,
 } from './proxy-scripted-upstream.js';
 
-const BUILD_LOG = Array.from({ length: 1500 }, (_, index) => `[build] step ${index}: compiled src/module-${index}.ts`).join('\n');
-const TOOLS: Anthropic.Tool[] = [{ name: 'Bash', description: 'Runs a shell command.', input_schema: { type: 'object' as const, properties: { command: { type: 'string' } }, required: ['command'] } }];
+const BUILD_LOG = Array.from(
+  { length: 1500 },
+  (_, index) => `[build] step ${index}: compiled src/module-${index}.ts`,
+).join('\n');
+const TOOLS: Anthropic.Tool[] = [
+  {
+    name: 'Bash',
+    description: 'Runs a shell command.',
+    input_schema: { type: 'object' as const, properties: { command: { type: 'string' } }, required: ['command'] },
+  },
+];
 const SYSTEM = 'You are a build agent.';
 const REFERENCE = /^\[Tool result offloaded to file: (.+)\]$/;
 
@@ -34,7 +43,10 @@ const REFERENCE = /^\[Tool result offloaded to file: (.+)\]$/;
 function anthropicHistory(): Anthropic.MessageParam[] {
   return [
     { role: 'user', content: 'Run the build and tell me what failed.' },
-    { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_build', name: 'Bash', input: { command: 'npm run build' } }] },
+    {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'toolu_build', name: 'Bash', input: { command: 'npm run build' } }],
+    },
     { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_build', content: BUILD_LOG }] },
   ];
 }
@@ -78,10 +90,21 @@ afterEach(async () => {
 
 describe('POST /v1/messages (Anthropic)', () => {
   it('offloads a large tool result to a file the reference names, and forwards everything else as it came', async () => {
-    upstream.answer((_request, response) => sendJson(response, anthropicBody([{ type: 'text', text: 'The build passed.' }], { input_tokens: 900, output_tokens: 7 })));
+    upstream.answer((_request, response) =>
+      sendJson(
+        response,
+        anthropicBody([{ type: 'text', text: 'The build passed.' }], { input_tokens: 900, output_tokens: 7 }),
+      ),
+    );
     const client = new Anthropic({ apiKey: 'sk-ant-one', baseURL: proxy.origin, maxRetries: 0 });
 
-    const reply = await client.messages.create({ model: 'claude-test', max_tokens: 512, system: SYSTEM, tools: TOOLS, messages: anthropicHistory() });
+    const reply = await client.messages.create({
+      model: 'claude-test',
+      max_tokens: 512,
+      system: SYSTEM,
+      tools: TOOLS,
+      messages: anthropicHistory(),
+    });
 
     expect(reply.content).toEqual([{ type: 'text', text: 'The build passed.' }]);
     const [received] = upstream.requests;
@@ -94,14 +117,28 @@ describe('POST /v1/messages (Anthropic)', () => {
     expect((messages as unknown[]).slice(0, 2)).toEqual(anthropicHistory().slice(0, 2));
     const path = referencePath(sentToolResult(received?.body, 2), proxy.dir);
     expect(await readFile(path, 'utf8')).toBe(BUILD_LOG);
-    expect(proxy.events).toMatchObject([{ route: '/v1/messages', outcome: 'managed', messagesIn: 3, messagesOut: 3, actions: [{ type: 'direct-offload', toolCallIds: ['toolu_build'] }] }]);
+    expect(proxy.events).toMatchObject([
+      {
+        route: '/v1/messages',
+        outcome: 'managed',
+        messagesIn: 3,
+        messagesOut: 3,
+        actions: [{ type: 'direct-offload', toolCallIds: ['toolu_build'] }],
+      },
+    ]);
   });
 
   it('forwards a history with nothing to offload byte for byte', async () => {
-    upstream.answer((_request, response) => sendJson(response, anthropicBody([], { input_tokens: 20, output_tokens: 1 })));
-    const body = '{ "model" : "claude-test",\n  "max_tokens": 64, "messages": [ {"role": "user", "content": "caf\\u00e9?"} ] }';
+    upstream.answer((_request, response) =>
+      sendJson(response, anthropicBody([], { input_tokens: 20, output_tokens: 1 })),
+    );
+    const body =
+      '{ "model" : "claude-test",\n  "max_tokens": 64, "messages": [ {"role": "user", "content": "caf\\u00e9?"} ] }';
 
-    const reply = await sendRaw(proxy.origin, '/v1/messages?beta=true', { headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-one' }, body });
+    const reply = await sendRaw(proxy.origin, '/v1/messages?beta=true', {
+      headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-one' },
+      body,
+    });
 
     expect(reply.status).toBe(200);
     expect(upstream.requests[0]?.url).toBe('/v1/messages?beta=true');
@@ -110,10 +147,18 @@ describe('POST /v1/messages (Anthropic)', () => {
   });
 
   it('streams the answer back byte for byte, each chunk as it arrives', async () => {
-    const events = anthropicStreamEvents([{ type: 'text', text: 'Ça compile — 構築は成功しました.' }], { input_tokens: 700, output_tokens: 9 });
+    const events = anthropicStreamEvents([{ type: 'text', text: 'Ça compile — 構築は成功しました.' }], {
+      input_tokens: 700,
+      output_tokens: 9,
+    });
     const bytes = Buffer.from(events.join(''), 'utf8');
     // split anywhere, inside events and inside a multi-byte character
-    const chunks = [bytes.subarray(0, 37), bytes.subarray(37, 301), bytes.subarray(301, bytes.indexOf('構') + 1), bytes.subarray(bytes.indexOf('構') + 1)];
+    const chunks = [
+      bytes.subarray(0, 37),
+      bytes.subarray(37, 301),
+      bytes.subarray(301, bytes.indexOf('構') + 1),
+      bytes.subarray(bytes.indexOf('構') + 1),
+    ];
     let releaseRest!: () => void;
     const rest = new Promise<void>((resolve) => (releaseRest = resolve));
     upstream.answer(async (_request, response) => {
@@ -126,28 +171,51 @@ describe('POST /v1/messages (Anthropic)', () => {
     });
 
     const received = await new Promise<Buffer>((resolve, reject) => {
-      const outgoing = httpRequest(`${proxy.origin}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-one' } }, (response) => {
-        const parts: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => {
-          parts.push(chunk);
-          if (parts.length === 1) releaseRest();
-        });
-        response.on('end', () => resolve(Buffer.concat(parts)));
-      });
+      const outgoing = httpRequest(
+        `${proxy.origin}/v1/messages`,
+        { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-one' } },
+        (response) => {
+          const parts: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => {
+            parts.push(chunk);
+            if (parts.length === 1) releaseRest();
+          });
+          response.on('end', () => resolve(Buffer.concat(parts)));
+        },
+      );
       outgoing.on('error', reject);
-      outgoing.end(JSON.stringify({ model: 'claude-test', max_tokens: 64, stream: true, messages: anthropicHistory() }));
+      outgoing.end(
+        JSON.stringify({ model: 'claude-test', max_tokens: 64, stream: true, messages: anthropicHistory() }),
+      );
     });
 
     expect(received.equals(bytes)).toBe(true);
   });
 
   it('reads the usage of a streamed answer and anchors the next request on it', async () => {
-    upstream.answer((_request, response) => sendStream(response, anthropicStreamEvents([{ type: 'text', text: 'Done.' }], { input_tokens: 120_000, cache_read_input_tokens: 30_000, cache_creation_input_tokens: 5_000, output_tokens: 3 })));
+    upstream.answer((_request, response) =>
+      sendStream(
+        response,
+        anthropicStreamEvents([{ type: 'text', text: 'Done.' }], {
+          input_tokens: 120_000,
+          cache_read_input_tokens: 30_000,
+          cache_creation_input_tokens: 5_000,
+          output_tokens: 3,
+        }),
+      ),
+    );
     const client = new Anthropic({ apiKey: 'sk-ant-one', baseURL: proxy.origin, maxRetries: 0 });
     const history = anthropicHistory();
 
-    const first = await client.messages.stream({ model: 'claude-test', max_tokens: 64, system: SYSTEM, messages: history }).finalMessage();
-    await client.messages.create({ model: 'claude-test', max_tokens: 64, system: SYSTEM, messages: [...history, { role: 'assistant', content: first.content }, { role: 'user', content: 'Thanks.' }] });
+    const first = await client.messages
+      .stream({ model: 'claude-test', max_tokens: 64, system: SYSTEM, messages: history })
+      .finalMessage();
+    await client.messages.create({
+      model: 'claude-test',
+      max_tokens: 64,
+      system: SYSTEM,
+      messages: [...history, { role: 'assistant', content: first.content }, { role: 'user', content: 'Thanks.' }],
+    });
 
     expect(first.content).toEqual([{ type: 'text', text: 'Done.' }]);
     const [, second] = proxy.events;
@@ -162,20 +230,31 @@ describe('POST /v1/messages (Anthropic)', () => {
 describe('POST /v1/responses (OpenAI Responses)', () => {
   const input: OpenAI.Responses.ResponseInputItem[] = [
     { role: 'user', content: 'Run the build.' },
-    { type: 'function_call', call_id: 'call_build', name: 'shell', arguments: JSON.stringify({ command: 'npm run build' }) },
+    {
+      type: 'function_call',
+      call_id: 'call_build',
+      name: 'shell',
+      arguments: JSON.stringify({ command: 'npm run build' }),
+    },
     { type: 'function_call_output', call_id: 'call_build', output: BUILD_LOG },
   ];
 
   it('offloads a large function output, streamed, and reads the usage of response.completed', async () => {
     upstream.answer((request, response) =>
-      request.body?.stream === true ? sendStream(response, responsesStreamEvents([{ type: 'message', text: 'Built.' }], 64_000)) : sendJson(response, responsesBody([], 65_000)),
+      request.body?.stream === true
+        ? sendStream(response, responsesStreamEvents([{ type: 'message', text: 'Built.' }], 64_000))
+        : sendJson(response, responsesBody([], 65_000)),
     );
     const client = new OpenAI({ apiKey: 'sk-openai-one', baseURL: `${proxy.origin}/v1`, maxRetries: 0 });
 
     const stream = await client.responses.create({ model: 'gpt-test', instructions: SYSTEM, input, stream: true });
     const types: string[] = [];
     for await (const event of stream) types.push(event.type);
-    await client.responses.create({ model: 'gpt-test', instructions: SYSTEM, input: [...input, { role: 'user', content: 'Thanks.' }] });
+    await client.responses.create({
+      model: 'gpt-test',
+      instructions: SYSTEM,
+      input: [...input, { role: 'user', content: 'Thanks.' }],
+    });
 
     expect(types.at(-1)).toBe('response.completed');
     const [received] = upstream.requests;
@@ -189,7 +268,9 @@ describe('POST /v1/responses (OpenAI Responses)', () => {
   });
 
   it('returns a non-streamed Response as the upstream wrote it', async () => {
-    upstream.answer((_request, response) => sendJson(response, responsesBody([{ type: 'message', text: 'Built.' }], 500)));
+    upstream.answer((_request, response) =>
+      sendJson(response, responsesBody([{ type: 'message', text: 'Built.' }], 500)),
+    );
     const client = new OpenAI({ apiKey: 'sk-openai-one', baseURL: `${proxy.origin}/v1`, maxRetries: 0 });
 
     const reply = await client.responses.create({ model: 'gpt-test', input });
@@ -203,20 +284,36 @@ describe('POST /v1/chat/completions (OpenAI Chat)', () => {
   const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
     { role: 'system', content: SYSTEM },
     { role: 'user', content: 'Run the build.' },
-    { role: 'assistant', content: null, tool_calls: [{ id: 'call_build', type: 'function', function: { name: 'shell', arguments: '{"command":"npm run build"}' } }] },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: 'call_build', type: 'function', function: { name: 'shell', arguments: '{"command":"npm run build"}' } },
+      ],
+    },
     { role: 'tool', tool_call_id: 'call_build', content: BUILD_LOG },
   ];
 
   it('offloads a large tool message and reads the usage chunk of a stream', async () => {
     upstream.answer((request, response) =>
-      request.body?.stream === true ? sendStream(response, chatStreamChunks('Built.', 42_000)) : sendJson(response, chatBody('Thanks.', 43_000)),
+      request.body?.stream === true
+        ? sendStream(response, chatStreamChunks('Built.', 42_000))
+        : sendJson(response, chatBody('Thanks.', 43_000)),
     );
     const client = new OpenAI({ apiKey: 'sk-openai-one', baseURL: `${proxy.origin}/v1`, maxRetries: 0 });
 
-    const stream = await client.chat.completions.create({ model: 'gpt-test', messages, stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'gpt-test',
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
-    const reply = await client.chat.completions.create({ model: 'gpt-test', messages: [...messages, { role: 'assistant', content: text }, { role: 'user', content: 'Thanks.' }] });
+    const reply = await client.chat.completions.create({
+      model: 'gpt-test',
+      messages: [...messages, { role: 'assistant', content: text }, { role: 'user', content: 'Thanks.' }],
+    });
 
     expect(text).toBe('Built.');
     expect(reply.choices[0]?.message.content).toBe('Thanks.');
@@ -230,13 +327,24 @@ describe('POST /v1/chat/completions (OpenAI Chat)', () => {
 
 describe('other routes', () => {
   it('passes GET /v1/models through untouched, credentials included', async () => {
-    upstream.answer((_request, response) => sendJson(response, { object: 'list', data: [{ id: 'gpt-test', object: 'model', created: 0, owned_by: 'test' }] }, 200, { 'x-request-id': 'req_1' }));
+    upstream.answer((_request, response) =>
+      sendJson(
+        response,
+        { object: 'list', data: [{ id: 'gpt-test', object: 'model', created: 0, owned_by: 'test' }] },
+        200,
+        { 'x-request-id': 'req_1' },
+      ),
+    );
     const client = new OpenAI({ apiKey: 'sk-openai-one', baseURL: `${proxy.origin}/v1`, maxRetries: 0 });
 
     const models = await client.models.list();
 
     expect(models.data.map((model) => model.id)).toEqual(['gpt-test']);
-    expect(upstream.requests[0]).toMatchObject({ method: 'GET', url: '/v1/models', headers: { authorization: 'Bearer sk-openai-one' } });
+    expect(upstream.requests[0]).toMatchObject({
+      method: 'GET',
+      url: '/v1/models',
+      headers: { authorization: 'Bearer sk-openai-one' },
+    });
     expect(proxy.events).toEqual([]);
   });
 
@@ -244,7 +352,10 @@ describe('other routes', () => {
     upstream.answer((_request, response) => sendJson(response, { input_tokens: 4242 }, 200, { 'x-scripted': 'yes' }));
     const body = JSON.stringify({ model: 'claude-test', messages: anthropicHistory() });
 
-    const reply = await sendRaw(proxy.origin, '/v1/messages/count_tokens', { headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-one' }, body });
+    const reply = await sendRaw(proxy.origin, '/v1/messages/count_tokens', {
+      headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-one' },
+      body,
+    });
 
     expect(reply.status).toBe(200);
     expect(reply.headers['x-scripted']).toBe('yes');
@@ -254,29 +365,49 @@ describe('other routes', () => {
   });
 
   it('passes an upstream error on as it came', async () => {
-    upstream.answer((_request, response) => sendJson(response, { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } }, 429, { 'retry-after': '7' }));
+    upstream.answer((_request, response) =>
+      sendJson(response, { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } }, 429, {
+        'retry-after': '7',
+      }),
+    );
 
-    const reply = await sendRaw(proxy.origin, '/v1/messages', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-test', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }) });
+    const reply = await sendRaw(proxy.origin, '/v1/messages', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'claude-test', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }),
+    });
 
     expect(reply.status).toBe(429);
     expect(reply.headers['retry-after']).toBe('7');
-    expect(JSON.parse(reply.body.toString('utf8'))).toEqual({ type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } });
+    expect(JSON.parse(reply.body.toString('utf8'))).toEqual({
+      type: 'error',
+      error: { type: 'rate_limit_error', message: 'slow down' },
+    });
   });
 
   it("puts the upstream's own path before the request's", async () => {
     const prefixed = await startProxy(`${upstream.origin}/gateway/`);
-    upstream.answer((_request, response) => sendJson(response, anthropicBody([], { input_tokens: 1, output_tokens: 1 })));
+    upstream.answer((_request, response) =>
+      sendJson(response, anthropicBody([], { input_tokens: 1, output_tokens: 1 })),
+    );
 
-    await sendRaw(prefixed.origin, '/v1/messages?beta=true', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'claude-test', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }) });
+    await sendRaw(prefixed.origin, '/v1/messages?beta=true', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'claude-test', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }),
+    });
     await sendRaw(prefixed.origin, '/v1/models', { method: 'GET' });
     await prefixed.close();
 
-    expect(upstream.requests.map((request) => request.url)).toEqual(['/gateway/v1/messages?beta=true', '/gateway/v1/models']);
+    expect(upstream.requests.map((request) => request.url)).toEqual([
+      '/gateway/v1/messages?beta=true',
+      '/gateway/v1/models',
+    ]);
   });
 
   it('picks the default upstream of a request it does not manage from its headers', () => {
     expect(guessProvider('/v1/models', { authorization: 'Bearer sk-openai-one' })).toBe('openai');
-    expect(guessProvider('/v1/models', { authorization: 'Bearer oauth', 'anthropic-version': '2023-06-01' })).toBe('anthropic');
+    expect(guessProvider('/v1/models', { authorization: 'Bearer oauth', 'anthropic-version': '2023-06-01' })).toBe(
+      'anthropic',
+    );
     expect(guessProvider('/v1/messages/count_tokens', { authorization: 'Bearer oauth' })).toBe('anthropic');
     // Claude Code's connectivity check, HEAD /api/hello, carries no credential
     expect(guessProvider('/api/hello', {})).toBe('anthropic');

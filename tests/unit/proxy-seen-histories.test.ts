@@ -10,7 +10,10 @@ const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 const history: Message[] = [
   { role: 'user', content: 'Fix the build.' },
-  { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'run', input: { command: 'npm test', flags: [1, null, true] } }] },
+  {
+    role: 'assistant',
+    content: [{ type: 'tool_use', id: 't1', name: 'run', input: { command: 'npm test', flags: [1, null, true] } }],
+  },
   { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'FAIL' }] },
 ];
 

@@ -16,7 +16,8 @@ import type { ContextOffloadAction } from './types.js';
 
 /** Where the newest results start: right after the last assistant message (the whole history when it has none). */
 export function findNewestStart(messages: readonly Message[]): number {
-  for (let index = messages.length - 1; index >= 0; index -= 1) if (messages[index]?.role === 'assistant') return index + 1;
+  for (let index = messages.length - 1; index >= 0; index -= 1)
+    if (messages[index]?.role === 'assistant') return index + 1;
   return 0;
 }
 
@@ -28,7 +29,8 @@ export function findNewestStart(messages: readonly Message[]): number {
 export function countAgedChars(summaries: readonly MessageChars[], newestStart: number, minChars: number): number {
   let chars = 0;
   for (let index = 0; index < newestStart; index += 1) {
-    for (const result of (summaries[index] as MessageChars).results) if (result.offloadable && result.chars >= minChars) chars += result.chars;
+    for (const result of (summaries[index] as MessageChars).results)
+      if (result.offloadable && result.chars >= minChars) chars += result.chars;
   }
   return chars;
 }

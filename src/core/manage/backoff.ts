@@ -30,7 +30,10 @@ export interface CompactionBackoff {
 /** Calls to wait after the `failures`-th failure in a row: 0, 0, 2, 4, 8, ... at most 64. */
 export function computeBackoffCalls(failures: number): number {
   if (failures < COMPACT_FAILURES_BEFORE_BACKOFF) return 0;
-  return Math.min(COMPACT_BACKOFF_MAX_CALLS, COMPACT_BACKOFF_INITIAL_CALLS * 2 ** (failures - COMPACT_FAILURES_BEFORE_BACKOFF));
+  return Math.min(
+    COMPACT_BACKOFF_MAX_CALLS,
+    COMPACT_BACKOFF_INITIAL_CALLS * 2 ** (failures - COMPACT_FAILURES_BEFORE_BACKOFF),
+  );
 }
 
 /**

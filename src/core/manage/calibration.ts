@@ -89,7 +89,10 @@ export function createTokenCalibration(initialRatio: number): TokenCalibration {
     },
     observe(providerTokens, localTokens) {
       const usable =
-        Number.isFinite(providerTokens) && Number.isFinite(localTokens) && providerTokens > 0 && localTokens >= MIN_CALIBRATION_SAMPLE_TOKENS;
+        Number.isFinite(providerTokens) &&
+        Number.isFinite(localTokens) &&
+        providerTokens > 0 &&
+        localTokens >= MIN_CALIBRATION_SAMPLE_TOKENS;
       if (!usable) return false;
       // the sample is clamped too: one absurd figure moves the ratio by at most 30% of the range
       const sample = clampRatio(providerTokens / localTokens);

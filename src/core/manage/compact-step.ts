@@ -46,7 +46,12 @@ export interface CompactStep {
  * Compacts `working` (all of it but the exchange in flight) and resolves the history to send, or
  * `undefined` when the compaction did not happen (`actions` says why).
  */
-export async function compactWithRecord(working: Message[], tokensBefore: number, step: CompactStep, actions: ContextAction[]): Promise<Message[] | undefined> {
+export async function compactWithRecord(
+  working: Message[],
+  tokensBefore: number,
+  step: CompactStep,
+  actions: ContextAction[],
+): Promise<Message[] | undefined> {
   const { backoff, counts, logger, call, access } = step;
   if (!backoff.mayAttempt) {
     actions.push({ type: 'compact-skipped', reason: 'backing-off', retryInCalls: backoff.waitingCalls });
@@ -56,11 +61,13 @@ export async function compactWithRecord(working: Message[], tokensBefore: number
   const { head } = partitionMessages(working);
   let exchangeStart = findExchangeStart(working, head.length);
   let exchangeLocal = 0;
-  for (let index = exchangeStart; index < working.length; index += 1) exchangeLocal += counts.of(working[index] as Message);
+  for (let index = exchangeStart; index < working.length; index += 1)
+    exchangeLocal += counts.of(working[index] as Message);
   // an exchange too large to leave room for the summary (a result nothing may offload) is compacted too
   if (ratio * exchangeLocal > step.maxExchangeTokens) exchangeStart = working.length;
   // what a kept exchange takes beyond half of the target comes on top of it
-  const excess = exchangeStart < working.length ? Math.max(0, Math.ceil(ratio * exchangeLocal - step.targetTokens / 2)) : 0;
+  const excess =
+    exchangeStart < working.length ? Math.max(0, Math.ceil(ratio * exchangeLocal - step.targetTokens / 2)) : 0;
   const targetTokens = step.targetTokens + excess;
   // with nothing before the exchange to compact, the whole history is compacted as before
   const spanLength = exchangeStart > head.length ? exchangeStart : working.length;
@@ -72,12 +79,23 @@ export async function compactWithRecord(working: Message[], tokensBefore: number
   let keptLocal = resumeMessage === undefined ? 0 : counts.of({ role: 'user', content: resumeMessage });
   for (const message of head) keptLocal += counts.of(message);
   for (const message of exchange) keptLocal += counts.of(message);
-  const budgets = fitCompactBudgets({ targetTokens, keptTokens: Math.ceil(ratio * keptLocal), ratio, configured: step.budgets });
+  const budgets = fitCompactBudgets({
+    targetTokens,
+    keptTokens: Math.ceil(ratio * keptLocal),
+    ratio,
+    configured: step.budgets,
+  });
 
   const { signal } = call;
   let result: CompactResult;
   try {
-    result = await step.compact(span, { ...budgets, signal, resumeMessage, sessionId: access.sessionId, store: call.store });
+    result = await step.compact(span, {
+      ...budgets,
+      signal,
+      resumeMessage,
+      sessionId: access.sessionId,
+      store: call.store,
+    });
   } catch (error) {
     if (signal?.aborted) throw error;
     const retryInCalls = backoff.recordFailure();
@@ -88,16 +106,31 @@ export async function compactWithRecord(working: Message[], tokensBefore: number
   if (!result.compacted) {
     const retryInCalls = backoff.recordFailure();
     const reason = result.skippedReason ?? 'failed';
-    actions.push(result.error === undefined ? { type: 'compact-skipped', reason, retryInCalls } : { type: 'compact-skipped', reason, error: result.error, retryInCalls });
+    actions.push(
+      result.error === undefined
+        ? { type: 'compact-skipped', reason, retryInCalls }
+        : { type: 'compact-skipped', reason, error: result.error, retryInCalls },
+    );
     return undefined;
   }
   backoff.recordSuccess();
   let replacement = result.messages;
   // the exchange opens with the assistant's calls: the summary's acknowledgement would stand before them
-  if (exchange[0]?.role === 'assistant' && replacement.at(-1)?.role === 'assistant' && replacement.length > head.length + 1) replacement = replacement.slice(0, -1);
+  if (
+    exchange[0]?.role === 'assistant' &&
+    replacement.at(-1)?.role === 'assistant' &&
+    replacement.length > head.length + 1
+  )
+    replacement = replacement.slice(0, -1);
 
   const archiveReference = result.archiveReference ?? result.originalMessagesPath ?? null;
-  const recorded = await access.recordCompaction(working, spanLength, replacement, { archiveReference, summarizer: result.summarizer, calibration: step.calibration }, call);
+  const recorded = await access.recordCompaction(
+    working,
+    spanLength,
+    replacement,
+    { archiveReference, summarizer: result.summarizer, calibration: step.calibration },
+    call,
+  );
   const compacted = [...recorded.messages, ...exchange];
   if (!recorded.won) {
     logger.warn(

@@ -39,4 +39,3 @@ export interface ContextManagerPorts {
   /** Compacts a history unconditionally (the manager has decided), with these budgets. */
   compact(messages: readonly Message[], call: CompactCall): Promise<CompactResult>;
 }
-

@@ -22,7 +22,8 @@ function assertCall(call: unknown): asserts call is ToolCallIdentity {
   if (typeof toolCallId !== 'string' || toolCallId === '') {
     throw new InvalidOptionError(`call.toolCallId must be a non-empty string, got ${describeValue(toolCallId)}`);
   }
-  if (typeof toolName !== 'string') throw new InvalidOptionError(`call.toolName must be a string, got ${describeValue(toolName)}`);
+  if (typeof toolName !== 'string')
+    throw new InvalidOptionError(`call.toolName must be a string, got ${describeValue(toolName)}`);
 }
 
 /**
@@ -36,19 +37,31 @@ function assertCall(call: unknown): asserts call is ToolCallIdentity {
  *
  * @throws {InvalidOptionError} when `output` is not a string or `call` lacks its fields.
  */
-export async function offloadToolOutput(output: unknown, call: unknown, context: OffloadStepContext, offloadCall: OffloadCall): Promise<OffloadedOutput> {
+export async function offloadToolOutput(
+  output: unknown,
+  call: unknown,
+  context: OffloadStepContext,
+  offloadCall: OffloadCall,
+): Promise<OffloadedOutput> {
   if (typeof output !== 'string') {
-    throw new InvalidOptionError(`output must be a string (the tool's output as the model would read it), got ${describeValue(output)}`);
+    throw new InvalidOptionError(
+      `output must be a string (the tool's output as the model would read it), got ${describeValue(output)}`,
+    );
   }
   assertCall(call);
   const { toolName, toolCallId } = call;
   context.toolNames.set(toolCallId, toolName);
   // as results age, a new output is sent whole unless it is too large for the window (then it is cut)
-  const smallestOffloaded = context.timing === 'as-they-age' ? context.aging.maxInlineResultChars + 1 : context.threshold;
-  if (output.length < smallestOffloaded || context.excludeTools.has(toolName) || isOffloadReference(output)) return { text: output };
+  const smallestOffloaded =
+    context.timing === 'as-they-age' ? context.aging.maxInlineResultChars + 1 : context.threshold;
+  if (output.length < smallestOffloaded || context.excludeTools.has(toolName) || isOffloadReference(output))
+    return { text: output };
   if (context.readBacks.isReadBackInput(call.input)) return { text: output };
   const offloaded = await offloadOneOutput(output, toolCallId, context, offloadCall);
   if (offloaded === undefined) return { text: output };
   const { reference, freedChars } = offloaded;
-  return { text: reference, action: { type: 'direct-offload', toolCallIds: [toolCallId], references: [reference], freedChars } };
+  return {
+    text: reference,
+    action: { type: 'direct-offload', toolCallIds: [toolCallId], references: [reference], freedChars },
+  };
 }

@@ -33,14 +33,33 @@ export interface OffloadPolicyParts {
 /** One `prepare` call's offload work, on `working` in place. */
 export interface OffloadPolicy {
   /** Steps 1 and 2: the new results (`fresh`: indices first seen in this call), then the older ones. */
-  offloadOnCall(working: Message[], fresh: readonly number[], steps: OffloadStepContext, call: CallAccess, actions: ContextAction[]): Promise<void>;
+  offloadOnCall(
+    working: Message[],
+    fresh: readonly number[],
+    steps: OffloadStepContext,
+    call: CallAccess,
+    actions: ContextAction[],
+  ): Promise<void>;
   /** Step 3a, over the trigger: resolves whether anything was offloaded. */
-  offloadOverTrigger(working: Message[], steps: OffloadStepContext, call: CallAccess, actions: ContextAction[], ratio: number): Promise<boolean>;
+  offloadOverTrigger(
+    working: Message[],
+    steps: OffloadStepContext,
+    call: CallAccess,
+    actions: ContextAction[],
+    ratio: number,
+  ): Promise<boolean>;
   /**
    * After a compaction whose context came out over its target (a summary over its budget): as
    * results age, the newest results kept whole are cut. On arrival, nothing.
    */
-  fitCompacted(compacted: Message[], targetTokens: number, steps: OffloadStepContext, call: CallAccess, actions: ContextAction[], ratio: number): Promise<void>;
+  fitCompacted(
+    compacted: Message[],
+    targetTokens: number,
+    steps: OffloadStepContext,
+    call: CallAccess,
+    actions: ContextAction[],
+    ratio: number,
+  ): Promise<void>;
 }
 
 /** `start`, `start + 1`, ..., `end - 1`. */
@@ -60,7 +79,13 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
   // the calls before the last assistant message: the newest calls are left as they are
   const olderCallsEnd = (working: readonly Message[]): number => Math.max(0, findNewestStart(working) - 1);
 
-  async function offloadInputs(working: Message[], steps: OffloadStepContext, call: CallAccess, actions: ContextAction[], reason: 'aged' | 'ratio-gate' | 'over-trigger'): Promise<boolean> {
+  async function offloadInputs(
+    working: Message[],
+    steps: OffloadStepContext,
+    call: CallAccess,
+    actions: ContextAction[],
+    reason: 'aged' | 'ratio-gate' | 'over-trigger',
+  ): Promise<boolean> {
     return report(await offloadOlderInputs(working, olderCallsEnd(working), steps, call, reason), actions);
   }
 
@@ -69,13 +94,19 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
       const newestStart = findNewestStart(working);
       if (options.offloadTiming === 'on-arrival') {
         await report(await offloadNewResults(working, fresh, options.threshold, steps, call), actions);
-        if (passesRatioGate(working.map(charsOf), options.batch) && (await report(await offloadOlderResults(working, steps, call, 'ratio-gate'), actions))) {
+        if (
+          passesRatioGate(working.map(charsOf), options.batch) &&
+          (await report(await offloadOlderResults(working, steps, call, 'ratio-gate'), actions))
+        ) {
           await offloadInputs(working, steps, call, actions, 'ratio-gate');
         }
         return;
       }
       const newest = fresh.filter((index) => index >= newestStart);
-      await report(await offloadNewResults(working, newest, options.aging.maxInlineResultChars + 1, steps, call), actions);
+      await report(
+        await offloadNewResults(working, newest, options.aging.maxInlineResultChars + 1, steps, call),
+        actions,
+      );
       let aged = countAgedChars(working.map(charsOf), newestStart, options.aging.minAgedChars);
       for (let index = 0; index < olderCallsEnd(working); index += 1) aged += inputCharsOf(working[index] as Message);
       if (aged <= options.aging.agedBudgetChars) return;
@@ -88,7 +119,9 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
       let freed: boolean;
       if (options.offloadTiming === 'on-arrival') {
         const gateless = { ratioThreshold: 0, keepRecent: options.batch.keepRecent };
-        freed = passesRatioGate(working.map(charsOf), gateless) && (await report(await offloadOlderResults(working, steps, call, 'over-trigger'), actions));
+        freed =
+          passesRatioGate(working.map(charsOf), gateless) &&
+          (await report(await offloadOlderResults(working, steps, call, 'over-trigger'), actions));
       } else {
         freed = await report(await offloadAgedResults(working, newestStart, steps, call, 'over-trigger'), actions);
       }
@@ -96,15 +129,30 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
       if (options.offloadTiming === 'on-arrival') return freed;
       // the newest results too large to follow a summary are cut, so that a compaction keeps them in view
       let newestLocal = 0;
-      for (let index = Math.max(0, newestStart - 1); index < working.length; index += 1) newestLocal += counts.of(working[index] as Message);
+      for (let index = Math.max(0, newestStart - 1); index < working.length; index += 1)
+        newestLocal += counts.of(working[index] as Message);
       if (ratio * newestLocal <= parts.maxExchangeTokens) return freed;
-      return (await report(await offloadNewResults(working, indicesFrom(newestStart, working.length), options.threshold, steps, call), actions)) || freed;
+      return (
+        (await report(
+          await offloadNewResults(working, indicesFrom(newestStart, working.length), options.threshold, steps, call),
+          actions,
+        )) || freed
+      );
     },
 
     async fitCompacted(compacted, targetTokens, steps, call, actions, ratio) {
       if (options.offloadTiming === 'on-arrival') return;
       if (estimateHistoryTokens(compacted, ratio, counts, undefined) <= targetTokens) return;
-      await report(await offloadNewResults(compacted, indicesFrom(findNewestStart(compacted), compacted.length), options.threshold, steps, call), actions);
+      await report(
+        await offloadNewResults(
+          compacted,
+          indicesFrom(findNewestStart(compacted), compacted.length),
+          options.threshold,
+          steps,
+          call,
+        ),
+        actions,
+      );
     },
   };
 }

@@ -8,10 +8,23 @@
  */
 import { countToolResultChars } from '../char-count.js';
 import { WriteFailedError } from '../errors.js';
-import { callStore, copyMessageWithContent, runConcurrently, serializeToolResultContent, WRITE_CONCURRENCY } from '../offload-files.js';
+import {
+  callStore,
+  copyMessageWithContent,
+  runConcurrently,
+  serializeToolResultContent,
+  WRITE_CONCURRENCY,
+} from '../offload-files.js';
 import type { ResolvedBatchOffloadOptions } from '../offload-options.js';
 import { toFileStem } from '../offload-names.js';
-import { appendErrorLine, appendPreview, buildBatchReference, buildDirectReference, isOffloadReference, type ResolvedPreview } from '../offload-reference.js';
+import {
+  appendErrorLine,
+  appendPreview,
+  buildBatchReference,
+  buildDirectReference,
+  isOffloadReference,
+  type ResolvedPreview,
+} from '../offload-reference.js';
 import { createOffloadPlan, type OffloadPlan } from '../plan-offload.js';
 import type { ContentStore, Logger } from '../ports.js';
 import { toWellFormedText } from '../text.js';
@@ -94,7 +107,12 @@ export function hashStored(text: string, context: OffloadStepContext): HashedTex
 }
 
 /** The name a content has in the folder: the one it follows from, or the one it was moved to. */
-export function storedName(mode: OffloadMode, toolUseId: string, hashed: HashedText, context: OffloadStepContext): string {
+export function storedName(
+  mode: OffloadMode,
+  toolUseId: string,
+  hashed: HashedText,
+  context: OffloadStepContext,
+): string {
   const name = buildContentName(mode, toolUseId, hashed.hash);
   return context.moved.get(name) ?? name;
 }
@@ -105,17 +123,31 @@ export function storedName(mode: OffloadMode, toolUseId: string, hashed: HashedT
  * result alone, so a result met again gets the reference it got.
  */
 export function findResultErrorLine(block: ToolResultBlock, context: OffloadStepContext): string | undefined {
-  return findPrintedErrorLine(renderResultText(block.content), block.is_error === true, context.toolNames.get(block.tool_use_id));
+  return findPrintedErrorLine(
+    renderResultText(block.content),
+    block.is_error === true,
+    context.toolNames.get(block.tool_use_id),
+  );
 }
 
 /**
  * The reference text to a content stored under `name`: the mode's reference line, the result's
  * error line when it printed one (`errorLine`), and the preview when asked for (never for an input field).
  */
-export function referenceTo(mode: OffloadMode, name: string, text: string, context: OffloadStepContext, store: ContentStore, errorLine?: string): string {
+export function referenceTo(
+  mode: OffloadMode,
+  name: string,
+  text: string,
+  context: OffloadStepContext,
+  store: ContentStore,
+  errorLine?: string,
+): string {
   const target = store.referenceFor(`${context.sessionId}/${name}`);
   if (mode === 'input') return buildBatchReference(target);
-  const reference = appendErrorLine(mode === 'direct' ? buildDirectReference(target) : buildBatchReference(target), errorLine);
+  const reference = appendErrorLine(
+    mode === 'direct' ? buildDirectReference(target) : buildBatchReference(target),
+    errorLine,
+  );
   return appendPreview(reference, text, mode === 'direct' ? context.directPreview : context.preview);
 }
 
@@ -124,14 +156,23 @@ export function referenceTo(mode: OffloadMode, name: string, text: string, conte
  * mode; `undefined` when its name is not in the folder as far as the manager knows. The content
  * is hashed only when some stored name belongs to its call id.
  */
-export function findOffloadedReference(block: ToolResultBlock, context: OffloadStepContext, store: ContentStore): string | undefined {
-  if (isOffloadReference(block.content) || !context.knowledge.knowsStem(toFileStem(block.tool_use_id))) return undefined;
+export function findOffloadedReference(
+  block: ToolResultBlock,
+  context: OffloadStepContext,
+  store: ContentStore,
+): string | undefined {
+  if (isOffloadReference(block.content) || !context.knowledge.knowsStem(toFileStem(block.tool_use_id)))
+    return undefined;
   const texts = readStoredTexts(block.content);
   const direct = hashStored(texts.direct, context);
   const batch = texts.batch === texts.direct ? direct : hashStored(texts.batch, context);
-  for (const [mode, hashed] of [['direct', direct], ['batch', batch]] as const) {
+  for (const [mode, hashed] of [
+    ['direct', direct],
+    ['batch', batch],
+  ] as const) {
     const name = storedName(mode, block.tool_use_id, hashed, context);
-    if (context.knowledge.hasContent(name)) return referenceTo(mode, name, hashed.text, context, store, findResultErrorLine(block, context));
+    if (context.knowledge.hasContent(name))
+      return referenceTo(mode, name, hashed.text, context, store, findResultErrorLine(block, context));
   }
   return undefined;
 }
@@ -139,7 +180,12 @@ export function findOffloadedReference(block: ToolResultBlock, context: OffloadS
 /** Whether `message` holds a raw result whose call id has a stored name (a cheap check before {@link applyDecisions}). */
 export function mayHoldOffloadedResults(message: Message, context: OffloadStepContext): boolean {
   if (typeof message.content === 'string') return false;
-  return message.content.some((block) => isToolResultBlock(block) && context.knowledge.knowsStem(toFileStem(block.tool_use_id)) && !isOffloadReference(block.content));
+  return message.content.some(
+    (block) =>
+      isToolResultBlock(block) &&
+      context.knowledge.knowsStem(toFileStem(block.tool_use_id)) &&
+      !isOffloadReference(block.content),
+  );
 }
 
 /** `message` with every raw result that was offloaded before put back as its reference; `message` itself when none was. Nothing is written. */
@@ -159,7 +205,13 @@ export function applyDecisions(message: Message, context: OffloadStepContext, st
  * uploaded again to learn it is identical), and resolves the name it is stored under. Another
  * content under that name (a collision of 64 bits) moves it to the next free `~n` name.
  */
-export async function storeContent(mode: OffloadMode, toolUseId: string, hashed: HashedText, context: OffloadStepContext, store: ContentStore): Promise<string> {
+export async function storeContent(
+  mode: OffloadMode,
+  toolUseId: string,
+  hashed: HashedText,
+  context: OffloadStepContext,
+  store: ContentStore,
+): Promise<string> {
   const first = buildContentName(mode, toolUseId, hashed.hash);
   let name = context.moved.get(first) ?? first;
   if (context.knowledge.hasContent(name)) return name;
@@ -173,7 +225,9 @@ export async function storeContent(mode: OffloadMode, toolUseId: string, hashed:
     }
     name = buildCollisionName(first, attempt);
   }
-  throw new WriteFailedError(`no free name for the ${mode === 'input' ? 'input' : 'result'} of tool call "${toolUseId}" in ${store.referenceFor(`${context.sessionId}/${first}`)}`);
+  throw new WriteFailedError(
+    `no free name for the ${mode === 'input' ? 'input' : 'result'} of tool call "${toolUseId}" in ${store.referenceFor(`${context.sessionId}/${first}`)}`,
+  );
 }
 
 /** A result chosen for offload: where it is, and its text in the mode at hand. */
@@ -208,7 +262,10 @@ export async function offloadChosen(
     const toolName = context.toolNames.get(id);
     if (toolName === undefined || !context.readToolNames.has(toolName)) return true;
     const own = storedName(mode, id, entry.hashed, context);
-    return context.knowledge.hasContent(own) || !context.knowledge.knowsContentHash(entry.hashed.hash.slice(0, CONTENT_HASH_CHARS));
+    return (
+      context.knowledge.hasContent(own) ||
+      !context.knowledge.knowsContentHash(entry.hashed.hash.slice(0, CONTENT_HASH_CHARS))
+    );
   });
   if (kept.length === 0) return undefined;
   const names: string[] = new Array(kept.length);
@@ -218,7 +275,14 @@ export async function offloadChosen(
   });
   const byMessage = new Map<number, Map<number, string>>();
   kept.forEach((entry, index) => {
-    const reference = referenceTo(mode, names[index]!, entry.hashed.text, context, call.store, findResultErrorLine(entry.block, context));
+    const reference = referenceTo(
+      mode,
+      names[index]!,
+      entry.hashed.text,
+      context,
+      call.store,
+      findResultErrorLine(entry.block, context),
+    );
     let replacements = byMessage.get(entry.messageIndex);
     if (replacements === undefined) byMessage.set(entry.messageIndex, (replacements = new Map()));
     replacements.set(entry.blockIndex, reference);
@@ -226,7 +290,8 @@ export async function offloadChosen(
     action.references.push(reference);
     action.freedChars += countToolResultChars(entry.block.content) - reference.length;
   });
-  for (const [messageIndex, replacements] of byMessage) working[messageIndex] = copyMessageWithContent(working[messageIndex] as Message, replacements);
+  for (const [messageIndex, replacements] of byMessage)
+    working[messageIndex] = copyMessageWithContent(working[messageIndex] as Message, replacements);
   return action;
 }
 
@@ -249,14 +314,31 @@ export async function offloadNewResults(
     const message = working[messageIndex] as Message;
     if (typeof message.content === 'string') continue;
     message.content.forEach((block, blockIndex) => {
-      if (!isToolResultBlock(block) || isOffloadReference(block.content) || countToolResultChars(block.content) < minChars) return;
+      if (
+        !isToolResultBlock(block) ||
+        isOffloadReference(block.content) ||
+        countToolResultChars(block.content) < minChars
+      )
+        return;
       const toolName = context.toolNames.get(block.tool_use_id);
       if (toolName !== undefined && context.excludeTools.has(toolName)) return;
-      chosen.push({ messageIndex, blockIndex, block, hashed: hashStored(readStoredTexts(block.content).direct, context) });
+      chosen.push({
+        messageIndex,
+        blockIndex,
+        block,
+        hashed: hashStored(readStoredTexts(block.content).direct, context),
+      });
     });
   }
   if (chosen.length === 0) return undefined;
-  return offloadChosen(working, chosen, 'direct', { type: 'direct-offload', toolCallIds: [], references: [], freedChars: 0 }, context, call);
+  return offloadChosen(
+    working,
+    chosen,
+    'direct',
+    { type: 'direct-offload', toolCallIds: [], references: [], freedChars: 0 },
+    context,
+    call,
+  );
 }
 
 /**
@@ -293,7 +375,13 @@ export async function offloadPlanned(
     return { messageIndex, blockIndex, block, hashed: hashStored(readStoredTexts(block.content).batch, context) };
   });
   if (chosen.length === 0) return undefined;
-  const action: ContextOffloadAction = { type: 'batch-offload', reason, toolCallIds: [], references: [], freedChars: 0 };
+  const action: ContextOffloadAction = {
+    type: 'batch-offload',
+    reason,
+    toolCallIds: [],
+    references: [],
+    freedChars: 0,
+  };
   return offloadChosen(working, chosen, 'batch', action, context, call, readBacksToo);
 }
 
@@ -308,9 +396,18 @@ export async function offloadOneOutput(
   call: OffloadCall,
 ): Promise<{ reference: string; freedChars: number } | undefined> {
   const hashed = hashStored(toWellFormedText(output), context);
-  const working: Message[] = [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUseId, content: output }] }];
+  const working: Message[] = [
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUseId, content: output }] },
+  ];
   const block = (working[0]!.content as ToolResultBlock[])[0]!;
-  const action = await offloadChosen(working, [{ messageIndex: 0, blockIndex: 0, block, hashed }], 'direct', { type: 'direct-offload', toolCallIds: [], references: [], freedChars: 0 }, context, call);
+  const action = await offloadChosen(
+    working,
+    [{ messageIndex: 0, blockIndex: 0, block, hashed }],
+    'direct',
+    { type: 'direct-offload', toolCallIds: [], references: [], freedChars: 0 },
+    context,
+    call,
+  );
   if (action === undefined) return undefined;
   return { reference: action.references[0] as string, freedChars: action.freedChars };
 }

@@ -28,7 +28,11 @@ export interface MessageChars {
 const NO_RESULTS: readonly ResultChars[] = Object.freeze([]);
 
 /** The gate's view of `message`; `toolNames` maps call ids to tool names (for `excludeTools`). */
-export function summarizeMessageChars(message: Message, toolNames: ReadonlyMap<string, string>, options: ResolvedPlanOptions): MessageChars {
+export function summarizeMessageChars(
+  message: Message,
+  toolNames: ReadonlyMap<string, string>,
+  options: ResolvedPlanOptions,
+): MessageChars {
   if (typeof message.content === 'string') return { totalChars: message.content.length, results: NO_RESULTS };
   let totalChars = 0;
   let results: ResultChars[] | undefined;
@@ -41,7 +45,9 @@ export function summarizeMessageChars(message: Message, toolNames: ReadonlyMap<s
     totalChars += chars;
     const toolName = toolNames.get(block.tool_use_id);
     const offloadable =
-      chars >= options.charThreshold && !(toolName !== undefined && options.excludeTools.has(toolName)) && !isOffloadReference(block.content);
+      chars >= options.charThreshold &&
+      !(toolName !== undefined && options.excludeTools.has(toolName)) &&
+      !isOffloadReference(block.content);
     (results ??= []).push({ chars, offloadable });
   }
   return { totalChars, results: results ?? NO_RESULTS };
@@ -52,7 +58,10 @@ export function summarizeMessageChars(message: Message, toolNames: ReadonlyMap<s
  * offloadable outside the newest `keepRecent` results, and offloadable / total characters
  * reaches `ratioThreshold`.
  */
-export function passesRatioGate(summaries: readonly MessageChars[], options: Pick<ResolvedPlanOptions, 'ratioThreshold' | 'keepRecent'>): boolean {
+export function passesRatioGate(
+  summaries: readonly MessageChars[],
+  options: Pick<ResolvedPlanOptions, 'ratioThreshold' | 'keepRecent'>,
+): boolean {
   let totalChars = 0;
   let offloadableChars = 0;
   for (const summary of summaries) {

@@ -20,8 +20,7 @@ const CONTENT_NAME = /[A-Za-z0-9_~.-]*-[0-9a-f]{16}(?:~\d+)?\.md/g;
 function collectStrings(value: unknown, depth: number, into: string[]): string[] {
   if (typeof value === 'string') {
     if (!isOffloadReference(value)) into.push(value);
-  }
-  else if (depth > 0 && typeof value === 'object' && value !== null) {
+  } else if (depth > 0 && typeof value === 'object' && value !== null) {
     for (const item of Array.isArray(value) ? value : Object.values(value)) collectStrings(item, depth - 1, into);
   }
   return into;

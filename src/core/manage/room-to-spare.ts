@@ -41,7 +41,10 @@ export function fitCompactBudgets(room: CompactRoom): CompactBudgets {
   const { configured, ratio } = room;
   const free = Math.max(0, room.targetTokens - room.keptTokens - SUMMARY_FRAME_TOKENS * ratio);
   const wordsThatFit = Math.floor(free / 2 / (TOKENS_PER_SUMMARY_WORD * ratio));
-  const summaryMaxWords = Math.max(Math.min(MIN_SUMMARY_WORDS, configured.summaryMaxWords), Math.min(configured.summaryMaxWords, wordsThatFit));
+  const summaryMaxWords = Math.max(
+    Math.min(MIN_SUMMARY_WORDS, configured.summaryMaxWords),
+    Math.min(configured.summaryMaxWords, wordsThatFit),
+  );
   const summaryTokens = summaryMaxWords * TOKENS_PER_SUMMARY_WORD * ratio;
   const restoreRoomLocal = Math.max(0, Math.floor((free - summaryTokens) / ratio));
   const files = configured.maxRestoreFiles;

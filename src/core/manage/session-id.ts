@@ -29,10 +29,15 @@ const dropCacheMarkers = (key: string, value: unknown): unknown => (key === 'cac
  * left out: a client that moves its markers keeps its session. The same inputs give the same
  * session in every process; anything else, another one.
  */
-export function deriveSessionIdWith(messages: readonly Message[], hashing: Hashing, derivation: SessionDerivation = {}): string {
+export function deriveSessionIdWith(
+  messages: readonly Message[],
+  hashing: Hashing,
+  derivation: SessionDerivation = {},
+): string {
   let head = 0;
   while (head < messages.length && messages[head]?.role === 'system') head += 1;
-  const system = derivation.system !== undefined ? derivation.system : messages.slice(0, head).map((message) => message.content);
+  const system =
+    derivation.system !== undefined ? derivation.system : messages.slice(0, head).map((message) => message.content);
   const firstUser = messages.find((message) => message.role === 'user')?.content ?? null;
   const text = JSON.stringify({ salt: derivation.salt ?? '', system: system ?? null, firstUser }, dropCacheMarkers);
   return `auto-${sha256Hex(hashing, text).slice(0, SESSION_HASH_CHARS)}`;

@@ -107,7 +107,12 @@ export function parseRecordName(name: string): RecordName | undefined {
 /** Whether `key` is a record this package writes: `<session>/.records/<kind>-<n>-<fingerprint>.json`. */
 export function isSessionRecordKey(key: string): boolean {
   const segments = key.split('/');
-  return segments.length === 3 && isSafePathSegment(segments[0]) && segments[1] === RECORD_FOLDER && RECORD_NAME.test(segments[2] as string);
+  return (
+    segments.length === 3 &&
+    isSafePathSegment(segments[0]) &&
+    segments[1] === RECORD_FOLDER &&
+    RECORD_NAME.test(segments[2] as string)
+  );
 }
 
 /** A record, as text. */
@@ -149,12 +154,18 @@ export function parseRecord(text: string, name: RecordName): { record: SessionRe
   } catch {
     return { problem: 'it is not JSON (truncated or corrupt)' };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { problem: 'it is not a JSON object' };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { problem: 'it is not a JSON object' };
   const fields = value as Record<string, unknown>;
-  if (fields.version !== RECORD_VERSION) return { problem: `its version is ${JSON.stringify(fields.version) ?? 'missing'}; this package reads version ${RECORD_VERSION}` };
-  if (fields.kind !== name.kind) return { problem: `it holds a ${String(fields.kind)} record, its name says ${name.kind}` };
+  if (fields.version !== RECORD_VERSION)
+    return {
+      problem: `its version is ${JSON.stringify(fields.version) ?? 'missing'}; this package reads version ${RECORD_VERSION}`,
+    };
+  if (fields.kind !== name.kind)
+    return { problem: `it holds a ${String(fields.kind)} record, its name says ${name.kind}` };
   const span = fields.span as Partial<RecordSpan> | undefined;
-  if (span?.messages !== name.span.messages || span.fingerprint !== name.span.fingerprint) return { problem: 'its span does not match its name' };
+  if (span?.messages !== name.span.messages || span.fingerprint !== name.span.fingerprint)
+    return { problem: 'its span does not match its name' };
   const calibration = readCalibration(fields.calibration);
   if (typeof calibration === 'string') return { problem: calibration };
   if (name.kind === 'count') {
@@ -176,7 +187,19 @@ export function parseRecord(text: string, name: RecordName): { record: SessionRe
     tokens = read;
   }
   const { archiveReference, summarizer } = fields;
-  if (archiveReference !== null && typeof archiveReference !== 'string') return { problem: 'archiveReference must be a string or null' };
+  if (archiveReference !== null && typeof archiveReference !== 'string')
+    return { problem: 'archiveReference must be a string or null' };
   if (typeof summarizer !== 'string') return { problem: 'summarizer must be a string' };
-  return { record: { version: RECORD_VERSION, kind: 'compact', span: name.span, messages, tokens, calibration, archiveReference, summarizer } };
+  return {
+    record: {
+      version: RECORD_VERSION,
+      kind: 'compact',
+      span: name.span,
+      messages,
+      tokens,
+      calibration,
+      archiveReference,
+      summarizer,
+    },
+  };
 }

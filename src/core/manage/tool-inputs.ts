@@ -18,7 +18,15 @@ import { isOffloadReference } from '../offload-reference.js';
 import type { ContentStore } from '../ports.js';
 import { toWellFormedText } from '../text.js';
 import { isToolUseBlock, type Message, type ToolUseBlock } from '../types.js';
-import { hashStored, referenceTo, storedName, storeContent, type HashedText, type OffloadCall, type OffloadStepContext } from './offload-steps.js';
+import {
+  hashStored,
+  referenceTo,
+  storedName,
+  storeContent,
+  type HashedText,
+  type OffloadCall,
+  type OffloadStepContext,
+} from './offload-steps.js';
 import type { ContextOffloadAction } from './types.js';
 
 /** Deepest input nesting searched for large strings (an edit list's entries sit at depth 3). */
@@ -37,11 +45,18 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The strings of at least `threshold` characters in `value`, references left out, walked {@link MAX_INPUT_DEPTH} deep. */
-function findLargeFields(value: unknown, threshold: number, path: Array<string | number> = [], into: LargeField[] = []): LargeField[] {
+function findLargeFields(
+  value: unknown,
+  threshold: number,
+  path: Array<string | number> = [],
+  into: LargeField[] = [],
+): LargeField[] {
   if (typeof value === 'string') {
     if (value.length >= threshold && !isOffloadReference(value)) into.push({ path: [...path], text: value });
   } else if (path.length < MAX_INPUT_DEPTH && (Array.isArray(value) || isPlainObject(value))) {
-    const entries: Array<[string | number, unknown]> = Array.isArray(value) ? value.map((item, index) => [index, item]) : Object.entries(value);
+    const entries: Array<[string | number, unknown]> = Array.isArray(value)
+      ? value.map((item, index) => [index, item])
+      : Object.entries(value);
     for (const [key, item] of entries) {
       path.push(key);
       findLargeFields(item, threshold, path, into);
@@ -52,12 +67,20 @@ function findLargeFields(value: unknown, threshold: number, path: Array<string |
 }
 
 /** A copy of `input` with the string at each field's path replaced by its reference. */
-function replaceFields(input: Record<string, unknown>, replacements: ReadonlyArray<{ path: ReadonlyArray<string | number>; reference: string }>): Record<string, unknown> {
+function replaceFields(
+  input: Record<string, unknown>,
+  replacements: ReadonlyArray<{ path: ReadonlyArray<string | number>; reference: string }>,
+): Record<string, unknown> {
   const copy = copyDeep(input);
   for (const { path, reference } of replacements) {
     let container: Record<string | number, unknown> = copy;
     for (const key of path.slice(0, -1)) container = container[key] as Record<string | number, unknown>;
-    Object.defineProperty(container, path[path.length - 1] as string | number, { value: reference, writable: true, enumerable: true, configurable: true });
+    Object.defineProperty(container, path[path.length - 1] as string | number, {
+      value: reference,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
   }
   return copy;
 }
@@ -78,7 +101,8 @@ function offloadableCalls(message: Message): Array<{ blockIndex: number; block: 
 /** Characters of the large input strings of the tool calls in `message`: what offloading its inputs would take out. */
 export function countLargeInputChars(message: Message, threshold: number): number {
   let chars = 0;
-  for (const { block } of offloadableCalls(message)) for (const field of findLargeFields(block.input, threshold)) chars += field.text.length;
+  for (const { block } of offloadableCalls(message))
+    for (const field of findLargeFields(block.input, threshold)) chars += field.text.length;
   return chars;
 }
 
@@ -102,7 +126,8 @@ export function applyInputDecisions(message: Message, context: OffloadStepContex
     for (const field of findLargeFields(block.input, context.threshold)) {
       const hashed = hashField(field, context);
       const name = storedName('input', block.id, hashed, context);
-      if (context.knowledge.hasContent(name)) replacements.push({ path: field.path, reference: referenceTo('input', name, hashed.text, context, store) });
+      if (context.knowledge.hasContent(name))
+        replacements.push({ path: field.path, reference: referenceTo('input', name, hashed.text, context, store) });
     }
     if (replacements.length > 0) (inputs ??= new Map()).set(blockIndex, replaceFields(block.input, replacements));
   }
@@ -122,7 +147,13 @@ export async function offloadOlderInputs(
   call: OffloadCall & { readonly signal?: AbortSignal | undefined },
   reason: 'aged' | 'ratio-gate' | 'over-trigger',
 ): Promise<ContextOffloadAction | undefined> {
-  const action: ContextOffloadAction = { type: 'input-offload', reason, toolCallIds: [], references: [], freedChars: 0 };
+  const action: ContextOffloadAction = {
+    type: 'input-offload',
+    reason,
+    toolCallIds: [],
+    references: [],
+    freedChars: 0,
+  };
   let learned = false;
   for (let messageIndex = 0; messageIndex < end; messageIndex += 1) {
     const message = working[messageIndex] as Message;
@@ -137,11 +168,16 @@ export async function offloadOlderInputs(
         for (const field of fields) {
           const hashed = hashField(field, context);
           const name = await storeContent('input', block.id, hashed, context, call.store);
-          replacements.push({ path: field.path, reference: referenceTo('input', name, hashed.text, context, call.store) });
+          replacements.push({
+            path: field.path,
+            reference: referenceTo('input', name, hashed.text, context, call.store),
+          });
         }
       } catch (error) {
         if (call.signal?.aborted) throw error;
-        context.logger.warn(`context manager: the input of tool call "${block.id}" stays inline, its offload failed (${describeError(error)})`);
+        context.logger.warn(
+          `context manager: the input of tool call "${block.id}" stays inline, its offload failed (${describeError(error)})`,
+        );
         continue;
       }
       (inputs ??= new Map()).set(blockIndex, replaceFields(block.input, replacements));

@@ -35,7 +35,8 @@ export function checkLastUsage(usage: unknown, historyLength: number): { usage: 
   }
   const inputTokens = usageInputTokens(usage);
   // each part was checked; their sum can still overflow to Infinity
-  if (!Number.isFinite(inputTokens)) return { reason: `lastUsage must add up to a finite number of tokens, got ${inputTokens}` };
+  if (!Number.isFinite(inputTokens))
+    return { reason: `lastUsage must add up to a finite number of tokens, got ${inputTokens}` };
   return { usage: { inputTokens, messageCount: usage.messageCount } };
 }
 
@@ -62,9 +63,14 @@ export function learnFromUsage(
   calibration: TokenCalibration,
   localTokensOf: (message: Message) => number,
 ): UsageAnchor {
-  if (previous !== undefined && usage.messageCount > previous.prefix.length && startsWithSame(messages, previous.prefix)) {
+  if (
+    previous !== undefined &&
+    usage.messageCount > previous.prefix.length &&
+    startsWithSame(messages, previous.prefix)
+  ) {
     let addedLocalTokens = 0;
-    for (let index = previous.prefix.length; index < usage.messageCount; index += 1) addedLocalTokens += localTokensOf(messages[index] as Message);
+    for (let index = previous.prefix.length; index < usage.messageCount; index += 1)
+      addedLocalTokens += localTokensOf(messages[index] as Message);
     calibration.observe(usage.inputTokens - previous.inputTokens, addedLocalTokens);
   }
   return { inputTokens: usage.inputTokens, prefix: messages.slice(0, usage.messageCount) };

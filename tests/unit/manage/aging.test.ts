@@ -29,7 +29,14 @@ const CUT = { headChars: 100, tailChars: 200 };
 
 /** A manager aging its results: new ones whole up to 20,000 chars, older ones inline up to 4,000 chars of results of 1,000 or more. */
 function createAgingManager(settings: TestManagerSettings = {}): ReturnType<typeof createTestManager<Message>> {
-  return createTestManager({ offloadTiming: 'as-they-age', threshold: 1000, maxInlineResultChars: 20_000, agedBudgetChars: 4000, cut: CUT, ...settings });
+  return createTestManager({
+    offloadTiming: 'as-they-age',
+    threshold: 1000,
+    maxInlineResultChars: 20_000,
+    agedBudgetChars: 4000,
+    cut: CUT,
+    ...settings,
+  });
 }
 
 function typesOf(actions: readonly ContextAction[]): string[] {
@@ -61,8 +68,12 @@ describe('as results age: the newest results', () => {
     expect(await store.get(key)).toBe(output);
     const cut = resultContent(result.messages[3]) as string;
     expect(cut).toBe(`${directReference(key)}${buildPreview(output, CUT)}`);
-    expect(cut.startsWith(`${directReference(key)}\nPreview (first 100 and last 200 of 20001 chars):\nstart`)).toBe(true);
-    expect(result.actions).toEqual([{ type: 'direct-offload', toolCallIds: ['a'], references: [cut], freedChars: output.length - cut.length }]);
+    expect(cut.startsWith(`${directReference(key)}\nPreview (first 100 and last 200 of 20001 chars):\nstart`)).toBe(
+      true,
+    );
+    expect(result.actions).toEqual([
+      { type: 'direct-offload', toolCallIds: ['a'], references: [cut], freedChars: output.length - cut.length },
+    ]);
   });
 
   it('are never cut when they read offloaded content back, or come from an excluded tool', async () => {
@@ -73,7 +84,12 @@ describe('as results age: the newest results', () => {
       {
         role: 'assistant',
         content: [
-          { type: 'tool_use', id: 'r', name: 'bash', input: { command: 'cat memory://default/s1/a-0123456789abcdef.md' } },
+          {
+            type: 'tool_use',
+            id: 'r',
+            name: 'bash',
+            input: { command: 'cat memory://default/s1/a-0123456789abcdef.md' },
+          },
           { type: 'tool_use', id: 's', name: 'search', input: { query: 'x' } },
         ],
       },
@@ -95,7 +111,11 @@ describe('as results age: older results', () => {
   it('stay inline while those of at least threshold characters add up to at most agedBudgetChars', async () => {
     const { manager } = createAgingManager();
     // 3,900 chars of older results of 1,000 or more, and 5 x 900 below the threshold
-    const older = [...toolTurn('a', textOf(1900)), ...toolTurn('b', textOf(2000)), ...[1, 2, 3, 4, 5].flatMap((n) => toolTurn(`s${n}`, textOf(900)))];
+    const older = [
+      ...toolTurn('a', textOf(1900)),
+      ...toolTurn('b', textOf(2000)),
+      ...[1, 2, 3, 4, 5].flatMap((n) => toolTurn(`s${n}`, textOf(900))),
+    ];
     const history = [SYSTEM, TASK, ...older, ...toolTurn('new', textOf(15_000))];
     const result = await manager.prepare(history);
     expect(result.actions).toEqual([]);
@@ -104,7 +124,14 @@ describe('as results age: older results', () => {
 
   it('go all at once, the newest staying whole, when they pass the budget', async () => {
     const { manager, store } = createAgingManager();
-    const history = [SYSTEM, TASK, ...toolTurn('a', textOf(1500, 'one')), ...toolTurn('b', textOf(900, 'small')), ...toolTurn('c', textOf(2600, 'two')), ...toolTurn('new', textOf(15_000, 'now'))];
+    const history = [
+      SYSTEM,
+      TASK,
+      ...toolTurn('a', textOf(1500, 'one')),
+      ...toolTurn('b', textOf(900, 'small')),
+      ...toolTurn('c', textOf(2600, 'two')),
+      ...toolTurn('new', textOf(15_000, 'now')),
+    ];
     const result = await manager.prepare(history);
 
     expect(typesOf(result.actions)).toEqual(['batch-offload:aged']);
@@ -136,7 +163,17 @@ describe('as results age: older results', () => {
   it('go when read back too: the model has seen them', async () => {
     const { manager } = createAgingManager({ agedBudgetChars: 1000 });
     const readBack: Message[] = [
-      { role: 'assistant', content: [{ type: 'tool_use', id: 'r', name: 'bash', input: { command: 'cat memory://default/s1/a-0123456789abcdef.md' } }] },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool_use',
+            id: 'r',
+            name: 'bash',
+            input: { command: 'cat memory://default/s1/a-0123456789abcdef.md' },
+          },
+        ],
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'r', content: textOf(3000, 'stored') }] },
     ];
     const first = await manager.prepare([TASK, ...readBack]);
@@ -169,14 +206,24 @@ describe('as results age: a result that printed an error', () => {
     const result = await manager.prepare(history);
 
     expect(typesOf(result.actions)).toEqual(['batch-offload:aged']);
-    expect(resultContent(result.messages[3])).toBe(`${batchReference(batchKey('u', failingLog))}\nError line: AssertionError: expected 2336 to equal 2337`);
+    expect(resultContent(result.messages[3])).toBe(
+      `${batchReference(batchKey('u', failingLog))}\nError line: AssertionError: expected 2336 to equal 2337`,
+    );
     // marked with no error line: its first line says what there is
-    expect(resultContent(result.messages[5])).toBe(`${batchReference(batchKey('m', timedOut))}\nError line: Command timed out after 120 s`);
+    expect(resultContent(result.messages[5])).toBe(
+      `${batchReference(batchKey('m', timedOut))}\nError line: Command timed out after 120 s`,
+    );
   });
 
   it('is a bare reference when nothing failed, or when its tool fetches content (a read holding an error line is not its own)', async () => {
     const { manager } = createAgingManager({ agedBudgetChars: 1000 });
-    const history = [SYSTEM, TASK, ...toolTurn('r', failingLog, 'read_file'), ...toolTurn('ok', textOf(2000, 'fine')), ...toolTurn('next', 'ok')];
+    const history = [
+      SYSTEM,
+      TASK,
+      ...toolTurn('r', failingLog, 'read_file'),
+      ...toolTurn('ok', textOf(2000, 'fine')),
+      ...toolTurn('next', 'ok'),
+    ];
     const result = await manager.prepare(history);
 
     expect(resultContent(result.messages[3])).toBe(batchReference(batchKey('r', failingLog)));
@@ -209,8 +256,12 @@ describe('as results age: the same decisions in any manager', () => {
     const contentWrites = (): number => store.writes.filter((key) => !key.includes('/.records/')).length;
     const written = contentWrites();
 
-    expect(JSON.stringify((await createAgingManager({ store }).manager.prepare(raw)).messages)).toBe(JSON.stringify(prepared));
-    expect(JSON.stringify((await createAgingManager({ store }).manager.prepare(prepared)).messages)).toBe(JSON.stringify(prepared));
+    expect(JSON.stringify((await createAgingManager({ store }).manager.prepare(raw)).messages)).toBe(
+      JSON.stringify(prepared),
+    );
+    expect(JSON.stringify((await createAgingManager({ store }).manager.prepare(prepared)).messages)).toBe(
+      JSON.stringify(prepared),
+    );
     expect(contentWrites()).toBe(written);
   });
 });
@@ -219,7 +270,13 @@ describe('as results age: over the trigger', () => {
   it('offloads every older result, the budget aside, before compacting', async () => {
     // window 3,000 tokens, trigger 2,760 (quarter counter: 11,040 chars); older results add up to 3,600 chars, under the budget
     const { manager, compact } = createAgingManager({ contextTokenLimit: 3000, agedBudgetChars: 5000 });
-    const history = [TASK, { role: 'assistant' as const, content: textOf(6000) }, ...toolTurn('a', textOf(1800)), ...toolTurn('b', textOf(1800)), ...toolTurn('c', textOf(1500))];
+    const history = [
+      TASK,
+      { role: 'assistant' as const, content: textOf(6000) },
+      ...toolTurn('a', textOf(1800)),
+      ...toolTurn('b', textOf(1800)),
+      ...toolTurn('c', textOf(1500)),
+    ];
     const result = await manager.prepare(history);
 
     expect(typesOf(result.actions)).toEqual(['batch-offload:over-trigger']);
@@ -252,7 +309,9 @@ describe('as results age: over the trigger', () => {
 
     expect(typesOf(result.actions)).toEqual(['direct-offload', 'compact']);
     expect(compact.calls[0]!.messages).toEqual(history.slice(0, 2));
-    expect(resultContent(result.messages.at(-1))).toBe(`${directReference(directKey('a', output))}${buildPreview(output, CUT)}`);
+    expect(resultContent(result.messages.at(-1))).toBe(
+      `${directReference(directKey('a', output))}${buildPreview(output, CUT)}`,
+    );
   });
 });
 

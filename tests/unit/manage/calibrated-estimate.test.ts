@@ -66,7 +66,9 @@ describe('learning from each lastUsage', () => {
   it('counts the prefix the figure covered exactly and the messages after it with the learned ratio', async () => {
     const { last, pairs } = await runSeries();
     expect(last.stats.anchoredMessages).toBe(pairs.length);
-    expect(last.stats.tokensAfter).toBe(pairs.at(-1)!.providerInputTokens + Math.ceil(last.stats.calibrationRatio * 500));
+    expect(last.stats.tokensAfter).toBe(
+      pairs.at(-1)!.providerInputTokens + Math.ceil(last.stats.calibrationRatio * 500),
+    );
   });
 
   it('estimates each next request within 5% of what the provider counts', async () => {
@@ -78,7 +80,10 @@ describe('learning from each lastUsage', () => {
       history = [...history, messageOfTokens(ADDED_LOCAL_TOKENS[index]!, index)];
       const result = await manager.prepare(history, lastUsage === undefined ? {} : { lastUsage });
       // from the third request on, the ratio has learned; the provider's figure for this request is pairs[index]
-      if (index >= 2) expect(Math.abs(result.stats.tokensAfter - pairs[index]!.providerInputTokens) / pairs[index]!.providerInputTokens).toBeLessThan(0.05);
+      if (index >= 2)
+        expect(
+          Math.abs(result.stats.tokensAfter - pairs[index]!.providerInputTokens) / pairs[index]!.providerInputTokens,
+        ).toBeLessThan(0.05);
       history = result.messages;
       lastUsage = { inputTokens: pairs[index]!.providerInputTokens, messageCount: history.length };
     }
@@ -100,7 +105,12 @@ describe('the anchor', () => {
     const history = [TASK, ...toolTurn('a', textOf(8000))];
     for (const inputTokens of [0, 1, 5]) {
       const result = await manager.prepare(history, { lastUsage: { inputTokens, messageCount: 3 } });
-      expect(result.actions).toEqual([{ type: 'usage-ignored', reason: expect.stringContaining(`lastUsage says ${inputTokens} tokens for 3 messages`) }]);
+      expect(result.actions).toEqual([
+        {
+          type: 'usage-ignored',
+          reason: expect.stringContaining(`lastUsage says ${inputTokens} tokens for 3 messages`),
+        },
+      ]);
       expect(result.stats.anchoredMessages).toBe(0);
     }
   });

@@ -41,7 +41,9 @@ describe('provider family', () => {
 
   it('rejects an unknown provider and a blank model, naming the option', () => {
     expect(() => resolveProviderFamily('google', undefined, 'anthropic')).toThrow(InvalidOptionError);
-    expect(() => resolveProviderFamily('google', undefined, 'anthropic')).toThrow(/provider must be "anthropic", "openai" or "other", got "google"/);
+    expect(() => resolveProviderFamily('google', undefined, 'anthropic')).toThrow(
+      /provider must be "anthropic", "openai" or "other", got "google"/,
+    );
     expect(() => resolveProviderFamily(undefined, '  ', 'anthropic')).toThrow(/model must be a non-empty string/);
   });
 });
@@ -126,7 +128,9 @@ describe('createTokenCalibration', () => {
 
   it('learns the series: it ends within the series p10-p90 and near its median', () => {
     const calibration = createTokenCalibration(DEFAULT_CALIBRATION_MARGINS.anthropic);
-    ADDED_RATIOS.forEach((ratio, index) => calibration.observe(Math.round(ratio * ADDED_LOCAL_TOKENS[index]!), ADDED_LOCAL_TOKENS[index]!));
+    ADDED_RATIOS.forEach((ratio, index) =>
+      calibration.observe(Math.round(ratio * ADDED_LOCAL_TOKENS[index]!), ADDED_LOCAL_TOKENS[index]!),
+    );
     expect(calibration.samples).toBe(ADDED_RATIOS.length);
     expect(calibration.ratio).toBeGreaterThanOrEqual(quantile(ADDED_RATIOS, 0.1));
     expect(calibration.ratio).toBeLessThanOrEqual(quantile(ADDED_RATIOS, 0.9));

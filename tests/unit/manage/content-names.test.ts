@@ -18,16 +18,25 @@ describe('content names', () => {
 
   it('read back as the stems they may stand for and their hash', () => {
     expect(parseContentName(`call_0-${'ab'.repeat(8)}.md`)).toEqual({ stems: ['call_0'], hash: 'ab'.repeat(8) });
-    expect(parseContentName(`tool-result-call_0-${'ab'.repeat(8)}.md`)).toEqual({ stems: ['tool-result-call_0', 'call_0'], hash: 'ab'.repeat(8) });
+    expect(parseContentName(`tool-result-call_0-${'ab'.repeat(8)}.md`)).toEqual({
+      stems: ['tool-result-call_0', 'call_0'],
+      hash: 'ab'.repeat(8),
+    });
     expect(parseContentName('call_0.md')).toBeUndefined();
   });
 });
 
 describe('two conversations reusing call_0 in one session folder', () => {
-  it('never meet: each reference reads its own conversation\'s output', async () => {
+  it("never meet: each reference reads its own conversation's output", async () => {
     const store = createMemoryStore();
-    const first = await createTestManager({ store }).manager.prepare([TASK, ...toolTurn('call_0', textOf(3000, 'first'))]);
-    const second = await createTestManager({ store }).manager.prepare([TASK, ...toolTurn('call_0', textOf(3000, 'second'))]);
+    const first = await createTestManager({ store }).manager.prepare([
+      TASK,
+      ...toolTurn('call_0', textOf(3000, 'first')),
+    ]);
+    const second = await createTestManager({ store }).manager.prepare([
+      TASK,
+      ...toolTurn('call_0', textOf(3000, 'second')),
+    ]);
 
     expect(resultContent(first.messages[2])).not.toBe(resultContent(second.messages[2]));
     expect(await store.get(directKey('call_0', textOf(3000, 'first')))).toBe(textOf(3000, 'first'));
@@ -36,7 +45,10 @@ describe('two conversations reusing call_0 in one session folder', () => {
 
   it('a name freed by prune is never taken by other content: the reference still names the first content or nothing', async () => {
     const store = createMemoryStore();
-    const first = await createTestManager({ store }).manager.prepare([TASK, ...toolTurn('call_0', textOf(3000, 'first'))]);
+    const first = await createTestManager({ store }).manager.prepare([
+      TASK,
+      ...toolTurn('call_0', textOf(3000, 'first')),
+    ]);
     await store.delete(directKey('call_0', textOf(3000, 'first')));
     await createTestManager({ store }).manager.prepare([TASK, ...toolTurn('call_0', textOf(3000, 'second'))]);
 

@@ -5,7 +5,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ContentBlock, Message } from '../../../src/core/types.js';
-import { createCountingStore, createTestManager, directKey, directReference, resultContent, SYSTEM, TASK, textOf, toolTurn } from './manager-fixtures.js';
+import {
+  createCountingStore,
+  createTestManager,
+  directKey,
+  directReference,
+  resultContent,
+  SYSTEM,
+  TASK,
+  textOf,
+  toolTurn,
+} from './manager-fixtures.js';
 
 describe('the prompt prefix stays byte-stable between calls', () => {
   it('returns the first N messages of the previous result as the very same objects when a turn is appended', async () => {

@@ -20,7 +20,13 @@ describe('the exchange in flight', () => {
   });
 
   it('is the latest user message when it answers no call', () => {
-    const history = [SYSTEM, TASK, ...LONG_TALK, { role: 'assistant' as const, content: 'Done.' }, { role: 'user' as const, content: 'Next?' }];
+    const history = [
+      SYSTEM,
+      TASK,
+      ...LONG_TALK,
+      { role: 'assistant' as const, content: 'Done.' },
+      { role: 'user' as const, content: 'Next?' },
+    ];
     expect(findExchangeStart(history, 1)).toBe(5);
   });
 
@@ -29,12 +35,18 @@ describe('the exchange in flight', () => {
       TASK,
       { role: 'assistant', content: [{ type: 'tool_use', id: 'x', name: 'bash', input: {} }] },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'y', name: 'bash', input: {} }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'x', content: 'a' }, { type: 'tool_result', tool_use_id: 'y', content: 'b' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'x', content: 'a' },
+          { type: 'tool_result', tool_use_id: 'y', content: 'b' },
+        ],
+      },
     ];
     expect(findExchangeStart(history, 0)).toBe(1);
   });
 
-  it('is nothing when the history ends with the assistant\'s own message', () => {
+  it("is nothing when the history ends with the assistant's own message", () => {
     const history = [SYSTEM, TASK, ...LONG_TALK, { role: 'assistant' as const, content: 'Done.' }];
     expect(findExchangeStart(history, 1)).toBe(history.length);
   });
@@ -49,11 +61,19 @@ describe('compaction inside prepare', () => {
     expect(compact.calls).toHaveLength(1);
     expect(compact.calls[0]!.messages).toEqual([SYSTEM, TASK, ...LONG_TALK]);
     expect(result.messages.slice(-2)).toEqual(exchange);
-    expect(result.messages.at(-3)).toMatchObject({ role: 'user', content: expect.stringContaining('[Conversation compressed]') });
+    expect(result.messages.at(-3)).toMatchObject({
+      role: 'user',
+      content: expect.stringContaining('[Conversation compressed]'),
+    });
   });
 
-  it('keeps the user\'s latest message after the summary and its acknowledgement, so the request ends with it', async () => {
-    const { manager, compact } = createTestManager({ contextTokenLimit: 3000, threshold: 100_000, ratioThreshold: 1, resumeMessage: 'Continue.' });
+  it("keeps the user's latest message after the summary and its acknowledgement, so the request ends with it", async () => {
+    const { manager, compact } = createTestManager({
+      contextTokenLimit: 3000,
+      threshold: 100_000,
+      ratioThreshold: 1,
+      resumeMessage: 'Continue.',
+    });
     const latest: Message = { role: 'user', content: 'Now write the tests.' };
     const result = await manager.prepare([SYSTEM, TASK, ...LONG_TALK, { role: 'assistant', content: 'Done.' }, latest]);
 
@@ -63,7 +83,12 @@ describe('compaction inside prepare', () => {
   });
 
   it('compacts the exchange too when it is too large to leave room for the summary', async () => {
-    const { manager, compact } = createTestManager({ contextTokenLimit: 3000, threshold: 100_000, ratioThreshold: 1, excludeTools: ['bash'] });
+    const { manager, compact } = createTestManager({
+      contextTokenLimit: 3000,
+      threshold: 100_000,
+      ratioThreshold: 1,
+      excludeTools: ['bash'],
+    });
     const history = [SYSTEM, TASK, ...LONG_TALK, ...toolTurn('huge', textOf(8000))];
     await manager.prepare(history);
     expect(compact.calls[0]!.messages).toEqual(history);

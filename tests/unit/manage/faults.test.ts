@@ -23,7 +23,12 @@ import {
   toolTurn,
 } from './manager-fixtures.js';
 
-const overTrigger: Message[] = [SYSTEM, TASK, ...toolTurn('a', textOf(4000)), { role: 'assistant', content: textOf(12_000) }];
+const overTrigger: Message[] = [
+  SYSTEM,
+  TASK,
+  ...toolTurn('a', textOf(4000)),
+  { role: 'assistant', content: textOf(12_000) },
+];
 
 function skipsOf(actions: readonly ContextAction[]): ContextAction[] {
   return actions.filter((action) => action.type === 'compact-skipped');
@@ -63,7 +68,9 @@ describe('a compaction that fails inside prepare', () => {
     }));
     const { manager } = createTestManager({ contextTokenLimit: 3000, compact });
     const result = await manager.prepare(overTrigger);
-    expect(skipsOf(result.actions)).toEqual([{ type: 'compact-skipped', reason: 'archive-failed', error, retryInCalls: 0 }]);
+    expect(skipsOf(result.actions)).toEqual([
+      { type: 'compact-skipped', reason: 'archive-failed', error, retryInCalls: 0 },
+    ]);
   });
 
   it('treats a compaction that would not gain anything as a skip (no-gain), the history kept', async () => {
@@ -107,7 +114,18 @@ describe('a compaction that fails inside prepare', () => {
       const skip = skipsOf(result.actions)[0];
       reasons.push(skip?.type === 'compact-skipped' ? `${skip.reason}:${skip.retryInCalls}` : 'none');
     }
-    expect(reasons).toEqual(['failed:0', 'failed:0', 'failed:2', 'backing-off:1', 'backing-off:0', 'failed:4', 'backing-off:3', 'backing-off:2', 'backing-off:1', 'backing-off:0']);
+    expect(reasons).toEqual([
+      'failed:0',
+      'failed:0',
+      'failed:2',
+      'backing-off:1',
+      'backing-off:0',
+      'failed:4',
+      'backing-off:3',
+      'backing-off:2',
+      'backing-off:1',
+      'backing-off:0',
+    ]);
     expect(compact.calls).toHaveLength(4);
   });
 });
@@ -145,7 +163,8 @@ describe('a store that accepts calls and never answers', () => {
       ...inner,
       hang: false,
       kind: inner.kind,
-      putIfAbsent: (key: string, content: string | Iterable<string>) => (store.hang ? never : inner.putIfAbsent(key, content)),
+      putIfAbsent: (key: string, content: string | Iterable<string>) =>
+        store.hang ? never : inner.putIfAbsent(key, content),
       put: (key: string, content: string) => (store.hang ? never : inner.put(key, content)),
       get: (key: string, range?: { offset?: number; length?: number }) => (store.hang ? never : inner.get(key, range)),
       list: (prefix: string): AsyncIterable<string> =>
@@ -157,7 +176,7 @@ describe('a store that accepts calls and never answers', () => {
   it.each([
     ['the listing of a new manager', false],
     ['the calls of a warm manager about a new result', true],
-  ])('ends prepare with the signal\'s reason at the abort, however long %s would take', async (_, warm) => {
+  ])("ends prepare with the signal's reason at the abort, however long %s would take", async (_, warm) => {
     const store = createHangingStore();
     const history = [TASK, ...toolTurn('a', textOf(4000))];
     const first = createTestManager({ store }).manager;
@@ -167,7 +186,9 @@ describe('a store that accepts calls and never answers', () => {
     const manager = warm ? first : createTestManager({ store }).manager;
     vi.useFakeTimers();
     try {
-      const pending = expect(manager.prepare([...history, ...toolTurn('b', textOf(4000, 'second'))], { signal: controller.signal })).rejects.toThrow('request cancelled');
+      const pending = expect(
+        manager.prepare([...history, ...toolTurn('b', textOf(4000, 'second'))], { signal: controller.signal }),
+      ).rejects.toThrow('request cancelled');
       setTimeout(() => controller.abort(new Error('request cancelled')), 10);
       await vi.advanceTimersByTimeAsync(10);
       await pending;

@@ -29,14 +29,22 @@ function createChatFormat(): MessageFormat<ChatItem> & { conversions: number } {
   };
   const toItem = (message: Message): ChatItem => {
     if (typeof message.content === 'string') return { kind: 'text', role: message.role, text: message.content };
-    const block = message.content[0] as { type: string; id?: string; name?: string; input?: Record<string, unknown>; tool_use_id?: string; content?: unknown };
+    const block = message.content[0] as {
+      type: string;
+      id?: string;
+      name?: string;
+      input?: Record<string, unknown>;
+      tool_use_id?: string;
+      content?: unknown;
+    };
     if (block.type === 'tool_use') return { kind: 'call', id: block.id!, name: block.name!, args: block.input! };
     return { kind: 'output', id: block.tool_use_id!, output: String(block.content) };
   };
   const format = {
     name: 'chat-items',
     conversions: 0,
-    detect: (messages: readonly unknown[]) => messages.every((item) => typeof item === 'object' && item !== null && 'kind' in item),
+    detect: (messages: readonly unknown[]) =>
+      messages.every((item) => typeof item === 'object' && item !== null && 'kind' in item),
     toCanonical(items: readonly ChatItem[]): Message[] {
       return items.map((item) => {
         let message = memo.get(item);
@@ -70,13 +78,18 @@ const history: ChatItem[] = [
 ];
 
 describe('prepare in a format of its own', () => {
-  it('gives back the caller\'s own objects for unchanged messages and rebuilds the changed one on its original', async () => {
+  it("gives back the caller's own objects for unchanged messages and rebuilds the changed one on its original", async () => {
     const format = createChatFormat();
     const { manager, store } = createTestManager({ format, threshold: 1000 });
     const result = await manager.prepare(history);
 
     expect(result.messages.slice(0, 3).every((item, index) => item === history[index])).toBe(true);
-    expect(result.messages[3]).toEqual({ kind: 'output', id: 'c1', output: directReference(directKey('c1', textOf(3000))), elapsedMs: 42 });
+    expect(result.messages[3]).toEqual({
+      kind: 'output',
+      id: 'c1',
+      output: directReference(directKey('c1', textOf(3000))),
+      elapsedMs: 42,
+    });
     expect(await store.get(directKey('c1', textOf(3000)))).toBe(textOf(3000));
   });
 
@@ -85,7 +98,10 @@ describe('prepare in a format of its own', () => {
     const { manager } = createTestManager({ format, threshold: 1000 });
     // a framework that sends its originals every time, plus the new turn
     const first = await manager.prepare(history);
-    const second = await manager.prepare([...history, { kind: 'text', role: 'assistant', text: 'The log shows a timeout.' }]);
+    const second = await manager.prepare([
+      ...history,
+      { kind: 'text', role: 'assistant', text: 'The log shows a timeout.' },
+    ]);
     first.messages.forEach((item, index) => expect(second.messages[index]).toBe(item));
   });
 
@@ -99,10 +115,13 @@ describe('prepare in a format of its own', () => {
     expect(format.conversions).toBe(5);
   });
 
-  it('builds the compacted history in the caller\'s shape', async () => {
+  it("builds the compacted history in the caller's shape", async () => {
     const format = createChatFormat();
     const { manager } = createTestManager({ format, contextTokenLimit: 2000 });
-    const result = await manager.prepare([...history.slice(0, 2), { kind: 'text', role: 'assistant', text: textOf(9000) }]);
+    const result = await manager.prepare([
+      ...history.slice(0, 2),
+      { kind: 'text', role: 'assistant', text: textOf(9000) },
+    ]);
     expect(result.messages).toEqual([
       history[0],
       { kind: 'text', role: 'user', text: '[Conversation compressed]\n\nSummary of the work so far.' },

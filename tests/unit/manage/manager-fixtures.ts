@@ -7,7 +7,11 @@ import { createHash } from 'node:crypto';
 import { createEmptyCompactStats } from '../../../src/core/compact/stats.js';
 import type { CompactResult } from '../../../src/core/compact/compact.js';
 import type { MessageFormat } from '../../../src/core/format.js';
-import { createContextManagerWith, type CompactCall, type ContextManagerPorts } from '../../../src/core/manage/context-manager.js';
+import {
+  createContextManagerWith,
+  type CompactCall,
+  type ContextManagerPorts,
+} from '../../../src/core/manage/context-manager.js';
 import type { OffloadTiming, ResolvedContextManagerOptions } from '../../../src/core/manage/manager-options.js';
 import type { ResolvedPreview } from '../../../src/core/offload-reference.js';
 import type { ContextManager, ContextManagerHooks } from '../../../src/core/manage/types.js';
@@ -50,7 +54,11 @@ export function summarizeTo(summary: string): (messages: readonly Message[]) => 
     return {
       messages: output,
       compacted: true,
-      stats: { ...createEmptyCompactStats(), compactedMessageCount: messages.length - head, retainedMessageCount: head },
+      stats: {
+        ...createEmptyCompactStats(),
+        compactedMessageCount: messages.length - head,
+        retainedMessageCount: head,
+      },
       originalMessagesPath: 'memory://default/s1/compact-2026-01-01T00-00-00Z-1.json',
       archiveReference: 'memory://default/s1/compact-2026-01-01T00-00-00Z-1.json',
       summary,
@@ -60,7 +68,9 @@ export function summarizeTo(summary: string): (messages: readonly Message[]) => 
 }
 
 export function createRecordingCompact(
-  answer: (messages: readonly Message[], call: CompactCall) => CompactResult | Promise<CompactResult> = summarizeTo('Summary of the work so far.'),
+  answer: (messages: readonly Message[], call: CompactCall) => CompactResult | Promise<CompactResult> = summarizeTo(
+    'Summary of the work so far.',
+  ),
 ): RecordingCompact {
   const calls: RecordingCompact['calls'] = [];
   return {
@@ -105,7 +115,9 @@ export interface TestManagerSettings<M = Message> {
 }
 
 /** The resolved options a unit test runs the core with. */
-export function buildResolvedOptions<M = Message>(settings: TestManagerSettings<M> = {}): ResolvedContextManagerOptions<M> {
+export function buildResolvedOptions<M = Message>(
+  settings: TestManagerSettings<M> = {},
+): ResolvedContextManagerOptions<M> {
   const batch = {
     ...resolveBatchOffloadOptions(
       {
@@ -148,7 +160,9 @@ export function buildResolvedOptions<M = Message>(settings: TestManagerSettings<
 }
 
 /** A core manager over a memory store (or `settings.store`) and the quarter counter. */
-export function createTestManager<M = Message>(settings: TestManagerSettings<M> = {}): {
+export function createTestManager<M = Message>(
+  settings: TestManagerSettings<M> = {},
+): {
   manager: ContextManager<M>;
   store: ContentStore;
   compact: RecordingCompact;
@@ -159,7 +173,10 @@ export function createTestManager<M = Message>(settings: TestManagerSettings<M> 
   const logger = settings.logger ?? createRecordingLogger();
   const manager = createContextManagerWith(buildResolvedOptions(settings), {
     store,
-    tokenCounter: settings.onCount === undefined ? quarterCounter : { count: (text) => (settings.onCount?.(text), quarterCounter.count(text)) },
+    tokenCounter:
+      settings.onCount === undefined
+        ? quarterCounter
+        : { count: (text) => (settings.onCount?.(text), quarterCounter.count(text)) },
     tokenizerId: 'quarter',
     countsAtMostUtf8Bytes: true,
     hashing: sha256Hashing,
@@ -177,7 +194,13 @@ export function textOf(count: number, word = 'lorem'): string {
 /** One tool round: the assistant's call and the user message with its result. */
 export function toolTurn(id: string, result: string | ContentBlock[], toolName = 'bash'): [Message, Message] {
   return [
-    { role: 'assistant', content: [{ type: 'text', text: `Calling ${toolName}.` }, { type: 'tool_use', id, name: toolName, input: { command: id } }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: `Calling ${toolName}.` },
+        { type: 'tool_use', id, name: toolName, input: { command: id } },
+      ],
+    },
     { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: result }] },
   ];
 }
@@ -251,12 +274,21 @@ export interface StoreCall {
 }
 
 /** A store that records every call it gets (over `inner`, a memory store by default), and can be made to fail. */
-export function createTracingStore(inner: ContentStore = createMemoryStore()): ContentStore & { calls: StoreCall[]; failReads: boolean; reads(): StoreCall[] } {
+export function createTracingStore(
+  inner: ContentStore = createMemoryStore(),
+): ContentStore & { calls: StoreCall[]; failReads: boolean; reads(): StoreCall[] } {
   const calls: StoreCall[] = [];
   const traced = {
     calls,
     failReads: false,
-    reads: () => calls.filter((call) => call.operation === 'get' || call.operation === 'list' || call.operation === 'stat' || call.operation === 'holds'),
+    reads: () =>
+      calls.filter(
+        (call) =>
+          call.operation === 'get' ||
+          call.operation === 'list' ||
+          call.operation === 'stat' ||
+          call.operation === 'holds',
+      ),
     kind: inner.kind,
     putIfAbsent: (key: string, content: string | Iterable<string>) => {
       calls.push({ operation: 'putIfAbsent', key });

@@ -6,7 +6,17 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidOptionError } from '../../../src/core/errors.js';
 import type { ContextAction } from '../../../src/core/manage/types.js';
-import { createCountingStore, createTestManager, directKey, directReference, listKeys, resultContent, TASK, textOf, toolTurn } from './manager-fixtures.js';
+import {
+  createCountingStore,
+  createTestManager,
+  directKey,
+  directReference,
+  listKeys,
+  resultContent,
+  TASK,
+  textOf,
+  toolTurn,
+} from './manager-fixtures.js';
 
 describe('offloadOutput', () => {
   it('returns an output below `threshold` as it is and writes nothing', async () => {
@@ -18,12 +28,17 @@ describe('offloadOutput', () => {
 
   it('offloads an output of `threshold` characters to <sessionId>/<id>-<content hash>.md and returns its reference', async () => {
     const offloads: ContextAction[] = [];
-    const { manager, store } = createTestManager({ threshold: 1000, hooks: { onOffload: (action) => void offloads.push(action) } });
+    const { manager, store } = createTestManager({
+      threshold: 1000,
+      hooks: { onOffload: (action) => void offloads.push(action) },
+    });
     const output = textOf(1000);
     const REFERENCE = directReference(directKey('call_1', output));
     expect(await manager.offloadOutput(output, { toolName: 'bash', toolCallId: 'call_1' })).toBe(REFERENCE);
     expect(await store.get(directKey('call_1', output))).toBe(output);
-    expect(offloads).toEqual([{ type: 'direct-offload', toolCallIds: ['call_1'], references: [REFERENCE], freedChars: 1000 - REFERENCE.length }]);
+    expect(offloads).toEqual([
+      { type: 'direct-offload', toolCallIds: ['call_1'], references: [REFERENCE], freedChars: 1000 - REFERENCE.length },
+    ]);
   });
 
   it('never offloads an excluded tool, the read tool, or a reference', async () => {
@@ -31,7 +46,9 @@ describe('offloadOutput', () => {
     const output = textOf(500);
     expect(await manager.offloadOutput(output, { toolName: 'grep', toolCallId: 'g' })).toBe(output);
     expect(await manager.offloadOutput(output, { toolName: 'read_offloaded', toolCallId: 'r' })).toBe(output);
-    expect(await manager.offloadOutput('[Content offloaded to: ./tool-result-x.md]', { toolName: 'bash', toolCallId: 'x' })).toBe('[Content offloaded to: ./tool-result-x.md]');
+    expect(
+      await manager.offloadOutput('[Content offloaded to: ./tool-result-x.md]', { toolName: 'bash', toolCallId: 'x' }),
+    ).toBe('[Content offloaded to: ./tool-result-x.md]');
     expect(await listKeys(store)).toEqual([]);
   });
 
@@ -49,7 +66,9 @@ describe('offloadOutput', () => {
     const first = textOf(500, 'first');
     const second = textOf(500, 'second');
     await manager.offloadOutput(first, { toolName: 'bash', toolCallId: 'call_0' });
-    expect(await manager.offloadOutput(second, { toolName: 'bash', toolCallId: 'call_0' })).toBe(directReference(directKey('call_0', second)));
+    expect(await manager.offloadOutput(second, { toolName: 'bash', toolCallId: 'call_0' })).toBe(
+      directReference(directKey('call_0', second)),
+    );
     expect(await store.get(directKey('call_0', first))).toBe(first);
     expect(await store.get(directKey('call_0', second))).toBe(second);
   });
@@ -89,7 +108,9 @@ describe('offloadOutput', () => {
     ['no call at all', 'text', undefined, /call must be an object/],
   ])('rejects %s, naming it', async (_, output, call, message) => {
     const { manager } = createTestManager();
-    const error: unknown = await manager.offloadOutput(output as string, call as never).catch((caught: unknown) => caught);
+    const error: unknown = await manager
+      .offloadOutput(output as string, call as never)
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(InvalidOptionError);
     expect((error as Error).message).toMatch(message);
   });

@@ -64,7 +64,11 @@ describe('prepare: (1) direct offload of new results', () => {
 
   it('never offloads results of excluded tools nor of the read tool', async () => {
     const { manager, store } = createTestManager({ threshold: 100, ratioThreshold: 1, excludeTools: ['grep'] });
-    const result = await manager.prepare([TASK, ...toolTurn('g', textOf(5000), 'grep'), ...toolTurn('r', textOf(5000), 'read_offloaded')]);
+    const result = await manager.prepare([
+      TASK,
+      ...toolTurn('g', textOf(5000), 'grep'),
+      ...toolTurn('r', textOf(5000), 'read_offloaded'),
+    ]);
 
     expect(result.actions).toEqual([]);
     expect(await listKeys(store)).toEqual([]);
@@ -83,7 +87,9 @@ describe('prepare: (1) direct offload of new results', () => {
     const result = await manager.prepare([TASK, message]);
 
     expect((result.actions[0] as ContextOffloadAction).toolCallIds).toEqual(['p1', 'p3']);
-    expect(await listKeys(store)).toEqual([directKey('p1', textOf(300, 'one')), directKey('p3', textOf(300, 'three'))].sort());
+    expect(await listKeys(store)).toEqual(
+      [directKey('p1', textOf(300, 'one')), directKey('p3', textOf(300, 'three'))].sort(),
+    );
   });
 
   it('writes a result that is one text block as its text, which the read tool pages by line', async () => {
@@ -96,14 +102,28 @@ describe('prepare: (1) direct offload of new results', () => {
 
   it('writes a result of several blocks as their JSON, as direct offload does', async () => {
     const { manager, store } = createTestManager({ threshold: 100, ratioThreshold: 1 });
-    const content = [{ type: 'text' as const, text: textOf(200) }, { type: 'text' as const, text: 'more' }];
+    const content = [
+      { type: 'text' as const, text: textOf(200) },
+      { type: 'text' as const, text: 'more' },
+    ];
     await manager.prepare([TASK, ...toolTurn('t', content)]);
     expect(await store.get(directKey('t', JSON.stringify(content)))).toBe(JSON.stringify(content));
   });
 
   it('never mutates the history it is given (a deep-frozen one works)', async () => {
-    const { manager } = createTestManager({ threshold: 1000, charThreshold: 100, ratioThreshold: 0.1, contextTokenLimit: 3000 });
-    const history = deepFreeze([SYSTEM, TASK, ...toolTurn('call_1', textOf(3000)), ...toolTurn('call_2', textOf(500)), { role: 'assistant' as const, content: textOf(12_000) }]);
+    const { manager } = createTestManager({
+      threshold: 1000,
+      charThreshold: 100,
+      ratioThreshold: 0.1,
+      contextTokenLimit: 3000,
+    });
+    const history = deepFreeze([
+      SYSTEM,
+      TASK,
+      ...toolTurn('call_1', textOf(3000)),
+      ...toolTurn('call_2', textOf(500)),
+      { role: 'assistant' as const, content: textOf(12_000) },
+    ]);
     const snapshot = structuredClone(history);
     const result = await manager.prepare(history);
     expect(result.actions.map((action) => action.type)).toEqual(['direct-offload', 'batch-offload', 'compact']);
@@ -142,7 +162,10 @@ describe('prepare: (2) batch offload when the ratio gate passes', () => {
     const { manager } = createTestManager({ threshold: 1000, charThreshold: 100, ratioThreshold: 0.1 });
     const result = await manager.prepare([TASK, ...toolTurn('small', textOf(300)), ...toolTurn('large', textOf(3000))]);
     expect(typesOf(result.actions)).toEqual(['direct-offload', 'batch-offload']);
-    expect(result.actions.map((action) => (action as ContextOffloadAction).toolCallIds)).toEqual([['large'], ['small']]);
+    expect(result.actions.map((action) => (action as ContextOffloadAction).toolCallIds)).toEqual([
+      ['large'],
+      ['small'],
+    ]);
   });
 });
 
@@ -156,11 +179,25 @@ describe('prepare: (3) compaction only when still over the trigger', () => {
 
   it('offloads without the gate first, and does not compact when that brings the history under the trigger', async () => {
     // 3 results of 1,500 chars (375 tokens each) among 6,000 chars of talk: the gate (0.5) does not pass
-    const { manager, compact } = createTestManager({ threshold: 100_000, charThreshold: 1000, ratioThreshold: 0.5, contextTokenLimit: 3000, compactThresholdRatio: 0.9 });
-    const history = [TASK, { role: 'assistant' as const, content: textOf(6000) }, ...toolTurn('a', textOf(1500)), ...toolTurn('b', textOf(1500)), ...toolTurn('c', textOf(1500))];
+    const { manager, compact } = createTestManager({
+      threshold: 100_000,
+      charThreshold: 1000,
+      ratioThreshold: 0.5,
+      contextTokenLimit: 3000,
+      compactThresholdRatio: 0.9,
+    });
+    const history = [
+      TASK,
+      { role: 'assistant' as const, content: textOf(6000) },
+      ...toolTurn('a', textOf(1500)),
+      ...toolTurn('b', textOf(1500)),
+      ...toolTurn('c', textOf(1500)),
+    ];
     const result = await manager.prepare(history);
 
-    expect(result.actions).toEqual([expect.objectContaining({ type: 'batch-offload', reason: 'over-trigger', toolCallIds: ['a', 'b', 'c'] })]);
+    expect(result.actions).toEqual([
+      expect.objectContaining({ type: 'batch-offload', reason: 'over-trigger', toolCallIds: ['a', 'b', 'c'] }),
+    ]);
     expect(compact.calls).toHaveLength(0);
     expect(result.stats.tokensAfter).toBeLessThan(result.stats.triggerTokens);
   });
@@ -175,7 +212,12 @@ describe('prepare: (3) compaction only when still over the trigger', () => {
     expect(result.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant']);
     expect(result.messages[0]).toBe(SYSTEM);
     expect(result.actions).toEqual([
-      expect.objectContaining({ type: 'compact', tokensBefore: result.stats.tokensBefore, summarizer: 'custom', targetTokens: Math.floor(1840 / 2) }),
+      expect.objectContaining({
+        type: 'compact',
+        tokensBefore: result.stats.tokensBefore,
+        summarizer: 'custom',
+        targetTokens: Math.floor(1840 / 2),
+      }),
     ]);
   });
 
@@ -199,21 +241,21 @@ describe('prepare: (3) compaction only when still over the trigger', () => {
     expect(result.stats.tokensAfter).toBeLessThanOrEqual(result.stats.triggerTokens / 2);
   });
 
-  it('passes the call\'s abort signal to the compaction', async () => {
+  it("passes the call's abort signal to the compaction", async () => {
     const { manager, compact } = createTestManager({ contextTokenLimit: 2000 });
     const controller = new AbortController();
     await manager.prepare([SYSTEM, TASK, { role: 'assistant', content: textOf(8000) }], { signal: controller.signal });
     expect(compact.calls[0]!.call.signal).toBe(controller.signal);
   });
 
-  it('rejects with the signal\'s reason when it is aborted before the call', async () => {
+  it("rejects with the signal's reason when it is aborted before the call", async () => {
     const { manager } = createTestManager();
     const controller = new AbortController();
     controller.abort(new Error('stop now'));
     await expect(manager.prepare([TASK], { signal: controller.signal })).rejects.toThrow('stop now');
   });
 
-  it('rejects with the signal\'s reason when the compaction is aborted, and does not count it as a failure', async () => {
+  it("rejects with the signal's reason when the compaction is aborted, and does not count it as a failure", async () => {
     const controller = new AbortController();
     const compact = createRecordingCompact(() => {
       controller.abort(new Error('user aborted'));
@@ -223,9 +265,12 @@ describe('prepare: (3) compaction only when still over the trigger', () => {
     const history = [SYSTEM, TASK, { role: 'assistant' as const, content: textOf(8000) }];
     await expect(manager.prepare(history, { signal: controller.signal })).rejects.toThrow('user aborted');
     // three aborted calls would have opened the breaker; the next call still tries
-    for (let call = 0; call < 3; call += 1) await manager.prepare(history, { signal: controller.signal }).catch(() => undefined);
+    for (let call = 0; call < 3; call += 1)
+      await manager.prepare(history, { signal: controller.signal }).catch(() => undefined);
     const result = await manager.prepare(history);
-    expect(result.actions.some((action) => action.type === 'compact-skipped' && action.reason === 'backing-off')).toBe(false);
+    expect(result.actions.some((action) => action.type === 'compact-skipped' && action.reason === 'backing-off')).toBe(
+      false,
+    );
   });
 });
 
@@ -233,7 +278,11 @@ describe('prepare: an empty history', () => {
   it('returns it as it is, with nothing done and 0 tokens', async () => {
     const { manager, compact } = createTestManager({ contextTokenLimit: 1 });
     const result = await manager.prepare([]);
-    expect(result).toMatchObject({ messages: [], actions: [], stats: { messagesIn: 0, messagesOut: 0, tokensBefore: 0, tokensAfter: 0 } });
+    expect(result).toMatchObject({
+      messages: [],
+      actions: [],
+      stats: { messagesIn: 0, messagesOut: 0, tokensBefore: 0, tokensAfter: 0 },
+    });
     expect(compact.calls).toHaveLength(0);
   });
 });
@@ -242,7 +291,14 @@ describe('prepare: stats', () => {
   it('counts messages in and out and the trigger', async () => {
     const { manager } = createTestManager({ contextTokenLimit: 10_000, compactThresholdRatio: 0.5 });
     const result = await manager.prepare([SYSTEM, TASK]);
-    expect(result.stats).toMatchObject({ messagesIn: 2, messagesOut: 2, triggerTokens: 5000, calibrationRatio: 1, calibrationSamples: 0, anchoredMessages: 0 });
+    expect(result.stats).toMatchObject({
+      messagesIn: 2,
+      messagesOut: 2,
+      triggerTokens: 5000,
+      calibrationRatio: 1,
+      calibrationSamples: 0,
+      anchoredMessages: 0,
+    });
   });
 
   it('estimates tokens as ratio x the local count, message overheads included', async () => {
@@ -291,12 +347,22 @@ describe('prepare: hooks', () => {
     const { manager } = createTestManager({
       threshold: 1000,
       contextTokenLimit: 3000,
-      hooks: { onOffload: (action) => void offloads.push(action), onCompact: (action, result) => void compactions.push([action, result.summary]) },
+      hooks: {
+        onOffload: (action) => void offloads.push(action),
+        onCompact: (action, result) => void compactions.push([action, result.summary]),
+      },
     });
-    const result = await manager.prepare([SYSTEM, TASK, ...toolTurn('a', textOf(5000)), { role: 'assistant', content: textOf(12_000) }]);
+    const result = await manager.prepare([
+      SYSTEM,
+      TASK,
+      ...toolTurn('a', textOf(5000)),
+      { role: 'assistant', content: textOf(12_000) },
+    ]);
 
     expect(offloads).toEqual(result.actions.filter((action) => action.type === 'direct-offload'));
-    expect(compactions).toEqual([[result.actions.find((action) => action.type === 'compact'), 'Summary of the work so far.']]);
+    expect(compactions).toEqual([
+      [result.actions.find((action) => action.type === 'compact'), 'Summary of the work so far.'],
+    ]);
   });
 
   it('logs a hook that throws and keeps the step it reported', async () => {
@@ -340,7 +406,10 @@ describe('prepare: bad input', () => {
 
   it('rejects a malformed message naming its index and field', async () => {
     const { manager } = createTestManager();
-    const history = [TASK, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 42, content: 'x' }] }] as unknown as Message[];
+    const history = [
+      TASK,
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 42, content: 'x' }] },
+    ] as unknown as Message[];
     await expect(manager.prepare(history)).rejects.toThrow(/messages\[1\]/);
   });
 
@@ -358,7 +427,7 @@ describe('prepare: bad input', () => {
 });
 
 describe('prepare: one call at a time', () => {
-  it('runs concurrent calls one after the other, the second seeing the first one\'s decisions', async () => {
+  it("runs concurrent calls one after the other, the second seeing the first one's decisions", async () => {
     const { manager, store } = createTestManager({ threshold: 1000 });
     const history = [TASK, ...toolTurn('a', textOf(5000))];
     const [first, second] = await Promise.all([manager.prepare(history), manager.prepare(history)]);

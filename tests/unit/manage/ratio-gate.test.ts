@@ -63,7 +63,10 @@ describe('the incremental ratio gate', () => {
 
   it('counts a message of string content by its length, with no results', () => {
     const options = resolvePlanOptions({}, {});
-    expect(summarizeMessageChars({ role: 'user', content: 'hello' }, new Map(), options)).toEqual({ totalChars: 5, results: [] });
+    expect(summarizeMessageChars({ role: 'user', content: 'hello' }, new Map(), options)).toEqual({
+      totalChars: 5,
+      results: [],
+    });
   });
 
   it('does not take a result of an excluded tool, nor one that already is a reference', () => {
@@ -76,7 +79,14 @@ describe('the incremental ratio gate', () => {
         { type: 'tool_result', tool_use_id: 'b', content: 'y'.repeat(50) },
       ],
     };
-    const summary = summarizeMessageChars(message, new Map([['g', 'grep'], ['b', 'bash']]), options);
+    const summary = summarizeMessageChars(
+      message,
+      new Map([
+        ['g', 'grep'],
+        ['b', 'bash'],
+      ]),
+      options,
+    );
     expect(summary.results.map((result) => result.offloadable)).toEqual([false, false, true]);
   });
 });

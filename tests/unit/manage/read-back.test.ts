@@ -5,7 +5,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/core/types.js';
-import { createTestManager, directKey, directReference, listKeys, resultContent, TASK, textOf, toolTurn } from './manager-fixtures.js';
+import {
+  createTestManager,
+  directKey,
+  directReference,
+  listKeys,
+  resultContent,
+  TASK,
+  textOf,
+  toolTurn,
+} from './manager-fixtures.js';
 
 function readTurn(id: string, input: Record<string, unknown>, output: string, toolName = 'Read'): Message[] {
   return [
@@ -19,7 +28,10 @@ describe('read-backs stay read', () => {
     const { manager, store } = createTestManager({ threshold: 1000, ratioThreshold: 0.01, charThreshold: 100 });
     const first = await manager.prepare([TASK, ...toolTurn('a', textOf(3000))]);
     const path = `memory://default/${directKey('a', textOf(3000))}`;
-    const numbered = textOf(3000).split(' ').map((word, line) => `${line + 1}\t${word}`).join('\n');
+    const numbered = textOf(3000)
+      .split(' ')
+      .map((word, line) => `${line + 1}\t${word}`)
+      .join('\n');
     const result = await manager.prepare([...first.messages, ...readTurn('r', { file_path: path }, numbered)]);
 
     expect(result.actions).toEqual([]);
@@ -27,18 +39,24 @@ describe('read-backs stay read', () => {
     expect(await listKeys(store)).toEqual([directKey('a', textOf(3000))]);
   });
 
-  it('leaves inline a shell command that prints a reference\'s content (cat of its path)', async () => {
+  it("leaves inline a shell command that prints a reference's content (cat of its path)", async () => {
     const { manager } = createTestManager({ threshold: 1000 });
     const first = await manager.prepare([TASK, ...toolTurn('a', textOf(3000))]);
     const path = `memory://default/${directKey('a', textOf(3000))}`;
-    const result = await manager.prepare([...first.messages, ...readTurn('c', { command: `cat ${path} | head -200` }, `${textOf(3000)}\n`, 'bash')]);
+    const result = await manager.prepare([
+      ...first.messages,
+      ...readTurn('c', { command: `cat ${path} | head -200` }, `${textOf(3000)}\n`, 'bash'),
+    ]);
     expect(result.actions).toEqual([]);
   });
 
   it('leaves inline a file read whose content is content stored under another call', async () => {
     const { manager } = createTestManager({ threshold: 1000 });
     const first = await manager.prepare([TASK, ...toolTurn('a', textOf(3000))]);
-    const result = await manager.prepare([...first.messages, ...readTurn('r', { path: 'notes/saved.md' }, textOf(3000), 'read_file')]);
+    const result = await manager.prepare([
+      ...first.messages,
+      ...readTurn('r', { path: 'notes/saved.md' }, textOf(3000), 'read_file'),
+    ]);
     expect(result.actions).toEqual([]);
     expect(resultContent(result.messages[4])).toBe(textOf(3000));
   });
@@ -47,7 +65,10 @@ describe('read-backs stay read', () => {
     const { manager } = createTestManager({ threshold: 1000 });
     const first = await manager.prepare([TASK, ...toolTurn('a', textOf(3000))]);
     const name = directKey('a', textOf(3000)).split('/')[1]!;
-    const result = await manager.prepare([...first.messages, ...readTurn('c', { command: `sed -n 1,80p .agent-context/s1/${name}` }, textOf(2500, 'lines'), 'bash')]);
+    const result = await manager.prepare([
+      ...first.messages,
+      ...readTurn('c', { command: `sed -n 1,80p .agent-context/s1/${name}` }, textOf(2500, 'lines'), 'bash'),
+    ]);
     expect(result.actions).toEqual([]);
   });
 
@@ -63,16 +84,28 @@ describe('read-backs stay read', () => {
     const { manager, store } = createTestManager({ threshold: 1000, charThreshold: 100, ratioThreshold: 0.01 });
     const first = await manager.prepare([TASK, ...toolTurn('a', textOf(3000))]);
     const path = `memory://default/${directKey('a', textOf(3000))}`;
-    const history = [...first.messages, ...readTurn('r', { file_path: path }, textOf(2000, 'page')), { role: 'assistant' as const, content: textOf(4000, 'talk') }];
+    const history = [
+      ...first.messages,
+      ...readTurn('r', { file_path: path }, textOf(2000, 'page')),
+      { role: 'assistant' as const, content: textOf(4000, 'talk') },
+    ];
     const again = await manager.prepare(history);
-    const cold = await createTestManager({ store, threshold: 1000, charThreshold: 100, ratioThreshold: 0.01 }).manager.prepare(JSON.parse(JSON.stringify(history)) as Message[]);
+    const cold = await createTestManager({
+      store,
+      threshold: 1000,
+      charThreshold: 100,
+      ratioThreshold: 0.01,
+    }).manager.prepare(JSON.parse(JSON.stringify(history)) as Message[]);
     expect(resultContent(again.messages[4])).toBe(textOf(2000, 'page'));
     expect(resultContent(cold.messages[4])).toBe(textOf(2000, 'page'));
   });
 
   it('still offloads a large result of a tool whose input names another place', async () => {
     const { manager } = createTestManager({ threshold: 1000 });
-    const result = await manager.prepare([TASK, ...readTurn('r', { file_path: '/home/dev/app/src/big.ts' }, textOf(3000))]);
+    const result = await manager.prepare([
+      TASK,
+      ...readTurn('r', { file_path: '/home/dev/app/src/big.ts' }, textOf(3000)),
+    ]);
     expect(result.actions.map((action) => action.type)).toEqual(['direct-offload']);
   });
 });

@@ -8,18 +8,28 @@ import {
 } from '../../../src/core/manage/room-to-spare.js';
 import type { CompactBudgets } from '../../../src/core/manage/types.js';
 
-const DEFAULTS: CompactBudgets = { summaryMaxWords: 1200, maxRestoreFiles: 5, maxRestoreTokensPerFile: 5000, maxRestoreTokensTotal: 50_000 };
+const DEFAULTS: CompactBudgets = {
+  summaryMaxWords: 1200,
+  maxRestoreFiles: 5,
+  maxRestoreTokensPerFile: 5000,
+  maxRestoreTokensTotal: 50_000,
+};
 
 /** Provider tokens the compacted context takes at most with these budgets. */
 function worstCase(budgets: CompactBudgets, keptTokens: number, ratio: number): number {
   const summary = (budgets.summaryMaxWords * TOKENS_PER_SUMMARY_WORD + SUMMARY_FRAME_TOKENS) * ratio;
-  const files = budgets.maxRestoreFiles === 0 ? 0 : (budgets.maxRestoreTokensTotal + budgets.maxRestoreFiles * RESTORED_FILE_FRAME_TOKENS) * ratio;
+  const files =
+    budgets.maxRestoreFiles === 0
+      ? 0
+      : (budgets.maxRestoreTokensTotal + budgets.maxRestoreFiles * RESTORED_FILE_FRAME_TOKENS) * ratio;
   return keptTokens + summary + files;
 }
 
 describe('a compacted context fits with room to spare', () => {
   it('keeps the configured budgets when the window is large (200,000 tokens: target 92,000)', () => {
-    expect(fitCompactBudgets({ targetTokens: 92_000, keptTokens: 3000, ratio: 1, configured: DEFAULTS })).toEqual(DEFAULTS);
+    expect(fitCompactBudgets({ targetTokens: 92_000, keptTokens: 3000, ratio: 1, configured: DEFAULTS })).toEqual(
+      DEFAULTS,
+    );
   });
 
   it('shrinks the restore budgets to fit a 30,000-token window (trigger 27,600, target 13,800)', () => {
@@ -40,11 +50,21 @@ describe('a compacted context fits with room to spare', () => {
 
   it('restores nothing and keeps a minimal summary when the kept messages alone fill the target', () => {
     const budgets = fitCompactBudgets({ targetTokens: 2000, keptTokens: 2500, ratio: 1.2, configured: DEFAULTS });
-    expect(budgets).toEqual({ summaryMaxWords: MIN_SUMMARY_WORDS, maxRestoreFiles: 0, maxRestoreTokensPerFile: 0, maxRestoreTokensTotal: 0 });
+    expect(budgets).toEqual({
+      summaryMaxWords: MIN_SUMMARY_WORDS,
+      maxRestoreFiles: 0,
+      maxRestoreTokensPerFile: 0,
+      maxRestoreTokensTotal: 0,
+    });
   });
 
   it('never raises a budget above what was configured', () => {
-    const configured: CompactBudgets = { summaryMaxWords: 30, maxRestoreFiles: 1, maxRestoreTokensPerFile: 100, maxRestoreTokensTotal: 100 };
+    const configured: CompactBudgets = {
+      summaryMaxWords: 30,
+      maxRestoreFiles: 1,
+      maxRestoreTokensPerFile: 100,
+      maxRestoreTokensTotal: 100,
+    };
     expect(fitCompactBudgets({ targetTokens: 1_000_000, keptTokens: 0, ratio: 1, configured })).toEqual(configured);
   });
 

@@ -22,7 +22,9 @@ describe('deriveSessionId', () => {
     const session = deriveSessionId(CHAT);
     expect(deriveSessionId([SYSTEM, { role: 'user', content: 'hi' }])).not.toBe(session);
     expect(deriveSessionId([{ role: 'system', content: 'Other.' }, TASK])).not.toBe(session);
-    expect(deriveSessionId(CHAT, { salt: 'credential-hash-1' })).not.toBe(deriveSessionId(CHAT, { salt: 'credential-hash-2' }));
+    expect(deriveSessionId(CHAT, { salt: 'credential-hash-1' })).not.toBe(
+      deriveSessionId(CHAT, { salt: 'credential-hash-2' }),
+    );
     expect(deriveSessionId([TASK], { system: 'You are a careful coding agent.' })).not.toBe(deriveSessionId([TASK]));
   });
 
@@ -35,8 +37,12 @@ describe('deriveSessionId', () => {
     const unmarked = [{ role: 'user', content: [{ type: 'text', text: TASK.content as string }] }];
     const system = [{ type: 'text', text: 'Be brief.' }];
     expect(deriveSessionId(marked)).toBe(deriveSessionId(unmarked));
-    expect(deriveSessionId(marked, { system: [{ ...system[0], ...marker }] })).toBe(deriveSessionId(unmarked, { system }));
-    expect(deriveSessionId(marked)).not.toBe(deriveSessionId([{ role: 'user', content: [{ type: 'text', text: 'Other.', ...marker }] }]));
+    expect(deriveSessionId(marked, { system: [{ ...system[0], ...marker }] })).toBe(
+      deriveSessionId(unmarked, { system }),
+    );
+    expect(deriveSessionId(marked)).not.toBe(
+      deriveSessionId([{ role: 'user', content: [{ type: 'text', text: 'Other.', ...marker }] }]),
+    );
   });
 
   it('reads a history in any format', () => {

@@ -9,7 +9,17 @@ import type { ContextOffloadAction } from '../../../src/core/manage/types.js';
 import type { ContentStore } from '../../../src/core/ports.js';
 import type { Message, ToolUseBlock } from '../../../src/core/types.js';
 import { createMemoryStore } from '../../../src/stores/memory-store.js';
-import { batchReference, contentHash, createCountingStore, createRecordingLogger, createTestManager, listKeys, TASK, textOf, type TestManagerSettings } from './manager-fixtures.js';
+import {
+  batchReference,
+  contentHash,
+  createCountingStore,
+  createRecordingLogger,
+  createTestManager,
+  listKeys,
+  TASK,
+  textOf,
+  type TestManagerSettings,
+} from './manager-fixtures.js';
 
 /** The key of an input field offloaded by the manager: `<session>/tool-input-<id>-<hash>.md`. */
 function inputKey(id: string, text: string): string {
@@ -47,7 +57,12 @@ describe('large tool inputs, as results age', () => {
 
   it('go with the batch once they pass it: each large field keeps its reference, the newest call stays whole', async () => {
     const { manager, store } = createAgingManager();
-    const history = [TASK, ...writeTurn('w1', 'a.ts', FIRST), ...writeTurn('w2', 'b.ts', SECOND), ...writeTurn('w3', 'c.ts', THIRD)];
+    const history = [
+      TASK,
+      ...writeTurn('w1', 'a.ts', FIRST),
+      ...writeTurn('w2', 'b.ts', SECOND),
+      ...writeTurn('w3', 'c.ts', THIRD),
+    ];
     const result = await manager.prepare(history);
 
     expect(result.actions).toEqual([
@@ -56,7 +71,11 @@ describe('large tool inputs, as results age', () => {
         reason: 'aged',
         toolCallIds: ['w1', 'w2'],
         references: [batchReference(inputKey('w1', FIRST)), batchReference(inputKey('w2', SECOND))],
-        freedChars: FIRST.length + SECOND.length - batchReference(inputKey('w1', FIRST)).length - batchReference(inputKey('w2', SECOND)).length,
+        freedChars:
+          FIRST.length +
+          SECOND.length -
+          batchReference(inputKey('w1', FIRST)).length -
+          batchReference(inputKey('w2', SECOND)).length,
       } satisfies ContextOffloadAction,
     ]);
     expect(inputOf(result.messages[1])).toEqual({ path: 'a.ts', content: batchReference(inputKey('w1', FIRST)) });
@@ -73,14 +92,25 @@ describe('large tool inputs, as results age', () => {
       { old_string: textOf(1200, 'old'), new_string: textOf(1300, 'new') },
       { old_string: 'x', new_string: 'y' },
     ];
-    const call: Message = { role: 'assistant', content: [{ type: 'tool_use', id: 'e1', name: 'multi_edit', input: { path: 'a.ts', edits } }] };
-    const history = [TASK, call, { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 'e1', content: 'ok' }] }, ...writeTurn('w9', 'z.ts', 'short')];
+    const call: Message = {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 'e1', name: 'multi_edit', input: { path: 'a.ts', edits } }],
+    };
+    const history = [
+      TASK,
+      call,
+      { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 'e1', content: 'ok' }] },
+      ...writeTurn('w9', 'z.ts', 'short'),
+    ];
     const result = await manager.prepare(history);
 
     expect(inputOf(result.messages[1])).toEqual({
       path: 'a.ts',
       edits: [
-        { old_string: batchReference(inputKey('e1', edits[0]!.old_string)), new_string: batchReference(inputKey('e1', edits[0]!.new_string)) },
+        {
+          old_string: batchReference(inputKey('e1', edits[0]!.old_string)),
+          new_string: batchReference(inputKey('e1', edits[0]!.new_string)),
+        },
         { old_string: 'x', new_string: 'y' },
       ],
     });
@@ -89,7 +119,12 @@ describe('large tool inputs, as results age', () => {
 
   it('give a new manager, sent the raw history, the messages the first one sent, writing nothing', async () => {
     const store = createCountingStore();
-    const raw = [TASK, ...writeTurn('w1', 'a.ts', FIRST), ...writeTurn('w2', 'b.ts', SECOND), ...writeTurn('w3', 'c.ts', THIRD)];
+    const raw = [
+      TASK,
+      ...writeTurn('w1', 'a.ts', FIRST),
+      ...writeTurn('w2', 'b.ts', SECOND),
+      ...writeTurn('w3', 'c.ts', THIRD),
+    ];
     const first = await createAgingManager({ store }).manager.prepare(raw);
     expect(first.actions.map((action) => action.type)).toEqual(['input-offload']);
     const contentWrites = (): number => store.writes.filter((key) => !key.includes('/.records/')).length;
@@ -98,7 +133,11 @@ describe('large tool inputs, as results age', () => {
     const again = await createAgingManager({ store }).manager.prepare(structuredClone(raw));
     expect(JSON.stringify(again.messages)).toBe(JSON.stringify(first.messages));
     const next = [...first.messages, ...writeTurn('w4', 'd.ts', 'tiny')];
-    expect(JSON.stringify((await createAgingManager({ store }).manager.prepare(next)).messages)).toBe(JSON.stringify((await createAgingManager({ store }).manager.prepare([...raw, ...writeTurn('w4', 'd.ts', 'tiny')])).messages));
+    expect(JSON.stringify((await createAgingManager({ store }).manager.prepare(next)).messages)).toBe(
+      JSON.stringify(
+        (await createAgingManager({ store }).manager.prepare([...raw, ...writeTurn('w4', 'd.ts', 'tiny')])).messages,
+      ),
+    );
     expect(contentWrites()).toBe(written);
   });
 });
@@ -106,7 +145,19 @@ describe('large tool inputs, as results age', () => {
 describe('large tool inputs, on arrival', () => {
   it('go with the batch the ratio gate lets through', async () => {
     const { manager, store } = createTestManager({ threshold: 1000, charThreshold: 100, ratioThreshold: 0.2 });
-    const history = [TASK, ...writeTurn('w1', 'a.ts', FIRST), { role: 'assistant' as const, content: [{ type: 'tool_use' as const, id: 'r1', name: 'bash', input: { command: 'ls' } }] }, { role: 'user' as const, content: [{ type: 'tool_result' as const, tool_use_id: 'r1', content: textOf(900, 'listing') }] }, ...writeTurn('w3', 'c.ts', 'x')];
+    const history = [
+      TASK,
+      ...writeTurn('w1', 'a.ts', FIRST),
+      {
+        role: 'assistant' as const,
+        content: [{ type: 'tool_use' as const, id: 'r1', name: 'bash', input: { command: 'ls' } }],
+      },
+      {
+        role: 'user' as const,
+        content: [{ type: 'tool_result' as const, tool_use_id: 'r1', content: textOf(900, 'listing') }],
+      },
+      ...writeTurn('w3', 'c.ts', 'x'),
+    ];
     const result = await manager.prepare(history);
 
     expect(result.actions.map((action) => action.type)).toEqual(['batch-offload', 'input-offload']);
@@ -149,16 +200,26 @@ describe('large tool inputs left as they are', () => {
     const store: ContentStore = {
       ...inner,
       kind: inner.kind,
-      putIfAbsent: (key, content) => (key.includes('tool-input-w1-') ? Promise.reject(new Error('disk full')) : inner.putIfAbsent(key, content)),
+      putIfAbsent: (key, content) =>
+        key.includes('tool-input-w1-') ? Promise.reject(new Error('disk full')) : inner.putIfAbsent(key, content),
     };
     const logger = createRecordingLogger();
     const { manager } = createAgingManager({ store, logger });
-    const history = [TASK, ...writeTurn('w1', 'a.ts', FIRST), ...writeTurn('w2', 'b.ts', SECOND), ...writeTurn('w3', 'c.ts', THIRD)];
+    const history = [
+      TASK,
+      ...writeTurn('w1', 'a.ts', FIRST),
+      ...writeTurn('w2', 'b.ts', SECOND),
+      ...writeTurn('w3', 'c.ts', THIRD),
+    ];
     const result = await manager.prepare(history);
 
     expect(inputOf(result.messages[1])).toEqual({ path: 'a.ts', content: FIRST });
     expect(inputOf(result.messages[3])).toEqual({ path: 'b.ts', content: batchReference(inputKey('w2', SECOND)) });
-    expect(logger.warnings.some((warning) => warning.includes('the input of tool call "w1" stays inline') && warning.includes('disk full'))).toBe(true);
+    expect(
+      logger.warnings.some(
+        (warning) => warning.includes('the input of tool call "w1" stays inline') && warning.includes('disk full'),
+      ),
+    ).toBe(true);
     expect((await listKeys(inner)).filter((key) => key.includes('tool-input-'))).toEqual([inputKey('w2', SECOND)]);
   });
 });

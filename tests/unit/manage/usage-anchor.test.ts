@@ -3,28 +3,51 @@ import { createTokenCalibration } from '../../../src/core/manage/calibration.js'
 import { checkLastUsage, learnFromUsage, startsWithSame } from '../../../src/core/manage/usage-anchor.js';
 import type { Message } from '../../../src/core/types.js';
 
-const history: Message[] = Array.from({ length: 6 }, (_, index) => ({ role: index % 2 === 0 ? 'user' : 'assistant', content: `message ${index}` }));
+const history: Message[] = Array.from({ length: 6 }, (_, index) => ({
+  role: index % 2 === 0 ? 'user' : 'assistant',
+  content: `message ${index}`,
+}));
 /** Every message counts 500 local tokens. */
 const localTokensOf = (): number => 500;
 
 describe('checkLastUsage', () => {
   it('accepts { inputTokens, messageCount } within the history', () => {
-    expect(checkLastUsage({ inputTokens: 1234, messageCount: 6 }, 6)).toEqual({ usage: { inputTokens: 1234, messageCount: 6 } });
+    expect(checkLastUsage({ inputTokens: 1234, messageCount: 6 }, 6)).toEqual({
+      usage: { inputTokens: 1234, messageCount: 6 },
+    });
   });
 
   it('accepts an Anthropic usage spread with the count, summing the cache figures', () => {
-    const usage = { input_tokens: 4, cache_read_input_tokens: 14_000, cache_creation_input_tokens: 1200, output_tokens: 99, messageCount: 3 };
+    const usage = {
+      input_tokens: 4,
+      cache_read_input_tokens: 14_000,
+      cache_creation_input_tokens: 1200,
+      output_tokens: 99,
+      messageCount: 3,
+    };
     expect(checkLastUsage(usage, 6)).toEqual({ usage: { inputTokens: 15_204, messageCount: 3 } });
   });
 
   it.each([
-    ['more messages than the history holds', { inputTokens: 100, messageCount: 7 }, /messageCount must be an integer in \[0, 6\].*got 7/],
+    [
+      'more messages than the history holds',
+      { inputTokens: 100, messageCount: 7 },
+      /messageCount must be an integer in \[0, 6\].*got 7/,
+    ],
     ['a negative count', { inputTokens: 100, messageCount: -1 }, /messageCount/],
     ['a fractional count', { inputTokens: 100, messageCount: 2.5 }, /messageCount/],
     ['negative tokens', { inputTokens: -5, messageCount: 2 }, /inputTokens must be a number >= 0, got -5/],
     ['NaN tokens', { inputTokens: Number.NaN, messageCount: 2 }, /inputTokens must be a number >= 0/],
-    ['infinite tokens', { inputTokens: Number.POSITIVE_INFINITY, messageCount: 2 }, /inputTokens must be a number >= 0/],
-    ['a negative cache figure', { input_tokens: 5, cache_read_input_tokens: -1, messageCount: 2 }, /cache_read_input_tokens must be a number >= 0/],
+    [
+      'infinite tokens',
+      { inputTokens: Number.POSITIVE_INFINITY, messageCount: 2 },
+      /inputTokens must be a number >= 0/,
+    ],
+    [
+      'a negative cache figure',
+      { input_tokens: 5, cache_read_input_tokens: -1, messageCount: 2 },
+      /cache_read_input_tokens must be a number >= 0/,
+    ],
     ['no token figure at all', { messageCount: 2 }, /inputTokens/],
     ['not an object', 42, /lastUsage must be an object/],
   ])('refuses %s, saying why', (_, usage, reason) => {
@@ -41,7 +64,13 @@ describe('checkLastUsage', () => {
 describe('learnFromUsage', () => {
   it('learns the ratio of the messages added since the previous figure (the fixed prompt cancels out)', () => {
     const calibration = createTokenCalibration(1);
-    const first = learnFromUsage(history, { inputTokens: 10_000, messageCount: 2 }, undefined, calibration, localTokensOf);
+    const first = learnFromUsage(
+      history,
+      { inputTokens: 10_000, messageCount: 2 },
+      undefined,
+      calibration,
+      localTokensOf,
+    );
     expect(calibration.samples).toBe(0);
     learnFromUsage(history, { inputTokens: 10_000 + 2 * 650, messageCount: 4 }, first, calibration, localTokensOf);
     expect(calibration.samples).toBe(1);
@@ -49,7 +78,13 @@ describe('learnFromUsage', () => {
   });
 
   it('returns the new anchor: the figure and the messages it covered', () => {
-    const anchor = learnFromUsage(history, { inputTokens: 900, messageCount: 3 }, undefined, createTokenCalibration(1), localTokensOf);
+    const anchor = learnFromUsage(
+      history,
+      { inputTokens: 900, messageCount: 3 },
+      undefined,
+      createTokenCalibration(1),
+      localTokensOf,
+    );
     expect(anchor.inputTokens).toBe(900);
     expect(anchor.prefix).toHaveLength(3);
     expect(anchor.prefix.every((message, index) => message === history[index])).toBe(true);
@@ -57,7 +92,13 @@ describe('learnFromUsage', () => {
 
   it('does not learn when a message the previous figure covered has changed since', () => {
     const calibration = createTokenCalibration(1);
-    const first = learnFromUsage(history, { inputTokens: 10_000, messageCount: 2 }, undefined, calibration, localTokensOf);
+    const first = learnFromUsage(
+      history,
+      { inputTokens: 10_000, messageCount: 2 },
+      undefined,
+      calibration,
+      localTokensOf,
+    );
     const changed = [{ ...history[0]! }, ...history.slice(1)];
     learnFromUsage(changed, { inputTokens: 12_000, messageCount: 4 }, first, calibration, localTokensOf);
     expect(calibration.samples).toBe(0);
@@ -65,7 +106,13 @@ describe('learnFromUsage', () => {
 
   it('does not learn from a figure that covers no more messages than the previous one', () => {
     const calibration = createTokenCalibration(1);
-    const first = learnFromUsage(history, { inputTokens: 10_000, messageCount: 4 }, undefined, calibration, localTokensOf);
+    const first = learnFromUsage(
+      history,
+      { inputTokens: 10_000, messageCount: 4 },
+      undefined,
+      calibration,
+      localTokensOf,
+    );
     learnFromUsage(history, { inputTokens: 10_400, messageCount: 4 }, first, calibration, localTokensOf);
     expect(calibration.samples).toBe(0);
   });

@@ -12,8 +12,8 @@ export const FIXED_PROMPT_TOKENS = 14_000;
 
 /** Provider tokens per local token for the messages each request added. */
 export const ADDED_RATIOS: readonly number[] = [
-  1.31, 1.12, 1.45, 1.36, 1.62, 1.28, 1.19, 1.33, 1.71, 1.25, 1.38, 1.16, 1.52, 1.3, 1.41, 1.22, 1.35, 1.58, 1.27, 1.14, 1.34, 1.47,
-  1.29, 1.66, 1.37, 1.21, 1.32, 1.43, 1.18, 1.55, 1.26, 1.39, 1.33, 1.24, 1.49, 1.3, 1.36, 1.17, 1.6, 1.28,
+  1.31, 1.12, 1.45, 1.36, 1.62, 1.28, 1.19, 1.33, 1.71, 1.25, 1.38, 1.16, 1.52, 1.3, 1.41, 1.22, 1.35, 1.58, 1.27, 1.14,
+  1.34, 1.47, 1.29, 1.66, 1.37, 1.21, 1.32, 1.43, 1.18, 1.55, 1.26, 1.39, 1.33, 1.24, 1.49, 1.3, 1.36, 1.17, 1.6, 1.28,
 ];
 
 /** Local tokens of the messages each request added (tool results of a few hundred to a few thousand tokens). */
