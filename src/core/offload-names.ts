@@ -126,4 +126,3 @@ export function isOffloadedKey(key: string): boolean {
   const [session, name] = segments as [string, string];
   return isSafePathSegment(session) && (SESSION_FILE_NAME.test(name) || ARCHIVE_FILE_NAME_PATTERN.test(name));
 }
-

@@ -173,7 +173,11 @@ function countUncached(counter: TokenCounter, message: Message): number {
  *
  * @throws {InvalidMessageError} when a message that is not cached is malformed (path `message`).
  */
-export function countMessageTokens(message: Message, counter: TokenCounter, options: { cache?: boolean | undefined } = {}): number {
+export function countMessageTokens(
+  message: Message,
+  counter: TokenCounter,
+  options: { cache?: boolean | undefined } = {},
+): number {
   return countWithCache(message, undefined, counter, cacheOf(counter), options.cache !== false);
 }
 
@@ -202,7 +206,9 @@ export function usageInputTokens(usage: LastUsage): number {
   const generic = (usage as Partial<GenericUsage>).inputTokens;
   if (typeof generic === 'number') return generic;
   const anthropic = usage as AnthropicUsage;
-  return anthropic.input_tokens + (anthropic.cache_read_input_tokens ?? 0) + (anthropic.cache_creation_input_tokens ?? 0);
+  return (
+    anthropic.input_tokens + (anthropic.cache_read_input_tokens ?? 0) + (anthropic.cache_creation_input_tokens ?? 0)
+  );
 }
 
 function isTokenFigure(value: unknown): value is number {
@@ -215,7 +221,9 @@ function isTokenFigure(value: unknown): value is number {
  */
 export function assertLastUsage(usage: unknown, historyLength: number): asserts usage is LastUsage {
   if (typeof usage !== 'object' || usage === null) {
-    throw new InvalidOptionError(`lastUsage must be an object { inputTokens, messageCount }, got ${describeValue(usage)}`);
+    throw new InvalidOptionError(
+      `lastUsage must be an object { inputTokens, messageCount }, got ${describeValue(usage)}`,
+    );
   }
   const fields = usage as Record<string, unknown>;
   const count = fields.messageCount;
@@ -226,7 +234,9 @@ export function assertLastUsage(usage: unknown, historyLength: number): asserts 
   }
   if ('inputTokens' in fields) {
     if (!isTokenFigure(fields.inputTokens)) {
-      throw new InvalidOptionError(`lastUsage.inputTokens must be a number >= 0, got ${describeValue(fields.inputTokens)}`);
+      throw new InvalidOptionError(
+        `lastUsage.inputTokens must be a number >= 0, got ${describeValue(fields.inputTokens)}`,
+      );
     }
     return;
   }
@@ -287,7 +297,11 @@ export function compactThresholdTokens(contextTokenLimit: number, compactThresho
 }
 
 /** Whether `tokenCount` reaches the trigger (`>=`). */
-export function isAtCompactThreshold(tokenCount: number, contextTokenLimit: number, compactThresholdRatio: number): boolean {
+export function isAtCompactThreshold(
+  tokenCount: number,
+  contextTokenLimit: number,
+  compactThresholdRatio: number,
+): boolean {
   return tokenCount >= compactThresholdTokens(contextTokenLimit, compactThresholdRatio);
 }
 
@@ -297,7 +311,11 @@ export function isAtCompactThreshold(tokenCount: number, contextTokenLimit: numb
  */
 export function shouldCompactWith(messages: readonly Message[], options: ShouldCompactWithOptions): boolean {
   if (messages.length === 0) return false;
-  return isAtCompactThreshold(countHistoryTokens(messages, options), options.contextTokenLimit, options.compactThresholdRatio);
+  return isAtCompactThreshold(
+    countHistoryTokens(messages, options),
+    options.contextTokenLimit,
+    options.compactThresholdRatio,
+  );
 }
 
 /** The trigger settings, resolved. */
@@ -328,6 +346,8 @@ export function resolveCompactTrigger(
 /** Throws {@link InvalidOptionError} unless `counter` is an object with a `count(text)` method. */
 export function assertTokenCounter(counter: unknown, optionName = 'tokenCounter'): asserts counter is TokenCounter {
   if (typeof counter !== 'object' || counter === null || typeof (counter as TokenCounter).count !== 'function') {
-    throw new InvalidOptionError(`${optionName} must be an object with a count(text) method, got ${describeValue(counter)}`);
+    throw new InvalidOptionError(
+      `${optionName} must be an object with a count(text) method, got ${describeValue(counter)}`,
+    );
   }
 }
