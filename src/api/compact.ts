@@ -201,7 +201,6 @@ export type CompactionRunOptions = Partial<
 
 /** A compaction whose options, environment and summarizer were resolved once. */
 export interface ResolvedCompaction {
-  /** Which summarizer it uses. */
   readonly summarizer: SummarizerKind;
   /** Compacts `messages` (checked by the caller) as {@link compactMessages} would, with the run's own settings on top. */
   run(messages: readonly Message[], overrides?: CompactionRunOptions): Promise<CompactResult>;

@@ -40,7 +40,6 @@ export interface ResolvedPruneOptions {
   prefix: string;
   /** List what would go, delete nothing. */
   dryRun: boolean;
-  /** The present time. */
   now: Date;
 }
 

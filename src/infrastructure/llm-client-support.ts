@@ -56,11 +56,9 @@ export interface SdkClientSettings {
 
 /** The options both client factories take besides their own. */
 export interface SdkClientOptions<T> extends SdkClientSettings {
-  /** The client's default model. */
   model?: string | undefined;
   /** A client to use as it is; none of the settings may come with it. */
   client?: T | undefined;
-  /** How the SDK is loaded. */
   importSdk?: SdkImporter | undefined;
 }
 

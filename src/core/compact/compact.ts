@@ -125,9 +125,7 @@ export interface CompactPorts {
    * unless it is a `FileWriter`'s, which only writes.
    */
   readStore: ContentStore | undefined;
-  /** Counts tokens. */
   tokenCounter: TokenCounter;
-  /** Receives warnings. */
   logger: Logger;
   /** The wait between summary attempts, cancelled by the signal (`compactMessages` passes a real timer). */
   sleep: Sleep;

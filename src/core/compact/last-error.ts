@@ -38,7 +38,6 @@ export const MAX_OFFLOADED_RESULTS_READ = 8;
 
 /** The last error a tool printed. */
 export interface LastErrorFinding {
-  /** The tool result. */
   result: ToolResultFact;
   /** Its call, when the call is in the messages. */
   call: ToolCall | undefined;

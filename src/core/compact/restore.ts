@@ -41,7 +41,6 @@ export interface RestoredFile {
   path: string;
   /** The absolute path that was read. */
   absolutePath: string;
-  /** The file's text. */
   content: string;
   /** Tokens of `content` (the budgets are checked against it). */
   tokenCount: number;

@@ -12,7 +12,6 @@ import { MAX_BYTES_PER_TOKEN } from './restore.js';
 export interface FittedSummary {
   /** The summary, or its head and a marker when it was over budget. */
   text: string;
-  /** Whether it was cut. */
   cut: boolean;
 }
 

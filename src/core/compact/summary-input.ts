@@ -99,7 +99,6 @@ const MAX_ATTEMPTS = 4;
 
 /** One request planned by a {@link RequestPlanner}. */
 export interface PlannedRequest {
-  /** The prompt. */
   prompt: string;
   /** Index after the last message the prompt carries. */
   end: number;
@@ -109,7 +108,6 @@ export interface PlannedRequest {
 
 /** Options of {@link createRequestPlanner}. */
 export interface CreateRequestPlannerOptions {
-  /** The counter prompts are sized with. */
   tokenCounter: TokenCounter;
   /** What the counter is known to be. @default 'unknown' */
   tokenCounterEncoding?: TokenCounterEncoding | undefined;

@@ -231,7 +231,6 @@ export const MESSAGE_SEPARATOR = '\n\n';
  * are kept whole unless a single message is too large for a request on its own.
  */
 export interface RenderedPart {
-  /** The text of the piece. */
   text: string;
   /** Whether the piece may be cut in the middle. */
   cuttable: boolean;

@@ -23,7 +23,6 @@ export interface RequestBodyParts {
   historyWasString: boolean;
   /** The system prompt's field, when the body has a non-empty one. */
   systemField: SystemField | undefined;
-  /** The tools, or `undefined`. */
   toolDefinitions: readonly unknown[] | undefined;
 }
 

@@ -74,7 +74,6 @@ export interface TranscriptErrorOptions {
   line?: number | undefined;
   /** Whether the content is in no format the reader knows (rather than a bad value in a known one). */
   unknownFormat?: boolean;
-  /** The underlying error. */
   cause?: unknown;
 }
 
