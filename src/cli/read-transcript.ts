@@ -1,6 +1,3 @@
-/**
- * Reads and parses the input of a command.
- */
 import type { FormatName, MessageFormat } from '../core/format.js';
 import { formats, resolveFormat } from '../formats/index.js';
 import type { CommandIo } from './command-io.js';

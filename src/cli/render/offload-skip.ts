@@ -1,6 +1,3 @@
-/**
- * Why a batch offload does nothing, in words.
- */
 import { groupDigits } from '../../core/figures.js';
 import { formatPercent } from './format-figures.js';
 

@@ -1,6 +1,3 @@
-/**
- * Names of the transcript shapes and message formats, for people.
- */
 import type { FormatName } from '../../core/format.js';
 import type { Transcript, TranscriptShape } from '../../formats/transcripts/transcript.js';
 

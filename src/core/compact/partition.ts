@@ -1,6 +1,6 @@
 /**
  * Partition: the Head is the leading run of `system` messages, kept as is;
- * the Rest is everything after it, all of it compacted. There is no Tail any more.
+ * the Rest is everything after it, all of it compacted.
  */
 import type { Message } from '../types.js';
 

@@ -1,6 +1,3 @@
-/**
- * Compaction statistics.
- */
 import type { LlmUsage } from '../ports.js';
 
 /** What one compaction did. Every figure is 0 when nothing was compacted. */
