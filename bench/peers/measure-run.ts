@@ -24,7 +24,7 @@
  *   by results lost.
  */
 import { countTokens } from '../../src/api/tokens.js';
-import { holdsText, scoreCompactedContext } from '../../src/cli/replay/eval-score.js';
+import { holdsText, PROBE_KINDS, scoreCompactedContext } from '../../src/cli/replay/eval-score.js';
 import { collectEvalSubjects } from '../../src/cli/replay/eval-subjects.js';
 import {
   createPrefixTracker,
@@ -55,15 +55,10 @@ const PRICE = {
 /** US dollars per million input tokens: `agent-context replay`'s default. */
 export const PRICE_PER_MTOK = DEFAULT_PRICE_PER_MTOK;
 
-/** The eval kinds scored here (the store's own kinds are counted by results lost). */
-const SCORED_PROBE_KINDS = new Set([
-  'task',
-  'latest-request',
-  'edited-file',
-  'last-read-file',
-  'last-command',
-  'last-error',
-]);
+/** The eval kinds scored here: all but the store's own (`archive`, `offloaded-result`), which results lost counts. */
+const SCORED_PROBE_KINDS = new Set<string>(
+  PROBE_KINDS.filter((kind) => kind !== 'archive' && kind !== 'offloaded-result'),
+);
 
 /** The figures of one or more replays, added up. */
 export interface RunFigures {
