@@ -4,7 +4,7 @@
  * followed, at a key's name or in the directories between `dir` and it, even one swapped in
  * after the check: a file is read, and a name unlinked, only once its real path is the key's.
  */
-import type { Dirent, Stats } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import { lstat, mkdir, readdir, realpath, unlink } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { ContextError, describeError, ReadFailedError, WriteFailedError } from '../core/errors.js';
@@ -64,16 +64,16 @@ function wrapReadError(action: string, path: string, error: unknown): ContextErr
  *   sees half a file; content in parts is streamed, never held whole;
  * - `put` writes a temp file and renames it over the target;
  * - `get` with a range reads only those bytes (a positional read, never the whole file);
- * - `stat` gives the size and the modification time; `exists` is `stat` answering an entry, but
- *   a free name costs one `lstat`; `list` walks the directories under the
- *   prefix (writes in progress and the marker file left out); `listPartialWrites` gives the
- *   temp files of writes in progress or abandoned by a killed writer; `delete` unlinks;
+ * - `stat` gives the size and the modification time (a free name costs one `lstat`); `list`
+ *   walks the directories under the prefix (writes in progress and the marker file left out);
+ *   `listPartialWrites` gives the temp files of writes in progress or abandoned by a killed
+ *   writer; `delete` unlinks;
  * - `referenceFor` is the absolute path; `keyFor` takes such a path inside `dir`, or the
  *   relative form `./<key>`, and nothing else (no `..`, nothing outside `dir`);
  * - `holds` compares sizes first, then the content.
  *
  * A symlink is never followed: one at a key's name is not an entry (`get` and `stat` answer
- * `undefined`, `exists` is `false`, `putIfAbsent` answers `'exists'`, `holds` is `false`) and one in place of a
+ * `undefined`, `putIfAbsent` answers `'exists'`, `holds` is `false`) and one in place of a
  * directory under `dir` is never written through, nor read or unlinked through: `get` checks
  * that the file it opened is the one at the key's real path, `stat` and `delete` that the
  * key's folder resolves to itself. Directories are created with mode 0700; each directory the
@@ -148,29 +148,6 @@ export function createFileStore(options: FileStoreOptions): ContentStore {
   const isOpenedInPlace = async (file: OpenedFile, key: string): Promise<boolean> => {
     const there = await lstat(pathOf(key));
     return there.dev === file.identity.dev && there.ino === file.identity.ino && (await isRealFolderOf(key));
-  };
-
-  /**
-   * The `lstat` of the regular file at `key`, reached through no symlink; `undefined` when there
-   * is none. A free name is the common answer, and one `lstat` gives it: the directories on the
-   * way are checked only once something is found (or the lookup failed), never trusting what a
-   * symlinked folder led to.
-   */
-  const statEntry = async (key: string): Promise<Stats | undefined> => {
-    const path = pathOf(key);
-    try {
-      const info = await lstat(path).catch(async (error: unknown) => {
-        if (isMissing(error)) return undefined;
-        // a failure reached through a symlinked folder is no entry, as before the lookup
-        if (!(await areDirectories(parentsOf(key)))) return undefined;
-        throw error;
-      });
-      if (info === undefined || !info.isFile()) return undefined;
-      return (await areDirectories(parentsOf(key))) && (await isRealFolderOf(key)) ? info : undefined;
-    } catch (error) {
-      if (isMissing(error)) return undefined;
-      throw wrapReadError('stat', path, error);
-    }
   };
 
   /** Creates the directories `segments` under `dir` (mode 0700), refusing any that is a symlink or a file. */
@@ -312,11 +289,22 @@ export function createFileStore(options: FileStoreOptions): ContentStore {
       }
     },
     async stat(key: string): Promise<StoredEntry | undefined> {
-      const info = await statEntry(assertStoreKey('key', key));
-      return info === undefined ? undefined : { size: info.size, createdAt: info.mtime };
-    },
-    async exists(key: string): Promise<boolean> {
-      return (await statEntry(assertStoreKey('key', key))) !== undefined;
+      const path = pathOf(assertStoreKey('key', key));
+      try {
+        // a free name is the common answer, and one lstat gives it; the folders on the way are
+        // checked once something is found (or the lookup failed): what a symlinked one leads to is no entry
+        const info = await lstat(path).catch(async (error: unknown) => {
+          if (isMissing(error) || !(await areDirectories(parentsOf(key)))) return undefined;
+          throw error;
+        });
+        if (info === undefined || !info.isFile()) return undefined;
+        return (await areDirectories(parentsOf(key))) && (await isRealFolderOf(key))
+          ? { size: info.size, createdAt: info.mtime }
+          : undefined;
+      } catch (error) {
+        if (isMissing(error)) return undefined;
+        throw wrapReadError('stat', path, error);
+      }
     },
     list: (prefix: string): AsyncIterable<string> => walkUnder(prefix, isEntryName),
     listPartialWrites: (prefix: string): AsyncIterable<string> => walkUnder(prefix, isTempName),

@@ -98,8 +98,7 @@ describe('createFileStore', () => {
       await symlink(target, join(dir, 'a.md'));
     });
 
-    it('is not an entry: get, stat, exists and holds see nothing, list leaves it out', async () => {
-      expect(await store.exists?.('a.md')).toBe(false);
+    it('is not an entry: get, stat and holds see nothing, list leaves it out', async () => {
       expect(await store.get('a.md')).toBeUndefined();
       expect(await store.get('a.md', { offset: 1, length: 2 })).toBeUndefined();
       expect(await store.stat('a.md')).toBeUndefined();
@@ -148,7 +147,6 @@ describe('createFileStore', () => {
     it('is never read through', async () => {
       expect(await store.get('s1/x.md')).toBeUndefined();
       expect(await store.stat('s1/x.md')).toBeUndefined();
-      expect(await store.exists?.('s1/x.md')).toBe(false);
       expect(await store.holds?.('s1/x.md', 'outside')).toBe(false);
       expect(await collectKeys(store, '')).toEqual([]);
       expect(await collectKeys(store, 's1/')).toEqual([]);
@@ -210,15 +208,6 @@ describe('createFileStore', () => {
     await writeFile(join(dir, `.a.md.${process.pid}.0123456789ab.tmp`), 'partial');
     await writeFile(join(dir, 'back\\slash.md'), 'not a key');
     expect(await collectKeys(store, '')).toEqual(['a.md']);
-  });
-
-  it('answers exists for a file it holds, not for a free name, a folder of keys or a name under a file', async () => {
-    await store.putIfAbsent('s1/a.md', 'x');
-    expect(await store.exists?.('s1/a.md')).toBe(true);
-    expect(await store.exists?.('s1/b.md')).toBe(false);
-    expect(await store.exists?.('s2/a.md')).toBe(false);
-    expect(await store.exists?.('s1')).toBe(false);
-    expect(await store.exists?.('s1/a.md/c.md')).toBe(false);
   });
 
   it('does not take a directory for a key', async () => {
