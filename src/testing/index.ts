@@ -4,6 +4,6 @@
  * use it from vitest test files.
  */
 export { DEFAULT_LARGE_VALUE_BYTES, testStore } from './test-store.js';
-export type { TestStoreCase, TestStoreOptions } from './test-store.js';
+export type { TestStoreCase, TestStoreOptions } from './test-store-options.js';
 export { testFormat } from './test-format.js';
 export type { TestFormatInvalidCase, TestFormatOptions, TestFormatSamples } from './test-format.js';
