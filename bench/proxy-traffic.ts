@@ -1,7 +1,8 @@
 /**
  * What the proxy benchmark runs against: `agent-context proxy` in a process of its own (the
- * command a user runs, from the sources), a model API on 127.0.0.1 that answers at once
- * (streamed server-sent events or a JSON body) and keeps the bytes of each answer it sent, and
+ * command a user runs, from the sources), a model API on 127.0.0.1 that answers at once or
+ * after the delay a request asks for (streamed server-sent events or a JSON body) and keeps the
+ * bytes of each answer it sent, and
  * a client that times a request to either, to its first byte and to its end.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -14,6 +15,8 @@ import { ROOT } from './cli-process.js';
 export const ANSWER_HEADER = 'x-bench-answer';
 /** The header naming a request, so the upstream keeps what it received and sent for it. */
 export const REQUEST_ID_HEADER = 'x-bench-request';
+/** The header that asks the bench's upstream to answer after that many milliseconds, as a model takes time to its first token. */
+export const ANSWER_DELAY_HEADER = 'x-bench-answer-delay-ms';
 
 /** What the upstream saw of one named request. */
 export interface UpstreamExchange {
@@ -99,7 +102,8 @@ const SHORT_REPLY = ['Looking', ' at the', ' failing', ' test now.'];
 /**
  * Starts the upstream. It reports about a token per 4 bytes of the request (the proxy passes
  * the figure on to its manager), and answers with `streamAnswer(request)`'s chunks when the
- * request asks for a stream, one chunk per turn of the event loop.
+ * request asks for a stream, one chunk per turn of the event loop, the first after the
+ * {@link ANSWER_DELAY_HEADER} delay when the request gives one.
  */
 export async function startBenchUpstream(
   streamAnswer?: (requestId: string | undefined, inputTokens: number) => Buffer[],
@@ -121,20 +125,26 @@ export async function startBenchUpstream(
       }
       const answer = streamAnswer?.(requestId, inputTokens) ?? buildStreamChunks(inputTokens, SHORT_REPLY, 1 << 16);
       if (requestId !== undefined) exchanges.set(requestId, { received, sent: Buffer.concat(answer) });
-      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      // the first event goes out with the head, as a model's first token would
-      response.write(answer[0]);
-      let next = 1;
-      const writeNext = (): void => {
+      const delayMs = Number(request.headers[ANSWER_DELAY_HEADER] ?? 0);
+      const streamAll = (): void => {
         if (response.destroyed) return;
-        if (next >= answer.length) {
-          response.end();
-          return;
-        }
-        response.write(answer[next++]);
+        response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        // the first event goes out with the head, as a model's first token would
+        response.write(answer[0]);
+        let next = 1;
+        const writeNext = (): void => {
+          if (response.destroyed) return;
+          if (next >= answer.length) {
+            response.end();
+            return;
+          }
+          response.write(answer[next++]);
+          setImmediate(writeNext);
+        };
         setImmediate(writeNext);
       };
-      setImmediate(writeNext);
+      if (delayMs > 0) setTimeout(streamAll, delayMs);
+      else streamAll();
     });
   });
   // kept-alive connections wait for the next request as long as a busy run may take between two

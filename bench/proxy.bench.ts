@@ -1,7 +1,7 @@
 /**
  * `agent-context proxy` against the same upstream called directly, in one run: the proxy is the
- * command a user runs, in a process of its own; the upstream (a model API on 127.0.0.1 that
- * answers at once) and the clients share this process. Cases:
+ * command a user runs, in a process of its own; the upstream (a model API on 127.0.0.1) and the
+ * clients share this process. Cases:
  * - time to first byte of a streamed answer (a 10-message request): added <= 2 ms at p50;
  * - a 200-message history with nothing to offload, answered in JSON: added <= 3 ms at p50, and
  *   the body reaches the upstream byte for byte;
@@ -11,13 +11,15 @@
  *   per copy) as a Claude Code client sends them: the whole history every time (up to 3.4 MB),
  *   a cache marker on the last message, the system prompt and 12 tools. Each request goes to
  *   the proxy and to the upstream directly, one after the other; the added latency is the
- *   difference: p99 <= 250 ms. The agents start together and the upstream answers at once, so
- *   the proxy is never idle (a real model's seconds per answer would leave it time), and all of
- *   them reach the compaction at the same request. One untimed session first: a process loads
- *   the tokenizer at its first count.
+ *   difference: p99 <= 250 ms. Run twice, each time with a proxy process of its own: with the
+ *   upstream answering at once (the agents start together and send their next request as soon
+ *   as an answer ends, so the proxy is never idle and the agents reach the same large results
+ *   at the same request: a stress case), and with the upstream answering after 250 ms (a
+ *   model's pace, faster than any real model's time to its first token). One untimed session
+ *   first: a process loads the tokenizer at its first count.
  * `--quick`: 20 rounds of the single requests, 4 agents of 30 requests. `PROXY_BENCH_CPU_PROF=<dir>`
- * writes a CPU profile of each proxy process there (the first for the single requests, the
- * second for the agents).
+ * writes a CPU profile of each proxy process there (the single requests', then the agents' at
+ * once, then at a model's pace).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -25,6 +27,7 @@ import { join } from 'node:path';
 import { findRequestTurns } from '../src/cli/replay/request-turns.js';
 import type { Message } from '../src/core/types.js';
 import {
+  ANSWER_DELAY_HEADER,
   ANSWER_HEADER,
   buildStreamChunks,
   percentile,
@@ -146,7 +149,8 @@ interface AgentsFigures {
 /**
  * `agents` clients at once, each sending the transcript's first `requests` requests in turn
  * (its own credential `<name>-<n>`, so its own session), each to the upstream directly and through the
- * proxy (alternating which goes first). A body is built once and shared by every agent.
+ * proxy (alternating which goes first), the upstream answering after `answerDelayMs`. A body is
+ * built once and shared by every agent.
  */
 async function runAgents(
   upstream: BenchUpstream,
@@ -154,6 +158,7 @@ async function runAgents(
   transcript: readonly Message[],
   agents: number,
   requests: number,
+  answerDelayMs: number,
   name = 'bench-agent',
 ): Promise<AgentsFigures> {
   const [system, ...history] = transcript;
@@ -185,7 +190,7 @@ async function runAgents(
   const started = performance.now();
   await Promise.all(
     Array.from({ length: agents }, async (_, agent) => {
-      const headers = { [ANSWER_HEADER]: 'stream' };
+      const headers = { [ANSWER_HEADER]: 'stream', [ANSWER_DELAY_HEADER]: String(answerDelayMs) };
       for (let request = 0; request < requests; request += 1) {
         const body = bodyOf(request);
         figures.lastBodyBytes = Math.max(figures.lastBodyBytes, body.length);
@@ -250,6 +255,64 @@ async function sendBothWays(
   }
   const proxied = await sendProxied();
   return { direct: await sendDirect(), proxied };
+}
+
+/**
+ * A real model takes seconds to its first token; the paced case waits this long before each
+ * answer, faster than any model, so the proxy still serves 20 agents far more often than real
+ * ones would ask.
+ */
+const MODEL_PACE_MS = 250;
+
+/**
+ * The agents' case in a proxy process of its own (under `dir`): `agents` agents of `requests`
+ * requests each, the upstream answering after `answerDelayMs`.
+ */
+async function runAgentsCase(
+  upstream: BenchUpstream,
+  dir: string,
+  nodeFlags: readonly string[],
+  agents: number,
+  requests: number,
+  answerDelayMs: number,
+): Promise<BenchRow> {
+  const agentsProxy = await startProxyProcess(upstream.origin, dir, nodeFlags);
+  let figures: AgentsFigures;
+  let cpuMs: number | undefined;
+  try {
+    const transcript = await loadSampleTranscript(15);
+    // one request of a session of its own first: the process loads the tokenizer once, at its first count
+    await runAgents(upstream, agentsProxy.origin, transcript, 1, 2, 0, 'warm-up');
+    const cpuBefore = agentsProxy.cpuMs();
+    figures = await runAgents(upstream, agentsProxy.origin, transcript, agents, requests, answerDelayMs);
+    const cpuAfter = agentsProxy.cpuMs();
+    cpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+  } catch (error) {
+    throw new Error(`the agents' run failed; the proxy's last lines:\n${agentsProxy.lines.slice(-20).join('\n')}`, {
+      cause: error,
+    });
+  } finally {
+    await agentsProxy.stop();
+  }
+  const compactions = agentsProxy.lines.filter((line) => line.includes(' compacted ')).length;
+  const failed = agentsProxy.lines.filter((line) => line.includes('manager failed')).length;
+  const offloaded = agentsProxy.lines.reduce((sum, line) => sum + Number(/ (\d+) offloaded/.exec(line)?.[1] ?? 0), 0);
+  const p99 = percentile(figures.added, 0.99);
+  const slowest = Math.max(...figures.added);
+  const pace =
+    answerDelayMs === 0 ? 'the upstream answering at once' : `the upstream answering after ${answerDelayMs} ms`;
+  return {
+    name: `${agents} agents at once, ${requests} requests each of a real transcript, ${pace}: p99 of the time added`,
+    medianMs: percentile(figures.proxied, 0.99),
+    baseline: { name: 'p99 of the upstream called directly', medianMs: percentile(figures.direct, 0.99) },
+    extra:
+      `added: p50 ${formatFigure(percentile(figures.added, 0.5))}, p99 ${formatFigure(p99)}, max ${formatFigure(slowest)} (request ${figures.indices[figures.added.indexOf(slowest)]! + 1}); ` +
+      `${figures.requests} requests in ${(figures.elapsedMs / 1000).toFixed(1)} s, bodies up to ${(figures.lastBodyBytes / 1e6).toFixed(1)} MB; ` +
+      (cpuMs === undefined ? '' : `the proxy's CPU ${formatFigure(cpuMs / figures.requests)} per request; `) +
+      `${offloaded} results offloaded, ${compactions} compactions, ${failed} failed open`,
+    goal: 'added <= 250 ms at p99',
+    met: p99 <= 250 && failed === 0,
+  };
 }
 
 export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
@@ -329,44 +392,21 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
       await proxy.stop();
     }
 
-    // --- 20 agents at once
+    // --- 20 agents at once: with an upstream that answers at once, then at a model's pace
     const agents = options.quick ? 4 : 20;
     const requests = options.quick ? 30 : 200;
-    const agentsProxy = await startProxyProcess(upstream.origin, join(root, 'agents'), nodeFlags);
-    let figures: AgentsFigures;
-    let cpuMs: number | undefined;
-    try {
-      const transcript = await loadSampleTranscript(15);
-      // one request of a session of its own first: the process loads the tokenizer once, at its first count
-      await runAgents(upstream, agentsProxy.origin, transcript, 1, 2, 'warm-up');
-      const cpuBefore = agentsProxy.cpuMs();
-      figures = await runAgents(upstream, agentsProxy.origin, transcript, agents, requests);
-      const cpuAfter = agentsProxy.cpuMs();
-      cpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
-    } catch (error) {
-      throw new Error(`the agents' run failed; the proxy's last lines:\n${agentsProxy.lines.slice(-20).join('\n')}`, {
-        cause: error,
-      });
-    } finally {
-      await agentsProxy.stop();
+    for (const answerDelayMs of [0, MODEL_PACE_MS]) {
+      rows.push(
+        await runAgentsCase(
+          upstream,
+          join(root, `agents-${answerDelayMs}`),
+          nodeFlags,
+          agents,
+          requests,
+          answerDelayMs,
+        ),
+      );
     }
-    const compactions = agentsProxy.lines.filter((line) => line.includes(' compacted ')).length;
-    const failed = agentsProxy.lines.filter((line) => line.includes('manager failed')).length;
-    const offloaded = agentsProxy.lines.reduce((sum, line) => sum + Number(/ (\d+) offloaded/.exec(line)?.[1] ?? 0), 0);
-    const p99 = percentile(figures.added, 0.99);
-    const slowest = Math.max(...figures.added);
-    rows.push({
-      name: `${agents} agents at once, ${requests} requests each of a real transcript: p99 of the time added`,
-      medianMs: percentile(figures.proxied, 0.99),
-      baseline: { name: 'p99 of the upstream called directly', medianMs: percentile(figures.direct, 0.99) },
-      extra:
-        `added: p50 ${formatFigure(percentile(figures.added, 0.5))}, p99 ${formatFigure(p99)}, max ${formatFigure(slowest)} (request ${figures.indices[figures.added.indexOf(slowest)]! + 1}); ` +
-        `${figures.requests} requests in ${(figures.elapsedMs / 1000).toFixed(1)} s, bodies up to ${(figures.lastBodyBytes / 1e6).toFixed(1)} MB; ` +
-        (cpuMs === undefined ? '' : `the proxy's CPU ${formatFigure(cpuMs / figures.requests)} per request; `) +
-        `${offloaded} results offloaded, ${compactions} compactions, ${failed} failed open`,
-      goal: 'added <= 250 ms at p99',
-      met: p99 <= 250 && failed === 0,
-    });
     return rows;
   } finally {
     await upstream.close();
