@@ -9,7 +9,6 @@ import { createContextManager } from '../api/context-manager.js';
 import { assertContentStore } from '../api/store-target.js';
 import { createExtractiveSummarizer } from '../core/compact/extractive-summarizer.js';
 import { describeError } from '../core/errors.js';
-import { resolveInitialCalibrationRatio } from '../core/manage/manager-options.js';
 import type { ContextManager } from '../core/manage/types.js';
 import { OPTIONS, resolveTableOption } from '../core/option-table.js';
 import type { Logger, Summarizer } from '../core/ports.js';
@@ -102,21 +101,17 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   // usage being read off answers that have reached their clients, by session
   const readingUsage = new Map<string, Promise<void>>();
 
-  // Managers stay warm per session, window and credential: the session's decisions are records
-  // in the store, so a new manager (a forgotten one, another process) prepares a history alike.
-  const createManager = (
-    sessionId: string,
-    provider: ProxyProvider,
-    contextTokenLimit: number,
-    summarizer: Summarizer,
-  ): ContextManager<Message> =>
+  // One manager stays warm per session and credential, over the whole window (the system prompt
+  // and tools are each request's `fixedTokens`): the session's decisions are records in the
+  // store, so a new manager (a forgotten one, another process) prepares a history alike.
+  const createManager = (sessionId: string, provider: ProxyProvider, summarizer: Summarizer): ContextManager<Message> =>
     createContextManager({
       store,
       sessionId,
       format: 'anthropic',
       provider,
       summarizer,
-      contextTokenLimit,
+      contextTokenLimit: window,
       offload: { threshold: options.threshold, timing: options.offloadTiming },
       compaction: { trigger: { ratio: options.compactThresholdRatio } },
       // a proxy never puts its own files into an agent's context: restore only from a directory named for it
@@ -124,7 +119,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       logger,
     });
   // the manager checks its options when created: check them now, not at the first request
-  createManager('check', 'anthropic', window, createExtractiveSummarizer());
+  createManager('check', 'anthropic', createExtractiveSummarizer());
   const managers = createWarmManagers(settings.maxSessions);
   const histories = createSeenHistories(settings.maxSessions);
   const bodies = createBodyParser(settings.maxSessions);
@@ -149,18 +144,12 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const taken = usages.get(sessionId);
     usages.delete(sessionId);
     const lastUsage = taken !== undefined && taken.messageCount <= canonical.length ? taken : undefined;
-    // Without the provider's figure the manager counts the history alone: the system prompt and
-    // the tools take their share of the window first (scaled as the manager scales estimates).
-    const overhead =
-      lastUsage === undefined
-        ? Math.ceil(countOverhead([body[systemField], body.tools]) * resolveInitialCalibrationRatio(route.provider))
-        : 0;
-    const limit = Math.max(1, window - overhead);
+    // the history does not hold the system prompt and tools: the manager counts them in when no usage figure does
+    const fixedTokens = countOverhead([body[systemField], body.tools]);
     const create: ManagerFactory = (current) =>
       createManager(
         sessionId,
         route.provider,
-        limit,
         extractive ?? { summarize: (messages, summary) => summarizeUpstream(current(), messages, summary) },
       );
     const upstreamRequest = {
@@ -169,13 +158,11 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       rawHeaders: request.rawHeaders,
       body,
     };
-    const result = await managers.prepare(
-      `${sessionId}\u0000${limit}\u0000${credentialHash}`,
-      create,
-      upstreamRequest,
-      canonical,
-      { lastUsage, signal },
-    );
+    const result = await managers.prepare(`${sessionId}\u0000${credentialHash}`, create, upstreamRequest, canonical, {
+      lastUsage,
+      signal,
+      fixedTokens,
+    });
     const prepared = result.messages;
     const unchanged =
       prepared.length === canonical.length && prepared.every((message, index) => message === canonical[index]);

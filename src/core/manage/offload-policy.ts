@@ -24,8 +24,6 @@ export interface OffloadPolicyParts {
   /** The gate's view of a message (cached by the manager). */
   charsOf(message: Message): MessageChars;
   counts: LocalCounts;
-  /** The largest exchange in flight a compaction keeps verbatim (provider tokens). */
-  maxExchangeTokens: number;
   /** Reports an offload (actions, hook); resolves whether there was one. */
   report(action: ContextOffloadAction | undefined, actions: ContextAction[]): Promise<boolean>;
 }
@@ -40,13 +38,17 @@ export interface OffloadPolicy {
     call: CallAccess,
     actions: ContextAction[],
   ): Promise<void>;
-  /** Step 3a, over the trigger: resolves whether anything was offloaded. */
+  /**
+   * Step 3a, over the trigger: resolves whether anything was offloaded. `maxExchangeTokens` is
+   * the largest exchange in flight a compaction of this call keeps verbatim (provider tokens).
+   */
   offloadOverTrigger(
     working: Message[],
     steps: OffloadStepContext,
     call: CallAccess,
     actions: ContextAction[],
     ratio: number,
+    maxExchangeTokens: number,
   ): Promise<boolean>;
   /**
    * After a compaction whose context came out over its target (a summary over its budget): as
@@ -114,7 +116,7 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
       await offloadInputs(working, steps, call, actions, 'aged');
     },
 
-    async offloadOverTrigger(working, steps, call, actions, ratio) {
+    async offloadOverTrigger(working, steps, call, actions, ratio, maxExchangeTokens) {
       const newestStart = findNewestStart(working);
       let freed: boolean;
       if (options.offloadTiming === 'on-arrival') {
@@ -131,7 +133,7 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
       let newestLocal = 0;
       for (let index = Math.max(0, newestStart - 1); index < working.length; index += 1)
         newestLocal += counts.of(working[index] as Message);
-      if (ratio * newestLocal <= parts.maxExchangeTokens) return freed;
+      if (ratio * newestLocal <= maxExchangeTokens) return freed;
       return (
         (await report(
           await offloadNewResults(working, indicesFrom(newestStart, working.length), options.threshold, steps, call),
