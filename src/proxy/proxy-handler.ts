@@ -12,7 +12,6 @@ import { describeError } from '../core/errors.js';
 import type { ContextManager } from '../core/manage/types.js';
 import { OPTIONS, resolveTableOption } from '../core/option-table.js';
 import type { Logger, Summarizer } from '../core/ports.js';
-import type { LastUsage } from '../core/tokens.js';
 import type { Message } from '../core/types.js';
 import { splitRequestBody } from '../formats/transcripts/request-body.js';
 import { consoleLogger } from '../infrastructure/console-logger.js';
@@ -26,7 +25,8 @@ import { deriveProxySessionId, hashCredential, readSessionHeader } from './sessi
 import { createBodyParser, type BodyLayout, type ParsedRequestBody } from './body-parser.js';
 import { writeBodyPartsWithHistory } from './body-writer.js';
 import { createSeenHistories } from './seen-histories.js';
-import { createLruMap } from '../core/lru-map.js';
+import { createCountedUsages } from './counted-usages.js';
+import { sha256Hashing } from '../infrastructure/sha256-hashing.js';
 import { createWarmManagers, type ManagerFactory } from './sessions.js';
 import { createOverheadCounter } from './fixed-overhead.js';
 import { createSplitStore } from './split-store.js';
@@ -40,9 +40,12 @@ export type ProxyHandler = (request: IncomingMessage, response: ServerResponse) 
 interface PreparedRequest {
   /** The body, or its parts in order. */
   body: Buffer | Buffer[];
-  sessionId: string;
+  /** The session and credential: the answer's usage is kept for their next request. */
+  sessionKey: string;
   /** The history items sent, when the answer's usage can describe the next history's first items. */
   usageMessageCount: number | undefined;
+  /** The fingerprint of those items: the usage anchors only a history that starts with them. */
+  usageFingerprint: string | undefined;
   event: ProxyRequestEvent;
 }
 
@@ -97,8 +100,8 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   const extractive = settings.summarizer === 'extractive' ? createExtractiveSummarizer() : undefined;
   const window = resolveTableOption(OPTIONS.contextTokenLimit, options.contextTokenLimit, process.env);
   const countOverhead = createOverheadCounter(defaultTokenCounter);
-  const usages = createLruMap<LastUsage>(settings.maxSessions);
-  // usage being read off answers that have reached their clients, by session
+  const usages = createCountedUsages(settings.maxSessions, sha256Hashing);
+  // usage being read off answers that have reached their clients, by session and credential
   const readingUsage = new Map<string, Promise<void>>();
 
   // One manager stays warm per session and credential, over the whole window (the system prompt
@@ -139,11 +142,11 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const systemField = parts.historyField === 'messages' ? 'system' : 'instructions';
     const sessionId =
       sessionName ?? deriveProxySessionId({ system: body[systemField], messages: parsed, credentialHash });
-    const canonical = histories.adopt(`${sessionId}\u0000${credentialHash}`, parsed);
-    await readingUsage.get(sessionId);
-    const taken = usages.get(sessionId);
-    usages.delete(sessionId);
-    const lastUsage = taken !== undefined && taken.messageCount <= canonical.length ? taken : undefined;
+    const sessionKey = `${sessionId}\u0000${credentialHash}`;
+    const canonical = histories.adopt(sessionKey, parsed);
+    await readingUsage.get(sessionKey);
+    // only a figure of this very history (its leading messages) counts it: not a sub-agent's, not another key's
+    const lastUsage = usages.take(sessionKey, canonical);
     // the history does not hold the system prompt and tools: the manager counts them in when no usage figure does
     const fixedTokens = countOverhead([body[systemField], body.tools]);
     const create: ManagerFactory = (current) =>
@@ -158,7 +161,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       rawHeaders: request.rawHeaders,
       body,
     };
-    const result = await managers.prepare(`${sessionId}\u0000${credentialHash}`, create, upstreamRequest, canonical, {
+    const result = await managers.prepare(sessionKey, create, upstreamRequest, canonical, {
       lastUsage,
       signal,
       fixedTokens,
@@ -177,11 +180,13 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
           : Buffer.from(JSON.stringify({ ...body, [parts.historyField]: items }));
       sentBytes = Array.isArray(sent) ? sent.reduce((sum, part) => sum + part.length, 0) : sent.length;
     }
+    // a compacted history is shorter than the one the client keeps: its figure describes no prefix of the next request
+    const usageMessageCount = prepared.length === canonical.length ? canonical.length : undefined;
     return {
       body: sent,
-      sessionId,
-      // a compacted history is shorter than the one the client keeps: its figure describes no prefix of the next request
-      usageMessageCount: prepared.length === canonical.length ? canonical.length : undefined,
+      sessionKey,
+      usageMessageCount,
+      usageFingerprint: usageMessageCount === undefined ? undefined : usages.fingerprint(canonical, usageMessageCount),
       event: {
         route: route.path,
         sessionId,
@@ -268,9 +273,17 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       body: prepared?.body ?? read.body,
       observe(upstreamResponse) {
         const status = upstreamResponse.statusCode ?? 0;
-        const sessionId = prepared?.sessionId;
+        const sessionKey = prepared?.sessionKey;
         const messageCount = prepared?.usageMessageCount;
-        if (sessionId === undefined || messageCount === undefined || status < 200 || status >= 300) return undefined;
+        const fingerprint = prepared?.usageFingerprint;
+        if (
+          sessionKey === undefined ||
+          messageCount === undefined ||
+          fingerprint === undefined ||
+          status < 200 ||
+          status >= 300
+        )
+          return undefined;
         const tap = createUsageTap(
           route,
           upstreamResponse.headers['content-type'],
@@ -281,10 +294,11 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
           end() {
             // the answer is out: the session's next request waits for its figures (an inflated body takes a few ms)
             const read = tap.end().then((figures) => {
-              if (figures !== undefined) usages.set(sessionId, toLastUsage(route.provider, figures, messageCount));
-              if (readingUsage.get(sessionId) === read) readingUsage.delete(sessionId);
+              if (figures !== undefined)
+                usages.keep(sessionKey, toLastUsage(route.provider, figures, messageCount), fingerprint);
+              if (readingUsage.get(sessionKey) === read) readingUsage.delete(sessionKey);
             });
-            readingUsage.set(sessionId, read);
+            readingUsage.set(sessionKey, read);
           },
         };
       },
