@@ -306,6 +306,7 @@ export function createContextManagerWith<M>(
       return sendOverTrigger(
         input,
         canonical,
+        start,
         access.sessionId,
         fixedTokens,
         { ratio, samples: inForce.samples },
@@ -454,12 +455,14 @@ export function createContextManagerWith<M>(
 
   /**
    * The call when the fixed part alone reaches the trigger: no history fits beside it, and
-   * compacting would summarize the user's own request away, so the history goes on as it came.
-   * Said once per manager (the log and the action), with the smallest window that works.
+   * compacting would summarize the user's own request away, so the history goes on as it came,
+   * with only the decisions taken before applied (`start`: what was offloaded or compacted
+   * stays so). Said once per manager (the log and the action), with the smallest window that works.
    */
   function sendOverTrigger(
     input: readonly M[],
     canonical: readonly Message[],
+    start: readonly Message[],
     sessionId: string,
     fixedTokens: number,
     { ratio, samples }: { ratio: number; samples: number },
@@ -470,22 +473,23 @@ export function createContextManagerWith<M>(
       const smallestWindow = findSmallestWorkingWindow(fixedTokens, options.compactThresholdRatio);
       logger.warn(
         `context manager: the system prompt and tools take about ${fixedTokens} tokens, at or over the compaction trigger of ` +
-          `${triggerTokens} (a window of ${options.contextTokenLimit}), so no history fits beside them: requests are sent unchanged. ` +
+          `${triggerTokens} (a window of ${options.contextTokenLimit}), so no history fits beside them: requests are sent as they come, nothing offloaded or compacted. ` +
           `The smallest window that works with them is ${smallestWindow} tokens`,
       );
       actions.push({ type: 'overhead-over-trigger', overheadTokens: fixedTokens, triggerTokens, smallestWindow });
     }
     let tokens: number | undefined;
     // counted only when read: a history sent as it came need not be tokenized
-    const estimate = (): number =>
-      (tokens ??= estimateHistoryTokens(canonical, ratio, counts, undefined) + fixedTokens);
+    const estimate = (): number => (tokens ??= estimateHistoryTokens(start, ratio, counts, undefined) + fixedTokens);
+    const unchanged =
+      start.length === canonical.length && start.every((message, index) => message === canonical[index]);
     return {
-      messages: input.slice(),
+      messages: unchanged ? input.slice() : toCallerShape(start.slice(), input),
       sessionId,
       actions,
       stats: {
         messagesIn: input.length,
-        messagesOut: input.length,
+        messagesOut: start.length,
         get tokensBefore() {
           return estimate();
         },

@@ -104,8 +104,9 @@ export interface ContextRecordsUnavailableAction {
 /**
  * The prompt's fixed part (`PrepareOptions.fixedTokens`: system prompt and tool definitions)
  * alone reaches the compaction trigger, so no history fits beside it: the history is sent as it
- * came, nothing offloaded or compacted (summarizing the user's own message away would not bring
- * the request under the window). Reported once per manager, on the first call that finds it.
+ * came, nothing new offloaded or compacted (summarizing the user's own message away would not
+ * bring the request under the window; what was offloaded before stays so). Reported once per
+ * manager, on the first call that finds it.
  */
 export interface ContextOverheadOverTriggerAction {
   type: 'overhead-over-trigger';
@@ -171,7 +172,8 @@ export interface PrepareOptions {
    * and adds them to its estimate of the history when no `lastUsage` counts them already, so
    * the history is compacted when history and fixed part together reach the trigger, and fitted
    * to half of what the fixed part leaves of it. When the fixed part alone reaches the trigger,
-   * the history is sent unchanged (an `'overhead-over-trigger'` action says so once).
+   * the history is sent as it came, only the decisions taken before applied (an
+   * `'overhead-over-trigger'` action says so once).
    * @default 0
    */
   fixedTokens?: number | undefined;

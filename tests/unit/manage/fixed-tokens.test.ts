@@ -78,6 +78,17 @@ describe('fixedTokens at or over the trigger', () => {
     expect(await listKeys(store)).toEqual([]);
   });
 
+  it('keeps the decisions taken before: a result offloaded earlier stays its reference', async () => {
+    const { manager, store } = createTestManager({ contextTokenLimit: 200_000, threshold: 100 });
+    const first = await manager.prepare(history);
+    const later = createTestManager({ contextTokenLimit: 200_000, threshold: 100, store });
+    const result = await later.manager.prepare(history, { fixedTokens: 184_000 });
+
+    expect(result.actions.map((action) => action.type)).toEqual(['overhead-over-trigger']);
+    expect(JSON.stringify(first.messages)).toContain('[Tool result offloaded to file: ');
+    expect(result.messages).toEqual(first.messages);
+  });
+
   it('says so once per manager, in the log and the actions, with the smallest window that works', async () => {
     const logger = createRecordingLogger();
     const { manager } = createTestManager({ contextTokenLimit: 20_000, logger, initialCalibrationRatio: 1.5 });
