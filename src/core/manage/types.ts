@@ -136,7 +136,8 @@ export interface ContextStats {
   messagesIn: number;
   messagesOut: number;
   /**
-   * Estimated prompt tokens of the history before and after this call (calibrated). Both are
+   * Estimated prompt tokens of the history before and after this call (calibrated), with the
+   * calibrated `fixedTokens` where no `lastUsage` counts them already. Both are
    * computed when first read (a call far below the trigger does not tokenize the references it
    * just wrote). A tool result offloaded in this call before it was ever counted is estimated
    * from its characters (4 per token), so offloading never pays for tokenizing what it removes.
