@@ -24,11 +24,15 @@ const CONNECTION_HEADERS = new Set([
 /** Request headers the proxy sets itself (`host`) or keeps to itself (the session header). */
 const REPLACED_REQUEST_HEADERS = new Set([...CONNECTION_HEADERS, 'host', SESSION_HEADER]);
 
-/** The request's headers for the upstream, from its raw headers (repeated ones kept, in order). */
+/**
+ * The request's headers for the upstream, from its raw headers (repeated ones kept, in order);
+ * `decoded` when the body goes on decoded from the client's `content-encoding`.
+ */
 export function buildUpstreamHeaders(
   rawHeaders: readonly string[],
   target: URL,
   bodyLength: number | undefined,
+  decoded = false,
 ): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {};
   for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
@@ -36,6 +40,7 @@ export function buildUpstreamHeaders(
     const value = rawHeaders[index + 1] as string;
     // a new body has a new length; a body streamed through keeps the one the client sent
     if (REPLACED_REQUEST_HEADERS.has(name) || (name === 'content-length' && bodyLength !== undefined)) continue;
+    if (name === 'content-encoding' && decoded) continue;
     const existing = headers[name];
     headers[name] =
       existing === undefined ? value : [...(Array.isArray(existing) ? existing : [String(existing)]), value];
@@ -70,6 +75,8 @@ export interface ForwardRequestOptions {
   upstream: URL;
   /** The body to send (or its parts, sent one after the other); `undefined` streams the client's own body through. */
   body?: Buffer | readonly Buffer[] | undefined;
+  /** `body` was decoded from the client's `content-encoding`: it goes on without that header. */
+  decoded?: boolean | undefined;
   /** Sees the response's status and headers first, then each chunk the client gets, then its end. */
   observe?: ((response: IncomingMessage) => ResponseObserver | undefined) | undefined;
   /** Answers the client when the upstream cannot be reached (no response at all). */
@@ -96,7 +103,7 @@ export function forwardRequest(
   const { body } = options;
   const bodyLength =
     body === undefined || Buffer.isBuffer(body) ? body?.length : body.reduce((sum, part) => sum + part.length, 0);
-  const headers = buildUpstreamHeaders(request.rawHeaders, target, bodyLength);
+  const headers = buildUpstreamHeaders(request.rawHeaders, target, bodyLength, options.decoded === true);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<void>((resolve) => {
     const upstream = send(target, { method: request.method ?? 'GET', headers });

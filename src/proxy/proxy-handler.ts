@@ -19,6 +19,7 @@ import { splitRequestBody } from '../formats/transcripts/request-body.js';
 import { consoleLogger } from '../infrastructure/console-logger.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
 import { createFileStore } from '../stores/file-store.js';
+import { decodeRequestBody } from './body-encoding.js';
 import { forwardRequest } from './forward.js';
 import { resolveProxyOptions, type ProxyHandlerOptions, type ProxyRequestEvent } from './proxy-options.js';
 import { readRequestBody, sendError } from './request-body.js';
@@ -223,10 +224,45 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         `agent-context proxy: the request body is over the proxy's limit of ${settings.maxBodyBytes} bytes`,
       );
     }
+    const decoded = await decodeRequestBody(read.body, request.headers['content-encoding'], settings.maxBodyBytes);
+    if (decoded.kind === 'unsupported') {
+      // the client names the encoding: a name of its own is said once for all, not once each
+      const named = decoded.encoding === 'zstd' ? 'zstd' : 'other';
+      warnOnce(
+        `encoding ${named}`,
+        named === 'zstd'
+          ? 'agent-context proxy: request bodies in zstd encoding are passed through unmanaged: this Node cannot decode them (Node 22.15 or later can)'
+          : 'agent-context proxy: request bodies in an encoding other than gzip, deflate, br or zstd are passed through unmanaged',
+      );
+      const upstream = settings.upstreamFor(route.provider);
+      await forwardRequest(request, response, {
+        upstream,
+        body: read.body,
+        onUnreachable: (error) => unreachable(response, route.provider, upstream, error),
+      });
+      return;
+    }
+    if (decoded.kind === 'too-large') {
+      return sendError(
+        response,
+        route.provider,
+        'too-large',
+        `agent-context proxy: the request body, decoded, is over the proxy's limit of ${settings.maxBodyBytes} bytes`,
+      );
+    }
+    if (decoded.kind === 'invalid') {
+      return sendError(
+        response,
+        route.provider,
+        'invalid-request',
+        `agent-context proxy: the request body is not valid ${decoded.encoding} (${describeError(decoded.error)})`,
+      );
+    }
+    const raw = decoded.body;
     const credentialHash = hashCredential(request.headers);
     let parsed: ParsedRequestBody;
     try {
-      parsed = bodies.parse(read.body, credentialHash);
+      parsed = bodies.parse(raw, credentialHash);
     } catch (error) {
       return sendError(
         response,
@@ -243,16 +279,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     try {
       const body = parsed.value;
       if (!isRecord(body)) throw new TypeError('the request body is not a JSON object');
-      prepared = await prepare(
-        route,
-        request,
-        read.body,
-        body,
-        parsed.layout,
-        credentialHash,
-        header.sessionId,
-        gone.signal,
-      );
+      prepared = await prepare(route, request, raw, body, parsed.layout, credentialHash, header.sessionId, gone.signal);
     } catch (error) {
       if (gone.signal.aborted) return;
       // fail-open: the agent keeps working with its request as it was
@@ -266,8 +293,8 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         actions: [],
         messagesIn: 0,
         messagesOut: 0,
-        bytesIn: read.body.length,
-        bytesOut: read.body.length,
+        bytesIn: raw.length,
+        bytesOut: raw.length,
         error,
       };
       notify(event);
@@ -278,7 +305,8 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const upstream = settings.upstreamFor(route.provider);
     await forwardRequest(request, response, {
       upstream,
-      body: prepared?.body ?? read.body,
+      body: prepared?.body ?? raw,
+      decoded: decoded.kind === 'decoded',
       observe(upstreamResponse) {
         const status = upstreamResponse.statusCode ?? 0;
         const sessionId = prepared?.sessionId;
@@ -303,6 +331,14 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       },
       onUnreachable: (error) => unreachable(response, route.provider, upstream, error),
     });
+  }
+
+  // what is said once per process, by kind (an encoding passed through, a route left unmanaged)
+  const warned = new Set<string>();
+  function warnOnce(kind: string, message: string): void {
+    if (warned.has(kind)) return;
+    warned.add(kind);
+    logger.warn(message);
   }
 
   function notify(event: ProxyRequestEvent): void {
