@@ -20,7 +20,7 @@ import { consoleLogger } from '../infrastructure/console-logger.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
 import { createFileStore } from '../stores/file-store.js';
 import { decodeRequestBody } from './body-encoding.js';
-import { forwardRequest } from './forward.js';
+import { forwardRequest, normalizeRequestPath } from './forward.js';
 import { resolveProxyOptions, type ProxyHandlerOptions, type ProxyRequestEvent } from './proxy-options.js';
 import { readRequestBody, sendError } from './request-body.js';
 import { guessProvider, matchRoute, toLastUsage, type ProxyProvider, type ProxyRoute } from './routes.js';
@@ -210,7 +210,12 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     };
   }
 
-  async function handleManaged(route: ProxyRoute, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  async function handleManaged(
+    route: ProxyRoute,
+    url: string,
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<void> {
     const header = readSessionHeader(request.headers);
     if ('error' in header)
       return sendError(response, route.provider, 'invalid-request', `agent-context proxy: ${header.error}`);
@@ -237,6 +242,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       const upstream = settings.upstreamFor(route.provider);
       await forwardRequest(request, response, {
         upstream,
+        url,
         body: read.body,
         onUnreachable: (error) => unreachable(response, route.provider, upstream, error),
       });
@@ -305,6 +311,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const upstream = settings.upstreamFor(route.provider);
     await forwardRequest(request, response, {
       upstream,
+      url,
       body: prepared?.body ?? raw,
       decoded: decoded.kind === 'decoded',
       observe(upstreamResponse) {
@@ -356,16 +363,27 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   }
 
   return async function handleProxyRequest(request, response) {
-    const route = matchRoute(request.method, request.url);
+    const url = normalizeRequestPath(request.url ?? '/');
+    if (url === undefined) {
+      // `/../admin` would reach the upstream as `/admin`, outside the base path it was given
+      return sendError(
+        response,
+        guessProvider(request.url, request.headers),
+        'invalid-request',
+        "agent-context proxy: the request path must start with '/' and never climb above it with '..'",
+      );
+    }
+    const route = matchRoute(request.method, url);
     try {
       if (route !== undefined) {
-        await handleManaged(route, request, response);
+        await handleManaged(route, url, request, response);
         return;
       }
-      const provider = guessProvider(request.url, request.headers);
+      const provider = guessProvider(url, request.headers);
       const upstream = settings.upstreamFor(provider);
       await forwardRequest(request, response, {
         upstream,
+        url,
         onUnreachable: (error) => unreachable(response, provider, upstream, error),
       });
     } catch (error) {
@@ -374,7 +392,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       );
       sendError(
         response,
-        route?.provider ?? guessProvider(request.url, request.headers),
+        route?.provider ?? guessProvider(url, request.headers),
         'bad-gateway',
         'agent-context proxy: the request failed in the proxy',
       );
