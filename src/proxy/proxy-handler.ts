@@ -23,7 +23,15 @@ import { decodeRequestBody } from './body-encoding.js';
 import { forwardRequest, normalizeRequestPath } from './forward.js';
 import { resolveProxyOptions, type ProxyHandlerOptions, type ProxyRequestEvent } from './proxy-options.js';
 import { readRequestBody, sendError } from './request-body.js';
-import { guessProvider, matchRoute, toLastUsage, type ProxyProvider, type ProxyRoute } from './routes.js';
+import {
+  attributeProvider,
+  guessProvider,
+  matchRoute,
+  matchUnmanagedApi,
+  toLastUsage,
+  type ProxyProvider,
+  type ProxyRoute,
+} from './routes.js';
 import { deriveProxySessionId, hashCredential, readSessionHeader } from './session-id.js';
 import { createBodyParser, type BodyLayout, type ParsedRequestBody } from './body-parser.js';
 import { writeBodyPartsWithHistory } from './body-writer.js';
@@ -374,12 +382,28 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       );
     }
     const route = matchRoute(request.method, url);
+    let provider = route?.provider ?? guessProvider(url, request.headers);
+    if (settings.upstream === undefined) {
+      const attribution = attributeProvider(url, request.headers);
+      if (attribution.provider === undefined) {
+        const message = `agent-context proxy: ${attribution.reason} cannot be sent to a provider the proxy knows without handing its credential to another one; start the proxy with --upstream <that provider's URL> (the upstream option) to send it there`;
+        warnOnce(`refused ${attribution.reason}`, message);
+        return sendError(response, route?.provider ?? attribution.shape, 'invalid-request', message);
+      }
+      provider = attribution.provider;
+    }
+    const unmanaged = route === undefined ? matchUnmanagedApi(url) : undefined;
+    if (unmanaged !== undefined) {
+      warnOnce(
+        `unmanaged ${unmanaged}`,
+        `agent-context proxy: ${unmanaged === 'gemini' ? 'Gemini' : 'Azure OpenAI'} requests are passed through unmanaged: their history is not prepared`,
+      );
+    }
     try {
       if (route !== undefined) {
         await handleManaged(route, url, request, response);
         return;
       }
-      const provider = guessProvider(url, request.headers);
       const upstream = settings.upstreamFor(provider);
       await forwardRequest(request, response, {
         upstream,
@@ -390,12 +414,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       logger.warn(
         `agent-context proxy: ${request.method ?? ''} ${route?.path ?? 'request'} failed (${describeFailure(error)})`,
       );
-      sendError(
-        response,
-        route?.provider ?? guessProvider(url, request.headers),
-        'bad-gateway',
-        'agent-context proxy: the request failed in the proxy',
-      );
+      sendError(response, provider, 'bad-gateway', 'agent-context proxy: the request failed in the proxy');
     }
   };
 }

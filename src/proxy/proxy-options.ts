@@ -61,6 +61,9 @@ export interface ProxyHandlerOptions {
   /**
    * The base URL every request is sent on to (`https://api.anthropic.com`, a gateway, a local
    * server); its path is put before the request's (`https://host/api` + `/v1/messages`).
+   * Without it a request goes to its own provider, named by its path or its headers, and a
+   * request the proxy cannot attribute (a Gemini or Azure key, a bearer `sk-ant-` key without
+   * `anthropic-version`) is refused with 400 rather than sent with its key to another provider.
    * @default by request: `https://api.openai.com` for the OpenAI routes and for a request with an `authorization` header but no `anthropic-version` one, else `https://api.anthropic.com`
    */
   upstream?: string | undefined;
@@ -174,6 +177,8 @@ export function parseUpstream(option: string, value: unknown): URL {
 
 /** The options, checked, with their defaults. */
 export interface ResolvedProxyOptions {
+  /** The one upstream everything goes to, when the options name one. */
+  upstream: URL | undefined;
   upstreamFor(provider: ProxyProvider): URL;
   dir: string;
   summarizer: ProxySummarizer;
@@ -200,6 +205,7 @@ export function resolveProxyOptions(options: ProxyHandlerOptions): ResolvedProxy
     throw new InvalidOptionError(`onRequest must be a function, got ${describeValue(options.onRequest)}`);
   }
   return {
+    upstream,
     upstreamFor: (provider) => upstream ?? defaults[provider],
     dir: assertDirectorySetting('dir', options.dir ?? DEFAULT_PROXY_DIR),
     summarizer,
