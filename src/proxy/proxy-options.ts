@@ -140,6 +140,23 @@ export interface ProxyHandlerOptions {
   onRequest?: ((event: ProxyRequestEvent) => void) | undefined;
 }
 
+/** Every option of {@link ProxyHandlerOptions}: a key not listed here is refused. */
+const PROXY_OPTION_NAMES: Readonly<Record<keyof ProxyHandlerOptions, true>> = {
+  upstream: true,
+  dir: true,
+  store: true,
+  contextTokenLimit: true,
+  compactThresholdRatio: true,
+  threshold: true,
+  offloadTiming: true,
+  summarizer: true,
+  workDir: true,
+  maxBodyBytes: true,
+  maxSessions: true,
+  logger: true,
+  onRequest: true,
+};
+
 function checkPositiveInteger(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
@@ -189,11 +206,19 @@ export interface ResolvedProxyOptions {
 /**
  * Checks the proxy's own options (the context manager checks the rest when it is created).
  *
- * @throws {InvalidOptionError} naming the option.
+ * @throws {InvalidOptionError} naming the option, or naming a key that is not an option.
  */
 export function resolveProxyOptions(options: ProxyHandlerOptions): ResolvedProxyOptions {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidOptionError(`options must be an object, got ${describeValue(options)}`);
+  }
+  // a misspelt option (`uptream`) would otherwise be ignored and its default used without a word
+  for (const [key, value] of Object.entries(options)) {
+    if (value !== undefined && !Object.hasOwn(PROXY_OPTION_NAMES, key)) {
+      throw new InvalidOptionError(
+        `${key} is not an option of createProxyHandler: expected one of ${Object.keys(PROXY_OPTION_NAMES).join(', ')}`,
+      );
+    }
   }
   const upstream = options.upstream === undefined ? undefined : parseUpstream('upstream', options.upstream);
   const defaults = { anthropic: new URL(DEFAULT_UPSTREAMS.anthropic), openai: new URL(DEFAULT_UPSTREAMS.openai) };
