@@ -924,13 +924,23 @@ describe('compactMessagesWith', () => {
       expect(result.ledger?.archiveReference).toBe(archive1);
     });
 
-    it('compares local counts: a provider figure (lastUsage) above the local count does not make a larger result look smaller', async () => {
-      const { run } = setUp({ resolved: { force: false, lastUsage: { inputTokens: 100_000, messageCount: 2 } } });
+    it('measures the gain as the trigger measured the history: a 5-message history anchored at 190,000 tokens is compacted', async () => {
       const history: Message[] = [
-        { role: 'user', content: 'hello' },
-        { role: 'assistant', content: 'hi' },
+        { role: 'user', content: 'Summarize the design doc.' },
+        { role: 'assistant', content: 'Reading it.' },
+        { role: 'user', content: 'Go on.' },
+        { role: 'assistant', content: 'Done.' },
+        { role: 'user', content: 'Thanks.' },
       ];
-      expect((await run(history)).skippedReason).toBe('no-gain');
+      const lastUsage = { inputTokens: 190_000, messageCount: 4 };
+      const { run } = setUp({ resolved: { force: false, contextTokenLimit: 200_000, lastUsage } });
+      const result = await run(history);
+      expect(countHistoryTokens(history, { tokenCounter: charCounter })).toBeLessThan(
+        result.stats.compactedTokenCount,
+      );
+      expect(result.compacted).toBe(true);
+      expect(result.skippedReason).toBeUndefined();
+      expect(result.stats.originalTokenCount).toBeGreaterThan(190_000);
     });
 
     it('force compacts a small history all the same: the summary pair replaces it, though it is larger', async () => {

@@ -42,8 +42,9 @@ import { computeSummaryMaxTokens } from './summarize-with-llm.js';
  *   `archive` is `'required'` (the default): nothing is dropped that is not saved;
  * - `'summarizer-failed'`: every summary attempt threw or returned blank text (`error` holds the last error);
  * - `'no-gain'`: the trigger compacted (not `force`), and the compacted history would not have
- *   been smaller than the input (as counted locally): a summary, its ledger and the restored
- *   files as large as what they replace. The archive is written all the same
+ *   been smaller than the input as the trigger counted it (with `lastUsage`, the provider's
+ *   figure plus the messages after it; else the local count): a summary, its ledger and the
+ *   restored files as large as what they replace. The archive is written all the same
  *   (`originalMessagesPath`). With `force`, such a history is compacted all the same.
  */
 export type CompactSkipReason =
@@ -181,8 +182,8 @@ function skip(messages: readonly Message[], skippedReason: CompactSkipReason): C
  *    (the archive's reference, the most recent offloaded results and the index, task, latest
  *    request, files, commands, the last error with its line) to the summary.
  * 6. Restore recent files from the whole history, then assemble and count. Unless `force`, a
- *    result not smaller than the input (both counted locally) is not kept: the input array
- *    itself, `'no-gain'`.
+ *    result not smaller than the input as the trigger counted it (with `lastUsage` when given)
+ *    is not kept: the input array itself, `'no-gain'`.
  *
  * An abort rejects with the signal's reason at any step.
  */
@@ -301,9 +302,10 @@ export async function compactMessagesWith(
     tokenCounter,
     tokenSafetyFactor: options.tokenSafetyFactor,
   });
-  // local against local: a provider's figure for the input (lastUsage) also counts what the
-  // messages do not hold (system prompt, tools), which would make any result look smaller
-  const inputTokenCount = countHistoryTokens(messages, { tokenCounter, tokenSafetyFactor: options.tokenSafetyFactor });
+  // measured as the trigger measured it: a caller's `lastUsage` is the history's size the
+  // trigger trusted, so a gain is judged against it too (a history of few messages anchored at
+  // 190,000 tokens is not "31 tokens" because the local count says so)
+  const inputTokenCount = originalTokenCount;
   // an explicit `force` is the caller's decision: the guard protects only the trigger's own
   // compactions (the summary's budget above still bounds a runaway summarizer)
   if (!options.force && compactedTokenCount >= inputTokenCount) {
