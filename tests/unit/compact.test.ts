@@ -935,9 +935,7 @@ describe('compactMessagesWith', () => {
       const lastUsage = { inputTokens: 190_000, messageCount: 4 };
       const { run } = setUp({ resolved: { force: false, contextTokenLimit: 200_000, lastUsage } });
       const result = await run(history);
-      expect(countHistoryTokens(history, { tokenCounter: charCounter })).toBeLessThan(
-        result.stats.compactedTokenCount,
-      );
+      expect(countHistoryTokens(history, { tokenCounter: charCounter })).toBeLessThan(result.stats.compactedTokenCount);
       expect(result.compacted).toBe(true);
       expect(result.skippedReason).toBeUndefined();
       expect(result.stats.originalTokenCount).toBeGreaterThan(190_000);
