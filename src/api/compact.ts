@@ -26,6 +26,7 @@ import { consoleLogger } from '../infrastructure/console-logger.js';
 import { sleepWithTimeout, systemNow } from '../infrastructure/clock.js';
 import { NodeFileReader } from '../infrastructure/node-file-reader.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
+import { createOffloadFolderStore } from './offload-folder-store.js';
 import { resolveArchiveTarget } from './store-target.js';
 
 export type {
@@ -250,6 +251,7 @@ export function createResolvedCompaction(
           fileReader,
           store: store ?? archive.store,
           readStore: store ?? archive.readStore,
+          offloadFolderStore: createOffloadFolderStore(resolved.workDir, resolved.offloadDir),
           tokenCounter,
           logger,
           sleep: sleepWithTimeout,

@@ -681,7 +681,7 @@ describe('compactMessagesWith', () => {
     /** A vitest log over 8 KB whose failure is at its end, as a test runner prints it. */
     const testLog = [
       ' RUN  v3.2.4 /repo',
-      ...Array.from({ length: 300 }, (_, index) => ` ✓ tests/round.test.ts > rounds case ${index} 0ms`),
+      ...Array.from({ length: 1000 }, (_, index) => ` ✓ tests/round.test.ts > rounds case ${index} 0ms`),
       ' FAIL  tests/tax.test.ts > splitInclusiveAmount > uses the invoice mode',
       'AssertionError: expected { netMinor: 2336 } to deeply equal { netMinor: 2337 }',
       ' Test Files  1 failed | 4 passed (5)',
@@ -745,11 +745,11 @@ describe('compactMessagesWith', () => {
       );
     });
 
-    it('reads only its first and last 4 KB, by ranges', async () => {
+    it('reads only its first and last 16 KB, by ranges', async () => {
       const memory = createMemoryStore();
       await memory.putIfAbsent(key, testLog);
       const size = (await memory.stat(key))!.size;
-      expect(size).toBeGreaterThan(8192);
+      expect(size).toBeGreaterThan(2 * 16_384);
       const { store, reads } = recordReads(memory);
       const { ports, resolved } = setUp();
       await compactMessagesWith(createFailedTestHistory(memory.referenceFor(key)), resolved, {
@@ -758,8 +758,8 @@ describe('compactMessagesWith', () => {
       });
       expect(reads).toEqual([
         `stat ${key}`,
-        `get ${key} {"offset":0,"length":4096}`,
-        `get ${key} {"offset":${size - 4096},"length":4096}`,
+        `get ${key} {"offset":0,"length":16384}`,
+        `get ${key} {"offset":${size - 16_384},"length":16384}`,
       ]);
     });
 

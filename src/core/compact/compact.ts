@@ -12,7 +12,7 @@ import type { ResolvedCompactOptions } from './compact-options.js';
 import { partitionMessages } from './partition.js';
 import { archiveRest } from './persist.js';
 import { gatherFacts, type ConversationFacts } from './conversation-facts.js';
-import { findLastErrorReadingStore } from './last-error.js';
+import { findLastErrorReadingStore, type OffloadFolderStore } from './last-error.js';
 import {
   appendLedger,
   buildLedgerFromFacts,
@@ -126,6 +126,12 @@ export interface CompactPorts {
    * unless it is a `FileWriter`'s, which only writes.
    */
   readStore: ContentStore | undefined;
+  /**
+   * Where an offloaded result that `readStore` does not hold is read back from, when its reference
+   * names a folder compaction may read (`offloadToolResults`' folder): only its first and last
+   * bytes, for the last error.
+   */
+  offloadFolderStore?: OffloadFolderStore | undefined;
   tokenCounter: TokenCounter;
   logger: Logger;
   /** The wait between summary attempts, cancelled by the signal (`compactMessages` passes a real timer). */
@@ -174,8 +180,8 @@ function skip(messages: readonly Message[], skippedReason: CompactSkipReason): C
  *    itself with `'summarizer-failed'` and the last error. A summary over
  *    `computeSummaryMaxTokens(summaryMaxWords)` tokens is cut to it, with a marker.
  *    The last error a tool printed is found first (when its result, or a newer one that may
- *    hold it, was offloaded into `ports.readStore`, a few KB of it are read back) and given to the
- *    summarizer.
+ *    hold it, was offloaded into `ports.readStore` or a folder `ports.offloadFolderStore` reads,
+ *    its first and last 16 KB are read back) and given to the summarizer.
  * 5. Write the offload index (every offloaded result of Rest and of the earlier index, with
  *    tool, input gist and reference; only when there are more than the ledger lists) to the
  *    archive's store, then append the ledger of Rest
@@ -221,7 +227,12 @@ export async function compactMessagesWith(
   }
   const originalMessagesPath = archive.path;
   const facts = gatherFacts(rest);
-  const found = await findLastErrorReadingStore(facts, { store: readStore, logger, signal });
+  const found = await findLastErrorReadingStore(facts, {
+    store: readStore,
+    offloadFolderStore: ports.offloadFolderStore,
+    logger,
+    signal,
+  });
   const lastError = found === undefined ? undefined : describeLastError(found);
 
   let summarizerText: string;

@@ -24,12 +24,12 @@ import {
 import { findErrorLine, firstLine, printsItsOwnErrors } from './error-lines.js';
 
 /** Bytes read from the start of an offloaded result: where a tool's first error usually is. */
-export const OFFLOADED_ERROR_HEAD_BYTES = 4096;
+export const OFFLOADED_ERROR_HEAD_BYTES = 16_384;
 /**
  * Bytes read from its end: a test runner or a compiler prints its summary (`FAIL ...`,
  * `AssertionError: ...`, a traceback's last line) at the end of a long log.
  */
-export const OFFLOADED_ERROR_TAIL_BYTES = 4096;
+export const OFFLOADED_ERROR_TAIL_BYTES = 16_384;
 /**
  * Offloaded results read back at most, newest first, while looking for the last error: each
  * costs a few small reads, and the results older than these are judged by what the history holds.
@@ -92,10 +92,19 @@ export function findLastError(facts: ConversationFacts): LastErrorFinding | unde
   return step.value;
 }
 
+/**
+ * The store that holds an offloaded result compaction's own store does not: the folder
+ * `offloadToolResults` wrote it to (the building blocks used one after the other), or `undefined`
+ * when the reference names no such folder compaction may read.
+ */
+export type OffloadFolderStore = (reference: string) => Promise<ContentStore | undefined>;
+
 /** Options of {@link findLastErrorReadingStore}. */
 export interface FindLastErrorReadingStoreOptions {
   /** The store compaction writes its archive to; `undefined` when it only has a file writer, which cannot read. */
   store: ContentStore | undefined;
+  /** Where a result that `store` does not hold is read from instead, when there is such a place. */
+  offloadFolderStore?: OffloadFolderStore | undefined;
   /** Receives why a text was not read: `debug` when expected, `warn` when the store failed. */
   logger: Logger;
   /** Ends the wait between reads. */
@@ -104,11 +113,12 @@ export interface FindLastErrorReadingStoreOptions {
 
 /**
  * {@link findLastError}, reading back the head and tail of the offloaded results it must judge
- * (at most {@link MAX_OFFLOADED_RESULTS_READ}, newest first) from `store`, so that the error
- * line of an offloaded failing log is found, next to its reference. A reference that is not
- * one of `store`'s offloaded values (another store, another prefix, not this package's), a
- * value gone, or a store that fails, leaves that result judged by what the history holds (the
- * failure logged). Rejects only with the signal's reason.
+ * (at most {@link MAX_OFFLOADED_RESULTS_READ}, newest first) from `store`, or from the folder
+ * `offloadFolderStore` names for a reference `store` does not hold, so that the error line of
+ * an offloaded failing log is found, next to its reference. A reference that is neither's
+ * offloaded value (another store, another prefix, not this package's), a value gone, or a store
+ * that fails, leaves that result judged by what the history holds (the failure logged). Rejects
+ * only with the signal's reason.
  */
 export async function findLastErrorReadingStore(
   facts: ConversationFacts,
@@ -142,6 +152,25 @@ function dropCutFirstLine(text: string): string {
 }
 
 /**
+ * The places that may hold `reference`, in order: compaction's own store (the read tool's own
+ * rule: only what this package offloaded into it is read), then the offload folder the reference
+ * names; none when neither takes it.
+ */
+async function locateReference(
+  reference: string,
+  options: FindLastErrorReadingStoreOptions,
+): Promise<Array<{ store: ContentStore; key: string }>> {
+  const places: Array<{ store: ContentStore; key: string }> = [];
+  const folder = await options.offloadFolderStore?.(reference);
+  for (const store of [options.store, folder]) {
+    if (store === undefined) continue;
+    const resolved = await resolveKey(store, reference, undefined);
+    if ('key' in resolved) places.push({ store, key: resolved.key });
+  }
+  return places;
+}
+
+/**
  * The text stored under `reference`: the whole value when it is at most
  * {@link OFFLOADED_ERROR_HEAD_BYTES} + {@link OFFLOADED_ERROR_TAIL_BYTES} bytes, else its first
  * and last lines within those bytes (two range reads; a line cut by a range is left out).
@@ -151,44 +180,42 @@ async function readHeadAndTail(
   reference: string,
   options: FindLastErrorReadingStoreOptions,
 ): Promise<string | undefined> {
-  const { store, logger } = options;
+  const { logger } = options;
   const judged = 'it is judged by the reference the history holds';
-  if (store === undefined) {
+  const quoted = JSON.stringify(reference);
+  const places = await locateReference(reference, options);
+  if (places.length === 0) {
     logger.debug?.(
-      `compact: a result was offloaded to ${JSON.stringify(reference)} and compaction has no store to read it from; ${judged}`,
+      options.store === undefined && options.offloadFolderStore === undefined
+        ? `compact: a result was offloaded to ${quoted} and compaction has no store to read it from; ${judged}`
+        : `compact: the reference ${quoted} is not content offloaded to this store or to a folder compaction reads; ${judged}`,
     );
     return undefined;
   }
-  // the read tool's own rule: only what this package offloaded into this store is read
-  const resolved = await resolveKey(store, reference, undefined);
-  if ('refusal' in resolved) {
-    logger.debug?.(
-      `compact: the reference ${JSON.stringify(reference)} is not content offloaded to this store; ${judged}`,
-    );
-    return undefined;
-  }
-  const { key } = resolved;
   try {
-    const size = (await store.stat(key))?.size;
     let text: string | undefined;
-    if (size !== undefined && size <= OFFLOADED_ERROR_HEAD_BYTES + OFFLOADED_ERROR_TAIL_BYTES) {
-      text = await store.get(key, { offset: 0, length: size });
-    } else if (size !== undefined) {
-      const head = await store.get(key, { offset: 0, length: OFFLOADED_ERROR_HEAD_BYTES });
-      const tail = await store.get(key, {
-        offset: size - OFFLOADED_ERROR_TAIL_BYTES,
-        length: OFFLOADED_ERROR_TAIL_BYTES,
-      });
-      text =
-        head === undefined || tail === undefined ? undefined : `${dropCutLastLine(head)}\n${dropCutFirstLine(tail)}`;
+    // a relative reference (`./tool-result-x.md`) names a key in every place: the one holding it answers
+    for (const { store, key } of places) {
+      const size = (await store.stat(key))?.size;
+      if (size === undefined) continue;
+      if (size <= OFFLOADED_ERROR_HEAD_BYTES + OFFLOADED_ERROR_TAIL_BYTES) {
+        text = await store.get(key, { offset: 0, length: size });
+      } else {
+        const head = await store.get(key, { offset: 0, length: OFFLOADED_ERROR_HEAD_BYTES });
+        const tail = await store.get(key, {
+          offset: size - OFFLOADED_ERROR_TAIL_BYTES,
+          length: OFFLOADED_ERROR_TAIL_BYTES,
+        });
+        text =
+          head === undefined || tail === undefined ? undefined : `${dropCutLastLine(head)}\n${dropCutFirstLine(tail)}`;
+      }
+      break;
     }
     if (text === undefined)
-      logger.debug?.(
-        `compact: nothing is stored under ${JSON.stringify(reference)} (it may have been pruned); ${judged}`,
-      );
+      logger.debug?.(`compact: nothing is stored under ${quoted} (it may have been pruned); ${judged}`);
     return text;
   } catch (error) {
-    logger.warn(`compact: could not read ${JSON.stringify(reference)} back (${describeError(error)}); ${judged}`);
+    logger.warn(`compact: could not read ${quoted} back (${describeError(error)}); ${judged}`);
     return undefined;
   }
 }
