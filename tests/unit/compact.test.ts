@@ -845,6 +845,58 @@ describe('compactMessagesWith', () => {
     });
   });
 
+  describe('Commands run: an offloaded command is listed by its text, not its reference', () => {
+    const key = 'default/tool-input-toolu_write-0123456789abcdef.md';
+    const heredoc = `cat > src/importer.ts <<'EOF'\n${'export const skipBlank = (line: string) => line.trim() !== "";\n'.repeat(60)}EOF`;
+
+    function createHeredocHistory(reference: string): Message[] {
+      return [
+        system,
+        { role: 'user', content: 'Make the importer skip blank lines.' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool_use', id: 'toolu_write', name: 'Bash', input: { command: buildBatchReference(reference) } },
+          ],
+        },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_write', content: '' }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_test', name: 'Bash', input: { command: 'npm test' } }],
+        },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_test', content: 'all passed' }] },
+        { role: 'assistant', content: 'Done. '.repeat(400) },
+      ];
+    }
+
+    it('lists the start of the command the store holds, cut, with the cut marked', async () => {
+      const store = createMemoryStore();
+      await store.putIfAbsent(key, heredoc);
+      const { ports, resolved } = setUp();
+      const result = await compactMessagesWith(createHeredocHistory(store.referenceFor(key)), resolved, {
+        ...ports,
+        ...archiveTarget(store),
+      });
+      const [written, tested] = result.ledger?.commands.items ?? [];
+      expect(written).toMatch(/^cat > src\/importer\.ts <<'EOF'\nexport const skipBlank/);
+      expect(written).toMatch(/ \[…\]$/);
+      expect(written!.length).toBeLessThanOrEqual(160);
+      expect(tested).toBe('npm test');
+      expect(result.summary).not.toContain('Content offloaded to');
+    });
+
+    it('names the whole reference, uncut, when the command cannot be read back', async () => {
+      const store = createMemoryStore();
+      const reference = store.referenceFor(`default/tool-input-toolu_write-${'f'.repeat(16)}.md`);
+      const { ports, resolved } = setUp();
+      const result = await compactMessagesWith(createHeredocHistory(reference), resolved, {
+        ...ports,
+        ...archiveTarget(store),
+      });
+      expect(result.ledger?.commands.items[0]).toBe(`[command offloaded to ${reference}]`);
+    });
+  });
+
   describe('a summary far over its budget', () => {
     const budget = computeSummaryMaxTokens(1200);
     const runaway = 'The same line again and again.\n'.repeat(135_300); // 4 MB

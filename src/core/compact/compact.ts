@@ -12,7 +12,8 @@ import type { ResolvedCompactOptions } from './compact-options.js';
 import { partitionMessages } from './partition.js';
 import { archiveRest } from './persist.js';
 import { gatherFacts, type ConversationFacts } from './conversation-facts.js';
-import { findLastErrorReadingStore, type OffloadFolderStore } from './last-error.js';
+import { findLastErrorReadingStore } from './last-error.js';
+import { readOffloadedCommandHeads, type OffloadFolderStore } from './stored-text.js';
 import {
   appendLedger,
   buildLedgerFromFacts,
@@ -234,6 +235,12 @@ export async function compactMessagesWith(
     signal,
   });
   const lastError = found === undefined ? undefined : describeLastError(found);
+  const commandHeads = await readOffloadedCommandHeads(facts, {
+    store: readStore,
+    offloadFolderStore: ports.offloadFolderStore,
+    logger,
+    signal,
+  });
 
   let summarizerText: string;
   try {
@@ -285,6 +292,7 @@ export async function compactMessagesWith(
       pathField: options.pathField,
       resumeMessage: options.resumeMessage,
       offloadIndex,
+      commandHeads,
     },
     found,
   );

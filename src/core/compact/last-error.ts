@@ -11,9 +11,9 @@
  */
 import { throwIfAborted } from '../abort.js';
 import { describeError } from '../errors.js';
-import type { ContentStore, Logger } from '../ports.js';
+import type { Logger } from '../ports.js';
 import { readReferenceErrorLine } from '../offload-reference.js';
-import { resolveKey } from '../reference-keys.js';
+import { locateStoredReference, type StoredTextSources } from './stored-text.js';
 import {
   findOffloadedReference,
   renderResultText,
@@ -92,19 +92,8 @@ export function findLastError(facts: ConversationFacts): LastErrorFinding | unde
   return step.value;
 }
 
-/**
- * The store that holds an offloaded result compaction's own store does not: the folder
- * `offloadToolResults` wrote it to (the building blocks used one after the other), or `undefined`
- * when the reference names no such folder compaction may read.
- */
-export type OffloadFolderStore = (reference: string) => Promise<ContentStore | undefined>;
-
 /** Options of {@link findLastErrorReadingStore}. */
-export interface FindLastErrorReadingStoreOptions {
-  /** The store compaction writes its archive to; `undefined` when it only has a file writer, which cannot read. */
-  store: ContentStore | undefined;
-  /** Where a result that `store` does not hold is read from instead, when there is such a place. */
-  offloadFolderStore?: OffloadFolderStore | undefined;
+export interface FindLastErrorReadingStoreOptions extends StoredTextSources {
   /** Receives why a text was not read: `debug` when expected, `warn` when the store failed. */
   logger: Logger;
   /** Ends the wait between reads. */
@@ -152,25 +141,6 @@ function dropCutFirstLine(text: string): string {
 }
 
 /**
- * The places that may hold `reference`, in order: compaction's own store (the read tool's own
- * rule: only what this package offloaded into it is read), then the offload folder the reference
- * names; none when neither takes it.
- */
-async function locateReference(
-  reference: string,
-  options: FindLastErrorReadingStoreOptions,
-): Promise<Array<{ store: ContentStore; key: string }>> {
-  const places: Array<{ store: ContentStore; key: string }> = [];
-  const folder = await options.offloadFolderStore?.(reference);
-  for (const store of [options.store, folder]) {
-    if (store === undefined) continue;
-    const resolved = await resolveKey(store, reference, undefined);
-    if ('key' in resolved) places.push({ store, key: resolved.key });
-  }
-  return places;
-}
-
-/**
  * The text stored under `reference`: the whole value when it is at most
  * {@link OFFLOADED_ERROR_HEAD_BYTES} + {@link OFFLOADED_ERROR_TAIL_BYTES} bytes, else its first
  * and last lines within those bytes (two range reads; a line cut by a range is left out).
@@ -183,7 +153,7 @@ async function readHeadAndTail(
   const { logger } = options;
   const judged = 'it is judged by the reference the history holds';
   const quoted = JSON.stringify(reference);
-  const places = await locateReference(reference, options);
+  const places = await locateStoredReference(reference, options);
   if (places.length === 0) {
     logger.debug?.(
       options.store === undefined && options.offloadFolderStore === undefined

@@ -6,7 +6,9 @@
  * summarizer's text, and read back from an earlier summary at the next compaction, so its
  * facts carry over from one compaction to the next. Pure.
  */
+import { isOffloadReference } from '../offload-reference.js';
 import type { SummarizerOptions } from '../ports.js';
+import { extractReference } from '../reference-keys.js';
 import { findHeadEnd } from '../text.js';
 import type { Message } from '../types.js';
 import { gatherFacts, isPathLike, type ConversationFacts } from './conversation-facts.js';
@@ -19,6 +21,7 @@ import {
   type OffloadedResultEntry,
   type OffloadIndex,
 } from './offload-index.js';
+import type { StoredHead } from './stored-text.js';
 
 export type { OffloadedResultEntry } from './offload-index.js';
 
@@ -120,6 +123,12 @@ export interface BuildLedgerOptions {
    * the messages and of the earlier ledger.
    */
   offloadIndex?: OffloadIndex | undefined;
+  /**
+   * The start of each shell command that was offloaded (its input holds only the reference),
+   * by reference, as compaction read it back: the ledger lists the command by it. A command
+   * not here is listed as `[command offloaded to <reference>]`.
+   */
+  commandHeads?: ReadonlyMap<string, StoredHead> | undefined;
 }
 
 /** How much the ledger keeps: it must stay a short section whatever the history. */
@@ -185,7 +194,7 @@ export function buildLedgerFromFacts(
   const { reads, edits } = collectFileTouches(facts, options);
   const commands = facts.calls.flatMap((call) => {
     const command = extractCommand(call.name, call.input);
-    return command === undefined ? [] : [cutText(command, LEDGER_LIMITS.commandChars)];
+    return command === undefined ? [] : [describeCommand(command, options.commandHeads)];
   });
   const { offloadIndex } = options;
   const firstRequest = requests[0];
@@ -294,6 +303,21 @@ function mergeList<T>(
   kept.reverse();
   const dropped = Math.max(0, kept.length - limit);
   return { items: kept.slice(dropped), omittedCount: (previous?.omittedCount ?? 0) + dropped };
+}
+
+/**
+ * A command as the ledger lists it: its text, cut; for one that was offloaded, the start of the
+ * text it was (never its reference in its place, which a cut could leave naming no file), or,
+ * when that could not be read, a note naming the whole reference.
+ */
+function describeCommand(command: string, heads: ReadonlyMap<string, StoredHead> | undefined): string {
+  if (!isOffloadReference(command)) return cutText(command, LEDGER_LIMITS.commandChars);
+  const reference = extractReference(command);
+  const head = heads?.get(reference);
+  if (head === undefined) return `[command offloaded to ${reference}]`;
+  const text = head.text.trim();
+  const cut = cutText(text, LEDGER_LIMITS.commandChars);
+  return head.whole || cut !== text ? cut : text + CUT_MARK;
 }
 
 function cutText(text: string, maxChars: number): string {
