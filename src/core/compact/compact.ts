@@ -17,6 +17,7 @@ import { readOffloadedCommandHeads, type OffloadFolderStore } from './stored-tex
 import {
   appendLedger,
   buildLedgerFromFacts,
+  collectIndexedFiles,
   describeLastError,
   LEDGER_LIMITS,
   parseLedger,
@@ -27,7 +28,7 @@ import {
   mergeOffloadedResults,
   readOffloadIndex,
   writeOffloadIndex,
-  type OffloadedResultEntry,
+  type ConversationIndex,
 } from './offload-index.js';
 import { collectRestoredFiles } from './restore.js';
 import { summarizeWithRetry } from './retry.js';
@@ -142,18 +143,29 @@ export interface CompactPorts {
 }
 
 /**
- * Every offloaded result the history references: those of an earlier compaction's index (read
- * from `store` when it can read), those its ledger lists, then those of `facts`, each once.
+ * What the offload index lists: every offloaded result the history references (those of an
+ * earlier compaction's index, read from `store` when it can read, those its ledger lists, then
+ * those of `facts`, each once) and every file read or edited (likewise).
  */
-async function collectOffloadedResults(
+async function collectIndexEntries(
   facts: ConversationFacts,
+  options: Pick<ResolvedCompactOptions, 'readToolNames' | 'pathField'>,
   store: ContentStore | undefined,
   logger: Logger,
-): Promise<OffloadedResultEntry[]> {
+): Promise<ConversationIndex> {
   const previous = facts.earlierSummary === undefined ? undefined : parseLedger(facts.earlierSummary);
-  const indexed =
-    previous?.offloadIndex === undefined ? [] : await readOffloadIndex(previous.offloadIndex.reference, store, logger);
-  return mergeOffloadedResults(indexed, previous?.offloadedResults.items ?? [], listOffloadedResults(facts));
+  const earlier =
+    previous?.offloadIndex === undefined
+      ? { results: [], filesRead: [], filesEdited: [] }
+      : await readOffloadIndex(previous.offloadIndex.reference, store, logger);
+  return {
+    results: mergeOffloadedResults(
+      earlier.results,
+      previous?.offloadedResults.items ?? [],
+      listOffloadedResults(facts),
+    ),
+    ...collectIndexedFiles(facts, options, earlier),
+  };
 }
 
 function skip(messages: readonly Message[], skippedReason: CompactSkipReason): CompactOutcome {
@@ -184,8 +196,8 @@ function skip(messages: readonly Message[], skippedReason: CompactSkipReason): C
  *    hold it, was offloaded into `ports.readStore` or a folder `ports.offloadFolderStore` reads,
  *    its first and last 16 KB are read back) and given to the summarizer.
  * 5. Write the offload index (every offloaded result of Rest and of the earlier index, with
- *    tool, input gist and reference; only when there are more than the ledger lists) to the
- *    archive's store, then append the ledger of Rest
+ *    tool, input gist and reference, and every file read or edited; only when there are more
+ *    than the ledger lists) to the archive's store, then append the ledger of Rest
  *    (the archive's reference, the most recent offloaded results and the index, task, latest
  *    request, files, commands, the last error with its line) to the summary.
  * 6. Restore recent files from the whole history, then assemble and count. Unless `force`, a
@@ -276,12 +288,13 @@ export async function compactMessagesWith(
       `compact: the summary (${summarizerText.length} characters) is over its budget of ${summaryMaxTokens} tokens; it was cut to fit`,
     );
   }
-  const offloaded = await collectOffloadedResults(facts, readStore, logger);
-  const offloadIndex = await writeOffloadIndex(offloaded, {
+  const indexed = await collectIndexEntries(facts, options, readStore, logger);
+  const offloadIndex = await writeOffloadIndex(indexed, {
     store,
     sessionId: options.sessionId,
     logger,
     ledgerLimit: LEDGER_LIMITS.offloadedResults,
+    fileLimit: LEDGER_LIMITS.files,
   });
   throwIfAborted(signal);
   const ledger = buildLedgerFromFacts(
