@@ -144,9 +144,18 @@ export function findResultErrorLine(block: ToolResultBlock, context: OffloadStep
   );
 }
 
+/** Characters of a page a cut result's paging line counts with: half of the largest new result sent whole. */
+function pageCharsOf(context: OffloadStepContext): number {
+  return Math.max(1, Math.floor(context.aging.maxInlineResultChars / 2));
+}
+
 /**
  * The reference text to a content stored under `name`: the mode's reference line, the result's
- * error line when it printed one (`errorLine`), and the preview when asked for (never for an input field).
+ * error line when it printed one (`errorLine`), and the preview when asked for (never for an
+ * input field). A direct reference whose preview leaves part of the content out says how to read
+ * it in pages. A read-back (`readBack`: the model asked to see that content) stored by direct
+ * offload was cut to follow a summary: it shows at least the cut's head and tail, whatever the
+ * timing, so the model never gets a bare reference to what it asked to see.
  */
 export function referenceTo(
   mode: OffloadMode,
@@ -155,6 +164,7 @@ export function referenceTo(
   context: OffloadStepContext,
   store: ContentStore,
   errorLine?: string,
+  readBack = false,
 ): string {
   const target = store.referenceFor(`${context.sessionId}/${name}`);
   if (mode === 'input') return buildBatchReference(target);
@@ -162,7 +172,9 @@ export function referenceTo(
     mode === 'direct' ? buildDirectReference(target) : buildBatchReference(target),
     errorLine,
   );
-  return appendPreview(reference, text, mode === 'direct' ? context.directPreview : context.preview);
+  if (mode === 'batch') return appendPreview(reference, text, context.preview);
+  const preview = context.directPreview ?? (readBack ? context.aging.cut : null);
+  return appendPreview(reference, text, preview, pageCharsOf(context));
 }
 
 /**
@@ -187,7 +199,15 @@ export function findOffloadedReference(
   for (const [mode, candidate] of candidates) {
     const name = storedName(mode, block.tool_use_id, candidate, context);
     if (context.knowledge.hasContent(name))
-      return referenceTo(mode, name, candidate.text, context, store, findResultErrorLine(block, context));
+      return referenceTo(
+        mode,
+        name,
+        candidate.text,
+        context,
+        store,
+        findResultErrorLine(block, context),
+        context.readBacks.has(block.tool_use_id),
+      );
   }
   return undefined;
 }
@@ -297,6 +317,7 @@ export async function offloadChosen(
       context,
       call.store,
       findResultErrorLine(entry.block, context),
+      context.readBacks.has(entry.block.tool_use_id),
     );
     let replacements = byMessage.get(entry.messageIndex);
     if (replacements === undefined) byMessage.set(entry.messageIndex, (replacements = new Map()));
@@ -314,8 +335,9 @@ export async function offloadChosen(
  * Step 1: direct offload of the raw results of at least `minChars` characters in the messages
  * at `indices` (on arrival: those first seen in this call, from `threshold`; as results age: the
  * newest, from `maxInlineResultChars + 1`, cut to reference, head and tail by the context's
- * direct preview), unless their tool is excluded or they read offloaded content back. Replaces
- * them in `working` and resolves the action, or `undefined`.
+ * direct preview), unless their tool is excluded or (unless `readBacksToo`: the exchange in
+ * flight cut to follow a summary) they read offloaded content back. Replaces them in `working`
+ * and resolves the action, or `undefined`.
  */
 export async function offloadNewResults(
   working: Message[],
@@ -323,6 +345,7 @@ export async function offloadNewResults(
   minChars: number,
   context: OffloadStepContext,
   call: OffloadCall,
+  readBacksToo = false,
 ): Promise<ContextOffloadAction | undefined> {
   const chosen: Chosen[] = [];
   for (const messageIndex of indices) {
@@ -353,6 +376,7 @@ export async function offloadNewResults(
     { type: 'direct-offload', toolCallIds: [], references: [], freedChars: 0 },
     context,
     call,
+    readBacksToo,
   );
 }
 
