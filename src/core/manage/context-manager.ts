@@ -41,7 +41,7 @@ export type { CompactCall, ContextManagerPorts } from './manager-ports.js';
 
 /** Characters per token assumed for a result offloaded before it was ever counted (tokensBefore only). */
 const CHARS_PER_TOKEN_ESTIMATE = 4;
-/** As results age, the exchange in flight is kept through a compaction while it takes at most this share of the trigger. */
+/** As results age, the newest results follow a summary whole while they take at most this share of the trigger (then they are cut). */
 export const EXCHANGE_SHARE_OF_TRIGGER = 0.75;
 /** An anchor below this share of the local count of the messages it covers is not believed (`input_tokens` without its cache figures). */
 const MIN_USAGE_SHARE_OF_LOCAL = 0.5;
@@ -96,7 +96,7 @@ export function createContextManagerWith<M>(
   const counts = createLocalCounts(counter, ports.countsAtMostUtf8Bytes, ports.hashing);
   const triggerTokens = compactThresholdTokens(options.contextTokenLimit, options.compactThresholdRatio);
   const targetTokens = Math.floor(triggerTokens / 2);
-  // the exchange in flight a compaction keeps verbatim: as results age, the newest stay in view
+  // the largest newest results that follow a summary whole (larger ones are cut): as results age, the newest stay in view
   const maxExchangeTokens =
     options.offloadTiming === 'as-they-age' ? Math.floor(triggerTokens * EXCHANGE_SHARE_OF_TRIGGER) : targetTokens / 2;
   // a message as given, or as sent → the form the manager works on (offload decisions applied)
@@ -295,7 +295,7 @@ export function createContextManagerWith<M>(
     const isOverTrigger = (): boolean => isAtTrigger(working, ratio, anchorInForce);
     let compacted: Message[] | undefined;
     if (working.length > 0 && isOverTrigger()) {
-      const freed = await policy.offloadOverTrigger(working, steps, call, actions, ratio);
+      const freed = await policy.offloadOverTrigger(working, steps, call, actions, ratio, isOverTrigger);
       offloaded.splice(0, offloaded.length, ...working);
       if (!freed || isOverTrigger()) {
         // another process may have compacted this very history meanwhile: its record serves
@@ -313,7 +313,6 @@ export function createContextManagerWith<M>(
             logger,
             hooks,
             targetTokens,
-            maxExchangeTokens,
             calibration: inForce,
             resumeMessage: options.resumeMessage,
             budgets: options.budgets,

@@ -6,7 +6,7 @@
  * - on arrival: new results of at least `threshold` characters replaced by their references;
  *   older ones, and older inputs with them, by the ratio gate.
  * Over the trigger, either way, older results and inputs go first, the budget and gate aside;
- * as results age, the newest results are then cut only when too large to follow a summary.
+ * the newest results are then cut only when too large to follow a summary (read-backs too).
  */
 import type { Message } from '../types.js';
 import { countAgedChars, findNewestStart, offloadAgedResults } from './aging-steps.js';
@@ -24,7 +24,7 @@ export interface OffloadPolicyParts {
   /** The gate's view of a message (cached by the manager). */
   charsOf(message: Message): MessageChars;
   counts: LocalCounts;
-  /** The largest exchange in flight a compaction keeps verbatim (provider tokens). */
+  /** The most the newest results may take to follow a summary whole (provider tokens); over it, they are cut. */
   maxExchangeTokens: number;
   /** Reports an offload (actions, hook); resolves whether there was one. */
   report(action: ContextOffloadAction | undefined, actions: ContextAction[]): Promise<boolean>;
@@ -40,13 +40,17 @@ export interface OffloadPolicy {
     call: CallAccess,
     actions: ContextAction[],
   ): Promise<void>;
-  /** Step 3a, over the trigger: resolves whether anything was offloaded. */
+  /**
+   * Step 3a, over the trigger: resolves whether anything was offloaded. The newest results are
+   * cut only while `isOverTrigger()` still holds once the older ones went.
+   */
   offloadOverTrigger(
     working: Message[],
     steps: OffloadStepContext,
     call: CallAccess,
     actions: ContextAction[],
     ratio: number,
+    isOverTrigger: () => boolean,
   ): Promise<boolean>;
   /**
    * After a compaction whose context came out over its target (a summary over its budget): as
@@ -114,7 +118,7 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
       await offloadInputs(working, steps, call, actions, 'aged');
     },
 
-    async offloadOverTrigger(working, steps, call, actions, ratio) {
+    async offloadOverTrigger(working, steps, call, actions, ratio, isOverTrigger) {
       const newestStart = findNewestStart(working);
       let freed: boolean;
       if (options.offloadTiming === 'on-arrival') {
@@ -126,17 +130,16 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
         freed = await report(await offloadAgedResults(working, newestStart, steps, call, 'over-trigger'), actions);
       }
       freed = (await offloadInputs(working, steps, call, actions, 'over-trigger')) || freed;
-      if (options.offloadTiming === 'on-arrival') return freed;
-      // the newest results too large to follow a summary are cut, so that a compaction keeps them in view
+      if (freed && !isOverTrigger()) return freed;
+      // the newest results too large to follow a summary are cut, read-backs too (the model gets
+      // their head and tail and how to page through them), so that a compaction keeps them in view
       let newestLocal = 0;
       for (let index = Math.max(0, newestStart - 1); index < working.length; index += 1)
         newestLocal += counts.of(working[index] as Message);
       if (ratio * newestLocal <= parts.maxExchangeTokens) return freed;
+      const newest = indicesFrom(newestStart, working.length);
       return (
-        (await report(
-          await offloadNewResults(working, indicesFrom(newestStart, working.length), options.threshold, steps, call),
-          actions,
-        )) || freed
+        (await report(await offloadNewResults(working, newest, options.threshold, steps, call, true), actions)) || freed
       );
     },
 

@@ -238,12 +238,15 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
         for (const block of results) {
           // the names a direct and a batch offload of this result have: where applying decisions looks
           const texts = readStoredTexts(block.content);
-          const directHash = sha256Hex(ports.hashing, texts.direct);
-          const batchHash = texts.batch === texts.direct ? directHash : sha256Hex(ports.hashing, texts.batch);
-          for (const name of [
-            buildContentName('direct', block.tool_use_id, directHash),
-            buildContentName('batch', block.tool_use_id, batchHash),
-          ]) {
+          const hash = sha256Hex(ports.hashing, texts.text);
+          const names = [
+            buildContentName('direct', block.tool_use_id, hash),
+            buildContentName('batch', block.tool_use_id, hash),
+          ];
+          // a batch offload of an earlier version stored all-text blocks as their JSON
+          if (texts.legacy !== undefined)
+            names.push(buildContentName('batch', block.tool_use_id, sha256Hex(ports.hashing, texts.legacy)));
+          for (const name of names) {
             if (knowledge.hasContent(name)) continue;
             try {
               if ((await store.stat(`${sessionId}/${name}`)) !== undefined) knowledge.addContent(name);
