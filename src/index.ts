@@ -70,6 +70,7 @@ export type {
   ContextManager,
   ContextManagerHooks,
   ContextOffloadAction,
+  ContextOverheadOverTriggerAction,
   ContextRecordsUnavailableAction,
   ContextStats,
   ContextUsageIgnoredAction,

@@ -52,6 +52,7 @@ export type {
   ContextManager,
   ContextManagerHooks,
   ContextOffloadAction,
+  ContextOverheadOverTriggerAction,
   ContextRecordsUnavailableAction,
   ContextStats,
   ContextUsageIgnoredAction,

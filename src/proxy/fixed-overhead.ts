@@ -1,9 +1,10 @@
 /**
  * The tokens a request spends outside its history: the system prompt of the body's own field
  * and the tool definitions (Claude Code's come to about 12,000 tokens). The context manager
- * sees only the history, so when it has no provider figure to count with (the first request of
- * a session, every request after a compaction) the proxy gives it the window less this share.
- * Counted locally once per distinct system prompt and tool set.
+ * sees only the history, so the proxy hands it this count with every request (`fixedTokens`):
+ * the manager adds it to its estimate when no provider figure counts it (the first request of
+ * a session, every request after a compaction). Counted locally once per distinct system
+ * prompt and tool set.
  */
 import { sha256Hex } from '../core/manage/fingerprint.js';
 import type { TokenCounter } from '../core/ports.js';

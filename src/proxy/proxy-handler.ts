@@ -9,11 +9,9 @@ import { createContextManager } from '../api/context-manager.js';
 import { assertContentStore } from '../api/store-target.js';
 import { createExtractiveSummarizer } from '../core/compact/extractive-summarizer.js';
 import { describeError } from '../core/errors.js';
-import { resolveInitialCalibrationRatio } from '../core/manage/manager-options.js';
 import type { ContextManager } from '../core/manage/types.js';
 import { OPTIONS, resolveTableOption } from '../core/option-table.js';
 import type { Logger, Summarizer } from '../core/ports.js';
-import type { LastUsage } from '../core/tokens.js';
 import type { Message } from '../core/types.js';
 import { splitRequestBody } from '../formats/transcripts/request-body.js';
 import { consoleLogger } from '../infrastructure/console-logger.js';
@@ -36,7 +34,8 @@ import { deriveProxySessionId, hashCredential, readSessionHeader } from './sessi
 import { createBodyParser, type BodyLayout, type ParsedRequestBody } from './body-parser.js';
 import { writeBodyPartsWithHistory } from './body-writer.js';
 import { createSeenHistories } from './seen-histories.js';
-import { createLruMap } from '../core/lru-map.js';
+import { createCountedUsages } from './counted-usages.js';
+import { sha256Hashing } from '../infrastructure/sha256-hashing.js';
 import { createWarmManagers, type ManagerFactory } from './sessions.js';
 import { createOverheadCounter } from './fixed-overhead.js';
 import { createSplitStore } from './split-store.js';
@@ -50,9 +49,12 @@ export type ProxyHandler = (request: IncomingMessage, response: ServerResponse) 
 interface PreparedRequest {
   /** The body, or its parts in order. */
   body: Buffer | Buffer[];
-  sessionId: string;
+  /** The session and credential: the answer's usage is kept for their next request. */
+  sessionKey: string;
   /** The history items sent, when the answer's usage can describe the next history's first items. */
   usageMessageCount: number | undefined;
+  /** The fingerprint of those items: the usage anchors only a history that starts with them. */
+  usageFingerprint: string | undefined;
   event: ProxyRequestEvent;
 }
 
@@ -107,25 +109,21 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   const extractive = settings.summarizer === 'extractive' ? createExtractiveSummarizer() : undefined;
   const window = resolveTableOption(OPTIONS.contextTokenLimit, options.contextTokenLimit, process.env);
   const countOverhead = createOverheadCounter(defaultTokenCounter);
-  const usages = createLruMap<LastUsage>(settings.maxSessions);
-  // usage being read off answers that have reached their clients, by session
+  const usages = createCountedUsages(settings.maxSessions, sha256Hashing);
+  // usage being read off answers that have reached their clients, by session and credential
   const readingUsage = new Map<string, Promise<void>>();
 
-  // Managers stay warm per session, window and credential: the session's decisions are records
-  // in the store, so a new manager (a forgotten one, another process) prepares a history alike.
-  const createManager = (
-    sessionId: string,
-    provider: ProxyProvider,
-    contextTokenLimit: number,
-    summarizer: Summarizer,
-  ): ContextManager<Message> =>
+  // One manager stays warm per session and credential, over the whole window (the system prompt
+  // and tools are each request's `fixedTokens`): the session's decisions are records in the
+  // store, so a new manager (a forgotten one, another process) prepares a history alike.
+  const createManager = (sessionId: string, provider: ProxyProvider, summarizer: Summarizer): ContextManager<Message> =>
     createContextManager({
       store,
       sessionId,
       format: 'anthropic',
       provider,
       summarizer,
-      contextTokenLimit,
+      contextTokenLimit: window,
       offload: { threshold: options.threshold, timing: options.offloadTiming },
       compaction: { trigger: { ratio: options.compactThresholdRatio } },
       // a proxy never puts its own files into an agent's context: restore only from a directory named for it
@@ -133,7 +131,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       logger,
     });
   // the manager checks its options when created: check them now, not at the first request
-  createManager('check', 'anthropic', window, createExtractiveSummarizer());
+  createManager('check', 'anthropic', createExtractiveSummarizer());
   const managers = createWarmManagers(settings.maxSessions);
   const histories = createSeenHistories(settings.maxSessions);
   const bodies = createBodyParser(settings.maxSessions);
@@ -153,23 +151,17 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const systemField = parts.historyField === 'messages' ? 'system' : 'instructions';
     const sessionId =
       sessionName ?? deriveProxySessionId({ system: body[systemField], messages: parsed, credentialHash });
-    const canonical = histories.adopt(`${sessionId}\u0000${credentialHash}`, parsed);
-    await readingUsage.get(sessionId);
-    const taken = usages.get(sessionId);
-    usages.delete(sessionId);
-    const lastUsage = taken !== undefined && taken.messageCount <= canonical.length ? taken : undefined;
-    // Without the provider's figure the manager counts the history alone: the system prompt and
-    // the tools take their share of the window first (scaled as the manager scales estimates).
-    const overhead =
-      lastUsage === undefined
-        ? Math.ceil(countOverhead([body[systemField], body.tools]) * resolveInitialCalibrationRatio(route.provider))
-        : 0;
-    const limit = Math.max(1, window - overhead);
+    const sessionKey = `${sessionId}\u0000${credentialHash}`;
+    const canonical = histories.adopt(sessionKey, parsed);
+    await readingUsage.get(sessionKey);
+    // only a figure of this very history (its leading messages) counts it: not a sub-agent's, not another key's
+    const lastUsage = usages.take(sessionKey, canonical);
+    // the history does not hold the system prompt and tools: the manager counts them in when no usage figure does
+    const fixedTokens = countOverhead([body[systemField], body.tools]);
     const create: ManagerFactory = (current) =>
       createManager(
         sessionId,
         route.provider,
-        limit,
         extractive ?? { summarize: (messages, summary) => summarizeUpstream(current(), messages, summary) },
       );
     const upstreamRequest = {
@@ -178,13 +170,11 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       rawHeaders: request.rawHeaders,
       body,
     };
-    const result = await managers.prepare(
-      `${sessionId}\u0000${limit}\u0000${credentialHash}`,
-      create,
-      upstreamRequest,
-      canonical,
-      { lastUsage, signal },
-    );
+    const result = await managers.prepare(sessionKey, create, upstreamRequest, canonical, {
+      lastUsage,
+      signal,
+      fixedTokens,
+    });
     const prepared = result.messages;
     const unchanged =
       prepared.length === canonical.length && prepared.every((message, index) => message === canonical[index]);
@@ -199,11 +189,13 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
           : Buffer.from(JSON.stringify({ ...body, [parts.historyField]: items }));
       sentBytes = Array.isArray(sent) ? sent.reduce((sum, part) => sum + part.length, 0) : sent.length;
     }
+    // a compacted history is shorter than the one the client keeps: its figure describes no prefix of the next request
+    const usageMessageCount = prepared.length === canonical.length ? canonical.length : undefined;
     return {
       body: sent,
-      sessionId,
-      // a compacted history is shorter than the one the client keeps: its figure describes no prefix of the next request
-      usageMessageCount: prepared.length === canonical.length ? canonical.length : undefined,
+      sessionKey,
+      usageMessageCount,
+      usageFingerprint: usageMessageCount === undefined ? undefined : usages.fingerprint(canonical, usageMessageCount),
       event: {
         route: route.path,
         sessionId,
@@ -324,9 +316,17 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       decoded: decoded.kind === 'decoded',
       observe(upstreamResponse) {
         const status = upstreamResponse.statusCode ?? 0;
-        const sessionId = prepared?.sessionId;
+        const sessionKey = prepared?.sessionKey;
         const messageCount = prepared?.usageMessageCount;
-        if (sessionId === undefined || messageCount === undefined || status < 200 || status >= 300) return undefined;
+        const fingerprint = prepared?.usageFingerprint;
+        if (
+          sessionKey === undefined ||
+          messageCount === undefined ||
+          fingerprint === undefined ||
+          status < 200 ||
+          status >= 300
+        )
+          return undefined;
         const tap = createUsageTap(
           route,
           upstreamResponse.headers['content-type'],
@@ -337,10 +337,11 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
           end() {
             // the answer is out: the session's next request waits for its figures (an inflated body takes a few ms)
             const read = tap.end().then((figures) => {
-              if (figures !== undefined) usages.set(sessionId, toLastUsage(route.provider, figures, messageCount));
-              if (readingUsage.get(sessionId) === read) readingUsage.delete(sessionId);
+              if (figures !== undefined)
+                usages.keep(sessionKey, toLastUsage(route.provider, figures, messageCount), fingerprint);
+              if (readingUsage.get(sessionKey) === read) readingUsage.delete(sessionKey);
             });
-            readingUsage.set(sessionId, read);
+            readingUsage.set(sessionKey, read);
           },
         };
       },

@@ -34,6 +34,7 @@ import { summarizeMessageChars, type MessageChars } from './ratio-gate.js';
 import { applyInputDecisions, mayHoldOffloadedInputs } from './tool-inputs.js';
 import { createSessionAccess, type CallAccess, type SessionAccess } from './session-access.js';
 import { AUTO_SESSION_ID, deriveSessionIdWith } from './session-id.js';
+import { findSmallestWorkingWindow } from './fixed-overhead.js';
 import type { ContextAction, ContextManager, ContextOffloadAction, PrepareOptions, PrepareResult } from './types.js';
 import { checkLastUsage, learnFromUsage, type CheckedUsage, type UsageAnchor } from './usage-anchor.js';
 
@@ -62,12 +63,20 @@ function readPrepareOptions(options: unknown): PrepareOptions {
   if (options === undefined) return {};
   if (typeof options !== 'object' || options === null) {
     throw new InvalidOptionError(
-      `prepare options must be an object { lastUsage?, signal? }, got ${describeValue(options)}`,
+      `prepare options must be an object { lastUsage?, signal?, fixedTokens? }, got ${describeValue(options)}`,
     );
   }
-  const { signal } = options as PrepareOptions;
+  const { signal, fixedTokens } = options as PrepareOptions;
   if (signal !== undefined && (typeof signal !== 'object' || signal === null || typeof signal.aborted !== 'boolean')) {
     throw new InvalidOptionError(`signal must be an AbortSignal, got ${describeValue(signal)}`);
+  }
+  if (
+    fixedTokens !== undefined &&
+    (typeof fixedTokens !== 'number' || !Number.isFinite(fixedTokens) || fixedTokens < 0)
+  ) {
+    throw new InvalidOptionError(
+      `fixedTokens must be a finite number >= 0 (the tokens of the system prompt and tools), got ${describeValue(fixedTokens)}`,
+    );
   }
   return options as PrepareOptions;
 }
@@ -95,10 +104,19 @@ export function createContextManagerWith<M>(
   };
   const counts = createLocalCounts(counter, ports.countsAtMostUtf8Bytes, ports.hashing);
   const triggerTokens = compactThresholdTokens(options.contextTokenLimit, options.compactThresholdRatio);
-  const targetTokens = Math.floor(triggerTokens / 2);
-  // the largest newest results that follow a summary whole (larger ones are cut): as results age, the newest stay in view
-  const maxExchangeTokens =
-    options.offloadTiming === 'as-they-age' ? Math.floor(triggerTokens * EXCHANGE_SHARE_OF_TRIGGER) : targetTokens / 2;
+  /** What a compaction fits the history to and keeps of the exchange in flight, with `fixedTokens` of the trigger taken. */
+  const roomFor = (fixedTokens: number): { targetTokens: number; maxExchangeTokens: number } => {
+    const historyTrigger = Math.max(0, triggerTokens - fixedTokens);
+    const targetTokens = Math.floor(historyTrigger / 2);
+    // the exchange in flight a compaction keeps verbatim: as results age, the newest stay in view
+    const maxExchangeTokens =
+      options.offloadTiming === 'as-they-age'
+        ? Math.floor(historyTrigger * EXCHANGE_SHARE_OF_TRIGGER)
+        : targetTokens / 2;
+    return { targetTokens, maxExchangeTokens };
+  };
+  // the fixed part over the trigger is said once per manager: every request of the session meets it
+  let overheadReported = false;
   // a message as given, or as sent → the form the manager works on (offload decisions applied)
   const seen = new WeakMap<Message, Message>();
   const charSummaries = new WeakMap<Message, MessageChars>();
@@ -119,7 +137,6 @@ export function createContextManagerWith<M>(
     options,
     charsOf,
     counts,
-    maxExchangeTokens,
     report: (action, actions) => reportOffload(action, actions),
   });
 
@@ -283,6 +300,20 @@ export function createContextManagerWith<M>(
     const inForce = match.calibration;
     const ratio = inForce.ratio;
     const estimateAnchor = anchorOf(usage, start, actions);
+    // the system prompt and tools, calibrated as the history is; a usage figure counts them already
+    const fixedTokens = Math.ceil(ratio * (prepareOptions.fixedTokens ?? 0));
+    if (fixedTokens > 0 && fixedTokens >= triggerTokens)
+      return sendOverTrigger(
+        input,
+        canonical,
+        access.sessionId,
+        fixedTokens,
+        { ratio, samples: inForce.samples },
+        actions,
+      );
+    const { targetTokens, maxExchangeTokens } = roomFor(fixedTokens);
+    const fixedOutside = (anchorUsed: EstimateAnchor | undefined): number =>
+      anchorUsed === undefined ? fixedTokens : 0;
 
     // (1) new results, (2) older ones (and older inputs): as they age, or on arrival and by the ratio gate
     let working = start.slice();
@@ -292,10 +323,18 @@ export function createContextManagerWith<M>(
     // (3) still over the trigger: offload without the gate or budget first, then compact
     const offloaded = working.slice();
     let anchorInForce = estimateAnchor;
-    const isOverTrigger = (): boolean => isAtTrigger(working, ratio, anchorInForce);
+    const isOverTrigger = (): boolean => isAtTrigger(working, ratio, anchorInForce, fixedOutside(anchorInForce));
     let compacted: Message[] | undefined;
     if (working.length > 0 && isOverTrigger()) {
-      const freed = await policy.offloadOverTrigger(working, steps, call, actions, ratio, isOverTrigger);
+      const freed = await policy.offloadOverTrigger(
+        working,
+        steps,
+        call,
+        actions,
+        ratio,
+        maxExchangeTokens,
+        isOverTrigger,
+      );
       offloaded.splice(0, offloaded.length, ...working);
       if (!freed || isOverTrigger()) {
         // another process may have compacted this very history meanwhile: its record serves
@@ -346,8 +385,10 @@ export function createContextManagerWith<M>(
     let figures: { before: number; after: number } | undefined;
     const computeFigures = (): { before: number; after: number } =>
       (figures ??= {
-        before: estimateTokensBefore(start, offloaded, ratio, estimateAnchor),
-        after: estimateHistoryTokens(output, ratio, counts, compacted === undefined ? anchorInForce : undefined),
+        before: estimateTokensBefore(start, offloaded, ratio, estimateAnchor) + fixedOutside(estimateAnchor),
+        after:
+          estimateHistoryTokens(output, ratio, counts, compacted === undefined ? anchorInForce : undefined) +
+          fixedOutside(compacted === undefined ? anchorInForce : undefined),
       });
     return {
       messages: toCallerShape(output, input),
@@ -409,11 +450,61 @@ export function createContextManagerWith<M>(
     working: readonly Message[],
     ratio: number,
     estimateAnchor: EstimateAnchor | undefined,
+    fixedTokens: number,
   ): boolean {
+    const historyTrigger = triggerTokens - fixedTokens;
     const lowerOf = (message: Message): number => counts.peek(message) ?? 0;
-    if (estimateHistoryTokens(working, ratio, counts, estimateAnchor, counts.bound, lowerOf) < triggerTokens)
+    if (estimateHistoryTokens(working, ratio, counts, estimateAnchor, counts.bound, lowerOf) < historyTrigger)
       return false;
-    return estimateHistoryTokens(working, ratio, counts, estimateAnchor) >= triggerTokens;
+    return estimateHistoryTokens(working, ratio, counts, estimateAnchor) >= historyTrigger;
+  }
+
+  /**
+   * The call when the fixed part alone reaches the trigger: no history fits beside it, and
+   * compacting would summarize the user's own request away, so the history goes on as it came.
+   * Said once per manager (the log and the action), with the smallest window that works.
+   */
+  function sendOverTrigger(
+    input: readonly M[],
+    canonical: readonly Message[],
+    sessionId: string,
+    fixedTokens: number,
+    { ratio, samples }: { ratio: number; samples: number },
+    actions: ContextAction[],
+  ): PrepareResult<M> {
+    if (!overheadReported) {
+      overheadReported = true;
+      const smallestWindow = findSmallestWorkingWindow(fixedTokens, options.compactThresholdRatio);
+      logger.warn(
+        `context manager: the system prompt and tools take about ${fixedTokens} tokens, at or over the compaction trigger of ` +
+          `${triggerTokens} (a window of ${options.contextTokenLimit}), so no history fits beside them: requests are sent unchanged. ` +
+          `The smallest window that works with them is ${smallestWindow} tokens`,
+      );
+      actions.push({ type: 'overhead-over-trigger', overheadTokens: fixedTokens, triggerTokens, smallestWindow });
+    }
+    let tokens: number | undefined;
+    // counted only when read: a history sent as it came need not be tokenized
+    const estimate = (): number =>
+      (tokens ??= estimateHistoryTokens(canonical, ratio, counts, undefined) + fixedTokens);
+    return {
+      messages: input.slice(),
+      sessionId,
+      actions,
+      stats: {
+        messagesIn: input.length,
+        messagesOut: input.length,
+        get tokensBefore() {
+          return estimate();
+        },
+        get tokensAfter() {
+          return estimate();
+        },
+        triggerTokens,
+        calibrationRatio: ratio,
+        calibrationSamples: samples,
+        anchoredMessages: 0,
+      },
+    };
   }
 
   /**

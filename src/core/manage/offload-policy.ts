@@ -24,8 +24,6 @@ export interface OffloadPolicyParts {
   /** The gate's view of a message (cached by the manager). */
   charsOf(message: Message): MessageChars;
   counts: LocalCounts;
-  /** The most the newest results may take to follow a summary whole (provider tokens); over it, they are cut. */
-  maxExchangeTokens: number;
   /** Reports an offload (actions, hook); resolves whether there was one. */
   report(action: ContextOffloadAction | undefined, actions: ContextAction[]): Promise<boolean>;
 }
@@ -41,8 +39,9 @@ export interface OffloadPolicy {
     actions: ContextAction[],
   ): Promise<void>;
   /**
-   * Step 3a, over the trigger: resolves whether anything was offloaded. The newest results are
-   * cut only while `isOverTrigger()` still holds once the older ones went.
+   * Step 3a, over the trigger: resolves whether anything was offloaded. `maxExchangeTokens` is
+   * the largest exchange in flight a compaction of this call keeps verbatim (provider tokens); the
+   * newest results are cut only while `isOverTrigger()` still holds once the older ones went.
    */
   offloadOverTrigger(
     working: Message[],
@@ -50,6 +49,7 @@ export interface OffloadPolicy {
     call: CallAccess,
     actions: ContextAction[],
     ratio: number,
+    maxExchangeTokens: number,
     isOverTrigger: () => boolean,
   ): Promise<boolean>;
   /**
@@ -118,7 +118,7 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
       await offloadInputs(working, steps, call, actions, 'aged');
     },
 
-    async offloadOverTrigger(working, steps, call, actions, ratio, isOverTrigger) {
+    async offloadOverTrigger(working, steps, call, actions, ratio, maxExchangeTokens, isOverTrigger) {
       const newestStart = findNewestStart(working);
       let freed: boolean;
       if (options.offloadTiming === 'on-arrival') {
@@ -136,7 +136,7 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
       let newestLocal = 0;
       for (let index = Math.max(0, newestStart - 1); index < working.length; index += 1)
         newestLocal += counts.of(working[index] as Message);
-      if (ratio * newestLocal <= parts.maxExchangeTokens) return freed;
+      if (ratio * newestLocal <= maxExchangeTokens) return freed;
       const newest = indicesFrom(newestStart, working.length);
       return (
         (await report(await offloadNewResults(working, newest, options.threshold, steps, call, true), actions)) || freed

@@ -101,13 +101,33 @@ export interface ContextRecordsUnavailableAction {
   error: unknown;
 }
 
+/**
+ * The prompt's fixed part (`PrepareOptions.fixedTokens`: system prompt and tool definitions)
+ * alone reaches the compaction trigger, so no history fits beside it: the history is sent as it
+ * came, nothing offloaded or compacted (summarizing the user's own message away would not bring
+ * the request under the window). Reported once per manager, on the first call that finds it.
+ */
+export interface ContextOverheadOverTriggerAction {
+  type: 'overhead-over-trigger';
+  /** The fixed part's estimated prompt tokens (the local count, calibrated). */
+  overheadTokens: number;
+  /** The compaction trigger in tokens. */
+  triggerTokens: number;
+  /**
+   * The smallest `contextTokenLimit` that works with this overhead: the one whose trigger is
+   * twice the overhead (half of the trigger left for the history), rounded up to a thousand.
+   */
+  smallestWindow: number;
+}
+
 /** What one `prepare` call did, step by step, in order. */
 export type ContextAction =
   | ContextOffloadAction
   | ContextCompactAction
   | ContextCompactSkippedAction
   | ContextUsageIgnoredAction
-  | ContextRecordsUnavailableAction;
+  | ContextRecordsUnavailableAction
+  | ContextOverheadOverTriggerAction;
 
 /** Figures of one `prepare` call. */
 export interface ContextStats {
@@ -145,6 +165,16 @@ export interface PrepareOptions {
   lastUsage?: LastUsage | undefined;
   /** Cancels a pending compaction: `prepare` rejects with the signal's reason. */
   signal?: AbortSignal | undefined;
+  /**
+   * Tokens the request spends outside `messages` (the system prompt and tool definitions), as
+   * the local tokenizer counts them (`countTokens`): the manager scales them by its calibration
+   * and adds them to its estimate of the history when no `lastUsage` counts them already, so
+   * the history is compacted when history and fixed part together reach the trigger, and fitted
+   * to half of what the fixed part leaves of it. When the fixed part alone reaches the trigger,
+   * the history is sent unchanged (an `'overhead-over-trigger'` action says so once).
+   * @default 0
+   */
+  fixedTokens?: number | undefined;
 }
 
 /** The result of `prepare`: send `messages`, and append the next turn to them. */
