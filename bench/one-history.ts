@@ -43,8 +43,22 @@ export interface RecordedSession {
 
 const silent = { warn: () => undefined };
 
+/**
+ * `body` with the store paths set aside: the store's folder, the archives' names (they hold
+ * the time they were written) and the offload indexes' names (a hash of a text that holds the
+ * store's folder). Offloaded contents keep their names: a name follows from the
+ * content, so one result under two names is a difference.
+ */
+export function normalizeStorePaths(body: string, directory: string): string {
+  return body
+    .split(directory)
+    .join('<store>')
+    .replace(/compact-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ-\d+\.json/g, 'compact-<archive>.json')
+    .replace(/offload-index-[0-9a-z]{11}\.md/g, 'offload-index-<index>.md');
+}
+
 /** The messages each request sent, as JSON with the store's folder replaced by `<store>`. */
-async function replay(
+export async function replay(
   session: RecordedSession,
   mode: ServingMode | 'one manager',
   timing: OffloadTiming,
@@ -70,8 +84,12 @@ async function replay(
     if (mode === 'a new manager per request' || (mode === 'restarted every 4 requests' && request % 4 === 0))
       manager = managers[0] = create();
     const input = mode === 'one manager' ? raw : (JSON.parse(JSON.stringify(raw)) as Message[]);
-    const { messages } = await manager.prepare(input);
-    sent.push(JSON.stringify(messages).split(directory).join('<store>'));
+    const { messages, actions } = await manager.prepare(input);
+    if (process.env.TRACE !== undefined)
+      for (const action of actions)
+        if (JSON.stringify(action).includes(process.env.TRACE))
+          console.log(mode, request, JSON.stringify(action).split(directory).join('<store>').slice(0, 400));
+    sent.push(normalizeStorePaths(JSON.stringify(messages), directory));
   }
   return sent;
 }

@@ -328,8 +328,12 @@ export function createContextManagerWith<M>(
           );
           // a summary over its budget leaves no room for the newest results kept whole
           const compaction = actions.at(-1);
-          if (compacted !== undefined && compaction?.type === 'compact')
+          if (compacted !== undefined && compaction?.type === 'compact') {
+            const beforeFit = compacted.slice();
             await policy.fitCompacted(compacted, compaction.targetTokens, steps, call, actions, ratio);
+            // a kept message cut after the compaction goes on in its cut form from here on, as a manager meeting it again applies it
+            carryFittedForms(beforeFit, compacted, offloaded);
+          }
         }
       }
     }
@@ -369,6 +373,15 @@ export function createContextManagerWith<M>(
         anchoredMessages: compacted === undefined && anchorInForce !== undefined ? anchorInForce.messageCount : 0,
       },
     };
+  }
+
+  /** In `offloaded`, each message the compaction kept that `fitCompacted` then replaced (in `fitted`), by its replacement. */
+  function carryFittedForms(beforeFit: readonly Message[], fitted: readonly Message[], offloaded: Message[]): void {
+    beforeFit.forEach((message, index) => {
+      if (fitted[index] === message) return;
+      const position = offloaded.lastIndexOf(message);
+      if (position >= 0) offloaded[position] = fitted[index] as Message;
+    });
   }
 
   /**
