@@ -274,8 +274,14 @@ export function createContextManagerWith<M>(
     const call = access.beginCall(store, signal, actions);
     if (!access.knowledge.listed) await call.learn();
     const usage = checkUsage(prepareOptions.lastUsage, canonical.length, actions);
-    const { given, fresh: givenFresh } = await absorb(canonical, access, call);
-    const match = await access.match(given, call);
+    let { given, fresh: givenFresh } = await absorb(canonical, access, call);
+    let match = await access.match(given, call);
+    if (access.servedElsewhere(match.messages)) {
+      // what was decided elsewhere meanwhile is learned, then the history is read again with it
+      await call.learn();
+      ({ given, fresh: givenFresh } = await absorb(canonical, access, call));
+      match = await access.match(given, call);
+    }
     const start = match.messages;
     // positions of the given history after the compactions the records applied
     const shift = start.length - given.length;
@@ -339,6 +345,7 @@ export function createContextManagerWith<M>(
     }
 
     const output = compacted ?? working;
+    access.noteSent(output);
     rememberForms(canonical, given, match.replaced, shift, offloaded, output);
     await access.recordCounts(output, call, {
       tokenized: tokenized - tokenizedBefore,
