@@ -181,6 +181,7 @@ export function createContextManagerWith<M>(
     canonical: readonly Message[],
     access: SessionAccess,
     call: CallAccess,
+    learned = false,
   ): Promise<{ given: Message[]; fresh: number[] }> {
     const given = canonical.slice();
     const fresh: number[] = [];
@@ -189,7 +190,8 @@ export function createContextManagerWith<M>(
       const message = given[index] as Message;
       const known = seen.get(message);
       if (known !== undefined) {
-        given[index] = known;
+        // what was learned since may have offloaded what this manager kept inline
+        given[index] = learned ? applyAllDecisions(known, access.steps, call.store) : known;
         continue;
       }
       assertMessage(message, `messages[${index}]`);
@@ -202,14 +204,15 @@ export function createContextManagerWith<M>(
     }
     // a raw result no process was known to offload: ask the store before deciding it
     if (unexplained) await call.explain();
-    for (const index of fresh) {
-      const message = given[index] as Message;
-      if (mayHoldOffloadedResults(message, access.steps))
-        given[index] = applyDecisions(message, access.steps, call.store);
-      else if (mayHoldOffloadedInputs(message, access.steps))
-        given[index] = applyInputDecisions(message, access.steps, call.store);
-    }
+    for (const index of fresh) given[index] = applyAllDecisions(given[index] as Message, access.steps, call.store);
     return { given, fresh };
+  }
+
+  /** `message` with the offloads of its results, or else of its inputs, decided before (in any process) applied. */
+  function applyAllDecisions(message: Message, steps: SessionAccess['steps'], store: CallAccess['store']): Message {
+    if (mayHoldOffloadedResults(message, steps)) return applyDecisions(message, steps, store);
+    if (mayHoldOffloadedInputs(message, steps)) return applyInputDecisions(message, steps, store);
+    return message;
   }
 
   /** The caller's shape for `output`, reusing the object built last time for a message that came out the same. */
@@ -279,7 +282,7 @@ export function createContextManagerWith<M>(
     if (access.servedElsewhere(match.messages)) {
       // what was decided elsewhere meanwhile is learned, then the history is read again with it
       await call.learn();
-      ({ given, fresh: givenFresh } = await absorb(canonical, access, call));
+      ({ given, fresh: givenFresh } = await absorb(canonical, access, call, true));
       match = await access.match(given, call);
     }
     const start = match.messages;
