@@ -3,8 +3,9 @@
  * runs the context manager send the same bytes at every request as one long-lived manager
  * (store paths set aside): a new manager per request, two managers taking turns on one store,
  * a manager restarted every 4 requests; and through the proxy, two proxies taking turns on one
- * store and a proxy restarted every 4 requests, against one proxy. Histories reach every
- * manager rebuilt from JSON, as a server gets them, over a real file store in a temp directory.
+ * store and a proxy restarted every 4 requests, against one proxy. One long-lived manager is
+ * given the same message objects at every request, as an agent loop keeps them; every other
+ * gets the history rebuilt from JSON, as a server does. Stores are real files in a temp directory.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -73,7 +74,8 @@ async function replayThroughManagers(
       });
       managers.set(name, manager);
     }
-    const { messages } = await manager.prepare(rebuilt(history));
+    // one long-lived manager is given the same objects each time, as an agent loop keeps them; the others get JSON
+    const { messages } = await manager.prepare(serving === ONE ? history : rebuilt(history));
     sent.push(setStorePathsAside(JSON.stringify(messages), directory));
   }
   return sent;
