@@ -198,6 +198,7 @@ export function createContextManagerWith<M>(
     canonical: readonly Message[],
     access: SessionAccess,
     call: CallAccess,
+    learned = false,
   ): Promise<{ given: Message[]; fresh: number[] }> {
     const given = canonical.slice();
     const fresh: number[] = [];
@@ -206,7 +207,8 @@ export function createContextManagerWith<M>(
       const message = given[index] as Message;
       const known = seen.get(message);
       if (known !== undefined) {
-        given[index] = known;
+        // what was learned since may have offloaded what this manager kept inline
+        given[index] = learned ? applyAllDecisions(known, access.steps, call.store) : known;
         continue;
       }
       assertMessage(message, `messages[${index}]`);
@@ -219,14 +221,15 @@ export function createContextManagerWith<M>(
     }
     // a raw result no process was known to offload: ask the store before deciding it
     if (unexplained) await call.explain();
-    for (const index of fresh) {
-      const message = given[index] as Message;
-      if (mayHoldOffloadedResults(message, access.steps))
-        given[index] = applyDecisions(message, access.steps, call.store);
-      else if (mayHoldOffloadedInputs(message, access.steps))
-        given[index] = applyInputDecisions(message, access.steps, call.store);
-    }
+    for (const index of fresh) given[index] = applyAllDecisions(given[index] as Message, access.steps, call.store);
     return { given, fresh };
+  }
+
+  /** `message` with the offloads of its results, or else of its inputs, decided before (in any process) applied. */
+  function applyAllDecisions(message: Message, steps: SessionAccess['steps'], store: CallAccess['store']): Message {
+    if (mayHoldOffloadedResults(message, steps)) return applyDecisions(message, steps, store);
+    if (mayHoldOffloadedInputs(message, steps)) return applyInputDecisions(message, steps, store);
+    return message;
   }
 
   /** The caller's shape for `output`, reusing the object built last time for a message that came out the same. */
@@ -291,8 +294,14 @@ export function createContextManagerWith<M>(
     const call = access.beginCall(store, signal, actions);
     if (!access.knowledge.listed) await call.learn();
     const usage = checkUsage(prepareOptions.lastUsage, canonical.length, actions);
-    const { given, fresh: givenFresh } = await absorb(canonical, access, call);
-    const match = await access.match(given, call);
+    let { given, fresh: givenFresh } = await absorb(canonical, access, call);
+    let match = await access.match(given, call);
+    if (access.servedElsewhere(match.messages)) {
+      // what was decided elsewhere meanwhile is learned, then the history is read again with it
+      await call.learn();
+      ({ given, fresh: givenFresh } = await absorb(canonical, access, call, true));
+      match = await access.match(given, call);
+    }
     const start = match.messages;
     // positions of the given history after the compactions the records applied
     const shift = start.length - given.length;
@@ -366,13 +375,18 @@ export function createContextManagerWith<M>(
           );
           // a summary over its budget leaves no room for the newest results kept whole
           const compaction = actions.at(-1);
-          if (compacted !== undefined && compaction?.type === 'compact')
+          if (compacted !== undefined && compaction?.type === 'compact') {
+            const beforeFit = compacted.slice();
             await policy.fitCompacted(compacted, compaction.targetTokens, steps, call, actions, ratio);
+            // a kept message cut after the compaction goes on in its cut form from here on, as a manager meeting it again applies it
+            carryFittedForms(beforeFit, compacted, offloaded);
+          }
         }
       }
     }
 
     const output = compacted ?? working;
+    access.noteSent(output);
     rememberForms(canonical, given, match.replaced, shift, offloaded, output);
     await access.recordCounts(output, call, {
       tokenized: tokenized - tokenizedBefore,
@@ -409,6 +423,15 @@ export function createContextManagerWith<M>(
         anchoredMessages: compacted === undefined && anchorInForce !== undefined ? anchorInForce.messageCount : 0,
       },
     };
+  }
+
+  /** In `offloaded`, each message the compaction kept that `fitCompacted` then replaced (in `fitted`), by its replacement. */
+  function carryFittedForms(beforeFit: readonly Message[], fitted: readonly Message[], offloaded: Message[]): void {
+    beforeFit.forEach((message, index) => {
+      if (fitted[index] === message) return;
+      const position = offloaded.lastIndexOf(message);
+      if (position >= 0) offloaded[position] = fitted[index] as Message;
+    });
   }
 
   /**
