@@ -130,6 +130,11 @@ export const OPTION_DOCS: Readonly<Record<OptionDocSection, readonly OptionDoc[]
       defaultText: "`'required'`",
     },
     { row: OPTIONS.sessionId },
+    {
+      option: 'offloadDir',
+      type: '`string`: the folder `offloadToolResults` wrote to (its `outputDir`), absolute or relative to `workDir`; the last error is read back from the results offloaded there',
+      defaultText: 'none: the folder an absolute reference names, when inside `workDir`',
+    },
     { row: OPTIONS.maxRestoreFiles, detail: 'candidates among the most recently read files; 0 restores nothing' },
     { row: OPTIONS.maxRestoreTokensPerFile, detail: 'a larger file is skipped' },
     { row: OPTIONS.maxRestoreTokensTotal, detail: 'restoring stops before the file that would exceed it' },

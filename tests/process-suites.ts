@@ -10,6 +10,8 @@ export const PROCESS_SUITES: readonly string[] = [
   'tests/integration/cli-replay-browser.test.ts',
   // the proxy command as a server process
   'tests/integration/proxy-cli.test.ts',
+  // a 600 MB streamed line through the proxy (seconds, hundreds of MB of traffic)
+  'tests/integration/proxy-huge-stream.test.ts',
   // managers in several processes on one file or Redis store
   'tests/integration/context-manager-processes.test.ts',
   // worker processes offloading into one Redis store

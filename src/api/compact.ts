@@ -26,6 +26,7 @@ import { consoleLogger } from '../infrastructure/console-logger.js';
 import { sleepWithTimeout, systemNow } from '../infrastructure/clock.js';
 import { NodeFileReader } from '../infrastructure/node-file-reader.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
+import { createOffloadFolderStore } from './offload-folder-store.js';
 import { resolveArchiveTarget } from './store-target.js';
 
 export type {
@@ -146,9 +147,10 @@ async function createSummarizer(
  *
  * The summary message ends with a ledger that no summarizer can drop: the archive's
  * reference (which the read tool opens), the most recent offloaded results (tool, id, input
- * gist, reference) and the index of all of them (an object written in the store, which the
- * read tool pages and searches), the task and the latest request (a slash command as typed),
- * the files read and edited, the commands run and the last error a tool printed (marked as an
+ * gist, reference) and the index of all of them and of every file read or edited (an object
+ * written in the store, which the read tool pages and searches), the task and the latest request
+ * (a slash command as typed), the most recent files read and edited, the commands run (an
+ * offloaded one by the start of its text) and the last error a tool printed (marked as an
  * error or not; read back from the store when its result was offloaded), carried over from an
  * earlier summary's ledger. A summarizer's text over
  * `computeSummaryMaxTokens(summaryMaxWords)` tokens is cut to it, with a marker.
@@ -250,6 +252,7 @@ export function createResolvedCompaction(
           fileReader,
           store: store ?? archive.store,
           readStore: store ?? archive.readStore,
+          offloadFolderStore: createOffloadFolderStore(resolved.workDir, resolved.offloadDir),
           tokenCounter,
           logger,
           sleep: sleepWithTimeout,

@@ -4,7 +4,7 @@
  * runs the context-managing proxy until
  * Ctrl-C. One line per managed request on stderr (never a body or a credential).
  */
-import { createServer } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { InvalidOptionError } from '../core/errors.js';
@@ -121,6 +121,24 @@ export function formatRequestLine(event: ProxyRequestEvent): string {
   return `${event.route}  ${session}  ${event.messagesIn} messages  ${sizes}${done.length > 0 ? `  ${done.join(', ')}` : ''}`;
 }
 
+/**
+ * How long an idle client connection stays open (65 s). Node's own 5 s closes a connection a
+ * client is about to reuse (its pools keep sockets longer), which it sees as an occasional
+ * `ECONNRESET`; 65 s outlasts the usual idle timeouts of clients and load balancers (60 s).
+ */
+export const PROXY_KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/** How long a client has to send a request's headers: longer than the keep-alive, as Node requires. */
+export const PROXY_HEADERS_TIMEOUT_MS = 66_000;
+
+/** The proxy's HTTP server around `handler`, with its connection timeouts set. */
+export function createProxyServer(handler: RequestListener): Server {
+  const server = createServer(handler);
+  server.keepAliveTimeout = PROXY_KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = PROXY_HEADERS_TIMEOUT_MS;
+  return server;
+}
+
 /** Runs `proxy` with its arguments; resolves when the server has closed after Ctrl-C (or SIGTERM). */
 export async function runProxy(args: readonly string[]): Promise<void> {
   const parsed = parseCommandArguments('proxy', args, PROXY_FLAGS, 0);
@@ -149,7 +167,7 @@ export async function runProxy(args: readonly string[]): Promise<void> {
     onRequest: (event) => process.stderr.write(`${toTerminalText(formatRequestLine(event))}\n`),
   });
 
-  const server = createServer((request, response) => void handler(request, response));
+  const server = createProxyServer((request, response) => void handler(request, response));
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', (error) =>
       reject(new CliError(`cannot listen on ${host}:${port}: ${error.message}`, undefined, { cause: error })),

@@ -9,9 +9,40 @@ import { describeValue, InvalidOptionError } from './errors.js';
 import type { ContentStore } from './ports.js';
 
 /**
+ * The callbacks waiting on each signal, behind one `abort` listener per signal: a batch of
+ * offloads races dozens of calls on one signal, and one listener each would pass the
+ * platform's limit of listeners per event and print a `MaxListenersExceededWarning`.
+ */
+const waiting = new WeakMap<AbortSignal, { callbacks: Set<() => void>; listener: () => void }>();
+
+/** Calls `onAbort` when `signal` aborts; returns what stops waiting (the last one gone removes the listener). */
+function onceAborted(signal: AbortSignal, onAbort: () => void): () => void {
+  let entry = waiting.get(signal);
+  if (entry === undefined) {
+    const callbacks = new Set<() => void>();
+    const listener = (): void => {
+      waiting.delete(signal);
+      for (const callback of callbacks) callback();
+    };
+    entry = { callbacks, listener };
+    waiting.set(signal, entry);
+    signal.addEventListener('abort', listener, { once: true });
+  }
+  const current = entry;
+  current.callbacks.add(onAbort);
+  return () => {
+    current.callbacks.delete(onAbort);
+    if (current.callbacks.size > 0 || waiting.get(signal) !== current) return;
+    waiting.delete(signal);
+    signal.removeEventListener('abort', current.listener);
+  };
+}
+
+/**
  * Settles as `promise` does, or rejects with `signal.reason` as soon as the signal aborts,
  * whichever comes first. The work behind `promise` is not stopped (nothing can stop a promise);
- * its later outcome is ignored, a rejection included, so it cannot surface as unhandled.
+ * its later outcome is ignored, a rejection included, so it cannot surface as unhandled. Any
+ * number of races on one signal share one listener on it.
  */
 export function raceWithSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (signal === undefined) return promise;
@@ -20,18 +51,17 @@ export function raceWithSignal<T>(promise: Promise<T>, signal: AbortSignal | und
     return Promise.reject(signal.reason as unknown);
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
+    const stopWaiting = onceAborted(signal, () => {
       promise.catch(() => undefined);
       reject(signal.reason as unknown);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
+    });
     promise.then(
       (value) => {
-        signal.removeEventListener('abort', onAbort);
+        stopWaiting();
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        stopWaiting();
         reject(error);
       },
     );

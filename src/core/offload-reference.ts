@@ -68,10 +68,17 @@ function measureErrorLine(rest: string): number {
   return length - ERROR_LINE_START.length <= MAX_REFERENCE_ERROR_LINE_CHARS + ERROR_LINE_CUT_MARK.length ? length : 0;
 }
 
+/** Longest paging line {@link buildPagingLine} writes, with room for two 16-digit figures. */
+const MAX_PAGING_LINE_CHARS = 160;
+/** The line the context manager writes before the preview of a result it cut: how to read the whole in pages. */
+const PAGING_LINE =
+  /^\nRead in pages \(\d+ lines?, about \d+ lines? a page\): pass an offset and a limit, or search it\.(?=\n)/;
+
 /**
  * A reference is exactly one line, `[Content offloaded to: X]` or `[Tool result offloaded to
- * file: X]`, optionally followed by this package's error line, then by its own preview. Text
- * that merely starts with a reference is ordinary content.
+ * file: X]`, optionally followed by this package's error line, then by its own preview (a cut
+ * one may follow the line saying how to read the whole in pages). Text that merely starts with
+ * a reference is ordinary content.
  */
 function isReferenceText(text: string): boolean {
   if (!text.startsWith(BATCH_REFERENCE_PREFIX) && !text.startsWith(DIRECT_REFERENCE_PREFIX)) return false;
@@ -80,7 +87,31 @@ function isReferenceText(text: string): boolean {
   if (text.charCodeAt(lineEnd - 1) !== 0x5d /* ] */) return false;
   const rest = text.slice(lineEnd);
   const errorLine = measureErrorLine(rest);
-  return (errorLine > 0 && errorLine === rest.length) || isPackagePreview(rest.slice(errorLine));
+  if (errorLine > 0 && errorLine === rest.length) return true;
+  const afterError = rest.slice(errorLine);
+  const paging = PAGING_LINE.exec(afterError.slice(0, MAX_PAGING_LINE_CHARS))?.[0].length ?? 0;
+  return isPackagePreview(afterError.slice(paging));
+}
+
+/** Lines of `text`: its line breaks, plus one for a last line without one. */
+function countLines(text: string): number {
+  let lines = 0;
+  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) lines += 1;
+  return text.endsWith('\n') ? lines : lines + 1;
+}
+
+/**
+ * The line that says how to read a cut result in pages: its lines in all, and about how many
+ * make a page of `pageChars` characters (at least one); empty when a page would hold every line
+ * (a result of one long line is not read by lines). A pure function of the content and the page
+ * size, so a result cut again gets the same line.
+ */
+export function buildPagingLine(content: string, pageChars: number): string {
+  const lines = countLines(content);
+  const perPage = Math.max(1, Math.floor((lines * pageChars) / Math.max(1, content.length)));
+  if (perPage >= lines) return '';
+  const plural = (count: number): string => `${count} line${count === 1 ? '' : 's'}`;
+  return `\nRead in pages (${plural(lines)}, about ${plural(perPage)} a page): pass an offset and a limit, or search it.`;
 }
 
 /**
@@ -160,7 +191,19 @@ export function buildPreview(content: string, preview: ResolvedPreview): string 
   return parts.join('\n');
 }
 
-/** The reference, followed by the preview when one is asked for. */
-export function appendPreview(reference: string, content: string, preview: ResolvedPreview | null): string {
-  return preview === null ? reference : reference + buildPreview(content, preview);
+/**
+ * The reference, followed by the preview when one is asked for. With `pageChars`, a preview that
+ * leaves part of the content out is preceded by the line saying how to read it in pages of
+ * about that many characters ({@link buildPagingLine}).
+ */
+export function appendPreview(
+  reference: string,
+  content: string,
+  preview: ResolvedPreview | null,
+  pageChars?: number,
+): string {
+  if (preview === null) return reference;
+  const shown = buildPreview(content, preview);
+  const cut = pageChars !== undefined && !shown.startsWith('\nPreview (all ');
+  return cut ? reference + buildPagingLine(content, pageChars) + shown : reference + shown;
 }

@@ -24,11 +24,15 @@ const CONNECTION_HEADERS = new Set([
 /** Request headers the proxy sets itself (`host`) or keeps to itself (the session header). */
 const REPLACED_REQUEST_HEADERS = new Set([...CONNECTION_HEADERS, 'host', SESSION_HEADER]);
 
-/** The request's headers for the upstream, from its raw headers (repeated ones kept, in order). */
+/**
+ * The request's headers for the upstream, from its raw headers (repeated ones kept, in order);
+ * `decoded` when the body goes on decoded from the client's `content-encoding`.
+ */
 export function buildUpstreamHeaders(
   rawHeaders: readonly string[],
   target: URL,
   bodyLength: number | undefined,
+  decoded = false,
 ): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {};
   for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
@@ -36,6 +40,7 @@ export function buildUpstreamHeaders(
     const value = rawHeaders[index + 1] as string;
     // a new body has a new length; a body streamed through keeps the one the client sent
     if (REPLACED_REQUEST_HEADERS.has(name) || (name === 'content-length' && bodyLength !== undefined)) continue;
+    if (name === 'content-encoding' && decoded) continue;
     const existing = headers[name];
     headers[name] =
       existing === undefined ? value : [...(Array.isArray(existing) ? existing : [String(existing)]), value];
@@ -56,6 +61,35 @@ function buildClientHeaders(rawHeaders: readonly string[]): string[] {
   return headers;
 }
 
+/**
+ * A request's path and query with its dot segments resolved (`.`, `..`, and their percent-encoded
+ * spellings `%2e`, `%2e%2e`; `\` separates segments as `/` does, as URL parsers read it), the
+ * query left as it came and a fragment dropped; `undefined` when the path climbs above its root
+ * (`/../admin`), which would climb out of the upstream's base path, or does not start with `/`.
+ */
+export function normalizeRequestPath(url: string): string | undefined {
+  const end = url.search(/[?#]/);
+  const path = end === -1 ? url : url.slice(0, end);
+  const query = end === -1 || url[end] === '#' ? '' : url.slice(end).replace(/#.*$/s, '');
+  if (!path.startsWith('/') && !path.startsWith('\\')) return undefined;
+  const segments = path.split(/[/\\]/).slice(1);
+  const kept: string[] = [];
+  // a path ending in a dot segment names a folder, as URL parsers read it: it keeps its last slash
+  let folder = false;
+  for (const segment of segments) {
+    const dots = segment.replace(/%2e/gi, '.');
+    folder = dots === '.' || dots === '..';
+    if (dots === '.') continue;
+    if (dots === '..') {
+      if (kept.length === 0) return undefined;
+      kept.pop();
+    } else {
+      kept.push(segment);
+    }
+  }
+  return `/${kept.join('/')}${folder && kept.length > 0 ? '/' : ''}${query}`;
+}
+
 /** The upstream URL of a request: the upstream's own path, then the request's path and query. */
 export function upstreamUrl(upstream: URL, requestUrl: string): URL {
   const base = upstream.pathname.endsWith('/') ? upstream.pathname.slice(0, -1) : upstream.pathname;
@@ -68,8 +102,12 @@ export function upstreamUrl(upstream: URL, requestUrl: string): URL {
 export interface ForwardRequestOptions {
   /** The upstream's base URL. */
   upstream: URL;
+  /** The request's path and query as sent on ({@link normalizeRequestPath}). @default the request's own */
+  url?: string | undefined;
   /** The body to send (or its parts, sent one after the other); `undefined` streams the client's own body through. */
   body?: Buffer | readonly Buffer[] | undefined;
+  /** `body` was decoded from the client's `content-encoding`: it goes on without that header. */
+  decoded?: boolean | undefined;
   /** Sees the response's status and headers first, then each chunk the client gets, then its end. */
   observe?: ((response: IncomingMessage) => ResponseObserver | undefined) | undefined;
   /** Answers the client when the upstream cannot be reached (no response at all). */
@@ -92,11 +130,11 @@ export function forwardRequest(
   response: ServerResponse,
   options: ForwardRequestOptions,
 ): Promise<void> {
-  const target = upstreamUrl(options.upstream, request.url ?? '/');
+  const target = upstreamUrl(options.upstream, options.url ?? request.url ?? '/');
   const { body } = options;
   const bodyLength =
     body === undefined || Buffer.isBuffer(body) ? body?.length : body.reduce((sum, part) => sum + part.length, 0);
-  const headers = buildUpstreamHeaders(request.rawHeaders, target, bodyLength);
+  const headers = buildUpstreamHeaders(request.rawHeaders, target, bodyLength, options.decoded === true);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<void>((resolve) => {
     const upstream = send(target, { method: request.method ?? 'GET', headers });

@@ -17,10 +17,19 @@ import { splitRequestBody } from '../formats/transcripts/request-body.js';
 import { consoleLogger } from '../infrastructure/console-logger.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
 import { createFileStore } from '../stores/file-store.js';
-import { forwardRequest } from './forward.js';
+import { decodeRequestBody } from './body-encoding.js';
+import { forwardRequest, normalizeRequestPath } from './forward.js';
 import { resolveProxyOptions, type ProxyHandlerOptions, type ProxyRequestEvent } from './proxy-options.js';
 import { readRequestBody, sendError } from './request-body.js';
-import { guessProvider, matchRoute, toLastUsage, type ProxyProvider, type ProxyRoute } from './routes.js';
+import {
+  attributeProvider,
+  guessProvider,
+  matchRoute,
+  matchUnmanagedApi,
+  toLastUsage,
+  type ProxyProvider,
+  type ProxyRoute,
+} from './routes.js';
 import { deriveProxySessionId, hashCredential, readSessionHeader } from './session-id.js';
 import { createBodyParser, type BodyLayout, type ParsedRequestBody } from './body-parser.js';
 import { writeBodyPartsWithHistory } from './body-writer.js';
@@ -201,7 +210,12 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     };
   }
 
-  async function handleManaged(route: ProxyRoute, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  async function handleManaged(
+    route: ProxyRoute,
+    url: string,
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<void> {
     const header = readSessionHeader(request.headers);
     if ('error' in header)
       return sendError(response, route.provider, 'invalid-request', `agent-context proxy: ${header.error}`);
@@ -215,10 +229,46 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         `agent-context proxy: the request body is over the proxy's limit of ${settings.maxBodyBytes} bytes`,
       );
     }
+    const decoded = await decodeRequestBody(read.body, request.headers['content-encoding'], settings.maxBodyBytes);
+    if (decoded.kind === 'unsupported') {
+      // the client names the encoding: a name of its own is said once for all, not once each
+      const named = decoded.encoding === 'zstd' ? 'zstd' : 'other';
+      warnOnce(
+        `encoding ${named}`,
+        named === 'zstd'
+          ? 'agent-context proxy: request bodies in zstd encoding are passed through unmanaged: this Node cannot decode them (Node 22.15 or later can)'
+          : 'agent-context proxy: request bodies in an encoding other than gzip, deflate, br or zstd are passed through unmanaged',
+      );
+      const upstream = settings.upstreamFor(route.provider);
+      await forwardRequest(request, response, {
+        upstream,
+        url,
+        body: read.body,
+        onUnreachable: (error) => unreachable(response, route.provider, upstream, error),
+      });
+      return;
+    }
+    if (decoded.kind === 'too-large') {
+      return sendError(
+        response,
+        route.provider,
+        'too-large',
+        `agent-context proxy: the request body, decoded, is over the proxy's limit of ${settings.maxBodyBytes} bytes`,
+      );
+    }
+    if (decoded.kind === 'invalid') {
+      return sendError(
+        response,
+        route.provider,
+        'invalid-request',
+        `agent-context proxy: the request body is not valid ${decoded.encoding} (${describeError(decoded.error)})`,
+      );
+    }
+    const raw = decoded.body;
     const credentialHash = hashCredential(request.headers);
     let parsed: ParsedRequestBody;
     try {
-      parsed = bodies.parse(read.body, credentialHash);
+      parsed = bodies.parse(raw, credentialHash);
     } catch (error) {
       return sendError(
         response,
@@ -235,16 +285,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     try {
       const body = parsed.value;
       if (!isRecord(body)) throw new TypeError('the request body is not a JSON object');
-      prepared = await prepare(
-        route,
-        request,
-        read.body,
-        body,
-        parsed.layout,
-        credentialHash,
-        header.sessionId,
-        gone.signal,
-      );
+      prepared = await prepare(route, request, raw, body, parsed.layout, credentialHash, header.sessionId, gone.signal);
     } catch (error) {
       if (gone.signal.aborted) return;
       // fail-open: the agent keeps working with its request as it was
@@ -258,8 +299,8 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         actions: [],
         messagesIn: 0,
         messagesOut: 0,
-        bytesIn: read.body.length,
-        bytesOut: read.body.length,
+        bytesIn: raw.length,
+        bytesOut: raw.length,
         error,
       };
       notify(event);
@@ -270,7 +311,9 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const upstream = settings.upstreamFor(route.provider);
     await forwardRequest(request, response, {
       upstream,
-      body: prepared?.body ?? read.body,
+      url,
+      body: prepared?.body ?? raw,
+      decoded: decoded.kind === 'decoded',
       observe(upstreamResponse) {
         const status = upstreamResponse.statusCode ?? 0;
         const sessionKey = prepared?.sessionKey;
@@ -306,6 +349,14 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     });
   }
 
+  // what is said once per process, by kind (an encoding passed through, a route left unmanaged)
+  const warned = new Set<string>();
+  function warnOnce(kind: string, message: string): void {
+    if (warned.has(kind)) return;
+    warned.add(kind);
+    logger.warn(message);
+  }
+
   function notify(event: ProxyRequestEvent): void {
     try {
       options.onRequest?.(event);
@@ -321,28 +372,50 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   }
 
   return async function handleProxyRequest(request, response) {
-    const route = matchRoute(request.method, request.url);
+    const url = normalizeRequestPath(request.url ?? '/');
+    if (url === undefined) {
+      // `/../admin` would reach the upstream as `/admin`, outside the base path it was given
+      return sendError(
+        response,
+        guessProvider(request.url, request.headers),
+        'invalid-request',
+        "agent-context proxy: the request path must start with '/' and never climb above it with '..'",
+      );
+    }
+    const route = matchRoute(request.method, url);
+    let provider = route?.provider ?? guessProvider(url, request.headers);
+    if (settings.upstream === undefined) {
+      const attribution = attributeProvider(url, request.headers);
+      if (attribution.provider === undefined) {
+        const message = `agent-context proxy: ${attribution.reason} cannot be sent to a provider the proxy knows without handing its credential to another one; start the proxy with --upstream <that provider's URL> (the upstream option) to send it there`;
+        warnOnce(`refused ${attribution.reason}`, message);
+        return sendError(response, route?.provider ?? attribution.shape, 'invalid-request', message);
+      }
+      provider = attribution.provider;
+    }
+    const unmanaged = route === undefined ? matchUnmanagedApi(url) : undefined;
+    if (unmanaged !== undefined) {
+      warnOnce(
+        `unmanaged ${unmanaged}`,
+        `agent-context proxy: ${unmanaged === 'gemini' ? 'Gemini' : 'Azure OpenAI'} requests are passed through unmanaged: their history is not prepared`,
+      );
+    }
     try {
       if (route !== undefined) {
-        await handleManaged(route, request, response);
+        await handleManaged(route, url, request, response);
         return;
       }
-      const provider = guessProvider(request.url, request.headers);
       const upstream = settings.upstreamFor(provider);
       await forwardRequest(request, response, {
         upstream,
+        url,
         onUnreachable: (error) => unreachable(response, provider, upstream, error),
       });
     } catch (error) {
       logger.warn(
         `agent-context proxy: ${request.method ?? ''} ${route?.path ?? 'request'} failed (${describeFailure(error)})`,
       );
-      sendError(
-        response,
-        route?.provider ?? guessProvider(request.url, request.headers),
-        'bad-gateway',
-        'agent-context proxy: the request failed in the proxy',
-      );
+      sendError(response, provider, 'bad-gateway', 'agent-context proxy: the request failed in the proxy');
     }
   };
 }

@@ -61,6 +61,9 @@ export interface ProxyHandlerOptions {
   /**
    * The base URL every request is sent on to (`https://api.anthropic.com`, a gateway, a local
    * server); its path is put before the request's (`https://host/api` + `/v1/messages`).
+   * Without it a request goes to its own provider, named by its path or its headers, and a
+   * request the proxy cannot attribute (a Gemini or Azure key, a bearer `sk-ant-` key without
+   * `anthropic-version`) is refused with 400 rather than sent with its key to another provider.
    * @default by request: `https://api.openai.com` for the OpenAI routes and for a request with an `authorization` header but no `anthropic-version` one, else `https://api.anthropic.com`
    */
   upstream?: string | undefined;
@@ -137,6 +140,23 @@ export interface ProxyHandlerOptions {
   onRequest?: ((event: ProxyRequestEvent) => void) | undefined;
 }
 
+/** Every option of {@link ProxyHandlerOptions}: a key not listed here is refused. */
+const PROXY_OPTION_NAMES: Readonly<Record<keyof ProxyHandlerOptions, true>> = {
+  upstream: true,
+  dir: true,
+  store: true,
+  contextTokenLimit: true,
+  compactThresholdRatio: true,
+  threshold: true,
+  offloadTiming: true,
+  summarizer: true,
+  workDir: true,
+  maxBodyBytes: true,
+  maxSessions: true,
+  logger: true,
+  onRequest: true,
+};
+
 function checkPositiveInteger(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
@@ -174,6 +194,8 @@ export function parseUpstream(option: string, value: unknown): URL {
 
 /** The options, checked, with their defaults. */
 export interface ResolvedProxyOptions {
+  /** The one upstream everything goes to, when the options name one. */
+  upstream: URL | undefined;
   upstreamFor(provider: ProxyProvider): URL;
   dir: string;
   summarizer: ProxySummarizer;
@@ -184,11 +206,19 @@ export interface ResolvedProxyOptions {
 /**
  * Checks the proxy's own options (the context manager checks the rest when it is created).
  *
- * @throws {InvalidOptionError} naming the option.
+ * @throws {InvalidOptionError} naming the option, or naming a key that is not an option.
  */
 export function resolveProxyOptions(options: ProxyHandlerOptions): ResolvedProxyOptions {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidOptionError(`options must be an object, got ${describeValue(options)}`);
+  }
+  // a misspelt option (`uptream`) would otherwise be ignored and its default used without a word
+  for (const [key, value] of Object.entries(options)) {
+    if (value !== undefined && !Object.hasOwn(PROXY_OPTION_NAMES, key)) {
+      throw new InvalidOptionError(
+        `${key} is not an option of createProxyHandler: expected one of ${Object.keys(PROXY_OPTION_NAMES).join(', ')}`,
+      );
+    }
   }
   const upstream = options.upstream === undefined ? undefined : parseUpstream('upstream', options.upstream);
   const defaults = { anthropic: new URL(DEFAULT_UPSTREAMS.anthropic), openai: new URL(DEFAULT_UPSTREAMS.openai) };
@@ -200,6 +230,7 @@ export function resolveProxyOptions(options: ProxyHandlerOptions): ResolvedProxy
     throw new InvalidOptionError(`onRequest must be a function, got ${describeValue(options.onRequest)}`);
   }
   return {
+    upstream,
     upstreamFor: (provider) => upstream ?? defaults[provider],
     dir: assertDirectorySetting('dir', options.dir ?? DEFAULT_PROXY_DIR),
     summarizer,

@@ -109,14 +109,77 @@ export function matchRoute(method: string | undefined, url: string | undefined):
 }
 
 /**
- * Who a request is addressed to, for a route the proxy does not manage: Anthropic when the path
- * is under `/v1/messages` or the request carries an `anthropic-version` header; OpenAI when it
- * carries only an `authorization` header (the OpenAI SDKs' bearer key); Anthropic otherwise
- * (Claude Code's connectivity check carries no header at all).
+ * Whose error shape a request expects, for a route the proxy does not manage: Anthropic when
+ * the path is under `/v1/messages` or the request carries an `anthropic-version` header; OpenAI
+ * when it carries only an `authorization` header (the OpenAI SDKs' bearer key); Anthropic
+ * otherwise (Claude Code's connectivity check carries no header at all).
  */
 export function guessProvider(url: string | undefined, headers: Readonly<Record<string, unknown>>): ProxyProvider {
   if (url?.startsWith('/v1/messages') === true || headers['anthropic-version'] !== undefined) return 'anthropic';
   return headers.authorization !== undefined ? 'openai' : 'anthropic';
+}
+
+/** Model APIs the proxy passes through but does not manage, each said once in the log. */
+export type UnmanagedApi = 'gemini' | 'azure-openai';
+
+/** The API a path belongs to, as far as the path alone says. */
+function providerOfPath(path: string): ProxyProvider | UnmanagedApi | undefined {
+  if (path === '/v1/messages' || path.startsWith('/v1/messages/')) return 'anthropic';
+  if (/^\/v1\/(?:responses|chat\/completions)(?:\/|$)/.test(path)) return 'openai';
+  if (path.startsWith('/v1beta/') || /^\/v1(?:alpha)?\/models\/[^/]+:/.test(path)) return 'gemini';
+  if (path.startsWith('/openai/deployments/')) return 'azure-openai';
+  return undefined;
+}
+
+/** A model API the proxy passes through without managing it, or `undefined`. */
+export function matchUnmanagedApi(url: string): UnmanagedApi | undefined {
+  const provider = providerOfPath(url.split('?', 1)[0] as string);
+  return provider === 'gemini' || provider === 'azure-openai' ? provider : undefined;
+}
+
+/** Where a request goes without `upstream`, or why it cannot go anywhere. */
+export type Attribution =
+  | { provider: ProxyProvider }
+  /** The request cannot be attributed: `reason` says what it carries; `shape` is its error shape. */
+  | { provider?: undefined; reason: string; shape: ProxyProvider };
+
+function header(headers: Readonly<Record<string, unknown>>, name: string): string | undefined {
+  const value = headers[name];
+  return typeof value === 'string' ? value : Array.isArray(value) ? String(value[0]) : undefined;
+}
+
+/**
+ * The provider a request is sent to when the proxy has no `upstream`: the one its path names
+ * (`/v1/messages` Anthropic, `/v1/responses` and `/v1/chat/completions` OpenAI), else the one
+ * its headers name (`anthropic-version` or `x-api-key` Anthropic, a bearer key OpenAI); a
+ * request with no credential at all goes to Anthropic (Claude Code's connectivity check).
+ * A credential is never sent to another provider than its own: a request is not attributed
+ * when it carries a key of a provider with no default upstream (Gemini's `x-goog-api-key` or
+ * `?key=`, Azure's `api-key`), is on such a provider's path, carries an Anthropic credential
+ * on an OpenAI path, or a bearer `sk-ant-` key (Anthropic's) with nothing else naming Anthropic.
+ */
+export function attributeProvider(url: string, headers: Readonly<Record<string, unknown>>): Attribution {
+  const queryStart = url.indexOf('?');
+  const path = queryStart === -1 ? url : url.slice(0, queryStart);
+  const query = new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1));
+  const byPath = providerOfPath(path);
+  if (header(headers, 'x-goog-api-key') !== undefined || query.has('key') || byPath === 'gemini')
+    return { reason: 'a Gemini request (an x-goog-api-key header, a key= query or a Gemini path)', shape: 'openai' };
+  if (header(headers, 'api-key') !== undefined || byPath === 'azure-openai')
+    return { reason: 'an Azure OpenAI request (an api-key header or an /openai/deployments/ path)', shape: 'openai' };
+  const bearer = /^\s*bearer\s+(\S+)/i.exec(header(headers, 'authorization') ?? '')?.[1];
+  const namesAnthropic =
+    header(headers, 'anthropic-version') !== undefined || header(headers, 'x-api-key') !== undefined;
+  if (byPath === 'anthropic') return { provider: 'anthropic' };
+  if (byPath === 'openai') {
+    if (namesAnthropic || bearer?.startsWith('sk-ant-') === true)
+      return { reason: 'an Anthropic credential on an OpenAI path', shape: 'openai' };
+    return { provider: 'openai' };
+  }
+  if (namesAnthropic) return { provider: 'anthropic' };
+  if (bearer?.startsWith('sk-ant-') === true)
+    return { reason: "a bearer sk-ant- key (Anthropic's) without an anthropic-version header", shape: 'anthropic' };
+  return { provider: header(headers, 'authorization') !== undefined ? 'openai' : 'anthropic' };
 }
 
 const ANTHROPIC_ERROR_TYPES: Readonly<Record<ProxyErrorKind, string>> = {

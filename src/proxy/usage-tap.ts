@@ -3,7 +3,9 @@
  * they arrive: a JSON body is parsed when it ends, a stream of server-sent events is read event
  * by event (only events that mention `"usage"` are parsed). A compressed body is inflated on a
  * side stream; an encoding Node cannot inflate, a body over the limit or text that does not
- * parse just means no usage is read. Nothing read here is kept but the figures.
+ * parse just means no usage is read. Nothing read here is kept but the figures, and what is held
+ * while reading is bounded: an event of any length (one line of hundreds of megabytes) is read
+ * through a bounded tail, never gathered whole.
  */
 import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
@@ -11,6 +13,16 @@ import type { ProxyRoute, UsageFigures } from './routes.js';
 
 /** The largest JSON response body read for its usage; a larger one is passed on unread. */
 const MAX_JSON_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The longest server-sent event (its `data` lines together) parsed whole for its usage. A longer
+ * one (a `response.completed` holding a huge output) keeps only its last {@link TAIL_CHARS}
+ * characters, where the usage follows the output.
+ */
+export const MAX_EVENT_CHARS = 16 * 1024 * 1024;
+
+/** The end of an over-long event kept to find its `"usage"` object in. */
+const TAIL_CHARS = 64 * 1024;
 
 /** Receives the response's bytes as the client does. */
 export interface UsageTap {
@@ -80,37 +92,94 @@ function createTextReader(
       },
     };
   }
+  // the line being read (up to its newline) and the event being gathered, each bounded: past
+  // MAX_EVENT_CHARS only their last TAIL_CHARS are kept
   let pending = '';
+  let pendingOverLimit = false;
   let data = '';
+  let dataOverLimit = false;
   const dispatch = (): void => {
-    if (data.includes('"usage"')) figures.merge(route.readUsage(parseJson(data)));
+    if (dataOverLimit) figures.merge(readTailUsage(route, data));
+    else if (data.includes('"usage"')) figures.merge(route.readUsage(parseJson(data)));
     data = '';
+    dataOverLimit = false;
   };
-  const readLine = (line: string): void => {
-    if (line === '' || line === '\r') {
+  const readLine = (line: string, overLimit: boolean): void => {
+    if (!overLimit && (line === '' || line === '\r')) {
       dispatch();
-    } else if (line.startsWith('data:')) {
-      const value = line.slice(line.startsWith('data: ') ? 6 : 5).replace(/\r$/, '');
-      data = data === '' ? value : `${data}\n${value}`;
+    } else if (overLimit || line.startsWith('data:')) {
+      // an over-long line kept only its tail, its field name gone with its head: it can only be data
+      const value = overLimit ? line : line.slice(line.startsWith('data: ') ? 6 : 5);
+      data = data === '' ? value.replace(/\r$/, '') : `${data}\n${value.replace(/\r$/, '')}`;
+      dataOverLimit ||= overLimit;
+      if (data.length > MAX_EVENT_CHARS) {
+        dataOverLimit = true;
+        data = data.slice(-TAIL_CHARS);
+      }
+    }
+  };
+  const appendPending = (text: string): void => {
+    pending += text;
+    if (pending.length > MAX_EVENT_CHARS) {
+      pendingOverLimit = true;
+      pending = pending.slice(-TAIL_CHARS);
     }
   };
   return {
     push(text) {
       // a long event (a whole response in `response.completed`) comes in many chunks: scan only the new text
-      if (!text.includes('\n')) {
-        pending += text;
+      const lastNewline = text.lastIndexOf('\n');
+      if (lastNewline === -1) {
+        appendPending(text);
         return;
       }
-      const lines = (pending + text).split('\n');
-      pending = lines.pop() ?? '';
-      for (const line of lines) readLine(line);
+      const lines = text.slice(0, lastNewline).split('\n');
+      appendPending(lines[0] as string);
+      readLine(pending, pendingOverLimit);
+      for (let index = 1; index < lines.length; index += 1) readLine(lines[index] as string, false);
+      pending = '';
+      pendingOverLimit = false;
+      appendPending(text.slice(lastNewline + 1));
     },
     finish() {
-      if (pending !== '') readLine(pending);
+      if (pending !== '') readLine(pending, pendingOverLimit);
       dispatch();
       return figures.result();
     },
   };
+}
+
+/**
+ * The usage in the tail of an event too long to parse: the last `"usage":{...}` object in it,
+ * read as each route reads its usage (at the top of the event, or in its `response`).
+ */
+function readTailUsage(route: ProxyRoute, tail: string): Partial<UsageFigures> | undefined {
+  const key = tail.lastIndexOf('"usage":');
+  if (key === -1) return undefined;
+  const start = tail.indexOf('{', key);
+  const end = start === -1 ? -1 : findObjectEnd(tail, start);
+  if (end === -1) return undefined;
+  const usage = parseJson(tail.slice(start, end));
+  return route.readUsage({ usage, response: { usage } });
+}
+
+/** The end (exclusive) of the JSON object opening at `start`, or -1 when the text ends first. */
+function findObjectEnd(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let at = start; at < text.length; at += 1) {
+    const character = text[at];
+    if (inString) {
+      if (character === '\\') at += 1;
+      else if (character === '"') inString = false;
+    } else if (character === '"') inString = true;
+    else if (character === '{') depth += 1;
+    else if (character === '}') {
+      depth -= 1;
+      if (depth === 0) return at + 1;
+    }
+  }
+  return -1;
 }
 
 /**

@@ -62,6 +62,7 @@ describe('agent-context: usage errors exit 2 with one line', () => {
       /^agent-context: --provider must be one of anthropic, openai, extractive, got "gemini"\n/,
     ],
     [['demo', 'extra'], /^agent-context: unexpected argument "extra"\n/],
+    [['proxy', '--uptream', 'http://127.0.0.1:9'], /^agent-context: unknown option --uptream\n/],
   ])('%j', async (args, message) => {
     const run = await runInProcess(args);
     expect(run.exitCode).toBe(2);

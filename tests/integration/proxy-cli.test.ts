@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI_PATH, createTemporaryDirectory, runCli, runInProcess } from './cli-helpers.js';
 import { sendRaw } from './proxy-harness.js';
@@ -117,6 +118,28 @@ describe('agent-context proxy', () => {
 
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toContain('--offload-timing must be as-they-age or on-arrival, got "later"');
+  });
+
+  it("keeps an idle connection open past Node's 5 s, so a client reusing it is not reset", async () => {
+    running = await startCommand(['--port', '0', '--upstream', upstream.origin], directory.path);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const get = (): Promise<{ status: number; reused: boolean }> =>
+      new Promise((resolve, reject) => {
+        const outgoing = httpRequest(`${running!.origin}/v1/models`, { agent }, (response) => {
+          response.resume();
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, reused: outgoing.reusedSocket }));
+        });
+        outgoing.on('error', reject);
+        outgoing.end();
+      });
+
+    const first = await get();
+    await new Promise((resolve) => setTimeout(resolve, 7_000));
+    const second = await get();
+    agent.destroy();
+
+    expect(first).toEqual({ status: 200, reused: false });
+    expect(second).toEqual({ status: 200, reused: true });
   });
 
   it('warns when it listens beyond this machine', async () => {

@@ -9,7 +9,7 @@ import { compactMessagesWith, type CompactPorts } from '../../src/core/compact/c
 import type { ResolvedCompactOptions } from '../../src/core/compact/compact-options.js';
 import { createExtractiveSummarizer } from '../../src/core/compact/extractive-summarizer.js';
 import { MAX_OFFLOADED_RESULTS_READ } from '../../src/core/compact/last-error.js';
-import { parseOffloadIndex } from '../../src/core/compact/offload-index.js';
+import { parseConversationIndex, parseOffloadIndex } from '../../src/core/compact/offload-index.js';
 import { buildBatchReference } from '../../src/core/offload-reference.js';
 import type { ContentStore } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';
@@ -189,7 +189,7 @@ describe('the offload index: every offloaded result one read away, with its gist
       Array.from({ length: 10 }, (_, offset) => `c${15 + offset}`),
     );
     expect(result.summary).toContain(
-      `- Index of all offloaded results, searchable with the read tool: {"ref":"${index?.reference}","count":25}`,
+      `- Index of all offloaded results and files read or edited, searchable with the read tool: {"ref":"${index?.reference}","count":25,"filesRead":0,"filesEdited":0}`,
     );
     const text = await store.get(store.keyFor(index!.reference)!);
     expect(parseOffloadIndex(text ?? '').map((entry) => [entry.toolUseId, entry.input, entry.reference])).toEqual(
@@ -265,6 +265,7 @@ describe('the offload index: every offloaded result one read away, with its gist
     expect(result.ledger?.offloadedResults.items).toHaveLength(10);
     expect(result.ledger?.offloadIndex).toBeUndefined();
     expect(result.summary).not.toContain('Index of all offloaded results');
+    expect(result.summary).not.toContain('in the index');
   });
 
   it('compacts all the same when the index cannot be written', async () => {
@@ -305,5 +306,71 @@ describe('the offload index: every offloaded result one read away, with its gist
     const path = result.ledger?.offloadIndex?.reference ?? '';
     expect(path).toMatch(/^\/work\/\.compact\/default\/offload-index-[0-9a-z]{11}\.md$/);
     expect(parseOffloadIndex(fileSystem.files.get(path) ?? '')).toHaveLength(11);
+  });
+});
+
+describe('the files of a long session: every file read or edited is in the index the ledger names', () => {
+  /** `count` successful Claude Code `Edit` calls, on `src/module-<n>.ts` from `first` on. */
+  function createEditHistory(count: number, first = 0): Message[] {
+    return Array.from({ length: count }, (_, offset) => first + offset).flatMap((index) =>
+      turn(
+        `e${index}`,
+        'Edit',
+        { file_path: `src/module-${index}.ts`, old_string: 'a', new_string: 'b' },
+        'The file has been updated.',
+      ),
+    );
+  }
+  const task: Message = { role: 'user', content: 'Rename the logger in every module.' };
+
+  it('lists the 15 most recent of 136 edited files, says the other 121 are in the index, and the index holds all 136', async () => {
+    const store = createMemoryStore();
+    const result = await setUp({ store }).run([system, task, ...createEditHistory(136), padding]);
+    const paths = Array.from({ length: 136 }, (_, index) => `src/module-${index}.ts`);
+    expect(result.ledger?.filesEdited).toEqual({ items: paths.slice(121), omittedCount: 121 });
+    const index = result.ledger?.offloadIndex;
+    expect(index).toMatchObject({ count: 0, filesRead: 0, filesEdited: 136 });
+    expect(result.summary).toContain(
+      '- Files edited (15 most recent; 121 earlier in the index): ["src/module-121.ts", ',
+    );
+    expect(result.summary).toContain(
+      `- Index of all offloaded results and files read or edited, searchable with the read tool: {"ref":"${index?.reference}","count":0,"filesRead":0,"filesEdited":136}`,
+    );
+    const text = (await store.get(store.keyFor(index!.reference)!)) ?? '';
+    expect(parseConversationIndex(text).filesEdited).toEqual(paths);
+  });
+
+  it('the read tool finds an early edited file in the index', async () => {
+    const store = createMemoryStore();
+    const { ledger } = await setUp({ store }).run([system, task, ...createEditHistory(136), padding]);
+    const found = await createReadOffloadedTool({ store }).execute({
+      ref: ledger!.offloadIndex!.reference,
+      pattern: 'module-7\\.ts',
+    });
+    expect(found).toContain('"src/module-7.ts"');
+  });
+
+  it('carries the edited files over a later compaction, each once at its latest edit', async () => {
+    const store = createMemoryStore();
+    const { run } = setUp({ store });
+    const first = await run([system, task, ...createEditHistory(136), padding]);
+    const second = await run([
+      ...first.messages,
+      { role: 'user', content: 'Now the tests.' },
+      ...createEditHistory(10, 136),
+      ...createEditHistory(1, 3),
+      padding,
+    ]);
+    const text = (await store.get(store.keyFor(second.ledger!.offloadIndex!.reference)!)) ?? '';
+    const edited = parseConversationIndex(text).filesEdited;
+    expect(edited).toHaveLength(146);
+    expect(edited.at(-1)).toBe('src/module-3.ts');
+    expect(second.ledger?.filesEdited.omittedCount).toBe(131);
+  });
+
+  it('writes no index when the ledger lists every file', async () => {
+    const result = await setUp({ store: createMemoryStore() }).run([system, task, ...createEditHistory(15), padding]);
+    expect(result.ledger?.filesEdited.omittedCount).toBe(0);
+    expect(result.ledger?.offloadIndex).toBeUndefined();
   });
 });

@@ -681,7 +681,7 @@ describe('compactMessagesWith', () => {
     /** A vitest log over 8 KB whose failure is at its end, as a test runner prints it. */
     const testLog = [
       ' RUN  v3.2.4 /repo',
-      ...Array.from({ length: 300 }, (_, index) => ` ✓ tests/round.test.ts > rounds case ${index} 0ms`),
+      ...Array.from({ length: 1000 }, (_, index) => ` ✓ tests/round.test.ts > rounds case ${index} 0ms`),
       ' FAIL  tests/tax.test.ts > splitInclusiveAmount > uses the invoice mode',
       'AssertionError: expected { netMinor: 2336 } to deeply equal { netMinor: 2337 }',
       ' Test Files  1 failed | 4 passed (5)',
@@ -745,11 +745,11 @@ describe('compactMessagesWith', () => {
       );
     });
 
-    it('reads only its first and last 4 KB, by ranges', async () => {
+    it('reads only its first and last 16 KB, by ranges', async () => {
       const memory = createMemoryStore();
       await memory.putIfAbsent(key, testLog);
       const size = (await memory.stat(key))!.size;
-      expect(size).toBeGreaterThan(8192);
+      expect(size).toBeGreaterThan(2 * 16_384);
       const { store, reads } = recordReads(memory);
       const { ports, resolved } = setUp();
       await compactMessagesWith(createFailedTestHistory(memory.referenceFor(key)), resolved, {
@@ -758,8 +758,8 @@ describe('compactMessagesWith', () => {
       });
       expect(reads).toEqual([
         `stat ${key}`,
-        `get ${key} {"offset":0,"length":4096}`,
-        `get ${key} {"offset":${size - 4096},"length":4096}`,
+        `get ${key} {"offset":0,"length":16384}`,
+        `get ${key} {"offset":${size - 16_384},"length":16384}`,
       ]);
     });
 
@@ -845,6 +845,58 @@ describe('compactMessagesWith', () => {
     });
   });
 
+  describe('Commands run: an offloaded command is listed by its text, not its reference', () => {
+    const key = 'default/tool-input-toolu_write-0123456789abcdef.md';
+    const heredoc = `cat > src/importer.ts <<'EOF'\n${'export const skipBlank = (line: string) => line.trim() !== "";\n'.repeat(60)}EOF`;
+
+    function createHeredocHistory(reference: string): Message[] {
+      return [
+        system,
+        { role: 'user', content: 'Make the importer skip blank lines.' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool_use', id: 'toolu_write', name: 'Bash', input: { command: buildBatchReference(reference) } },
+          ],
+        },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_write', content: '' }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_test', name: 'Bash', input: { command: 'npm test' } }],
+        },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_test', content: 'all passed' }] },
+        { role: 'assistant', content: 'Done. '.repeat(400) },
+      ];
+    }
+
+    it('lists the start of the command the store holds, cut, with the cut marked', async () => {
+      const store = createMemoryStore();
+      await store.putIfAbsent(key, heredoc);
+      const { ports, resolved } = setUp();
+      const result = await compactMessagesWith(createHeredocHistory(store.referenceFor(key)), resolved, {
+        ...ports,
+        ...archiveTarget(store),
+      });
+      const [written, tested] = result.ledger?.commands.items ?? [];
+      expect(written).toMatch(/^cat > src\/importer\.ts <<'EOF'\nexport const skipBlank/);
+      expect(written).toMatch(/ \[…\]$/);
+      expect(written!.length).toBeLessThanOrEqual(160);
+      expect(tested).toBe('npm test');
+      expect(result.summary).not.toContain('Content offloaded to');
+    });
+
+    it('names the whole reference, uncut, when the command cannot be read back', async () => {
+      const store = createMemoryStore();
+      const reference = store.referenceFor(`default/tool-input-toolu_write-${'f'.repeat(16)}.md`);
+      const { ports, resolved } = setUp();
+      const result = await compactMessagesWith(createHeredocHistory(reference), resolved, {
+        ...ports,
+        ...archiveTarget(store),
+      });
+      expect(result.ledger?.commands.items[0]).toBe(`[command offloaded to ${reference}]`);
+    });
+  });
+
   describe('a summary far over its budget', () => {
     const budget = computeSummaryMaxTokens(1200);
     const runaway = 'The same line again and again.\n'.repeat(135_300); // 4 MB
@@ -924,13 +976,21 @@ describe('compactMessagesWith', () => {
       expect(result.ledger?.archiveReference).toBe(archive1);
     });
 
-    it('compares local counts: a provider figure (lastUsage) above the local count does not make a larger result look smaller', async () => {
-      const { run } = setUp({ resolved: { force: false, lastUsage: { inputTokens: 100_000, messageCount: 2 } } });
+    it('measures the gain as the trigger measured the history: a 5-message history anchored at 190,000 tokens is compacted', async () => {
       const history: Message[] = [
-        { role: 'user', content: 'hello' },
-        { role: 'assistant', content: 'hi' },
+        { role: 'user', content: 'Summarize the design doc.' },
+        { role: 'assistant', content: 'Reading it.' },
+        { role: 'user', content: 'Go on.' },
+        { role: 'assistant', content: 'Done.' },
+        { role: 'user', content: 'Thanks.' },
       ];
-      expect((await run(history)).skippedReason).toBe('no-gain');
+      const lastUsage = { inputTokens: 190_000, messageCount: 4 };
+      const { run } = setUp({ resolved: { force: false, contextTokenLimit: 200_000, lastUsage } });
+      const result = await run(history);
+      expect(countHistoryTokens(history, { tokenCounter: charCounter })).toBeLessThan(result.stats.compactedTokenCount);
+      expect(result.compacted).toBe(true);
+      expect(result.skippedReason).toBeUndefined();
+      expect(result.stats.originalTokenCount).toBeGreaterThan(190_000);
     });
 
     it('force compacts a small history all the same: the summary pair replaces it, though it is larger', async () => {

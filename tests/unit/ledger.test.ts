@@ -345,13 +345,16 @@ describe('buildLedger: recoverable compaction', () => {
       input: `make ${index}`,
       reference: `./tool-result-b${index}.md`,
     }));
-    const index = { reference: '/work/.compact/default/offload-index-abc.md', entries };
+    const index = { reference: '/work/.compact/default/offload-index-abc.md', entries, filesRead: [], filesEdited: [] };
     const ledger = buildLedgerFromFacts(gatherFacts([]), { archiveReference: null, offloadIndex: index }, undefined);
     expect(ledger.offloadedResults).toEqual({ items: entries.slice(15), omittedCount: 15 });
-    expect(ledger.offloadIndex).toEqual({ reference: index.reference, count: 25 });
+    expect(ledger.offloadIndex).toEqual({ reference: index.reference, count: 25, filesRead: 0, filesEdited: 0 });
     const rendered = renderLedger(ledger);
+    expect(rendered).toContain(
+      '- Offloaded tool results [tool, id, input, reference] (10 most recent; 15 earlier in the index):',
+    );
     expect(rendered.split('\n').at(-1)).toBe(
-      `- Index of all offloaded results, searchable with the read tool: {"ref":"${index.reference}","count":25}`,
+      `- Index of all offloaded results and files read or edited, searchable with the read tool: {"ref":"${index.reference}","count":25,"filesRead":0,"filesEdited":0}`,
     );
     expect(parseLedger(rendered)).toEqual(ledger);
   });

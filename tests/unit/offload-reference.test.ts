@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   appendErrorLine,
+  appendPreview,
   buildBatchReference,
+  buildPagingLine,
   buildDirectReference,
   buildPreview,
   isOffloadReference,
@@ -61,6 +63,38 @@ describe('isOffloadReference (a reference is exactly a reference)', () => {
 
   it('does not take a first line that does not end with ] for a reference', () => {
     expect(isOffloadReference('[Content offloaded to: ./a.md] and then some')).toBe(false);
+  });
+});
+
+describe('the paging line of a cut result', () => {
+  const lines = Array.from({ length: 90 }, (_, index) => `line ${index}: ${'x'.repeat(20)}`).join('\n');
+
+  it('says how many lines the whole has and about how many make a page', () => {
+    expect(buildPagingLine(lines, 500)).toBe(
+      '\nRead in pages (90 lines, about 16 lines a page): pass an offset and a limit, or search it.',
+    );
+  });
+
+  it('is left out when a page would hold every line (one long line)', () => {
+    expect(buildPagingLine('x'.repeat(5000), 500)).toBe('');
+    expect(appendPreview(buildDirectReference('/s/a.md'), lines, { headChars: 5000, tailChars: 0 }, 500)).toBe(
+      `${buildDirectReference('/s/a.md')}${buildPreview(lines, { headChars: 5000, tailChars: 0 })}`,
+    );
+  });
+
+  it('leaves a reference a reference, after an error line and before a cut preview (property)', () => {
+    fc.assert(
+      fc.property(reference, content, preview, fc.integer({ min: 1, max: 2000 }), (line, text, sizes, page) => {
+        const cut = appendPreview(appendErrorLine(line, 'Error: failed'), text + lines, sizes, page);
+        expect(isOffloadReference(cut)).toBe(true);
+        expect(readReferenceErrorLine(cut)).toBe('Error: failed');
+      }),
+    );
+  });
+
+  it('is not taken for ours when a tool printed it without a preview after it', () => {
+    const line = buildDirectReference('/s/a.md');
+    expect(isOffloadReference(line + buildPagingLine(lines, 500))).toBe(false);
   });
 });
 

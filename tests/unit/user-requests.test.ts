@@ -198,6 +198,75 @@ describe('the task and the latest request are what the user asked', () => {
     ).toEqual(['Fix the importer.', 'Fix the importer.']);
   });
 
+  const ENVIRONMENT_CONTEXT =
+    '<environment_context>\n  <cwd>/home/ada/importer</cwd>\n  <approval_policy>on-request</approval_policy>\n  <sandbox_mode>workspace-write</sandbox_mode>\n  <shell>zsh</shell>\n</environment_context>';
+  const USER_INSTRUCTIONS = '<user_instructions>\n\nRun the tests with npm test.\n\n</user_instructions>';
+  const AGENTS_INSTRUCTIONS =
+    '# AGENTS.md instructions for /home/ada/importer\n\n<INSTRUCTIONS>\nRun the tests with npm test.\n</INSTRUCTIONS>';
+  const TURN_ABORTED =
+    '<turn_aborted>\nThe user interrupted the previous turn on purpose. Any running unified exec processes may still be running in the background.\n</turn_aborted>';
+  const TASK_NOTIFICATION =
+    '<task-notification>\n<task-id>b7x2k</task-id>\n<status>completed</status>\n<summary>Background command "npm test" completed (exit code 0)</summary>\n</task-notification>\nRead the output file to retrieve the result: /tmp/claude/tasks/b7x2k.output';
+
+  it.each([
+    ["Codex's environment context", ENVIRONMENT_CONTEXT],
+    ["Codex's user instructions", USER_INSTRUCTIONS],
+    ["Codex's AGENTS.md instructions", AGENTS_INSTRUCTIONS],
+    ["Codex's aborted turn", TURN_ABORTED],
+    ["Codex's approved command prefix", 'Approved command prefix saved:\n- ["npm", "test"]'],
+    ["Claude Code's background task notification", TASK_NOTIFICATION],
+    ['an interruption without a reason', '[Request interrupted by user]'],
+  ])('%s is never the latest request', (_, text) => {
+    expect(
+      requestsOf([{ role: 'user', content: 'Fix the importer.' }, answer, result, { role: 'user', content: text }]),
+    ).toEqual(['Fix the importer.', 'Fix the importer.']);
+  });
+
+  it('the task of a Codex session is what the user typed, not the instructions and environment Codex sends first', () => {
+    const messages: Message[] = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: AGENTS_INSTRUCTIONS },
+          { type: 'text', text: ENVIRONMENT_CONTEXT },
+        ],
+      },
+      { role: 'user', content: 'Make the importer skip blank lines.' },
+      answer,
+      result,
+      { role: 'user', content: [{ type: 'text', text: TURN_ABORTED }] },
+      { role: 'user', content: 'Keep the header row.' },
+      answer,
+      result,
+      { role: 'user', content: 'Approved command prefix saved:\n- ["npm", "test"]' },
+    ];
+    expect(requestsOf(messages)).toEqual(['Make the importer skip blank lines.', 'Keep the header row.']);
+  });
+
+  it('the task of a continued Claude Code session is the request after its continuation summary', () => {
+    const messages: Message[] = [
+      {
+        role: 'user',
+        content:
+          'This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\nAnalysis:\nThe user asked to fix the importer.\n\nPlease continue the conversation from where we left it off without asking the user any further questions.',
+      },
+      answer,
+      result,
+      { role: 'user', content: [{ type: 'text', text: '[Request interrupted by user for tool use]' }] },
+      { role: 'user', content: [{ type: 'text', text: TASK_NOTIFICATION }] },
+      { role: 'user', content: 'Now add a test for blank lines.' },
+    ];
+    expect(requestsOf(messages)).toEqual(['Now add a test for blank lines.', 'Now add a test for blank lines.']);
+  });
+
+  it('keeps what the user typed after an interruption in the same text', () => {
+    const messages: Message[] = [
+      { role: 'user', content: '[Request interrupted by user]\nUse the csv module instead.' },
+      answer,
+    ];
+    expect(requestsOf(messages)[0]).toBe('Use the csv module instead.');
+  });
+
   it('keeps what the user typed around a reminder the harness appended', () => {
     const messages: Message[] = [
       {

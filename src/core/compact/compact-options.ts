@@ -171,6 +171,15 @@ export interface ArchiveOptions {
    * store's reference (`redis://...`). Not with `fileWriter` or `outputDir`.
    */
   store?: ContentStore | undefined;
+  /**
+   * The folder `offloadToolResults` wrote to (its `outputDir`), absolute or relative to
+   * `workDir`, when it is not inside `workDir` or its references are relative
+   * (`./tool-result-x.md`): the last error a tool printed is read back from the results offloaded
+   * there (their first and last 16 KB). A result offloaded to a folder inside `workDir`, or into
+   * `store`, is read back without it.
+   * @default undefined (folders inside `workDir`, and `store`)
+   */
+  offloadDir?: string | undefined;
 }
 
 /** Which recently read files are read again and put back after the summary. Part of {@link CompactOptions}. */
@@ -287,6 +296,8 @@ export interface ResolvedCompactOptions extends ResolvedRestoreOptions {
   retryBaseDelayMs: number;
   /** As given (absolute or relative to `workDir`). */
   outputDir: string;
+  /** Absolute; `undefined` when not given. */
+  offloadDir?: string | undefined;
   archive: ArchivePolicy;
   sessionId: string;
   resumeMessage: string | undefined;
@@ -419,6 +430,11 @@ export function resolveCompactOptions(
   if (resumeMessage !== undefined && (typeof resumeMessage !== 'string' || resumeMessage.trim() === '')) {
     throw new InvalidOptionError(`resumeMessage must be a non-blank string, got ${describeValue(resumeMessage)}`);
   }
+  const restore = resolveRestoreOptions(options, env, currentDir);
+  const offloadDir =
+    options.offloadDir === undefined
+      ? undefined
+      : resolvePathFrom(restore.workDir, assertDirectorySetting('offloadDir', options.offloadDir));
   return {
     ...trigger,
     force: options.force ?? false,
@@ -433,7 +449,8 @@ export function resolveCompactOptions(
     outputDir: resolveTableOption(OPTIONS.compactOutputDir, options.outputDir, env),
     archive: resolveArchivePolicy(options.archive),
     sessionId: resolveTableOption(OPTIONS.sessionId, options.sessionId),
-    ...resolveRestoreOptions(options, env, currentDir),
+    offloadDir,
+    ...restore,
     resumeMessage,
     signal: options.signal,
   };

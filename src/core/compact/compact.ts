@@ -13,9 +13,11 @@ import { partitionMessages } from './partition.js';
 import { archiveRest } from './persist.js';
 import { gatherFacts, type ConversationFacts } from './conversation-facts.js';
 import { findLastErrorReadingStore } from './last-error.js';
+import { readOffloadedCommandHeads, type OffloadFolderStore } from './stored-text.js';
 import {
   appendLedger,
   buildLedgerFromFacts,
+  collectIndexedFiles,
   describeLastError,
   LEDGER_LIMITS,
   parseLedger,
@@ -26,7 +28,7 @@ import {
   mergeOffloadedResults,
   readOffloadIndex,
   writeOffloadIndex,
-  type OffloadedResultEntry,
+  type ConversationIndex,
 } from './offload-index.js';
 import { collectRestoredFiles } from './restore.js';
 import { summarizeWithRetry } from './retry.js';
@@ -42,8 +44,9 @@ import { computeSummaryMaxTokens } from './summarize-with-llm.js';
  *   `archive` is `'required'` (the default): nothing is dropped that is not saved;
  * - `'summarizer-failed'`: every summary attempt threw or returned blank text (`error` holds the last error);
  * - `'no-gain'`: the trigger compacted (not `force`), and the compacted history would not have
- *   been smaller than the input (as counted locally): a summary, its ledger and the restored
- *   files as large as what they replace. The archive is written all the same
+ *   been smaller than the input as the trigger counted it (with `lastUsage`, the provider's
+ *   figure plus the messages after it; else the local count): a summary, its ledger and the
+ *   restored files as large as what they replace. The archive is written all the same
  *   (`originalMessagesPath`). With `force`, such a history is compacted all the same.
  */
 export type CompactSkipReason =
@@ -125,6 +128,12 @@ export interface CompactPorts {
    * unless it is a `FileWriter`'s, which only writes.
    */
   readStore: ContentStore | undefined;
+  /**
+   * Where an offloaded result that `readStore` does not hold is read back from, when its reference
+   * names a folder compaction may read (`offloadToolResults`' folder): only its first and last
+   * bytes, for the last error.
+   */
+  offloadFolderStore?: OffloadFolderStore | undefined;
   tokenCounter: TokenCounter;
   logger: Logger;
   /** The wait between summary attempts, cancelled by the signal (`compactMessages` passes a real timer). */
@@ -134,18 +143,29 @@ export interface CompactPorts {
 }
 
 /**
- * Every offloaded result the history references: those of an earlier compaction's index (read
- * from `store` when it can read), those its ledger lists, then those of `facts`, each once.
+ * What the offload index lists: every offloaded result the history references (those of an
+ * earlier compaction's index, read from `store` when it can read, those its ledger lists, then
+ * those of `facts`, each once) and every file read or edited (likewise).
  */
-async function collectOffloadedResults(
+async function collectIndexEntries(
   facts: ConversationFacts,
+  options: Pick<ResolvedCompactOptions, 'readToolNames' | 'pathField'>,
   store: ContentStore | undefined,
   logger: Logger,
-): Promise<OffloadedResultEntry[]> {
+): Promise<ConversationIndex> {
   const previous = facts.earlierSummary === undefined ? undefined : parseLedger(facts.earlierSummary);
-  const indexed =
-    previous?.offloadIndex === undefined ? [] : await readOffloadIndex(previous.offloadIndex.reference, store, logger);
-  return mergeOffloadedResults(indexed, previous?.offloadedResults.items ?? [], listOffloadedResults(facts));
+  const earlier =
+    previous?.offloadIndex === undefined
+      ? { results: [], filesRead: [], filesEdited: [] }
+      : await readOffloadIndex(previous.offloadIndex.reference, store, logger);
+  return {
+    results: mergeOffloadedResults(
+      earlier.results,
+      previous?.offloadedResults.items ?? [],
+      listOffloadedResults(facts),
+    ),
+    ...collectIndexedFiles(facts, options, earlier),
+  };
 }
 
 function skip(messages: readonly Message[], skippedReason: CompactSkipReason): CompactOutcome {
@@ -173,16 +193,16 @@ function skip(messages: readonly Message[], skippedReason: CompactSkipReason): C
  *    itself with `'summarizer-failed'` and the last error. A summary over
  *    `computeSummaryMaxTokens(summaryMaxWords)` tokens is cut to it, with a marker.
  *    The last error a tool printed is found first (when its result, or a newer one that may
- *    hold it, was offloaded into `ports.readStore`, a few KB of it are read back) and given to the
- *    summarizer.
+ *    hold it, was offloaded into `ports.readStore` or a folder `ports.offloadFolderStore` reads,
+ *    its first and last 16 KB are read back) and given to the summarizer.
  * 5. Write the offload index (every offloaded result of Rest and of the earlier index, with
- *    tool, input gist and reference; only when there are more than the ledger lists) to the
- *    archive's store, then append the ledger of Rest
+ *    tool, input gist and reference, and every file read or edited; only when there are more
+ *    than the ledger lists) to the archive's store, then append the ledger of Rest
  *    (the archive's reference, the most recent offloaded results and the index, task, latest
  *    request, files, commands, the last error with its line) to the summary.
  * 6. Restore recent files from the whole history, then assemble and count. Unless `force`, a
- *    result not smaller than the input (both counted locally) is not kept: the input array
- *    itself, `'no-gain'`.
+ *    result not smaller than the input as the trigger counted it (with `lastUsage` when given)
+ *    is not kept: the input array itself, `'no-gain'`.
  *
  * An abort rejects with the signal's reason at any step.
  */
@@ -220,8 +240,19 @@ export async function compactMessagesWith(
   }
   const originalMessagesPath = archive.path;
   const facts = gatherFacts(rest);
-  const found = await findLastErrorReadingStore(facts, { store: readStore, logger, signal });
+  const found = await findLastErrorReadingStore(facts, {
+    store: readStore,
+    offloadFolderStore: ports.offloadFolderStore,
+    logger,
+    signal,
+  });
   const lastError = found === undefined ? undefined : describeLastError(found);
+  const commandHeads = await readOffloadedCommandHeads(facts, {
+    store: readStore,
+    offloadFolderStore: ports.offloadFolderStore,
+    logger,
+    signal,
+  });
 
   let summarizerText: string;
   try {
@@ -257,12 +288,13 @@ export async function compactMessagesWith(
       `compact: the summary (${summarizerText.length} characters) is over its budget of ${summaryMaxTokens} tokens; it was cut to fit`,
     );
   }
-  const offloaded = await collectOffloadedResults(facts, readStore, logger);
-  const offloadIndex = await writeOffloadIndex(offloaded, {
+  const indexed = await collectIndexEntries(facts, options, readStore, logger);
+  const offloadIndex = await writeOffloadIndex(indexed, {
     store,
     sessionId: options.sessionId,
     logger,
     ledgerLimit: LEDGER_LIMITS.offloadedResults,
+    fileLimit: LEDGER_LIMITS.files,
   });
   throwIfAborted(signal);
   const ledger = buildLedgerFromFacts(
@@ -273,6 +305,7 @@ export async function compactMessagesWith(
       pathField: options.pathField,
       resumeMessage: options.resumeMessage,
       offloadIndex,
+      commandHeads,
     },
     found,
   );
@@ -301,9 +334,10 @@ export async function compactMessagesWith(
     tokenCounter,
     tokenSafetyFactor: options.tokenSafetyFactor,
   });
-  // local against local: a provider's figure for the input (lastUsage) also counts what the
-  // messages do not hold (system prompt, tools), which would make any result look smaller
-  const inputTokenCount = countHistoryTokens(messages, { tokenCounter, tokenSafetyFactor: options.tokenSafetyFactor });
+  // measured as the trigger measured it: a caller's `lastUsage` is the history's size the
+  // trigger trusted, so a gain is judged against it too (a history of few messages anchored at
+  // 190,000 tokens is not "31 tokens" because the local count says so)
+  const inputTokenCount = originalTokenCount;
   // an explicit `force` is the caller's decision: the guard protects only the trigger's own
   // compactions (the summary's budget above still bounds a runaway summarizer)
   if (!options.force && compactedTokenCount >= inputTokenCount) {

@@ -11,9 +11,9 @@
  */
 import { throwIfAborted } from '../abort.js';
 import { describeError } from '../errors.js';
-import type { ContentStore, Logger } from '../ports.js';
+import type { Logger } from '../ports.js';
 import { readReferenceErrorLine } from '../offload-reference.js';
-import { resolveKey } from '../reference-keys.js';
+import { locateStoredReference, type StoredTextSources } from './stored-text.js';
 import {
   findOffloadedReference,
   renderResultText,
@@ -24,12 +24,12 @@ import {
 import { findErrorLine, firstLine, printsItsOwnErrors } from './error-lines.js';
 
 /** Bytes read from the start of an offloaded result: where a tool's first error usually is. */
-export const OFFLOADED_ERROR_HEAD_BYTES = 4096;
+export const OFFLOADED_ERROR_HEAD_BYTES = 16_384;
 /**
  * Bytes read from its end: a test runner or a compiler prints its summary (`FAIL ...`,
  * `AssertionError: ...`, a traceback's last line) at the end of a long log.
  */
-export const OFFLOADED_ERROR_TAIL_BYTES = 4096;
+export const OFFLOADED_ERROR_TAIL_BYTES = 16_384;
 /**
  * Offloaded results read back at most, newest first, while looking for the last error: each
  * costs a few small reads, and the results older than these are judged by what the history holds.
@@ -93,9 +93,7 @@ export function findLastError(facts: ConversationFacts): LastErrorFinding | unde
 }
 
 /** Options of {@link findLastErrorReadingStore}. */
-export interface FindLastErrorReadingStoreOptions {
-  /** The store compaction writes its archive to; `undefined` when it only has a file writer, which cannot read. */
-  store: ContentStore | undefined;
+export interface FindLastErrorReadingStoreOptions extends StoredTextSources {
   /** Receives why a text was not read: `debug` when expected, `warn` when the store failed. */
   logger: Logger;
   /** Ends the wait between reads. */
@@ -104,11 +102,12 @@ export interface FindLastErrorReadingStoreOptions {
 
 /**
  * {@link findLastError}, reading back the head and tail of the offloaded results it must judge
- * (at most {@link MAX_OFFLOADED_RESULTS_READ}, newest first) from `store`, so that the error
- * line of an offloaded failing log is found, next to its reference. A reference that is not
- * one of `store`'s offloaded values (another store, another prefix, not this package's), a
- * value gone, or a store that fails, leaves that result judged by what the history holds (the
- * failure logged). Rejects only with the signal's reason.
+ * (at most {@link MAX_OFFLOADED_RESULTS_READ}, newest first) from `store`, or from the folder
+ * `offloadFolderStore` names for a reference `store` does not hold, so that the error line of
+ * an offloaded failing log is found, next to its reference. A reference that is neither's
+ * offloaded value (another store, another prefix, not this package's), a value gone, or a store
+ * that fails, leaves that result judged by what the history holds (the failure logged). Rejects
+ * only with the signal's reason.
  */
 export async function findLastErrorReadingStore(
   facts: ConversationFacts,
@@ -151,44 +150,42 @@ async function readHeadAndTail(
   reference: string,
   options: FindLastErrorReadingStoreOptions,
 ): Promise<string | undefined> {
-  const { store, logger } = options;
+  const { logger } = options;
   const judged = 'it is judged by the reference the history holds';
-  if (store === undefined) {
+  const quoted = JSON.stringify(reference);
+  const places = await locateStoredReference(reference, options);
+  if (places.length === 0) {
     logger.debug?.(
-      `compact: a result was offloaded to ${JSON.stringify(reference)} and compaction has no store to read it from; ${judged}`,
+      options.store === undefined && options.offloadFolderStore === undefined
+        ? `compact: a result was offloaded to ${quoted} and compaction has no store to read it from; ${judged}`
+        : `compact: the reference ${quoted} is not content offloaded to this store or to a folder compaction reads; ${judged}`,
     );
     return undefined;
   }
-  // the read tool's own rule: only what this package offloaded into this store is read
-  const resolved = await resolveKey(store, reference, undefined);
-  if ('refusal' in resolved) {
-    logger.debug?.(
-      `compact: the reference ${JSON.stringify(reference)} is not content offloaded to this store; ${judged}`,
-    );
-    return undefined;
-  }
-  const { key } = resolved;
   try {
-    const size = (await store.stat(key))?.size;
     let text: string | undefined;
-    if (size !== undefined && size <= OFFLOADED_ERROR_HEAD_BYTES + OFFLOADED_ERROR_TAIL_BYTES) {
-      text = await store.get(key, { offset: 0, length: size });
-    } else if (size !== undefined) {
-      const head = await store.get(key, { offset: 0, length: OFFLOADED_ERROR_HEAD_BYTES });
-      const tail = await store.get(key, {
-        offset: size - OFFLOADED_ERROR_TAIL_BYTES,
-        length: OFFLOADED_ERROR_TAIL_BYTES,
-      });
-      text =
-        head === undefined || tail === undefined ? undefined : `${dropCutLastLine(head)}\n${dropCutFirstLine(tail)}`;
+    // a relative reference (`./tool-result-x.md`) names a key in every place: the one holding it answers
+    for (const { store, key } of places) {
+      const size = (await store.stat(key))?.size;
+      if (size === undefined) continue;
+      if (size <= OFFLOADED_ERROR_HEAD_BYTES + OFFLOADED_ERROR_TAIL_BYTES) {
+        text = await store.get(key, { offset: 0, length: size });
+      } else {
+        const head = await store.get(key, { offset: 0, length: OFFLOADED_ERROR_HEAD_BYTES });
+        const tail = await store.get(key, {
+          offset: size - OFFLOADED_ERROR_TAIL_BYTES,
+          length: OFFLOADED_ERROR_TAIL_BYTES,
+        });
+        text =
+          head === undefined || tail === undefined ? undefined : `${dropCutLastLine(head)}\n${dropCutFirstLine(tail)}`;
+      }
+      break;
     }
     if (text === undefined)
-      logger.debug?.(
-        `compact: nothing is stored under ${JSON.stringify(reference)} (it may have been pruned); ${judged}`,
-      );
+      logger.debug?.(`compact: nothing is stored under ${quoted} (it may have been pruned); ${judged}`);
     return text;
   } catch (error) {
-    logger.warn(`compact: could not read ${JSON.stringify(reference)} back (${describeError(error)}); ${judged}`);
+    logger.warn(`compact: could not read ${quoted} back (${describeError(error)}); ${judged}`);
     return undefined;
   }
 }

@@ -6,7 +6,9 @@
  * summarizer's text, and read back from an earlier summary at the next compaction, so its
  * facts carry over from one compaction to the next. Pure.
  */
+import { isOffloadReference } from '../offload-reference.js';
 import type { SummarizerOptions } from '../ports.js';
+import { extractReference } from '../reference-keys.js';
 import { findHeadEnd } from '../text.js';
 import type { Message } from '../types.js';
 import { gatherFacts, isPathLike, type ConversationFacts } from './conversation-facts.js';
@@ -19,6 +21,7 @@ import {
   type OffloadedResultEntry,
   type OffloadIndex,
 } from './offload-index.js';
+import type { StoredHead } from './stored-text.js';
 
 export type { OffloadedResultEntry } from './offload-index.js';
 
@@ -72,12 +75,16 @@ export interface CompactionSummarizerOptions extends SummarizerOptions {
   lastError?: LedgerError | undefined;
 }
 
-/** The index of every offloaded result, written in the store by a compaction. */
+/** The index of every offloaded result and every file read or edited, written in the store by a compaction. */
 export interface LedgerOffloadIndex {
   /** As the read tool takes it: the tool pages and searches it. */
   reference: string;
   /** How many offloaded results it lists. */
   count: number;
+  /** How many files read it lists (absent from an index written before it listed files). */
+  filesRead?: number | undefined;
+  /** How many files written, edited or deleted it lists (absent from an index written before it listed files). */
+  filesEdited?: number | undefined;
 }
 
 /** The facts every summary of a compaction carries. */
@@ -90,7 +97,7 @@ export interface CompactLedger {
   task: string | undefined;
   /** The latest user request. */
   latestRequest: string | undefined;
-  /** Files read (by a successful call or a restored-file message), least recent first. */
+  /** Files read (by a successful call or a restored-file message), least recent first; every one is in the index when there is one. */
   filesRead: LedgerList<string>;
   /** Files written, edited or deleted by a successful call, least recent first. */
   filesEdited: LedgerList<string>;
@@ -115,11 +122,18 @@ export interface BuildLedgerOptions {
   /** A user message compaction itself appends (`"Continue with the task."`): not a request. */
   resumeMessage?: string | undefined;
   /**
-   * The index of every offloaded result, written beforehand: the ledger lists its most recent
-   * entries and names it. Without it, the ledger lists the most recent offloaded results of
-   * the messages and of the earlier ledger.
+   * The index of every offloaded result and every file read or edited, written beforehand
+   * (from {@link collectIndexedFiles}): the ledger lists its most recent entries and names it.
+   * Without it, the ledger lists the most recent offloaded results and files of the messages
+   * and of the earlier ledger.
    */
   offloadIndex?: OffloadIndex | undefined;
+  /**
+   * The start of each shell command that was offloaded (its input holds only the reference),
+   * by reference, as compaction read it back: the ledger lists the command by it. A command
+   * not here is listed as `[command offloaded to <reference>]`.
+   */
+  commandHeads?: ReadonlyMap<string, StoredHead> | undefined;
 }
 
 /** How much the ledger keeps: it must stay a short section whatever the history. */
@@ -146,13 +160,16 @@ const LABELS = {
   commands: 'Commands run',
   lastError: 'Last error',
   offloadedResults: 'Offloaded tool results [tool, id, input, reference]',
-  offloadIndex: 'Index of all offloaded results, searchable with the read tool',
+  offloadIndex: 'Index of all offloaded results and files read or edited, searchable with the read tool',
 } as const;
+/** The index's label before the index listed files: still read. */
+const RESULTS_ONLY_INDEX_LABEL = 'Index of all offloaded results, searchable with the read tool';
 /** What the offloaded results' label started with before entries had an input: still read. */
 const OFFLOADED_RESULTS_LABEL_START = 'Offloaded tool results [';
 
-/** `- Label: value`, or `- Label (N most recent; M earlier not listed): value`. */
-const LEDGER_LINE = /^- ([A-Za-z ,[\]]+?)(?: \(\d+ most recent; (\d+) earlier not listed\))?:(?: (.*))?$/;
+/** `- Label: value`, or `- Label (N most recent; M earlier not listed): value` (`... earlier in the index` when the index lists them). */
+const LEDGER_LINE =
+  /^- ([A-Za-z ,[\]]+?)(?: \(\d+ most recent; (\d+) earlier (?:not listed|in the index)\))?:(?: (.*))?$/;
 const ENTRY_LINE = /^ {2}- (.*)$/;
 
 /**
@@ -185,7 +202,7 @@ export function buildLedgerFromFacts(
   const { reads, edits } = collectFileTouches(facts, options);
   const commands = facts.calls.flatMap((call) => {
     const command = extractCommand(call.name, call.input);
-    return command === undefined ? [] : [cutText(command, LEDGER_LIMITS.commandChars)];
+    return command === undefined ? [] : [describeCommand(command, options.commandHeads)];
   });
   const { offloadIndex } = options;
   const firstRequest = requests[0];
@@ -203,8 +220,14 @@ export function buildLedgerFromFacts(
       (firstRequest === undefined ? undefined : cutText(firstRequest.text, LEDGER_LIMITS.requestChars)),
     latestRequest:
       latestRequest === undefined ? previous?.latestRequest : cutText(latestRequest.text, LEDGER_LIMITS.requestChars),
-    filesRead: mergeList(previous?.filesRead, reads, LEDGER_LIMITS.files, (path) => path),
-    filesEdited: mergeList(previous?.filesEdited, edits, LEDGER_LIMITS.files, (path) => path),
+    filesRead:
+      offloadIndex === undefined
+        ? mergeList(previous?.filesRead, reads, LEDGER_LIMITS.files, (path) => path)
+        : keepMostRecent(offloadIndex.filesRead, LEDGER_LIMITS.files),
+    filesEdited:
+      offloadIndex === undefined
+        ? mergeList(previous?.filesEdited, edits, LEDGER_LIMITS.files, (path) => path)
+        : keepMostRecent(offloadIndex.filesEdited, LEDGER_LIMITS.files),
     commands: mergeList(previous?.commands, commands, LEDGER_LIMITS.commands, (command) => command),
     lastError: lastError === undefined ? previous?.lastError : describeLastError(lastError),
     offloadedResults:
@@ -215,14 +238,41 @@ export function buildLedgerFromFacts(
             LEDGER_LIMITS.offloadedResults,
             (entry) => entry.reference,
           )
-        : {
-            items: offloadIndex.entries.slice(-LEDGER_LIMITS.offloadedResults),
-            omittedCount: Math.max(0, offloadIndex.entries.length - LEDGER_LIMITS.offloadedResults),
-          },
+        : keepMostRecent(offloadIndex.entries, LEDGER_LIMITS.offloadedResults),
     offloadIndex:
       offloadIndex === undefined
         ? undefined
-        : { reference: offloadIndex.reference, count: offloadIndex.entries.length },
+        : {
+            reference: offloadIndex.reference,
+            count: offloadIndex.entries.length,
+            filesRead: offloadIndex.filesRead.length,
+            filesEdited: offloadIndex.filesEdited.length,
+          },
+  };
+}
+
+/** The `limit` last entries of a complete list, the others counted. */
+function keepMostRecent<T>(all: readonly T[], limit: number): LedgerList<T> {
+  return { items: all.slice(-limit), omittedCount: Math.max(0, all.length - limit) };
+}
+
+/**
+ * Every file read and every file edited, least recent first, each once at its latest touch: those
+ * of an earlier index (`earlier`), those the earlier summary's ledger lists, then those of
+ * `facts`. What the offload index lists, so that the ledger can keep only the most recent.
+ */
+export function collectIndexedFiles(
+  facts: ConversationFacts,
+  options: Pick<BuildLedgerOptions, 'readToolNames' | 'pathField'>,
+  earlier: { filesRead: readonly string[]; filesEdited: readonly string[] },
+): { filesRead: string[]; filesEdited: string[] } {
+  const previous = facts.earlierSummary === undefined ? undefined : parseLedger(facts.earlierSummary);
+  const { reads, edits } = collectFileTouches(facts, options);
+  const all = (indexed: readonly string[], listed: readonly string[] | undefined, added: readonly string[]) =>
+    mergeList(undefined, [...indexed, ...(listed ?? []), ...added], Number.POSITIVE_INFINITY, (path) => path).items;
+  return {
+    filesRead: all(earlier.filesRead, previous?.filesRead.items, reads),
+    filesEdited: all(earlier.filesEdited, previous?.filesEdited.items, edits),
   };
 }
 
@@ -242,7 +292,7 @@ export function describeLastError(found: LastErrorFinding): LedgerError {
 /** The paths read and edited by successful calls (and restored-file messages), in message order. */
 function collectFileTouches(
   facts: ConversationFacts,
-  options: BuildLedgerOptions,
+  options: Pick<BuildLedgerOptions, 'readToolNames' | 'pathField'>,
 ): { reads: string[]; edits: string[] } {
   const touches: Array<{ path: string; read: boolean; messageIndex: number }> = [];
   for (const event of facts.fileEvents) {
@@ -296,6 +346,21 @@ function mergeList<T>(
   return { items: kept.slice(dropped), omittedCount: (previous?.omittedCount ?? 0) + dropped };
 }
 
+/**
+ * A command as the ledger lists it: its text, cut; for one that was offloaded, the start of the
+ * text it was (never its reference in its place, which a cut could leave naming no file), or,
+ * when that could not be read, a note naming the whole reference.
+ */
+function describeCommand(command: string, heads: ReadonlyMap<string, StoredHead> | undefined): string {
+  if (!isOffloadReference(command)) return cutText(command, LEDGER_LIMITS.commandChars);
+  const reference = extractReference(command);
+  const head = heads?.get(reference);
+  if (head === undefined) return `[command offloaded to ${reference}]`;
+  const text = head.text.trim();
+  const cut = cutText(text, LEDGER_LIMITS.commandChars);
+  return head.whole || cut !== text ? cut : text + CUT_MARK;
+}
+
 function cutText(text: string, maxChars: number): string {
   return text.length <= maxChars ? text : text.slice(0, findHeadEnd(text, maxChars)) + CUT_MARK;
 }
@@ -317,9 +382,10 @@ function cutText(text: string, maxChars: number): string {
  * - Last error: {"tool":"bash","id":"toolu_9","input":"npm test","error":"AssertionError: expected 1 to be 2"}
  * - Offloaded tool results [tool, id, input, reference]:
  *   - ["Read","toolu_1","src/a.ts","./tool-result-toolu_1.md"]
- * - Index of all offloaded results, searchable with the read tool: {"ref":"/work/.compact/default/offload-index-0k2f9x1a7bq.md","count":1}
+ * - Index of all offloaded results and files read or edited, searchable with the read tool: {"ref":"/work/.compact/default/offload-index-0k2f9x1a7bq.md","count":11,"filesRead":2,"filesEdited":1}
  * ```
- * A list cut short says so: `- Files read (15 most recent; 7 earlier not listed): [...]`; a
+ * A list cut short says so, and where the others are: `- Files read (15 most recent; 7 earlier
+ * in the index): [...]` (`earlier not listed` without an index); a
  * latest request that is the task is written `the task above`; a last error read from an
  * offloaded result also names where the whole result is:
  * `{"tool":"bash","id":"toolu_9","input":"npm test","error":"AssertionError: ...","ref":"./tool-result-toolu_9.md"}`.
@@ -329,9 +395,10 @@ export function renderLedger(ledger: CompactLedger): string {
   const archive =
     ledger.archiveReference === null ? 'none (the archive could not be written)' : toJson(ledger.archiveReference);
   lines.push(`- ${LABELS.archive}: ${archive}`);
-  const pushList = (label: string, list: LedgerList<string>): void => {
+  const index = ledger.offloadIndex;
+  const pushList = (label: string, list: LedgerList<string>, indexed = false): void => {
     if (list.items.length > 0)
-      lines.push(`- ${describeList(label, list)}: [${list.items.map((item) => toJson(item)).join(', ')}]`);
+      lines.push(`- ${describeList(label, list, indexed)}: [${list.items.map((item) => toJson(item)).join(', ')}]`);
   };
   pushList(LABELS.earlierArchives, ledger.earlierArchiveReferences);
   if (ledger.task !== undefined) lines.push(`- ${LABELS.task}: ${toJson(ledger.task)}`);
@@ -339,8 +406,8 @@ export function renderLedger(ledger: CompactLedger): string {
     const latest = ledger.latestRequest === ledger.task ? SAME_AS_TASK : toJson(ledger.latestRequest);
     lines.push(`- ${LABELS.latestRequest}: ${latest}`);
   }
-  pushList(LABELS.filesRead, ledger.filesRead);
-  pushList(LABELS.filesEdited, ledger.filesEdited);
+  pushList(LABELS.filesRead, ledger.filesRead, index?.filesRead !== undefined);
+  pushList(LABELS.filesEdited, ledger.filesEdited, index?.filesEdited !== undefined);
   pushList(LABELS.commands, ledger.commands);
   const error = ledger.lastError;
   if (error !== undefined) {
@@ -354,13 +421,17 @@ export function renderLedger(ledger: CompactLedger): string {
     lines.push(`- ${LABELS.lastError}: ${toJson(fields)}`);
   }
   if (ledger.offloadedResults.items.length > 0) {
-    lines.push(`- ${describeList(LABELS.offloadedResults, ledger.offloadedResults)}:`);
+    lines.push(`- ${describeList(LABELS.offloadedResults, ledger.offloadedResults, index !== undefined)}:`);
     for (const entry of ledger.offloadedResults.items) lines.push(`  - ${formatOffloadedEntry(entry)}`);
   }
-  if (ledger.offloadIndex !== undefined) {
-    lines.push(
-      `- ${LABELS.offloadIndex}: ${toJson({ ref: ledger.offloadIndex.reference, count: ledger.offloadIndex.count })}`,
-    );
+  if (index !== undefined) {
+    const fields = {
+      ref: index.reference,
+      count: index.count,
+      ...(index.filesRead === undefined ? {} : { filesRead: index.filesRead }),
+      ...(index.filesEdited === undefined ? {} : { filesEdited: index.filesEdited }),
+    };
+    lines.push(`- ${LABELS.offloadIndex}: ${toJson(fields)}`);
   }
   return lines.join('\n');
 }
@@ -372,10 +443,11 @@ function toJson(value: unknown): string {
     .replace(/\u2029/g, '\\u2029');
 }
 
-function describeList(label: string, list: LedgerList<unknown>): string {
+/** `label`, with how many entries the list keeps and how many it leaves out, and where those are (`indexed`: in the index). */
+function describeList(label: string, list: LedgerList<unknown>, indexed = false): string {
   return list.omittedCount === 0
     ? label
-    : `${label} (${list.items.length} most recent; ${list.omittedCount} earlier not listed)`;
+    : `${label} (${list.items.length} most recent; ${list.omittedCount} earlier ${indexed ? 'in the index' : 'not listed'})`;
 }
 
 /** `summary`, a blank line, then the ledger section. */
@@ -513,11 +585,20 @@ export function parseLedger(summary: string): CompactLedger | undefined {
               };
         break;
       }
-      case LABELS.offloadIndex: {
-        const reference = readString((value as { ref?: unknown } | undefined)?.ref);
-        const count = (value as { count?: unknown } | undefined)?.count;
+      case LABELS.offloadIndex:
+      case RESULTS_ONLY_INDEX_LABEL: {
+        const fields = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+        const reference = readString(fields.ref);
+        const { count, filesRead, filesEdited } = fields;
         ledger.offloadIndex =
-          reference === undefined || !Number.isInteger(count) ? undefined : { reference, count: count as number };
+          reference === undefined || !Number.isInteger(count)
+            ? undefined
+            : {
+                reference,
+                count: count as number,
+                ...(Number.isInteger(filesRead) ? { filesRead: filesRead as number } : {}),
+                ...(Number.isInteger(filesEdited) ? { filesEdited: filesEdited as number } : {}),
+              };
         break;
       }
     }

@@ -1,10 +1,11 @@
 /**
  * The offload index: every tool result offloaded in a conversation, one line each with its
- * tool, call id, input gist and reference, written at each compaction as one text object in
- * the store (`<session>/offload-index-<hash>.md`, named by a hash of its text, written once).
- * The ledger lists only the most recent offloaded results and names the index, which the read
- * tool pages and searches (`pattern: "npm test"`), so an older result is one search and one
- * read away rather than somewhere in the archives. Pure: it only calls the store.
+ * tool, call id, input gist and reference, and every file read or edited, written at each
+ * compaction as one text object in the store (`<session>/offload-index-<hash>.md`, named by a
+ * hash of its text, written once). The ledger lists only the most recent offloaded results and
+ * files and names the index, which the read tool pages and searches (`pattern: "npm test"`), so
+ * an older result or file is one search away rather than somewhere in the archives. Pure: it
+ * only calls the store.
  */
 import { describeError } from '../errors.js';
 import { buildOffloadIndexName } from '../offload-names.js';
@@ -28,6 +29,16 @@ export interface OffloadedResultEntry {
 const INDEX_TITLE = '# Offloaded tool results';
 const INDEX_NOTE =
   'Every tool result offloaded in this conversation up to the compaction that wrote this list, oldest first, one per line: [tool, call id, input, reference]. Pass a reference to the read tool as ref to read that result.';
+const FILES_READ_HEADING = '## Files read';
+const FILES_EDITED_HEADING = '## Files edited';
+const FILES_NOTE = 'Least recent first, one JSON string per line, each file once (at its latest touch).';
+
+/** Everything an index lists: the offloaded results and the files read and edited, oldest first. */
+export interface ConversationIndex {
+  results: OffloadedResultEntry[];
+  filesRead: string[];
+  filesEdited: string[];
+}
 
 /** The offloaded results among the tool results of `facts`, in order, each with the gist of its call's input. */
 export function listOffloadedResults(facts: ConversationFacts): OffloadedResultEntry[] {
@@ -87,11 +98,29 @@ export function parseOffloadedEntry(line: string): OffloadedResultEntry | undefi
   return { toolName, toolUseId, input: '', reference };
 }
 
-export function renderOffloadIndex(entries: readonly OffloadedResultEntry[]): string {
-  return [INDEX_TITLE, '', INDEX_NOTE, '', ...entries.map(formatOffloadedEntry), ''].join('\n');
+/** A path as a line of the index: a JSON string, read back exactly. */
+function formatPath(path: string): string {
+  return JSON.stringify(path)
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
-/** The entries of an index's text (lines that do not read back are skipped). */
+/**
+ * The text of an index: its title and note, one line per offloaded result, then a section per
+ * non-empty list of files (`## Files read`, `## Files edited`), one JSON string per line.
+ */
+export function renderOffloadIndex(index: ConversationIndex): string {
+  const lines = [INDEX_TITLE, '', INDEX_NOTE, '', ...index.results.map(formatOffloadedEntry), ''];
+  for (const [heading, paths] of [
+    [FILES_READ_HEADING, index.filesRead],
+    [FILES_EDITED_HEADING, index.filesEdited],
+  ] as const) {
+    if (paths.length > 0) lines.push(heading, '', FILES_NOTE, '', ...paths.map(formatPath), '');
+  }
+  return lines.join('\n');
+}
+
+/** The offloaded results of an index's text (lines that do not read back are skipped). */
 export function parseOffloadIndex(text: string): OffloadedResultEntry[] {
   return text.split('\n').flatMap((line) => {
     if (!line.startsWith('[')) return [];
@@ -100,17 +129,45 @@ export function parseOffloadIndex(text: string): OffloadedResultEntry[] {
   });
 }
 
+/** Everything an index's text lists; an index written before it listed files has none. */
+export function parseConversationIndex(text: string): ConversationIndex {
+  const index: ConversationIndex = { results: parseOffloadIndex(text), filesRead: [], filesEdited: [] };
+  let paths: string[] | undefined;
+  for (const line of text.split('\n')) {
+    if (line === FILES_READ_HEADING) paths = index.filesRead;
+    else if (line === FILES_EDITED_HEADING) paths = index.filesEdited;
+    else if (paths !== undefined && line.startsWith('"')) {
+      const path = parseJsonString(line);
+      if (path !== undefined) paths.push(path);
+    }
+  }
+  return index;
+}
+
+function parseJsonString(line: string): string | undefined {
+  try {
+    const value: unknown = JSON.parse(line);
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The key of the index of `text` in a session: `<session>/offload-index-<hash of the text>.md`. */
 export function formatOffloadIndexKey(sessionId: string, text: string): string {
   return `${sessionId}/${buildOffloadIndexName(text)}`;
 }
 
-/** Where an index was written, and how many results it lists. */
+/** Where an index was written, and what it lists. */
 export interface OffloadIndex {
   /** As the read tool takes it. */
   reference: string;
   /** Every offloaded result it lists, oldest first. */
   entries: OffloadedResultEntry[];
+  /** Every file read, least recent first. */
+  filesRead: string[];
+  /** Every file written, edited or deleted, least recent first. */
+  filesEdited: string[];
 }
 
 /** Options of {@link writeOffloadIndex}. */
@@ -121,28 +178,41 @@ export interface WriteOffloadIndexOptions {
   sessionId: string;
   /** Receives the warning when the index cannot be written. */
   logger: Logger;
-  /** Offloaded results the ledger lists: no index is written for this many or fewer. */
+  /** Offloaded results the ledger lists: no index is written for this many or fewer (and no more files than it lists). */
   ledgerLimit: number;
+  /** Files of each kind the ledger lists. */
+  fileLimit: number;
 }
 
 /**
- * Writes the index of `entries` under its content-hashed name (an index already holding exactly
- * this text is reused) and resolves where it is; `undefined` when the ledger lists them all
- * (at most `ledgerLimit`: an index would only repeat it) or the index could not be written
- * (logged at `warn`: the ledger then lists the most recent results alone). Never rejects.
+ * Writes the index of `index` under its content-hashed name (an index already holding exactly
+ * this text is reused) and resolves where it is; `undefined` when the ledger lists everything
+ * (at most `ledgerLimit` results and `fileLimit` files of each kind: an index would only repeat
+ * it) or the index could not be written (logged at `warn`: the ledger then lists the most
+ * recent entries alone). Never rejects.
  */
 export async function writeOffloadIndex(
-  entries: readonly OffloadedResultEntry[],
+  index: ConversationIndex,
   options: WriteOffloadIndexOptions,
 ): Promise<OffloadIndex | undefined> {
-  if (entries.length <= options.ledgerLimit) return undefined;
-  const { store, sessionId, logger } = options;
-  const text = renderOffloadIndex(entries);
+  const { store, sessionId, logger, ledgerLimit, fileLimit } = options;
+  if (
+    index.results.length <= ledgerLimit &&
+    index.filesRead.length <= fileLimit &&
+    index.filesEdited.length <= fileLimit
+  )
+    return undefined;
+  const text = renderOffloadIndex(index);
   const key = formatOffloadIndexKey(sessionId, text);
   try {
     const outcome = await store.putIfAbsent(key, text);
     if (outcome === 'exists') throw new Error(`${key} holds another text`);
-    return { reference: store.referenceFor(key), entries: [...entries] };
+    return {
+      reference: store.referenceFor(key),
+      entries: [...index.results],
+      filesRead: [...index.filesRead],
+      filesEdited: [...index.filesEdited],
+    };
   } catch (error) {
     logger.warn(
       `compact: could not write the index of the offloaded results (${describeError(error)}); the summary lists the most recent ones only`,
@@ -152,7 +222,7 @@ export async function writeOffloadIndex(
 }
 
 /**
- * The entries of the index `reference` names in `store` (an earlier compaction's), or `[]` when
+ * What the index `reference` names in `store` lists (an earlier compaction's), or nothing when
  * there is no store to read from, the reference is not this package's, or the read fails
  * (logged). Never rejects.
  */
@@ -160,21 +230,22 @@ export async function readOffloadIndex(
   reference: string,
   store: ContentStore | undefined,
   logger: Logger,
-): Promise<OffloadedResultEntry[]> {
-  if (store === undefined) return [];
+): Promise<ConversationIndex> {
+  const empty: ConversationIndex = { results: [], filesRead: [], filesEdited: [] };
+  if (store === undefined) return empty;
   const resolved = await resolveKey(store, reference, undefined);
   if ('refusal' in resolved) {
     logger.debug?.(
       `compact: the earlier offload index ${JSON.stringify(reference)} is not content offloaded to this store; its entries are not carried over`,
     );
-    return [];
+    return empty;
   }
   try {
-    return parseOffloadIndex((await store.get(resolved.key)) ?? '');
+    return parseConversationIndex((await store.get(resolved.key)) ?? '');
   } catch (error) {
     logger.warn(
       `compact: could not read the earlier offload index ${JSON.stringify(reference)} (${describeError(error)}); the entries its summary lists are carried over`,
     );
-    return [];
+    return empty;
   }
 }

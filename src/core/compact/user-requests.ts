@@ -4,7 +4,8 @@
  * its `<command-args>`), follows a prompt command with the prompt it expands to, and adds
  * caveats, the output of local commands, system reminders and hook feedback. None of that is
  * a request, but a slash command is: `/review https://…/pull/344` is what the user typed.
- * Pure.
+ * Codex does the same with its environment, the project's instructions, an aborted turn and the
+ * command prefixes the user approved. Pure.
  */
 
 /** A text of a user or assistant message, trimmed. */
@@ -15,7 +16,9 @@ export interface Utterance {
 
 /**
  * Elements a harness wraps its own text in (Claude Code's caveats, local command and `!` shell
- * output, reminders, prompt hooks, IDE context): text inside them is never a request.
+ * output, reminders, prompt hooks, IDE context, background task notifications; Codex's
+ * environment, project instructions, permissions, aborted turns and `!` shell commands): text
+ * inside them is never a request.
  */
 const HARNESS_ELEMENTS = [
   'local-command-caveat',
@@ -29,6 +32,14 @@ const HARNESS_ELEMENTS = [
   'ide_opened_file',
   'ide_selection',
   'ide_diagnostics',
+  'task-notification',
+  'environment_context',
+  'user_instructions',
+  'INSTRUCTIONS',
+  'permissions instructions',
+  'turn_aborted',
+  'user_shell_command',
+  'exec_policy_amendment',
 ] as const;
 /** The output of a local command (`/model`, `/clear`): it says the command before it was not a prompt. */
 const COMMAND_OUTPUT_ELEMENTS = new Set<string>(['local-command-stdout', 'local-command-stderr']);
@@ -37,11 +48,18 @@ const CAVEAT_ELEMENT = 'local-command-caveat';
 const COMMAND_ELEMENTS = ['command-name', 'command-message', 'command-args'] as const;
 
 /**
- * Lines a harness writes as plain text: hook feedback (`PostToolUse hook: ...`, `Stop hook
- * feedback:`), an interruption, Claude Code's own continuation summary.
+ * Texts a harness writes as plain text, whole: hook feedback (`PostToolUse hook: ...`, `Stop hook
+ * feedback:`), Claude Code's own continuation summary, the command prefixes a Codex user approved.
  */
 const HARNESS_LINE =
-  /^(?:(?:PreToolUse|PostToolUse|Stop|SubagentStop|UserPromptSubmit|SessionStart|SessionEnd|Notification|PreCompact)(?::\S*)? hook\b|\[Request interrupted by user\b|This session is being continued from a previous conversation\b)/;
+  /^(?:(?:PreToolUse|PostToolUse|Stop|SubagentStop|UserPromptSubmit|SessionStart|SessionEnd|Notification|PreCompact)(?::\S*)? hook\b|This session is being continued from a previous conversation\b|Approved command prefix saved\b)/;
+/**
+ * Single lines a harness puts before or between its elements, with what the user typed after
+ * them kept: an interruption (`[Request interrupted by user for tool use]`), the heading of
+ * Codex's `AGENTS.md` instructions, the line after a background task's notification.
+ */
+const LEADING_HARNESS_LINE =
+  /^(?:\[Request interrupted by user\b[^\n]*|# AGENTS\.md instructions for [^\n]*|Read the output file to retrieve the result:[^\n]*)(?:\n|$)/;
 
 /** The element `text` opens with (after spaces): its name and where it ends, or `undefined`. */
 function readLeadingElement(
@@ -111,11 +129,14 @@ function classifyText(block: string): TextKind {
   if (command !== undefined) return { kind: 'command', text: command };
   let rest = removeReminders(block);
   let sawCaveat = false;
-  for (
-    let element = readLeadingElement(rest, HARNESS_ELEMENTS);
-    element !== undefined;
-    element = readLeadingElement(rest, HARNESS_ELEMENTS)
-  ) {
+  for (;;) {
+    const line = LEADING_HARNESS_LINE.exec(rest.trimStart());
+    if (line !== null) {
+      rest = rest.trimStart().slice(line[0].length);
+      continue;
+    }
+    const element = readLeadingElement(rest, HARNESS_ELEMENTS);
+    if (element === undefined) break;
     if (COMMAND_OUTPUT_ELEMENTS.has(element.name)) return { kind: 'command-output' };
     if (element.name === CAVEAT_ELEMENT) sawCaveat = true;
     rest = rest.slice(element.end);

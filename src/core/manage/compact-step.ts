@@ -1,7 +1,8 @@
 /**
  * Step 3b of `prepare`: compaction, fitted to half of the trigger, behind the circuit breaker.
  * What comes before the exchange in flight is compacted; the exchange follows the summary
- * verbatim. The compaction is recorded in the session's folder, keyed by the span it replaced:
+ * verbatim, whatever its size (its results too large to follow a summary were cut before), and
+ * with nothing before it nothing is compacted. The compaction is recorded in the session's folder, keyed by the span it replaced:
  * when another process recorded the same span first, its messages are the ones returned (both
  * processes then send the same history) and this one's summary is dropped.
  */
@@ -28,13 +29,6 @@ export interface CompactStep {
   logger: Logger;
   hooks: ContextManagerHooks;
   targetTokens: number;
-  /**
-   * The largest exchange in flight kept verbatim after the summary (provider tokens); a larger
-   * one is compacted too. Half of the target on arrival; as results age, three quarters of the
-   * trigger, so that the newest results stay in view (the target then grows by what the
-   * exchange takes beyond half of it).
-   */
-  maxExchangeTokens: number;
   calibration: RecordedCalibration;
   resumeMessage: string | undefined;
   budgets: CompactBudgets;
@@ -59,18 +53,21 @@ export async function compactWithRecord(
   }
   const ratio = step.calibration.ratio;
   const { head } = partitionMessages(working);
-  let exchangeStart = findExchangeStart(working, head.length);
+  const exchangeStart = findExchangeStart(working, head.length);
+  // the exchange in flight is never summarized away: with nothing before it, there is nothing to compact
+  if (exchangeStart <= head.length) {
+    actions.push({ type: 'compact-skipped', reason: 'nothing-to-compact', retryInCalls: 0 });
+    return undefined;
+  }
   let exchangeLocal = 0;
   for (let index = exchangeStart; index < working.length; index += 1)
     exchangeLocal += counts.of(working[index] as Message);
-  // an exchange too large to leave room for the summary (a result nothing may offload) is compacted too
-  if (ratio * exchangeLocal > step.maxExchangeTokens) exchangeStart = working.length;
-  // what a kept exchange takes beyond half of the target comes on top of it
+  // what the exchange takes beyond half of the target comes on top of it (its results too large
+  // to follow a summary were cut before: what is left, a result nothing may offload, stays whole)
   const excess =
     exchangeStart < working.length ? Math.max(0, Math.ceil(ratio * exchangeLocal - step.targetTokens / 2)) : 0;
   const targetTokens = step.targetTokens + excess;
-  // with nothing before the exchange to compact, the whole history is compacted as before
-  const spanLength = exchangeStart > head.length ? exchangeStart : working.length;
+  const spanLength = exchangeStart;
   const span = working.slice(0, spanLength);
   const exchange = working.slice(spanLength);
   const resumeMessage = exchange.length === 0 ? step.resumeMessage : undefined;

@@ -42,7 +42,7 @@ export type { CompactCall, ContextManagerPorts } from './manager-ports.js';
 
 /** Characters per token assumed for a result offloaded before it was ever counted (tokensBefore only). */
 const CHARS_PER_TOKEN_ESTIMATE = 4;
-/** As results age, the exchange in flight is kept through a compaction while it takes at most this share of the trigger. */
+/** As results age, the newest results follow a summary whole while they take at most this share of the trigger (then they are cut). */
 export const EXCHANGE_SHARE_OF_TRIGGER = 0.75;
 /** An anchor below this share of the local count of the messages it covers is not believed (`input_tokens` without its cache figures). */
 const MIN_USAGE_SHARE_OF_LOCAL = 0.5;
@@ -198,6 +198,7 @@ export function createContextManagerWith<M>(
     canonical: readonly Message[],
     access: SessionAccess,
     call: CallAccess,
+    learned = false,
   ): Promise<{ given: Message[]; fresh: number[] }> {
     const given = canonical.slice();
     const fresh: number[] = [];
@@ -206,7 +207,8 @@ export function createContextManagerWith<M>(
       const message = given[index] as Message;
       const known = seen.get(message);
       if (known !== undefined) {
-        given[index] = known;
+        // what was learned since may have offloaded what this manager kept inline
+        given[index] = learned ? applyAllDecisions(known, access.steps, call.store) : known;
         continue;
       }
       assertMessage(message, `messages[${index}]`);
@@ -219,14 +221,15 @@ export function createContextManagerWith<M>(
     }
     // a raw result no process was known to offload: ask the store before deciding it
     if (unexplained) await call.explain();
-    for (const index of fresh) {
-      const message = given[index] as Message;
-      if (mayHoldOffloadedResults(message, access.steps))
-        given[index] = applyDecisions(message, access.steps, call.store);
-      else if (mayHoldOffloadedInputs(message, access.steps))
-        given[index] = applyInputDecisions(message, access.steps, call.store);
-    }
+    for (const index of fresh) given[index] = applyAllDecisions(given[index] as Message, access.steps, call.store);
     return { given, fresh };
+  }
+
+  /** `message` with the offloads of its results, or else of its inputs, decided before (in any process) applied. */
+  function applyAllDecisions(message: Message, steps: SessionAccess['steps'], store: CallAccess['store']): Message {
+    if (mayHoldOffloadedResults(message, steps)) return applyDecisions(message, steps, store);
+    if (mayHoldOffloadedInputs(message, steps)) return applyInputDecisions(message, steps, store);
+    return message;
   }
 
   /** The caller's shape for `output`, reusing the object built last time for a message that came out the same. */
@@ -291,8 +294,14 @@ export function createContextManagerWith<M>(
     const call = access.beginCall(store, signal, actions);
     if (!access.knowledge.listed) await call.learn();
     const usage = checkUsage(prepareOptions.lastUsage, canonical.length, actions);
-    const { given, fresh: givenFresh } = await absorb(canonical, access, call);
-    const match = await access.match(given, call);
+    let { given, fresh: givenFresh } = await absorb(canonical, access, call);
+    let match = await access.match(given, call);
+    if (access.servedElsewhere(match.messages)) {
+      // what was decided elsewhere meanwhile is learned, then the history is read again with it
+      await call.learn();
+      ({ given, fresh: givenFresh } = await absorb(canonical, access, call, true));
+      match = await access.match(given, call);
+    }
     const start = match.messages;
     // positions of the given history after the compactions the records applied
     const shift = start.length - given.length;
@@ -327,7 +336,15 @@ export function createContextManagerWith<M>(
     const isOverTrigger = (): boolean => isAtTrigger(working, ratio, anchorInForce, fixedOutside(anchorInForce));
     let compacted: Message[] | undefined;
     if (working.length > 0 && isOverTrigger()) {
-      const freed = await policy.offloadOverTrigger(working, steps, call, actions, ratio, maxExchangeTokens);
+      const freed = await policy.offloadOverTrigger(
+        working,
+        steps,
+        call,
+        actions,
+        ratio,
+        maxExchangeTokens,
+        isOverTrigger,
+      );
       offloaded.splice(0, offloaded.length, ...working);
       if (!freed || isOverTrigger()) {
         // another process may have compacted this very history meanwhile: its record serves
@@ -345,7 +362,6 @@ export function createContextManagerWith<M>(
             logger,
             hooks,
             targetTokens,
-            maxExchangeTokens,
             calibration: inForce,
             resumeMessage: options.resumeMessage,
             budgets: options.budgets,
@@ -360,13 +376,18 @@ export function createContextManagerWith<M>(
           );
           // a summary over its budget leaves no room for the newest results kept whole
           const compaction = actions.at(-1);
-          if (compacted !== undefined && compaction?.type === 'compact')
+          if (compacted !== undefined && compaction?.type === 'compact') {
+            const beforeFit = compacted.slice();
             await policy.fitCompacted(compacted, compaction.targetTokens, steps, call, actions, ratio);
+            // a kept message cut after the compaction goes on in its cut form from here on, as a manager meeting it again applies it
+            carryFittedForms(beforeFit, compacted, offloaded);
+          }
         }
       }
     }
 
     const output = compacted ?? working;
+    access.noteSent(output);
     rememberForms(canonical, given, match.replaced, shift, offloaded, output);
     await access.recordCounts(output, call, {
       tokenized: tokenized - tokenizedBefore,
@@ -403,6 +424,15 @@ export function createContextManagerWith<M>(
         anchoredMessages: compacted === undefined && anchorInForce !== undefined ? anchorInForce.messageCount : 0,
       },
     };
+  }
+
+  /** In `offloaded`, each message the compaction kept that `fitCompacted` then replaced (in `fitted`), by its replacement. */
+  function carryFittedForms(beforeFit: readonly Message[], fitted: readonly Message[], offloaded: Message[]): void {
+    beforeFit.forEach((message, index) => {
+      if (fitted[index] === message) return;
+      const position = offloaded.lastIndexOf(message);
+      if (position >= 0) offloaded[position] = fitted[index] as Message;
+    });
   }
 
   /**

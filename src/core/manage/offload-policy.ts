@@ -6,7 +6,7 @@
  * - on arrival: new results of at least `threshold` characters replaced by their references;
  *   older ones, and older inputs with them, by the ratio gate.
  * Over the trigger, either way, older results and inputs go first, the budget and gate aside;
- * as results age, the newest results are then cut only when too large to follow a summary.
+ * the newest results are then cut only when too large to follow a summary (read-backs too).
  */
 import type { Message } from '../types.js';
 import { countAgedChars, findNewestStart, offloadAgedResults } from './aging-steps.js';
@@ -40,7 +40,8 @@ export interface OffloadPolicy {
   ): Promise<void>;
   /**
    * Step 3a, over the trigger: resolves whether anything was offloaded. `maxExchangeTokens` is
-   * the largest exchange in flight a compaction of this call keeps verbatim (provider tokens).
+   * the largest exchange in flight a compaction of this call keeps verbatim (provider tokens); the
+   * newest results are cut only while `isOverTrigger()` still holds once the older ones went.
    */
   offloadOverTrigger(
     working: Message[],
@@ -49,6 +50,7 @@ export interface OffloadPolicy {
     actions: ContextAction[],
     ratio: number,
     maxExchangeTokens: number,
+    isOverTrigger: () => boolean,
   ): Promise<boolean>;
   /**
    * After a compaction whose context came out over its target (a summary over its budget): as
@@ -116,7 +118,7 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
       await offloadInputs(working, steps, call, actions, 'aged');
     },
 
-    async offloadOverTrigger(working, steps, call, actions, ratio, maxExchangeTokens) {
+    async offloadOverTrigger(working, steps, call, actions, ratio, maxExchangeTokens, isOverTrigger) {
       const newestStart = findNewestStart(working);
       let freed: boolean;
       if (options.offloadTiming === 'on-arrival') {
@@ -128,17 +130,16 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
         freed = await report(await offloadAgedResults(working, newestStart, steps, call, 'over-trigger'), actions);
       }
       freed = (await offloadInputs(working, steps, call, actions, 'over-trigger')) || freed;
-      if (options.offloadTiming === 'on-arrival') return freed;
-      // the newest results too large to follow a summary are cut, so that a compaction keeps them in view
+      if (freed && !isOverTrigger()) return freed;
+      // the newest results too large to follow a summary are cut, read-backs too (the model gets
+      // their head and tail and how to page through them), so that a compaction keeps them in view
       let newestLocal = 0;
       for (let index = Math.max(0, newestStart - 1); index < working.length; index += 1)
         newestLocal += counts.of(working[index] as Message);
       if (ratio * newestLocal <= maxExchangeTokens) return freed;
+      const newest = indicesFrom(newestStart, working.length);
       return (
-        (await report(
-          await offloadNewResults(working, indicesFrom(newestStart, working.length), options.threshold, steps, call),
-          actions,
-        )) || freed
+        (await report(await offloadNewResults(working, newest, options.threshold, steps, call, true), actions)) || freed
       );
     },
 

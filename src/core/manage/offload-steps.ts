@@ -76,24 +76,38 @@ export interface OffloadCall {
   learn(): Promise<void>;
 }
 
-/** The texts a result is stored as: by direct offload (a lone text block as its text) and by batch offload (serialized). Well-formed. */
+/**
+ * The text a result is stored as, by either offload mode: a string as it is; blocks that are all
+ * text as their texts, a blank line between two blocks (what the agent reads back with `cat` or
+ * its file tool is the output, not its JSON); any other content (an image among the blocks) as
+ * the blocks' JSON. `legacy` is the JSON a batch offload wrote of all-text blocks before, when it
+ * differs: a raw result met again is looked up under that name too. Well-formed.
+ */
 export interface StoredTexts {
-  direct: string;
-  batch: string;
+  text: string;
+  legacy: string | undefined;
 }
 
-function readLoneText(content: unknown): string | undefined {
-  if (!Array.isArray(content) || content.length !== 1) return undefined;
-  const block: unknown = content[0];
-  if (typeof block !== 'object' || block === null) return undefined;
-  const { type, text } = block as { type?: unknown; text?: unknown };
-  return type === 'text' && typeof text === 'string' ? text : undefined;
+/** The texts of `content` joined by a blank line when every block is a text block; `undefined` otherwise. */
+function readAllText(content: unknown): string | undefined {
+  if (!Array.isArray(content) || content.length === 0) return undefined;
+  const texts: string[] = [];
+  for (const block of content as unknown[]) {
+    if (typeof block !== 'object' || block === null) return undefined;
+    const { type, text } = block as { type?: unknown; text?: unknown };
+    if (type !== 'text' || typeof text !== 'string') return undefined;
+    texts.push(text);
+  }
+  return texts.join('\n\n');
 }
 
+/** The text `content` is stored as, and the one an earlier version stored it as (see {@link StoredTexts}). */
 export function readStoredTexts(content: unknown): StoredTexts {
-  const batch = toWellFormedText(serializeToolResultContent(content));
-  const lone = readLoneText(content);
-  return { batch, direct: lone === undefined ? batch : toWellFormedText(lone) };
+  const allText = typeof content === 'string' ? content : readAllText(content);
+  if (allText === undefined) return { text: toWellFormedText(serializeToolResultContent(content)), legacy: undefined };
+  const text = toWellFormedText(allText);
+  const legacy = typeof content === 'string' ? undefined : toWellFormedText(serializeToolResultContent(content));
+  return { text, legacy };
 }
 
 /** A result as the steps see it: its text in the mode at hand, and that text's hash (computed once). */
@@ -130,9 +144,18 @@ export function findResultErrorLine(block: ToolResultBlock, context: OffloadStep
   );
 }
 
+/** Characters of a page a cut result's paging line counts with: half of the largest new result sent whole. */
+function pageCharsOf(context: OffloadStepContext): number {
+  return Math.max(1, Math.floor(context.aging.maxInlineResultChars / 2));
+}
+
 /**
  * The reference text to a content stored under `name`: the mode's reference line, the result's
- * error line when it printed one (`errorLine`), and the preview when asked for (never for an input field).
+ * error line when it printed one (`errorLine`), and the preview when asked for (never for an
+ * input field). A direct reference whose preview leaves part of the content out says how to read
+ * it in pages. A read-back (`readBack`: the model asked to see that content) stored by direct
+ * offload was cut to follow a summary: it shows at least the cut's head and tail, whatever the
+ * timing, so the model never gets a bare reference to what it asked to see.
  */
 export function referenceTo(
   mode: OffloadMode,
@@ -141,6 +164,7 @@ export function referenceTo(
   context: OffloadStepContext,
   store: ContentStore,
   errorLine?: string,
+  readBack = false,
 ): string {
   const target = store.referenceFor(`${context.sessionId}/${name}`);
   if (mode === 'input') return buildBatchReference(target);
@@ -148,7 +172,9 @@ export function referenceTo(
     mode === 'direct' ? buildDirectReference(target) : buildBatchReference(target),
     errorLine,
   );
-  return appendPreview(reference, text, mode === 'direct' ? context.directPreview : context.preview);
+  if (mode === 'batch') return appendPreview(reference, text, context.preview);
+  const preview = context.directPreview ?? (readBack ? context.aging.cut : null);
+  return appendPreview(reference, text, preview, pageCharsOf(context));
 }
 
 /**
@@ -164,15 +190,24 @@ export function findOffloadedReference(
   if (isOffloadReference(block.content) || !context.knowledge.knowsStem(toFileStem(block.tool_use_id)))
     return undefined;
   const texts = readStoredTexts(block.content);
-  const direct = hashStored(texts.direct, context);
-  const batch = texts.batch === texts.direct ? direct : hashStored(texts.batch, context);
-  for (const [mode, hashed] of [
-    ['direct', direct],
-    ['batch', batch],
-  ] as const) {
-    const name = storedName(mode, block.tool_use_id, hashed, context);
+  const hashed = hashStored(texts.text, context);
+  const candidates: Array<[OffloadMode, HashedText]> = [
+    ['direct', hashed],
+    ['batch', hashed],
+  ];
+  if (texts.legacy !== undefined) candidates.push(['batch', hashStored(texts.legacy, context)]);
+  for (const [mode, candidate] of candidates) {
+    const name = storedName(mode, block.tool_use_id, candidate, context);
     if (context.knowledge.hasContent(name))
-      return referenceTo(mode, name, hashed.text, context, store, findResultErrorLine(block, context));
+      return referenceTo(
+        mode,
+        name,
+        candidate.text,
+        context,
+        store,
+        findResultErrorLine(block, context),
+        context.readBacks.has(block.tool_use_id),
+      );
   }
   return undefined;
 }
@@ -282,6 +317,7 @@ export async function offloadChosen(
       context,
       call.store,
       findResultErrorLine(entry.block, context),
+      context.readBacks.has(entry.block.tool_use_id),
     );
     let replacements = byMessage.get(entry.messageIndex);
     if (replacements === undefined) byMessage.set(entry.messageIndex, (replacements = new Map()));
@@ -299,8 +335,9 @@ export async function offloadChosen(
  * Step 1: direct offload of the raw results of at least `minChars` characters in the messages
  * at `indices` (on arrival: those first seen in this call, from `threshold`; as results age: the
  * newest, from `maxInlineResultChars + 1`, cut to reference, head and tail by the context's
- * direct preview), unless their tool is excluded or they read offloaded content back. Replaces
- * them in `working` and resolves the action, or `undefined`.
+ * direct preview), unless their tool is excluded or (unless `readBacksToo`: the exchange in
+ * flight cut to follow a summary) they read offloaded content back. Replaces them in `working`
+ * and resolves the action, or `undefined`.
  */
 export async function offloadNewResults(
   working: Message[],
@@ -308,6 +345,7 @@ export async function offloadNewResults(
   minChars: number,
   context: OffloadStepContext,
   call: OffloadCall,
+  readBacksToo = false,
 ): Promise<ContextOffloadAction | undefined> {
   const chosen: Chosen[] = [];
   for (const messageIndex of indices) {
@@ -326,7 +364,7 @@ export async function offloadNewResults(
         messageIndex,
         blockIndex,
         block,
-        hashed: hashStored(readStoredTexts(block.content).direct, context),
+        hashed: hashStored(readStoredTexts(block.content).text, context),
       });
     });
   }
@@ -338,6 +376,7 @@ export async function offloadNewResults(
     { type: 'direct-offload', toolCallIds: [], references: [], freedChars: 0 },
     context,
     call,
+    readBacksToo,
   );
 }
 
@@ -372,7 +411,7 @@ export async function offloadPlanned(
   if (plan.skippedReason !== null) return undefined;
   const chosen: Chosen[] = plan.candidates.map(({ messageIndex, blockIndex }) => {
     const block = (working[messageIndex]!.content as ToolResultBlock[])[blockIndex]!;
-    return { messageIndex, blockIndex, block, hashed: hashStored(readStoredTexts(block.content).batch, context) };
+    return { messageIndex, blockIndex, block, hashed: hashStored(readStoredTexts(block.content).text, context) };
   });
   if (chosen.length === 0) return undefined;
   const action: ContextOffloadAction = {

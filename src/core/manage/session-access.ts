@@ -88,6 +88,17 @@ export interface SessionAccess {
    * learn; `chars` are the characters of its results, in order.
    */
   mayNeedListing(message: Message, chars: readonly ResultChars[]): boolean;
+  /**
+   * Whether `history` (with the records known applied) says requests of this session were
+   * served elsewhere since this manager's last call (another process, another proxy): it holds
+   * more than one assistant turn after what this manager sent last. Their decisions are then
+   * learned (one listing) before anything is decided: a result this manager kept inline may
+   * have been offloaded there, a span compacted there. A manager that serves every request of
+   * its session never lists again.
+   */
+  servedElsewhere(history: readonly Message[]): boolean;
+  /** Notes what this call sent, for {@link servedElsewhere}. */
+  noteSent(output: readonly Message[]): void;
   /** Applies the records that match `history` (compactions, counts). */
   match(history: readonly Message[], call: CallAccess): Promise<SessionMatch>;
   /** After the call's listing: the working history with a compaction recorded meanwhile applied, or `undefined` when none applies. */
@@ -238,12 +249,15 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
         for (const block of results) {
           // the names a direct and a batch offload of this result have: where applying decisions looks
           const texts = readStoredTexts(block.content);
-          const directHash = sha256Hex(ports.hashing, texts.direct);
-          const batchHash = texts.batch === texts.direct ? directHash : sha256Hex(ports.hashing, texts.batch);
-          for (const name of [
-            buildContentName('direct', block.tool_use_id, directHash),
-            buildContentName('batch', block.tool_use_id, batchHash),
-          ]) {
+          const hash = sha256Hex(ports.hashing, texts.text);
+          const names = [
+            buildContentName('direct', block.tool_use_id, hash),
+            buildContentName('batch', block.tool_use_id, hash),
+          ];
+          // a batch offload of an earlier version stored all-text blocks as their JSON
+          if (texts.legacy !== undefined)
+            names.push(buildContentName('batch', block.tool_use_id, sha256Hex(ports.hashing, texts.legacy)));
+          for (const name of names) {
             if (knowledge.hasContent(name)) continue;
             try {
               if ((await store.stat(`${sessionId}/${name}`)) !== undefined) knowledge.addContent(name);
@@ -304,6 +318,11 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
     return unexplained;
   }
 
+  // assistant turns in what this manager's last call sent (undefined before its first)
+  let sentAssistantTurns: number | undefined;
+  const countAssistantTurns = (history: readonly Message[]): number =>
+    history.reduce((turns, message) => (message.role === 'assistant' ? turns + 1 : turns), 0);
+
   async function match(history: readonly Message[], call: CallAccess): Promise<SessionMatch> {
     const found = await chain.match(history, knowledge, call.readRecord, applyTokens);
     if (found.calibration !== undefined) parts.adoptCalibration(found.calibration);
@@ -363,6 +382,11 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
     steps,
     beginCall,
     mayNeedListing,
+    servedElsewhere: (history) =>
+      sentAssistantTurns !== undefined && countAssistantTurns(history) > sentAssistantTurns + 1,
+    noteSent(output) {
+      sentAssistantTurns = countAssistantTurns(output);
+    },
     match,
     async rematch(working, call) {
       await call.learn();

@@ -6,7 +6,18 @@
 import { describe, expect, it } from 'vitest';
 import { findExchangeStart } from '../../../src/core/manage/exchange.js';
 import type { Message } from '../../../src/core/types.js';
-import { createTestManager, SYSTEM, TASK, textOf, toolTurn } from './manager-fixtures.js';
+import { buildPreview } from '../../../src/core/offload-reference.js';
+import { createMemoryStore } from '../../../src/stores/memory-store.js';
+import {
+  createTestManager,
+  directKey,
+  directReference,
+  resultContent,
+  SYSTEM,
+  TASK,
+  textOf,
+  toolTurn,
+} from './manager-fixtures.js';
 
 const LONG_TALK: Message[] = [
   { role: 'assistant', content: textOf(6000, 'analysis') },
@@ -82,15 +93,87 @@ describe('compaction inside prepare', () => {
     expect(result.messages.at(-2)).toMatchObject({ role: 'assistant' });
   });
 
-  it('compacts the exchange too when it is too large to leave room for the summary', async () => {
+  it('keeps the exchange after the summary, whole, when a result nothing may offload makes it too large', async () => {
     const { manager, compact } = createTestManager({
       contextTokenLimit: 3000,
       threshold: 100_000,
       ratioThreshold: 1,
       excludeTools: ['bash'],
     });
-    const history = [SYSTEM, TASK, ...LONG_TALK, ...toolTurn('huge', textOf(8000))];
-    await manager.prepare(history);
-    expect(compact.calls[0]!.messages).toEqual(history);
+    const exchange = toolTurn('huge', textOf(8000));
+    const result = await manager.prepare([SYSTEM, TASK, ...LONG_TALK, ...exchange]);
+
+    expect(compact.calls[0]!.messages).toEqual([SYSTEM, TASK, ...LONG_TALK]);
+    expect(result.messages.slice(-2)).toEqual(exchange);
+  });
+
+  it('compacts nothing when nothing comes before the exchange in flight', async () => {
+    const { manager, compact } = createTestManager({ contextTokenLimit: 3000, threshold: 100_000 });
+    const history: Message[] = [SYSTEM, { role: 'user', content: textOf(20_000, 'paste') }];
+    const result = await manager.prepare(history);
+
+    expect(compact.calls).toHaveLength(0);
+    expect(result.messages).toEqual(history);
+    expect(result.actions).toEqual([{ type: 'compact-skipped', reason: 'nothing-to-compact', retryInCalls: 0 }]);
+  });
+});
+
+/** A stored reference's path, as the agent's own file tool would be given it. */
+const STORED_PATH = 'memory://default/s1/tool-result-ref-0123456789abcdef.md';
+/** What the agent's file tool returns for it: 300 numbered lines, 12,000 characters. */
+const READ_BACK = Array.from(
+  { length: 300 },
+  (_, index) => `${String(index + 1).padStart(6)}\t${textOf(32, `option${index % 10}`)}`,
+).join('\n');
+/** The read-back in flight: the agent's call opening a stored reference, and its result. */
+const READ_BACK_TURN = toolTurn('read', READ_BACK, 'read_file').map((message) =>
+  message.role === 'assistant'
+    ? {
+        ...message,
+        content: [{ type: 'tool_use' as const, id: 'read', name: 'read_file', input: { path: STORED_PATH } }],
+      }
+    : message,
+) as [Message, Message];
+
+describe('a read-back in flight too large to follow a summary', () => {
+  for (const timing of ['as-they-age', 'on-arrival'] as const) {
+    it(`follows the summary cut to its reference, how to read it in pages, its head and tail (${timing})`, async () => {
+      const { manager, store, compact } = createTestManager({
+        contextTokenLimit: 3000,
+        threshold: 1000,
+        ratioThreshold: 1,
+        offloadTiming: timing,
+      });
+      const result = await manager.prepare([SYSTEM, TASK, ...LONG_TALK, ...READ_BACK_TURN]);
+
+      expect(compact.calls[0]!.messages).toEqual([SYSTEM, TASK, ...LONG_TALK]);
+      const key = directKey('read', READ_BACK);
+      expect(await store.get(key)).toBe(READ_BACK);
+      expect(result.messages.at(-2)).toBe(READ_BACK_TURN[0]);
+      expect(result.messages.at(-1)?.role).toBe('user');
+      expect(resultContent(result.messages.at(-1))).toBe(
+        `${directReference(key)}\nRead in pages (300 lines, about 250 lines a page): pass an offset and a limit, or search it.` +
+          buildPreview(READ_BACK, { headChars: 100, tailChars: 200 }),
+      );
+    });
+  }
+
+  it('is sent alike by the manager that cut it and by a new one at the next request', async () => {
+    const store = createMemoryStore();
+    const settings = { store, contextTokenLimit: 3000, threshold: 1000, ratioThreshold: 1 };
+    const warm = createTestManager(settings).manager;
+    const history: Message[] = [SYSTEM, TASK, ...LONG_TALK, ...READ_BACK_TURN];
+    await warm.prepare(history);
+    const next: Message[] = [
+      ...history,
+      { role: 'assistant', content: 'Read it.' },
+      { role: 'user', content: 'Go on.' },
+    ];
+
+    const fromWarm = await warm.prepare(next);
+    const fromNew = await createTestManager(settings).manager.prepare(next);
+
+    expect(JSON.stringify(fromNew.messages)).toBe(JSON.stringify(fromWarm.messages));
+    expect(JSON.stringify(fromWarm.messages)).toContain('Read in pages (300 lines');
   });
 });

@@ -100,16 +100,6 @@ describe('prepare: (1) direct offload of new results', () => {
     expect(resultContent(result.messages[2])).toBe(directReference(directKey('t', output)));
   });
 
-  it('writes a result of several blocks as their JSON, as direct offload does', async () => {
-    const { manager, store } = createTestManager({ threshold: 100, ratioThreshold: 1 });
-    const content = [
-      { type: 'text' as const, text: textOf(200) },
-      { type: 'text' as const, text: 'more' },
-    ];
-    await manager.prepare([TASK, ...toolTurn('t', content)]);
-    expect(await store.get(directKey('t', JSON.stringify(content)))).toBe(JSON.stringify(content));
-  });
-
   it('never mutates the history it is given (a deep-frozen one works)', async () => {
     const { manager } = createTestManager({
       threshold: 1000,

@@ -1,0 +1,155 @@
+/**
+ * One session, one history: recorded sessions replayed through the context manager the ways a
+ * server runs it, each request's messages compared byte for byte (store paths set aside) with
+ * what one long-lived manager sent. The ways: one manager given the history rebuilt from JSON
+ * at every request (a proxy), a new manager per request, two managers taking turns on one
+ * store (two processes, two proxies) and a manager restarted every 4 requests.
+ *
+ *   npx tsx bench/one-history.ts            # every transcript, both timings, a 12K window
+ *   npx tsx bench/one-history.ts --quick    # the demo session and the Claude Code logs
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createContextManager } from '../src/api/context-manager.js';
+import { createProcessIo } from '../src/cli/command-io.js';
+import { readTranscript } from '../src/cli/read-transcript.js';
+import { findRequestTurns } from '../src/cli/replay/request-turns.js';
+import { createExtractiveSummarizer } from '../src/core/compact/extractive-summarizer.js';
+import type { OffloadTiming } from '../src/index.js';
+import type { Message } from '../src/core/types.js';
+import { buildOneMegabyteHistory, ROOT } from './cli-process.js';
+import { loadSampleTranscript } from './session-replay.js';
+
+/** How the requests reach the managers. */
+export type ServingMode =
+  | 'one manager, rebuilt from JSON'
+  | 'a new manager per request'
+  | 'two managers in turn'
+  | 'restarted every 4 requests';
+
+export const SERVING_MODES: readonly ServingMode[] = [
+  'one manager, rebuilt from JSON',
+  'a new manager per request',
+  'two managers in turn',
+  'restarted every 4 requests',
+];
+
+/** One recorded session to replay. */
+export interface RecordedSession {
+  name: string;
+  messages: Message[];
+}
+
+const silent = { warn: () => undefined };
+
+/**
+ * `body` with the store paths set aside: the store's folder, the archives' names (they hold
+ * the time they were written) and the offload indexes' names (a hash of a text that holds the
+ * store's folder). Offloaded contents keep their names: a name follows from the
+ * content, so one result under two names is a difference.
+ */
+export function normalizeStorePaths(body: string, directory: string): string {
+  return body
+    .split(directory)
+    .join('<store>')
+    .replace(/compact-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ-\d+\.json/g, 'compact-<archive>.json')
+    .replace(/offload-index-[0-9a-z]{11}\.md/g, 'offload-index-<index>.md');
+}
+
+/** The messages each request sent, as JSON with the store's folder replaced by `<store>`. */
+export async function replay(
+  session: RecordedSession,
+  mode: ServingMode | 'one manager',
+  timing: OffloadTiming,
+  contextTokenLimit: number,
+  directory: string,
+): Promise<string[]> {
+  const extractive = createExtractiveSummarizer();
+  const create = () =>
+    createContextManager({
+      outputDir: directory,
+      sessionId: 'one-history',
+      contextTokenLimit,
+      offload: { timing },
+      summarizer: extractive,
+      logger: silent,
+    });
+  const managers = mode === 'two managers in turn' ? [create(), create()] : [create()];
+  const sent: string[] = [];
+  const turns = findRequestTurns(session.messages);
+  for (const [request, turn] of turns.entries()) {
+    const raw = session.messages.slice(0, turn);
+    let manager = managers[request % managers.length] as ReturnType<typeof create>;
+    if (mode === 'a new manager per request' || (mode === 'restarted every 4 requests' && request % 4 === 0))
+      manager = managers[0] = create();
+    const input = mode === 'one manager' ? raw : (JSON.parse(JSON.stringify(raw)) as Message[]);
+    const { messages, actions } = await manager.prepare(input);
+    if (process.env.TRACE !== undefined)
+      for (const action of actions)
+        if (JSON.stringify(action).includes(process.env.TRACE))
+          console.log(mode, request, JSON.stringify(action).split(directory).join('<store>').slice(0, 400));
+    sent.push(normalizeStorePaths(JSON.stringify(messages), directory));
+  }
+  return sent;
+}
+
+/** Requests of `session` whose bytes differ from one long-lived manager's, per mode. */
+export async function countDifferences(
+  session: RecordedSession,
+  timing: OffloadTiming,
+  contextTokenLimit: number,
+  modes: readonly ServingMode[] = SERVING_MODES,
+): Promise<{ requests: number; differing: Record<string, number>; firstDifference: Record<string, number> }> {
+  const parent = await mkdtemp(join(tmpdir(), 'aco-one-history-'));
+  try {
+    const reference = await replay(session, 'one manager', timing, contextTokenLimit, join(parent, 'r'));
+    const differing: Record<string, number> = {};
+    const firstDifference: Record<string, number> = {};
+    for (const [index, mode] of modes.entries()) {
+      const sent = await replay(session, mode, timing, contextTokenLimit, join(parent, String(index)));
+      differing[mode] = sent.filter((body, request) => body !== reference[request]).length;
+      firstDifference[mode] = sent.findIndex((body, request) => body !== reference[request]);
+    }
+    return { requests: reference.length, differing, firstDifference };
+  } finally {
+    await rm(parent, { recursive: true, force: true });
+  }
+}
+
+/** The recorded sessions: the demo's sample (four times over), the Claude Code logs, and with `quick` off the 1 MB session. */
+export async function loadRecordedSessions(quick: boolean): Promise<RecordedSession[]> {
+  const io = createProcessIo();
+  const log = async (path: string) => (await readTranscript(join(ROOT, path), io)).messages;
+  const sessions: RecordedSession[] = [
+    { name: 'demo session x4', messages: await loadSampleTranscript() },
+    { name: 'Claude Code log', messages: await log('tests/fixtures/cli/claude-code-session.jsonl') },
+    { name: 'Claude Code review log', messages: await log('tests/fixtures/cli/claude-code-review-session.jsonl') },
+  ];
+  if (!quick) sessions.push({ name: '1 MB session', messages: await buildOneMegabyteHistory() });
+  return sessions;
+}
+
+async function main(): Promise<void> {
+  const quick = process.argv.includes('--quick');
+  const window = 12_000;
+  const totals: Record<string, number> = {};
+  let requests = 0;
+  for (const timing of ['as-they-age', 'on-arrival'] as const) {
+    for (const session of await loadRecordedSessions(quick)) {
+      const result = await countDifferences(session, timing, window);
+      requests += result.requests;
+      const cells = SERVING_MODES.map(
+        (mode) => `${mode}: ${result.differing[mode]} (first ${result.firstDifference[mode]})`,
+      );
+      console.log(`${session.name}, ${timing}, ${result.requests} requests | ${cells.join(' | ')}`);
+      for (const mode of SERVING_MODES) totals[mode] = (totals[mode] ?? 0) + (result.differing[mode] ?? 0);
+    }
+  }
+  const all = SERVING_MODES.reduce((sum, mode) => sum + (totals[mode] ?? 0), 0);
+  console.log(`\nRequests differing from one long-lived manager (window ${window}), of ${requests} per mode:`);
+  for (const mode of SERVING_MODES) console.log(`  ${mode}: ${totals[mode]}`);
+  console.log(`  all modes: ${all} of ${requests * SERVING_MODES.length}`);
+}
+
+if (process.argv[1]?.endsWith('one-history.ts')) await main();

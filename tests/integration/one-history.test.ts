@@ -1,0 +1,210 @@
+/**
+ * One session, one history: recorded sessions replayed request by request the ways a server
+ * runs the context manager send the same bytes at every request as one long-lived manager
+ * (store paths set aside): a new manager per request, two managers taking turns on one store,
+ * a manager restarted every 4 requests; and through the proxy, two proxies taking turns on one
+ * store and a proxy restarted every 4 requests, against one proxy. One long-lived manager is
+ * given the same message objects at every request, as an agent loop keeps them; every other
+ * gets the history rebuilt from JSON, as a server does. Stores are real files in a temp directory.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createContextManager } from '../../src/api/context-manager.js';
+import { createExtractiveSummarizer } from '../../src/core/compact/extractive-summarizer.js';
+import type { Message } from '../../src/core/types.js';
+import type { OffloadTiming } from '../../src/index.js';
+import {
+  describeDifferences,
+  loadClaudeCodeLog,
+  loadDemoSession,
+  rebuilt,
+  requestsOf,
+  setStorePathsAside,
+  type RecordedSession,
+} from './one-history-sessions.js';
+import { sendRaw, startProxy, type RunningProxy } from './proxy-harness.js';
+import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
+
+const WINDOW = 12_000;
+const silent = { warn: () => undefined };
+
+/** Which managers serve which request: `managerFor(request)` names the manager (a new name: a new manager). */
+type Serving = (request: number) => string;
+
+const ONE: Serving = () => 'one';
+const NEW_PER_REQUEST: Serving = (request) => `new ${request}`;
+const TWO_IN_TURN: Serving = (request) => (request % 2 === 0 ? 'a' : 'b');
+const RESTARTED_EVERY_4: Serving = (request) => `run ${Math.floor(request / 4)}`;
+
+let parent: string;
+beforeAll(async () => {
+  parent = await mkdtemp(join(tmpdir(), 'aco-one-history-'));
+});
+afterAll(async () => {
+  await rm(parent, { recursive: true, force: true });
+});
+
+let runs = 0;
+/** A fresh store folder; every replay's folder path has the same length. */
+const nextDirectory = (): string => join(parent, `run-${String((runs += 1)).padStart(3, '0')}`);
+
+/** The messages each request sent through managers served as `serving` says, over one file store. */
+async function replayThroughManagers(
+  session: RecordedSession,
+  serving: Serving,
+  timing: OffloadTiming,
+  window: number,
+): Promise<string[]> {
+  const directory = nextDirectory();
+  const managers = new Map<string, ReturnType<typeof createContextManager>>();
+  const sent: string[] = [];
+  for (const [request, history] of requestsOf(session).entries()) {
+    const name = serving(request);
+    let manager = managers.get(name);
+    if (manager === undefined) {
+      manager = createContextManager({
+        outputDir: directory,
+        sessionId: 'one-history',
+        contextTokenLimit: window,
+        offload: { timing },
+        summarizer: createExtractiveSummarizer(),
+        logger: silent,
+      });
+      managers.set(name, manager);
+    }
+    // one long-lived manager is given the same objects each time, as an agent loop keeps them; the others get JSON
+    const { messages } = await manager.prepare(serving === ONE ? history : rebuilt(history));
+    sent.push(setStorePathsAside(JSON.stringify(messages), directory));
+  }
+  return sent;
+}
+
+const sessions: Array<[string, () => Promise<RecordedSession>, OffloadTiming, number]> = [
+  [
+    'the demo session x4, results offloaded as they age, in a 12K window',
+    () => loadDemoSession(4),
+    'as-they-age',
+    12_000,
+  ],
+  [
+    'the demo session x4, results offloaded on arrival, in a 12K window',
+    () => loadDemoSession(4),
+    'on-arrival',
+    12_000,
+  ],
+  [
+    'a Claude Code log (a code review), in a 6K window',
+    () => loadClaudeCodeLog('claude-code-review-session.jsonl'),
+    'as-they-age',
+    6000,
+  ],
+];
+
+describe.each(sessions)('%s', (_, load, timing, window) => {
+  let session: RecordedSession;
+  let reference: string[];
+  beforeAll(async () => {
+    session = await load();
+    reference = await replayThroughManagers(session, ONE, timing, window);
+  });
+
+  it('compacts and offloads along the way (the replay exercises every decision)', () => {
+    expect(reference.some((body) => body.includes('[Conversation compressed]'))).toBe(true);
+    expect(reference.some((body) => body.includes('<store>/one-history/'))).toBe(true);
+  });
+
+  it.each([
+    ['a new manager per request', NEW_PER_REQUEST],
+    ['two managers taking turns on one store', TWO_IN_TURN],
+    ['a manager restarted every 4 requests', RESTARTED_EVERY_4],
+  ])('sends the same bytes at every request with %s as with one manager', async (_mode, serving) => {
+    const sent = await replayThroughManagers(session, serving, timing, window);
+    expect(describeDifferences(reference, sent)).toBe('the same bytes at every request');
+  });
+});
+
+describe('through the proxy, the demo session x2 in a 12K window', () => {
+  let upstream: ScriptedUpstream;
+  let session: RecordedSession;
+  let reference: string[];
+
+  /** An Anthropic Messages body for `history` (its system message as `system`). */
+  function toRequestBody(history: readonly Message[]): string {
+    const [first, ...rest] = history;
+    const system = first?.role === 'system' ? first.content : undefined;
+    const messages = system === undefined ? history : rest;
+    return JSON.stringify({ model: 'claude-test', max_tokens: 1024, system, messages });
+  }
+
+  /** The message histories the upstream received through proxies served as `serving` says, on one store folder. */
+  async function replayThroughProxies(serving: Serving): Promise<string[]> {
+    const directory = nextDirectory();
+    const proxies = new Map<string, RunningProxy>();
+    const from = upstream.requests.length;
+    try {
+      for (const [request, history] of requestsOf(session).entries()) {
+        const name = serving(request);
+        let proxy = proxies.get(name);
+        if (proxy === undefined) {
+          // a restart: the proxy before it is gone
+          if (serving === RESTARTED_EVERY_4) for (const running of proxies.values()) await running.close();
+          if (serving === RESTARTED_EVERY_4) proxies.clear();
+          proxy = await startProxy(upstream.origin, {
+            dir: directory,
+            contextTokenLimit: WINDOW,
+            offloadTiming: 'as-they-age',
+          });
+          proxies.set(name, proxy);
+        }
+        const reply = await sendRaw(proxy.origin, '/v1/messages', {
+          headers: {
+            'content-type': 'application/json',
+            'x-api-key': 'sk-ant-test',
+            'anthropic-version': '2023-06-01',
+            'x-agent-context-session': 'one-history',
+          },
+          body: toRequestBody(history),
+        });
+        expect(reply.status).toBe(200);
+      }
+    } finally {
+      for (const proxy of proxies.values()) await proxy.close();
+    }
+    return upstream.requests
+      .slice(from)
+      .map((record) => setStorePathsAside(JSON.stringify(record.body?.messages), directory));
+  }
+
+  beforeAll(async () => {
+    // the provider's figure follows from the bytes it was sent, as a real one's does
+    upstream = await startScriptedUpstream((record, response) =>
+      sendJson(
+        response,
+        anthropicBody([{ type: 'text', text: 'ok' }], {
+          input_tokens: Math.ceil(record.rawBody.length / 4),
+          output_tokens: 1,
+        }),
+      ),
+    );
+    session = await loadDemoSession(2);
+    reference = await replayThroughProxies(ONE);
+  });
+  afterAll(async () => {
+    await upstream.close();
+  });
+
+  it('compacts and offloads along the way', () => {
+    expect(reference.some((body) => body.includes('[Conversation compressed]'))).toBe(true);
+    expect(reference.some((body) => body.includes('<store>/one-history/'))).toBe(true);
+  });
+
+  it.each([
+    ['two proxies taking turns on one store', TWO_IN_TURN],
+    ['a proxy restarted every 4 requests', RESTARTED_EVERY_4],
+  ])('sends the same bytes at every request with %s as with one proxy', async (_mode, serving) => {
+    const sent = await replayThroughProxies(serving);
+    expect(describeDifferences(reference, sent)).toBe('the same bytes at every request');
+  });
+});

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { attributeProvider, matchUnmanagedApi } from '../../src/proxy/routes.js';
+
+describe('attributeProvider', () => {
+  describe('by path', () => {
+    it('sends the Anthropic paths to Anthropic, whatever bearer they carry', () => {
+      expect(attributeProvider('/v1/messages?beta=true', { authorization: 'Bearer sk-ant-oat01-x' })).toEqual({
+        provider: 'anthropic',
+      });
+      expect(attributeProvider('/v1/messages/count_tokens', { authorization: 'Bearer oauth' })).toEqual({
+        provider: 'anthropic',
+      });
+    });
+
+    it('sends the OpenAI paths to OpenAI', () => {
+      expect(attributeProvider('/v1/responses', { authorization: 'Bearer sk-proj-1' })).toEqual({ provider: 'openai' });
+      expect(attributeProvider('/v1/chat/completions', {})).toEqual({ provider: 'openai' });
+    });
+
+    it('refuses an Anthropic credential on an OpenAI path', () => {
+      expect(attributeProvider('/v1/chat/completions', { authorization: 'Bearer sk-ant-api03-x' })).toMatchObject({
+        reason: expect.stringContaining('Anthropic credential'),
+      });
+      expect(attributeProvider('/v1/responses', { 'x-api-key': 'sk-ant-api03-x' }).provider).toBeUndefined();
+    });
+  });
+
+  describe('by headers, on a path that names no provider', () => {
+    it('sends an anthropic-version or x-api-key request to Anthropic', () => {
+      expect(
+        attributeProvider('/v1/models', { authorization: 'Bearer oauth', 'anthropic-version': '2023-06-01' }),
+      ).toEqual({ provider: 'anthropic' });
+      expect(attributeProvider('/v1/models', { 'x-api-key': 'sk-ant-1' })).toEqual({ provider: 'anthropic' });
+    });
+
+    it('sends a bearer key to OpenAI, and a request without credential to Anthropic', () => {
+      expect(attributeProvider('/v1/models', { authorization: 'Bearer sk-proj-1' })).toEqual({ provider: 'openai' });
+      expect(attributeProvider('/api/hello', {})).toEqual({ provider: 'anthropic' });
+    });
+
+    it('refuses a bearer sk-ant- key without anthropic-version', () => {
+      expect(attributeProvider('/v1/models', { authorization: 'Bearer sk-ant-api03-x' })).toMatchObject({
+        reason: expect.stringContaining('sk-ant-'),
+        shape: 'anthropic',
+      });
+    });
+  });
+
+  describe('providers without a default upstream', () => {
+    it.each([
+      ['a Gemini key header', '/v1/models', { 'x-goog-api-key': 'AIza-1' }],
+      ['a Gemini key in the query', '/v1/models?key=AIza-1', {}],
+      ['a Gemini path', '/v1beta/models/gemini-2.5-pro:generateContent', {}],
+      ['a Gemini key on an Anthropic path', '/v1/messages', { 'x-goog-api-key': 'AIza-1' }],
+      ['an Azure key header', '/v1/chat/completions', { 'api-key': 'azure-1' }],
+      ['an Azure path', '/openai/deployments/gpt/chat/completions?api-version=2024-10-21', {}],
+    ])('refuses %s', (_name, url, headers) => {
+      expect(attributeProvider(url, headers).provider).toBeUndefined();
+    });
+  });
+});
+
+describe('matchUnmanagedApi', () => {
+  it('names the model APIs passed through unmanaged', () => {
+    expect(matchUnmanagedApi('/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse')).toBe('gemini');
+    expect(matchUnmanagedApi('/openai/deployments/gpt/chat/completions')).toBe('azure-openai');
+    expect(matchUnmanagedApi('/v1/models')).toBeUndefined();
+  });
+});
