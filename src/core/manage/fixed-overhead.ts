@@ -14,7 +14,7 @@ const WINDOW_ROUNDING = 1000;
  * The smallest `contextTokenLimit` whose trigger (`× compactThresholdRatio`) is at least twice
  * `overheadTokens`, rounded up to a thousand: the fixed part then takes at most half of the
  * trigger and the history the rest (Claude Code's ~27 KB system prompt and ~82 KB of tools,
- * about 40,000 tokens calibrated for Claude, need a window of about 86,000).
+ * about 40,000 tokens calibrated for Claude, need a window of about 88,000).
  */
 export function findSmallestWorkingWindow(overheadTokens: number, compactThresholdRatio: number): number {
   const neededTrigger = overheadTokens / (1 - HISTORY_SHARE_OF_TRIGGER);
@@ -22,7 +22,7 @@ export function findSmallestWorkingWindow(overheadTokens: number, compactThresho
     WINDOW_ROUNDING,
     Math.ceil(neededTrigger / compactThresholdRatio / WINDOW_ROUNDING) * WINDOW_ROUNDING,
   );
-  // the trigger rounds up; a window one step larger covers a ratio whose product rounds below
+  // a guard against floating point: a quotient a hair short of the needed trigger takes the next step
   while (compactThresholdTokens(window, compactThresholdRatio) < neededTrigger) window += WINDOW_ROUNDING;
   return window;
 }
