@@ -7,9 +7,10 @@
  * The loop, one model call per step:
  * 1. an old conversation (plain text) -> the model calls `fetch_log`, which returns 50 KB;
  * 2. the model sees the reference instead and calls `read_offloaded` with it (3 lines);
- * 3. the model sees those lines and calls `list_files`, whose 10,000 characters (excluded from
+ * 3. the model sees those lines and calls `list_files`, whose 2,400 characters (excluded from
  *    offload) push the history over the small `contextTokenLimit`;
- * 4. the history is compacted: the model sees the summary and calls `ping`;
+ * 4. the history before that call is compacted: the model sees the summary, then the call and
+ *    the listing (the exchange in flight), and calls `ping`;
  * 5. the model sees the same summary (not compacted again) and answers.
  */
 import { expect, it } from 'vitest';
@@ -29,15 +30,15 @@ export const LOG_TEXT = Array.from({ length: LOG_LINE_COUNT }, (_, index) =>
 /** One line from the middle of the log: found in a prompt (or its JSON) only if the whole log is there. */
 export const LOG_MIDDLE_LINE = LOG_TEXT.split('\n')[LOG_LINE_COUNT / 2]!;
 
-/** The 10,000-character output that pushes the history over the limit (its tool is excluded from offload). */
-export const LISTING_TEXT = Array.from({ length: 250 }, (_, index) =>
+/** The 2,400-character output that pushes the history over the limit (its tool is excluded from offload). */
+export const LISTING_TEXT = Array.from({ length: 60 }, (_, index) =>
   `src/module-${index}/file-${index}.ts`.padEnd(39, ' '),
 ).join('\n');
 
-/** Distinct texts of the old conversation, to tell whether its messages reached a prompt. */
+/** Distinct texts of the old conversation, to tell whether its messages reached a prompt (one long enough that compacting them frees room). */
 export const OLD_TURNS = [
   'OLD-USER-1: please look at the request logs of the billing service and tell me what fails.',
-  'OLD-ASSISTANT-1: I will fetch the logs first and then read the parts that matter.',
+  `OLD-ASSISTANT-1: I will fetch the logs first and then read the parts that matter. ${'The billing service logs each request with its tenant and its duration, so a slow tenant shows as long durations. '.repeat(22)}`,
   'OLD-USER-2: focus on the tenants that complained this morning, especially tenant-3.',
   'OLD-ASSISTANT-2: understood, tenant-3 first, then the others if time allows.',
   'OLD-USER-3: go ahead.',

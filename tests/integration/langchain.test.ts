@@ -207,9 +207,9 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
     expect(compactedCall).toBeGreaterThan(2);
     expect(calls[compactedCall - 1]!.some((message) => textOf(message).startsWith(SUMMARY_PREFIX))).toBe(false);
     expect(calls[compactedCall]!.length).toBeLessThan(calls[compactedCall - 1]!.length);
-    // It ends with a user message, so the agent goes on after the summary.
-    expect(calls[compactedCall]!.at(-1)).toBeInstanceOf(HumanMessage);
-    expect(textOf(calls[compactedCall]!.at(-1)!)).toBe('Continue with the task.');
+    // The exchange in flight follows the summary: the call for note c and its result, which ends the request.
+    expect(calls[compactedCall]!.at(-1)).toBeInstanceOf(ToolMessage);
+    expect(textOf(calls[compactedCall]!.at(-1)!)).toBe(notes.c);
     for (const messages of calls) expect(findSplitPairs(messages)).toEqual([]);
     // The summary still names the offloaded reference, so nothing is out of reach.
     const summary = textOf(calls[compactedCall]!.find((message) => textOf(message).startsWith(SUMMARY_PREFIX))!);

@@ -638,7 +638,7 @@ describe('withOffload with the default timing, as results age', () => {
     const cut = outputText(resultFor(input, 'call_log'));
     // in a 20,000-token window a cut keeps 3% of it: 800 characters of head, 1,600 of tail
     expect(cut).toMatch(
-      /^\[Tool result offloaded to file: [^\]\n]+\]\nPreview \(first 800 and last 1600 of \d+ chars\):\nline 1 ok/,
+      /^\[Tool result offloaded to file: [^\]\n]+\]\nRead in pages \(\d+ lines, about \d+ lines a page\): pass an offset and a limit, or search it\.\nPreview \(first 800 and last 1600 of \d+ chars\):\nline 1 ok/,
     );
     expect(cut.endsWith(LOG.slice(-1600))).toBe(true);
     const read = await createReadOffloadedTool({ outputDir }).execute({ ref: cut.split('\n')[0]!, pattern: 'ERROR' });

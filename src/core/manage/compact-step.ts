@@ -47,11 +47,6 @@ export async function compactWithRecord(
   actions: ContextAction[],
 ): Promise<Message[] | undefined> {
   const { backoff, counts, logger, call, access } = step;
-  if (!backoff.mayAttempt) {
-    actions.push({ type: 'compact-skipped', reason: 'backing-off', retryInCalls: backoff.waitingCalls });
-    return undefined;
-  }
-  const ratio = step.calibration.ratio;
   const { head } = partitionMessages(working);
   const exchangeStart = findExchangeStart(working, head.length);
   // the exchange in flight is never summarized away: with nothing before it, there is nothing to compact
@@ -59,6 +54,11 @@ export async function compactWithRecord(
     actions.push({ type: 'compact-skipped', reason: 'nothing-to-compact', retryInCalls: 0 });
     return undefined;
   }
+  if (!backoff.mayAttempt) {
+    actions.push({ type: 'compact-skipped', reason: 'backing-off', retryInCalls: backoff.waitingCalls });
+    return undefined;
+  }
+  const ratio = step.calibration.ratio;
   let exchangeLocal = 0;
   for (let index = exchangeStart; index < working.length; index += 1)
     exchangeLocal += counts.of(working[index] as Message);

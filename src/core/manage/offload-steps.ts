@@ -26,6 +26,7 @@ import {
   type ResolvedPreview,
 } from '../offload-reference.js';
 import { createOffloadPlan, type OffloadPlan } from '../plan-offload.js';
+import { DEFAULT_READ_MAX_CHARS } from '../read-offloaded.js';
 import type { ContentStore, Logger } from '../ports.js';
 import { toWellFormedText } from '../text.js';
 import { isToolResultBlock, type Message, type ToolResultBlock } from '../types.js';
@@ -144,9 +145,12 @@ export function findResultErrorLine(block: ToolResultBlock, context: OffloadStep
   );
 }
 
-/** Characters of a page a cut result's paging line counts with: half of the largest new result sent whole. */
+/**
+ * Characters of a page a cut result's paging line counts with: half of the largest new result
+ * sent whole (a page read back follows a summary whole), at most what the read tool answers at once.
+ */
 function pageCharsOf(context: OffloadStepContext): number {
-  return Math.max(1, Math.floor(context.aging.maxInlineResultChars / 2));
+  return Math.max(1, Math.min(DEFAULT_READ_MAX_CHARS, Math.floor(context.aging.maxInlineResultChars / 2)));
 }
 
 /**

@@ -68,6 +68,8 @@ export interface CompactBudgets {
  * - `'backing-off'`: earlier compactions failed in a row; the manager waits a few calls before
  *   trying again (`retryInCalls` says how many);
  * - `'failed'`: compaction threw (`error` holds why);
+ * - `'nothing-to-compact'`: nothing comes before the exchange in flight (the latest user message,
+ *   or the newest tool calls with their results), which is never summarized away;
  * - any reason compaction gives itself (`'summarizer-failed'`, `'archive-failed'`,
  *   `'nothing-to-compact'`, ...), with its `error` when it has one.
  */

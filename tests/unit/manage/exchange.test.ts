@@ -158,22 +158,24 @@ describe('a read-back in flight too large to follow a summary', () => {
     });
   }
 
-  it('is sent alike by the manager that cut it and by a new one at the next request', async () => {
-    const store = createMemoryStore();
-    const settings = { store, contextTokenLimit: 3000, threshold: 1000, ratioThreshold: 1 };
-    const warm = createTestManager(settings).manager;
-    const history: Message[] = [SYSTEM, TASK, ...LONG_TALK, ...READ_BACK_TURN];
-    await warm.prepare(history);
-    const next: Message[] = [
-      ...history,
-      { role: 'assistant', content: 'Read it.' },
-      { role: 'user', content: 'Go on.' },
-    ];
+  for (const timing of ['as-they-age', 'on-arrival'] as const) {
+    it(`is sent alike by the manager that cut it and by a new one at the next request (${timing})`, async () => {
+      const store = createMemoryStore();
+      const settings = { store, contextTokenLimit: 3000, threshold: 1000, ratioThreshold: 1, offloadTiming: timing };
+      const warm = createTestManager(settings).manager;
+      const history: Message[] = [SYSTEM, TASK, ...LONG_TALK, ...READ_BACK_TURN];
+      await warm.prepare(history);
+      const next: Message[] = [
+        ...history,
+        { role: 'assistant', content: 'Read it.' },
+        { role: 'user', content: 'Go on.' },
+      ];
 
-    const fromWarm = await warm.prepare(next);
-    const fromNew = await createTestManager(settings).manager.prepare(next);
+      const fromWarm = await warm.prepare(next);
+      const fromNew = await createTestManager(settings).manager.prepare(next);
 
-    expect(JSON.stringify(fromNew.messages)).toBe(JSON.stringify(fromWarm.messages));
-    expect(JSON.stringify(fromWarm.messages)).toContain('Read in pages (300 lines');
-  });
+      expect(JSON.stringify(fromNew.messages)).toBe(JSON.stringify(fromWarm.messages));
+      expect(JSON.stringify(fromWarm.messages)).toContain('Read in pages (300 lines');
+    });
+  }
 });
