@@ -15,7 +15,9 @@ import { AUTO_SESSION_ID } from '../core/manage/session-id.js';
 import type { Environment } from '../core/env.js';
 import { describeValue, InvalidOptionError } from '../core/errors.js';
 import type { FormatName, MessageFormat } from '../core/format.js';
-import { createContextManagerWith } from '../core/manage/context-manager.js';
+import type { CompactResult } from '../core/compact/compact.js';
+import { createExtractiveSummarizer } from '../core/compact/extractive-summarizer.js';
+import { createContextManagerWith, type CompactCall } from '../core/manage/context-manager.js';
 import {
   resolveAgingOptions,
   resolveHooks,
@@ -34,7 +36,7 @@ import { resolveFormat } from '../formats/index.js';
 import { consoleLogger } from '../infrastructure/console-logger.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
 import { sha256Hashing } from '../infrastructure/sha256-hashing.js';
-import { createResolvedCompaction } from './compact.js';
+import { createResolvedCompaction, type ResolvedCompaction } from './compact.js';
 import {
   MANAGER_OPTION_GROUPS,
   MANAGER_TOP_LEVEL_OPTIONS,
@@ -256,11 +258,19 @@ export function createContextManager<M = Message>(
   const { sessionId } = settings;
   // the manager decides when to compact: a trigger at 0 compacts any history and, unlike
   // `force`, keeps the no-gain guard (a summary as large as what it replaces is skipped as 'no-gain')
-  const runner = createResolvedCompaction(
-    { ...compaction, compactThresholdRatio: 0, lastUsage: undefined, force: false },
-    { ...compactOptions, store },
-    process.env,
-  );
+  const runOptions = { ...compaction, compactThresholdRatio: 0, lastUsage: undefined, force: false };
+  const runner = createResolvedCompaction(runOptions, { ...compactOptions, store }, process.env);
+  // what summarizes when the configured summarizer fails on a history: built at its first use
+  let fallback: ResolvedCompaction | undefined;
+  const extractiveRun = async (messages: readonly Message[], call: CompactCall): Promise<CompactResult> => {
+    const { conversationRequest: _repeated, ...extractiveOptions } = runOptions;
+    fallback ??= createResolvedCompaction(
+      extractiveOptions,
+      { ...compactOptions, store, summarizer: createExtractiveSummarizer(), llmClient: undefined },
+      process.env,
+    );
+    return { ...(await fallback.run(messages, call)), summarizer: 'extractive' };
+  };
   let skippedRestoreSaid = false;
 
   const manager = createContextManagerWith(settings, {
@@ -278,7 +288,8 @@ export function createContextManager<M = Message>(
           'context manager: files read in the conversation are not restored after a compaction, since no workDir was given',
         );
       }
-      return runner.run(messages, call);
+      const { summarizer, ...run } = call;
+      return summarizer === 'extractive' ? extractiveRun(messages, run) : runner.run(messages, run);
     },
   });
   const readTool =

@@ -168,6 +168,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       upstream: settings.upstreamFor(route.provider),
       rawHeaders: request.rawHeaders,
       body,
+      windowTokens: window,
     };
     const result = await managers.prepare(
       `${sessionId}\u0000${limit}\u0000${credentialHash}`,

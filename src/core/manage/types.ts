@@ -45,6 +45,13 @@ export interface ContextCompactAction {
   archiveReference?: string | undefined;
   /** Which summarizer ran: `'custom'`, `'llm-client'`, `'anthropic'` or `'extractive'`. */
   summarizer: string;
+  /**
+   * The configured summarizer, when it failed on this history (every attempt threw or returned
+   * blank text) and the extractive summarizer wrote the summary in its place (`summarizer` is
+   * then `'extractive'`). A summarizer that keeps failing never leaves the history over the
+   * trigger.
+   */
+  fallbackFrom?: string | undefined;
   /** Files read again and put back after the summary. */
   restoredFileCount: number;
   /** The budgets this compaction ran with, after they were shrunk to fit `targetTokens`. */
