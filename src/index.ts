@@ -71,6 +71,7 @@ export type {
   ContextManagerHooks,
   ContextOffloadAction,
   ContextRecordsUnavailableAction,
+  ContextWritesDeferredAction,
   ContextStats,
   ContextUsageIgnoredAction,
   PrepareOptions,

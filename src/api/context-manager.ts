@@ -55,6 +55,7 @@ export type {
   ContextManagerHooks,
   ContextOffloadAction,
   ContextRecordsUnavailableAction,
+  ContextWritesDeferredAction,
   ContextStats,
   ContextUsageIgnoredAction,
   PrepareOptions,
@@ -227,8 +228,10 @@ function resolveManagerOptions<M>(
  * `provider`, a value out of range (`offload.threshold must be a number >= 1, got -3`), a port
  * without its methods, an unknown key, an option of the flat shape given at the top
  * (`threshold moved to offload.threshold`). `prepare` rejects with
- * `InvalidMessageError` for a malformed message (its index and field), with `WRITE_FAILED` when
- * the store refuses an offload, and with the signal's reason when aborted.
+ * `InvalidMessageError` for a malformed message (its index and field), and with the signal's
+ * reason when aborted. A store that refuses writes does not fail `prepare`: a new offload it
+ * refuses leaves its result inline (a `writes-deferred` action), and what was offloaded or
+ * compacted before keeps applying.
  *
  * @example
  * ```ts

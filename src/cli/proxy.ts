@@ -114,6 +114,7 @@ export function formatRequestLine(event: ProxyRequestEvent): string {
   }
   if (offloaded > 0) done.unshift(`${offloaded} offloaded`);
   if (event.outcome === 'fail-open') done.push('manager failed: sent unchanged');
+  if (event.outcome === 'over-window') done.push('still over the window');
   const sizes =
     event.bytesIn === event.bytesOut
       ? formatSize(event.bytesIn)

@@ -108,13 +108,27 @@ export interface ContextRecordsUnavailableAction {
   error: unknown;
 }
 
+/**
+ * The store refused new offloads in this call (a full disk, a store that is down): those
+ * results stay inline for now, and a later call offloads them once the store takes writes
+ * again. What was offloaded and compacted before keeps applying: only new writes wait.
+ */
+export interface ContextWritesDeferredAction {
+  type: 'writes-deferred';
+  /** The tool call ids whose results stayed inline. */
+  toolCallIds: string[];
+  /** The store's first error in this call. */
+  error: unknown;
+}
+
 /** What one `prepare` call did, step by step, in order. */
 export type ContextAction =
   | ContextOffloadAction
   | ContextCompactAction
   | ContextCompactSkippedAction
   | ContextUsageIgnoredAction
-  | ContextRecordsUnavailableAction;
+  | ContextRecordsUnavailableAction
+  | ContextWritesDeferredAction;
 
 /** Figures of one `prepare` call. */
 export interface ContextStats {
