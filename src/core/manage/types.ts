@@ -217,7 +217,7 @@ export interface ContextManager<M> {
   /**
    * Offloads one tool output as it arrives when it is at least `offload.threshold` characters (and its
    * tool is not excluded): resolves with the reference text that replaces it, else with the
-   * output itself.
+   * output itself (also when the store refuses the write: a warning says so).
    */
   offloadOutput(output: string, call: ToolCallIdentity): Promise<string>;
 }
