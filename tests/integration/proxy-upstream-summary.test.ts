@@ -136,6 +136,19 @@ describe('upstream summaries in a window', () => {
     },
   );
 
+  it('asks nothing when the window cannot hold a summary request, and the extractive summarizer writes it', async () => {
+    upstream = await startWindowedUpstream();
+    proxy = await startProxy(upstream.origin, { contextTokenLimit: 3000, summarizer: 'upstream' });
+
+    const statuses = await runSession('anthropic', 12);
+
+    expect(statuses.every((status) => status === 200)).toBe(true);
+    expect(counted.filter((request) => request.summary)).toEqual([]);
+    expect(compactions().length).toBeGreaterThan(0);
+    expect(compactions().every((compaction) => compaction.fallbackFrom === 'custom')).toBe(true);
+    expect(proxy.warnings.some((warning) => warning.includes('a window of 3000 tokens leaves'))).toBe(true);
+  });
+
   it('falls back to the extractive summarizer when the upstream refuses every summary request, asking once per compaction', async () => {
     upstream = await startWindowedUpstream(true);
     proxy = await startProxy(upstream.origin, { contextTokenLimit: WINDOW, summarizer: 'upstream' });
