@@ -30,10 +30,14 @@ const skipReason = 'skipReason' in disk ? disk.skipReason : undefined;
 if (skipReason !== undefined) console.warn(skipReason);
 
 afterAll(() => {
-  if ('dir' in disk) {
+  if (!('dir' in disk)) return;
+  try {
     execFileSync('umount', [disk.dir], { stdio: 'ignore' });
-    rmSync(disk.dir, { recursive: true, force: true });
+  } catch {
+    // still busy (a handle the proxy had open): detached now, gone once it is closed
+    execFileSync('umount', ['-l', disk.dir], { stdio: 'ignore' });
   }
+  rmSync(disk.dir, { recursive: true, force: true });
 });
 
 /** Fills the disk with one file until the next write fails with ENOSPC; resolves its path. */
