@@ -72,6 +72,7 @@ export type {
   ContextOffloadAction,
   ContextOverheadOverTriggerAction,
   ContextRecordsUnavailableAction,
+  ContextWritesDeferredAction,
   ContextStats,
   ContextUsageIgnoredAction,
   PrepareOptions,

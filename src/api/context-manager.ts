@@ -15,7 +15,9 @@ import { AUTO_SESSION_ID } from '../core/manage/session-id.js';
 import type { Environment } from '../core/env.js';
 import { describeValue, InvalidOptionError } from '../core/errors.js';
 import type { FormatName, MessageFormat } from '../core/format.js';
-import { createContextManagerWith } from '../core/manage/context-manager.js';
+import type { CompactResult } from '../core/compact/compact.js';
+import { createExtractiveSummarizer } from '../core/compact/extractive-summarizer.js';
+import { createContextManagerWith, type CompactCall } from '../core/manage/context-manager.js';
 import {
   resolveAgingOptions,
   resolveHooks,
@@ -34,7 +36,7 @@ import { resolveFormat } from '../formats/index.js';
 import { consoleLogger } from '../infrastructure/console-logger.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
 import { sha256Hashing } from '../infrastructure/sha256-hashing.js';
-import { createResolvedCompaction } from './compact.js';
+import { createResolvedCompaction, type ResolvedCompaction } from './compact.js';
 import {
   MANAGER_OPTION_GROUPS,
   MANAGER_TOP_LEVEL_OPTIONS,
@@ -54,6 +56,7 @@ export type {
   ContextOffloadAction,
   ContextOverheadOverTriggerAction,
   ContextRecordsUnavailableAction,
+  ContextWritesDeferredAction,
   ContextStats,
   ContextUsageIgnoredAction,
   PrepareOptions,
@@ -226,8 +229,10 @@ function resolveManagerOptions<M>(
  * `provider`, a value out of range (`offload.threshold must be a number >= 1, got -3`), a port
  * without its methods, an unknown key, an option of the flat shape given at the top
  * (`threshold moved to offload.threshold`). `prepare` rejects with
- * `InvalidMessageError` for a malformed message (its index and field), with `WRITE_FAILED` when
- * the store refuses an offload, and with the signal's reason when aborted.
+ * `InvalidMessageError` for a malformed message (its index and field), and with the signal's
+ * reason when aborted. A store that refuses writes does not fail `prepare`: a new offload it
+ * refuses leaves its result inline (a `writes-deferred` action), and what was offloaded or
+ * compacted before keeps applying.
  *
  * @example
  * ```ts
@@ -257,11 +262,19 @@ export function createContextManager<M = Message>(
   const { sessionId } = settings;
   // the manager decides when to compact: a trigger at 0 compacts any history and, unlike
   // `force`, keeps the no-gain guard (a summary as large as what it replaces is skipped as 'no-gain')
-  const runner = createResolvedCompaction(
-    { ...compaction, compactThresholdRatio: 0, lastUsage: undefined, force: false },
-    { ...compactOptions, store },
-    process.env,
-  );
+  const runOptions = { ...compaction, compactThresholdRatio: 0, lastUsage: undefined, force: false };
+  const runner = createResolvedCompaction(runOptions, { ...compactOptions, store }, process.env);
+  // what summarizes when the configured summarizer fails on a history: built at its first use
+  let fallback: ResolvedCompaction | undefined;
+  const extractiveRun = async (messages: readonly Message[], call: CompactCall): Promise<CompactResult> => {
+    const { conversationRequest: _repeated, ...extractiveOptions } = runOptions;
+    fallback ??= createResolvedCompaction(
+      extractiveOptions,
+      { ...compactOptions, store, summarizer: createExtractiveSummarizer(), llmClient: undefined },
+      process.env,
+    );
+    return { ...(await fallback.run(messages, call)), summarizer: 'extractive' };
+  };
   let skippedRestoreSaid = false;
 
   const manager = createContextManagerWith(settings, {
@@ -279,7 +292,8 @@ export function createContextManager<M = Message>(
           'context manager: files read in the conversation are not restored after a compaction, since no workDir was given',
         );
       }
-      return runner.run(messages, call);
+      const { summarizer, ...run } = call;
+      return summarizer === 'extractive' ? extractiveRun(messages, run) : runner.run(messages, run);
     },
   });
   const readTool =

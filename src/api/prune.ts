@@ -37,7 +37,8 @@ export interface PruneOffloadedOptions {
 }
 
 /**
- * Removes the offloaded results and compaction archives written more than `olderThanMs` ago:
+ * Removes the offloaded results, compaction archives and session records written more than
+ * `olderThanMs` ago, from sessions that are idle:
  * every entry under `prefix` whose name is one this package writes (`tool-result-*.md`,
  * `<session>/*.md`, `compact-*.json` at the top or in a session folder, and the context
  * manager's records of a session, `<session>/.records/*.json`) and whose time
@@ -46,6 +47,10 @@ export interface PruneOffloadedOptions {
  * than an hour. Other files, other deeper folders and writes in progress are never touched. With
  * `dryRun`, nothing is deleted and the result lists what would be.
  *
+ * A session folder goes whole or not at all: when any of its results, archives or records
+ * changed within the cutoff, the session is live (a conversation may still send the references
+ * it holds): nothing of it is removed, and `liveSessions` names it.
+ *
  * A directory (`outputDir`, or a store of kind `'file'`) is pruned only when the package
  * created it: it then holds the marker file `.agent-context-offload`. Anywhere else a user's
  * `docs/README.md` has the shape of a direct offload's `<session>/<id>.md`, so an unmarked
@@ -53,9 +58,11 @@ export interface PruneOffloadedOptions {
  * everything in it is the package's, create that file (empty) to prune it.
  *
  * Removing content makes its references unreadable: a history that still holds them gets "no
- * offloaded content at ..." from the read tool. Prune what no live conversation refers to.
+ * offloaded content at ..." from the read tool. An idle session may still be resumed: choose an
+ * age longer than any pause you expect.
  *
- * @returns what was removed (sorted by key), the bytes freed, and whether it was a dry run.
+ * @returns what was removed (sorted by key), the bytes freed, whether it was a dry run, and the
+ * live sessions kept whole.
  * @throws {InvalidOptionError} for both or neither of `store` and `outputDir`, a bad
  * `olderThanMs`, `dryRun` or `now`, before anything is listed; {@link UnsafePathError} for a
  * `prefix` that is not a key prefix, or a directory without the marker file (naming it);

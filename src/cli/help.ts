@@ -36,7 +36,7 @@ Commands:
   offload <file>   write large tool results to files, keep references
   compact <file>   summarize the history; restore recently read files from
                    --work-dir
-  prune <dir>      remove offloaded results and archives older than an age
+  prune <dir>      remove idle sessions' results, archives and records
                    (a dry run unless --yes)
   demo             the whole story, offline, on a sample coding-agent session
   replay <file>    replay a transcript request by request through the context
@@ -144,14 +144,19 @@ ${FORMATS_HELP}`,
 
   prune: `Usage: agent-context prune <dir> --older-than <age> [options]
 
-Removes from <dir> the offloaded results and compaction archives written more
-than <age> ago (by file modification time): tool-result-*.md and
-compact-*.json in <dir>, and *.md and compact-*.json in its session folders
-(<dir>/<session>/), and the temp files a killed writer left (older than <age>
-and an hour). Any other file, deeper folders and files being written are
-never touched. A dry run by default: it lists what it would remove and the
-bytes it would free; --yes deletes. The read tool answers "no offloaded
-content" for a reference whose content was removed.
+Removes from <dir> the offloaded results, compaction archives and session
+records written more than <age> ago (by file modification time):
+tool-result-*.md and compact-*.json in <dir>, and in its session folders
+(<dir>/<session>/) *.md, compact-*.json and the context manager's records
+(.records/*.json), and the temp files a killed writer left (older than <age>
+and an hour). A session folder goes whole or not at all: when anything in it
+(a result, an archive, a record) changed within <age>, the session is live
+and nothing of it is removed; the report names it. Any other file, deeper
+folders and files being written are never touched. A dry run by default: it
+lists what it would remove and the bytes it would free; --yes deletes. The
+read tool answers "no offloaded content" for a reference whose content was
+removed: prune with an age longer than any pause in a conversation you may
+resume.
 
 Only a directory agent-context-offload created is pruned: it holds the file
 .agent-context-offload. A directory without it (one written by version 0.3.0,

@@ -111,9 +111,12 @@ export function formatRequestLine(event: ProxyRequestEvent): string {
     else if (action.type === 'compact')
       done.push(`compacted ${groupDigits(action.tokensBefore)} -> ${groupDigits(action.tokensAfter)} tokens`);
     else if (action.type === 'compact-skipped') done.push(`compaction skipped (${action.reason})`);
+    else if (action.type === 'writes-deferred')
+      done.push(`${action.toolCallIds.length} kept inline (the store refused writes)`);
   }
   if (offloaded > 0) done.unshift(`${offloaded} offloaded`);
   if (event.outcome === 'fail-open') done.push('manager failed: sent unchanged');
+  if (event.outcome === 'over-window') done.push('still over the window');
   const sizes =
     event.bytesIn === event.bytesOut
       ? formatSize(event.bytesIn)

@@ -1,6 +1,7 @@
 /**
- * `agent-context prune <dir> --older-than 7d [--yes] [--json]`: removes offloaded results and
- * compaction archives older than an age. A dry run unless `--yes` is given.
+ * `agent-context prune <dir> --older-than 7d [--yes] [--json]`: removes offloaded results,
+ * compaction archives and session records older than an age, a session folder whole and only
+ * when nothing in it changed within that age. A dry run unless `--yes` is given.
  */
 import { stat } from 'node:fs/promises';
 import { pruneOffloaded } from '../api/prune.js';
@@ -38,6 +39,8 @@ const MAX_OLDER_THAN_MS = 100_000_000 * DURATION_UNITS.d!;
 
 /** Entries listed one per line in the report; the rest are counted (`--json` lists all). */
 const MAX_LISTED_ENTRIES = 100;
+/** Live sessions named on the report's line; the rest are counted (`--json` lists all). */
+const MAX_LISTED_SESSIONS = 10;
 
 /**
  * Milliseconds in a duration: a number and a unit, `30s`, `30m`, `12h`, `7d`, `2w` (`1.5d`
@@ -90,27 +93,41 @@ function renderEntries(entries: readonly PrunedEntry[]): string[] {
   return lines;
 }
 
+/** The line naming the sessions kept whole, or none when every session was idle. */
+function renderLiveSessions(liveSessions: readonly string[], age: string): string[] {
+  if (liveSessions.length === 0) return [];
+  const named = liveSessions.slice(0, MAX_LISTED_SESSIONS).map((session) => toTerminalText(session));
+  const more = liveSessions.length - named.length;
+  return [
+    `  kept ${formatQuantity(liveSessions.length, 'live session')} whole (something in ${liveSessions.length === 1 ? 'it' : 'each'} changed within ${age}): ` +
+      `${named.join(', ')}${more > 0 ? ` and ${more} more (--json lists them all)` : ''}`,
+  ];
+}
+
 function renderReport(dir: string, age: string, cutoff: Date, result: PruneResult, style: TerminalStyle): string {
   const count = result.removed.length;
+  const live = renderLiveSessions(result.liveSessions, age);
   const freed = `${formatBytes(result.freedBytes)}${result.freedBytes >= 1024 ? ` (${groupDigits(result.freedBytes)} bytes)` : ''}`;
   const lines = [
     `${style.bold('prune')}  ${toTerminalText(dir)}${result.dryRun ? ` ${style.dim('(dry run: nothing deleted)')}` : ''}`,
   ];
   const what = `older than ${age} (written before ${formatTime(cutoff)})`;
   if (count === 0) {
-    lines.push(`  nothing ${what} to remove`);
+    lines.push(`  nothing ${what} to remove`, ...live);
     return lines.join('\n');
   }
   if (result.dryRun) {
     lines.push(
       `  would remove ${style.bold(formatQuantity(count, 'file'))} ${what}, freeing ${style.green(freed)}:`,
       ...renderEntries(result.removed),
+      ...live,
     );
     lines.push(`  run again with --yes to delete ${count === 1 ? 'it' : 'them'}`);
   } else {
     lines.push(
       `  removed ${style.bold(formatQuantity(count, 'file'))} ${what}, freed ${style.green(freed)}:`,
       ...renderEntries(result.removed),
+      ...live,
     );
   }
   return lines.join('\n');
@@ -166,6 +183,7 @@ export async function runPrune(args: readonly string[], io: CommandIo): Promise<
         createdAt: entry.createdAt.toISOString(),
       })),
       freedBytes: result.freedBytes,
+      liveSessions: result.liveSessions,
     };
     // still valid JSON: those characters only occur inside strings, where \uXXXX means the same
     await writeStandardOutput(io.stdout, `${toTerminalJson(JSON.stringify(report, null, 2))}\n`);

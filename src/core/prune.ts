@@ -1,11 +1,12 @@
 /**
- * Retention: removing offloaded content and compaction archives older than a cutoff from a
- * {@link ContentStore}. Only names this package writes are ever touched, and in a directory only
+ * Retention: removing offloaded content, compaction archives and session records older than a
+ * cutoff from a {@link ContentStore}, a session's folder whole or not at all (never a live
+ * session's). Only names this package writes are ever touched, and in a directory only
  * when the package made it (its marker file is there), so a user's own files are never taken
  * for the package's. Pure: the clock comes in as a value.
  */
 import { UnsafePathError } from './errors.js';
-import type { ContentStore } from './ports.js';
+import type { ContentStore, StoredEntry } from './ports.js';
 import { isSessionRecordKey } from './manage/session-records.js';
 import { isOffloadedKey } from './offload-names.js';
 import { holdsStoreMarker, isDirectoryStore, STORE_MARKER_KEY } from './store-keys.js';
@@ -30,6 +31,11 @@ export interface PruneResult {
   freedBytes: number;
   /** True when nothing was deleted: the result only says what would be. */
   dryRun: boolean;
+  /**
+   * Sessions kept whole, sorted: something in their folder (an offloaded content, an archive, a
+   * record) changed within the cutoff, so a conversation may still refer to what they hold.
+   */
+  liveSessions: string[];
 }
 
 /** Settings of {@link pruneStore}, already checked. */
@@ -67,12 +73,51 @@ async function assertPrunable(store: ContentStore): Promise<void> {
   );
 }
 
+/** The session folder `key` lies in (its first segment), or `undefined` for a key at the top of the store. */
+function sessionOf(key: string): string | undefined {
+  const slash = key.indexOf('/');
+  return slash === -1 ? undefined : key.slice(0, slash);
+}
+
+/** Whether `key` is one this package writes (offloaded content, an archive, a session record). */
+function isPackageKey(key: string): boolean {
+  return isOffloadedKey(key) || isSessionRecordKey(key);
+}
+
+/** Stats `keys` (`undefined` for one gone since the listing), {@link PRUNE_CONCURRENCY} at a time. */
+async function statAll(store: ContentStore, keys: readonly string[]): Promise<Array<StoredEntry | undefined>> {
+  const entries: Array<StoredEntry | undefined> = new Array(keys.length);
+  let next = 0;
+  let failed = false;
+  const work = async (): Promise<void> => {
+    while (next < keys.length && !failed) {
+      const index = next;
+      next += 1;
+      try {
+        entries[index] = await store.stat(keys[index]!);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PRUNE_CONCURRENCY, keys.length) }, work));
+  return entries;
+}
+
 /**
- * Removes from `store` every entry under `prefix` whose key is one this package writes
- * ({@link isOffloadedKey}, and the context manager's records, {@link isSessionRecordKey}) and whose `createdAt` is strictly before `now - olderThanMs`, and
+ * Removes from `store` what no live session holds, under `prefix`: every entry whose key is one
+ * this package writes ({@link isOffloadedKey}, and the context manager's records,
+ * {@link isSessionRecordKey}) and whose `createdAt` is strictly before `now - olderThanMs`, and
  * every partial write the store lists (`listPartialWrites`: temp files a killed writer left)
  * older than that and than {@link MIN_PARTIAL_WRITE_AGE_MS}; with `dryRun`, deletes nothing and
  * reports the same list. An entry gone between the listing and its `stat` is skipped.
+ *
+ * A session folder (`<session>/...`) goes whole or not at all: when any of its offloaded
+ * contents, archives or records changed within the cutoff, the session is live (a conversation
+ * may still send the references it holds, and its records describe what it holds), nothing of
+ * it is removed, and it is named in {@link PruneResult.liveSessions}. Its whole folder is looked
+ * at, also when `prefix` names only part of it. Entries at the top of the store go one by one.
  *
  * @throws {UnsafePathError} for a directory store (kind `'file'`) without the package's marker
  * file at its top, before anything is listed. Errors of the store (`READ_FAILED`,
@@ -81,42 +126,69 @@ async function assertPrunable(store: ContentStore): Promise<void> {
 export async function pruneStore(store: ContentStore, options: ResolvedPruneOptions): Promise<PruneResult> {
   await assertPrunable(store);
   const now = options.now.getTime();
+  const cutoff = now - options.olderThanMs;
   const cutoffOf = new Map<string, number>();
-  // a session's records go with its content: they describe what it holds
-  for await (const key of store.list(options.prefix))
-    if (isOffloadedKey(key) || isSessionRecordKey(key)) cutoffOf.set(key, now - options.olderThanMs);
+  for await (const key of store.list(options.prefix)) if (isPackageKey(key)) cutoffOf.set(key, cutoff);
   if (store.listPartialWrites !== undefined) {
-    const cutoff = now - Math.max(options.olderThanMs, MIN_PARTIAL_WRITE_AGE_MS);
-    for await (const key of store.listPartialWrites(options.prefix)) cutoffOf.set(key, cutoff);
+    const partialCutoff = now - Math.max(options.olderThanMs, MIN_PARTIAL_WRITE_AGE_MS);
+    for await (const key of store.listPartialWrites(options.prefix)) cutoffOf.set(key, partialCutoff);
   }
+  // a prefix inside a session folder: the rest of the folder says whether the session is live
+  const sessions = new Set<string>();
+  for (const key of cutoffOf.keys()) {
+    const session = sessionOf(key);
+    if (session !== undefined) sessions.add(session);
+  }
+  const outside: string[] = [];
+  for (const session of sessions) {
+    if (`${session}/`.startsWith(options.prefix)) continue;
+    for await (const key of store.list(`${session}/`))
+      if (key.startsWith(`${session}/`) && !cutoffOf.has(key) && isPackageKey(key)) outside.push(key);
+  }
+
   const keys = [...cutoffOf.keys()].sort();
-
-  const removed: Array<PrunedEntry | undefined> = new Array(keys.length);
-  let next = 0;
-  let failed = false;
-  const work = async (): Promise<void> => {
-    // after one failure the other workers stop at their next key: nothing more is deleted
-    while (next < keys.length && !failed) {
-      const index = next;
-      next += 1;
-      const key = keys[index]!;
-      try {
-        const entry = await store.stat(key);
-        if (entry === undefined || !(entry.createdAt.getTime() < cutoffOf.get(key)!)) continue;
-        if (!options.dryRun) await store.delete(key);
-        removed[index] = { key, reference: store.referenceFor(key), size: entry.size, createdAt: entry.createdAt };
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
+  const [stats, outsideStats] = [await statAll(store, keys), await statAll(store, outside)];
+  const live = new Set<string>();
+  const markLive = (key: string, entry: StoredEntry | undefined): void => {
+    const session = sessionOf(key);
+    if (session !== undefined && entry !== undefined && isPackageKey(key) && !(entry.createdAt.getTime() < cutoff))
+      live.add(session);
   };
-  await Promise.all(Array.from({ length: Math.min(PRUNE_CONCURRENCY, keys.length) }, work));
+  keys.forEach((key, index) => markLive(key, stats[index]));
+  outside.forEach((key, index) => markLive(key, outsideStats[index]));
 
-  const entries = removed.filter((entry): entry is PrunedEntry => entry !== undefined);
+  const doomed: PrunedEntry[] = [];
+  keys.forEach((key, index) => {
+    const entry = stats[index];
+    const session = sessionOf(key);
+    if (entry === undefined || (session !== undefined && live.has(session))) return;
+    if (!(entry.createdAt.getTime() < cutoffOf.get(key)!)) return;
+    doomed.push({ key, reference: store.referenceFor(key), size: entry.size, createdAt: entry.createdAt });
+  });
+
+  if (!options.dryRun) {
+    let next = 0;
+    let failed = false;
+    const work = async (): Promise<void> => {
+      // after one failure the other workers stop at their next key: nothing more is deleted
+      while (next < doomed.length && !failed) {
+        const index = next;
+        next += 1;
+        try {
+          await store.delete(doomed[index]!.key);
+        } catch (error) {
+          failed = true;
+          throw error;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PRUNE_CONCURRENCY, doomed.length) }, work));
+  }
+
   return {
-    removed: entries,
-    freedBytes: entries.reduce((total, entry) => total + entry.size, 0),
+    removed: doomed,
+    freedBytes: doomed.reduce((total, entry) => total + entry.size, 0),
     dryRun: options.dryRun,
+    liveSessions: [...live].sort(),
   };
 }

@@ -9,7 +9,7 @@ import { createContextManager } from '../api/context-manager.js';
 import { assertContentStore } from '../api/store-target.js';
 import { createExtractiveSummarizer } from '../core/compact/extractive-summarizer.js';
 import { describeError } from '../core/errors.js';
-import type { ContextManager } from '../core/manage/types.js';
+import type { ContextAction, ContextManager, PrepareResult } from '../core/manage/types.js';
 import { OPTIONS, resolveTableOption } from '../core/option-table.js';
 import type { Logger, Summarizer } from '../core/ports.js';
 import type { Message } from '../core/types.js';
@@ -66,6 +66,30 @@ function describeFailure(error: unknown): string {
   const text = describeError(error);
   const quoted = text.indexOf(', got ');
   return quoted === -1 ? text.slice(0, 300) : text.slice(0, Math.min(quoted, 300));
+}
+
+/**
+ * Whether a prepared history is still over the window: only a call that needed a compaction
+ * (one ran or was skipped) can be, so no other call is counted for it.
+ */
+function isOverWindow(result: PrepareResult<Message>, limit: number): boolean {
+  const needed = result.actions.some((action) => action.type === 'compact' || action.type === 'compact-skipped');
+  return needed && result.stats.tokensAfter > limit;
+}
+
+/** What held the history over the window back, from a call's actions. */
+function describeHeldBack(actions: readonly ContextAction[]): string {
+  const reasons: string[] = [];
+  for (const action of actions) {
+    if (action.type === 'compact-skipped')
+      reasons.push(
+        `compaction skipped: ${action.reason}${action.error === undefined ? '' : ` (${describeFailure(action.error)})`}`,
+      );
+    else if (action.type === 'writes-deferred')
+      reasons.push(`the store refused ${action.toolCallIds.length} new offload(s) (${describeFailure(action.error)})`);
+    else if (action.type === 'compact') reasons.push('the compacted history is still larger than the window');
+  }
+  return reasons.length === 0 ? 'no step could make it smaller' : reasons.join('; ');
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -169,6 +193,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       upstream: settings.upstreamFor(route.provider),
       rawHeaders: request.rawHeaders,
       body,
+      windowTokens: window,
     };
     const result = await managers.prepare(sessionKey, create, upstreamRequest, canonical, {
       lastUsage,
@@ -178,6 +203,13 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const prepared = result.messages;
     const unchanged =
       prepared.length === canonical.length && prepared.every((message, index) => message === canonical[index]);
+    const overWindow = isOverWindow(result, window);
+    if (overWindow) {
+      logger.warn(
+        `agent-context proxy: ${route.path}: session ${sessionId}: the history is still over the window after the context manager's steps ` +
+          `(about ${result.stats.tokensAfter} tokens of ${window}; ${describeHeldBack(result.actions)}); the request was sent on as it is`,
+      );
+    }
     let sent: Buffer | Buffer[] = raw;
     let sentBytes = raw.length;
     if (!unchanged) {
@@ -199,7 +231,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       event: {
         route: route.path,
         sessionId,
-        outcome: unchanged ? 'unchanged' : 'managed',
+        outcome: overWindow ? 'over-window' : unchanged ? 'unchanged' : 'managed',
         actions: result.actions,
         stats: result.stats,
         messagesIn: canonical.length,

@@ -35,9 +35,12 @@ export interface ProxyRequestEvent {
   sessionId: string | undefined;
   /**
    * `'managed'`: the history changed (offloads, a compaction); `'unchanged'`: sent as it came;
-   * `'fail-open'`: the context manager failed and the original request was sent (see `error`).
+   * `'over-window'`: sent after the manager's steps (decisions taken before still applied), but
+   * still over the window, since a compaction it needed did not happen (a store that refuses
+   * writes, a failing summarizer; `actions` say why); `'fail-open'`: the context manager failed
+   * and the original request was sent (see `error`).
    */
-  outcome: 'managed' | 'unchanged' | 'fail-open';
+  outcome: 'managed' | 'unchanged' | 'over-window' | 'fail-open';
   /** What `prepare` did, in order (empty when it failed). */
   actions: readonly ContextAction[];
   /** History items received and sent. */

@@ -5,10 +5,18 @@
  * more user message asking for the summary, so the provider's prompt cache serves the
  * conversation (what `summaryMode: 'reuse-prefix'` does). For OpenAI it sends the package's
  * summary prompt to the same endpoint.
+ *
+ * Every summary request fits the window: its input, counted locally and scaled by a margin for
+ * the provider's own count, plus the reply's ceiling, stays within 98% of it. An Anthropic
+ * request repeated whole when that fits; otherwise the conversation goes as the summary prompt,
+ * its long parts cut and, when that is not enough, in parts, each carrying the summary so far.
+ * A refusal of the request as it was (a 4xx other than 408, 409 or 429) is final: it is not
+ * retried, and compaction falls back to the extractive summarizer.
  */
 import { computeSummaryMaxTokens, createLlmSummarizer } from '../core/compact/summarize-with-llm.js';
+import { computeMinSummaryInputTokens } from '../core/compact/summary-input.js';
 import { buildSummaryInstruction } from '../core/compact/summary-prompt.js';
-import type { LlmClient, LlmSummarizeOptions, SummarizerOptions } from '../core/ports.js';
+import type { LlmClient, LlmSummarizeOptions, SummarizerOptions, TokenCounter } from '../core/ports.js';
 import type { Message } from '../core/types.js';
 import {
   createAnthropicLlmClient,
@@ -28,7 +36,25 @@ export interface UpstreamRequest {
   rawHeaders: readonly string[];
   /** The request body as the client sent it. */
   body: Readonly<Record<string, unknown>>;
+  /** The model's context window in tokens (the proxy's `contextTokenLimit`): each summary request fits it. */
+  windowTokens: number;
 }
+
+/** Share of the window a summary request takes at most, the reply's ceiling included. */
+export const SUMMARY_REQUEST_WINDOW_SHARE = 0.98;
+
+/**
+ * Provider tokens per local (o200k) token assumed for a summary request. Anthropic's tokenizer
+ * counts about 1.5 times what o200k counts of the same text; an OpenAI model's counts o200k's
+ * or a little more (older encodings, message framing).
+ */
+const SUMMARY_COUNT_MARGINS: Readonly<Record<ProxyRoute['provider'], number>> = { anthropic: 1.5, openai: 1.1 };
+
+/** Local tokens kept free for what wraps the summary prompt in a request body (role, keys). */
+const REQUEST_FRAMING_TOKENS = 64;
+
+/** The system prompt goes with a summary prompt only while it takes at most this share of the room. */
+const MAX_SYSTEM_SHARE = 0.25;
 
 /** Headers of the client's request that do not apply to a request the proxy makes itself. */
 const DROPPED_HEADERS = new Set([
@@ -56,15 +82,21 @@ function summaryHeaders(rawHeaders: readonly string[]): Headers {
   return headers;
 }
 
-/** An upstream answer that is not a success: its status, and `retry-after` for the retry policy. */
+/**
+ * An upstream answer that is not a success: its status, `retry-after` for the retry policy, and
+ * whether the same request could succeed later (`retryable`: not after a refusal of the
+ * request itself, a 4xx other than 408, 409 and 429).
+ */
 class UpstreamSummaryError extends Error {
   readonly status: number;
   readonly retryAfterMs: number | undefined;
+  readonly retryable: boolean;
 
   constructor(status: number, retryAfterSeconds: string | null) {
     super(`the upstream answered ${status} to the summary request`);
     this.name = 'UpstreamSummaryError';
     this.status = status;
+    this.retryable = status < 400 || status >= 500 || status === 408 || status === 409 || status === 429;
     const seconds = retryAfterSeconds === null ? Number.NaN : Number(retryAfterSeconds);
     this.retryAfterMs = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
   }
@@ -105,6 +137,16 @@ function readOpenAIText(reply: unknown): string {
   return texts.join('');
 }
 
+/** A summary request the window cannot hold at all: asking again would not help. */
+class SummaryWindowError extends Error {
+  readonly retryable = false;
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'SummaryWindowError';
+  }
+}
+
 /** An LLM client on an OpenAI endpoint (Responses or Chat Completions) with the request's credentials. */
 function createOpenAIClient(request: UpstreamRequest): LlmClient {
   return {
@@ -128,6 +170,26 @@ function createOpenAIClient(request: UpstreamRequest): LlmClient {
   };
 }
 
+/** An LLM client on the Anthropic Messages endpoint: the summary prompt as one user message, after the request's system prompt when given. */
+function createAnthropicPromptClient(request: UpstreamRequest, system: unknown): LlmClient {
+  return {
+    defaultModel: null,
+    async summarize(prompt: string, model: string, options: LlmSummarizeOptions = {}): Promise<string> {
+      const body = {
+        model,
+        max_tokens: options.maxTokens,
+        ...(system !== undefined && { system }),
+        messages: [{ role: 'user', content: prompt }],
+      };
+      const reply = await postJson(request, body, options.signal);
+      const content = isRecord(reply) && Array.isArray(reply.content) ? reply.content : [];
+      return content
+        .map((block) => (isRecord(block) && block.type === 'text' && typeof block.text === 'string' ? block.text : ''))
+        .join('');
+    },
+  };
+}
+
 /** The Anthropic SDK surface the package's client needs, over the request's upstream and credentials. */
 function createAnthropicTransport(request: UpstreamRequest): AnthropicLike {
   return {
@@ -137,13 +199,91 @@ function createAnthropicTransport(request: UpstreamRequest): AnthropicLike {
   };
 }
 
+/** Local tokens of `values` (each as JSON), or `undefined` as soon as they pass `limit`: a history far over it is not tokenized whole. */
+function countUpTo(values: readonly unknown[], limit: number, counter: TokenCounter): number | undefined {
+  let total = 0;
+  for (const value of values) {
+    if (value === undefined) continue;
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    total += counter.count(text);
+    if (total > limit) return undefined;
+  }
+  return total;
+}
+
+/** `budget_tokens` of an enabled extended-thinking setting: the API counts it in `max_tokens`. */
+function thinkingBudgetOf(thinking: unknown): number {
+  if (!isRecord(thinking) || thinking.type !== 'enabled') return 0;
+  const budget = thinking.budget_tokens;
+  return typeof budget === 'number' && Number.isFinite(budget) && budget > 0 ? budget : 0;
+}
+
+/**
+ * The summarizer of the summary prompt, each prompt within the local tokens that fit the
+ * window once scaled by the provider's margin, with the reply's ceiling and `reservedLocal`
+ * (a system prompt sent along) taken out.
+ *
+ * @throws {SummaryWindowError} when the window leaves no room for the shortest summary prompt.
+ */
+function summarizeInParts(
+  request: UpstreamRequest,
+  client: LlmClient,
+  messages: readonly Message[],
+  options: SummarizerOptions,
+  reservedLocal: number,
+): Promise<string> {
+  const margin = SUMMARY_COUNT_MARGINS[request.route.provider];
+  const maxTokens = computeSummaryMaxTokens(options.maxWords);
+  const budget = Math.floor(request.windowTokens * SUMMARY_REQUEST_WINDOW_SHARE);
+  const inputMaxTokens = Math.floor((budget - maxTokens) / margin) - reservedLocal - REQUEST_FRAMING_TOKENS;
+  const minimum = computeMinSummaryInputTokens(options.maxWords, defaultTokenCounter);
+  if (inputMaxTokens < minimum) {
+    return Promise.reject(
+      new SummaryWindowError(
+        `a window of ${request.windowTokens} tokens leaves ${Math.max(0, inputMaxTokens)} tokens (counted locally) for a summary prompt after the reply's ${maxTokens}; it needs at least ${minimum}`,
+      ),
+    );
+  }
+  const summarizer = createLlmSummarizer(client, {
+    model: String(request.body.model),
+    inputMaxTokens,
+    maxTokens,
+    tokenCounter: defaultTokenCounter,
+    tokenCounterEncoding: 'o200k_base',
+  });
+  return summarizer.summarize(messages, options);
+}
+
 async function summarizeWithAnthropic(
   request: UpstreamRequest,
   messages: readonly Message[],
   options: SummarizerOptions,
 ): Promise<string> {
-  const client = await createAnthropicLlmClient({ client: createAnthropicTransport(request) });
   const { model, system, tools, tool_choice: toolChoice, thinking } = request.body;
+  const instruction = buildSummaryInstruction({ maxWords: options.maxWords });
+  const maxTokens = computeSummaryMaxTokens(options.maxWords);
+  const margin = SUMMARY_COUNT_MARGINS.anthropic;
+  const budget = Math.floor(request.windowTokens * SUMMARY_REQUEST_WINDOW_SHARE);
+  const room = Math.floor((budget - maxTokens - thinkingBudgetOf(thinking)) / margin) - REQUEST_FRAMING_TOKENS;
+  const whole = countUpTo(
+    [
+      system,
+      tools,
+      toolChoice,
+      thinking,
+      ...messages.map((message) => ({ role: message.role, content: message.content })),
+      instruction,
+    ],
+    room,
+    defaultTokenCounter,
+  );
+  if (whole === undefined) {
+    // the conversation as the summary prompt, after the system prompt while it leaves room
+    const systemLocal = countUpTo([system], Math.floor(room * MAX_SYSTEM_SHARE), defaultTokenCounter);
+    const sent = systemLocal === undefined ? undefined : system;
+    return summarizeInParts(request, createAnthropicPromptClient(request, sent), messages, options, systemLocal ?? 0);
+  }
+  const client = await createAnthropicLlmClient({ client: createAnthropicTransport(request) });
   return client.summarizeConversation(
     {
       model: String(model),
@@ -152,10 +292,10 @@ async function summarizeWithAnthropic(
       ...(toolChoice !== undefined && { tool_choice: toolChoice }),
       ...(thinking !== undefined && { thinking }),
       messages,
-      instruction: buildSummaryInstruction({ maxWords: options.maxWords }),
+      instruction,
     },
     {
-      maxTokens: computeSummaryMaxTokens(options.maxWords),
+      maxTokens,
       ...(options.signal !== undefined && { signal: options.signal }),
     },
   );
@@ -163,9 +303,11 @@ async function summarizeWithAnthropic(
 
 /**
  * Asks the upstream `request` was going to for the summary of `messages`, with its credentials
- * and model.
+ * and model, each request within {@link SUMMARY_REQUEST_WINDOW_SHARE} of `request.windowTokens`.
  *
- * @throws when there is no request (a compaction outside one).
+ * @throws when there is no request (a compaction outside one), when the window cannot hold a
+ * summary request (`retryable: false`), or with the upstream's refusal (`retryable: false` for
+ * a 4xx other than 408, 409 and 429).
  */
 export function summarizeUpstream(
   request: UpstreamRequest | undefined,
@@ -174,10 +316,5 @@ export function summarizeUpstream(
 ): Promise<string> {
   if (request === undefined) return Promise.reject(new Error('no request to ask the summary with'));
   if (request.route.provider === 'anthropic') return summarizeWithAnthropic(request, messages, options);
-  const summarizer = createLlmSummarizer(createOpenAIClient(request), {
-    model: String(request.body.model),
-    tokenCounter: defaultTokenCounter,
-    tokenCounterEncoding: 'o200k_base',
-  });
-  return summarizer.summarize(messages, options);
+  return summarizeInParts(request, createOpenAIClient(request), messages, options, 0);
 }

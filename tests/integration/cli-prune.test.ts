@@ -1,6 +1,9 @@
 import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createContextManager } from '../../src/api/context-manager.js';
+import { createExtractiveSummarizer } from '../../src/core/compact/extractive-summarizer.js';
+import type { Message } from '../../src/core/types.js';
 import { writeTemp } from '../../src/infrastructure/atomic-files.js';
 import { NodeFileWriter } from '../../src/infrastructure/node-file-writer.js';
 import { createTemporaryDirectory, hasAnsi, runInProcess } from './cli-helpers.js';
@@ -60,7 +63,8 @@ const FILES = {
   'tool-result-old.md': { ageDays: 10, text: 'x'.repeat(2048) },
   'tool-result-new.md': { ageDays: 1 },
   's1/toolu_old.md': { ageDays: 9, text: 'y'.repeat(100) },
-  's1/toolu_new.md': { ageDays: 0 },
+  // a live session: kept whole
+  's2/toolu_new.md': { ageDays: 0 },
   's1/compact-2026-01-02T03-04-05Z-1.json': { ageDays: 30, text: '[]' },
   // a user's own files, however old, are never touched
   'notes.md': { ageDays: 400 },
@@ -88,7 +92,8 @@ describe('agent-context prune', () => {
       'tool-result-old.md',
     ]);
     expect(lines[4]).toMatch(/^ {4}tool-result-old\.md {2,}2\.0 KB {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    expect(lines[5]).toBe('  run again with --yes to delete them');
+    expect(lines[5]).toBe('  kept 1 live session whole (something in it changed within 7d): s2');
+    expect(lines[6]).toBe('  run again with --yes to delete them');
     expect(await listFiles(dir)).toEqual(before);
   });
 
@@ -106,7 +111,7 @@ describe('agent-context prune', () => {
       'notes.md',
       's1/.toolu_old.md.3f2a.tmp',
       's1/notes.txt',
-      's1/toolu_new.md',
+      's2/toolu_new.md',
       'tool-result-new.md',
     ]);
   });
@@ -133,6 +138,7 @@ describe('agent-context prune', () => {
       olderThanMs: 30 * 60 * 1000,
       dryRun: true,
       freedBytes: 2150 + 'content of tool-result-new.md'.length,
+      liveSessions: ['s2'],
     });
     expect((report.removed as Array<{ key: string }>).map((entry) => entry.key)).toEqual([
       's1/compact-2026-01-02T03-04-05Z-1.json',
@@ -235,6 +241,62 @@ describe('agent-context prune', () => {
     });
   });
 
+  describe("a context manager's session folder", () => {
+    /** A session the manager wrote under `dir`: offloaded results, a compaction's archive, its records. */
+    async function runSession(): Promise<string[]> {
+      const manager = createContextManager({
+        outputDir: dir,
+        sessionId: 'live-1',
+        contextTokenLimit: 4000,
+        summarizer: createExtractiveSummarizer(),
+        offload: { threshold: 1000, timing: 'on-arrival' },
+        logger: { warn: () => undefined },
+      });
+      const rows = Array.from({ length: 150 }, (_, index) => `row ${index}: value ${index * 7}`).join('\n');
+      const history: Message[] = [
+        { role: 'user', content: 'Export the tables.' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'dump' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: rows }] },
+        ...Array.from({ length: 40 }, (_, index) => ({
+          role: index % 2 === 0 ? ('assistant' as const) : ('user' as const),
+          content: `Step ${index}: ${'the exporter batches rows and retries a failed flush twice; '.repeat(10)}`,
+        })),
+      ];
+      const result = await manager.prepare(history);
+      expect(result.actions.map((action) => action.type)).toContain('compact');
+      const files = (await listFiles(dir)).filter((file) => file.startsWith('live-1/'));
+      expect(files.some((file) => file.startsWith('live-1/.records/'))).toBe(true);
+      expect(files.some((file) => /^live-1\/compact-.*\.json$/.test(file))).toBe(true);
+      return files;
+    }
+
+    it('keeps the session whole while one of its records changed within the age, and says so', async () => {
+      const files = await runSession();
+      const record = files.find((file) => file.startsWith('live-1/.records/'))!;
+      for (const file of files) if (file !== record) await age(join(dir, ...file.split('/')), 30);
+
+      const run = await runInProcess(['prune', dir, '--older-than', '7d', '--yes']);
+
+      expect(run.exitCode).toBe(0);
+      expect(run.stdout).toContain('  nothing older than 7d');
+      expect(run.stdout).toContain('  kept 1 live session whole (something in it changed within 7d): live-1\n');
+      expect((await listFiles(dir)).filter((file) => file.startsWith('live-1/'))).toEqual(files);
+    });
+
+    it('removes an idle session whole, its records with its results and archives', async () => {
+      const files = await runSession();
+      for (const file of files) await age(join(dir, ...file.split('/')), 30);
+
+      const run = await runInProcess(['prune', dir, '--older-than', '7d', '--yes', '--json']);
+
+      expect(run.exitCode).toBe(0);
+      const report = JSON.parse(run.stdout) as { removed: Array<{ key: string }>; liveSessions: string[] };
+      expect(report.liveSessions).toEqual([]);
+      expect(report.removed.map((entry) => entry.key).sort()).toEqual(files);
+      expect((await listFiles(dir)).filter((file) => file.startsWith('live-1/'))).toEqual([]);
+    });
+  });
+
   describe('exit codes', () => {
     it.each([
       [
@@ -279,6 +341,6 @@ describe('agent-context prune', () => {
 
   it('is listed in the main help', async () => {
     const run = await runInProcess(['--help']);
-    expect(run.stdout).toContain('  prune <dir>      remove offloaded results and archives older than an age');
+    expect(run.stdout).toContain("  prune <dir>      remove idle sessions' results, archives and records");
   });
 });

@@ -102,7 +102,12 @@ describe('compaction through the proxy', () => {
   });
 
   it('asks the upstream for the summary with the agent credentials, repeating its request (Anthropic)', async () => {
-    proxy = await startProxy(upstream.origin, { contextTokenLimit: 6000, summarizer: 'upstream' });
+    // a trigger at half the window: the repeated request (the history, the reply's ceiling, the thinking budget) fits the window
+    proxy = await startProxy(upstream.origin, {
+      contextTokenLimit: 20_000,
+      compactThresholdRatio: 0.5,
+      summarizer: 'upstream',
+    });
 
     await sendRaw(proxy.origin, '/v1/messages?beta=true', {
       headers: HEADERS,
@@ -112,7 +117,7 @@ describe('compaction through the proxy', () => {
         system: SYSTEM,
         tools: TOOLS,
         thinking: { type: 'enabled', budget_tokens: 1024 },
-        messages: conversation(20),
+        messages: conversation(25),
       }),
     });
 

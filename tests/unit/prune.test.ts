@@ -63,7 +63,7 @@ describe('pruneStore', () => {
     'tool-result-old.md': { ageDays: 10, text: 'x'.repeat(100) },
     'tool-result-new.md': { ageDays: 1 },
     's1/toolu_old.md': { ageDays: 8, text: 'é'.repeat(50) },
-    's1/toolu_new.md': { ageDays: 2 },
+    's2/toolu_new.md': { ageDays: 2 },
     's1/compact-2026-02-01T00-00-00Z-1.json': { ageDays: 28, text: '[]' },
     'notes.md': { ageDays: 100 },
     's1/notes.txt': { ageDays: 100 },
@@ -96,12 +96,13 @@ describe('pruneStore', () => {
       ],
       freedBytes: 202,
       dryRun: false,
+      liveSessions: ['s2'],
     });
     expect(await listKeys(store)).toEqual([
       'deep/er/tool-result-x.md',
       'notes.md',
       's1/notes.txt',
-      's1/toolu_new.md',
+      's2/toolu_new.md',
       'tool-result-new.md',
     ]);
   });
@@ -169,6 +170,75 @@ describe('pruneStore', () => {
     );
     // the workers in flight finish their key; none takes another
     expect(deletes).toBeLessThan(5 + 16);
+  });
+});
+
+describe('pruneStore and live sessions', () => {
+  const record = (kind: 'compact' | 'count', session: string): string =>
+    `${session}/.records/${kind}-3-${'a'.repeat(64)}.json`;
+
+  it('keeps a session whole when one of its entries changed within the cutoff, and names it', async () => {
+    const store = await createAgedStore({
+      's1/toolu_old.md': { ageDays: 30 },
+      's1/compact-2026-01-01T00-00-00Z-1.json': { ageDays: 30 },
+      's1/toolu_new.md': { ageDays: 0.5 },
+      's2/toolu_old.md': { ageDays: 30 },
+    });
+    const result = await pruneStore(store, { olderThanMs: 7 * DAY_MS, prefix: '', dryRun: false, now: NOW });
+    expect(result.removed.map((entry) => entry.key)).toEqual(['s2/toolu_old.md']);
+    expect(result.liveSessions).toEqual(['s1']);
+    expect(await listKeys(store)).toEqual([
+      's1/compact-2026-01-01T00-00-00Z-1.json',
+      's1/toolu_new.md',
+      's1/toolu_old.md',
+    ]);
+  });
+
+  it('takes a session whose records alone changed within the cutoff for a live one', async () => {
+    const store = await createAgedStore({
+      's1/toolu_old.md': { ageDays: 30 },
+      [record('compact', 's1')]: { ageDays: 30 },
+      [record('count', 's1')]: { ageDays: 0.1 },
+    });
+    const result = await pruneStore(store, { olderThanMs: DAY_MS, prefix: '', dryRun: false, now: NOW });
+    expect(result.removed).toEqual([]);
+    expect(result.liveSessions).toEqual(['s1']);
+  });
+
+  it('removes an idle session whole: its contents, archives and records', async () => {
+    const store = await createAgedStore({
+      's1/toolu_old.md': { ageDays: 30 },
+      's1/compact-2026-01-01T00-00-00Z-1.json': { ageDays: 20 },
+      [record('compact', 's1')]: { ageDays: 20 },
+      [record('count', 's1')]: { ageDays: 9 },
+    });
+    const result = await pruneStore(store, { olderThanMs: 7 * DAY_MS, prefix: '', dryRun: false, now: NOW });
+    expect(result.removed).toHaveLength(4);
+    expect(result.liveSessions).toEqual([]);
+    expect(await listKeys(store)).toEqual([]);
+  });
+
+  it('looks at the whole folder when the prefix names only part of it', async () => {
+    const store = await createAgedStore({
+      's1/toolu_old.md': { ageDays: 30 },
+      [record('count', 's1')]: { ageDays: 0.1 },
+    });
+    const result = await pruneStore(store, { olderThanMs: DAY_MS, prefix: 's1/toolu', dryRun: false, now: NOW });
+    expect(result.removed).toEqual([]);
+    expect(result.liveSessions).toEqual(['s1']);
+  });
+
+  it('keeps the partial writes of a live session', async () => {
+    const inner = await createAgedStore({ 's1/toolu_new.md': { ageDays: 0.1 }, 's1/.a.tmp': { ageDays: 30 } });
+    const isPartial = (key: string): boolean => key.split('/').at(-1)!.startsWith('.');
+    const select = (wanted: boolean) =>
+      async function* (prefix: string): AsyncIterable<string> {
+        for await (const key of inner.list(prefix)) if (isPartial(key) === wanted) yield key;
+      };
+    const store: ContentStore = { ...inner, list: select(false), listPartialWrites: select(true) };
+    const result = await pruneStore(store, { olderThanMs: DAY_MS, prefix: '', dryRun: false, now: NOW });
+    expect(result.removed).toEqual([]);
+    expect(result.liveSessions).toEqual(['s1']);
   });
 });
 

@@ -77,6 +77,37 @@ describe('retryWithBackoff', () => {
     expect(sleep.delays).toEqual([3000, 60_000, 400]);
   });
 
+  it('does not retry an error marked retryable: false, and rejects with it at once', async () => {
+    const sleep = createRecordingSleep();
+    const refused = Object.assign(new Error('400: prompt is too long'), { retryable: false });
+    let attempts = 0;
+    await expect(
+      retryWithBackoff(
+        async () => {
+          attempts += 1;
+          throw refused;
+        },
+        { maxRetries: 3, baseDelayMs: 10, sleep },
+      ),
+    ).rejects.toBe(refused);
+    expect(attempts).toBe(1);
+    expect(sleep.delays).toEqual([]);
+  });
+
+  it('retries an error marked retryable: true like any other', async () => {
+    let attempts = 0;
+    const result = await retryWithBackoff(
+      async () => {
+        attempts += 1;
+        if (attempts < 3) throw Object.assign(new Error('529'), { retryable: true });
+        return 'ok';
+      },
+      { maxRetries: 3, baseDelayMs: 10, sleep: createRecordingSleep() },
+    );
+    expect(result).toBe('ok');
+    expect(attempts).toBe(3);
+  });
+
   it('caps the backoff at maxDelayMs', () => {
     expect(backoffDelayMs(1, 1000)).toBe(1000);
     expect(backoffDelayMs(3, 1000)).toBe(4000);

@@ -2,7 +2,9 @@
  * Retry with exponential backoff: a summary attempt that throws or
  * returns blank text is retried up to `maxRetries` times, waiting `baseDelayMs`, then twice
  * that, and so on — or what the error's `retryAfterMs` says (a server's `retry-after`). An
- * abort ends everything at once with the signal's reason: no retry, no further wait.
+ * error marked `retryable: false` (a request the server refused as it was: the same request
+ * would be refused again) ends at once with that error. An abort ends everything at once with
+ * the signal's reason: no retry, no further wait.
  */
 import { raceWithSignal, throwIfAborted } from '../abort.js';
 import { SummarizerFailedError } from '../errors.js';
@@ -42,6 +44,11 @@ export function backoffDelayMs(
   return Math.min(baseDelayMs * 2 ** (retryNumber - 1), maxDelayMs);
 }
 
+/** Whether `error` says that the same attempt would fail again (`retryable: false`). */
+function isFinal(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === false;
+}
+
 function retryAfterMsOf(error: unknown): number | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const value = (error as { retryAfterMs?: unknown }).retryAfterMs;
@@ -51,7 +58,8 @@ function retryAfterMsOf(error: unknown): number | undefined {
 /**
  * Runs `attempt` until it resolves, at most `1 + maxRetries` times, waiting between attempts
  * (exponential backoff, or the error's numeric `retryAfterMs` when it has one). Rejects with
- * the last error when every attempt failed, or with the signal's reason on abort.
+ * the last error when every attempt failed, at once with an error marked `retryable: false`,
+ * or with the signal's reason on abort.
  */
 export async function retryWithBackoff<T>(
   attempt: (attemptNumber: number) => Promise<T>,
@@ -66,7 +74,7 @@ export async function retryWithBackoff<T>(
     } catch (error) {
       // An abort is the caller's decision, not a failure to retry.
       throwIfAborted(signal);
-      if (attemptNumber > options.maxRetries) throw error;
+      if (attemptNumber > options.maxRetries || isFinal(error)) throw error;
       const retryAfterMs = retryAfterMsOf(error);
       const delayMs =
         retryAfterMs === undefined

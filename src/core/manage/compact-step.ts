@@ -84,15 +84,25 @@ export async function compactWithRecord(
   });
 
   const { signal } = call;
+  const compactCall: CompactCall = {
+    ...budgets,
+    signal,
+    resumeMessage,
+    sessionId: access.sessionId,
+    store: call.store,
+  };
   let result: CompactResult;
+  let fallbackFrom: string | undefined;
   try {
-    result = await step.compact(span, {
-      ...budgets,
-      signal,
-      resumeMessage,
-      sessionId: access.sessionId,
-      store: call.store,
-    });
+    result = await step.compact(span, compactCall);
+    // a summarizer that keeps failing (a provider refusing the request) must not leave the history over the window
+    if (result.skippedReason === 'summarizer-failed' && result.summarizer !== 'extractive') {
+      logger.warn(
+        `context manager: the ${result.summarizer} summarizer failed (${describeError(result.error)}); the extractive summarizer writes this summary`,
+      );
+      fallbackFrom = result.summarizer;
+      result = await step.compact(span, { ...compactCall, summarizer: 'extractive' });
+    }
   } catch (error) {
     if (signal?.aborted) throw error;
     const retryInCalls = backoff.recordFailure();
@@ -151,6 +161,7 @@ export async function compactWithRecord(
     targetTokens,
     archiveReference: archiveReference ?? undefined,
     summarizer: result.summarizer,
+    ...(fallbackFrom !== undefined && { fallbackFrom }),
     restoredFileCount: result.stats.restoredFileCount,
     budgets,
   };

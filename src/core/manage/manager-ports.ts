@@ -17,6 +17,8 @@ export interface CompactCall extends CompactBudgets {
   sessionId: string;
   /** The store, its calls raced against `signal`. */
   store: ContentStore;
+  /** `'extractive'`: the offline extractive summarizer in place of the configured one, which failed on this history. */
+  summarizer?: 'extractive' | undefined;
 }
 
 /** What the manager works through. */
@@ -36,6 +38,10 @@ export interface ContextManagerPorts {
   hashing: Hashing;
   /** Warnings: ignored usage, failed compactions, unusable records, hooks that threw. */
   logger: Logger;
-  /** Compacts a history unconditionally (the manager has decided), with these budgets. */
+  /**
+   * Compacts a history unconditionally (the manager has decided), with these budgets; with
+   * `call.summarizer: 'extractive'`, summarized by the extractive summarizer (its result's
+   * `summarizer` says `'extractive'`).
+   */
   compact(messages: readonly Message[], call: CompactCall): Promise<CompactResult>;
 }

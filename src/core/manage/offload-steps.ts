@@ -75,6 +75,13 @@ export interface OffloadCall {
   store: ContentStore;
   /** Lists the session's folder once in this call (what other processes stored), when it has not been. */
   learn(): Promise<void>;
+  /**
+   * Reports a new offload the store refused: the result stays inline in this call (a later call
+   * tries again). Throws the signal's reason when the call was aborted.
+   */
+  deferWrite(toolCallId: string, error: unknown): void;
+  /** Reports that the store took this call's offloads (after refusing earlier ones, its warning may be given again). */
+  acceptedWrites(): void;
 }
 
 /**
@@ -279,7 +286,8 @@ export interface Chosen {
 
 /**
  * Writes the chosen results (in parallel, bounded), replaces them in `working` by their
- * references, and builds the action. Unless `readBacksToo` (results the model has seen, aging
+ * references, and builds the action; a result whose write fails stays inline
+ * ({@link OffloadCall.deferWrite}). Unless `readBacksToo` (results the model has seen, aging
  * out), a read-back stays inline and is not part of the action: a call whose input names the
  * session's folder, or a result of a file-reading tool whose content is already stored under
  * another call's name. Another tool printing the same output again (a re-run) is offloaded as usual.
@@ -307,16 +315,23 @@ export async function offloadChosen(
     );
   });
   if (kept.length === 0) return undefined;
-  const names: string[] = new Array(kept.length);
+  const names: (string | undefined)[] = new Array(kept.length);
   await runConcurrently(kept.length, WRITE_CONCURRENCY, async (index) => {
     const entry = kept[index]!;
-    names[index] = await storeContent(mode, entry.block.tool_use_id, entry.hashed, context, call.store);
+    try {
+      names[index] = await storeContent(mode, entry.block.tool_use_id, entry.hashed, context, call.store);
+    } catch (error) {
+      // a store that refuses writes (a full disk) holds only new offloads back: the result stays inline
+      call.deferWrite(entry.block.tool_use_id, error);
+    }
   });
   const byMessage = new Map<number, Map<number, string>>();
   kept.forEach((entry, index) => {
+    const name = names[index];
+    if (name === undefined) return;
     const reference = referenceTo(
       mode,
-      names[index]!,
+      name,
       entry.hashed.text,
       context,
       call.store,
@@ -330,6 +345,8 @@ export async function offloadChosen(
     action.references.push(reference);
     action.freedChars += countToolResultChars(entry.block.content) - reference.length;
   });
+  if (byMessage.size === 0) return undefined;
+  call.acceptedWrites();
   for (const [messageIndex, replacements] of byMessage)
     working[messageIndex] = copyMessageWithContent(working[messageIndex] as Message, replacements);
   return action;

@@ -35,7 +35,7 @@ import {
   type RecordSpan,
   type SessionRecord,
 } from './session-records.js';
-import type { ContextAction } from './types.js';
+import type { ContextAction, ContextWritesDeferredAction } from './types.js';
 
 /**
  * Local tokens counted since the last count record before a call writes another: a manager
@@ -164,6 +164,8 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
   const judged = new Set<string>();
   // what the call's `explain` is to learn about: results to look up by name, and whether an input field needs the listing
   let unexplainedResults: ToolResultBlock[] = [];
+  /** Whether the store refused the last offload write: its warning is given once while it keeps refusing. */
+  let writesRefused = false;
   let unexplainedInputs = false;
 
   const applyTokens = (messages: readonly Message[], tokens: RecordedTokens | undefined): void => {
@@ -196,6 +198,24 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
       actions.push({ type: 'records-unavailable', error });
     };
 
+    let deferred: ContextWritesDeferredAction | undefined;
+    const deferWrite = (toolCallId: string, error: unknown): void => {
+      if (signal?.aborted) throw signal.reason;
+      if (deferred === undefined) {
+        deferred = { type: 'writes-deferred', toolCallIds: [], error };
+        actions.push(deferred);
+        // said once while the store keeps refusing, not at every call
+        if (!writesRefused) {
+          logger.warn(
+            `context manager: the store refused a write in ${store.referenceFor(sessionId)} (${describeError(error)}); ` +
+              'new results stay inline until it takes writes again, and what was offloaded or compacted before keeps applying',
+          );
+        }
+        writesRefused = true;
+      }
+      if (!deferred.toolCallIds.includes(toolCallId)) deferred.toolCallIds.push(toolCallId);
+    };
+
     const readRecord = (async (kind: RecordKind, span: RecordSpan) => {
       for (const name of knowledge.recordNames(kind, span)) {
         let record = knowledge.readRecord(name);
@@ -224,6 +244,10 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
       readRecord,
       get failed() {
         return failed;
+      },
+      deferWrite,
+      acceptedWrites() {
+        writesRefused = false;
       },
       learn() {
         listing ??= (async () => {

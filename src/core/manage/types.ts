@@ -45,6 +45,13 @@ export interface ContextCompactAction {
   archiveReference?: string | undefined;
   /** Which summarizer ran: `'custom'`, `'llm-client'`, `'anthropic'` or `'extractive'`. */
   summarizer: string;
+  /**
+   * The configured summarizer, when it failed on this history (every attempt threw or returned
+   * blank text) and the extractive summarizer wrote the summary in its place (`summarizer` is
+   * then `'extractive'`). A summarizer that keeps failing never leaves the history over the
+   * trigger.
+   */
+  fallbackFrom?: string | undefined;
   /** Files read again and put back after the summary. */
   restoredFileCount: number;
   /** The budgets this compaction ran with, after they were shrunk to fit `targetTokens`. */
@@ -123,6 +130,19 @@ export interface ContextOverheadOverTriggerAction {
   smallestWindow: number;
 }
 
+/**
+ * The store refused new offloads in this call (a full disk, a store that is down): those
+ * results stay inline for now, and a later call offloads them once the store takes writes
+ * again. What was offloaded and compacted before keeps applying: only new writes wait.
+ */
+export interface ContextWritesDeferredAction {
+  type: 'writes-deferred';
+  /** The tool call ids whose results stayed inline. */
+  toolCallIds: string[];
+  /** The store's first error in this call. */
+  error: unknown;
+}
+
 /** What one `prepare` call did, step by step, in order. */
 export type ContextAction =
   | ContextOffloadAction
@@ -130,7 +150,8 @@ export type ContextAction =
   | ContextCompactSkippedAction
   | ContextUsageIgnoredAction
   | ContextRecordsUnavailableAction
-  | ContextOverheadOverTriggerAction;
+  | ContextOverheadOverTriggerAction
+  | ContextWritesDeferredAction;
 
 /** Figures of one `prepare` call. */
 export interface ContextStats {
@@ -231,7 +252,7 @@ export interface ContextManager<M> {
   /**
    * Offloads one tool output as it arrives when it is at least `offload.threshold` characters (and its
    * tool is not excluded): resolves with the reference text that replaces it, else with the
-   * output itself.
+   * output itself (also when the store refuses the write: a warning says so).
    */
   offloadOutput(output: string, call: ToolCallIdentity): Promise<string>;
 }
