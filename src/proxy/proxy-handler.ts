@@ -134,9 +134,10 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     });
   // the manager checks its options when created: check them now, not at the first request
   createManager('check', 'anthropic', window, createExtractiveSummarizer());
-  const managers = createWarmManagers(settings.maxSessions);
-  const histories = createSeenHistories(settings.maxSessions);
-  const bodies = createBodyParser(settings.maxSessions);
+  // bounded in sessions and in the bytes of the requests their histories came in
+  const managers = createWarmManagers(settings.maxSessions, settings.maxKeptBytes);
+  const histories = createSeenHistories(settings.maxSessions, settings.maxKeptBytes);
+  const bodies = createBodyParser(settings.maxSessions, settings.maxKeptBytes);
 
   async function prepare(
     route: ProxyRoute,
@@ -153,7 +154,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const systemField = parts.historyField === 'messages' ? 'system' : 'instructions';
     const sessionId =
       sessionName ?? deriveProxySessionId({ system: body[systemField], messages: parsed, credentialHash });
-    const canonical = histories.adopt(`${sessionId}\u0000${credentialHash}`, parsed);
+    const canonical = histories.adopt(`${sessionId}\u0000${credentialHash}`, parsed, raw.length);
     await readingUsage.get(sessionId);
     const taken = usages.get(sessionId);
     usages.delete(sessionId);
@@ -184,6 +185,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       upstreamRequest,
       canonical,
       { lastUsage, signal },
+      raw.length,
     );
     const prepared = result.messages;
     const unchanged =
