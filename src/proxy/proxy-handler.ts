@@ -83,11 +83,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * from the system prompt, the first user message and a hash of the request's credential, so
  * two users never share one.
  *
- * Faults: invalid JSON is answered 400 and a body over `maxBodyBytes` 413, in the provider's
- * error shape; an unreachable upstream 502; an upstream's own error is passed through. When the
+ * Edges: a body in gzip, deflate or br (zstd where Node decodes it) is decoded and forwarded
+ * decoded; a path is normalised before it is routed; without `upstream`, a request goes only
+ * to the provider its path or headers name.
+ *
+ * Faults: invalid JSON is answered 400 and a body over `maxBodyBytes` (also once decoded) 413,
+ * in the provider's error shape; so is, with 400, a path that climbs above its root, and,
+ * without `upstream`, a request whose credential the proxy cannot attribute (a Gemini or Azure
+ * key); an unreachable upstream 502; an upstream's own error is passed through. When the
  * context manager fails, the original request is forwarded unchanged and the failure logged.
  *
- * @throws {InvalidOptionError} naming the option, at creation.
+ * @throws {InvalidOptionError} naming the option, or a key that is not an option, at creation.
  *
  * @example
  * ```ts
