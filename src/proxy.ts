@@ -10,6 +10,7 @@ export { createProxyHandler } from './proxy/proxy-handler.js';
 export type { ProxyHandler } from './proxy/proxy-handler.js';
 export {
   DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_KEPT_BYTES,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_PROXY_DIR,
   DEFAULT_UPSTREAMS,

@@ -278,7 +278,9 @@ Options:
   --host <address>        address to listen on (default: 127.0.0.1, this
                           machine only; any other address is warned about)
   --upstream <url>        where requests go on to (default: api.anthropic.com
-                          for Anthropic requests, api.openai.com for OpenAI ones)
+                          for Anthropic requests, api.openai.com for OpenAI ones;
+                          a key of another provider, Gemini or Azure, is
+                          refused rather than sent to either)
   --dir <dir>             offloaded content and compaction archives
                           (default: .agent-context)
   --window <n>            the context window in tokens: 200000, 100k

@@ -40,6 +40,7 @@ import { findHeadEnd, isHighSurrogate } from './text.js';
 export { extractReference, resolveKey } from './reference-keys.js';
 export { createLineIndex, type LineCheckpoint, type LineIndex } from './line-scanner.js';
 export {
+  MAX_PATTERN_CHARS,
   MAX_SEARCHED_LINE_CHARS,
   type CompilePattern,
   type LinePattern,

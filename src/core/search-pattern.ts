@@ -5,6 +5,7 @@
  * passes RE2's JavaScript port (`src/infrastructure/re2-pattern.ts`).
  */
 import { describeValue } from './errors.js';
+import { groupDigits } from './figures.js';
 import { findHeadEnd } from './text.js';
 
 /**
@@ -14,6 +15,13 @@ import { findHeadEnd } from './text.js';
  * work, and the memory, one line can cost.
  */
 export const MAX_SEARCHED_LINE_CHARS = 1_000_000;
+
+/**
+ * Longest `pattern` compiled, in characters. Compiling takes time that grows with the pattern,
+ * beyond linear (a pattern of 2,000,000 characters took 2.5 to 7.7 s, the event loop held all
+ * the while); one of 1,000 takes milliseconds, and a model's search is a few dozen.
+ */
+export const MAX_PATTERN_CHARS = 1_000;
 
 /** Flags of `/source/flags` that change how a line matches. */
 export interface PatternFlags {
@@ -68,6 +76,9 @@ const PATTERN_SYNTAX =
 
 /** The model's pattern compiled, or the message that tells it what is wrong. */
 export function compileSearchPattern(text: string, compile: CompilePattern): SearchPattern | string {
+  if (text.length > MAX_PATTERN_CHARS) {
+    return `Invalid input: "pattern" must be at most ${groupDigits(MAX_PATTERN_CHARS)} characters, got one of ${groupDigits(text.length)}. Search for a shorter, distinctive part of the text.`;
+  }
   const slashed = SLASHED_PATTERN.exec(text);
   const source = slashed === null ? text : slashed[1]!;
   const flags = slashed === null ? '' : slashed[2]!;

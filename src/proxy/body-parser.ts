@@ -253,18 +253,21 @@ function parseWhole(raw: Buffer): ParsedBody | { value: unknown; layout?: undefi
 }
 
 /**
- * Creates a {@link BodyParser} remembering at most `maxBodies` bodies in all (the least recently
- * used forgotten), at most 8 of one credential.
+ * Creates a {@link BodyParser} remembering at most `maxBodies` bodies of at most `maxBytes` in
+ * all (the least recently used forgotten; the latest is kept whatever its size), at most 8 of
+ * one credential.
  */
-export function createBodyParser(maxBodies: number): BodyParser {
+export function createBodyParser(maxBodies: number, maxBytes = Number.POSITIVE_INFINITY): BodyParser {
   const byCredential = new Map<string, ParsedBody[]>();
   // every body kept, least recently used first, with its credential
   const kept = new Map<ParsedBody, string>();
+  let keptBytes = 0;
 
   function forget(body: ParsedBody): void {
     const credential = kept.get(body);
-    kept.delete(body);
     if (credential === undefined) return;
+    kept.delete(body);
+    keptBytes -= body.raw.length;
     const others = (byCredential.get(credential) ?? []).filter((entry) => entry !== body);
     if (others.length === 0) byCredential.delete(credential);
     else byCredential.set(credential, others);
@@ -276,8 +279,10 @@ export function createBodyParser(maxBodies: number): BodyParser {
     const bodies = [body, ...(byCredential.get(credential) ?? [])];
     byCredential.set(credential, bodies);
     kept.set(body, credential);
+    keptBytes += body.raw.length;
     for (const dropped of bodies.slice(BODIES_PER_CREDENTIAL)) forget(dropped);
-    while (kept.size > maxBodies) forget(kept.keys().next().value as ParsedBody);
+    while (kept.size > 1 && (kept.size > maxBodies || keptBytes > maxBytes))
+      forget(kept.keys().next().value as ParsedBody);
   }
 
   return {

@@ -109,11 +109,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * from the system prompt, the first user message and a hash of the request's credential, so
  * two users never share one.
  *
- * Faults: invalid JSON is answered 400 and a body over `maxBodyBytes` 413, in the provider's
- * error shape; an unreachable upstream 502; an upstream's own error is passed through. When the
+ * Edges: a body in gzip, deflate or br (zstd where Node decodes it) is decoded and forwarded
+ * decoded; a path is normalised before it is routed; without `upstream`, a request goes only
+ * to the provider its path or headers name.
+ *
+ * Faults: invalid JSON is answered 400 and a body over `maxBodyBytes` (also once decoded) 413,
+ * in the provider's error shape; so is, with 400, a path that climbs above its root, and,
+ * without `upstream`, a request whose credential the proxy cannot attribute (a Gemini or Azure
+ * key); an unreachable upstream 502; an upstream's own error is passed through. When the
  * context manager fails, the original request is forwarded unchanged and the failure logged.
  *
- * @throws {InvalidOptionError} naming the option, at creation.
+ * @throws {InvalidOptionError} naming the option, or a key that is not an option, at creation.
  *
  * @example
  * ```ts
@@ -156,9 +162,10 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     });
   // the manager checks its options when created: check them now, not at the first request
   createManager('check', 'anthropic', createExtractiveSummarizer());
-  const managers = createWarmManagers(settings.maxSessions);
-  const histories = createSeenHistories(settings.maxSessions);
-  const bodies = createBodyParser(settings.maxSessions);
+  // bounded in sessions and in the bytes of the requests their histories came in
+  const managers = createWarmManagers(settings.maxSessions, settings.maxKeptBytes);
+  const histories = createSeenHistories(settings.maxSessions, settings.maxKeptBytes);
+  const bodies = createBodyParser(settings.maxSessions, settings.maxKeptBytes);
 
   async function prepare(
     route: ProxyRoute,
@@ -176,7 +183,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const sessionId =
       sessionName ?? deriveProxySessionId({ system: body[systemField], messages: parsed, credentialHash });
     const sessionKey = `${sessionId}\u0000${credentialHash}`;
-    const canonical = histories.adopt(sessionKey, parsed);
+    const canonical = histories.adopt(sessionKey, parsed, raw.length);
     await readingUsage.get(sessionKey);
     // only a figure of this very history (its leading messages) counts it: not a sub-agent's, not another key's
     const lastUsage = usages.take(sessionKey, canonical);
@@ -195,11 +202,14 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       body,
       windowTokens: window,
     };
-    const result = await managers.prepare(sessionKey, create, upstreamRequest, canonical, {
-      lastUsage,
-      signal,
-      fixedTokens,
-    });
+    const result = await managers.prepare(
+      sessionKey,
+      create,
+      upstreamRequest,
+      canonical,
+      { lastUsage, signal, fixedTokens },
+      raw.length,
+    );
     const prepared = result.messages;
     const unchanged =
       prepared.length === canonical.length && prepared.every((message, index) => message === canonical[index]);

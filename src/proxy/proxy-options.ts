@@ -24,6 +24,13 @@ export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 /** How many sessions the proxy keeps in memory (the least recently used are forgotten). */
 export const DEFAULT_MAX_SESSIONS = 64;
 
+/**
+ * The request bytes whose histories the proxy keeps in memory across sessions (128 MiB): each of
+ * its caches (last bodies, last histories, warm managers) holds at most the histories of this
+ * many bytes of requests.
+ */
+export const DEFAULT_MAX_KEPT_BYTES = 128 * 1024 * 1024;
+
 /** Who writes the summary of a compaction. */
 export type ProxySummarizer = 'extractive' | 'upstream';
 
@@ -134,6 +141,16 @@ export interface ProxyHandlerOptions {
    */
   maxSessions?: number | undefined;
   /**
+   * Bounds the same memory in bytes: each of what is kept per session (the last request bodies,
+   * the last histories, the warm managers) holds what came in at most this many bytes of
+   * request bodies in all, so a few sessions of 30 MB requests cannot fill the process; past it
+   * the least recently used sessions are forgotten (their next request reads their records
+   * from the store again and is prepared alike). The session of the request under way is kept
+   * whatever its size. An integer >= 1.
+   * @default 134217728 (128 MiB)
+   */
+  maxKeptBytes?: number | undefined;
+  /**
    * Receives the proxy's warnings (a manager failure, an unreachable upstream). Bodies and
    * credentials never reach it.
    * @default console (warnings only)
@@ -156,6 +173,7 @@ const PROXY_OPTION_NAMES: Readonly<Record<keyof ProxyHandlerOptions, true>> = {
   workDir: true,
   maxBodyBytes: true,
   maxSessions: true,
+  maxKeptBytes: true,
   logger: true,
   onRequest: true,
 };
@@ -204,6 +222,7 @@ export interface ResolvedProxyOptions {
   summarizer: ProxySummarizer;
   maxBodyBytes: number;
   maxSessions: number;
+  maxKeptBytes: number;
 }
 
 /**
@@ -239,5 +258,6 @@ export function resolveProxyOptions(options: ProxyHandlerOptions): ResolvedProxy
     summarizer,
     maxBodyBytes: checkPositiveInteger('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
     maxSessions: checkPositiveInteger('maxSessions', options.maxSessions, DEFAULT_MAX_SESSIONS),
+    maxKeptBytes: checkPositiveInteger('maxKeptBytes', options.maxKeptBytes, DEFAULT_MAX_KEPT_BYTES),
   };
 }

@@ -124,7 +124,8 @@ export type UnmanagedApi = 'gemini' | 'azure-openai';
 
 /** The API a path belongs to, as far as the path alone says. */
 function providerOfPath(path: string): ProxyProvider | UnmanagedApi | undefined {
-  if (path === '/v1/messages' || path.startsWith('/v1/messages/')) return 'anthropic';
+  // `/api/...` is Anthropic's own (Claude Code's connectivity check and account calls)
+  if (path === '/v1/messages' || path.startsWith('/v1/messages/') || path.startsWith('/api/')) return 'anthropic';
   if (/^\/v1\/(?:responses|chat\/completions)(?:\/|$)/.test(path)) return 'openai';
   if (path.startsWith('/v1beta/') || /^\/v1(?:alpha)?\/models\/[^/]+:/.test(path)) return 'gemini';
   if (path.startsWith('/openai/deployments/')) return 'azure-openai';
@@ -150,7 +151,7 @@ function header(headers: Readonly<Record<string, unknown>>, name: string): strin
 
 /**
  * The provider a request is sent to when the proxy has no `upstream`: the one its path names
- * (`/v1/messages` Anthropic, `/v1/responses` and `/v1/chat/completions` OpenAI), else the one
+ * (`/v1/messages` and `/api/` Anthropic, `/v1/responses` and `/v1/chat/completions` OpenAI), else the one
  * its headers name (`anthropic-version` or `x-api-key` Anthropic, a bearer key OpenAI); a
  * request with no credential at all goes to Anthropic (Claude Code's connectivity check).
  * A credential is never sent to another provider than its own: a request is not attributed

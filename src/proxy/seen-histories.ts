@@ -15,23 +15,27 @@ export interface SeenHistories {
   /**
    * Replaces, in `messages` (the caller's own array), each message of the longest prefix that
    * equals the one at its place in the history `key` sent last by that earlier object, keeps
-   * the result as `key`'s last history and returns it.
+   * the result as `key`'s last history and returns it. `bytes` is the size of the request body
+   * it came in, counted against the limit of bytes kept.
    */
-  adopt(key: string, messages: Message[]): Message[];
+  adopt(key: string, messages: Message[], bytes?: number): Message[];
 }
 
-/** The last histories of at most `maxSessions` sessions, the least recently used forgotten. */
-export function createSeenHistories(maxSessions: number): SeenHistories {
-  const histories = createLruMap<readonly Message[]>(maxSessions);
+/**
+ * The last histories of at most `maxSessions` sessions, from bodies of at most `maxBytes` in all,
+ * the least recently used forgotten.
+ */
+export function createSeenHistories(maxSessions: number, maxBytes?: number): SeenHistories {
+  const histories = createLruMap<readonly Message[]>(maxSessions, maxBytes);
   return {
-    adopt(key, messages) {
+    adopt(key, messages, bytes) {
       const previous = histories.get(key);
       if (previous !== undefined) {
         const shared = Math.min(previous.length, messages.length);
         for (let index = 0; index < shared && isDeepEqual(messages[index], previous[index]); index += 1)
           messages[index] = previous[index] as Message;
       }
-      histories.set(key, messages);
+      histories.set(key, messages, bytes);
       return messages;
     },
   };

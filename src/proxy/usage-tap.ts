@@ -2,16 +2,16 @@
  * Reads the usage off an upstream response on the side, while its bytes go to the client as
  * they arrive: a JSON body is parsed when it ends, a stream of server-sent events is read event
  * by event (only events that mention `"usage"` are parsed). A compressed body is inflated on a
- * side stream; an encoding Node cannot inflate, a body over the limit or text that does not
- * parse just means no usage is read. Nothing read here is kept but the figures, and what is held
- * while reading is bounded: an event of any length (one line of hundreds of megabytes) is read
- * through a bounded tail, never gathered whole.
+ * side stream; an encoding Node cannot inflate or text that does not parse just means no usage
+ * is read. Nothing read here is kept but the figures, and what is held while reading is
+ * bounded: a body or an event of any length (one line of hundreds of megabytes) is read through
+ * a bounded tail, never gathered whole.
  */
 import type { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { ProxyRoute, UsageFigures } from './routes.js';
 
-/** The largest JSON response body read for its usage; a larger one is passed on unread. */
+/** The largest JSON response body parsed whole for its usage; a larger one is read through its tail. */
 const MAX_JSON_BYTES = 16 * 1024 * 1024;
 
 /**
@@ -75,19 +75,19 @@ function createTextReader(
 ): { push(text: string): void; finish(): UsageFigures | undefined } {
   const figures = createFigures();
   if (!streamed) {
+    // past MAX_JSON_BYTES only the body's last TAIL_CHARS are kept: the usage comes after the content
     let body = '';
     let overLimit = false;
     return {
       push(text) {
-        if (overLimit) return;
         body += text;
         if (body.length > MAX_JSON_BYTES) {
           overLimit = true;
-          body = '';
+          body = body.slice(-TAIL_CHARS);
         }
       },
       finish() {
-        if (!overLimit) figures.merge(route.readUsage(parseJson(body)));
+        figures.merge(overLimit ? readTailUsage(route, body) : route.readUsage(parseJson(body)));
         return figures.result();
       },
     };

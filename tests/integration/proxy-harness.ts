@@ -19,7 +19,10 @@ export interface RunningProxy {
 }
 
 /** Starts a proxy in front of `upstream`, with a temp `dir` unless the options name one. */
-export async function startProxy(upstream: string | undefined, options: ProxyHandlerOptions = {}): Promise<RunningProxy> {
+export async function startProxy(
+  upstream: string | undefined,
+  options: ProxyHandlerOptions = {},
+): Promise<RunningProxy> {
   const temp = await mkdtemp(join(tmpdir(), 'proxy-test-'));
   const dir = options.dir ?? join(temp, 'store');
   const events: ProxyRequestEvent[] = [];

@@ -77,4 +77,9 @@ describe('request paths', () => {
     expect(normalizeRequestPath('/v1/a..b/.x')).toBe('/v1/a..b/.x');
     expect(normalizeRequestPath('/v1/q?path=/../x')).toBe('/v1/q?path=/../x');
   });
+
+  it('refuses a target that is not a path (an absolute URL, an asterisk)', () => {
+    expect(normalizeRequestPath('http://other.example/v1/models')).toBeUndefined();
+    expect(normalizeRequestPath('*')).toBeUndefined();
+  });
 });

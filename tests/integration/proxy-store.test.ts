@@ -2,8 +2,9 @@
  * Proxies sharing sessions through a real redis-server: the context manager's session records go
  * to Redis, offloaded content stays in the local files the agent opens, and a second proxy (a
  * restart, another process behind a balancer) continues a session the first one compacted
- * without summarizing it again.
+ * without summarizing it again; records Redis cannot serve are named as Redis names them.
  */
+import { Redis } from 'ioredis';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -126,5 +127,38 @@ describe.skipIf(skipReason !== undefined)('proxies sharing sessions in Redis', (
     const files = await listFiles(first.dir);
     expect(files.some((file) => file.startsWith(`${session}/`) && file.endsWith('.md'))).toBe(true);
     expect(files.some((file) => file.includes('.records'))).toBe(false);
+  });
+
+  it('names the records in Redis, not a file path, when Redis cannot serve them', async () => {
+    upstream = await startScriptedUpstream((_record, response) =>
+      sendJson(response, anthropicBody([{ type: 'text', text: 'ok' }], { input_tokens: 100, output_tokens: 5 })),
+    );
+    store = createRedisStore({ url: redis.url, prefix: 'proxy-unreadable' });
+    // a window the history is over: the compaction is a record
+    const first = await startProxy(upstream.origin, { store, contextTokenLimit: 6000 });
+    proxies.push(first);
+    const body = JSON.stringify({
+      model: 'claude-test',
+      max_tokens: 64,
+      system: 'You export tables.',
+      messages: history(),
+    });
+    await sendRaw(first.origin, '/v1/messages', { headers: HEADERS, body });
+    const session = first.events[0]?.sessionId;
+    // the records are there, but Redis now refuses to read them out
+    const admin = new Redis(redis.url);
+    await admin.call('ACL', 'SETUSER', 'default', '-get', '-getrange', '-eval');
+    try {
+      const second = await startProxy(upstream.origin, { store, dir: first.dir, contextTokenLimit: 6000 });
+      proxies.push(second);
+      await sendRaw(second.origin, '/v1/messages', { headers: HEADERS, body });
+
+      const warning = second.warnings.find((line) => line.includes('could not be read'));
+      expect(warning).toContain(`records in redis://proxy-unreadable/${session!}/.records/ could not be read`);
+      expect(warning).not.toContain(first.dir);
+    } finally {
+      await admin.call('ACL', 'SETUSER', 'default', '+get', '+getrange', '+eval');
+      admin.disconnect();
+    }
   });
 });

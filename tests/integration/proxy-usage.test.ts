@@ -75,6 +75,21 @@ describe('usage read off the answer', () => {
     expect(second?.stats?.tokensBefore).toBeGreaterThanOrEqual(100_000);
   });
 
+  it('reads the usage after the content of a JSON answer over 16 MiB', async () => {
+    const body = JSON.stringify(
+      anthropicBody([{ type: 'text', text: 'x'.repeat(20 * 1024 * 1024) }], { input_tokens: 70_000, output_tokens: 2 }),
+    );
+
+    const { reply, second } = await twoRequests((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(body);
+    });
+
+    expect(reply.body.length).toBe(Buffer.byteLength(body));
+    expect(second?.stats?.anchoredMessages).toBe(1);
+    expect(second?.stats?.tokensBefore).toBeGreaterThanOrEqual(70_000);
+  });
+
   it('reads a stream that arrives one byte at a time', async () => {
     const bytes = Buffer.from(
       anthropicStreamEvents([{ type: 'text', text: 'Done.' }], { input_tokens: 90_000, output_tokens: 2 }).join(''),

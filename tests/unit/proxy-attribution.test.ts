@@ -12,6 +12,12 @@ describe('attributeProvider', () => {
       });
     });
 
+    it("sends Claude Code's /api/ calls to Anthropic, an OAuth bearer included", () => {
+      expect(attributeProvider('/api/oauth/profile', { authorization: 'Bearer sk-ant-oat01-x' })).toEqual({
+        provider: 'anthropic',
+      });
+    });
+
     it('sends the OpenAI paths to OpenAI', () => {
       expect(attributeProvider('/v1/responses', { authorization: 'Bearer sk-proj-1' })).toEqual({ provider: 'openai' });
       expect(attributeProvider('/v1/chat/completions', {})).toEqual({ provider: 'openai' });

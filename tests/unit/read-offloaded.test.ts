@@ -552,6 +552,33 @@ describe('readOffloaded', () => {
       expect(output.endsWith(RE2_SYNTAX)).toBe(true);
     });
 
+    it('refuses a pattern over 1,000 characters at once, naming the field, the limit and its length', async () => {
+      const store = await createStoreWith({ 'tool-result-a.md': 'x' });
+      const started = performance.now();
+
+      const output = await readOffloaded(
+        store,
+        { ref: referenceTo('tool-result-a.md'), pattern: 'a'.repeat(2_000_000) },
+        resolvedOptions(),
+      );
+
+      expect(output).toBe(
+        'Invalid input: "pattern" must be at most 1,000 characters, got one of 2,000,000. Search for a shorter, distinctive part of the text.',
+      );
+      expect(performance.now() - started).toBeLessThan(100);
+    });
+
+    it('searches with a pattern of 1,000 characters', async () => {
+      const store = await createStoreWith({ 'tool-result-a.md': `x\n${'a'.repeat(1_000)}` });
+      const output = await readOffloaded(
+        store,
+        { ref: referenceTo('tool-result-a.md'), pattern: 'a'.repeat(1_000) },
+        resolvedOptions({ contextLines: 0 }),
+      );
+
+      expect(output).toContain('[1 matching line;');
+    });
+
     it('answers a pattern that backtracks for days, (\\w+\\s*)+: on a git hash line, as RE2 does', async () => {
       const hash = 'a3f9c2e17b4d08e5f6a7b8c9d0e1f2a3b4c5d6e7';
       const store = await createStoreWith({ 'tool-result-a.md': `commit ${hash}\nAuthor name: Ada\ncommit ${hash}` });

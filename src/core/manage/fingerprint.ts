@@ -83,8 +83,15 @@ export function serializeWithoutCacheMarkers(message: Message): string {
   const unmarked = Array.isArray(content) ? dropBlockMarkers(content) : content;
   text = JSON.stringify(unmarked === content ? message : { ...message, content: unmarked });
   recentlySerialized.set(message, text);
-  if (recentlySerialized.size > RECENTLY_SERIALIZED)
-    recentlySerialized.delete(recentlySerialized.keys().next().value as Message);
+  serializedChars += text.length;
+  while (
+    recentlySerialized.size > 1 &&
+    (recentlySerialized.size > RECENTLY_SERIALIZED || serializedChars > RECENTLY_SERIALIZED_CHARS)
+  ) {
+    const [oldest, oldestText] = recentlySerialized.entries().next().value as [Message, string];
+    recentlySerialized.delete(oldest);
+    serializedChars -= oldestText.length;
+  }
   return text;
 }
 
@@ -94,7 +101,10 @@ export function serializeWithoutCacheMarkers(message: Message): string {
  * texts of a long history are not kept alive; messages are never changed in place.
  */
 const RECENTLY_SERIALIZED = 16;
+/** And at most this many characters in all (the newest whatever its length): a process serves many sessions. */
+const RECENTLY_SERIALIZED_CHARS = 4 * 1024 * 1024;
 const recentlySerialized = new Map<Message, string>();
+let serializedChars = 0;
 
 /** The sha256 of {@link serializeWithoutCacheMarkers}: a message's content, to find what was learned of it. */
 export function hashMessageContent(hashing: Hashing, message: Message): string {

@@ -26,6 +26,7 @@ import { countLargeInputChars } from './tool-inputs.js';
 import {
   buildRecordKey,
   parseRecord,
+  RECORD_FOLDER,
   RECORD_VERSION,
   serializeRecord,
   type RecordedCalibration,
@@ -192,8 +193,10 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
       if (signal?.aborted) throw signal.reason;
       if (failed) return;
       failed = true;
+      // named as the store that holds the records names them (a Redis or S3 store's records are not in the content's folder)
+      const records = store.referenceFor(`${sessionId}/${RECORD_FOLDER}/x`).slice(0, -1);
       logger.warn(
-        `context manager: the session's records in ${store.referenceFor(sessionId)} could not be read (${describeError(error)}); this call works without them`,
+        `context manager: the session's records in ${records} could not be read (${describeError(error)}); this call works without them`,
       );
       actions.push({ type: 'records-unavailable', error });
     };
