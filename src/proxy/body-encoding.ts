@@ -1,11 +1,12 @@
 /**
  * Request bodies a client compressed (`content-encoding: gzip`, `deflate`, `br`, or `zstd`, which
  * Codex sends): decoded before the history is read, and forwarded decoded. Decoding stops at the
- * proxy's body limit, so a small compressed body cannot unfold into gigabytes. An encoding this
- * Node cannot decode (zstd before Node 22.15, or one the proxy does not know) is passed through
- * unmanaged, as it came.
+ * proxy's body limit, so a small compressed body cannot unfold into gigabytes. zstd is decoded
+ * by Node's own decoder where it has one (22.15 and later), else by `fzstd` (a small pure-JS
+ * decoder). An encoding the proxy does not know is passed through unmanaged, as it came.
  */
 import * as zlib from 'node:zlib';
+import { Decompress } from 'fzstd';
 
 /** Decodes a whole buffer, its output stopped at `maxOutputLength` bytes (an error past it). */
 type Decode = (input: Buffer, options: { maxOutputLength: number }) => Promise<Buffer>;
@@ -28,12 +29,28 @@ const nodeZstd = (zlib as unknown as Record<string, unknown>).zstdDecompress as
   | ((input: Buffer, options: { maxOutputLength: number }, done: (error: Error | null, result: Buffer) => void) => void)
   | undefined;
 
+/** zstd in JavaScript, stopped (as Node's decoders stop) once its output passes `maxOutputLength`. */
+const decodeZstdInJs: Decode = async (input, { maxOutputLength }) => {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const stream = new Decompress((chunk) => {
+    total += chunk.length;
+    if (total > maxOutputLength)
+      throw Object.assign(new RangeError(`zstd output over ${maxOutputLength} bytes`), {
+        code: 'ERR_BUFFER_TOO_LARGE',
+      });
+    chunks.push(Buffer.from(chunk));
+  });
+  stream.push(input, true);
+  return Buffer.concat(chunks, total);
+};
+
 const DECODERS: Readonly<Record<string, Decode | undefined>> = {
   gzip: promisify(zlib.gunzip),
   'x-gzip': promisify(zlib.gunzip),
   deflate: promisify(zlib.inflate),
   br: promisify(zlib.brotliDecompress),
-  zstd: nodeZstd === undefined ? undefined : promisify(nodeZstd),
+  zstd: nodeZstd === undefined ? decodeZstdInJs : promisify(nodeZstd),
 };
 
 /** What became of a request body's `content-encoding`. */
