@@ -109,7 +109,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * from the system prompt, the first user message and a hash of the request's credential, so
  * two users never share one.
  *
- * Edges: a body in gzip, deflate or br (zstd where Node decodes it) is decoded and forwarded
+ * Edges: a body in gzip, deflate, br or zstd is decoded and forwarded
  * decoded; a path is normalised before it is routed; without `upstream`, a request goes only
  * to the provider its path or headers name.
  *
@@ -274,12 +274,9 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const decoded = await decodeRequestBody(read.body, request.headers['content-encoding'], settings.maxBodyBytes);
     if (decoded.kind === 'unsupported') {
       // the client names the encoding: a name of its own is said once for all, not once each
-      const named = decoded.encoding === 'zstd' ? 'zstd' : 'other';
       warnOnce(
-        `encoding ${named}`,
-        named === 'zstd'
-          ? 'agent-context proxy: request bodies in zstd encoding are passed through unmanaged: this Node cannot decode them (Node 22.15 or later can)'
-          : 'agent-context proxy: request bodies in an encoding other than gzip, deflate, br or zstd are passed through unmanaged',
+        'encoding other',
+        'agent-context proxy: request bodies in an encoding other than gzip, deflate, br or zstd are passed through unmanaged',
       );
       const upstream = settings.upstreamFor(route.provider);
       await forwardRequest(request, response, {
