@@ -351,10 +351,10 @@ describe('buildLedger: recoverable compaction', () => {
     expect(ledger.offloadIndex).toEqual({ reference: index.reference, count: 25, filesRead: 0, filesEdited: 0 });
     const rendered = renderLedger(ledger);
     expect(rendered).toContain(
-      '- Offloaded tool results [tool, id, input, reference] (10 most recent; 15 earlier in the index):',
+      '- Offloaded tool results [reference line, then tool, id, input] (10 most recent; 15 earlier in the index):',
     );
     expect(rendered.split('\n').at(-1)).toBe(
-      `- Index of all offloaded results and files read or edited, searchable with the read tool: {"ref":"${index.reference}","count":25,"filesRead":0,"filesEdited":0}`,
+      `- Index of all offloaded results and files read or edited: {"ref":"${index.reference}","count":25,"filesRead":0,"filesEdited":0}`,
     );
     expect(parseLedger(rendered)).toEqual(ledger);
   });
@@ -375,7 +375,7 @@ describe('buildLedger: recoverable compaction', () => {
     const rendered = renderLedger(ledger);
     expect(rendered).toContain('- Files read (15 most recent; 10 earlier not listed): ["src/f10.ts", ');
     expect(rendered).toContain(
-      '- Offloaded tool results [tool, id, input, reference] (10 most recent; 15 earlier not listed):\n  - ["Read","r15","src/f15.ts","./tool-result-r15.md"]',
+      '- Offloaded tool results [reference line, then tool, id, input] (10 most recent; 15 earlier not listed):\n  - [Content offloaded to: ./tool-result-r15.md] ["Read","r15","src/f15.ts"]',
     );
     expect(parseLedger(rendered)).toEqual(ledger);
   });
@@ -455,7 +455,7 @@ describe('buildLedger: recoverable compaction', () => {
 });
 
 describe('renderLedger', () => {
-  it('writes one line per fact, values as JSON, the offloaded results one per line', () => {
+  it('writes one line per fact, values as JSON, the offloaded results one per line as their reference line', () => {
     const ledger = buildLedger(
       [...session, ...turn('t9', 'Read', { file_path: 'huge.log' }, buildBatchReference('./tool-result-t9.md'))],
       { archiveReference: ARCHIVE },
@@ -471,10 +471,40 @@ describe('renderLedger', () => {
         '- Files edited: ["src/cli.ts", "src/json.ts", "src/format.ts", "src/args.ts", "tests/json.test.ts"]',
         '- Commands run: ["npx tsc --noEmit", "npm test"]',
         '- Last error: {"tool":"Bash","id":"b1","input":"npm test","error":"AssertionError: expected \\"{\\" to be \\"[\\""}',
-        '- Offloaded tool results [tool, id, input, reference]:',
-        '  - ["Read","t9","huge.log","./tool-result-t9.md"]',
+        '- Offloaded tool results [reference line, then tool, id, input]:',
+        '  - [Content offloaded to: ./tool-result-t9.md] ["Read","t9","huge.log"]',
       ].join('\n'),
     );
+  });
+
+  it('tells an agent that opens references with its own tools so, never naming a read tool it does not have', () => {
+    const ledger = buildLedger(
+      [...session, ...turn('t9', 'Read', { file_path: 'huge.log' }, buildBatchReference('/w/.agent-context/s/t9.md'))],
+      { archiveReference: ARCHIVE },
+    );
+    const rendered = renderLedger(ledger, { referenceReader: 'own-tools' });
+    expect(rendered.split('\n')[1]).toBe(
+      'Facts kept by compaction. Each reference below is a file: open it with your own tools (a large one in parts, or search it); what a list leaves out is in the archives.',
+    );
+    expect(rendered).not.toContain('read tool');
+    expect(rendered).toContain('\n  - [Content offloaded to: /w/.agent-context/s/t9.md] ["Read","t9","huge.log"]');
+    expect(parseLedger(rendered)).toEqual(ledger);
+  });
+
+  it('reads back the offloaded results of a ledger written as JSON arrays, and writes a reference holding "] [" as one', () => {
+    const entry = { toolName: 'Bash', toolUseId: 'b1', input: 'make', reference: './odd] [name.md' };
+    const ledger = {
+      ...buildLedger([], { archiveReference: null }),
+      offloadedResults: { items: [entry], omittedCount: 0 },
+    };
+    const rendered = renderLedger(ledger);
+    expect(rendered).toContain('\n  - ["Bash","b1","make","./odd] [name.md"]');
+    expect(parseLedger(rendered)?.offloadedResults.items).toEqual([entry]);
+    const old = rendered.replace(
+      /- Offloaded tool results \[[^\n]*/,
+      '- Offloaded tool results [tool, id, input, reference]:',
+    );
+    expect(parseLedger(old)?.offloadedResults.items).toEqual([entry]);
   });
 
   it('says when there is no archive, and writes a latest request that is the task once', () => {

@@ -295,6 +295,7 @@ export async function compactMessagesWith(
     logger,
     ledgerLimit: LEDGER_LIMITS.offloadedResults,
     fileLimit: LEDGER_LIMITS.files,
+    referenceReader: options.referenceReader,
   });
   throwIfAborted(signal);
   const ledger = buildLedgerFromFacts(
@@ -309,7 +310,7 @@ export async function compactMessagesWith(
     },
     found,
   );
-  const summary = appendLedger(fitted.text, ledger);
+  const summary = appendLedger(fitted.text, ledger, { referenceReader: options.referenceReader });
 
   const restored = await collectRestoredFiles(messages, {
     workDir: options.workDir,

@@ -6,7 +6,8 @@
  * summarizer's text, and read back from an earlier summary at the next compaction, so its
  * facts carry over from one compaction to the next. Pure.
  */
-import { isOffloadReference } from '../offload-reference.js';
+import { DEFAULT_REFERENCE_READER } from '../defaults.js';
+import { BATCH_REFERENCE_PREFIX, buildBatchReference, isOffloadReference } from '../offload-reference.js';
 import type { SummarizerOptions } from '../ports.js';
 import { extractReference } from '../reference-keys.js';
 import { findHeadEnd } from '../text.js';
@@ -21,16 +22,15 @@ import {
   type OffloadedResultEntry,
   type OffloadIndex,
 } from './offload-index.js';
+import { LEDGER_NOTES, type ReferenceReader } from './reference-reader.js';
 import type { StoredHead } from './stored-text.js';
 
 export type { OffloadedResultEntry } from './offload-index.js';
+export type { ReferenceReader } from './reference-reader.js';
 
 /** The heading of the ledger section: the last one in a summary is the ledger. */
 export const LEDGER_HEADING = '## Context Ledger';
 
-/** What the model is told under the heading. */
-const LEDGER_NOTE =
-  'Facts kept by compaction. The read tool opens any reference below (pass it as ref); what a list leaves out is in the archives.';
 /** The latest request when it is the task: not written twice. */
 const SAME_AS_TASK = 'the task above';
 
@@ -159,8 +159,8 @@ const LABELS = {
   filesEdited: 'Files edited',
   commands: 'Commands run',
   lastError: 'Last error',
-  offloadedResults: 'Offloaded tool results [tool, id, input, reference]',
-  offloadIndex: 'Index of all offloaded results and files read or edited, searchable with the read tool',
+  offloadedResults: 'Offloaded tool results [reference line, then tool, id, input]',
+  offloadIndex: 'Index of all offloaded results and files read or edited',
 } as const;
 /** The index's label before the index listed files: still read. */
 const RESULTS_ONLY_INDEX_LABEL = 'Index of all offloaded results, searchable with the read tool';
@@ -368,8 +368,10 @@ function cutText(text: string, maxChars: number): string {
 // ---- Writing ----------------------------------------------------------------------------------
 
 /**
- * The ledger as the section appended to a summary: the heading, a note, then one line per
- * fact that has a value, each value written as JSON (one line, read back exactly):
+ * The ledger as the section appended to a summary: the heading, a note saying how the agent
+ * opens a reference (`options.referenceReader`), then one line per fact that has a value, each
+ * value written as JSON (one line, read back exactly), an offloaded result as its reference line
+ * then JSON:
  * ```
  * ## Context Ledger
  * Facts kept by compaction. The read tool opens any reference below (pass it as ref); ...
@@ -380,9 +382,9 @@ function cutText(text: string, maxChars: number): string {
  * - Files edited: ["src/a.ts"]
  * - Commands run: ["npm test"]
  * - Last error: {"tool":"bash","id":"toolu_9","input":"npm test","error":"AssertionError: expected 1 to be 2"}
- * - Offloaded tool results [tool, id, input, reference]:
- *   - ["Read","toolu_1","src/a.ts","./tool-result-toolu_1.md"]
- * - Index of all offloaded results and files read or edited, searchable with the read tool: {"ref":"/work/.compact/default/offload-index-0k2f9x1a7bq.md","count":11,"filesRead":2,"filesEdited":1}
+ * - Offloaded tool results [reference line, then tool, id, input]:
+ *   - [Content offloaded to: ./tool-result-toolu_1.md] ["Read","toolu_1","src/a.ts"]
+ * - Index of all offloaded results and files read or edited: {"ref":"/work/.compact/default/offload-index-0k2f9x1a7bq.md","count":11,"filesRead":2,"filesEdited":1}
  * ```
  * A list cut short says so, and where the others are: `- Files read (15 most recent; 7 earlier
  * in the index): [...]` (`earlier not listed` without an index); a
@@ -390,8 +392,8 @@ function cutText(text: string, maxChars: number): string {
  * offloaded result also names where the whole result is:
  * `{"tool":"bash","id":"toolu_9","input":"npm test","error":"AssertionError: ...","ref":"./tool-result-toolu_9.md"}`.
  */
-export function renderLedger(ledger: CompactLedger): string {
-  const lines = [LEDGER_HEADING, LEDGER_NOTE];
+export function renderLedger(ledger: CompactLedger, options: RenderLedgerOptions = {}): string {
+  const lines = [LEDGER_HEADING, LEDGER_NOTES[options.referenceReader ?? DEFAULT_REFERENCE_READER]];
   const archive =
     ledger.archiveReference === null ? 'none (the archive could not be written)' : toJson(ledger.archiveReference);
   lines.push(`- ${LABELS.archive}: ${archive}`);
@@ -422,7 +424,7 @@ export function renderLedger(ledger: CompactLedger): string {
   }
   if (ledger.offloadedResults.items.length > 0) {
     lines.push(`- ${describeList(LABELS.offloadedResults, ledger.offloadedResults, index !== undefined)}:`);
-    for (const entry of ledger.offloadedResults.items) lines.push(`  - ${formatOffloadedEntry(entry)}`);
+    for (const entry of ledger.offloadedResults.items) lines.push(`  - ${formatLedgerEntry(entry)}`);
   }
   if (index !== undefined) {
     const fields = {
@@ -450,9 +452,47 @@ function describeList(label: string, list: LedgerList<unknown>, indexed = false)
     : `${label} (${list.items.length} most recent; ${list.omittedCount} earlier ${indexed ? 'in the index' : 'not listed'})`;
 }
 
+/** Options of {@link renderLedger} and {@link appendLedger}. */
+export interface RenderLedgerOptions {
+  /**
+   * How the agent opens a reference: the note under the heading says so.
+   * @default 'read-tool'
+   */
+  referenceReader?: ReferenceReader | undefined;
+}
+
+/**
+ * An offloaded result as a line of the ledger: its reference line as the model meets it in the
+ * history (`[Content offloaded to: ...]`), then `[tool, id, input]` as JSON. A reference that
+ * could not be told apart from the rest of the line (a line break, `] [`) is written as the
+ * index writes it, one JSON array.
+ */
+function formatLedgerEntry(entry: OffloadedResultEntry): string {
+  const { reference } = entry;
+  if (/[\n\r\u2028\u2029]/.test(reference) || reference.includes(ENTRY_REFERENCE_END))
+    return formatOffloadedEntry(entry);
+  return `${buildBatchReference(reference)} ${toJson([entry.toolName, entry.toolUseId, entry.input])}`;
+}
+
+/** What ends the reference line of a ledger entry: its `]`, a space, then the JSON array. */
+const ENTRY_REFERENCE_END = '] [';
+
+/** The entry a line written by {@link formatLedgerEntry} (or, before it, by `formatOffloadedEntry`) holds, or `undefined`. */
+function parseLedgerEntry(line: string): OffloadedResultEntry | undefined {
+  if (!line.startsWith(BATCH_REFERENCE_PREFIX)) return parseOffloadedEntry(line);
+  const rest = line.slice(BATCH_REFERENCE_PREFIX.length);
+  const end = rest.indexOf(ENTRY_REFERENCE_END);
+  if (end === -1) return undefined;
+  const fields = parseJson(rest.slice(end + 2));
+  if (!Array.isArray(fields) || fields.length !== 3 || !fields.every((field) => typeof field === 'string'))
+    return undefined;
+  const [toolName, toolUseId, input] = fields as [string, string, string];
+  return { toolName, toolUseId, input, reference: rest.slice(0, end) };
+}
+
 /** `summary`, a blank line, then the ledger section. */
-export function appendLedger(summary: string, ledger: CompactLedger): string {
-  return `${summary}\n\n${renderLedger(ledger)}`;
+export function appendLedger(summary: string, ledger: CompactLedger, options: RenderLedgerOptions = {}): string {
+  return `${summary}\n\n${renderLedger(ledger, options)}`;
 }
 
 // ---- Reading back ------------------------------------------------------------------------------
@@ -531,7 +571,7 @@ export function parseLedger(summary: string): CompactLedger | undefined {
     if (line.startsWith('## ')) break;
     const entry = ENTRY_LINE.exec(line);
     if (entry !== null) {
-      const offloaded = inOffloadedResults ? parseOffloadedEntry(entry[1] ?? '') : undefined;
+      const offloaded = inOffloadedResults ? parseLedgerEntry(entry[1] ?? '') : undefined;
       if (offloaded !== undefined) ledger.offloadedResults.items.push(offloaded);
       continue;
     }
