@@ -567,7 +567,7 @@ describe('compactMessagesWith', () => {
       ];
     }
 
-    it('names the archive and lists every offloaded result of Rest in the summary message, as its reference line with tool, id and input', async () => {
+    it('names the archive and lists every offloaded result of Rest (tool, id, input, reference) in the summary message', async () => {
       const { run } = setUp();
       const result = await run(createOffloadedHistory());
       expect(result.compacted).toBe(true);
@@ -575,10 +575,10 @@ describe('compactMessagesWith', () => {
       expect(summaryMessage).toContain(`- Archive of the compacted messages: "${archive1}"`);
       expect(summaryMessage).toContain(
         [
-          '- Offloaded tool results [reference line, then tool, id, input]:',
-          '  - [Content offloaded to: ./tool-result-toolu_read.md] ["Read","toolu_read","src/a.ts"]',
-          '  - [Content offloaded to: /srv/offload/s1/toolu_grep.md] ["Grep","toolu_grep","TODO in src"]',
-          '  - [Content offloaded to: ./tool-result-toolu_test.md] ["Bash","toolu_test","npm test"]',
+          '- Offloaded tool results [tool, id, input, reference]:',
+          '  - ["Read","toolu_read","src/a.ts","./tool-result-toolu_read.md"]',
+          '  - ["Grep","toolu_grep","TODO in src","/srv/offload/s1/toolu_grep.md"]',
+          '  - ["Bash","toolu_test","npm test","./tool-result-toolu_test.md"]',
         ].join('\n'),
       );
     });

@@ -348,13 +348,13 @@ describe('buildLedger: recoverable compaction', () => {
     const index = { reference: '/work/.compact/default/offload-index-abc.md', entries, filesRead: [], filesEdited: [] };
     const ledger = buildLedgerFromFacts(gatherFacts([]), { archiveReference: null, offloadIndex: index }, undefined);
     expect(ledger.offloadedResults).toEqual({ items: entries.slice(15), omittedCount: 15 });
-    expect(ledger.offloadIndex).toEqual({ reference: index.reference, count: 25, filesRead: 0, filesEdited: 0 });
+    expect(ledger.offloadIndex).toEqual({ reference: index.reference, count: 25 });
     const rendered = renderLedger(ledger);
     expect(rendered).toContain(
-      '- Offloaded tool results [reference line, then tool, id, input] (10 most recent; 15 earlier in the index):',
+      '- Offloaded tool results [tool, id, input, reference] (10 most recent; 15 earlier in the index):',
     );
     expect(rendered.split('\n').at(-1)).toBe(
-      `- Index of all offloaded results and files read or edited: {"ref":"${index.reference}","count":25,"filesRead":0,"filesEdited":0}`,
+      `- Index of all offloaded results and files: {"ref":"${index.reference}","count":25}`,
     );
     expect(parseLedger(rendered)).toEqual(ledger);
   });
@@ -375,7 +375,7 @@ describe('buildLedger: recoverable compaction', () => {
     const rendered = renderLedger(ledger);
     expect(rendered).toContain('- Files read (15 most recent; 10 earlier not listed): ["src/f10.ts", ');
     expect(rendered).toContain(
-      '- Offloaded tool results [reference line, then tool, id, input] (10 most recent; 15 earlier not listed):\n  - [Content offloaded to: ./tool-result-r15.md] ["Read","r15","src/f15.ts"]',
+      '- Offloaded tool results [tool, id, input, reference] (10 most recent; 15 earlier not listed):\n  - ["Read","r15","src/f15.ts","./tool-result-r15.md"]',
     );
     expect(parseLedger(rendered)).toEqual(ledger);
   });
@@ -455,7 +455,7 @@ describe('buildLedger: recoverable compaction', () => {
 });
 
 describe('renderLedger', () => {
-  it('writes one line per fact, values as JSON, the offloaded results one per line as their reference line', () => {
+  it('writes one line per fact, values as JSON, the offloaded results one per line', () => {
     const ledger = buildLedger(
       [...session, ...turn('t9', 'Read', { file_path: 'huge.log' }, buildBatchReference('./tool-result-t9.md'))],
       { archiveReference: ARCHIVE },
@@ -471,8 +471,8 @@ describe('renderLedger', () => {
         '- Files edited: ["src/cli.ts", "src/json.ts", "src/format.ts", "src/args.ts", "tests/json.test.ts"]',
         '- Commands run: ["npx tsc --noEmit", "npm test"]',
         '- Last error: {"tool":"Bash","id":"b1","input":"npm test","error":"AssertionError: expected \\"{\\" to be \\"[\\""}',
-        '- Offloaded tool results [reference line, then tool, id, input]:',
-        '  - [Content offloaded to: ./tool-result-t9.md] ["Read","t9","huge.log"]',
+        '- Offloaded tool results [tool, id, input, reference]:',
+        '  - ["Read","t9","huge.log","./tool-result-t9.md"]',
       ].join('\n'),
     );
   });
@@ -491,20 +491,18 @@ describe('renderLedger', () => {
     expect(parseLedger(rendered)).toEqual(ledger);
   });
 
-  it('reads back the offloaded results of a ledger written as JSON arrays, and writes a reference holding "] [" as one', () => {
-    const entry = { toolName: 'Bash', toolUseId: 'b1', input: 'make', reference: './odd] [name.md' };
+  it('for an agent with its own tools, writes a reference holding "] [" as a JSON array, and reads both forms back', () => {
+    const odd = { toolName: 'Bash', toolUseId: 'b1', input: 'make', reference: './odd] [name.md' };
+    const plain = { toolName: 'Read', toolUseId: 'r1', input: 'a.ts', reference: './tool-result-r1.md' };
     const ledger = {
       ...buildLedger([], { archiveReference: null }),
-      offloadedResults: { items: [entry], omittedCount: 0 },
+      offloadedResults: { items: [odd, plain], omittedCount: 0 },
     };
-    const rendered = renderLedger(ledger);
-    expect(rendered).toContain('\n  - ["Bash","b1","make","./odd] [name.md"]');
-    expect(parseLedger(rendered)?.offloadedResults.items).toEqual([entry]);
-    const old = rendered.replace(
-      /- Offloaded tool results \[[^\n]*/,
-      '- Offloaded tool results [tool, id, input, reference]:',
+    const rendered = renderLedger(ledger, { referenceReader: 'own-tools' });
+    expect(rendered).toContain(
+      '\n  - ["Bash","b1","make","./odd] [name.md"]\n  - [Content offloaded to: ./tool-result-r1.md] ["Read","r1","a.ts"]',
     );
-    expect(parseLedger(old)?.offloadedResults.items).toEqual([entry]);
+    expect(parseLedger(rendered)?.offloadedResults.items).toEqual([odd, plain]);
   });
 
   it('says when there is no archive, and writes a latest request that is the task once', () => {
@@ -566,6 +564,9 @@ describe('parseLedger and stripLedger', () => {
             offloadedResults: normalize(generated.offloadedResults),
           };
           expect(parseLedger(appendLedger('## Goals & Decisions\nS.', generated))).toEqual(expected);
+          expect(
+            parseLedger(appendLedger('## Goals & Decisions\nS.', generated, { referenceReader: 'own-tools' })),
+          ).toEqual(expected);
         },
       ),
       { numRuns: 200 },

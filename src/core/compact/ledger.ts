@@ -81,9 +81,9 @@ export interface LedgerOffloadIndex {
   reference: string;
   /** How many offloaded results it lists. */
   count: number;
-  /** How many files read it lists (absent from an index written before it listed files). */
+  /** How many files read it lists, when it lists any. */
   filesRead?: number | undefined;
-  /** How many files written, edited or deleted it lists (absent from an index written before it listed files). */
+  /** How many files written, edited or deleted it lists, when it lists any. */
   filesEdited?: number | undefined;
 }
 
@@ -159,8 +159,10 @@ const LABELS = {
   filesEdited: 'Files edited',
   commands: 'Commands run',
   lastError: 'Last error',
-  offloadedResults: 'Offloaded tool results [reference line, then tool, id, input]',
-  offloadIndex: 'Index of all offloaded results and files read or edited',
+  offloadedResults: 'Offloaded tool results [tool, id, input, reference]',
+  offloadIndex: 'Index of all offloaded results and files',
+  /** The offloaded results' label when each is written as its reference line (`'own-tools'`). */
+  offloadedResultLines: 'Offloaded tool results [reference line, then tool, id, input]',
 } as const;
 /** The index's label before the index listed files: still read. */
 const RESULTS_ONLY_INDEX_LABEL = 'Index of all offloaded results, searchable with the read tool';
@@ -245,8 +247,9 @@ export function buildLedgerFromFacts(
         : {
             reference: offloadIndex.reference,
             count: offloadIndex.entries.length,
-            filesRead: offloadIndex.filesRead.length,
-            filesEdited: offloadIndex.filesEdited.length,
+            // only what it holds: a ledger line short of figures the model has no use for
+            ...(offloadIndex.filesRead.length > 0 ? { filesRead: offloadIndex.filesRead.length } : {}),
+            ...(offloadIndex.filesEdited.length > 0 ? { filesEdited: offloadIndex.filesEdited.length } : {}),
           },
   };
 }
@@ -370,8 +373,7 @@ function cutText(text: string, maxChars: number): string {
 /**
  * The ledger as the section appended to a summary: the heading, a note saying how the agent
  * opens a reference (`options.referenceReader`), then one line per fact that has a value, each
- * value written as JSON (one line, read back exactly), an offloaded result as its reference line
- * then JSON:
+ * value written as JSON (one line, read back exactly):
  * ```
  * ## Context Ledger
  * Facts kept by compaction. The read tool opens any reference below (pass it as ref); ...
@@ -382,10 +384,14 @@ function cutText(text: string, maxChars: number): string {
  * - Files edited: ["src/a.ts"]
  * - Commands run: ["npm test"]
  * - Last error: {"tool":"bash","id":"toolu_9","input":"npm test","error":"AssertionError: expected 1 to be 2"}
- * - Offloaded tool results [reference line, then tool, id, input]:
- *   - [Content offloaded to: ./tool-result-toolu_1.md] ["Read","toolu_1","src/a.ts"]
- * - Index of all offloaded results and files read or edited: {"ref":"/work/.compact/default/offload-index-0k2f9x1a7bq.md","count":11,"filesRead":2,"filesEdited":1}
+ * - Offloaded tool results [tool, id, input, reference]:
+ *   - ["Read","toolu_1","src/a.ts","./tool-result-toolu_1.md"]
+ * - Index of all offloaded results and files: {"ref":"/work/.compact/default/offload-index-0k2f9x1a7bq.md","count":3,"filesRead":17,"filesEdited":2}
  * ```
+ * With `referenceReader: 'own-tools'` (an agent that opens paths with its own tools) the note says
+ * so, and each offloaded result is written as the reference line the agent met in the history,
+ * then `[tool, id, input]`: `- Offloaded tool results [reference line, then tool, id, input]:`
+ * then `  - [Content offloaded to: ./tool-result-toolu_1.md] ["Read","toolu_1","src/a.ts"]`.
  * A list cut short says so, and where the others are: `- Files read (15 most recent; 7 earlier
  * in the index): [...]` (`earlier not listed` without an index); a
  * latest request that is the task is written `the task above`; a last error read from an
@@ -423,8 +429,12 @@ export function renderLedger(ledger: CompactLedger, options: RenderLedgerOptions
     lines.push(`- ${LABELS.lastError}: ${toJson(fields)}`);
   }
   if (ledger.offloadedResults.items.length > 0) {
-    lines.push(`- ${describeList(LABELS.offloadedResults, ledger.offloadedResults, index !== undefined)}:`);
-    for (const entry of ledger.offloadedResults.items) lines.push(`  - ${formatLedgerEntry(entry)}`);
+    // an agent that opens paths with its own tools meets each reference as the line it knows from the history
+    const asLines = options.referenceReader === 'own-tools';
+    const label = asLines ? LABELS.offloadedResultLines : LABELS.offloadedResults;
+    lines.push(`- ${describeList(label, ledger.offloadedResults, index !== undefined)}:`);
+    for (const entry of ledger.offloadedResults.items)
+      lines.push(`  - ${asLines ? formatLedgerEntry(entry) : formatOffloadedEntry(entry)}`);
   }
   if (index !== undefined) {
     const fields = {
