@@ -40,6 +40,7 @@ export type {
   TriggerOptions,
 } from '../core/compact/compact-options.js';
 export type { CompactResult, CompactSkipReason, SummarizerKind } from '../core/compact/compact.js';
+export type { ReferenceReader } from '../core/compact/reference-reader.js';
 export type { CompactStats } from '../core/compact/stats.js';
 export type {
   CompactLedger,
