@@ -13,7 +13,7 @@ import { extractReference } from '../reference-keys.js';
 import { findHeadEnd } from '../text.js';
 import type { Message } from '../types.js';
 import { gatherFacts, isPathLike, type ConversationFacts } from './conversation-facts.js';
-import { describeInputGist, extractCommand } from './input-gist.js';
+import { describeInputGist, extractCommand, type CommandHeads } from './input-gist.js';
 import { findLastError, type LastErrorFinding } from './last-error.js';
 import {
   formatOffloadedEntry,
@@ -231,12 +231,12 @@ export function buildLedgerFromFacts(
         ? mergeList(previous?.filesEdited, edits, LEDGER_LIMITS.files, (path) => path)
         : keepMostRecent(offloadIndex.filesEdited, LEDGER_LIMITS.files),
     commands: mergeList(previous?.commands, commands, LEDGER_LIMITS.commands, (command) => command),
-    lastError: lastError === undefined ? previous?.lastError : describeLastError(lastError),
+    lastError: lastError === undefined ? previous?.lastError : describeLastError(lastError, options.commandHeads),
     offloadedResults:
       offloadIndex === undefined
         ? mergeList(
             previous?.offloadedResults,
-            listOffloadedResults(facts),
+            listOffloadedResults(facts, options.commandHeads),
             LEDGER_LIMITS.offloadedResults,
             (entry) => entry.reference,
           )
@@ -280,9 +280,9 @@ export function collectIndexedFiles(
 }
 
 /** The ledger's entry for the last error: its line, its call's input gist, and its reference when the line was read from the store. */
-export function describeLastError(found: LastErrorFinding): LedgerError {
+export function describeLastError(found: LastErrorFinding, commandHeads?: CommandHeads): LedgerError {
   const toolName = found.result.toolName ?? 'unknown';
-  const input = found.call === undefined ? '' : describeInputGist(toolName, found.call.input);
+  const input = found.call === undefined ? '' : describeInputGist(toolName, found.call.input, commandHeads);
   return {
     toolName,
     toolUseId: found.result.toolUseId,

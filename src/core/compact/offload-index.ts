@@ -13,7 +13,7 @@ import { buildOffloadIndexName } from '../offload-names.js';
 import type { ContentStore, Logger } from '../ports.js';
 import { resolveKey } from '../reference-keys.js';
 import { findOffloadedReference, type ConversationFacts } from './conversation-facts.js';
-import { describeInputGist } from './input-gist.js';
+import { describeInputGist, type CommandHeads } from './input-gist.js';
 import { INDEX_READ_NOTES, type ReferenceReader } from './reference-reader.js';
 
 /** A tool result that was offloaded: the read tool opens `reference`. */
@@ -42,8 +42,8 @@ export interface ConversationIndex {
   filesEdited: string[];
 }
 
-/** The offloaded results among the tool results of `facts`, in order, each with the gist of its call's input. */
-export function listOffloadedResults(facts: ConversationFacts): OffloadedResultEntry[] {
+/** The offloaded results among the tool results of `facts`, in order, each with the gist of its call's input (an offloaded command's by `commandHeads`). */
+export function listOffloadedResults(facts: ConversationFacts, commandHeads?: CommandHeads): OffloadedResultEntry[] {
   const callsById = new Map(facts.calls.map((call) => [call.id, call]));
   return facts.results.flatMap((result): OffloadedResultEntry[] => {
     const reference = findOffloadedReference(result.content);
@@ -54,7 +54,7 @@ export function listOffloadedResults(facts: ConversationFacts): OffloadedResultE
       {
         toolName,
         toolUseId: result.toolUseId,
-        input: call === undefined ? '' : describeInputGist(toolName, call.input),
+        input: call === undefined ? '' : describeInputGist(toolName, call.input, commandHeads),
         reference,
       },
     ];
