@@ -131,6 +131,11 @@ export const OPTION_DOCS: Readonly<Record<OptionDocSection, readonly OptionDoc[]
     },
     { row: OPTIONS.sessionId },
     {
+      option: 'referenceReader',
+      type: "`'read-tool' | 'own-tools'`: how the agent opens a reference the summary names, which the ledger's note says (the package's read tool, or its own tools for a file path)",
+      defaultText: "`'read-tool'`",
+    },
+    {
       option: 'offloadDir',
       type: '`string`: the folder `offloadToolResults` wrote to (its `outputDir`), absolute or relative to `workDir`; the last error is read back from the results offloaded there',
       defaultText: 'none: the folder an absolute reference names, when inside `workDir`',

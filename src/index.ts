@@ -144,6 +144,7 @@ export type {
   LedgerList,
   LedgerOffloadIndex,
   OffloadedResultEntry,
+  ReferenceReader,
 } from './api/compact.js';
 
 // --- Stores, the read tool, retention ---

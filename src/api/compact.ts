@@ -40,6 +40,7 @@ export type {
   TriggerOptions,
 } from '../core/compact/compact-options.js';
 export type { CompactResult, CompactSkipReason, SummarizerKind } from '../core/compact/compact.js';
+export type { ReferenceReader } from '../core/compact/reference-reader.js';
 export type { CompactStats } from '../core/compact/stats.js';
 export type {
   CompactLedger,
@@ -252,7 +253,9 @@ export function createResolvedCompaction(
           fileReader,
           store: store ?? archive.store,
           readStore: store ?? archive.readStore,
-          offloadFolderStore: createOffloadFolderStore(resolved.workDir, resolved.offloadDir),
+          // a run given its store (the context manager's) reads back only from it: the manager offloaded everything there
+          offloadFolderStore:
+            store === undefined ? createOffloadFolderStore(resolved.workDir, resolved.offloadDir) : undefined,
           tokenCounter,
           logger,
           sleep: sleepWithTimeout,

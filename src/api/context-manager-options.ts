@@ -7,6 +7,7 @@
  */
 import type { ArchivePolicy } from '../core/compact/compact-options.js';
 import type { SummaryMode } from '../core/compact/summarize-reusing-prefix.js';
+import type { ReferenceReader } from '../core/compact/reference-reader.js';
 import type { FormatName, MessageFormat } from '../core/format.js';
 import type { ProviderFamily } from '../core/manage/calibration.js';
 import type { OffloadTiming } from '../core/manage/manager-options.js';
@@ -276,6 +277,14 @@ export interface ContextManagerOptions<M = Message> extends ContextManagerHooks 
    */
   workDir?: string | undefined;
   /**
+   * How the model opens a reference the summary names, which the summary tells it:
+   * `'read-tool'` with `manager.readTool`, registered with the model; `'own-tools'` with the
+   * agent's own tools (a file reader, a shell), for an agent that has no such tool and whose
+   * references are file paths (the proxy passes it).
+   * @default 'read-tool'
+   */
+  referenceReader?: ReferenceReader | undefined;
+  /**
    * The whole summarizing strategy: takes the compacted messages, returns the summary. Wins
    * over `llmClient`.
    * @default the first that applies: `llmClient`, the Anthropic client, the extractive summarizer (with a warning)
@@ -358,6 +367,7 @@ const TOP_LEVEL: Record<Exclude<keyof ContextManagerOptions, keyof typeof MANAGE
   provider: true,
   contextTokenLimit: true,
   workDir: true,
+  referenceReader: true,
   summarizer: true,
   llmClient: true,
   tokenCounter: true,

@@ -154,6 +154,7 @@ function resolveManagerOptions<M>(
     ...flat,
     contextTokenLimit: options.contextTokenLimit,
     workDir: options.workDir,
+    referenceReader: options.referenceReader,
     summarizer: options.summarizer,
     llmClient: options.llmClient,
     tokenCounter,

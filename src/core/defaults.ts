@@ -53,6 +53,8 @@ export const DEFAULT_SUMMARY_INPUT_MAX_TOKENS = 100_000;
 export const DEFAULT_TOKEN_SAFETY_FACTOR = 1;
 /** First retry delay; doubles on each retry. */
 export const DEFAULT_RETRY_BASE_DELAY_MS = 1000;
+/** Compaction: how the agent opens a reference the summary names: with the package's read tool. */
+export const DEFAULT_REFERENCE_READER = 'read-tool';
 
 /**
  * Name of the package's read tool (`createReadOffloadedTool`). Batch offload and the direct

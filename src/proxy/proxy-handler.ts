@@ -158,6 +158,8 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       compaction: { trigger: { ratio: options.compactThresholdRatio } },
       // a proxy never puts its own files into an agent's context: restore only from a directory named for it
       workDir: options.workDir,
+      // the agent has no read tool of ours: it opens a reference (a path) with its own tools
+      referenceReader: 'own-tools',
       logger,
     });
   // the manager checks its options when created: check them now, not at the first request

@@ -63,7 +63,7 @@ function writeManyFiles(count: number): Message[] {
           name: 'write_file',
           input: {
             path: `src/module-${String(index).padStart(2, '0')}.ts`,
-            content: `export const v${index} = ${index};`,
+            content: `export const v${index} = ${index};\n${'// a helper renamed in this module\n'.repeat(4)}`,
           },
         },
       ],
@@ -269,18 +269,12 @@ describe('agent-context eval --provider: compare summarizers on the same transcr
     });
     expect(llm.summarizer).toBe(`anthropic claude-haiku-4-5-20251001 at ${server.origin}`);
     expect(server.requestsTo('/v1/messages')).toHaveLength(1);
-    // the model's summary names no file: only the ledger's 15 most recent are left
-    expect(kindOf(llm, 'edited-file')).toMatchObject({ probes: 20, kept: 15 });
-    expect(kindOf(llm, 'edited-file').missing).toEqual([
-      'src/module-00.ts',
-      'src/module-01.ts',
-      'src/module-02.ts',
-      'src/module-03.ts',
-      'src/module-04.ts',
-    ]);
+    // the model's summary names no file: the ledger names the 15 most recent, the index it names all 20
+    expect(kindOf(llm, 'edited-file')).toMatchObject({ probes: 20, kept: 20 });
+    expect(kindOf(llm, 'edited-file').missing).toEqual([]);
     const extractive = await evaluateJson([file]);
     expect(kindOf(extractive, 'edited-file')).toMatchObject({ probes: 20, kept: 20 });
-    expect(extractive.score.score).toBeGreaterThan(llm.score.score);
+    expect(extractive.score.score).toBeGreaterThanOrEqual(llm.score.score);
   });
 });
 

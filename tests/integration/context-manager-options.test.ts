@@ -115,6 +115,36 @@ describe('createContextManager options in groups', () => {
     expect(result.messages.at(-1)).toEqual({ role: 'user', content: 'Go on.' });
   });
 
+  it.each([
+    ['read-tool', 'The read tool opens any reference below (pass it as ref)'],
+    ['own-tools', 'Each reference below is a file: open it with your own tools'],
+  ] as const)('tells the model how it opens a reference with referenceReader %s', async (referenceReader, note) => {
+    const manager = createContextManager({
+      store: createMemoryStore(),
+      provider: 'openai',
+      contextTokenLimit: 30_000,
+      tokenCounter: quarterCounter,
+      summarizer: createExtractiveSummarizer(),
+      logger: quiet,
+      referenceReader,
+    });
+    const result = await manager.prepare([
+      { role: 'user', content: 'Plan the migration.' },
+      { role: 'assistant', content: words(20_000, 'step') },
+      { role: 'user', content: 'And then?' },
+    ]);
+    const summary = JSON.stringify(result.messages);
+    expect(summary).toContain('## Context Ledger');
+    expect(summary).toContain(note);
+    if (referenceReader === 'own-tools') expect(summary).not.toContain('read tool');
+  });
+
+  it('refuses a referenceReader it does not know, naming the values it takes', () => {
+    expect(() => createContextManager({ outputDir: 'x', referenceReader: 'cat' } as never)).toThrow(
+      'referenceReader must be "read-tool" or "own-tools", got "cat"',
+    );
+  });
+
   it('records the counts of a counter under its encoding, and none for a counter without one', async () => {
     const history: Message[] = [{ role: 'user', content: words(4000, 'line') }];
     const recordedTokenizers = async (tokenCounter: TokenCounter): Promise<unknown[]> => {

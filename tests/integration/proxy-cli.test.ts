@@ -113,6 +113,43 @@ describe('agent-context proxy', () => {
     expect(running.stderr()).toContain('1 offloaded');
   });
 
+  it('after a compaction, tells the agent to open references with its own tools, as reference lines', async () => {
+    running = await startCommand(
+      ['--port', '0', '--upstream', upstream.origin, '--window', '6000', '--offload-timing', 'on-arrival'],
+      directory.path,
+    );
+    const checks = Array.from({ length: 6 }, (_, index) => [
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: `toolu_${index}`, name: 'Bash', input: { command: `./check.sh ${index}` } }],
+      },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: `toolu_${index}`, content: `check ${index} line\n`.repeat(150) }],
+      },
+    ]).flat();
+    const prose = Array.from({ length: 40 }, (_, index) => ({
+      role: index % 2 === 0 ? 'user' : 'assistant',
+      content: `Message ${index}: ${'the module keeps its state in a map and flushes it on exit; '.repeat(10)}`,
+    }));
+    const body = JSON.stringify({
+      model: 'claude-test',
+      max_tokens: 8,
+      messages: [{ role: 'user', content: 'Run the checks.' }, ...checks, ...prose],
+    });
+    const reply = await sendRaw(running.origin, '/v1/messages', {
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY },
+      body,
+    });
+
+    expect(reply.status).toBe(200);
+    const sent = JSON.stringify(upstream.requests[0]?.body);
+    expect(sent).toContain('[Conversation compressed]');
+    expect(sent).toContain('Each reference below is a file: open it with your own tools');
+    expect(sent).not.toContain('read tool');
+    expect(sent).toContain(`  - [Content offloaded to: ${directory.path}/.agent-context/`);
+  });
+
   it('refuses an --offload-timing that is not one of the two, naming the flag', async () => {
     const run = await runInProcess(['proxy', '--offload-timing', 'later'], { cwd: directory.path });
 

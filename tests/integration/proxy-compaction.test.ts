@@ -101,6 +101,35 @@ describe('compaction through the proxy', () => {
     ]);
   });
 
+  it('tells the agent to open references with its own tools, and lists them as reference lines', async () => {
+    proxy = await startProxy(upstream.origin, { contextTokenLimit: 6000 });
+    const checks = Array.from({ length: 6 }, (_, index) => [
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: `toolu_${index}`, name: 'Bash', input: { command: `./check.sh ${index}` } }],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: `toolu_${index}`, content: `check ${index} output line\n`.repeat(150) },
+        ],
+      },
+    ]).flat();
+    let history: unknown[] = [{ role: 'user', content: 'Run the checks.' }, ...checks, ...conversation(20)];
+    const body = (messages: unknown[]) =>
+      JSON.stringify({ model: 'claude-test', max_tokens: 64, system: SYSTEM, tools: TOOLS, messages });
+    for (let turn = 0; turn < 4; turn += 1) {
+      await sendRaw(proxy.origin, '/v1/messages', { headers: HEADERS, body: body(history) });
+      history = [...history, { role: 'assistant', content: 'ok' }, { role: 'user', content: `Go on (${turn}).` }];
+    }
+
+    const sent = JSON.stringify(agentRequests().at(-1)?.body?.messages);
+    expect(sent).toContain(COMPRESSED);
+    expect(sent).toContain('Each reference below is a file: open it with your own tools');
+    expect(sent).not.toContain('read tool');
+    expect(sent).toMatch(/\\n {2}- \[Content offloaded to: [^\]]+\] \[\\"Bash\\",\\"toolu_5\\",\\".\/check\.sh 5\\"\]/);
+  });
+
   it('asks the upstream for the summary with the agent credentials, repeating its request (Anthropic)', async () => {
     // a trigger at half the window: the repeated request (the history, the reply's ceiling, the thinking budget) fits the window
     proxy = await startProxy(upstream.origin, {

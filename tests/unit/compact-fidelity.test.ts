@@ -189,7 +189,7 @@ describe('the offload index: every offloaded result one read away, with its gist
       Array.from({ length: 10 }, (_, offset) => `c${15 + offset}`),
     );
     expect(result.summary).toContain(
-      `- Index of all offloaded results and files read or edited, searchable with the read tool: {"ref":"${index?.reference}","count":25,"filesRead":0,"filesEdited":0}`,
+      `- Index of all offloaded results and files: {"ref":"${index?.reference}","count":25}`,
     );
     const text = await store.get(store.keyFor(index!.reference)!);
     expect(parseOffloadIndex(text ?? '').map((entry) => [entry.toolUseId, entry.input, entry.reference])).toEqual(
@@ -199,6 +199,23 @@ describe('the offload index: every offloaded result one read away, with its gist
         store.referenceFor(`default/tool-result-c${offset}.md`),
       ]),
     );
+  });
+
+  it("says in the index how to read a result: with the read tool, or with the agent's own tools", async () => {
+    for (const [referenceReader, note] of [
+      ['read-tool', 'Pass a reference to the read tool as ref to read that result.'],
+      ['own-tools', 'Each reference is a file: open it with your own tools to read that result.'],
+    ] as const) {
+      const store = createMemoryStore();
+      const history = [
+        system,
+        { role: 'user', content: 'Run the steps.' } as Message,
+        ...(await createOffloadedHistory(store, 11)),
+        padding,
+      ];
+      const { ledger } = await setUp({ store, resolved: { referenceReader } }).run(history);
+      expect(await store.get(store.keyFor(ledger!.offloadIndex!.reference)!)).toContain(note);
+    }
   });
 
   it('the read tool searches the index by gist and opens the result it names', async () => {
@@ -329,12 +346,12 @@ describe('the files of a long session: every file read or edited is in the index
     const paths = Array.from({ length: 136 }, (_, index) => `src/module-${index}.ts`);
     expect(result.ledger?.filesEdited).toEqual({ items: paths.slice(121), omittedCount: 121 });
     const index = result.ledger?.offloadIndex;
-    expect(index).toMatchObject({ count: 0, filesRead: 0, filesEdited: 136 });
+    expect(index).toEqual({ reference: expect.any(String), count: 0, filesEdited: 136 });
     expect(result.summary).toContain(
       '- Files edited (15 most recent; 121 earlier in the index): ["src/module-121.ts", ',
     );
     expect(result.summary).toContain(
-      `- Index of all offloaded results and files read or edited, searchable with the read tool: {"ref":"${index?.reference}","count":0,"filesRead":0,"filesEdited":136}`,
+      `- Index of all offloaded results and files: {"ref":"${index?.reference}","count":0,"filesEdited":136}`,
     );
     const text = (await store.get(store.keyFor(index!.reference)!)) ?? '';
     expect(parseConversationIndex(text).filesEdited).toEqual(paths);

@@ -144,6 +144,7 @@ export function createResolvedOptions(overrides: Partial<ResolvedCompactOptions>
   return {
     contextTokenLimit: 1000,
     compactThresholdRatio: 0.5,
+    referenceReader: 'read-tool',
     force: false,
     lastUsage: undefined,
     tokenSafetyFactor: 1,

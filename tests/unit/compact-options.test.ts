@@ -26,6 +26,7 @@ describe('resolveCompactOptions', () => {
       maxRetries: 2,
       retryBaseDelayMs: 1000,
       outputDir: '.compact',
+      offloadDir: undefined,
       archive: 'required',
       sessionId: 'default',
       maxRestoreFiles: 5,
@@ -35,8 +36,17 @@ describe('resolveCompactOptions', () => {
       readToolNames: ['read_file'],
       pathField: 'path',
       resumeMessage: undefined,
+      referenceReader: 'read-tool',
       signal: undefined,
     });
+  });
+
+  it('resolves offloadDir against workDir', () => {
+    expect(resolveCompactOptions({ workDir: '/repo', offloadDir: '.offload' }, {}, cwd).offloadDir).toBe(
+      '/repo/.offload',
+    );
+    expect(resolveCompactOptions({ offloadDir: '/var/offload' }, {}, cwd).offloadDir).toBe('/var/offload');
+    expect(() => resolveCompactOptions({ offloadDir: ' ' }, {}, cwd)).toThrow(/^offloadDir /);
   });
 
   it('reads every environment variable', () => {

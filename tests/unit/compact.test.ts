@@ -849,7 +849,7 @@ describe('compactMessagesWith', () => {
     const key = 'default/tool-input-toolu_write-0123456789abcdef.md';
     const heredoc = `cat > src/importer.ts <<'EOF'\n${'export const skipBlank = (line: string) => line.trim() !== "";\n'.repeat(60)}EOF`;
 
-    function createHeredocHistory(reference: string): Message[] {
+    function createHeredocHistory(reference: string, output = ''): Message[] {
       return [
         system,
         { role: 'user', content: 'Make the importer skip blank lines.' },
@@ -859,7 +859,7 @@ describe('compactMessagesWith', () => {
             { type: 'tool_use', id: 'toolu_write', name: 'Bash', input: { command: buildBatchReference(reference) } },
           ],
         },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_write', content: '' }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_write', content: output }] },
         {
           role: 'assistant',
           content: [{ type: 'tool_use', id: 'toolu_test', name: 'Bash', input: { command: 'npm test' } }],
@@ -883,6 +883,19 @@ describe('compactMessagesWith', () => {
       expect(written!.length).toBeLessThanOrEqual(160);
       expect(tested).toBe('npm test');
       expect(result.summary).not.toContain('Content offloaded to');
+    });
+
+    it("describes the command's offloaded result by the command's start too, not by its cut reference", async () => {
+      const store = createMemoryStore();
+      await store.putIfAbsent(key, heredoc);
+      const outputKey = 'default/tool-result-toolu_write.md';
+      await store.putIfAbsent(outputKey, 'wrote src/importer.ts\n'.repeat(200));
+      const history = createHeredocHistory(store.referenceFor(key), buildBatchReference(store.referenceFor(outputKey)));
+      const { ports, resolved } = setUp();
+      const result = await compactMessagesWith(history, resolved, { ...ports, ...archiveTarget(store) });
+      const [entry] = result.ledger?.offloadedResults.items ?? [];
+      expect(entry?.toolUseId).toBe('toolu_write');
+      expect(entry?.input).toMatch(/^cat > src\/importer\.ts <<'EOF' export const skipBlank.*…$/);
     });
 
     it('names the whole reference, uncut, when the command cannot be read back', async () => {

@@ -348,13 +348,13 @@ describe('buildLedger: recoverable compaction', () => {
     const index = { reference: '/work/.compact/default/offload-index-abc.md', entries, filesRead: [], filesEdited: [] };
     const ledger = buildLedgerFromFacts(gatherFacts([]), { archiveReference: null, offloadIndex: index }, undefined);
     expect(ledger.offloadedResults).toEqual({ items: entries.slice(15), omittedCount: 15 });
-    expect(ledger.offloadIndex).toEqual({ reference: index.reference, count: 25, filesRead: 0, filesEdited: 0 });
+    expect(ledger.offloadIndex).toEqual({ reference: index.reference, count: 25 });
     const rendered = renderLedger(ledger);
     expect(rendered).toContain(
       '- Offloaded tool results [tool, id, input, reference] (10 most recent; 15 earlier in the index):',
     );
     expect(rendered.split('\n').at(-1)).toBe(
-      `- Index of all offloaded results and files read or edited, searchable with the read tool: {"ref":"${index.reference}","count":25,"filesRead":0,"filesEdited":0}`,
+      `- Index of all offloaded results and files: {"ref":"${index.reference}","count":25}`,
     );
     expect(parseLedger(rendered)).toEqual(ledger);
   });
@@ -477,6 +477,34 @@ describe('renderLedger', () => {
     );
   });
 
+  it('tells an agent that opens references with its own tools so, never naming a read tool it does not have', () => {
+    const ledger = buildLedger(
+      [...session, ...turn('t9', 'Read', { file_path: 'huge.log' }, buildBatchReference('/w/.agent-context/s/t9.md'))],
+      { archiveReference: ARCHIVE },
+    );
+    const rendered = renderLedger(ledger, { referenceReader: 'own-tools' });
+    expect(rendered.split('\n')[1]).toBe(
+      'Facts kept by compaction. Each reference below is a file: open it with your own tools (a large one in parts, or search it); what a list leaves out is in the archives.',
+    );
+    expect(rendered).not.toContain('read tool');
+    expect(rendered).toContain('\n  - [Content offloaded to: /w/.agent-context/s/t9.md] ["Read","t9","huge.log"]');
+    expect(parseLedger(rendered)).toEqual(ledger);
+  });
+
+  it('for an agent with its own tools, writes a reference holding "] [" as a JSON array, and reads both forms back', () => {
+    const odd = { toolName: 'Bash', toolUseId: 'b1', input: 'make', reference: './odd] [name.md' };
+    const plain = { toolName: 'Read', toolUseId: 'r1', input: 'a.ts', reference: './tool-result-r1.md' };
+    const ledger = {
+      ...buildLedger([], { archiveReference: null }),
+      offloadedResults: { items: [odd, plain], omittedCount: 0 },
+    };
+    const rendered = renderLedger(ledger, { referenceReader: 'own-tools' });
+    expect(rendered).toContain(
+      '\n  - ["Bash","b1","make","./odd] [name.md"]\n  - [Content offloaded to: ./tool-result-r1.md] ["Read","r1","a.ts"]',
+    );
+    expect(parseLedger(rendered)?.offloadedResults.items).toEqual([odd, plain]);
+  });
+
   it('says when there is no archive, and writes a latest request that is the task once', () => {
     const ledger = buildLedger([{ role: 'user', content: 'Fix it.' }], { archiveReference: null });
     expect(renderLedger(ledger)).toBe(
@@ -536,6 +564,9 @@ describe('parseLedger and stripLedger', () => {
             offloadedResults: normalize(generated.offloadedResults),
           };
           expect(parseLedger(appendLedger('## Goals & Decisions\nS.', generated))).toEqual(expected);
+          expect(
+            parseLedger(appendLedger('## Goals & Decisions\nS.', generated, { referenceReader: 'own-tools' })),
+          ).toEqual(expected);
         },
       ),
       { numRuns: 200 },

@@ -140,9 +140,14 @@ export function scoreCompactedContext(
   const probe = (kind: ProbeKind, subject: string | undefined): void => {
     if (subject !== undefined) probes.push({ kind, subject, kept: holdsText(text, subject) });
   };
+  const { offloadIndex } = outcome;
+  // the index counts when the context names it: a model reads it from there
+  const index = offloadIndex !== undefined && holdsText(text, offloadIndex.reference) ? offloadIndex.text : '';
   probe('task', subjects.task);
   probe('latest-request', subjects.latestRequest);
-  for (const path of subjects.editedFiles) probe('edited-file', path);
+  // an edited file the ledger no longer lists is in the index, one search away
+  for (const path of subjects.editedFiles)
+    probes.push({ kind: 'edited-file', subject: path, kept: holdsText(text, path) || holdsText(index, path) });
   probe('last-read-file', subjects.lastReadFile);
   probe('last-command', subjects.lastCommand);
   if (subjects.lastError !== undefined) {
@@ -156,9 +161,6 @@ export function scoreCompactedContext(
   if (outcome.archiveReference === null)
     probes.push({ kind: 'archive', subject: '(no archive was written)', kept: false });
   else probe('archive', outcome.archiveReference);
-  const { offloadIndex } = outcome;
-  // the index counts when the context names it: a model reads it from there
-  const index = offloadIndex !== undefined && holdsText(text, offloadIndex.reference) ? offloadIndex.text : '';
   for (const { reference, gist } of subjects.offloadedResults) {
     const kept = holdsOnOneLine(text, reference, gist) || holdsOnOneLine(index, reference, gist);
     probes.push({ kind: 'offloaded-result', subject: gist === undefined ? reference : `${reference} (${gist})`, kept });

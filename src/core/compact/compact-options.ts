@@ -3,7 +3,7 @@
  * when given, else its environment variable, else its default. Everything is checked here,
  * before any side effect, with messages naming the option or variable.
  */
-import { DEFAULT_SUMMARY_MODEL } from '../defaults.js';
+import { DEFAULT_REFERENCE_READER, DEFAULT_SUMMARY_MODEL } from '../defaults.js';
 import type { Environment } from '../env.js';
 import { describeValue, InvalidOptionError } from '../errors.js';
 import { OPTIONS, resolveTableOption } from '../option-table.js';
@@ -22,6 +22,7 @@ import { assertTokenCounter, resolveCompactTrigger, type LastUsage } from '../to
 import { isAbsolutePath, resolvePathFrom } from '../path-resolution.js';
 import { computeMinSummaryInputTokens, MIN_SUMMARY_CONVERSATION_TOKENS } from './summarize-with-llm.js';
 import { resolveSummaryMode, type SummaryMode } from './summarize-reusing-prefix.js';
+import type { ReferenceReader } from './reference-reader.js';
 
 /** When compaction runs: the window, the trigger and how the history is counted. Part of {@link CompactOptions}. */
 export interface TriggerOptions {
@@ -260,6 +261,15 @@ export interface CompactOptions extends TriggerOptions, SummaryOptions, ArchiveO
    * @default undefined (none)
    */
   resumeMessage?: string | undefined;
+  /**
+   * How the agent that reads the summary opens a reference it names, which the summary tells it:
+   * `'read-tool'` with the package's read tool (`createReadOffloadedTool`, registered with the
+   * model: "The read tool opens any reference below (pass it as ref)"); `'own-tools'` with its
+   * own tools, for an agent that has no such tool and whose references are file paths ("Each
+   * reference below is a file: open it with your own tools"), as behind the proxy.
+   * @default 'read-tool'
+   */
+  referenceReader?: ReferenceReader | undefined;
 }
 
 /** Whether compaction needs its archive (`'required'`) or may go on without it (`'best-effort'`). */
@@ -301,6 +311,7 @@ export interface ResolvedCompactOptions extends ResolvedRestoreOptions {
   archive: ArchivePolicy;
   sessionId: string;
   resumeMessage: string | undefined;
+  referenceReader: ReferenceReader;
   signal: AbortSignal | undefined;
 }
 
@@ -364,6 +375,16 @@ function resolveArchivePolicy(archive: unknown): ArchivePolicy {
     throw new InvalidOptionError(`archive must be "required" or "best-effort", got ${describeValue(archive)}`);
   }
   return archive;
+}
+
+function resolveReferenceReader(referenceReader: unknown): ReferenceReader {
+  if (referenceReader === undefined) return DEFAULT_REFERENCE_READER;
+  if (referenceReader !== 'read-tool' && referenceReader !== 'own-tools') {
+    throw new InvalidOptionError(
+      `referenceReader must be "read-tool" or "own-tools", got ${describeValue(referenceReader)}`,
+    );
+  }
+  return referenceReader;
 }
 
 function assertOptionsObject(options: unknown): void {
@@ -452,6 +473,7 @@ export function resolveCompactOptions(
     offloadDir,
     ...restore,
     resumeMessage,
+    referenceReader: resolveReferenceReader(options.referenceReader),
     signal: options.signal,
   };
 }

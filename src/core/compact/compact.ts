@@ -30,6 +30,7 @@ import {
   writeOffloadIndex,
   type ConversationIndex,
 } from './offload-index.js';
+import type { CommandHeads } from './input-gist.js';
 import { collectRestoredFiles } from './restore.js';
 import { summarizeWithRetry } from './retry.js';
 import { computeCompactStats, createEmptyCompactStats, type CompactStats } from './stats.js';
@@ -150,6 +151,7 @@ export interface CompactPorts {
 async function collectIndexEntries(
   facts: ConversationFacts,
   options: Pick<ResolvedCompactOptions, 'readToolNames' | 'pathField'>,
+  commandHeads: CommandHeads,
   store: ContentStore | undefined,
   logger: Logger,
 ): Promise<ConversationIndex> {
@@ -162,7 +164,7 @@ async function collectIndexEntries(
     results: mergeOffloadedResults(
       earlier.results,
       previous?.offloadedResults.items ?? [],
-      listOffloadedResults(facts),
+      listOffloadedResults(facts, commandHeads),
     ),
     ...collectIndexedFiles(facts, options, earlier),
   };
@@ -246,13 +248,13 @@ export async function compactMessagesWith(
     logger,
     signal,
   });
-  const lastError = found === undefined ? undefined : describeLastError(found);
   const commandHeads = await readOffloadedCommandHeads(facts, {
     store: readStore,
     offloadFolderStore: ports.offloadFolderStore,
     logger,
     signal,
   });
+  const lastError = found === undefined ? undefined : describeLastError(found, commandHeads);
 
   let summarizerText: string;
   try {
@@ -288,13 +290,14 @@ export async function compactMessagesWith(
       `compact: the summary (${summarizerText.length} characters) is over its budget of ${summaryMaxTokens} tokens; it was cut to fit`,
     );
   }
-  const indexed = await collectIndexEntries(facts, options, readStore, logger);
+  const indexed = await collectIndexEntries(facts, options, commandHeads, readStore, logger);
   const offloadIndex = await writeOffloadIndex(indexed, {
     store,
     sessionId: options.sessionId,
     logger,
     ledgerLimit: LEDGER_LIMITS.offloadedResults,
     fileLimit: LEDGER_LIMITS.files,
+    referenceReader: options.referenceReader,
   });
   throwIfAborted(signal);
   const ledger = buildLedgerFromFacts(
@@ -309,7 +312,7 @@ export async function compactMessagesWith(
     },
     found,
   );
-  const summary = appendLedger(fitted.text, ledger);
+  const summary = appendLedger(fitted.text, ledger, { referenceReader: options.referenceReader });
 
   const restored = await collectRestoredFiles(messages, {
     workDir: options.workDir,

@@ -3,6 +3,8 @@
  * else what it looked for. The ledger and the offload index list each offloaded result with
  * this gist, so that a model knows which reference to read back without reading them all. Pure.
  */
+import { isOffloadReference } from '../offload-reference.js';
+import { extractReference } from '../reference-keys.js';
 import { findHeadEnd } from '../text.js';
 
 /** A tool that runs shell commands: `Bash`, `bash`, `shell`, `local_shell`, `run_command`, `execute_command`, ... */
@@ -30,6 +32,15 @@ const OTHER_FIELDS = ['url', 'description', 'prompt', 'name', 'id'] as const;
 /** Characters of a gist at most. */
 export const INPUT_GIST_CHARS = 80;
 
+/**
+ * The start of each offloaded shell command, by its reference, as compaction read it back: a
+ * command whose input holds only its reference is described by it.
+ */
+export type CommandHeads = ReadonlyMap<string, { readonly text: string }>;
+
+/** What an offloaded command (one that is a reference) is described by when its start was not read back. */
+const UNREAD_COMMAND = '(offloaded command)';
+
 /** The command a shell tool's input runs (`command` or `cmd`, a string or an argv list), trimmed. */
 export function extractCommand(toolName: string, input: unknown): string | undefined {
   if (!SHELL_TOOL_NAME.test(toolName.toLowerCase()) || typeof input !== 'object' || input === null) return undefined;
@@ -43,7 +54,8 @@ export function extractCommand(toolName: string, input: unknown): string | undef
 
 /**
  * The gist of a call's input, on one line, at most {@link INPUT_GIST_CHARS} characters (cut
- * with `…`): a shell tool's command; else what it searched for (and where: `TODO in src`);
+ * with `…`): a shell tool's command (for one that was offloaded, the start of its text from
+ * `commandHeads`, else `(offloaded command)`); else what it searched for (and where: `TODO in src`);
  * else its path; else its URL, description, prompt, name or id; else its input as JSON; `''`
  * when it has none.
  *
@@ -54,8 +66,11 @@ export function extractCommand(toolName: string, input: unknown): string | undef
  * describeInputGist('Grep', { pattern: 'TODO', path: 'src' }); // 'TODO in src'
  * ```
  */
-export function describeInputGist(toolName: string, input: unknown): string {
+export function describeInputGist(toolName: string, input: unknown, commandHeads?: CommandHeads): string {
   let gist = extractCommand(toolName, input);
+  // a reference cut to 80 characters names no file: the command's own start, or a plain note
+  if (gist !== undefined && isOffloadReference(gist))
+    gist = commandHeads?.get(extractReference(gist))?.text.trim() || UNREAD_COMMAND;
   if (gist === undefined && typeof input === 'object' && input !== null) {
     const fields = input as Record<string, unknown>;
     const first = (names: readonly string[]): string | undefined =>

@@ -6,13 +6,14 @@
  * summarizer's text, and read back from an earlier summary at the next compaction, so its
  * facts carry over from one compaction to the next. Pure.
  */
-import { isOffloadReference } from '../offload-reference.js';
+import { DEFAULT_REFERENCE_READER } from '../defaults.js';
+import { BATCH_REFERENCE_PREFIX, buildBatchReference, isOffloadReference } from '../offload-reference.js';
 import type { SummarizerOptions } from '../ports.js';
 import { extractReference } from '../reference-keys.js';
 import { findHeadEnd } from '../text.js';
 import type { Message } from '../types.js';
 import { gatherFacts, isPathLike, type ConversationFacts } from './conversation-facts.js';
-import { describeInputGist, extractCommand } from './input-gist.js';
+import { describeInputGist, extractCommand, type CommandHeads } from './input-gist.js';
 import { findLastError, type LastErrorFinding } from './last-error.js';
 import {
   formatOffloadedEntry,
@@ -21,16 +22,15 @@ import {
   type OffloadedResultEntry,
   type OffloadIndex,
 } from './offload-index.js';
+import { LEDGER_NOTES, type ReferenceReader } from './reference-reader.js';
 import type { StoredHead } from './stored-text.js';
 
 export type { OffloadedResultEntry } from './offload-index.js';
+export type { ReferenceReader } from './reference-reader.js';
 
 /** The heading of the ledger section: the last one in a summary is the ledger. */
 export const LEDGER_HEADING = '## Context Ledger';
 
-/** What the model is told under the heading. */
-const LEDGER_NOTE =
-  'Facts kept by compaction. The read tool opens any reference below (pass it as ref); what a list leaves out is in the archives.';
 /** The latest request when it is the task: not written twice. */
 const SAME_AS_TASK = 'the task above';
 
@@ -81,9 +81,9 @@ export interface LedgerOffloadIndex {
   reference: string;
   /** How many offloaded results it lists. */
   count: number;
-  /** How many files read it lists (absent from an index written before it listed files). */
+  /** How many files read it lists, when it lists any. */
   filesRead?: number | undefined;
-  /** How many files written, edited or deleted it lists (absent from an index written before it listed files). */
+  /** How many files written, edited or deleted it lists, when it lists any. */
   filesEdited?: number | undefined;
 }
 
@@ -160,7 +160,9 @@ const LABELS = {
   commands: 'Commands run',
   lastError: 'Last error',
   offloadedResults: 'Offloaded tool results [tool, id, input, reference]',
-  offloadIndex: 'Index of all offloaded results and files read or edited, searchable with the read tool',
+  offloadIndex: 'Index of all offloaded results and files',
+  /** The offloaded results' label when each is written as its reference line (`'own-tools'`). */
+  offloadedResultLines: 'Offloaded tool results [reference line, then tool, id, input]',
 } as const;
 /** The index's label before the index listed files: still read. */
 const RESULTS_ONLY_INDEX_LABEL = 'Index of all offloaded results, searchable with the read tool';
@@ -229,12 +231,12 @@ export function buildLedgerFromFacts(
         ? mergeList(previous?.filesEdited, edits, LEDGER_LIMITS.files, (path) => path)
         : keepMostRecent(offloadIndex.filesEdited, LEDGER_LIMITS.files),
     commands: mergeList(previous?.commands, commands, LEDGER_LIMITS.commands, (command) => command),
-    lastError: lastError === undefined ? previous?.lastError : describeLastError(lastError),
+    lastError: lastError === undefined ? previous?.lastError : describeLastError(lastError, options.commandHeads),
     offloadedResults:
       offloadIndex === undefined
         ? mergeList(
             previous?.offloadedResults,
-            listOffloadedResults(facts),
+            listOffloadedResults(facts, options.commandHeads),
             LEDGER_LIMITS.offloadedResults,
             (entry) => entry.reference,
           )
@@ -245,8 +247,9 @@ export function buildLedgerFromFacts(
         : {
             reference: offloadIndex.reference,
             count: offloadIndex.entries.length,
-            filesRead: offloadIndex.filesRead.length,
-            filesEdited: offloadIndex.filesEdited.length,
+            // only what it holds: a ledger line short of figures the model has no use for
+            ...(offloadIndex.filesRead.length > 0 ? { filesRead: offloadIndex.filesRead.length } : {}),
+            ...(offloadIndex.filesEdited.length > 0 ? { filesEdited: offloadIndex.filesEdited.length } : {}),
           },
   };
 }
@@ -277,9 +280,9 @@ export function collectIndexedFiles(
 }
 
 /** The ledger's entry for the last error: its line, its call's input gist, and its reference when the line was read from the store. */
-export function describeLastError(found: LastErrorFinding): LedgerError {
+export function describeLastError(found: LastErrorFinding, commandHeads?: CommandHeads): LedgerError {
   const toolName = found.result.toolName ?? 'unknown';
-  const input = found.call === undefined ? '' : describeInputGist(toolName, found.call.input);
+  const input = found.call === undefined ? '' : describeInputGist(toolName, found.call.input, commandHeads);
   return {
     toolName,
     toolUseId: found.result.toolUseId,
@@ -368,8 +371,9 @@ function cutText(text: string, maxChars: number): string {
 // ---- Writing ----------------------------------------------------------------------------------
 
 /**
- * The ledger as the section appended to a summary: the heading, a note, then one line per
- * fact that has a value, each value written as JSON (one line, read back exactly):
+ * The ledger as the section appended to a summary: the heading, a note saying how the agent
+ * opens a reference (`options.referenceReader`), then one line per fact that has a value, each
+ * value written as JSON (one line, read back exactly):
  * ```
  * ## Context Ledger
  * Facts kept by compaction. The read tool opens any reference below (pass it as ref); ...
@@ -382,16 +386,20 @@ function cutText(text: string, maxChars: number): string {
  * - Last error: {"tool":"bash","id":"toolu_9","input":"npm test","error":"AssertionError: expected 1 to be 2"}
  * - Offloaded tool results [tool, id, input, reference]:
  *   - ["Read","toolu_1","src/a.ts","./tool-result-toolu_1.md"]
- * - Index of all offloaded results and files read or edited, searchable with the read tool: {"ref":"/work/.compact/default/offload-index-0k2f9x1a7bq.md","count":11,"filesRead":2,"filesEdited":1}
+ * - Index of all offloaded results and files: {"ref":"/work/.compact/default/offload-index-0k2f9x1a7bq.md","count":3,"filesRead":17,"filesEdited":2}
  * ```
+ * With `referenceReader: 'own-tools'` (an agent that opens paths with its own tools) the note says
+ * so, and each offloaded result is written as the reference line the agent met in the history,
+ * then `[tool, id, input]`: `- Offloaded tool results [reference line, then tool, id, input]:`
+ * then `  - [Content offloaded to: ./tool-result-toolu_1.md] ["Read","toolu_1","src/a.ts"]`.
  * A list cut short says so, and where the others are: `- Files read (15 most recent; 7 earlier
  * in the index): [...]` (`earlier not listed` without an index); a
  * latest request that is the task is written `the task above`; a last error read from an
  * offloaded result also names where the whole result is:
  * `{"tool":"bash","id":"toolu_9","input":"npm test","error":"AssertionError: ...","ref":"./tool-result-toolu_9.md"}`.
  */
-export function renderLedger(ledger: CompactLedger): string {
-  const lines = [LEDGER_HEADING, LEDGER_NOTE];
+export function renderLedger(ledger: CompactLedger, options: RenderLedgerOptions = {}): string {
+  const lines = [LEDGER_HEADING, LEDGER_NOTES[options.referenceReader ?? DEFAULT_REFERENCE_READER]];
   const archive =
     ledger.archiveReference === null ? 'none (the archive could not be written)' : toJson(ledger.archiveReference);
   lines.push(`- ${LABELS.archive}: ${archive}`);
@@ -421,8 +429,12 @@ export function renderLedger(ledger: CompactLedger): string {
     lines.push(`- ${LABELS.lastError}: ${toJson(fields)}`);
   }
   if (ledger.offloadedResults.items.length > 0) {
-    lines.push(`- ${describeList(LABELS.offloadedResults, ledger.offloadedResults, index !== undefined)}:`);
-    for (const entry of ledger.offloadedResults.items) lines.push(`  - ${formatOffloadedEntry(entry)}`);
+    // an agent that opens paths with its own tools meets each reference as the line it knows from the history
+    const asLines = options.referenceReader === 'own-tools';
+    const label = asLines ? LABELS.offloadedResultLines : LABELS.offloadedResults;
+    lines.push(`- ${describeList(label, ledger.offloadedResults, index !== undefined)}:`);
+    for (const entry of ledger.offloadedResults.items)
+      lines.push(`  - ${asLines ? formatLedgerEntry(entry) : formatOffloadedEntry(entry)}`);
   }
   if (index !== undefined) {
     const fields = {
@@ -450,9 +462,47 @@ function describeList(label: string, list: LedgerList<unknown>, indexed = false)
     : `${label} (${list.items.length} most recent; ${list.omittedCount} earlier ${indexed ? 'in the index' : 'not listed'})`;
 }
 
+/** Options of {@link renderLedger} and {@link appendLedger}. */
+export interface RenderLedgerOptions {
+  /**
+   * How the agent opens a reference: the note under the heading says so.
+   * @default 'read-tool'
+   */
+  referenceReader?: ReferenceReader | undefined;
+}
+
+/**
+ * An offloaded result as a line of the ledger: its reference line as the model meets it in the
+ * history (`[Content offloaded to: ...]`), then `[tool, id, input]` as JSON. A reference that
+ * could not be told apart from the rest of the line (a line break, `] [`) is written as the
+ * index writes it, one JSON array.
+ */
+function formatLedgerEntry(entry: OffloadedResultEntry): string {
+  const { reference } = entry;
+  if (/[\n\r\u2028\u2029]/.test(reference) || reference.includes(ENTRY_REFERENCE_END))
+    return formatOffloadedEntry(entry);
+  return `${buildBatchReference(reference)} ${toJson([entry.toolName, entry.toolUseId, entry.input])}`;
+}
+
+/** What ends the reference line of a ledger entry: its `]`, a space, then the JSON array. */
+const ENTRY_REFERENCE_END = '] [';
+
+/** The entry a line written by {@link formatLedgerEntry} (or, before it, by `formatOffloadedEntry`) holds, or `undefined`. */
+function parseLedgerEntry(line: string): OffloadedResultEntry | undefined {
+  if (!line.startsWith(BATCH_REFERENCE_PREFIX)) return parseOffloadedEntry(line);
+  const rest = line.slice(BATCH_REFERENCE_PREFIX.length);
+  const end = rest.indexOf(ENTRY_REFERENCE_END);
+  if (end === -1) return undefined;
+  const fields = parseJson(rest.slice(end + 2));
+  if (!Array.isArray(fields) || fields.length !== 3 || !fields.every((field) => typeof field === 'string'))
+    return undefined;
+  const [toolName, toolUseId, input] = fields as [string, string, string];
+  return { toolName, toolUseId, input, reference: rest.slice(0, end) };
+}
+
 /** `summary`, a blank line, then the ledger section. */
-export function appendLedger(summary: string, ledger: CompactLedger): string {
-  return `${summary}\n\n${renderLedger(ledger)}`;
+export function appendLedger(summary: string, ledger: CompactLedger, options: RenderLedgerOptions = {}): string {
+  return `${summary}\n\n${renderLedger(ledger, options)}`;
 }
 
 // ---- Reading back ------------------------------------------------------------------------------
@@ -531,7 +581,7 @@ export function parseLedger(summary: string): CompactLedger | undefined {
     if (line.startsWith('## ')) break;
     const entry = ENTRY_LINE.exec(line);
     if (entry !== null) {
-      const offloaded = inOffloadedResults ? parseOffloadedEntry(entry[1] ?? '') : undefined;
+      const offloaded = inOffloadedResults ? parseLedgerEntry(entry[1] ?? '') : undefined;
       if (offloaded !== undefined) ledger.offloadedResults.items.push(offloaded);
       continue;
     }

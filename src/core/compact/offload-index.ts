@@ -7,12 +7,14 @@
  * an older result or file is one search away rather than somewhere in the archives. Pure: it
  * only calls the store.
  */
+import { DEFAULT_REFERENCE_READER } from '../defaults.js';
 import { describeError } from '../errors.js';
 import { buildOffloadIndexName } from '../offload-names.js';
 import type { ContentStore, Logger } from '../ports.js';
 import { resolveKey } from '../reference-keys.js';
 import { findOffloadedReference, type ConversationFacts } from './conversation-facts.js';
-import { describeInputGist } from './input-gist.js';
+import { describeInputGist, type CommandHeads } from './input-gist.js';
+import { INDEX_READ_NOTES, type ReferenceReader } from './reference-reader.js';
 
 /** A tool result that was offloaded: the read tool opens `reference`. */
 export interface OffloadedResultEntry {
@@ -28,7 +30,7 @@ export interface OffloadedResultEntry {
 /** The first line of an index. */
 const INDEX_TITLE = '# Offloaded tool results';
 const INDEX_NOTE =
-  'Every tool result offloaded in this conversation up to the compaction that wrote this list, oldest first, one per line: [tool, call id, input, reference]. Pass a reference to the read tool as ref to read that result.';
+  'Every tool result offloaded in this conversation up to the compaction that wrote this list, oldest first, one per line: [tool, call id, input, reference].';
 const FILES_READ_HEADING = '## Files read';
 const FILES_EDITED_HEADING = '## Files edited';
 const FILES_NOTE = 'Least recent first, one JSON string per line, each file once (at its latest touch).';
@@ -40,8 +42,8 @@ export interface ConversationIndex {
   filesEdited: string[];
 }
 
-/** The offloaded results among the tool results of `facts`, in order, each with the gist of its call's input. */
-export function listOffloadedResults(facts: ConversationFacts): OffloadedResultEntry[] {
+/** The offloaded results among the tool results of `facts`, in order, each with the gist of its call's input (an offloaded command's by `commandHeads`). */
+export function listOffloadedResults(facts: ConversationFacts, commandHeads?: CommandHeads): OffloadedResultEntry[] {
   const callsById = new Map(facts.calls.map((call) => [call.id, call]));
   return facts.results.flatMap((result): OffloadedResultEntry[] => {
     const reference = findOffloadedReference(result.content);
@@ -52,7 +54,7 @@ export function listOffloadedResults(facts: ConversationFacts): OffloadedResultE
       {
         toolName,
         toolUseId: result.toolUseId,
-        input: call === undefined ? '' : describeInputGist(toolName, call.input),
+        input: call === undefined ? '' : describeInputGist(toolName, call.input, commandHeads),
         reference,
       },
     ];
@@ -109,8 +111,12 @@ function formatPath(path: string): string {
  * The text of an index: its title and note, one line per offloaded result, then a section per
  * non-empty list of files (`## Files read`, `## Files edited`), one JSON string per line.
  */
-export function renderOffloadIndex(index: ConversationIndex): string {
-  const lines = [INDEX_TITLE, '', INDEX_NOTE, '', ...index.results.map(formatOffloadedEntry), ''];
+export function renderOffloadIndex(
+  index: ConversationIndex,
+  referenceReader: ReferenceReader = DEFAULT_REFERENCE_READER,
+): string {
+  const note = `${INDEX_NOTE} ${INDEX_READ_NOTES[referenceReader]}`;
+  const lines = [INDEX_TITLE, '', note, '', ...index.results.map(formatOffloadedEntry), ''];
   for (const [heading, paths] of [
     [FILES_READ_HEADING, index.filesRead],
     [FILES_EDITED_HEADING, index.filesEdited],
@@ -182,6 +188,8 @@ export interface WriteOffloadIndexOptions {
   ledgerLimit: number;
   /** Files of each kind the ledger lists. */
   fileLimit: number;
+  /** How the agent opens a reference: the index says so. */
+  referenceReader?: ReferenceReader | undefined;
 }
 
 /**
@@ -202,7 +210,7 @@ export async function writeOffloadIndex(
     index.filesEdited.length <= fileLimit
   )
     return undefined;
-  const text = renderOffloadIndex(index);
+  const text = renderOffloadIndex(index, options.referenceReader);
   const key = formatOffloadIndexKey(sessionId, text);
   try {
     const outcome = await store.putIfAbsent(key, text);

@@ -123,6 +123,8 @@ export function createContextManagerWith<M>(
   const formatOutputs = new WeakMap<object, FormatOutput<M>>();
   let anchor: UsageAnchor | undefined;
   let session: SessionAccess | undefined;
+  /** Whether an ignored usage figure was logged: the log says it once per manager. */
+  let warnedUsageIgnored = false;
   let queue: Promise<unknown> = Promise.resolve();
 
   const charsOf = (message: Message): MessageChars => {
@@ -177,7 +179,14 @@ export function createContextManagerWith<M>(
   }
 
   function ignoreUsage(reason: string, actions: ContextAction[]): undefined {
-    logger.warn(`context manager: lastUsage ignored, counting locally instead: ${reason}`);
+    // said once: a caller that keeps its raw history sends a figure that does not fit after every
+    // compaction; each call's actions still report it
+    if (warnedUsageIgnored) logger.debug?.(`context manager: lastUsage ignored, counting locally instead: ${reason}`);
+    else
+      logger.warn(
+        `context manager: lastUsage ignored, counting locally instead: ${reason} (logged once; each request's actions report it)`,
+      );
+    warnedUsageIgnored = true;
     actions.push({ type: 'usage-ignored', reason });
     return undefined;
   }

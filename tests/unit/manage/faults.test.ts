@@ -146,6 +146,23 @@ describe('a lastUsage that does not fit the history', () => {
     expect(result.stats.anchoredMessages).toBe(0);
   });
 
+  it('is logged once per manager: every later call reports it in its actions only', async () => {
+    const logger = createRecordingLogger();
+    const { manager } = createTestManager({ logger });
+    const lastUsage = { inputTokens: 1000, messageCount: 3 };
+    const results = [
+      await manager.prepare([SYSTEM, TASK], { lastUsage }),
+      await manager.prepare([SYSTEM, TASK], { lastUsage }),
+      await manager.prepare([SYSTEM, TASK], { lastUsage }),
+    ];
+    expect(results.map((result) => result.actions.map((action) => action.type))).toEqual([
+      ['usage-ignored'],
+      ['usage-ignored'],
+      ['usage-ignored'],
+    ]);
+    expect(logger.warnings).toEqual([expect.stringContaining('lastUsage ignored')]);
+  });
+
   it('is never trusted: the estimate is the local one', async () => {
     const { manager } = createTestManager({ contextTokenLimit: 1000 });
     const result = await manager.prepare([SYSTEM, TASK], { lastUsage: { inputTokens: 999_999, messageCount: 5 } });
