@@ -13,7 +13,6 @@ import { resolveInitialCalibrationRatio } from '../core/manage/manager-options.j
 import type { ContextManager } from '../core/manage/types.js';
 import { OPTIONS, resolveTableOption } from '../core/option-table.js';
 import type { Logger, Summarizer } from '../core/ports.js';
-import type { LastUsage } from '../core/tokens.js';
 import type { Message } from '../core/types.js';
 import { splitRequestBody } from '../formats/transcripts/request-body.js';
 import { consoleLogger } from '../infrastructure/console-logger.js';
@@ -27,12 +26,12 @@ import { deriveProxySessionId, hashCredential, readSessionHeader } from './sessi
 import { createBodyParser, type BodyLayout, type ParsedRequestBody } from './body-parser.js';
 import { writeBodyPartsWithHistory } from './body-writer.js';
 import { createSeenHistories } from './seen-histories.js';
-import { createLruMap } from '../core/lru-map.js';
 import { createWarmManagers, type ManagerFactory } from './sessions.js';
 import { createOverheadCounter } from './fixed-overhead.js';
 import { createSplitStore } from './split-store.js';
 import { summarizeUpstream } from './upstream-summarizer.js';
 import { createUsageTap } from './usage-tap.js';
+import { createUsageRecords, fingerprintHistory, type HistoryFingerprints } from './usage-records.js';
 
 /** A Node HTTP request handler: `http.createServer(handler)`, or mounted in a server of your own. Its promise never rejects. */
 export type ProxyHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
@@ -44,6 +43,8 @@ interface PreparedRequest {
   sessionId: string;
   /** The history items sent, when the answer's usage can describe the next history's first items. */
   usageMessageCount: number | undefined;
+  /** The client's history as it came: what the answer's figure is recorded under. */
+  history: HistoryFingerprints['whole'];
   event: ProxyRequestEvent;
 }
 
@@ -98,8 +99,8 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   const extractive = settings.summarizer === 'extractive' ? createExtractiveSummarizer() : undefined;
   const window = resolveTableOption(OPTIONS.contextTokenLimit, options.contextTokenLimit, process.env);
   const countOverhead = createOverheadCounter(defaultTokenCounter);
-  const usages = createLruMap<LastUsage>(settings.maxSessions);
-  // usage being read off answers that have reached their clients, by session
+  const usages = createUsageRecords(store, settings.maxSessions, logger);
+  // usage being read off answers and recorded, by session
   const readingUsage = new Map<string, Promise<void>>();
 
   // Managers stay warm per session, window and credential: the session's decisions are records
@@ -146,9 +147,9 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       sessionName ?? deriveProxySessionId({ system: body[systemField], messages: parsed, credentialHash });
     const canonical = histories.adopt(`${sessionId}\u0000${credentialHash}`, parsed);
     await readingUsage.get(sessionId);
-    const taken = usages.get(sessionId);
-    usages.delete(sessionId);
-    const lastUsage = taken !== undefined && taken.messageCount <= canonical.length ? taken : undefined;
+    // the figure of the request this history follows, whichever process served it: the same in every process
+    const fingerprints = fingerprintHistory(canonical);
+    const lastUsage = await usages.find(sessionId, fingerprints);
     // Without the provider's figure the manager counts the history alone: the system prompt and
     // the tools take their share of the window first (scaled as the manager scales estimates).
     const overhead =
@@ -193,6 +194,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     return {
       body: sent,
       sessionId,
+      history: fingerprints.whole,
       // a compacted history is shorter than the one the client keeps: its figure describes no prefix of the next request
       usageMessageCount: prepared.length === canonical.length ? canonical.length : undefined,
       event: {
@@ -283,7 +285,15 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         const status = upstreamResponse.statusCode ?? 0;
         const sessionId = prepared?.sessionId;
         const messageCount = prepared?.usageMessageCount;
-        if (sessionId === undefined || messageCount === undefined || status < 200 || status >= 300) return undefined;
+        const history = prepared?.history;
+        if (
+          sessionId === undefined ||
+          messageCount === undefined ||
+          history === undefined ||
+          status < 200 ||
+          status >= 300
+        )
+          return undefined;
         const tap = createUsageTap(
           route,
           upstreamResponse.headers['content-type'],
@@ -292,12 +302,15 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         return {
           chunk: (chunk) => tap.write(chunk),
           end() {
-            // the answer is out: the session's next request waits for its figures (an inflated body takes a few ms)
-            const read = tap.end().then((figures) => {
-              if (figures !== undefined) usages.set(sessionId, toLastUsage(route.provider, figures, messageCount));
+            // the answer's last bytes wait for its figure to be recorded: the client's next request,
+            // to this process or another, finds it (an inflated body takes a few ms)
+            const read = tap.end().then(async (figures) => {
+              if (figures !== undefined)
+                await usages.record(sessionId, history, toLastUsage(route.provider, figures, messageCount));
               if (readingUsage.get(sessionId) === read) readingUsage.delete(sessionId);
             });
             readingUsage.set(sessionId, read);
+            return read;
           },
         };
       },

@@ -1,0 +1,92 @@
+/**
+ * The provider's usage figures, as the proxy hands them to the context manager: a figure shapes
+ * the next request (it anchors the estimate that decides offloads and compaction), so whichever
+ * proxy serves that request must use the same one. Each figure is kept in the session's records
+ * folder under the fingerprint of the history it counted, and written before the answer's last
+ * bytes reach the client; the next request of that history (the one whose last assistant turn
+ * is that answer) finds it there by key, in this process's memory first. A request whose
+ * previous figure is nowhere (a failing store, a client that changed what it sent) counts
+ * locally in every process alike.
+ */
+import { describeError } from '../core/errors.js';
+import { serializeForFingerprint, startHistoryHash } from '../core/manage/fingerprint.js';
+import { buildUsageRecordKey } from '../core/manage/session-records.js';
+import type { ContentStore, Logger } from '../core/ports.js';
+import type { LastUsage } from '../core/tokens.js';
+import type { Message } from '../core/types.js';
+import { createLruMap } from '../core/lru-map.js';
+import { sha256Hashing } from '../infrastructure/sha256-hashing.js';
+
+/** The fingerprints of one request's history: the whole of it, and the history of the request before it. */
+export interface HistoryFingerprints {
+  /** Messages and fingerprint of the whole history: what this request's figure will count. */
+  whole: { messages: number; fingerprint: string };
+  /** The history up to its last assistant turn (the request that turn answered), or `undefined` without one. */
+  previous: { messages: number; fingerprint: string } | undefined;
+}
+
+/** Fingerprints `history` in one pass (prompt-cache markers left out, as the manager's records do). */
+export function fingerprintHistory(history: readonly Message[]): HistoryFingerprints {
+  let lastAssistant = -1;
+  history.forEach((message, index) => {
+    if (message.role === 'assistant') lastAssistant = index;
+  });
+  const hash = startHistoryHash(sha256Hashing);
+  let previous: HistoryFingerprints['previous'];
+  history.forEach((message, index) => {
+    if (index === lastAssistant) previous = { messages: index, fingerprint: hash.digest() };
+    hash.update(serializeForFingerprint(message));
+  });
+  return { whole: { messages: history.length, fingerprint: hash.digest() }, previous };
+}
+
+/** The figures of a proxy's sessions. */
+export interface UsageRecords {
+  /** The figure of the request `fingerprints.previous` names, or `undefined` when none was recorded. */
+  find(sessionId: string, fingerprints: HistoryFingerprints): Promise<LastUsage | undefined>;
+  /** Keeps the figure of the request whose history `whole` names; never rejects (a failed write is warned about). */
+  record(sessionId: string, whole: HistoryFingerprints['whole'], usage: LastUsage): Promise<void>;
+}
+
+/** Figures over `store`, the last one of at most `maxSessions` sessions kept in memory. */
+export function createUsageRecords(store: ContentStore, maxSessions: number, logger: Logger): UsageRecords {
+  const latest = createLruMap<{ key: string; usage: LastUsage }>(maxSessions);
+  return {
+    async find(sessionId, { previous }) {
+      if (previous === undefined || previous.messages === 0) return undefined;
+      const key = buildUsageRecordKey(sessionId, previous.messages, previous.fingerprint);
+      const known = latest.get(sessionId);
+      if (known?.key === key) return known.usage;
+      let text: string | undefined;
+      try {
+        text = await store.get(key);
+      } catch (error) {
+        logger.warn(
+          `agent-context proxy: the usage figure ${key} could not be read (${describeError(error)}); counting locally`,
+        );
+        return undefined;
+      }
+      if (text === undefined) return undefined;
+      try {
+        const parsed = JSON.parse(text) as { version?: unknown; usage?: unknown };
+        if (parsed.version === 1 && typeof parsed.usage === 'object' && parsed.usage !== null)
+          return parsed.usage as LastUsage;
+      } catch {
+        // a record that does not parse is one that is not there
+      }
+      return undefined;
+    },
+    async record(sessionId, whole, usage) {
+      const key = buildUsageRecordKey(sessionId, whole.messages, whole.fingerprint);
+      latest.set(sessionId, { key, usage });
+      try {
+        // the first figure of a history stays: a request sent again counts the same
+        await store.putIfAbsent(key, `${JSON.stringify({ version: 1, usage })}\n`);
+      } catch (error) {
+        logger.warn(
+          `agent-context proxy: the usage figure ${key} could not be written (${describeError(error)}); another process counts that request's successor locally`,
+        );
+      }
+    },
+  };
+}
