@@ -8,7 +8,7 @@
  *   npx tsx bench/one-history.ts            # every transcript, both timings, a 12K window
  *   npx tsx bench/one-history.ts --quick    # the demo session and the Claude Code logs
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createContextManager } from '../src/api/context-manager.js';
@@ -84,14 +84,22 @@ export async function replay(
     if (mode === 'a new manager per request' || (mode === 'restarted every 4 requests' && request % 4 === 0))
       manager = managers[0] = create();
     const input = mode === 'one manager' ? raw : (JSON.parse(JSON.stringify(raw)) as Message[]);
-    const { messages, actions } = await manager.prepare(input);
-    if (process.env.TRACE !== undefined)
-      for (const action of actions)
-        if (JSON.stringify(action).includes(process.env.TRACE))
-          console.log(mode, request, JSON.stringify(action).split(directory).join('<store>').slice(0, 400));
+    const { messages } = await manager.prepare(input);
     sent.push(normalizeStorePaths(JSON.stringify(messages), directory));
   }
   return sent;
+}
+
+/** Results of the replay in `directory` stored under more than one name (their tool call ids). */
+export async function findResultsUnderTwoNames(directory: string): Promise<string[]> {
+  const names = await readdir(join(directory, 'one-history')).catch(() => [] as string[]);
+  const namesOf = new Map<string, number>();
+  for (const name of names) {
+    const match = /^(?:tool-result-)?(.+)-[0-9a-f]{16}(?:~\d+)?\.md$/.exec(name);
+    if (match === null || name.startsWith('tool-input-')) continue;
+    namesOf.set(match[1] as string, (namesOf.get(match[1] as string) ?? 0) + 1);
+  }
+  return [...namesOf].filter(([, count]) => count > 1).map(([stem]) => stem);
 }
 
 /** Requests of `session` whose bytes differ from one long-lived manager's, per mode. */
@@ -100,18 +108,27 @@ export async function countDifferences(
   timing: OffloadTiming,
   contextTokenLimit: number,
   modes: readonly ServingMode[] = SERVING_MODES,
-): Promise<{ requests: number; differing: Record<string, number>; firstDifference: Record<string, number> }> {
+): Promise<{
+  requests: number;
+  differing: Record<string, number>;
+  firstDifference: Record<string, number>;
+  underTwoNames: Record<string, number>;
+}> {
   const parent = await mkdtemp(join(tmpdir(), 'aco-one-history-'));
   try {
     const reference = await replay(session, 'one manager', timing, contextTokenLimit, join(parent, 'r'));
     const differing: Record<string, number> = {};
     const firstDifference: Record<string, number> = {};
+    const underTwoNames: Record<string, number> = {
+      'one manager': (await findResultsUnderTwoNames(join(parent, 'r'))).length,
+    };
     for (const [index, mode] of modes.entries()) {
       const sent = await replay(session, mode, timing, contextTokenLimit, join(parent, String(index)));
       differing[mode] = sent.filter((body, request) => body !== reference[request]).length;
       firstDifference[mode] = sent.findIndex((body, request) => body !== reference[request]);
+      underTwoNames[mode] = (await findResultsUnderTwoNames(join(parent, String(index)))).length;
     }
-    return { requests: reference.length, differing, firstDifference };
+    return { requests: reference.length, differing, firstDifference, underTwoNames };
   } finally {
     await rm(parent, { recursive: true, force: true });
   }
@@ -134,6 +151,7 @@ async function main(): Promise<void> {
   const quick = process.argv.includes('--quick');
   const window = 12_000;
   const totals: Record<string, number> = {};
+  const twoNames: Record<string, number> = {};
   let requests = 0;
   for (const timing of ['as-they-age', 'on-arrival'] as const) {
     for (const session of await loadRecordedSessions(quick)) {
@@ -144,12 +162,15 @@ async function main(): Promise<void> {
       );
       console.log(`${session.name}, ${timing}, ${result.requests} requests | ${cells.join(' | ')}`);
       for (const mode of SERVING_MODES) totals[mode] = (totals[mode] ?? 0) + (result.differing[mode] ?? 0);
+      for (const [mode, count] of Object.entries(result.underTwoNames)) twoNames[mode] = (twoNames[mode] ?? 0) + count;
     }
   }
   const all = SERVING_MODES.reduce((sum, mode) => sum + (totals[mode] ?? 0), 0);
   console.log(`\nRequests differing from one long-lived manager (window ${window}), of ${requests} per mode:`);
   for (const mode of SERVING_MODES) console.log(`  ${mode}: ${totals[mode]}`);
   console.log(`  all modes: ${all} of ${requests * SERVING_MODES.length}`);
+  console.log('\nResults stored under more than one name:');
+  for (const [mode, count] of Object.entries(twoNames)) console.log(`  ${mode}: ${count}`);
 }
 
 if (process.argv[1]?.endsWith('one-history.ts')) await main();
