@@ -7,7 +7,7 @@
  * given the same message objects at every request, as an agent loop keeps them; every other
  * gets the history rebuilt from JSON, as a server does. Stores are real files in a temp directory.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,8 +56,8 @@ async function replayThroughManagers(
   serving: Serving,
   timing: OffloadTiming,
   window: number,
+  directory = nextDirectory(),
 ): Promise<string[]> {
-  const directory = nextDirectory();
   const managers = new Map<string, ReturnType<typeof createContextManager>>();
   const sent: string[] = [];
   for (const [request, history] of requestsOf(session).entries()) {
@@ -105,9 +105,21 @@ const sessions: Array<[string, () => Promise<RecordedSession>, OffloadTiming, nu
 describe.each(sessions)('%s', (_, load, timing, window) => {
   let session: RecordedSession;
   let reference: string[];
+  let referenceDirectory: string;
   beforeAll(async () => {
     session = await load();
-    reference = await replayThroughManagers(session, ONE, timing, window);
+    referenceDirectory = nextDirectory();
+    reference = await replayThroughManagers(session, ONE, timing, window, referenceDirectory);
+  });
+
+  it('stores each offloaded result under one name', async () => {
+    const names = await readdir(join(referenceDirectory, 'one-history'));
+    const stems = names.flatMap((name) => {
+      const match = /^(?:tool-result-)?(.+)-[0-9a-f]{16}\.md$/.exec(name);
+      return match === null || name.startsWith('tool-input-') ? [] : [match[1] as string];
+    });
+    expect(stems.length).toBeGreaterThan(0);
+    expect(stems.filter((stem, index) => stems.indexOf(stem) !== index)).toEqual([]);
   });
 
   it('compacts and offloads along the way (the replay exercises every decision)', () => {
