@@ -64,15 +64,22 @@ export async function replay(
   timing: OffloadTiming,
   contextTokenLimit: number,
   directory: string,
-): Promise<string[]> {
+): Promise<{ sent: string[]; summaries: number }> {
   const extractive = createExtractiveSummarizer();
+  let summaries = 0;
+  const summarizer: typeof extractive = {
+    summarize(history, options) {
+      summaries += 1;
+      return extractive.summarize(history, options);
+    },
+  };
   const create = () =>
     createContextManager({
       outputDir: directory,
       sessionId: 'one-history',
       contextTokenLimit,
       offload: { timing },
-      summarizer: extractive,
+      summarizer,
       logger: silent,
     });
   const managers = mode === 'two managers in turn' ? [create(), create()] : [create()];
@@ -87,7 +94,7 @@ export async function replay(
     const { messages } = await manager.prepare(input);
     sent.push(normalizeStorePaths(JSON.stringify(messages), directory));
   }
-  return sent;
+  return { sent, summaries };
 }
 
 /** Results of the replay in `directory` stored under more than one name (their tool call ids). */
@@ -113,22 +120,37 @@ export async function countDifferences(
   differing: Record<string, number>;
   firstDifference: Record<string, number>;
   underTwoNames: Record<string, number>;
+  summaries: Record<string, number>;
 }> {
   const parent = await mkdtemp(join(tmpdir(), 'aco-one-history-'));
   try {
-    const reference = await replay(session, 'one manager', timing, contextTokenLimit, join(parent, 'r'));
+    const { sent: reference, summaries: referenceSummaries } = await replay(
+      session,
+      'one manager',
+      timing,
+      contextTokenLimit,
+      join(parent, 'r'),
+    );
+    const summaries: Record<string, number> = { 'one manager': referenceSummaries };
     const differing: Record<string, number> = {};
     const firstDifference: Record<string, number> = {};
     const underTwoNames: Record<string, number> = {
       'one manager': (await findResultsUnderTwoNames(join(parent, 'r'))).length,
     };
     for (const [index, mode] of modes.entries()) {
-      const sent = await replay(session, mode, timing, contextTokenLimit, join(parent, String(index)));
+      const { sent, summaries: modeSummaries } = await replay(
+        session,
+        mode,
+        timing,
+        contextTokenLimit,
+        join(parent, String(index)),
+      );
+      summaries[mode] = modeSummaries;
       differing[mode] = sent.filter((body, request) => body !== reference[request]).length;
       firstDifference[mode] = sent.findIndex((body, request) => body !== reference[request]);
       underTwoNames[mode] = (await findResultsUnderTwoNames(join(parent, String(index)))).length;
     }
-    return { requests: reference.length, differing, firstDifference, underTwoNames };
+    return { requests: reference.length, differing, firstDifference, underTwoNames, summaries };
   } finally {
     await rm(parent, { recursive: true, force: true });
   }
@@ -152,6 +174,7 @@ async function main(): Promise<void> {
   const window = 12_000;
   const totals: Record<string, number> = {};
   const twoNames: Record<string, number> = {};
+  const summaryTotals: Record<string, number> = {};
   let requests = 0;
   for (const timing of ['as-they-age', 'on-arrival'] as const) {
     for (const session of await loadRecordedSessions(quick)) {
@@ -162,6 +185,8 @@ async function main(): Promise<void> {
       );
       console.log(`${session.name}, ${timing}, ${result.requests} requests | ${cells.join(' | ')}`);
       for (const mode of SERVING_MODES) totals[mode] = (totals[mode] ?? 0) + (result.differing[mode] ?? 0);
+      for (const [mode, count] of Object.entries(result.summaries))
+        summaryTotals[mode] = (summaryTotals[mode] ?? 0) + count;
       for (const [mode, count] of Object.entries(result.underTwoNames)) twoNames[mode] = (twoNames[mode] ?? 0) + count;
     }
   }
@@ -169,6 +194,8 @@ async function main(): Promise<void> {
   console.log(`\nRequests differing from one long-lived manager (window ${window}), of ${requests} per mode:`);
   for (const mode of SERVING_MODES) console.log(`  ${mode}: ${totals[mode]}`);
   console.log(`  all modes: ${all} of ${requests * SERVING_MODES.length}`);
+  console.log('\nSummaries written (a span summarized twice shows here):');
+  for (const [mode, count] of Object.entries(summaryTotals)) console.log(`  ${mode}: ${count}`);
   console.log('\nResults stored under more than one name:');
   for (const [mode, count] of Object.entries(twoNames)) console.log(`  ${mode}: ${count}`);
 }
