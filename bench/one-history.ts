@@ -109,6 +109,17 @@ export async function findResultsUnderTwoNames(directory: string): Promise<strin
   return [...namesOf].filter(([, count]) => count > 1).map(([stem]) => stem);
 }
 
+/**
+ * The store folder every replay of a comparison uses, emptied: one path for all, since the paths
+ * are in the references and weigh on the token counts (two paths that tokenize differently can
+ * move a decision that sits at a threshold).
+ */
+async function freshStore(parent: string): Promise<string> {
+  const directory = join(parent, 'store');
+  await rm(directory, { recursive: true, force: true });
+  return directory;
+}
+
 /** Requests of `session` whose bytes differ from one long-lived manager's, per mode. */
 export async function countDifferences(
   session: RecordedSession,
@@ -129,26 +140,26 @@ export async function countDifferences(
       'one manager',
       timing,
       contextTokenLimit,
-      join(parent, 'r'),
+      await freshStore(parent),
     );
     const summaries: Record<string, number> = { 'one manager': referenceSummaries };
     const differing: Record<string, number> = {};
     const firstDifference: Record<string, number> = {};
     const underTwoNames: Record<string, number> = {
-      'one manager': (await findResultsUnderTwoNames(join(parent, 'r'))).length,
+      'one manager': (await findResultsUnderTwoNames(join(parent, 'store'))).length,
     };
-    for (const [index, mode] of modes.entries()) {
+    for (const mode of modes) {
       const { sent, summaries: modeSummaries } = await replay(
         session,
         mode,
         timing,
         contextTokenLimit,
-        join(parent, String(index)),
+        await freshStore(parent),
       );
       summaries[mode] = modeSummaries;
       differing[mode] = sent.filter((body, request) => body !== reference[request]).length;
       firstDifference[mode] = sent.findIndex((body, request) => body !== reference[request]);
-      underTwoNames[mode] = (await findResultsUnderTwoNames(join(parent, String(index)))).length;
+      underTwoNames[mode] = (await findResultsUnderTwoNames(join(parent, 'store'))).length;
     }
     return { requests: reference.length, differing, firstDifference, underTwoNames, summaries };
   } finally {
