@@ -31,7 +31,7 @@ import { createOverheadCounter } from './fixed-overhead.js';
 import { createSplitStore } from './split-store.js';
 import { summarizeUpstream } from './upstream-summarizer.js';
 import { createUsageTap } from './usage-tap.js';
-import { createUsageRecords, fingerprintHistory, type HistoryFingerprints } from './usage-records.js';
+import { createHistoryFingerprinter, createUsageRecords, type HistoryFingerprints } from './usage-records.js';
 
 /** A Node HTTP request handler: `http.createServer(handler)`, or mounted in a server of your own. Its promise never rejects. */
 export type ProxyHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
@@ -100,6 +100,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   const window = resolveTableOption(OPTIONS.contextTokenLimit, options.contextTokenLimit, process.env);
   const countOverhead = createOverheadCounter(defaultTokenCounter);
   const usages = createUsageRecords(store, settings.maxSessions, logger);
+  const fingerprinter = createHistoryFingerprinter(settings.maxSessions);
   // usage being read off answers and recorded, by session
   const readingUsage = new Map<string, Promise<void>>();
 
@@ -148,7 +149,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const canonical = histories.adopt(`${sessionId}\u0000${credentialHash}`, parsed);
     await readingUsage.get(sessionId);
     // the figure of the request this history follows, whichever process served it: the same in every process
-    const fingerprints = fingerprintHistory(canonical);
+    const fingerprints = fingerprinter.fingerprint(`${sessionId}\u0000${credentialHash}`, canonical);
     const lastUsage = await usages.find(sessionId, fingerprints);
     // Without the provider's figure the manager counts the history alone: the system prompt and
     // the tools take their share of the window first (scaled as the manager scales estimates).

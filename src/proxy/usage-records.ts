@@ -9,7 +9,7 @@
  * locally in every process alike.
  */
 import { describeError } from '../core/errors.js';
-import { serializeForFingerprint, startHistoryHash } from '../core/manage/fingerprint.js';
+import { serializeForFingerprint, startHistoryHash, type RunningHash } from '../core/manage/fingerprint.js';
 import { buildUsageRecordKey } from '../core/manage/session-records.js';
 import type { ContentStore, Logger } from '../core/ports.js';
 import type { LastUsage } from '../core/tokens.js';
@@ -25,19 +25,55 @@ export interface HistoryFingerprints {
   previous: { messages: number; fingerprint: string } | undefined;
 }
 
-/** Fingerprints `history` in one pass (prompt-cache markers left out, as the manager's records do). */
-export function fingerprintHistory(history: readonly Message[]): HistoryFingerprints {
-  let lastAssistant = -1;
-  history.forEach((message, index) => {
-    if (message.role === 'assistant') lastAssistant = index;
-  });
-  const hash = startHistoryHash(sha256Hashing);
-  let previous: HistoryFingerprints['previous'];
-  history.forEach((message, index) => {
-    if (index === lastAssistant) previous = { messages: index, fingerprint: hash.digest() };
-    hash.update(serializeForFingerprint(message));
-  });
-  return { whole: { messages: history.length, fingerprint: hash.digest() }, previous };
+/** Fingerprints each request's history; `fingerprint(key, history)` per session key. */
+export interface HistoryFingerprinter {
+  fingerprint(key: string, history: readonly Message[]): HistoryFingerprints;
+}
+
+/**
+ * Fingerprints histories (prompt-cache markers left out, as the manager's records do). A
+ * history that extends the one fingerprinted last under the same key, with the same message
+ * objects (the proxy adopts the messages it has seen), hashes only its new messages: the hash
+ * of the rest is kept, at most `maxSessions` of them.
+ */
+export function createHistoryFingerprinter(maxSessions: number): HistoryFingerprinter {
+  const last = createLruMap<{ messages: readonly Message[]; hash: RunningHash; fingerprint: string }>(maxSessions);
+  return {
+    fingerprint(key, history) {
+      let lastAssistant = -1;
+      for (let index = history.length - 1; index >= 0 && lastAssistant === -1; index -= 1)
+        if (history[index]?.role === 'assistant') lastAssistant = index;
+      const known = last.get(key);
+      let from = 0;
+      let hash: RunningHash;
+      let previous: HistoryFingerprints['previous'];
+      if (
+        known !== undefined &&
+        known.messages.length <= history.length &&
+        known.messages.every((message, index) => message === history[index])
+      ) {
+        from = known.messages.length;
+        hash = known.hash.copy();
+        if (lastAssistant === from) previous = { messages: from, fingerprint: known.fingerprint };
+      } else {
+        hash = startHistoryHash(sha256Hashing);
+      }
+      for (let index = from; index < history.length; index += 1) {
+        if (index === lastAssistant) previous = { messages: index, fingerprint: hash.digest() };
+        hash.update(serializeForFingerprint(history[index] as Message));
+      }
+      // a history before the one known last: its last assistant turn lies in what was not hashed again
+      if (previous === undefined && lastAssistant >= 0 && lastAssistant < from) {
+        const again = startHistoryHash(sha256Hashing);
+        for (let index = 0; index < lastAssistant; index += 1)
+          again.update(serializeForFingerprint(history[index] as Message));
+        previous = { messages: lastAssistant, fingerprint: again.digest() };
+      }
+      const fingerprint = hash.digest();
+      last.set(key, { messages: history.slice(), hash, fingerprint });
+      return { whole: { messages: history.length, fingerprint }, previous };
+    },
+  };
 }
 
 /** The figures of a proxy's sessions. */
