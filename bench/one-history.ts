@@ -7,6 +7,7 @@
  *
  *   npx tsx bench/one-history.ts            # every transcript, both timings, a 12K window
  *   npx tsx bench/one-history.ts --quick    # the demo session and the Claude Code logs
+ *   npx tsx bench/one-history.ts --usage    # each request also given the provider's figure of the one before
  */
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -42,6 +43,7 @@ export interface RecordedSession {
 }
 
 const silent = { warn: () => undefined };
+const withUsage = process.argv.includes('--usage');
 
 /**
  * `body` with the store paths set aside: the store's folder, the archives' names (they hold
@@ -85,13 +87,19 @@ export async function replay(
   const managers = mode === 'two managers in turn' ? [create(), create()] : [create()];
   const sent: string[] = [];
   const turns = findRequestTurns(session.messages);
+  let lastUsage: { input_tokens: number; messageCount: number } | undefined;
   for (const [request, turn] of turns.entries()) {
     const raw = session.messages.slice(0, turn);
     let manager = managers[request % managers.length] as ReturnType<typeof create>;
     if (mode === 'a new manager per request' || (mode === 'restarted every 4 requests' && request % 4 === 0))
       manager = managers[0] = create();
     const input = mode === 'one manager' ? raw : (JSON.parse(JSON.stringify(raw)) as Message[]);
-    const { messages } = await manager.prepare(input);
+    const { messages } = await manager.prepare(input, { lastUsage });
+    // with --usage, the provider's figure of this request (a function of the bytes sent, as a real one's is) comes with the next
+    lastUsage =
+      withUsage && messages.length === raw.length
+        ? { input_tokens: Math.ceil(JSON.stringify(messages).length / 3.5), messageCount: raw.length }
+        : undefined;
     sent.push(normalizeStorePaths(JSON.stringify(messages), directory));
   }
   return { sent, summaries };
@@ -129,6 +137,7 @@ export async function countDifferences(
 ): Promise<{
   requests: number;
   differing: Record<string, number>;
+  differingFromFirst: Record<string, number>;
   firstDifference: Record<string, number>;
   underTwoNames: Record<string, number>;
   summaries: Record<string, number>;
@@ -144,6 +153,8 @@ export async function countDifferences(
     );
     const summaries: Record<string, number> = { 'one manager': referenceSummaries };
     const differing: Record<string, number> = {};
+    const differingFromFirst: Record<string, number> = {};
+    let firstSent: string[] | undefined;
     const firstDifference: Record<string, number> = {};
     const underTwoNames: Record<string, number> = {
       'one manager': (await findResultsUnderTwoNames(join(parent, 'store'))).length,
@@ -158,10 +169,13 @@ export async function countDifferences(
       );
       summaries[mode] = modeSummaries;
       differing[mode] = sent.filter((body, request) => body !== reference[request]).length;
+      // and against the first way (one manager given the history rebuilt from JSON, as a server is)
+      firstSent ??= sent;
+      differingFromFirst[mode] = sent.filter((body, request) => body !== firstSent?.[request]).length;
       firstDifference[mode] = sent.findIndex((body, request) => body !== reference[request]);
       underTwoNames[mode] = (await findResultsUnderTwoNames(join(parent, 'store'))).length;
     }
-    return { requests: reference.length, differing, firstDifference, underTwoNames, summaries };
+    return { requests: reference.length, differing, differingFromFirst, firstDifference, underTwoNames, summaries };
   } finally {
     await rm(parent, { recursive: true, force: true });
   }
@@ -186,6 +200,7 @@ async function main(): Promise<void> {
   const totals: Record<string, number> = {};
   const twoNames: Record<string, number> = {};
   const summaryTotals: Record<string, number> = {};
+  const fromFirst: Record<string, number> = {};
   let requests = 0;
   for (const timing of ['as-they-age', 'on-arrival'] as const) {
     for (const session of await loadRecordedSessions(quick)) {
@@ -196,6 +211,8 @@ async function main(): Promise<void> {
       );
       console.log(`${session.name}, ${timing}, ${result.requests} requests | ${cells.join(' | ')}`);
       for (const mode of SERVING_MODES) totals[mode] = (totals[mode] ?? 0) + (result.differing[mode] ?? 0);
+      for (const [mode, count] of Object.entries(result.differingFromFirst))
+        fromFirst[mode] = (fromFirst[mode] ?? 0) + count;
       for (const [mode, count] of Object.entries(result.summaries))
         summaryTotals[mode] = (summaryTotals[mode] ?? 0) + count;
       for (const [mode, count] of Object.entries(result.underTwoNames)) twoNames[mode] = (twoNames[mode] ?? 0) + count;
@@ -205,6 +222,8 @@ async function main(): Promise<void> {
   console.log(`\nRequests differing from one long-lived manager (window ${window}), of ${requests} per mode:`);
   for (const mode of SERVING_MODES) console.log(`  ${mode}: ${totals[mode]}`);
   console.log(`  all modes: ${all} of ${requests * SERVING_MODES.length}`);
+  console.log(`\nRequests differing from one manager given the history rebuilt from JSON, of ${requests} per mode:`);
+  for (const [mode, count] of Object.entries(fromFirst)) console.log(`  ${mode}: ${count}`);
   console.log('\nSummaries written (a span summarized twice shows here):');
   for (const [mode, count] of Object.entries(summaryTotals)) console.log(`  ${mode}: ${count}`);
   console.log('\nResults stored under more than one name:');
