@@ -117,8 +117,8 @@ export interface ForwardRequestOptions {
 /** Sees a response's bytes as the client gets them. */
 export interface ResponseObserver {
   chunk(chunk: Buffer): void;
-  /** The whole response reached the client. */
-  end(): void;
+  /** Every chunk was seen; the response ends for the client once what this returns settles. */
+  end(): void | Promise<void>;
 }
 
 /**
@@ -160,12 +160,32 @@ export function forwardRequest(
       );
       // SSE clients wait for each event: send the headers now rather than with the first chunk
       response.flushHeaders();
-      if (observer !== undefined) upstreamResponse.on('data', (chunk: Buffer) => observer.chunk(chunk));
       upstreamResponse.on('error', (error) => response.destroy(error));
-      upstreamResponse.on('end', () => {
-        if (observer !== undefined) response.once('finish', () => observer.end());
+      if (observer === undefined) {
+        upstreamResponse.pipe(response);
+        return;
+      }
+      // The end waits for the observer: what it records is there before the client has the whole
+      // answer, so before its next request. A body with a length is complete at its last byte: its
+      // last chunk waits too. A stream's chunks go on as they come; its end (the last chunk of the
+      // encoding) waits.
+      const holdLast = upstreamResponse.headers['content-length'] !== undefined;
+      let held: Buffer | undefined;
+      upstreamResponse.on('data', (chunk: Buffer) => {
+        observer.chunk(chunk);
+        const out = holdLast ? held : chunk;
+        held = holdLast ? chunk : undefined;
+        if (out !== undefined && !response.write(out)) {
+          upstreamResponse.pause();
+          response.once('drain', () => upstreamResponse.resume());
+        }
       });
-      upstreamResponse.pipe(response);
+      upstreamResponse.on('end', () => {
+        void Promise.resolve()
+          .then(() => observer.end())
+          .catch(() => undefined)
+          .finally(() => response.end(held));
+      });
     });
     if (body !== undefined) {
       // parts go out together (one writev), not one packet each

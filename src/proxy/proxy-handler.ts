@@ -34,13 +34,12 @@ import { deriveProxySessionId, hashCredential, readSessionHeader } from './sessi
 import { createBodyParser, type BodyLayout, type ParsedRequestBody } from './body-parser.js';
 import { writeBodyPartsWithHistory } from './body-writer.js';
 import { createSeenHistories } from './seen-histories.js';
-import { createCountedUsages } from './counted-usages.js';
-import { sha256Hashing } from '../infrastructure/sha256-hashing.js';
 import { createWarmManagers, type ManagerFactory } from './sessions.js';
 import { createOverheadCounter } from './fixed-overhead.js';
 import { createSplitStore } from './split-store.js';
 import { summarizeUpstream } from './upstream-summarizer.js';
 import { createUsageTap } from './usage-tap.js';
+import { createHistoryFingerprinter, createUsageRecords, type HistoryFingerprints } from './usage-records.js';
 
 /** A Node HTTP request handler: `http.createServer(handler)`, or mounted in a server of your own. Its promise never rejects. */
 export type ProxyHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
@@ -53,8 +52,8 @@ interface PreparedRequest {
   sessionKey: string;
   /** The history items sent, when the answer's usage can describe the next history's first items. */
   usageMessageCount: number | undefined;
-  /** The fingerprint of those items: the usage anchors only a history that starts with them. */
-  usageFingerprint: string | undefined;
+  /** The client's history as it came: what the answer's figure is recorded under. */
+  history: HistoryFingerprints['whole'];
   event: ProxyRequestEvent;
 }
 
@@ -139,8 +138,9 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   const extractive = settings.summarizer === 'extractive' ? createExtractiveSummarizer() : undefined;
   const window = resolveTableOption(OPTIONS.contextTokenLimit, options.contextTokenLimit, process.env);
   const countOverhead = createOverheadCounter(defaultTokenCounter);
-  const usages = createCountedUsages(settings.maxSessions, sha256Hashing);
-  // usage being read off answers that have reached their clients, by session and credential
+  const usages = createUsageRecords(store, settings.maxSessions, logger);
+  const fingerprinter = createHistoryFingerprinter(settings.maxSessions);
+  // usage being read off answers and recorded, by session and credential
   const readingUsage = new Map<string, Promise<void>>();
 
   // One manager stays warm per session and credential, over the whole window (the system prompt
@@ -187,8 +187,9 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const sessionKey = `${sessionId}\u0000${credentialHash}`;
     const canonical = histories.adopt(sessionKey, parsed, raw.length);
     await readingUsage.get(sessionKey);
-    // only a figure of this very history (its leading messages) counts it: not a sub-agent's, not another key's
-    const lastUsage = usages.take(sessionKey, canonical);
+    // the figure of the request this history follows, whichever process served it: not a sub-agent's, not another key's
+    const fingerprints = fingerprinter.fingerprint(sessionKey, canonical);
+    const lastUsage = await usages.find(sessionId, sessionKey, fingerprints);
     // the history does not hold the system prompt and tools: the manager counts them in when no usage figure does
     const fixedTokens = countOverhead([body[systemField], body.tools]);
     const create: ManagerFactory = (current) =>
@@ -238,8 +239,8 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     return {
       body: sent,
       sessionKey,
+      history: fingerprints.whole,
       usageMessageCount,
-      usageFingerprint: usageMessageCount === undefined ? undefined : usages.fingerprint(canonical, usageMessageCount),
       event: {
         route: route.path,
         sessionId,
@@ -358,12 +359,14 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       observe(upstreamResponse) {
         const status = upstreamResponse.statusCode ?? 0;
         const sessionKey = prepared?.sessionKey;
+        const sessionId = prepared?.event.sessionId;
         const messageCount = prepared?.usageMessageCount;
-        const fingerprint = prepared?.usageFingerprint;
+        const history = prepared?.history;
         if (
           sessionKey === undefined ||
+          sessionId === undefined ||
           messageCount === undefined ||
-          fingerprint === undefined ||
+          history === undefined ||
           status < 200 ||
           status >= 300
         )
@@ -376,13 +379,15 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         return {
           chunk: (chunk) => tap.write(chunk),
           end() {
-            // the answer is out: the session's next request waits for its figures (an inflated body takes a few ms)
-            const read = tap.end().then((figures) => {
+            // the answer's last bytes wait for its figure to be recorded: the client's next request,
+            // to this process or another, finds it (an inflated body takes a few ms)
+            const read = tap.end().then(async (figures) => {
               if (figures !== undefined)
-                usages.keep(sessionKey, toLastUsage(route.provider, figures, messageCount), fingerprint);
+                await usages.record(sessionId, sessionKey, history, toLastUsage(route.provider, figures, messageCount));
               if (readingUsage.get(sessionKey) === read) readingUsage.delete(sessionKey);
             });
             readingUsage.set(sessionKey, read);
+            return read;
           },
         };
       },

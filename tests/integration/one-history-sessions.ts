@@ -9,7 +9,7 @@ import { findRequestTurns } from '../../src/cli/replay/request-turns.js';
 import { loadSampleSession } from '../../src/cli/sample/load-sample.js';
 import { readTranscript } from '../../src/cli/read-transcript.js';
 import { createProcessIo } from '../../src/cli/command-io.js';
-import type { ContentBlock, Message } from '../../src/core/types.js';
+import { isToolResultBlock, isToolUseBlock, type ContentBlock, type Message } from '../../src/core/types.js';
 import { REPOSITORY_ROOT } from './cli-helpers.js';
 
 /** One recorded session. */
@@ -20,8 +20,8 @@ export interface RecordedSession {
 
 function renameIds(messages: readonly Message[], copy: number): Message[] {
   const rename = (block: ContentBlock): ContentBlock => {
-    if (block.type === 'tool_use') return { ...block, id: `${block.id}_${copy}` };
-    if (block.type === 'tool_result') return { ...block, tool_use_id: `${block.tool_use_id}_${copy}` };
+    if (isToolUseBlock(block)) return { ...block, id: `${block.id}_${copy}` };
+    if (isToolResultBlock(block)) return { ...block, tool_use_id: `${block.tool_use_id}_${copy}` };
     return block;
   };
   return messages.map((message) =>

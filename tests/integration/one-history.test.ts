@@ -7,7 +7,7 @@
  * given the same message objects at every request, as an agent loop keeps them; every other
  * gets the history rebuilt from JSON, as a server does. Stores are real files in a temp directory.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,9 +46,16 @@ afterAll(async () => {
   await rm(parent, { recursive: true, force: true });
 });
 
-let runs = 0;
-/** A fresh store folder; every replay's folder path has the same length. */
-const nextDirectory = (): string => join(parent, `run-${String((runs += 1)).padStart(3, '0')}`);
+/**
+ * The store folder of a replay, emptied: the same path for every replay, since paths are in the
+ * references and weigh on the token counts (two paths that tokenize apart could move a decision
+ * that sits at a threshold, which is not what is compared here).
+ */
+async function freshDirectory(): Promise<string> {
+  const directory = join(parent, 'store');
+  await rm(directory, { recursive: true, force: true });
+  return directory;
+}
 
 /** The messages each request sent through managers served as `serving` says, over one file store. */
 async function replayThroughManagers(
@@ -57,7 +64,7 @@ async function replayThroughManagers(
   timing: OffloadTiming,
   window: number,
 ): Promise<string[]> {
-  const directory = nextDirectory();
+  const directory = await freshDirectory();
   const managers = new Map<string, ReturnType<typeof createContextManager>>();
   const sent: string[] = [];
   for (const [request, history] of requestsOf(session).entries()) {
@@ -105,9 +112,20 @@ const sessions: Array<[string, () => Promise<RecordedSession>, OffloadTiming, nu
 describe.each(sessions)('%s', (_, load, timing, window) => {
   let session: RecordedSession;
   let reference: string[];
+  let names: string[];
   beforeAll(async () => {
     session = await load();
     reference = await replayThroughManagers(session, ONE, timing, window);
+    names = await readdir(join(parent, 'store', 'one-history'));
+  });
+
+  it('stores each offloaded result under one name', () => {
+    const stems = names.flatMap((name) => {
+      const match = /^(?:tool-result-)?(.+)-[0-9a-f]{16}\.md$/.exec(name);
+      return match === null || name.startsWith('tool-input-') ? [] : [match[1] as string];
+    });
+    expect(stems.length).toBeGreaterThan(0);
+    expect(stems.filter((stem, index) => stems.indexOf(stem) !== index)).toEqual([]);
   });
 
   it('compacts and offloads along the way (the replay exercises every decision)', () => {
@@ -140,7 +158,7 @@ describe('through the proxy, the demo session x2 in a 12K window', () => {
 
   /** The message histories the upstream received through proxies served as `serving` says, on one store folder. */
   async function replayThroughProxies(serving: Serving): Promise<string[]> {
-    const directory = nextDirectory();
+    const directory = await freshDirectory();
     const proxies = new Map<string, RunningProxy>();
     const from = upstream.requests.length;
     try {

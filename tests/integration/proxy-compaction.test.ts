@@ -249,10 +249,16 @@ describe('compaction through the proxy', () => {
       });
       await sendRaw(proxy.origin, '/v1/messages', {
         headers: HEADERS,
+        // the answer to the first request is the last assistant turn: its figure is the one that counted
         body: body([
           { role: 'user', content: 'Find part 7.' },
           { role: 'assistant', content: 'ok' },
-          ...conversation(2),
+          {
+            role: 'user',
+            content: conversation(2)
+              .map((message) => message.content)
+              .join('\n'),
+          },
         ]),
       });
 

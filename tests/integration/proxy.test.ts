@@ -253,7 +253,7 @@ describe('POST /v1/responses (OpenAI Responses)', () => {
     await client.responses.create({
       model: 'gpt-test',
       instructions: SYSTEM,
-      input: [...input, { role: 'user', content: 'Thanks.' }],
+      input: [...input, { role: 'assistant', content: 'Built.' }, { role: 'user', content: 'Thanks.' }],
     });
 
     expect(types.at(-1)).toBe('response.completed');

@@ -104,6 +104,18 @@ export function parseRecordName(name: string): RecordName | undefined {
   };
 }
 
+/** A proxy's record of the provider's usage figure for one request: `usage-<n>-<fingerprint>.json`. */
+const USAGE_RECORD_NAME = /^usage-(\d{1,9})-([0-9a-f]{64})\.json$/;
+
+/**
+ * The store key of the provider's usage figure for the request whose history was `messages`
+ * messages with `fingerprint` (see `fingerprint.ts`), in `sessionId`'s records folder. Not a
+ * record the manager reads: whoever serves the next request of the history finds it by key.
+ */
+export function buildUsageRecordKey(sessionId: string, messages: number, fingerprint: string): string {
+  return `${sessionId}/${RECORD_FOLDER}/usage-${messages}-${fingerprint}.json`;
+}
+
 /** Whether `key` is a record this package writes: `<session>/.records/<kind>-<n>-<fingerprint>.json`. */
 export function isSessionRecordKey(key: string): boolean {
   const segments = key.split('/');
@@ -111,7 +123,7 @@ export function isSessionRecordKey(key: string): boolean {
     segments.length === 3 &&
     isSafePathSegment(segments[0]) &&
     segments[1] === RECORD_FOLDER &&
-    RECORD_NAME.test(segments[2] as string)
+    (RECORD_NAME.test(segments[2] as string) || USAGE_RECORD_NAME.test(segments[2] as string))
   );
 }
 

@@ -7,7 +7,6 @@ import { ContextError } from '../errors.js';
 import { assertLastUsage, usageInputTokens } from '../tokens.js';
 import type { Message } from '../types.js';
 import type { TokenCalibration } from './calibration.js';
-import { hashMessageContent, sha256Hex, type Hashing } from './fingerprint.js';
 
 /** A usage figure that fits the history: its prompt size and how many leading messages it covers. */
 export interface CheckedUsage {
@@ -75,34 +74,4 @@ export function learnFromUsage(
     calibration.observe(usage.inputTokens - previous.inputTokens, addedLocalTokens);
   }
   return { inputTokens: usage.inputTokens, prefix: messages.slice(0, usage.messageCount) };
-}
-
-/**
- * Fingerprints of a history's leading messages, by content (prompt-cache markers aside, as a
- * client moves them): what a usage figure counted, so that the figure anchors only a later
- * history that starts with those very messages, never another conversation's.
- */
-export interface CountedHistoryFingerprints {
-  /** The fingerprint of the first `messageCount` messages of `messages`. */
-  of(messages: readonly Message[], messageCount: number): string;
-}
-
-/**
- * Fingerprints through `hashing`: each message's content hash is kept per message object, so a
- * history resent with the same objects costs one short hash over the messages' hashes.
- */
-export function createCountedHistoryFingerprints(hashing: Hashing): CountedHistoryFingerprints {
-  const hashes = new WeakMap<Message, string>();
-  const hashOf = (message: Message): string => {
-    let hash = hashes.get(message);
-    if (hash === undefined) hashes.set(message, (hash = hashMessageContent(hashing, message)));
-    return hash;
-  };
-  return {
-    of(messages, messageCount) {
-      let text = `${messageCount}\n`;
-      for (let index = 0; index < messageCount; index += 1) text += `${hashOf(messages[index] as Message)}\n`;
-      return sha256Hex(hashing, text);
-    },
-  };
 }
