@@ -139,7 +139,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   const window = resolveTableOption(OPTIONS.contextTokenLimit, options.contextTokenLimit, process.env);
   const countOverhead = createOverheadCounter(defaultTokenCounter);
   const usages = createUsageRecords(store, settings.maxSessions, logger);
-  const fingerprinter = createHistoryFingerprinter(settings.maxSessions);
+  const fingerprinter = createHistoryFingerprinter(settings.maxSessions, settings.maxKeptBytes);
   // usage being read off answers and recorded, by session and credential
   const readingUsage = new Map<string, Promise<void>>();
 
@@ -188,7 +188,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const canonical = histories.adopt(sessionKey, parsed, raw.length);
     await readingUsage.get(sessionKey);
     // the figure of the request this history follows, whichever process served it: not a sub-agent's, not another key's
-    const fingerprints = fingerprinter.fingerprint(sessionKey, canonical);
+    const fingerprints = fingerprinter.fingerprint(sessionKey, canonical, raw.length);
     const lastUsage = await usages.find(sessionId, sessionKey, fingerprints);
     // the history does not hold the system prompt and tools: the manager counts them in when no usage figure does
     const fixedTokens = countOverhead([body[systemField], body.tools]);

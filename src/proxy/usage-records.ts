@@ -27,21 +27,27 @@ export interface HistoryFingerprints {
   previous: { messages: number; fingerprint: string } | undefined;
 }
 
-/** Fingerprints each request's history; `fingerprint(key, history)` per session key (the key seeds the hash). */
+/**
+ * Fingerprints each request's history; `fingerprint(key, history, bytes)` per session key (the
+ * key seeds the hash), `bytes` being the request body's size, counted against the memory bound.
+ */
 export interface HistoryFingerprinter {
-  fingerprint(key: string, history: readonly Message[]): HistoryFingerprints;
+  fingerprint(key: string, history: readonly Message[], bytes?: number): HistoryFingerprints;
 }
 
 /**
  * Fingerprints histories (prompt-cache markers left out, as the manager's records do). A
  * history that extends the one fingerprinted last under the same key, with the same message
  * objects (the proxy adopts the messages it has seen), hashes only its new messages: the hash
- * of the rest is kept, at most `maxSessions` of them.
+ * of the rest is kept, at most `maxSessions` of them, from bodies of at most `maxBytes` in all.
  */
-export function createHistoryFingerprinter(maxSessions: number): HistoryFingerprinter {
-  const last = createLruMap<{ messages: readonly Message[]; hash: RunningHash; fingerprint: string }>(maxSessions);
+export function createHistoryFingerprinter(maxSessions: number, maxBytes?: number): HistoryFingerprinter {
+  const last = createLruMap<{ messages: readonly Message[]; hash: RunningHash; fingerprint: string }>(
+    maxSessions,
+    maxBytes,
+  );
   return {
-    fingerprint(key, history) {
+    fingerprint(key, history, bytes) {
       let lastAssistant = -1;
       for (let index = history.length - 1; index >= 0 && lastAssistant === -1; index -= 1)
         if (history[index]?.role === 'assistant') lastAssistant = index;
@@ -74,7 +80,7 @@ export function createHistoryFingerprinter(maxSessions: number): HistoryFingerpr
         previous = { messages: lastAssistant, fingerprint: again.digest() };
       }
       const fingerprint = hash.digest();
-      last.set(key, { messages: history.slice(), hash, fingerprint });
+      last.set(key, { messages: history.slice(), hash, fingerprint }, bytes);
       return { whole: { messages: history.length, fingerprint }, previous };
     },
   };

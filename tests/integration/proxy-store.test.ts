@@ -153,7 +153,7 @@ describe.skipIf(skipReason !== undefined)('proxies sharing sessions in Redis', (
       proxies.push(second);
       await sendRaw(second.origin, '/v1/messages', { headers: HEADERS, body });
 
-      const warning = second.warnings.find((line) => line.includes('could not be read'));
+      const warning = second.warnings.find((line) => line.includes('.records/ could not be read'));
       expect(warning).toContain(`records in redis://proxy-unreadable/${session!}/.records/ could not be read`);
       expect(warning).not.toContain(first.dir);
     } finally {
