@@ -105,6 +105,20 @@ describe('agent-context wrap', () => {
     },
   );
 
+  it("prints its help for its own --help, and passes the command's --help on to the command", async () => {
+    const help = await runCli(['wrap', '--help'], { cwd: directory.path });
+    const passed = await runCli(
+      ['wrap', '--', process.execPath, '-e', 'console.log(process.argv.at(-1))', '--', '--help'],
+      {
+        cwd: directory.path,
+      },
+    );
+
+    expect(help.stdout).toMatch(/^Usage: agent-context wrap \[options\] -- <command> \[args\]/);
+    expect(passed.exitCode).toBe(0);
+    expect(passed.stdout).toBe('--help\n');
+  });
+
   it('refuses --port, since it picks a free port itself', async () => {
     const run = await runCli(['wrap', '--port', '9000', '--', process.execPath, '-e', ''], { cwd: directory.path });
 
