@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { applyEnvironmentOverFile, parseProxyConfig } from '../../src/cli/proxy-config.js';
 
@@ -103,5 +104,18 @@ describe('the environment over the file', () => {
       offload: { excludeTools: ['Read'] },
       compaction: { trigger: {}, summary: { maxWords: 300 } },
     });
+  });
+});
+
+describe('the config files the docs show', () => {
+  const page = readFileSync(new URL('../../docs/proxy.md', import.meta.url), 'utf8');
+  const blocks = [...page.matchAll(/^```jsonc\n([\s\S]*?)^```$/gm)].map((match) => match[1] as string);
+
+  it.each(blocks.map((block, index) => [index + 1, block]))('docs/proxy.md config %i is accepted', (_index, block) => {
+    expect(() => parse(block)).not.toThrow();
+  });
+
+  it('shows at least one', () => {
+    expect(blocks.length).toBeGreaterThan(0);
   });
 });
