@@ -104,7 +104,7 @@ function readOffloadTiming(raw: string | undefined): OffloadTiming | undefined {
 }
 
 /** `1536` -> `1.5 KB`, for request sizes. */
-function formatSize(bytes: number): string {
+export function formatSize(bytes: number): string {
   return bytes < 1024
     ? `${bytes} B`
     : bytes < 1024 * 1024

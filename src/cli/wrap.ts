@@ -12,7 +12,7 @@ import { groupDigits } from '../core/figures.js';
 import { parseCommandArguments, type FlagDefinition } from './arguments.js';
 import type { CommandIo } from './command-io.js';
 import { CliError, UsageError } from './errors.js';
-import { LOOPBACK_HOST, PROXY_FLAGS, resolveProxySettings, startProxyServer } from './proxy.js';
+import { formatSize, LOOPBACK_HOST, PROXY_FLAGS, resolveProxySettings, startProxyServer } from './proxy.js';
 import { toTerminalText } from './render/terminal-text.js';
 import { DEFAULT_PRICE_PER_MTOK } from './replay/replay-flags.js';
 
@@ -80,23 +80,50 @@ export interface SessionTally {
   requests: number;
   /** Requests whose history the manager changed. */
   managed: number;
-  /** Estimated input tokens of the histories as the agent sent them, and as the proxy sent them on (requests the manager prepared). */
-  tokensUnmanaged: number;
+  /** Request body bytes the agent sent, and the proxy sent on: exact. */
+  bytesIn: number;
+  bytesOut: number;
+  /** Input tokens the proxy sent on: the context manager's estimates (requests it prepared). */
   tokensSent: number;
+  /**
+   * Input tokens those requests would have sent as the agent wrote them, estimated from the
+   * sizes: each request's `tokensSent` scaled by its bytes in over its bytes out. (The manager's
+   * own `tokensBefore` counts the history after the decisions of earlier requests, not as the
+   * agent sent it.)
+   */
+  tokensUnmanaged: number;
   offloads: number;
   compactions: number;
   /** Requests sent on unchanged because the manager failed. */
   failOpen: number;
 }
 
+/** An empty tally. */
+export function createSessionTally(): SessionTally {
+  return {
+    requests: 0,
+    managed: 0,
+    bytesIn: 0,
+    bytesOut: 0,
+    tokensSent: 0,
+    tokensUnmanaged: 0,
+    offloads: 0,
+    compactions: 0,
+    failOpen: 0,
+  };
+}
+
 /** Adds one request event to a tally. */
 export function tallyRequest(tally: SessionTally, event: ProxyRequestEvent): void {
   tally.requests += 1;
+  tally.bytesIn += event.bytesIn;
+  tally.bytesOut += event.bytesOut;
   if (event.outcome === 'managed') tally.managed += 1;
   if (event.outcome === 'fail-open') tally.failOpen += 1;
-  if (event.stats !== undefined) {
-    tally.tokensUnmanaged += event.stats.tokensBefore;
-    tally.tokensSent += event.stats.tokensAfter;
+  if (event.stats !== undefined && event.bytesOut > 0) {
+    const sent = event.stats.tokensAfter;
+    tally.tokensSent += sent;
+    tally.tokensUnmanaged += Math.round((sent * event.bytesIn) / event.bytesOut);
   }
   for (const action of event.actions) {
     if (action.type === 'direct-offload' || action.type === 'batch-offload')
@@ -109,19 +136,25 @@ function plural(count: number, noun: string): string {
   return `${groupDigits(count)} ${count === 1 ? noun : `${noun}s`}`;
 }
 
+/** How much less `sent` is than `whole`, in whole percent. */
+function percentLess(sent: number, whole: number): number {
+  return whole === 0 ? 0 : Math.round(((whole - sent) / whole) * 100);
+}
+
 /**
- * The one-line summary of a wrapped run: requests, input tokens sent against those the agent
- * sent (estimates of the local tokenizer, calibrated), what that saves at an example price of
- * uncached input, offloads and compactions.
+ * The one-line summary of a wrapped run: requests; request bytes sent on against those the
+ * agent sent (exact); input tokens sent (estimated) and without the proxy (estimated from the
+ * sizes); what the difference costs at an example price of uncached input; offloads and
+ * compactions.
  */
 export function formatSessionSummary(tally: SessionTally, pricePerMTok = DEFAULT_PRICE_PER_MTOK): string {
   if (tally.requests === 0) return 'agent-context wrap: no model request went through the proxy';
   const saved = Math.max(0, tally.tokensUnmanaged - tally.tokensSent);
-  const share = tally.tokensUnmanaged === 0 ? 0 : Math.round((saved / tally.tokensUnmanaged) * 100);
   const dollars = (saved * pricePerMTok) / 1_000_000;
   const parts = [
     `${plural(tally.requests, 'request')} (${groupDigits(tally.managed)} managed)`,
-    `about ${groupDigits(tally.tokensSent)} input tokens sent of ${groupDigits(tally.tokensUnmanaged)} (${groupDigits(saved)} saved, ${share}%)`,
+    `${formatSize(tally.bytesOut)} sent of ${formatSize(tally.bytesIn)} (${percentLess(tally.bytesOut, tally.bytesIn)}% less)`,
+    `about ${groupDigits(tally.tokensSent)} input tokens sent of ${groupDigits(tally.tokensUnmanaged)} (${groupDigits(saved)} saved, estimated)`,
     `about $${dollars.toFixed(2)} saved at $${pricePerMTok}/MTok uncached input`,
     `${plural(tally.offloads, 'result')} offloaded`,
     plural(tally.compactions, 'compaction'),
@@ -155,15 +188,7 @@ export async function runWrap(args: readonly string[], io: CommandIo): Promise<n
   if (command === undefined || command === '') throw new UsageError(MISSING_COMMAND, 'wrap');
   const settings = await resolveProxySettings('wrap', parsed, process.env);
 
-  const tally: SessionTally = {
-    requests: 0,
-    managed: 0,
-    tokensUnmanaged: 0,
-    tokensSent: 0,
-    offloads: 0,
-    compactions: 0,
-    failOpen: 0,
-  };
+  const tally = createSessionTally();
   // the command owns the terminal while it runs: warnings wait until it has exited
   const warnings: string[] = [];
   const proxy = await startProxyServer(

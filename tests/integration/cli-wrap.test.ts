@@ -29,7 +29,7 @@ afterEach(async () => {
 
 /** The one line wrap prints when its command has exited. */
 const SUMMARY_LINE =
-  /^agent-context wrap: 1 request \(1 managed\), about [\d,]+ input tokens sent of [\d,]+ \([\d,]+ saved, \d+%\), about \$\d+\.\d\d saved at \$3\/MTok uncached input, 1 result offloaded, 0 compactions$/m;
+  /^agent-context wrap: 1 request \(1 managed\), [\d.]+ K?B sent of [\d.]+ KB \(\d+% less\), about [\d,]+ input tokens sent of [\d,]+ \([\d,]+ saved, estimated\), about \$\d+\.\d\d saved at \$3\/MTok uncached input, 1 result offloaded, 0 compactions$/m;
 
 describe('agent-context wrap', () => {
   it("runs the command against the proxy and exits with the command's code, with a one-line summary", async () => {

@@ -1,19 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
+  createSessionTally,
   exitCodeOfChild,
   formatSessionSummary,
   tallyRequest,
   wrappedArguments,
   wrappedEnvironment,
-  type SessionTally,
 } from '../../src/cli/wrap.js';
 import type { ProxyRequestEvent } from '../../src/proxy/proxy-options.js';
 
 const ORIGIN = 'http://127.0.0.1:40123';
-
-function emptyTally(): SessionTally {
-  return { requests: 0, managed: 0, tokensUnmanaged: 0, tokensSent: 0, offloads: 0, compactions: 0, failOpen: 0 };
-}
 
 function event(overrides: Partial<ProxyRequestEvent>): ProxyRequestEvent {
   return {
@@ -69,25 +65,37 @@ describe('the arguments of a wrapped command', () => {
 });
 
 describe('the summary of a wrapped run', () => {
-  it('adds up requests, estimated tokens, offloads and compactions', () => {
-    const tally = emptyTally();
+  it('adds up requests, bytes, tokens estimated from the sizes, offloads and compactions', () => {
+    const tally = createSessionTally();
     tallyRequest(
       tally,
       event({
+        bytesIn: 400_000,
+        bytesOut: 100_000,
         actions: [{ type: 'direct-offload', toolCallIds: ['a', 'b'] } as never],
-        stats: { tokensBefore: 120_000, tokensAfter: 20_000 } as never,
+        stats: { tokensBefore: 30_000, tokensAfter: 25_000 } as never,
       }),
     );
-    tallyRequest(tally, event({ outcome: 'unchanged', stats: { tokensBefore: 1_000, tokensAfter: 1_000 } as never }));
-    tallyRequest(tally, event({ outcome: 'fail-open' }));
+    tallyRequest(
+      tally,
+      event({
+        outcome: 'unchanged',
+        bytesIn: 4_000,
+        bytesOut: 4_000,
+        stats: { tokensBefore: 1_000, tokensAfter: 1_000 } as never,
+      }),
+    );
+    tallyRequest(tally, event({ outcome: 'fail-open', bytesIn: 2_048, bytesOut: 2_048 }));
 
     expect(formatSessionSummary(tally)).toBe(
-      'agent-context wrap: 3 requests (1 managed), about 21,000 input tokens sent of 121,000 (100,000 saved, 83%), about $0.30 saved at $3/MTok uncached input, 2 results offloaded, 0 compactions, 1 request sent unchanged after a manager failure',
+      'agent-context wrap: 3 requests (1 managed), 103.6 KB sent of 396.5 KB (74% less), about 26,000 input tokens sent of 101,000 (75,000 saved, estimated), about $0.23 saved at $3/MTok uncached input, 2 results offloaded, 0 compactions, 1 request sent unchanged after a manager failure',
     );
   });
 
   it('says when no request went through', () => {
-    expect(formatSessionSummary(emptyTally())).toBe('agent-context wrap: no model request went through the proxy');
+    expect(formatSessionSummary(createSessionTally())).toBe(
+      'agent-context wrap: no model request went through the proxy',
+    );
   });
 });
 
