@@ -66,6 +66,22 @@ describe('agent-context wrap', () => {
     expect(upstream.requests).toHaveLength(1);
   });
 
+  it("passes the config file's manager groups on to the context manager", async () => {
+    await writeFile(
+      join(directory.path, 'agent-context.json'),
+      JSON.stringify({
+        proxy: { upstream: upstream.origin, offloadTiming: 'on-arrival' },
+        offload: { excludeTools: ['Bash'] },
+      }),
+    );
+
+    const run = await runCli(['wrap', '--', process.execPath, CLIENT], { cwd: directory.path });
+
+    expect(run.exitCode, run.stderr).toBe(3);
+    expect(run.stderr).toContain(', 0 results offloaded, 0 compactions\n');
+    expect(upstream.requests[0]?.rawBody.toString('utf8')).toContain('z'.repeat(4000));
+  });
+
   it('exits with 128 + the signal number when a signal ends the command, and says no request went through', async () => {
     const run = await runCli(['wrap', '--', process.execPath, '-e', "process.kill(process.pid, 'SIGTERM')"], {
       cwd: directory.path,
