@@ -212,7 +212,7 @@ function checkGroup(
 
 const require = createRequire(import.meta.url);
 
-/** `{ line, column }` (1-based) of an offset. */
+/** Where an offset is, as a message says it: `line 3, column 2` (1-based). */
 function toLineAndColumn(text: string, offset: number): string {
   const before = text.slice(0, offset).split('\n');
   return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
