@@ -3,7 +3,17 @@
  */
 
 /** Names of the commands, in the order `--help` lists them. */
-export const COMMAND_NAMES = ['count', 'offload', 'compact', 'prune', 'demo', 'replay', 'eval', 'proxy'] as const;
+export const COMMAND_NAMES = [
+  'count',
+  'offload',
+  'compact',
+  'prune',
+  'demo',
+  'replay',
+  'eval',
+  'proxy',
+  'wrap',
+] as const;
 
 /** A command name. */
 export type CommandName = (typeof COMMAND_NAMES)[number];
@@ -45,6 +55,8 @@ Commands:
   eval <file>      compact a transcript and score what the context still holds
   proxy            a local HTTP proxy for any agent (Claude Code, Codex, an SDK):
                    offload and compaction on every request it sends
+  wrap -- <cmd>    run an agent through the proxy: a free port, its base URLs
+                   set, a one-line summary when it exits
 
 Options:
   -h, --help       help (also: agent-context <command> --help)
@@ -298,9 +310,38 @@ Options:
   --store <url>           keep session records in redis://host:6379 or
                           s3://bucket/prefix, so restarts and several proxies
                           share sessions (offloaded content stays in --dir)
+  --config <file>         settings file (default: agent-context.json in the
+                          working directory, when there is one)
   -h, --help              this help
+
+Config file (JSON with comments): the flags in camelCase under "proxy"
+({ "proxy": { "window": 100000, "offloadTiming": "on-arrival" } }) and the
+context manager's "offload" and "compaction" groups. A flag comes before an
+environment variable, which comes before the file; an unknown key is refused.
 
 Sessions: the x-agent-context-session header names one; without it, one is
 derived from the system prompt, the first user message and a hash of the
 request's credential. Bodies and credentials are never logged.`,
+
+  wrap: `Usage: agent-context wrap [options] -- <command> [args]
+
+Runs <command> through the proxy: starts it on a free port of 127.0.0.1, runs
+the command with ANTHROPIC_BASE_URL and OPENAI_BASE_URL (ending in /v1) set to
+it, stops it when the command exits, prints one line on stderr (requests,
+input tokens sent and saved, offloads, compactions) and exits with the
+command's exit code (128 + the signal's number when a signal ended it).
+
+  agent-context wrap -- claude
+  agent-context wrap --window 100k -- codex
+
+For codex, -c flags also declare a provider on the proxy (Responses API) and
+select it, since Codex reads no OPENAI_BASE_URL. SIGTERM (and SIGINT outside a
+terminal) is passed on to the command.
+
+Options: those of agent-context proxy but --port and --host: --upstream,
+--dir, --window, --summarizer, --offload-timing, --work-dir, --store, --config
+(see agent-context proxy --help), and the same config file.
+
+Exit codes: the command's; 2 usage error (a bad flag or config file, no
+command after --); 127 command not found.`,
 };

@@ -7,7 +7,9 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
+import { parseNumberText } from '../core/env.js';
 import { InvalidOptionError } from '../core/errors.js';
+import { OPTIONS } from '../core/option-table.js';
 import type { OffloadTiming } from '../core/manage/manager-options.js';
 import type { ContentStore } from '../core/ports.js';
 import { createProxyHandler } from '../proxy/proxy-handler.js';
@@ -17,13 +19,21 @@ import {
   type ProxyRequestEvent,
   type ProxySummarizer,
 } from '../proxy/proxy-options.js';
-import { parseCommandArguments, readStringFlag } from './arguments.js';
+import type { ManagerCompactionOptions, ManagerOffloadOptions } from '../api/context-manager-options.js';
+import { parseCommandArguments, readStringFlag, type CommandArguments } from './arguments.js';
+import {
+  applyEnvironmentOverFile,
+  DEFAULT_CONFIG_FILE_NAME,
+  loadProxyConfig,
+  type ProxyConfigFile,
+  type ProxyFileSettings,
+} from './proxy-config.js';
 import { CliError, UsageError } from './errors.js';
 import { groupDigits } from '../core/figures.js';
 import { toTerminalText } from './render/terminal-text.js';
 import { readTokenCountFlag } from './replay/replay-flags.js';
 
-const PROXY_FLAGS = {
+export const PROXY_FLAGS = {
   port: { type: 'string' },
   host: { type: 'string' },
   upstream: { type: 'string' },
@@ -33,6 +43,7 @@ const PROXY_FLAGS = {
   'offload-timing': { type: 'string' },
   'work-dir': { type: 'string' },
   store: { type: 'string' },
+  config: { type: 'string' },
 } as const;
 
 /** The key prefix of the session records a `--store` URL holds, unless the URL names one. */
@@ -71,7 +82,7 @@ async function openRecordsStore(url: string): Promise<RecordsStore> {
 export const DEFAULT_PROXY_PORT = 8787;
 
 /** The address the proxy binds unless `--host` says otherwise: this machine only. */
-const LOOPBACK_HOST = '127.0.0.1';
+export const LOOPBACK_HOST = '127.0.0.1';
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '::1']);
 
 function readPort(raw: string | undefined): number {
@@ -93,7 +104,7 @@ function readOffloadTiming(raw: string | undefined): OffloadTiming | undefined {
 }
 
 /** `1536` -> `1.5 KB`, for request sizes. */
-function formatSize(bytes: number): string {
+export function formatSize(bytes: number): string {
   return bytes < 1024
     ? `${bytes} B`
     : bytes < 1024 * 1024
@@ -142,43 +153,162 @@ export function createProxyServer(handler: RequestListener): Server {
   return server;
 }
 
-/** Runs `proxy` with its arguments; resolves when the server has closed after Ctrl-C (or SIGTERM). */
-export async function runProxy(args: readonly string[]): Promise<void> {
-  const parsed = parseCommandArguments('proxy', args, PROXY_FLAGS, 0);
-  const port = readPort(readStringFlag(parsed, 'port'));
-  const host = readStringFlag(parsed, 'host') ?? LOOPBACK_HOST;
+/** A proxy setting of the config file, when there is one. */
+function fromFile<T>(config: ProxyConfigFile | undefined, key: keyof ProxyFileSettings): T | undefined {
+  return config?.proxy[key] as T | undefined;
+}
+
+/** The proxy's settings, from its flags, the environment and the config file, checked. */
+export interface ProxySettings {
+  port: number;
+  host: string;
+  upstream: string | undefined;
+  dir: string;
+  /** `undefined`: the default (200000). */
+  window: number | undefined;
+  summarizer: ProxySummarizer;
+  offloadTiming: OffloadTiming | undefined;
+  workDir: string | undefined;
+  storeUrl: string | undefined;
+  offload: ManagerOffloadOptions | undefined;
+  compaction: ManagerCompactionOptions | undefined;
+  /** The config file read, if any. */
+  configPath: string | undefined;
+}
+
+/**
+ * Resolves the proxy's settings: a flag first, then the environment (`CONTEXT_TOKEN_LIMIT` and
+ * the manager's variables), then the config file (`--config`, else `agent-context.json` in the
+ * working directory), then the defaults.
+ *
+ * @throws {UsageError} naming the flag or the file's key.
+ */
+export async function resolveProxySettings(
+  command: string,
+  parsed: CommandArguments,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<ProxySettings> {
+  const config = await loadProxyConfig(readStringFlag(parsed, 'config'), process.cwd(), command);
+  const fileName =
+    config === undefined ? '' : `${readStringFlag(parsed, 'config') ?? DEFAULT_CONFIG_FILE_NAME}: proxy.`;
+  const portFlag = readStringFlag(parsed, 'port');
+  const port = portFlag === undefined ? (fromFile<number>(config, 'port') ?? DEFAULT_PROXY_PORT) : readPort(portFlag);
+  const host = readStringFlag(parsed, 'host') ?? fromFile<string>(config, 'host') ?? LOOPBACK_HOST;
   const upstreamFlag = readStringFlag(parsed, 'upstream');
+  const upstream = upstreamFlag ?? fromFile<string>(config, 'upstream');
   try {
-    if (upstreamFlag !== undefined) parseUpstream('--upstream', upstreamFlag);
+    if (upstream !== undefined)
+      parseUpstream(upstreamFlag === undefined ? `${fileName}upstream` : '--upstream', upstream);
   } catch (error) {
-    if (error instanceof InvalidOptionError) throw new UsageError(error.message, 'proxy');
+    if (error instanceof InvalidOptionError) throw new UsageError(error.message, command);
     throw error;
   }
-  const dir = readStringFlag(parsed, 'dir') ?? DEFAULT_PROXY_DIR;
-  const offloadTiming = readOffloadTiming(readStringFlag(parsed, 'offload-timing'));
-  const storeUrl = readStringFlag(parsed, 'store');
-  const records = storeUrl === undefined ? undefined : await openRecordsStore(storeUrl);
+  const windowVariable = env[OPTIONS.contextTokenLimit.env] ?? '';
+  let windowFromEnvironment: number | undefined;
+  try {
+    if (windowVariable.trim() !== '')
+      windowFromEnvironment = parseNumberText(
+        OPTIONS.contextTokenLimit.env,
+        windowVariable,
+        OPTIONS.contextTokenLimit.rule,
+      );
+  } catch (error) {
+    if (error instanceof InvalidOptionError) throw new UsageError(error.message, command);
+    throw error;
+  }
+  const fileGroups = config === undefined ? undefined : applyEnvironmentOverFile(config, env);
+  return {
+    port,
+    host,
+    upstream,
+    dir: readStringFlag(parsed, 'dir') ?? fromFile<string>(config, 'dir') ?? DEFAULT_PROXY_DIR,
+    window:
+      readTokenCountFlag(parsed, 'window', command) ?? windowFromEnvironment ?? fromFile<number>(config, 'window'),
+    summarizer: readSummarizer(readStringFlag(parsed, 'summarizer') ?? fromFile<string>(config, 'summarizer')),
+    offloadTiming: readOffloadTiming(
+      readStringFlag(parsed, 'offload-timing') ?? fromFile<string>(config, 'offloadTiming'),
+    ),
+    workDir: readStringFlag(parsed, 'work-dir') ?? fromFile<string>(config, 'workDir'),
+    storeUrl: readStringFlag(parsed, 'store') ?? fromFile<string>(config, 'store'),
+    offload: fileGroups?.offload,
+    compaction: fileGroups?.compaction,
+    configPath: config?.path,
+  };
+}
+
+/** A proxy server started by {@link startProxyServer}. */
+export interface RunningProxy {
+  /** `http://127.0.0.1:8787`: what base URLs point at. */
+  origin: string;
+  /** Stops the server (open connections too) and closes the session store. */
+  close(): Promise<void>;
+}
+
+/** What a started proxy reports to: its request events and its warnings. */
+export interface ProxyServerHooks {
+  onRequest(event: ProxyRequestEvent): void;
+  warn(message: string): void;
+}
+
+/**
+ * Starts the proxy's server with resolved settings, on `settings.host` and `settings.port`.
+ *
+ * @throws {CliError} when it cannot listen there.
+ */
+export async function startProxyServer(settings: ProxySettings, hooks: ProxyServerHooks): Promise<RunningProxy> {
+  const records = settings.storeUrl === undefined ? undefined : await openRecordsStore(settings.storeUrl);
   const handler = createProxyHandler({
-    upstream: upstreamFlag,
-    dir,
+    upstream: settings.upstream,
+    dir: settings.dir,
     store: records?.store,
-    contextTokenLimit: readTokenCountFlag(parsed, 'window', 'proxy'),
-    summarizer: readSummarizer(readStringFlag(parsed, 'summarizer')),
-    offloadTiming,
-    workDir: readStringFlag(parsed, 'work-dir'),
-    logger: { warn: (message) => process.stderr.write(`${toTerminalText(message)}\n`) },
-    onRequest: (event) => process.stderr.write(`${toTerminalText(formatRequestLine(event))}\n`),
+    contextTokenLimit: settings.window,
+    summarizer: settings.summarizer,
+    offloadTiming: settings.offloadTiming,
+    workDir: settings.workDir,
+    offload: settings.offload,
+    compaction: settings.compaction,
+    logger: { warn: hooks.warn },
+    onRequest: hooks.onRequest,
   });
 
   const server = createProxyServer((request, response) => void handler(request, response));
-  await new Promise<void>((resolveListen, reject) => {
-    server.once('error', (error) =>
-      reject(new CliError(`cannot listen on ${host}:${port}: ${error.message}`, undefined, { cause: error })),
-    );
-    server.listen(port, host, resolveListen);
-  });
+  const { host, port } = settings;
+  try {
+    await new Promise<void>((resolveListen, reject) => {
+      server.once('error', (error) =>
+        reject(new CliError(`cannot listen on ${host}:${port}: ${error.message}`, undefined, { cause: error })),
+      );
+      server.listen(port, host, resolveListen);
+    });
+  } catch (error) {
+    await records?.close();
+    throw error;
+  }
   const address = server.address() as AddressInfo;
   const origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  return {
+    origin,
+    async close() {
+      await new Promise<void>((resolveClose) => {
+        server.close(() => resolveClose());
+        // streams still open would hold close() forever
+        server.closeAllConnections();
+      });
+      await records?.close();
+    },
+  };
+}
+
+/** Runs `proxy` with its arguments; resolves when the server has closed after Ctrl-C (or SIGTERM). */
+export async function runProxy(args: readonly string[]): Promise<void> {
+  const parsed = parseCommandArguments('proxy', args, PROXY_FLAGS, 0);
+  const settings = await resolveProxySettings('proxy', parsed, process.env);
+  const { host, upstream: upstreamFlag, dir, storeUrl } = settings;
+  const proxy = await startProxyServer(settings, {
+    warn: (message) => process.stderr.write(`${toTerminalText(message)}\n`),
+    onRequest: (event) => process.stderr.write(`${toTerminalText(formatRequestLine(event))}\n`),
+  });
+  const origin = proxy.origin;
   if (!LOOPBACK_NAMES.has(host)) {
     process.stderr.write(
       `agent-context proxy: warning: listening on ${toTerminalText(host)}, not only this machine: anyone who can reach it can send requests through it, and references name files on this machine\n`,
@@ -189,6 +319,7 @@ export async function runProxy(args: readonly string[]): Promise<void> {
       `agent-context proxy listening on ${origin}`,
       `  upstream: ${upstreamFlag ?? 'api.anthropic.com for Anthropic requests, api.openai.com for OpenAI ones'}`,
       `  offloaded content: ${toTerminalText(resolve(dir))}`,
+      ...(settings.configPath === undefined ? [] : [`  config file: ${toTerminalText(settings.configPath)}`]),
       ...(storeUrl === undefined
         ? []
         : [`  session records: ${toTerminalText(storeUrl.replace(/\/\/[^@/]*@/, '//'))}`]),
@@ -203,12 +334,10 @@ export async function runProxy(args: readonly string[]): Promise<void> {
     const stop = (): void => {
       process.removeListener('SIGINT', stop);
       process.removeListener('SIGTERM', stop);
-      server.close(() => resolveStop());
-      // streams still open would hold close() forever
-      server.closeAllConnections();
+      resolveStop();
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  await records?.close();
+  await proxy.close();
 }

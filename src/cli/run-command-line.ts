@@ -12,8 +12,11 @@ import { COMMAND_HELP, COMMAND_NAMES, MAIN_HELP } from './help.js';
 import { toTerminalText } from './render/terminal-text.js';
 import type { CommandName } from './help.js';
 
-/** A command's entry point: runs it with its arguments (the command name excluded) and the run's streams. */
-export type CommandRunner = (args: readonly string[], io: CommandIo) => Promise<void>;
+/**
+ * A command's entry point: runs it with its arguments (the command name excluded) and the run's
+ * streams; resolves to its exit code when it has one of its own (`wrap` exits with its command's).
+ */
+export type CommandRunner = (args: readonly string[], io: CommandIo) => Promise<void | number>;
 
 const COMMAND_LOADERS: Readonly<Record<CommandName, () => Promise<CommandRunner>>> = {
   count: async () => (await import('./count.js')).runCount,
@@ -24,6 +27,7 @@ const COMMAND_LOADERS: Readonly<Record<CommandName, () => Promise<CommandRunner>
   replay: async () => (await import('./replay.js')).runReplay,
   eval: async () => (await import('./eval.js')).runEval,
   proxy: async () => (await import('./proxy.js')).runProxy,
+  wrap: async () => (await import('./wrap.js')).runWrap,
 };
 
 function readVersion(): string {
@@ -77,7 +81,10 @@ function reportError(error: unknown, debug: boolean, io: CommandIo): void {
  * `proxy`, a server that runs until stopped, logs to the process's streams.
  */
 export async function runCommandLine(args: readonly string[], io: CommandIo): Promise<number> {
-  const debug = args.includes('--debug');
+  // what follows `--` is another command's (`wrap -- node script.js --help`)
+  const separator = args.indexOf('--');
+  const ownArgs = separator === -1 ? args : args.slice(0, separator);
+  const debug = ownArgs.includes('--debug');
   // `--debug` may come before the command too; every command also accepts it among its flags.
   const commandArgs = args[0] === '--debug' ? args.slice(1) : args;
   try {
@@ -100,13 +107,12 @@ export async function runCommandLine(args: readonly string[], io: CommandIo): Pr
     if (first.startsWith('-')) throw new UsageError(`unknown option ${first}`);
     if (!isCommandName(first))
       throw new UsageError(`unknown command ${JSON.stringify(first)} (commands: ${COMMAND_NAMES.join(', ')})`);
-    if (rest.includes('--help') || rest.includes('-h')) {
+    if (ownArgs.includes('--help') || ownArgs.includes('-h')) {
       io.stdout.write(`${COMMAND_HELP[first]}\n`);
       return 0;
     }
     const run = await COMMAND_LOADERS[first]();
-    await run(rest, io);
-    return 0;
+    return (await run(rest, io)) ?? 0;
   } catch (error) {
     reportError(error, debug, io);
     return exitCodeOf(error);

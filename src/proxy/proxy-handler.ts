@@ -154,8 +154,18 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       provider,
       summarizer,
       contextTokenLimit: window,
-      offload: { threshold: options.threshold, timing: options.offloadTiming },
-      compaction: { trigger: { ratio: options.compactThresholdRatio } },
+      offload: {
+        ...options.offload,
+        threshold: options.threshold ?? options.offload?.threshold,
+        timing: options.offloadTiming ?? options.offload?.timing,
+      },
+      compaction: {
+        ...options.compaction,
+        trigger: {
+          ...options.compaction?.trigger,
+          ratio: options.compactThresholdRatio ?? options.compaction?.trigger?.ratio,
+        },
+      },
       // a proxy never puts its own files into an agent's context: restore only from a directory named for it
       workDir: options.workDir,
       // the agent has no read tool of ours: it opens a reference (a path) with its own tools

@@ -5,6 +5,7 @@
 import { describeValue, InvalidOptionError } from '../core/errors.js';
 import type { OffloadTiming } from '../core/manage/manager-options.js';
 import type { ContextAction, ContextStats } from '../core/manage/types.js';
+import type { ManagerCompactionOptions, ManagerOffloadOptions } from '../api/context-manager-options.js';
 import type { ContentStore, Logger } from '../core/ports.js';
 import { assertDirectorySetting } from '../core/safe-path.js';
 import type { ProxyProvider, ProxyRoutePath } from './routes.js';
@@ -158,6 +159,20 @@ export interface ProxyHandlerOptions {
   logger?: Logger | undefined;
   /** Called after each managed request was prepared, before it is sent on. */
   onRequest?: ((event: ProxyRequestEvent) => void) | undefined;
+  /**
+   * The rest of the context manager's `offload` group, as `createContextManager` takes it
+   * (`excludeTools`, `charThreshold`, ...). `threshold` and `offloadTiming` above, when given,
+   * come before its `threshold` and `timing`.
+   * @default undefined (the manager's defaults)
+   */
+  offload?: ManagerOffloadOptions | undefined;
+  /**
+   * The context manager's `compaction` group, as `createContextManager` takes it (`summary`,
+   * `restore`, `archive`, ...). `compactThresholdRatio` above, when given, comes before its
+   * `trigger.ratio`. The summarizer stays the proxy's (`summarizer`).
+   * @default undefined (the manager's defaults)
+   */
+  compaction?: ManagerCompactionOptions | undefined;
 }
 
 /** Every option of {@link ProxyHandlerOptions}: a key not listed here is refused. */
@@ -176,6 +191,8 @@ const PROXY_OPTION_NAMES: Readonly<Record<keyof ProxyHandlerOptions, true>> = {
   maxKeptBytes: true,
   logger: true,
   onRequest: true,
+  offload: true,
+  compaction: true,
 };
 
 function checkPositiveInteger(name: string, value: unknown, fallback: number): number {

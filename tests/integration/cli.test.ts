@@ -44,7 +44,7 @@ describe('agent-context: usage errors exit 2 with one line', () => {
     [[], /^agent-context: see where/],
     [
       ['frobnicate'],
-      /^agent-context: unknown command "frobnicate" \(commands: count, offload, compact, prune, demo, replay, eval, proxy\)\n/,
+      /^agent-context: unknown command "frobnicate" \(commands: count, offload, compact, prune, demo, replay, eval, proxy, wrap\)\n/,
     ],
     [['--frobnicate'], /^agent-context: unknown option --frobnicate\n/],
     [

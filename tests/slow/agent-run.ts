@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createProxyHandler, type ProxyRequestEvent } from '../../src/proxy.js';
+import { CLI_PATH } from '../integration/cli-helpers.js';
 import { startScriptedUpstream } from '../integration/proxy-scripted-upstream.js';
 import { buildBigFile, createScriptedModel, type AgentDialect, type TurnObservation } from './scripted-model.js';
 
@@ -44,6 +45,11 @@ export interface RunAgentOptions {
   agent: AgentCommand;
   /** Run through the proxy with this window (tokens); without it the agent talks to the model directly. */
   proxyWindow?: number | undefined;
+  /**
+   * Run under the built `agent-context wrap` with this window (tokens) instead: the agent's own
+   * base URL settings still name the model directly, so only wrap's can bring its requests through the proxy.
+   */
+  wrapWindow?: number | undefined;
 }
 
 /** Runs the agent once; everything temporary is removed after. */
@@ -58,7 +64,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const model = createScriptedModel(
     options.dialect,
     bigFilePath,
-    options.proxyWindow === undefined ? undefined : storeDirectory,
+    options.proxyWindow === undefined && options.wrapWindow === undefined ? undefined : storeDirectory,
   );
   const upstream = await startScriptedUpstream((record, response) => model.answer(record, response));
   const events: ProxyRequestEvent[] = [];
@@ -84,7 +90,29 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   }
   try {
     await options.agent.prepareHome?.(home, baseUrl);
-    const result = await runProcess(options.agent.command, options.agent.args, project, {
+    const [command, args] =
+      options.wrapWindow === undefined
+        ? [options.agent.command, options.agent.args]
+        : [
+            process.execPath,
+            [
+              CLI_PATH,
+              'wrap',
+              '--upstream',
+              upstream.origin,
+              '--window',
+              String(options.wrapWindow),
+              // as the proxied runs: the scripted model asks to open a reference on the very next turn
+              '--offload-timing',
+              'on-arrival',
+              '--dir',
+              storeDirectory,
+              '--',
+              options.agent.command,
+              ...options.agent.args,
+            ],
+          ];
+    const result = await runProcess(command, args, project, {
       ...pickEnvironment(),
       HOME: home,
       ...options.agent.env(baseUrl, home),

@@ -26,6 +26,7 @@ export function describeAgentThroughProxy(suite: AgentSuite): void {
   let install: AgentInstall;
   let direct: AgentRun;
   let proxied: AgentRun;
+  let wrapped: AgentRun;
 
   beforeAll(async () => {
     install = await installAgent(suite.agent);
@@ -34,6 +35,8 @@ export function describeAgentThroughProxy(suite: AgentSuite): void {
     direct = await runAgent({ dialect: suite.dialect, agent });
     proxied = await runAgent({ dialect: suite.dialect, agent, proxyWindow: suite.window });
     reportRun(suite.name, direct, proxied);
+    wrapped = await runAgent({ dialect: suite.dialect, agent, wrapWindow: suite.window });
+    process.stdout.write(`${suite.name} under agent-context wrap: ${wrapped.stderr.trim().split('\n').at(-1) ?? ''}\n`);
   });
 
   const large = (run: AgentRun) =>
@@ -75,6 +78,25 @@ export function describeAgentThroughProxy(suite: AgentSuite): void {
       expect(totalBytes(proxied)).toBeLessThan(totalBytes(direct) / 2);
       // the manager's own warnings (an over-target compaction in a small window) are fine; a proxy failure is not
       expect(proxied.warnings.filter((warning) => warning.startsWith('agent-context proxy'))).toEqual([]);
+    });
+
+    it('runs the same session under agent-context wrap, through its proxy, with the summary line and the exit code', (context) => {
+      if ('skipReason' in install) context.skip(install.skipReason);
+      expect(wrapped.exitCode, wrapped.stderr).toBe(0);
+      expect(wrapped.stdout).toContain('Done.');
+      expect(wrapped.observations).toHaveLength(TOOL_TURNS + 1);
+      // the agent's own settings name the model directly: a reference proves wrap's base URL took over
+      expect(large(wrapped).length).toBeGreaterThanOrEqual(20);
+      expect(large(wrapped).filter((observation) => !observation.resultIsReference)).toEqual([]);
+      expect(wrapped.observations.some((observation) => observation.summaryHash !== undefined)).toBe(true);
+      const summary =
+        /^agent-context wrap: (\d+) requests \((\d+) managed\), .*, ([\d,]+) results offloaded, (\d+) compactions?$/m.exec(
+          wrapped.stderr,
+        );
+      expect(summary, wrapped.stderr).not.toBeNull();
+      expect(Number(summary?.[1])).toBeGreaterThanOrEqual(TOOL_TURNS + 1);
+      expect(Number((summary?.[3] ?? '').replace(/,/g, ''))).toBeGreaterThanOrEqual(20);
+      expect(Number(summary?.[4])).toBeGreaterThanOrEqual(1);
     });
   });
 }

@@ -1,0 +1,121 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { applyEnvironmentOverFile, parseProxyConfig } from '../../src/cli/proxy-config.js';
+
+/** Parses a config text named `agent-context.json`, for `proxy`. */
+function parse(text: string): ReturnType<typeof parseProxyConfig> {
+  return parseProxyConfig(text, 'agent-context.json', 'proxy');
+}
+
+describe('the config file of proxy and wrap', () => {
+  it('reads JSON with comments and trailing commas', () => {
+    const config = parse(`{
+      // the model's window
+      "proxy": { "window": 100000, "offloadTiming": "on-arrival", },
+      /* tuning */
+      "offload": { "excludeTools": ["Read"], "preview": { "headChars": 100, "tailChars": 0 } },
+      "compaction": { "trigger": { "ratio": 0.8 }, "summary": { "mode": "prompt" } },
+    }`);
+
+    expect(config).toEqual({
+      proxy: { window: 100000, offloadTiming: 'on-arrival' },
+      offload: { excludeTools: ['Read'], preview: { headChars: 100, tailChars: 0 } },
+      compaction: { trigger: { ratio: 0.8 }, summary: { mode: 'prompt' } },
+    });
+  });
+
+  it('accepts an empty object and a $schema key', () => {
+    expect(parse('{ "$schema": "./schema.json" }')).toEqual({ proxy: {}, offload: undefined, compaction: undefined });
+  });
+
+  describe('unknown keys', () => {
+    it('refuses a misspelt proxy setting, naming its path and the settings there are', () => {
+      expect(() => parse('{ "proxy": { "uptream": "http://127.0.0.1:1" } }')).toThrow(
+        'agent-context.json: proxy.uptream is not a setting: expected one of port, host, upstream, dir, window, summarizer, offloadTiming, workDir, store',
+      );
+    });
+
+    it('refuses an unknown key deep in a manager group, and at the top', () => {
+      expect(() => parse('{ "compaction": { "trigger": { "ratios": 0.5 } } }')).toThrow(
+        'agent-context.json: compaction.trigger.ratios is not a setting: expected one of ratio',
+      );
+      expect(() => parse('{ "offlaod": {} }')).toThrow(
+        'agent-context.json: offlaod is not a setting: expected one of proxy, offload, compaction',
+      );
+    });
+
+    it('refuses the settings a file cannot carry (a port, a function)', () => {
+      expect(() => parse('{ "compaction": { "restore": { "fileReader": {} } } }')).toThrow(
+        'compaction.restore.fileReader is not a setting',
+      );
+    });
+  });
+
+  describe('values', () => {
+    it.each([
+      ['{ "proxy": { "port": "8787" } }', 'proxy.port must be an integer in [0, 65535], got "8787"'],
+      ['{ "proxy": { "window": 0 } }', 'proxy.window must be an integer >= 1, got 0'],
+      ['{ "proxy": { "summarizer": "llm" } }', 'proxy.summarizer must be one of "extractive", "upstream", got "llm"'],
+      ['{ "proxy": { "dir": "" } }', 'proxy.dir must be a non-empty string, got ""'],
+      ['{ "proxy": [] }', 'proxy must be an object, got an array of 0'],
+      ['{ "offload": { "ratioThreshold": 2 } }', 'offload.ratioThreshold must be a number in [0, 1], got 2'],
+      ['{ "offload": { "excludeTools": "Read" } }', 'offload.excludeTools must be an array of strings, got "Read"'],
+      [
+        '{ "offload": { "preview": { "headChars": -1 } } }',
+        'offload.preview.headChars must be an integer >= 0, got -1',
+      ],
+      [
+        '{ "compaction": { "trigger": { "ratio": "high" } } }',
+        'compaction.trigger.ratio must be a number in [0, 1], got "high"',
+      ],
+    ])('refuses %s, naming the field, what it must be and what it is', (text, message) => {
+      expect(() => parse(text)).toThrow(`agent-context.json: ${message}`);
+    });
+  });
+
+  describe('a file that is not a config', () => {
+    it('names the first syntax error with its line and column', () => {
+      expect(() => parse('{\n  "proxy": { "port": 8787 \n}')).toThrow(
+        'agent-context.json: not valid JSON (comments and trailing commas allowed): CloseBraceExpected at line 3, column 2',
+      );
+    });
+
+    it('refuses a file that holds no object', () => {
+      expect(() => parse('[1]')).toThrow('agent-context.json: must hold an object, got an array of 1');
+    });
+
+    it('is a usage error: exit 2', () => {
+      expect(() => parse('{ "x": 1 }')).toThrow(expect.objectContaining({ exitCode: 2 }));
+    });
+  });
+});
+
+describe('the environment over the file', () => {
+  it("leaves out of the manager's groups each setting an environment variable sets", () => {
+    const groups = applyEnvironmentOverFile(
+      {
+        offload: { charThreshold: 500, excludeTools: ['Read'] },
+        compaction: { trigger: { ratio: 0.5 }, summary: { maxWords: 300 } },
+      },
+      { OFFLOAD_CHAR_THRESHOLD: '2000', COMPACT_THRESHOLD_RATIO: '0.7', SUMMARY_MAX_WORDS: ' ' },
+    );
+
+    expect(groups).toEqual({
+      offload: { excludeTools: ['Read'] },
+      compaction: { trigger: {}, summary: { maxWords: 300 } },
+    });
+  });
+});
+
+describe('the config files the docs show', () => {
+  const page = readFileSync(new URL('../../docs/proxy.md', import.meta.url), 'utf8');
+  const blocks = [...page.matchAll(/^```jsonc\n([\s\S]*?)^```$/gm)].map((match) => match[1] as string);
+
+  it.each(blocks.map((block, index) => [index + 1, block]))('docs/proxy.md config %i is accepted', (_index, block) => {
+    expect(() => parse(block)).not.toThrow();
+  });
+
+  it('shows at least one', () => {
+    expect(blocks.length).toBeGreaterThan(0);
+  });
+});
