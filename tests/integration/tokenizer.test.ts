@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as packageRoot from '../../src/index.js';
-import { MESSAGE_TOKEN_OVERHEAD } from '../../src/core/tokens.js';
+import { countTextYielding, MESSAGE_TOKEN_OVERHEAD } from '../../src/core/tokens.js';
 import { isPieceBoundary, MAX_COUNTED_PIECE_CHARS } from '../../src/core/text-pieces.js';
 import {
   BYPASSED_PIECES,
@@ -300,4 +300,29 @@ describe('default token counter, remembered pre-token counts', () => {
     countTextTokens(base64);
     expect(reference.countTokens(readme, { disallowedSpecial: new Set() })).toBe(countTextTokens(readme));
   });
+});
+
+describe('countTextYielding with the default counter', () => {
+  const random = createRandom(17);
+  const pick = (alphabet: string, length: number): string =>
+    Array.from({ length }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+  const bytes = Buffer.alloc(150_000);
+  for (let index = 0; index < bytes.length; index += 1) bytes[index] = Math.floor(random() * 256);
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const samples: Array<[string, string]> = [
+    ['random base64', bytes.toString('base64')],
+    ['base64 in lines of 76', bytes.toString('base64').replace(/.{76}/g, '$&\n')],
+    ['prose and code', readme.repeat(Math.ceil(100_000 / readme.length)).slice(0, 100_000)],
+    ['a run of one letter', 'A'.repeat(50_000)],
+    ['a long word with no boundary', pick('abcdefghijklmnopqrstuvwxyz', 40_000)],
+    ['CJK with no punctuation', pick('的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年', 20_000)],
+    ['emoji', Array.from({ length: 10_000 }, () => String.fromCodePoint(0x1f600 + Math.floor(random() * 64))).join('')],
+  ];
+
+  for (const [name, text] of samples) {
+    it(`adds its parts up to the count of the whole text: ${name}`, async () => {
+      const state = { yieldToLoop: () => new Promise<void>((resolve) => setImmediate(resolve)), charsSinceYield: 0 };
+      expect(await countTextYielding({ count: countTextTokens }, text, state)).toBe(countTextTokens(text));
+    });
+  }
 });

@@ -25,7 +25,12 @@ import { createCompactionBackoff } from './backoff.js';
 import { createTokenCalibration } from './calibration.js';
 import { compactWithRecord, type CompactStep } from './compact-step.js';
 import type { ContextManagerPorts } from './manager-ports.js';
-import { createLocalCounts, estimateHistoryTokens, type EstimateAnchor } from './history-estimate.js';
+import {
+  createLocalCounts,
+  estimateHistoryTokens,
+  messagesEstimated,
+  type EstimateAnchor,
+} from './history-estimate.js';
 import type { ResolvedContextManagerOptions } from './manager-options.js';
 import { offloadToolOutput } from './offload-output.js';
 import { applyDecisions, mayHoldOffloadedResults } from './offload-steps.js';
@@ -35,7 +40,13 @@ import { applyInputDecisions, mayHoldOffloadedInputs } from './tool-inputs.js';
 import { createSessionAccess, type CallAccess, type SessionAccess } from './session-access.js';
 import { AUTO_SESSION_ID, deriveSessionIdWith } from './session-id.js';
 import type { ContextAction, ContextManager, ContextOffloadAction, PrepareOptions, PrepareResult } from './types.js';
-import { checkLastUsage, learnFromUsage, type CheckedUsage, type UsageAnchor } from './usage-anchor.js';
+import {
+  checkLastUsage,
+  learnFromUsage,
+  messagesToLearnFrom,
+  type CheckedUsage,
+  type UsageAnchor,
+} from './usage-anchor.js';
 
 export type { CompactCall, ContextManagerPorts } from './manager-ports.js';
 
@@ -93,7 +104,11 @@ export function createContextManagerWith<M>(
       return count;
     },
   };
-  const counts = createLocalCounts(counter, ports.countsAtMostUtf8Bytes, ports.hashing);
+  // counts are shared with compaction, which counts through the caller's counter: a message is tokenized once
+  const counts = createLocalCounts(counter, ports.countsAtMostUtf8Bytes, ports.hashing, {
+    shareWith: ports.tokenCounter,
+    yieldToLoop: ports.yieldToLoop,
+  });
   const triggerTokens = compactThresholdTokens(options.contextTokenLimit, options.compactThresholdRatio);
   const targetTokens = Math.floor(triggerTokens / 2);
   // the exchange in flight a compaction keeps verbatim: as results age, the newest stay in view
@@ -231,11 +246,11 @@ export function createContextManagerWith<M>(
    * covers. When the history starts with messages a compaction replaced (a caller that keeps its
    * raw history), the figure counts the history as it was sent: the compacted one.
    */
-  function anchorOf(
+  async function anchorOf(
     usage: CheckedUsage | undefined,
     start: readonly Message[],
     actions: ContextAction[],
-  ): EstimateAnchor | undefined {
+  ): Promise<EstimateAnchor | undefined> {
     if (usage === undefined) return undefined;
     if (usage.messageCount > start.length) {
       return ignoreUsage(
@@ -248,6 +263,7 @@ export function createContextManagerWith<M>(
     for (let index = 0; index < usage.messageCount; index += 1) bound += counts.bound(start[index] as Message);
     let local = bound;
     if (usage.inputTokens < MIN_USAGE_SHARE_OF_LOCAL * bound) {
+      await counts.warm(start.slice(0, usage.messageCount));
       local = 0;
       for (let index = 0; index < usage.messageCount; index += 1) local += counts.of(start[index] as Message);
     }
@@ -258,6 +274,7 @@ export function createContextManagerWith<M>(
         actions,
       );
     }
+    await counts.warm(messagesToLearnFrom(start, usage, anchor));
     anchor = learnFromUsage(start, usage, anchor, calibration, counts.of);
     return { inputTokens: usage.inputTokens, messageCount: usage.messageCount, base: start };
   }
@@ -282,7 +299,7 @@ export function createContextManagerWith<M>(
     const fresh = givenFresh.filter((index) => index >= match.replaced).map((index) => index + shift);
     const inForce = match.calibration;
     const ratio = inForce.ratio;
-    const estimateAnchor = anchorOf(usage, start, actions);
+    const estimateAnchor = await anchorOf(usage, start, actions);
 
     // (1) new results, (2) older ones (and older inputs): as they age, or on arrival and by the ratio gate
     let working = start.slice();
@@ -292,19 +309,19 @@ export function createContextManagerWith<M>(
     // (3) still over the trigger: offload without the gate or budget first, then compact
     const offloaded = working.slice();
     let anchorInForce = estimateAnchor;
-    const isOverTrigger = (): boolean => isAtTrigger(working, ratio, anchorInForce);
+    const isOverTrigger = (): Promise<boolean> => isAtTrigger(working, ratio, anchorInForce);
     let compacted: Message[] | undefined;
-    if (working.length > 0 && isOverTrigger()) {
+    if (working.length > 0 && (await isOverTrigger())) {
       const freed = await policy.offloadOverTrigger(working, steps, call, actions, ratio);
       offloaded.splice(0, offloaded.length, ...working);
-      if (!freed || isOverTrigger()) {
+      if (!freed || (await isOverTrigger())) {
         // another process may have compacted this very history meanwhile: its record serves
         const again = await access.rematch(working, call);
         if (again !== undefined) {
           working = again;
           anchorInForce = undefined;
         }
-        if (again === undefined || isOverTrigger()) {
+        if (again === undefined || (await isOverTrigger())) {
           const step: CompactStep = {
             access,
             call,
@@ -320,6 +337,7 @@ export function createContextManagerWith<M>(
             compact: ports.compact,
             notify,
           };
+          await counts.warm(messagesEstimated(working, anchorInForce));
           compacted = await compactWithRecord(
             working,
             estimateHistoryTokens(working, ratio, counts, anchorInForce),
@@ -406,14 +424,15 @@ export function createContextManagerWith<M>(
    * nothing tokenized; only a bound at the trigger is checked exactly. A history well under the
    * trigger is not tokenized at all.
    */
-  function isAtTrigger(
+  async function isAtTrigger(
     working: readonly Message[],
     ratio: number,
     estimateAnchor: EstimateAnchor | undefined,
-  ): boolean {
+  ): Promise<boolean> {
     const lowerOf = (message: Message): number => counts.peek(message) ?? 0;
     if (estimateHistoryTokens(working, ratio, counts, estimateAnchor, counts.bound, lowerOf) < triggerTokens)
       return false;
+    await counts.warm(messagesEstimated(working, estimateAnchor));
     return estimateHistoryTokens(working, ratio, counts, estimateAnchor) >= triggerTokens;
   }
 

@@ -36,6 +36,12 @@ export interface ContextManagerPorts {
   hashing: Hashing;
   /** Warnings: ignored usage, failed compactions, unusable records, hooks that threw. */
   logger: Logger;
+  /**
+   * Lets the event loop run (a macrotask, such as `setImmediate`): the manager yields with it
+   * between parts of the long texts it tokenizes, so that counting a megabyte holds the loop for
+   * milliseconds at a time, not a second. Without it, counting is synchronous.
+   */
+  yieldToLoop?: (() => Promise<void>) | undefined;
   /** Compacts a history unconditionally (the manager has decided), with these budgets. */
   compact(messages: readonly Message[], call: CompactCall): Promise<CompactResult>;
 }
