@@ -17,7 +17,7 @@ import type { LastUsage } from '../core/tokens.js';
 import type { Message } from '../core/types.js';
 import { splitRequestBody } from '../formats/transcripts/request-body.js';
 import { consoleLogger } from '../infrastructure/console-logger.js';
-import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
+import { defaultTokenCounter, preloadTokenizer } from '../infrastructure/tokenizer.js';
 import { createFileStore } from '../stores/file-store.js';
 import { forwardRequest } from './forward.js';
 import { resolveProxyOptions, type ProxyHandlerOptions, type ProxyRequestEvent } from './proxy-options.js';
@@ -78,6 +78,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * error shape; an unreachable upstream 502; an upstream's own error is passed through. When the
  * context manager fails, the original request is forwarded unchanged and the failure logged.
  *
+ * Counting: the tokenizer is loaded when the handler is created (~0.5 s), so no request waits
+ * for it; a request's counting lets the event loop run every few milliseconds, so one session's
+ * megabyte of base64 does not stall the others.
+ *
  * @throws {InvalidOptionError} naming the option, at creation.
  *
  * @example
@@ -125,6 +129,8 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     });
   // the manager checks its options when created: check them now, not at the first request
   createManager('check', 'anthropic', window, createExtractiveSummarizer());
+  // the tokenizer takes ~0.5 s to load, the event loop held: before the server listens, not in its first request
+  preloadTokenizer();
   const managers = createWarmManagers(settings.maxSessions);
   const histories = createSeenHistories(settings.maxSessions);
   const bodies = createBodyParser(settings.maxSessions);
