@@ -412,8 +412,8 @@ describe('countTextYielding', () => {
     const state = { yieldToLoop: log.yieldToLoop, charsSinceYield: 0 };
     const short = 'x'.repeat(1000);
     for (let index = 0; index < 16; index += 1) await countTextYielding(log.counter, short, state);
-    // 7 texts fit in 7,680 characters: the 8th and the 15th wait for a yield
-    expect(log.events.filter((event) => event === 'yield')).toHaveLength(2);
+    // 3 texts fit in 3,840 characters: the 4th, 7th, 10th, 13th and 16th wait for a yield
+    expect(log.events.filter((event) => event === 'yield')).toHaveLength(5);
   });
 });
 
