@@ -13,6 +13,7 @@
  *   included — a local tokenizer cannot price them, and the provider's figure
  *   (`lastUsage`) is the way to account for them.
  */
+import { throwIfAborted } from './abort.js';
 import { DEFAULT_TOKEN_SAFETY_FACTOR } from './defaults.js';
 import type { Environment } from './env.js';
 import { OPTIONS, resolveTableOption } from './option-table.js';
@@ -227,6 +228,8 @@ export interface YieldingCount {
   yieldToLoop: () => Promise<void>;
   /** Characters counted since the last yield, carried from text to text (updated in place). */
   charsSinceYield: number;
+  /** Checked after each yield: an aborted count rejects with the signal's reason. */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -250,6 +253,7 @@ export async function countTextYielding(counter: TokenCounter, text: string, sta
     if (state.charsSinceYield > 0 && state.charsSinceYield + part.length > CHARS_COUNTED_BETWEEN_YIELDS) {
       state.charsSinceYield = 0;
       await state.yieldToLoop();
+      throwIfAborted(state.signal);
     }
     total += counter.count(part);
     state.charsSinceYield += part.length;

@@ -92,3 +92,33 @@ describe('context manager: a 1 MiB base64 user message', () => {
     expect(action.tokensBefore).toBe(Math.ceil(result.stats.calibrationRatio * countTokens(history)));
   });
 });
+
+describe('context manager: a prepare aborted while a long message is counted', () => {
+  it("stops counting at the next part and rejects with the signal's reason", async () => {
+    const root = await mkdtemp(join(tmpdir(), 'aco-manager-counting-abort-'));
+    try {
+      const blob = buildBase64(786_432, 22);
+      const controller = new AbortController();
+      const reason = new Error('the client went away');
+      let parts = 0;
+      const counter: TokenCounter = {
+        encoding: 'o200k_base',
+        count(text) {
+          if (text.length >= 1000 && ++parts === 10) controller.abort(reason);
+          return countTextTokens(text);
+        },
+      };
+      const manager = createContextManager({
+        outputDir: root,
+        tokenCounter: counter,
+        logger: { warn: () => undefined },
+      });
+      const history: Message[] = [{ role: 'user', content: blob }];
+      await expect(manager.prepare(history, { signal: controller.signal })).rejects.toBe(reason);
+      // 1 MiB is 273 parts or more: the count stopped at the first yield after the abort
+      expect(parts).toBe(10);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});

@@ -250,6 +250,7 @@ export function createContextManagerWith<M>(
     usage: CheckedUsage | undefined,
     start: readonly Message[],
     actions: ContextAction[],
+    signal: AbortSignal | undefined,
   ): Promise<EstimateAnchor | undefined> {
     if (usage === undefined) return undefined;
     if (usage.messageCount > start.length) {
@@ -263,7 +264,7 @@ export function createContextManagerWith<M>(
     for (let index = 0; index < usage.messageCount; index += 1) bound += counts.bound(start[index] as Message);
     let local = bound;
     if (usage.inputTokens < MIN_USAGE_SHARE_OF_LOCAL * bound) {
-      await counts.warm(start.slice(0, usage.messageCount));
+      await counts.warm(start.slice(0, usage.messageCount), signal);
       local = 0;
       for (let index = 0; index < usage.messageCount; index += 1) local += counts.of(start[index] as Message);
     }
@@ -274,7 +275,7 @@ export function createContextManagerWith<M>(
         actions,
       );
     }
-    await counts.warm(messagesToLearnFrom(start, usage, anchor));
+    await counts.warm(messagesToLearnFrom(start, usage, anchor), signal);
     anchor = learnFromUsage(start, usage, anchor, calibration, counts.of);
     return { inputTokens: usage.inputTokens, messageCount: usage.messageCount, base: start };
   }
@@ -299,7 +300,7 @@ export function createContextManagerWith<M>(
     const fresh = givenFresh.filter((index) => index >= match.replaced).map((index) => index + shift);
     const inForce = match.calibration;
     const ratio = inForce.ratio;
-    const estimateAnchor = await anchorOf(usage, start, actions);
+    const estimateAnchor = await anchorOf(usage, start, actions, signal);
 
     // (1) new results, (2) older ones (and older inputs): as they age, or on arrival and by the ratio gate
     let working = start.slice();
@@ -309,7 +310,7 @@ export function createContextManagerWith<M>(
     // (3) still over the trigger: offload without the gate or budget first, then compact
     const offloaded = working.slice();
     let anchorInForce = estimateAnchor;
-    const isOverTrigger = (): Promise<boolean> => isAtTrigger(working, ratio, anchorInForce);
+    const isOverTrigger = (): Promise<boolean> => isAtTrigger(working, ratio, anchorInForce, signal);
     let compacted: Message[] | undefined;
     if (working.length > 0 && (await isOverTrigger())) {
       const freed = await policy.offloadOverTrigger(working, steps, call, actions, ratio);
@@ -337,7 +338,7 @@ export function createContextManagerWith<M>(
             compact: ports.compact,
             notify,
           };
-          await counts.warm(messagesEstimated(working, anchorInForce));
+          await counts.warm(messagesEstimated(working, anchorInForce), signal);
           compacted = await compactWithRecord(
             working,
             estimateHistoryTokens(working, ratio, counts, anchorInForce),
@@ -428,11 +429,12 @@ export function createContextManagerWith<M>(
     working: readonly Message[],
     ratio: number,
     estimateAnchor: EstimateAnchor | undefined,
+    signal: AbortSignal | undefined,
   ): Promise<boolean> {
     const lowerOf = (message: Message): number => counts.peek(message) ?? 0;
     if (estimateHistoryTokens(working, ratio, counts, estimateAnchor, counts.bound, lowerOf) < triggerTokens)
       return false;
-    await counts.warm(messagesEstimated(working, estimateAnchor));
+    await counts.warm(messagesEstimated(working, estimateAnchor), signal);
     return estimateHistoryTokens(working, ratio, counts, estimateAnchor) >= triggerTokens;
   }
 

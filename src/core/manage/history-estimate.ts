@@ -42,9 +42,10 @@ export interface LocalCounts {
    * Counts each of `messages` not counted yet, as {@link LocalCounts.of} would, but with yields
    * to the event loop between parts of its long texts (when the counts were given a
    * `yieldToLoop`; else it does nothing, and `of` counts later). An async step calls it before
-   * the synchronous estimates that read those counts.
+   * the synchronous estimates that read those counts. Rejects with `signal`'s reason once it is
+   * aborted (checked at each yield).
    */
-  warm(messages: Iterable<Message>): Promise<void>;
+  warm(messages: Iterable<Message>, signal?: AbortSignal | undefined): Promise<void>;
 }
 
 /** Options of {@link createLocalCounts}. */
@@ -91,9 +92,9 @@ export function createLocalCounts(
     keep(message, count);
     return count;
   };
-  const warm = async (messages: Iterable<Message>): Promise<void> => {
+  const warm = async (messages: Iterable<Message>, signal?: AbortSignal | undefined): Promise<void> => {
     if (yieldToLoop === undefined) return;
-    const state: YieldingCount = { yieldToLoop, charsSinceYield: 0 };
+    const state: YieldingCount = { yieldToLoop, charsSinceYield: 0, signal };
     for (const message of messages) {
       if (counts.has(message)) continue;
       const key = hashMessageContent(hashing, message);

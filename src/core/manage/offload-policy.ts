@@ -128,7 +128,7 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
       freed = (await offloadInputs(working, steps, call, actions, 'over-trigger')) || freed;
       if (options.offloadTiming === 'on-arrival') return freed;
       // the newest results too large to follow a summary are cut, so that a compaction keeps them in view
-      await counts.warm(working.slice(Math.max(0, newestStart - 1)));
+      await counts.warm(working.slice(Math.max(0, newestStart - 1)), call.signal);
       let newestLocal = 0;
       for (let index = Math.max(0, newestStart - 1); index < working.length; index += 1)
         newestLocal += counts.of(working[index] as Message);
@@ -143,7 +143,7 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
 
     async fitCompacted(compacted, targetTokens, steps, call, actions, ratio) {
       if (options.offloadTiming === 'on-arrival') return;
-      await counts.warm(compacted);
+      await counts.warm(compacted, call.signal);
       if (estimateHistoryTokens(compacted, ratio, counts, undefined) <= targetTokens) return;
       await report(
         await offloadNewResults(
