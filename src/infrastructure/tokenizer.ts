@@ -19,8 +19,8 @@
  * - instead, the count of each short pre-token is remembered in a map that is emptied whole when
  *   full, which makes prose and code about three times faster than the library without a cache.
  *   Text where most pre-tokens are new (base64, hashes) gains nothing from it, so a piece where
- *   more than a quarter were new sends the next pieces to the library whole, and one piece in
- *   {@link BYPASSED_PIECES} looks again.
+ *   more than a quarter were new sends the next pieces to the library whole (up to
+ *   {@link BYPASSED_PIECES} of them before one is looked at again).
  */
 import { createRequire } from 'node:module';
 import type { TokenCounter } from '../core/ports.js';
@@ -47,11 +47,17 @@ const COUNT_OPTIONS = { disallowedSpecial: new Set<string>() };
 const REMEMBERED_PRE_TOKEN_CHARS = 32;
 /** Remembered pre-token counts; the map is emptied whole when full (~4 MB at most). */
 const REMEMBERED_PRE_TOKENS = 65_536;
-/** After a piece of mostly new pre-tokens, this many pieces go to the library whole before one is looked at again. */
+/**
+ * The most pieces that go to the library whole before one is looked at again: after a piece of
+ * mostly new pre-tokens, 1, then twice as many after each such piece in a row (text that stays
+ * new, such as base64), up to this; a piece of mostly known ones starts over at 1 (prose, which
+ * is new only until its words are known).
+ */
 export const BYPASSED_PIECES = 16;
 
 let preTokenCounts = new Map<string, number>();
 let bypassedPieces = 0;
+let nextBypass = 1;
 // equal consecutive pieces (a long run of one character, cut by length) are counted once
 let lastPiece = '';
 let lastPieceCount = 0;
@@ -95,6 +101,7 @@ export function preloadTokenizer(): void {
 export function forgetRememberedCounts(): void {
   preTokenCounts = new Map();
   bypassedPieces = 0;
+  nextBypass = 1;
   lastPiece = '';
   lastPieceCount = 0;
 }
@@ -123,7 +130,12 @@ function countPiece(piece: string, { encoding, splitPattern }: LoadedEncoding): 
       }
       count += tokens;
     }
-    if (unknown * 4 > preTokens) bypassedPieces = BYPASSED_PIECES;
+    if (unknown * 4 > preTokens) {
+      bypassedPieces = nextBypass;
+      nextBypass = Math.min(2 * nextBypass, BYPASSED_PIECES);
+    } else {
+      nextBypass = 1;
+    }
   }
   lastPiece = piece;
   lastPieceCount = count;
