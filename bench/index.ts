@@ -15,6 +15,7 @@ const modules: Array<[name: string, load: () => Promise<BenchModule>]> = [
   ['offload', () => import('./offload.bench.js')],
   ['compact', () => import('./compact.bench.js')],
   ['counting', () => import('./counting.bench.js')],
+  ['megabytes', () => import('./megabytes.bench.js')],
   ['cli', () => import('./cli.bench.js')],
   ['extractive', () => import('./extractive.bench.js')],
   ['stores', () => import('./stores.bench.js')],

@@ -286,6 +286,8 @@ export function createContextManager<M = Message>(
     countsAtMostUtf8Bytes: tokenCounter.encoding === 'o200k_base',
     hashing: sha256Hashing,
     logger,
+    // a macrotask: other requests' I/O runs between the parts of a long text being counted
+    yieldToLoop: () => new Promise<void>((resolve) => setImmediate(resolve)),
     compact: (messages, call) => {
       if (!restoresFiles && !skippedRestoreSaid) {
         skippedRestoreSaid = true;

@@ -15,7 +15,7 @@ import type { Logger, Summarizer } from '../core/ports.js';
 import type { Message } from '../core/types.js';
 import { splitRequestBody } from '../formats/transcripts/request-body.js';
 import { consoleLogger } from '../infrastructure/console-logger.js';
-import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
+import { defaultTokenCounter, preloadTokenizer } from '../infrastructure/tokenizer.js';
 import { createFileStore } from '../stores/file-store.js';
 import { decodeRequestBody } from './body-encoding.js';
 import { forwardRequest, normalizeRequestPath } from './forward.js';
@@ -118,6 +118,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * key); an unreachable upstream 502; an upstream's own error is passed through. When the
  * context manager fails, the original request is forwarded unchanged and the failure logged.
  *
+ * Counting: the tokenizer is loaded when the handler is created (~0.5 s), so no request waits
+ * for it; a request's counting lets the event loop run every few milliseconds, so one session's
+ * megabyte of base64 does not stall the others.
+ *
  * @throws {InvalidOptionError} naming the option, or a key that is not an option, at creation.
  *
  * @example
@@ -174,6 +178,8 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     });
   // the manager checks its options when created: check them now, not at the first request
   createManager('check', 'anthropic', createExtractiveSummarizer());
+  // the tokenizer takes ~0.5 s to load, the event loop held: before the server listens, not in its first request
+  preloadTokenizer();
   // bounded in sessions and in the bytes of the requests their histories came in
   const managers = createWarmManagers(settings.maxSessions, settings.maxKeptBytes);
   const histories = createSeenHistories(settings.maxSessions, settings.maxKeptBytes);

@@ -8,9 +8,14 @@ import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as packageRoot from '../../src/index.js';
-import { MESSAGE_TOKEN_OVERHEAD } from '../../src/core/tokens.js';
+import { countTextYielding, MESSAGE_TOKEN_OVERHEAD } from '../../src/core/tokens.js';
 import { isPieceBoundary, MAX_COUNTED_PIECE_CHARS } from '../../src/core/text-pieces.js';
-import { countTextTokens, isTokenizerLoaded } from '../../src/infrastructure/tokenizer.js';
+import {
+  BYPASSED_PIECES,
+  countTextTokens,
+  forgetRememberedCounts,
+  isTokenizerLoaded,
+} from '../../src/infrastructure/tokenizer.js';
 import { createRandom } from '../fixtures/random.js';
 
 const require = createRequire(import.meta.url);
@@ -218,4 +223,106 @@ describe('default token counter on long text', () => {
       { numRuns: 40 },
     );
   });
+});
+
+describe('default token counter on megabytes of base64', () => {
+  const reference = require('gpt-tokenizer/cjs/encoding/o200k_base') as {
+    countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
+  };
+  const countWhole = (text: string): number => reference.countTokens(text, { disallowedSpecial: new Set() });
+
+  function buildBase64(byteCount: number, seed: number): string {
+    const random = createRandom(seed);
+    const bytes = Buffer.alloc(byteCount);
+    for (let index = 0; index < byteCount; index += 1) bytes[index] = Math.floor(random() * 256);
+    return bytes.toString('base64');
+  }
+
+  // The library's merge cache fills after ~200 KB of base64, and then slowed every later
+  // count with what was counted before it: this test took 120 s; ~6 s now on 2 cores.
+  it(
+    'counts 4 MiB of random base64 as the sum of its halves, each cut where a pre-token ends',
+    { timeout: 60_000 },
+    () => {
+      const text = buildBase64(3 * 1024 * 1024, 11);
+      let middle = text.indexOf('+', text.length / 2);
+      if (middle === -1) middle = text.indexOf('/', text.length / 2);
+      expect(isPieceBoundary(text, middle)).toBe(true);
+      const whole = countTextTokens(text);
+      expect(whole).toBe(countTextTokens(text.slice(0, middle)) + countTextTokens(text.slice(middle)));
+      expect(whole).toBeGreaterThan(text.length / 2);
+    },
+  );
+
+  it('counts 256 KB of random base64 exactly as the library counts it whole', () => {
+    const text = buildBase64(196_608, 12);
+    expect(countTextTokens(text)).toBe(countWhole(text));
+  });
+});
+
+describe('default token counter, remembered pre-token counts', () => {
+  const reference = require('gpt-tokenizer/cjs/encoding/o200k_base') as {
+    countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
+  };
+  const countWhole = (text: string): number => reference.countTokens(text, { disallowedSpecial: new Set() });
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8').slice(0, 20_000);
+  const random = createRandom(13);
+  const base64 = Buffer.from(Array.from({ length: 30_000 }, () => Math.floor(random() * 256))).toString('base64');
+
+  it('count the same whether remembered or not: prose, base64, then prose again', () => {
+    forgetRememberedCounts();
+    const prose = countTextTokens(readme);
+    expect(prose).toBe(countWhole(readme));
+    expect(countTextTokens(base64)).toBe(countWhole(base64));
+    // after base64, the next pieces go to the library whole: still the same count
+    expect(countTextTokens(readme)).toBe(prose);
+    forgetRememberedCounts();
+    expect(countTextTokens(readme)).toBe(prose);
+  });
+
+  it('counts text mixing prose and base64 piece by piece exactly as the library counts it whole', () => {
+    forgetRememberedCounts();
+    const mixed = Array.from({ length: BYPASSED_PIECES + 4 }, (_, index) =>
+      index % 3 === 0 ? base64.slice(index * 500, index * 500 + 3000) : readme.slice(index * 700, index * 700 + 2500),
+    ).join('\n');
+    expect(countTextTokens(mixed)).toBe(countWhole(mixed));
+  });
+
+  it('counts special-token text and contractions the same when remembered', () => {
+    forgetRememberedCounts();
+    const text = "it's <|endoftext|> we'll see <|im_start|>user\n".repeat(3);
+    const first = countTextTokens(text);
+    expect(countTextTokens(text)).toBe(first);
+    expect(first).toBe(countWhole(text));
+  });
+
+  it("leaves gpt-tokenizer's own encoding as it was: its merge cache still serves the application", () => {
+    countTextTokens(base64);
+    expect(reference.countTokens(readme, { disallowedSpecial: new Set() })).toBe(countTextTokens(readme));
+  });
+});
+
+describe('countTextYielding with the default counter', () => {
+  const random = createRandom(17);
+  const pick = (alphabet: string, length: number): string =>
+    Array.from({ length }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+  const bytes = Buffer.alloc(150_000);
+  for (let index = 0; index < bytes.length; index += 1) bytes[index] = Math.floor(random() * 256);
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const samples: Array<[string, string]> = [
+    ['random base64', bytes.toString('base64')],
+    ['base64 in lines of 76', bytes.toString('base64').replace(/.{76}/g, '$&\n')],
+    ['prose and code', readme.repeat(Math.ceil(100_000 / readme.length)).slice(0, 100_000)],
+    ['a run of one letter', 'A'.repeat(50_000)],
+    ['a long word with no boundary', pick('abcdefghijklmnopqrstuvwxyz', 40_000)],
+    ['CJK with no punctuation', pick('的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年', 20_000)],
+    ['emoji', Array.from({ length: 10_000 }, () => String.fromCodePoint(0x1f600 + Math.floor(random() * 64))).join('')],
+  ];
+
+  for (const [name, text] of samples) {
+    it(`adds its parts up to the count of the whole text: ${name}`, async () => {
+      const state = { yieldToLoop: () => new Promise<void>((resolve) => setImmediate(resolve)), charsSinceYield: 0 };
+      expect(await countTextYielding({ count: countTextTokens }, text, state)).toBe(countTextTokens(text));
+    });
+  }
 });

@@ -42,6 +42,21 @@ describe('fitSummaryToBudget: a summary far over its budget', () => {
     expect(Math.max(...counter.calls.map((text) => text.length))).toBeLessThanOrEqual(1000 * 128);
   });
 
+  it('counts a few times the head that fits, however long the summary', () => {
+    const counter = createCountingCounter();
+    fitSummaryToBudget('z'.repeat(4_000_000), 1000, counter);
+    const counted = counter.calls.reduce((sum, text) => sum + text.length, 0);
+    expect(counted).toBeLessThanOrEqual(10 * 1000);
+  });
+
+  it('counts a summary within its budget a few times over at most, to find it whole', () => {
+    const counter = createCountingCounter();
+    const summary = 'y'.repeat(999);
+    expect(fitSummaryToBudget(summary, 1000, counter)).toEqual({ text: summary, cut: false });
+    const counted = counter.calls.reduce((sum, text) => sum + text.length, 0);
+    expect(counted).toBeLessThanOrEqual(2 * summary.length);
+  });
+
   it('cuts a line with no break inside it, never splitting a surrogate pair', () => {
     fc.assert(
       fc.property(

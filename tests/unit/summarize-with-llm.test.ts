@@ -533,6 +533,31 @@ describe('createLlmSummarizer', () => {
       },
     );
 
+    it('never counts the same long text twice while trying prompts around a user message no prompt may cut', async () => {
+      const fake = createFakeClient(['S']);
+      const counted: string[] = [];
+      const recording: TokenCounter = {
+        count: (text) => {
+          counted.push(text);
+          return counter.count(text);
+        },
+      };
+      const pasted = 'aGVsbG8gd29ybGQ/'.repeat(20_000); // 320,000 characters a prompt cannot cut
+      const messages: Message[] = [
+        { role: 'user', content: `Look at this: ${pasted}` },
+        ...toolExchange('t1', 'x y '.repeat(5_000)),
+      ];
+      await createLlmSummarizer(fake.client, {
+        model: 'm',
+        inputMaxTokens: 20_000,
+        tokenCounter: recording,
+        tokenCounterEncoding: 'o200k_base',
+      }).summarize(messages, { maxWords: 100 });
+      const long = counted.filter((text) => text.length > 100_000);
+      expect(long.length).toBeGreaterThan(0);
+      expect(new Set(long).size).toBe(long.length);
+    });
+
     it('summarizes a long history in full chunks, sending every message once, in order', async () => {
       const messages: Message[] = Array.from({ length: 300 }, (_, index) =>
         index % 2 === 0

@@ -4,9 +4,13 @@ import { InvalidMessageError, InvalidOptionError } from '../../src/core/errors.j
 import {
   BLOCK_TOKEN_OVERHEAD as BLOCK,
   MESSAGE_TOKEN_OVERHEAD as MESSAGE,
+  CHARS_COUNTED_BETWEEN_YIELDS,
   compactThresholdTokens,
   countHistoryTokens,
   countMessageTokens,
+  countMessageTokensYielding,
+  countTextYielding,
+  rememberMessageTokens,
   shouldCompactWith,
 } from '../../src/core/tokens.js';
 import type { Message } from '../../src/core/types.js';
@@ -367,5 +371,77 @@ describe('shouldCompact: tokens >= limit × ratio', () => {
         compactThresholdRatio: 1,
       }),
     ).toBe(false);
+  });
+});
+
+describe('countTextYielding', () => {
+  /** Notes each text counted and each yield, in order. */
+  function createLog(): {
+    events: string[];
+    counter: { count(text: string): number };
+    yieldToLoop: () => Promise<void>;
+  } {
+    const events: string[] = [];
+    return {
+      events,
+      counter: { count: (text) => (events.push(`count ${text.length}`), text.length) },
+      yieldToLoop: () => (events.push('yield'), Promise.resolve()),
+    };
+  }
+
+  it('counts a short text in one call, without yielding', async () => {
+    const log = createLog();
+    const state = { yieldToLoop: log.yieldToLoop, charsSinceYield: 0 };
+    expect(await countTextYielding(log.counter, 'a b c', state)).toBe(5);
+    expect(log.events).toEqual(['count 5']);
+  });
+
+  it('counts a long text in parts, yielding before each part that would go over the budget', async () => {
+    const log = createLog();
+    const text = 'word '.repeat(10_000); // 50,000 characters
+    const state = { yieldToLoop: log.yieldToLoop, charsSinceYield: 0 };
+    expect(await countTextYielding(log.counter, text, state)).toBe(text.length);
+    const parts = log.events.filter((event) => event.startsWith('count'));
+    expect(parts.length).toBeGreaterThanOrEqual(Math.ceil(text.length / CHARS_COUNTED_BETWEEN_YIELDS));
+    expect(log.events.filter((event) => event === 'yield')).toHaveLength(parts.length - 1);
+    expect(log.events[0]).toMatch(/^count/);
+  });
+
+  it('carries what it counted from text to text: short texts yield once their sum passes the budget', async () => {
+    const log = createLog();
+    const state = { yieldToLoop: log.yieldToLoop, charsSinceYield: 0 };
+    const short = 'x'.repeat(1000);
+    for (let index = 0; index < 16; index += 1) await countTextYielding(log.counter, short, state);
+    // 3 texts fit in 3,840 characters: the 4th, 7th, 10th, 13th and 16th wait for a yield
+    expect(log.events.filter((event) => event === 'yield')).toHaveLength(5);
+  });
+});
+
+describe('countMessageTokensYielding', () => {
+  it('gives the count countMessageTokens gives, and caches it for the counter', async () => {
+    const counter = createCountingCounter();
+    const message: Message = {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'y'.repeat(20_000) },
+        { type: 'tool_result', tool_use_id: 't1', content: 'z'.repeat(9_000) },
+      ],
+    };
+    const state = { yieldToLoop: () => Promise.resolve(), charsSinceYield: 0 };
+    const count = await countMessageTokensYielding(message, counter, state);
+    expect(count).toBe(countMessageTokens(structuredClone(message), charCounter));
+    const calls = counter.calls.length;
+    expect(countMessageTokens(message, counter)).toBe(count);
+    expect(counter.calls.length).toBe(calls);
+  });
+});
+
+describe('rememberMessageTokens', () => {
+  it('makes a later count of that message through that counter tokenize nothing', () => {
+    const counter = createCountingCounter();
+    const message: Message = { role: 'user', content: 'hello there' };
+    rememberMessageTokens(message, counter, 42);
+    expect(countHistoryTokens([message], { tokenCounter: counter })).toBe(42);
+    expect(counter.calls).toEqual([]);
   });
 });

@@ -15,23 +15,32 @@ export interface FittedSummary {
   cut: boolean;
 }
 
+/** Characters per token of the budget in the first head counted: about what a token of prose holds. */
+const FIRST_HEAD_CHARS_PER_TOKEN = 4;
+
 /**
  * `summary` when it holds at most `maxTokens` tokens as `tokenCounter` counts them; else its
  * longest head that fits together with a marker saying so (`[… summary cut to its budget of
  * 3,856 tokens: the summarizer returned 4,194,304 characters]`), ended at a line break when
  * one is in the second half of that head. No surrogate pair is split.
  *
- * Only the first `maxTokens × 128` characters are ever counted: no head that fits the budget
- * is longer (a token of the default counter holds at most 128 UTF-8 bytes), so a 4 MB summary
- * costs what a summary of that length costs.
+ * Heads are counted from `maxTokens × 4` characters, doubling, until one holds more than the
+ * budget or is the whole summary, and never past `maxTokens × 128` characters (no head that fits
+ * is longer: a token of the default counter holds at most 128 UTF-8 bytes). So what is counted
+ * is a few times the head that fits, not the summary: a 4 MB summary, or a 1 MB base64 text a
+ * summary quoted, costs a few counts of about `maxTokens` tokens.
  */
 export function fitSummaryToBudget(summary: string, maxTokens: number, tokenCounter: TokenCounter): FittedSummary {
   const scanEnd = findHeadEnd(summary, maxTokens * MAX_BYTES_PER_TOKEN);
-  if (scanEnd === summary.length && tokenCounter.count(summary) <= maxTokens) return { text: summary, cut: false };
+  let end = findHeadEnd(summary, Math.min(scanEnd, maxTokens * FIRST_HEAD_CHARS_PER_TOKEN));
+  let count = tokenCounter.count(summary.slice(0, end));
+  while (count <= maxTokens && end < scanEnd) {
+    end = findHeadEnd(summary, Math.min(scanEnd, Math.max(2 * end, end + 2)));
+    count = tokenCounter.count(summary.slice(0, end));
+  }
+  if (end === summary.length && count <= maxTokens) return { text: summary, cut: false };
   const marker = `\n\n[… summary cut to its budget of ${groupDigits(maxTokens)} tokens: the summarizer returned ${summary.length.toLocaleString('en-US')} characters]`;
   const room = Math.max(0, maxTokens - tokenCounter.count(marker));
-  let end = scanEnd;
-  let count = tokenCounter.count(summary.slice(0, end));
   // each step cuts in proportion to the excess (exact for a counter proportional to length),
   // then a little more, so the loop ends in a few counts
   for (let step = 0; count > room && end > 0; step += 1) {

@@ -161,6 +161,9 @@ interface MessageLayout {
 }
 
 class CountingPlanner implements RequestPlanner {
+  /** The caller's counter: per-message counts and prompt minimums are cached for it. */
+  private readonly callerCounter: TokenCounter;
+  /** The caller's counter, each distinct text counted once. */
   private readonly counter: TokenCounter;
   private readonly limit: number;
   private readonly maxWords: number;
@@ -173,11 +176,12 @@ class CountingPlanner implements RequestPlanner {
   private ratio = 1;
 
   constructor(messages: readonly Message[], options: CreateRequestPlannerOptions) {
-    this.counter = options.tokenCounter;
+    this.callerCounter = options.tokenCounter;
+    this.counter = rememberCounts(options.tokenCounter);
     this.limit = options.inputMaxTokens;
     this.maxWords = options.maxWords;
     this.byPiece = options.tokenCounterEncoding === 'o200k_base';
-    const minimum = computeMinSummaryInputTokens(this.maxWords, this.counter);
+    const minimum = computeMinSummaryInputTokens(this.maxWords, this.callerCounter);
     this.templateTokens = minimum - MIN_SUMMARY_CONVERSATION_TOKENS;
     if (this.limit < minimum) {
       throw new InvalidOptionError(
@@ -254,7 +258,7 @@ class CountingPlanner implements RequestPlanner {
     const chars = fixedChars + cuttableLengths.reduce((sum, length) => sum + length, 0);
     const tokens = this.byPiece
       ? this.counter.count(joinMessageParts(parts, Number.POSITIVE_INFINITY) + MESSAGE_SEPARATOR)
-      : estimateMessageTokens(message, chars, this.counter);
+      : estimateMessageTokens(message, chars, this.callerCounter);
     return { chars, fixedChars, cuttableLengths, tokens };
   }
 
@@ -377,6 +381,25 @@ class CountingPlanner implements RequestPlanner {
     const prompt = frame.before + frame.after;
     return { prompt, end: index + 1, tokens: this.counter.count(prompt) };
   }
+}
+
+/**
+ * `counter`, counting each distinct text once for one planner: a message the summary prompt
+ * cannot cut (a user's text) comes back whole in every attempt, and a megabyte counted again is
+ * most of a second. The texts are the planner's own, alive while it plans.
+ */
+function rememberCounts(counter: TokenCounter): TokenCounter {
+  const counts = new Map<string, number>();
+  return {
+    count(text) {
+      let tokens = counts.get(text);
+      if (tokens === undefined) {
+        tokens = counter.count(text);
+        counts.set(text, tokens);
+      }
+      return tokens;
+    },
+  };
 }
 
 function isCutAt(layout: MessageLayout, keep: number): boolean {

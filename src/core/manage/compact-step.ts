@@ -59,6 +59,8 @@ export async function compactWithRecord(
     return undefined;
   }
   const ratio = step.calibration.ratio;
+  await counts.warm(head, call.signal);
+  await counts.warm(working.slice(exchangeStart), call.signal);
   let exchangeLocal = 0;
   for (let index = exchangeStart; index < working.length; index += 1)
     exchangeLocal += counts.of(working[index] as Message);
@@ -131,6 +133,7 @@ export async function compactWithRecord(
     replacement = replacement.slice(0, -1);
 
   const archiveReference = result.archiveReference ?? result.originalMessagesPath ?? null;
+  await counts.warm(replacement, call.signal);
   const recorded = await access.recordCompaction(
     working,
     spanLength,
@@ -147,6 +150,7 @@ export async function compactWithRecord(
     return compacted;
   }
 
+  await counts.warm(compacted, call.signal);
   const tokensAfter = estimateHistoryTokens(compacted, ratio, counts, undefined);
   if (tokensAfter > targetTokens) {
     logger.warn(

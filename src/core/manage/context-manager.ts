@@ -25,7 +25,12 @@ import { createCompactionBackoff } from './backoff.js';
 import { createTokenCalibration } from './calibration.js';
 import { compactWithRecord, type CompactStep } from './compact-step.js';
 import type { ContextManagerPorts } from './manager-ports.js';
-import { createLocalCounts, estimateHistoryTokens, type EstimateAnchor } from './history-estimate.js';
+import {
+  createLocalCounts,
+  estimateHistoryTokens,
+  messagesEstimated,
+  type EstimateAnchor,
+} from './history-estimate.js';
 import type { ResolvedContextManagerOptions } from './manager-options.js';
 import { offloadToolOutput } from './offload-output.js';
 import { applyDecisions, mayHoldOffloadedResults } from './offload-steps.js';
@@ -36,7 +41,13 @@ import { createSessionAccess, type CallAccess, type SessionAccess } from './sess
 import { AUTO_SESSION_ID, deriveSessionIdWith } from './session-id.js';
 import { findSmallestWorkingWindow } from './fixed-overhead.js';
 import type { ContextAction, ContextManager, ContextOffloadAction, PrepareOptions, PrepareResult } from './types.js';
-import { checkLastUsage, learnFromUsage, type CheckedUsage, type UsageAnchor } from './usage-anchor.js';
+import {
+  checkLastUsage,
+  learnFromUsage,
+  messagesToLearnFrom,
+  type CheckedUsage,
+  type UsageAnchor,
+} from './usage-anchor.js';
 
 export type { CompactCall, ContextManagerPorts } from './manager-ports.js';
 
@@ -102,7 +113,11 @@ export function createContextManagerWith<M>(
       return count;
     },
   };
-  const counts = createLocalCounts(counter, ports.countsAtMostUtf8Bytes, ports.hashing);
+  // counts are shared with compaction, which counts through the caller's counter: a message is tokenized once
+  const counts = createLocalCounts(counter, ports.countsAtMostUtf8Bytes, ports.hashing, {
+    shareWith: ports.tokenCounter,
+    yieldToLoop: ports.yieldToLoop,
+  });
   const triggerTokens = compactThresholdTokens(options.contextTokenLimit, options.compactThresholdRatio);
   /** What a compaction fits the history to and keeps of the exchange in flight, with `fixedTokens` of the trigger taken. */
   const roomFor = (fixedTokens: number): { targetTokens: number; maxExchangeTokens: number } => {
@@ -260,11 +275,12 @@ export function createContextManagerWith<M>(
    * covers. When the history starts with messages a compaction replaced (a caller that keeps its
    * raw history), the figure counts the history as it was sent: the compacted one.
    */
-  function anchorOf(
+  async function anchorOf(
     usage: CheckedUsage | undefined,
     start: readonly Message[],
     actions: ContextAction[],
-  ): EstimateAnchor | undefined {
+    signal: AbortSignal | undefined,
+  ): Promise<EstimateAnchor | undefined> {
     if (usage === undefined) return undefined;
     if (usage.messageCount > start.length) {
       return ignoreUsage(
@@ -277,6 +293,7 @@ export function createContextManagerWith<M>(
     for (let index = 0; index < usage.messageCount; index += 1) bound += counts.bound(start[index] as Message);
     let local = bound;
     if (usage.inputTokens < MIN_USAGE_SHARE_OF_LOCAL * bound) {
+      await counts.warm(start.slice(0, usage.messageCount), signal);
       local = 0;
       for (let index = 0; index < usage.messageCount; index += 1) local += counts.of(start[index] as Message);
     }
@@ -287,6 +304,7 @@ export function createContextManagerWith<M>(
         actions,
       );
     }
+    await counts.warm(messagesToLearnFrom(start, usage, anchor), signal);
     anchor = learnFromUsage(start, usage, anchor, calibration, counts.of);
     return { inputTokens: usage.inputTokens, messageCount: usage.messageCount, base: start };
   }
@@ -317,7 +335,7 @@ export function createContextManagerWith<M>(
     const fresh = givenFresh.filter((index) => index >= match.replaced).map((index) => index + shift);
     const inForce = match.calibration;
     const ratio = inForce.ratio;
-    const estimateAnchor = anchorOf(usage, start, actions);
+    const estimateAnchor = await anchorOf(usage, start, actions, signal);
     // the system prompt and tools, calibrated as the history is; a usage figure counts them already
     const fixedTokens = Math.ceil(ratio * (prepareOptions.fixedTokens ?? 0));
     if (fixedTokens > 0 && fixedTokens >= triggerTokens)
@@ -342,9 +360,10 @@ export function createContextManagerWith<M>(
     // (3) still over the trigger: offload without the gate or budget first, then compact
     const offloaded = working.slice();
     let anchorInForce = estimateAnchor;
-    const isOverTrigger = (): boolean => isAtTrigger(working, ratio, anchorInForce, fixedOutside(anchorInForce));
+    const isOverTrigger = (): Promise<boolean> =>
+      isAtTrigger(working, ratio, anchorInForce, fixedOutside(anchorInForce), signal);
     let compacted: Message[] | undefined;
-    if (working.length > 0 && isOverTrigger()) {
+    if (working.length > 0 && (await isOverTrigger())) {
       const freed = await policy.offloadOverTrigger(
         working,
         steps,
@@ -355,14 +374,14 @@ export function createContextManagerWith<M>(
         isOverTrigger,
       );
       offloaded.splice(0, offloaded.length, ...working);
-      if (!freed || isOverTrigger()) {
+      if (!freed || (await isOverTrigger())) {
         // another process may have compacted this very history meanwhile: its record serves
         const again = await access.rematch(working, call);
         if (again !== undefined) {
           working = again;
           anchorInForce = undefined;
         }
-        if (again === undefined || isOverTrigger()) {
+        if (again === undefined || (await isOverTrigger())) {
           const step: CompactStep = {
             access,
             call,
@@ -377,6 +396,7 @@ export function createContextManagerWith<M>(
             compact: ports.compact,
             notify,
           };
+          await counts.warm(messagesEstimated(working, anchorInForce), signal);
           compacted = await compactWithRecord(
             working,
             estimateHistoryTokens(working, ratio, counts, anchorInForce),
@@ -479,16 +499,18 @@ export function createContextManagerWith<M>(
    * nothing tokenized; only a bound at the trigger is checked exactly. A history well under the
    * trigger is not tokenized at all.
    */
-  function isAtTrigger(
+  async function isAtTrigger(
     working: readonly Message[],
     ratio: number,
     estimateAnchor: EstimateAnchor | undefined,
     fixedTokens: number,
-  ): boolean {
+    signal: AbortSignal | undefined,
+  ): Promise<boolean> {
     const historyTrigger = triggerTokens - fixedTokens;
     const lowerOf = (message: Message): number => counts.peek(message) ?? 0;
     if (estimateHistoryTokens(working, ratio, counts, estimateAnchor, counts.bound, lowerOf) < historyTrigger)
       return false;
+    await counts.warm(messagesEstimated(working, estimateAnchor), signal);
     return estimateHistoryTokens(working, ratio, counts, estimateAnchor) >= historyTrigger;
   }
 

@@ -6,7 +6,13 @@
  * marker moved off it) is not tokenized again.
  */
 import { createLruMap } from '../lru-map.js';
-import { countMessageTokens, visitCountedTexts } from '../tokens.js';
+import {
+  countMessageTokens,
+  countMessageTokensYielding,
+  rememberMessageTokens,
+  visitCountedTexts,
+  type YieldingCount,
+} from '../tokens.js';
 import type { TokenCounter } from '../ports.js';
 import type { Message } from '../types.js';
 import { countUtf8Bytes } from '../utf8.js';
@@ -32,6 +38,25 @@ export interface LocalCounts {
    * UTF-8 bytes plus the overheads, else its count.
    */
   bound(message: Message): number;
+  /**
+   * Counts each of `messages` not counted yet, as {@link LocalCounts.of} would, but with yields
+   * to the event loop between parts of its long texts (when the counts were given a
+   * `yieldToLoop`; else it does nothing, and `of` counts later). An async step calls it before
+   * the synchronous estimates that read those counts. Rejects with `signal`'s reason once it is
+   * aborted (checked at each yield).
+   */
+  warm(messages: Iterable<Message>, signal?: AbortSignal | undefined): Promise<void>;
+}
+
+/** Options of {@link createLocalCounts}. */
+export interface LocalCountsOptions {
+  /**
+   * Also told every count, so that what counts through it (compaction) does not tokenize the
+   * same message again: the caller's counter, which `counter` wraps.
+   */
+  shareWith?: TokenCounter | undefined;
+  /** Lets the event loop run; without it, counting is synchronous. */
+  yieldToLoop?: (() => Promise<void>) | undefined;
 }
 
 /**
@@ -45,9 +70,15 @@ export function createLocalCounts(
   counter: TokenCounter,
   countsAtMostUtf8Bytes: boolean,
   hashing: Hashing,
+  options: LocalCountsOptions = {},
 ): LocalCounts {
+  const { shareWith, yieldToLoop } = options;
   const counts = new WeakMap<Message, number>();
   const byContent = createLruMap<number>(CONTENT_COUNTS_KEPT);
+  const keep = (message: Message, count: number): void => {
+    counts.set(message, count);
+    if (shareWith !== undefined) rememberMessageTokens(message, shareWith, count);
+  };
   const of = (message: Message): number => {
     let count = counts.get(message);
     if (count !== undefined) return count;
@@ -58,13 +89,28 @@ export function createLocalCounts(
       count = countMessageTokens(message, counter);
       byContent.set(key, count);
     }
-    counts.set(message, count);
+    keep(message, count);
     return count;
+  };
+  const warm = async (messages: Iterable<Message>, signal?: AbortSignal | undefined): Promise<void> => {
+    if (yieldToLoop === undefined) return;
+    const state: YieldingCount = { yieldToLoop, charsSinceYield: 0, signal };
+    for (const message of messages) {
+      if (counts.has(message)) continue;
+      const key = hashMessageContent(hashing, message);
+      let count = byContent.get(key);
+      if (count === undefined) {
+        count = await countMessageTokensYielding(message, counter, state);
+        byContent.set(key, count);
+      }
+      keep(message, count);
+    }
   };
   return {
     of,
+    warm,
     peek: (message) => counts.get(message),
-    set: (message, count) => void counts.set(message, count),
+    set: keep,
     bound(message) {
       const known = counts.get(message);
       if (known !== undefined) return known;
@@ -76,6 +122,23 @@ export function createLocalCounts(
       return overhead + bytes;
     },
   };
+}
+
+/**
+ * The messages {@link estimateHistoryTokens} reads the local count of (with its default
+ * `localOf` and `baseOf`): with an anchor, those of its base the manager changed and what took
+ * their place, then every message after it.
+ */
+export function messagesEstimated(messages: readonly Message[], anchor: EstimateAnchor | undefined): Message[] {
+  const start = anchor?.messageCount ?? 0;
+  const read: Message[] = [];
+  for (let index = 0; index < start; index += 1) {
+    const before = (anchor as EstimateAnchor).base[index] as Message;
+    const message = messages[index] as Message;
+    if (message !== before) read.push(message, before);
+  }
+  for (let index = start; index < messages.length; index += 1) read.push(messages[index] as Message);
+  return read;
 }
 
 /** The provider's figure for the first `messageCount` messages of `base`. */

@@ -39,6 +39,12 @@ export interface ContextManagerPorts {
   /** Warnings: ignored usage, failed compactions, unusable records, hooks that threw. */
   logger: Logger;
   /**
+   * Lets the event loop run (a macrotask, such as `setImmediate`): the manager yields with it
+   * between parts of the long texts it tokenizes, so that counting a megabyte holds the loop for
+   * milliseconds at a time, not a second. Without it, counting is synchronous.
+   */
+  yieldToLoop?: (() => Promise<void>) | undefined;
+  /**
    * Compacts a history unconditionally (the manager has decided), with these budgets; with
    * `call.summarizer: 'extractive'`, summarized by the extractive summarizer (its result's
    * `summarizer` says `'extractive'`).

@@ -50,7 +50,7 @@ export interface OffloadPolicy {
     actions: ContextAction[],
     ratio: number,
     maxExchangeTokens: number,
-    isOverTrigger: () => boolean,
+    isOverTrigger: () => Promise<boolean>,
   ): Promise<boolean>;
   /**
    * After a compaction whose context came out over its target (a summary over its budget): as
@@ -130,9 +130,10 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
         freed = await report(await offloadAgedResults(working, newestStart, steps, call, 'over-trigger'), actions);
       }
       freed = (await offloadInputs(working, steps, call, actions, 'over-trigger')) || freed;
-      if (freed && !isOverTrigger()) return freed;
+      if (freed && !(await isOverTrigger())) return freed;
       // the newest results too large to follow a summary are cut, read-backs too (the model gets
       // their head and tail and how to page through them), so that a compaction keeps them in view
+      await counts.warm(working.slice(Math.max(0, newestStart - 1)), call.signal);
       let newestLocal = 0;
       for (let index = Math.max(0, newestStart - 1); index < working.length; index += 1)
         newestLocal += counts.of(working[index] as Message);
@@ -145,6 +146,7 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
 
     async fitCompacted(compacted, targetTokens, steps, call, actions, ratio) {
       if (options.offloadTiming === 'on-arrival') return;
+      await counts.warm(compacted, call.signal);
       if (estimateHistoryTokens(compacted, ratio, counts, undefined) <= targetTokens) return;
       await report(
         await offloadNewResults(

@@ -49,6 +49,21 @@ export function startsWithSame(messages: readonly unknown[], prefix: readonly un
   return true;
 }
 
+/** The messages {@link learnFromUsage} reads the local count of: those added since the previous figure, when it applies. */
+export function messagesToLearnFrom(
+  messages: readonly Message[],
+  usage: CheckedUsage,
+  previous: UsageAnchor | undefined,
+): readonly Message[] {
+  if (
+    previous === undefined ||
+    usage.messageCount <= previous.prefix.length ||
+    !startsWithSame(messages, previous.prefix)
+  )
+    return [];
+  return messages.slice(previous.prefix.length, usage.messageCount);
+}
+
 /**
  * Learns from `usage` (over `messages`) against the previous anchor: when the request still
  * began with the messages the previous figure covered, the figures' difference is what the
