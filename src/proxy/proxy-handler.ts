@@ -41,6 +41,7 @@ import { createOverheadCounter } from './fixed-overhead.js';
 import { createSplitStore } from './split-store.js';
 import { summarizeUpstream } from './upstream-summarizer.js';
 import { createUsageTap } from './usage-tap.js';
+import { createProxyStatistics } from './statistics.js';
 
 /** A Node HTTP request handler: `http.createServer(handler)`, or mounted in a server of your own. Its promise never rejects. */
 export type ProxyHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
@@ -56,6 +57,9 @@ interface PreparedRequest {
   /** The fingerprint of those items: the usage anchors only a history that starts with them. */
   usageFingerprint: string | undefined;
   event: ProxyRequestEvent;
+  /** The history sent, and the client's: for the session's figures. */
+  sent: readonly Message[];
+  unmanaged: readonly Message[];
 }
 
 /**
@@ -159,6 +163,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   const managers = createWarmManagers(settings.maxSessions);
   const histories = createSeenHistories(settings.maxSessions);
   const bodies = createBodyParser(settings.maxSessions);
+  const statistics = createProxyStatistics(settings.maxSessions);
 
   async function prepare(
     route: ProxyRoute,
@@ -239,6 +244,8 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         bytesIn: raw.length,
         bytesOut: sentBytes,
       },
+      sent: prepared,
+      unmanaged: canonical,
     };
   }
 
@@ -336,10 +343,14 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         error,
       };
       notify(event);
+      statistics.record(event, [], []);
     }
     response.off('close', onClose);
     if (gone.signal.aborted) return;
-    if (prepared !== undefined) notify(prepared.event);
+    if (prepared !== undefined) {
+      notify(prepared.event);
+      statistics.record(prepared.event, prepared.sent, prepared.unmanaged);
+    }
     const upstream = settings.upstreamFor(route.provider);
     await forwardRequest(request, response, {
       upstream,

@@ -1,0 +1,69 @@
+/**
+ * The proxy's per-session figures: each managed request's event, recorded once the request is
+ * on its way (reading the manager's token estimate may tokenize the messages it just wrote, and
+ * the request should not wait for that).
+ */
+import { DEFAULT_CACHE_READ_RATIO, DEFAULT_CACHE_WRITE_RATIO, DEFAULT_PRICE_PER_MTOK } from '../core/cached-cost.js';
+import { describeError } from '../core/errors.js';
+import { createSessionStatistics, type SessionStatistics } from '../core/session-statistics.js';
+import type { Message } from '../core/types.js';
+import type { ProxyRequestEvent } from './proxy-options.js';
+
+/** Records requests into a {@link SessionStatistics}. */
+export interface ProxyStatistics {
+  readonly sessions: SessionStatistics;
+  /** Records `event` soon (after the current I/O), with the histories sent and received. */
+  record(event: ProxyRequestEvent, sent: readonly Message[], unmanaged: readonly Message[]): void;
+}
+
+/** What went wrong or held the history back in one request, for a session's `lastWarning`. */
+function describeWarning(event: ProxyRequestEvent): string | undefined {
+  if (event.outcome === 'fail-open')
+    return `the context manager failed (${describeError(event.error).slice(0, 200)}); the request was sent unchanged`;
+  const skipped = event.actions.find((action) => action.type === 'compact-skipped');
+  const deferred = event.actions.find((action) => action.type === 'writes-deferred');
+  const parts: string[] = [];
+  if (event.outcome === 'over-window') parts.push('the history is still over the window');
+  if (skipped !== undefined) parts.push(`compaction skipped (${skipped.reason})`);
+  if (deferred !== undefined) parts.push(`the store refused ${deferred.toolCallIds.length} offload(s)`);
+  return parts.length === 0 ? undefined : parts.join('; ');
+}
+
+/** Per-session figures of at most `maxSessions` sessions. */
+export function createProxyStatistics(maxSessions: number): ProxyStatistics {
+  const sessions = createSessionStatistics({
+    maxSessions,
+    pricePerMTok: DEFAULT_PRICE_PER_MTOK,
+    cacheRatios: { readRatio: DEFAULT_CACHE_READ_RATIO, writeRatio: DEFAULT_CACHE_WRITE_RATIO },
+  });
+  return {
+    sessions,
+    record(event, sent, unmanaged) {
+      const sessionId = event.sessionId;
+      if (sessionId === undefined) return;
+      const time = Date.now();
+      setImmediate(() => {
+        const tokensSent = event.stats?.tokensAfter ?? 0;
+        // the client's body against the one sent: what the manager removed, in the sent tokens' terms
+        const tokensUnmanaged =
+          event.bytesOut > 0 ? Math.round((tokensSent * event.bytesIn) / event.bytesOut) : tokensSent;
+        sessions.record({
+          sessionId,
+          time,
+          route: event.route,
+          outcome: event.outcome,
+          messagesIn: event.messagesIn,
+          messagesOut: event.messagesOut,
+          bytesIn: event.bytesIn,
+          bytesOut: event.bytesOut,
+          tokensSent,
+          tokensUnmanaged,
+          sent,
+          unmanaged,
+          actions: event.actions,
+          warning: describeWarning(event),
+        });
+      });
+    },
+  };
+}
