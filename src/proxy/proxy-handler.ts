@@ -27,6 +27,7 @@ import {
   matchRoute,
   matchUnmanagedApi,
   toLastUsage,
+  type ProxyErrorKind,
   type ProxyProvider,
   type ProxyRoute,
 } from './routes.js';
@@ -42,6 +43,8 @@ import { createSplitStore } from './split-store.js';
 import { summarizeUpstream } from './upstream-summarizer.js';
 import { createUsageTap } from './usage-tap.js';
 import { createProxyStatistics } from './statistics.js';
+import { createProxyMetrics } from './metrics.js';
+import { handleOwnRoute, isOwnRoute } from './own-routes.js';
 
 /** A Node HTTP request handler: `http.createServer(handler)`, or mounted in a server of your own. Its promise never rejects. */
 export type ProxyHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
@@ -163,7 +166,8 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   const managers = createWarmManagers(settings.maxSessions);
   const histories = createSeenHistories(settings.maxSessions);
   const bodies = createBodyParser(settings.maxSessions);
-  const statistics = createProxyStatistics(settings.maxSessions);
+  const metrics = createProxyMetrics();
+  const statistics = createProxyStatistics(settings.maxSessions, metrics);
 
   async function prepare(
     route: ProxyRoute,
@@ -255,15 +259,15 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     request: IncomingMessage,
     response: ServerResponse,
   ): Promise<void> {
+    const started = performance.now();
     const header = readSessionHeader(request.headers);
-    if ('error' in header)
-      return sendError(response, route.provider, 'invalid-request', `agent-context proxy: ${header.error}`);
+    if ('error' in header) return refuse(route, response, 'invalid-request', `agent-context proxy: ${header.error}`);
     const read = await readRequestBody(request, settings.maxBodyBytes);
     if (read.kind === 'aborted') return;
     if (read.kind === 'too-large') {
-      return sendError(
+      return refuse(
+        route,
         response,
-        route.provider,
         'too-large',
         `agent-context proxy: the request body is over the proxy's limit of ${settings.maxBodyBytes} bytes`,
       );
@@ -279,6 +283,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
           : 'agent-context proxy: request bodies in an encoding other than gzip, deflate, br or zstd are passed through unmanaged',
       );
       const upstream = settings.upstreamFor(route.provider);
+      metrics.countRequest(route.path, 'passed-through');
       await forwardRequest(request, response, {
         upstream,
         url,
@@ -288,17 +293,17 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       return;
     }
     if (decoded.kind === 'too-large') {
-      return sendError(
+      return refuse(
+        route,
         response,
-        route.provider,
         'too-large',
         `agent-context proxy: the request body, decoded, is over the proxy's limit of ${settings.maxBodyBytes} bytes`,
       );
     }
     if (decoded.kind === 'invalid') {
-      return sendError(
+      return refuse(
+        route,
         response,
-        route.provider,
         'invalid-request',
         `agent-context proxy: the request body is not valid ${decoded.encoding} (${describeError(decoded.error)})`,
       );
@@ -309,9 +314,9 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     try {
       parsed = bodies.parse(raw, credentialHash);
     } catch (error) {
-      return sendError(
+      return refuse(
+        route,
         response,
-        route.provider,
         'invalid-request',
         `agent-context proxy: the request body is not valid JSON (${describeError(error)})`,
       );
@@ -351,6 +356,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       notify(prepared.event);
       statistics.record(prepared.event, prepared.sent, prepared.unmanaged);
     }
+    metrics.observeLatency(route.path, (performance.now() - started) / 1000);
     const upstream = settings.upstreamFor(route.provider);
     await forwardRequest(request, response, {
       upstream,
@@ -392,6 +398,12 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     });
   }
 
+  /** Answers a managed request with an error in its provider's shape, counted as refused. */
+  function refuse(route: ProxyRoute, response: ServerResponse, kind: ProxyErrorKind, message: string): void {
+    metrics.countRequest(route.path, 'refused');
+    sendError(response, route.provider, kind, message);
+  }
+
   // what is said once per process, by kind (an encoding passed through, a route left unmanaged)
   const warned = new Set<string>();
   function warnOnce(kind: string, message: string): void {
@@ -425,6 +437,10 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         "agent-context proxy: the request path must start with '/' and never climb above it with '..'",
       );
     }
+    if (isOwnRoute(url)) {
+      await handleOwnRoute(request, response, url, { sessions: statistics.sessions, metrics });
+      return;
+    }
     const route = matchRoute(request.method, url);
     let provider = route?.provider ?? guessProvider(url, request.headers);
     if (settings.upstream === undefined) {
@@ -449,6 +465,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         return;
       }
       const upstream = settings.upstreamFor(provider);
+      metrics.countRequest('other', 'passed-through');
       await forwardRequest(request, response, {
         upstream,
         url,

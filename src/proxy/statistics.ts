@@ -7,6 +7,7 @@ import { DEFAULT_CACHE_READ_RATIO, DEFAULT_CACHE_WRITE_RATIO, DEFAULT_PRICE_PER_
 import { describeError } from '../core/errors.js';
 import { createSessionStatistics, type SessionStatistics } from '../core/session-statistics.js';
 import type { Message } from '../core/types.js';
+import type { ProxyMetrics } from './metrics.js';
 import type { ProxyRequestEvent } from './proxy-options.js';
 
 /** Records requests into a {@link SessionStatistics}. */
@@ -29,8 +30,8 @@ function describeWarning(event: ProxyRequestEvent): string | undefined {
   return parts.length === 0 ? undefined : parts.join('; ');
 }
 
-/** Per-session figures of at most `maxSessions` sessions. */
-export function createProxyStatistics(maxSessions: number): ProxyStatistics {
+/** Per-session figures of at most `maxSessions` sessions; each request's figures are also counted in `metrics`. */
+export function createProxyStatistics(maxSessions: number, metrics: ProxyMetrics): ProxyStatistics {
   const sessions = createSessionStatistics({
     maxSessions,
     pricePerMTok: DEFAULT_PRICE_PER_MTOK,
@@ -39,14 +40,26 @@ export function createProxyStatistics(maxSessions: number): ProxyStatistics {
   return {
     sessions,
     record(event, sent, unmanaged) {
+      metrics.countRequest(event.route, event.outcome);
       const sessionId = event.sessionId;
-      if (sessionId === undefined) return;
       const time = Date.now();
       setImmediate(() => {
         const tokensSent = event.stats?.tokensAfter ?? 0;
         // the client's body against the one sent: what the manager removed, in the sent tokens' terms
         const tokensUnmanaged =
           event.bytesOut > 0 ? Math.round((tokensSent * event.bytesIn) / event.bytesOut) : tokensSent;
+        metrics.countManaged(
+          event.route,
+          {
+            tokensBefore: tokensUnmanaged,
+            tokensAfter: tokensSent,
+            bytesBefore: event.bytesIn,
+            bytesAfter: event.bytesOut,
+          },
+          event.actions,
+          event.outcome === 'fail-open',
+        );
+        if (sessionId === undefined) return;
         sessions.record({
           sessionId,
           time,
