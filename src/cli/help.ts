@@ -276,7 +276,7 @@ answers come back byte for byte. Until Ctrl-C.
 Options:
   --port <n>              port (default: 8787; 0 picks a free one)
   --host <address>        address to listen on (default: 127.0.0.1, this
-                          machine only; any other address is warned about)
+                          machine only; any other needs --auth-token)
   --upstream <url>        where requests go on to (default: api.anthropic.com
                           for Anthropic requests, api.openai.com for OpenAI ones)
   --dir <dir>             offloaded content and compaction archives
@@ -296,9 +296,14 @@ Options:
   --store <url>           keep session records in redis://host:6379 or
                           s3://bucket/prefix, so restarts and several proxies
                           share sessions (offloaded content stays in --dir)
+  --auth-token <token>    every request must carry it in the header
+                          x-agent-context-token, never sent on (default: env
+                          AGENT_CONTEXT_TOKEN, else none)
   -h, --help              this help
 
-Sessions: the x-agent-context-session header names one; without it, one is
-derived from the system prompt, the first user message and a hash of the
-request's credential. Bodies and credentials are never logged.`,
+Sessions: the x-agent-context-session header names one (else Claude Code's
+x-claude-code-session-id); without either, one is derived from the system
+prompt, the first user message and a hash of the request's credential. Its own
+routes: /_agent-context/health, /api/sessions, /metrics. Bodies and credentials
+are never logged.`,
 };

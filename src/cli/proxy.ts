@@ -1,6 +1,7 @@
 /**
  * `agent-context proxy [--port 8787] [--host 127.0.0.1] [--upstream URL] [--dir DIR] [--window N]
- * [--summarizer extractive|upstream] [--offload-timing as-they-age|on-arrival] [--work-dir DIR] [--store URL]`:
+ * [--summarizer extractive|upstream] [--offload-timing as-they-age|on-arrival] [--work-dir DIR] [--store URL]
+ * [--auth-token TOKEN]`:
  * runs the context-managing proxy until
  * Ctrl-C. One line per managed request on stderr (never a body or a credential).
  */
@@ -12,6 +13,7 @@ import type { OffloadTiming } from '../core/manage/manager-options.js';
 import type { ContentStore } from '../core/ports.js';
 import { createProxyHandler } from '../proxy/proxy-handler.js';
 import {
+  checkAuthToken,
   DEFAULT_PROXY_DIR,
   parseUpstream,
   type ProxyRequestEvent,
@@ -33,7 +35,11 @@ const PROXY_FLAGS = {
   'offload-timing': { type: 'string' },
   'work-dir': { type: 'string' },
   store: { type: 'string' },
+  'auth-token': { type: 'string' },
 } as const;
+
+/** The environment variable that gives the proxy's auth token when `--auth-token` does not. */
+export const AUTH_TOKEN_ENV = 'AGENT_CONTEXT_TOKEN';
 
 /** The key prefix of the session records a `--store` URL holds, unless the URL names one. */
 const DEFAULT_RECORDS_PREFIX = 'agent-context';
@@ -90,6 +96,23 @@ function readSummarizer(raw: string | undefined): ProxySummarizer {
 function readOffloadTiming(raw: string | undefined): OffloadTiming | undefined {
   if (raw === undefined || raw === 'as-they-age' || raw === 'on-arrival') return raw;
   throw new UsageError(`--offload-timing must be as-they-age or on-arrival, got ${JSON.stringify(raw)}`, 'proxy');
+}
+
+/** The auth token from `--auth-token`, else from `AGENT_CONTEXT_TOKEN` (an empty variable is none). */
+function readAuthToken(flag: string | undefined): string | undefined {
+  const fromEnv = process.env[AUTH_TOKEN_ENV];
+  const [source, value] =
+    flag !== undefined
+      ? ['--auth-token', flag]
+      : fromEnv === undefined || fromEnv === ''
+        ? ['', undefined]
+        : [AUTH_TOKEN_ENV, fromEnv];
+  try {
+    return checkAuthToken(source, value);
+  } catch (error) {
+    if (error instanceof InvalidOptionError) throw new UsageError(error.message, 'proxy');
+    throw error;
+  }
 }
 
 /** `1536` -> `1.5 KB`, for request sizes. */
@@ -154,6 +177,13 @@ export async function runProxy(args: readonly string[]): Promise<void> {
     if (error instanceof InvalidOptionError) throw new UsageError(error.message, 'proxy');
     throw error;
   }
+  const authToken = readAuthToken(readStringFlag(parsed, 'auth-token'));
+  if (!LOOPBACK_NAMES.has(host) && authToken === undefined) {
+    throw new UsageError(
+      `--host ${host} lets other machines reach the proxy: give it a token first (--auth-token or ${AUTH_TOKEN_ENV}), which every request must then carry in the x-agent-context-token header`,
+      'proxy',
+    );
+  }
   const dir = readStringFlag(parsed, 'dir') ?? DEFAULT_PROXY_DIR;
   const offloadTiming = readOffloadTiming(readStringFlag(parsed, 'offload-timing'));
   const storeUrl = readStringFlag(parsed, 'store');
@@ -166,6 +196,7 @@ export async function runProxy(args: readonly string[]): Promise<void> {
     summarizer: readSummarizer(readStringFlag(parsed, 'summarizer')),
     offloadTiming,
     workDir: readStringFlag(parsed, 'work-dir'),
+    authToken,
     logger: { warn: (message) => process.stderr.write(`${toTerminalText(message)}\n`) },
     onRequest: (event) => process.stderr.write(`${toTerminalText(formatRequestLine(event))}\n`),
   });
@@ -181,7 +212,7 @@ export async function runProxy(args: readonly string[]): Promise<void> {
   const origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   if (!LOOPBACK_NAMES.has(host)) {
     process.stderr.write(
-      `agent-context proxy: warning: listening on ${toTerminalText(host)}, not only this machine: anyone who can reach it can send requests through it, and references name files on this machine\n`,
+      `agent-context proxy: warning: listening on ${toTerminalText(host)}, not only this machine: whoever holds the token can send requests through it, and references name files on this machine\n`,
     );
   }
   process.stdout.write(
@@ -194,6 +225,12 @@ export async function runProxy(args: readonly string[]): Promise<void> {
         : [`  session records: ${toTerminalText(storeUrl.replace(/\/\/[^@/]*@/, '//'))}`]),
       `  Claude Code:  ANTHROPIC_BASE_URL=${origin} claude`,
       `  OpenAI SDKs:  OPENAI_BASE_URL=${origin}/v1`,
+      ...(authToken === undefined
+        ? []
+        : [
+            '  every request needs the header x-agent-context-token: <the token>',
+            '    (Claude Code: ANTHROPIC_CUSTOM_HEADERS="x-agent-context-token: <the token>")',
+          ]),
       'Ctrl-C stops it.',
       '',
     ].join('\n'),

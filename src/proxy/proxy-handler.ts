@@ -45,6 +45,7 @@ import { createUsageTap } from './usage-tap.js';
 import { createProxyStatistics } from './statistics.js';
 import { createProxyMetrics } from './metrics.js';
 import { handleOwnRoute, isOwnRoute } from './own-routes.js';
+import { AUTH_HEADER, createTokenCheck } from './auth.js';
 
 /** A Node HTTP request handler: `http.createServer(handler)`, or mounted in a server of your own. Its promise never rejects. */
 export type ProxyHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
@@ -426,7 +427,20 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     sendError(response, provider, 'bad-gateway', message);
   }
 
+  const hasToken = settings.authToken === undefined ? undefined : createTokenCheck(settings.authToken);
+
   return async function handleProxyRequest(request, response) {
+    if (hasToken !== undefined && !hasToken(request.headers)) {
+      metrics.countRequest('any', 'unauthorized');
+      // the body is not read: the connection closes after the answer
+      response.setHeader('connection', 'close');
+      return sendError(
+        response,
+        guessProvider(request.url, request.headers),
+        'unauthorized',
+        `agent-context proxy: this proxy asks for its token in the ${AUTH_HEADER} header`,
+      );
+    }
     const url = normalizeRequestPath(request.url ?? '/');
     if (url === undefined) {
       // `/../admin` would reach the upstream as `/admin`, outside the base path it was given

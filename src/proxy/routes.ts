@@ -16,7 +16,7 @@ export type ProxyProvider = 'anthropic' | 'openai';
 export type ProxyRoutePath = '/v1/messages' | '/v1/responses' | '/v1/chat/completions';
 
 /** The kinds of error the proxy answers itself. */
-export type ProxyErrorKind = 'invalid-request' | 'too-large' | 'bad-gateway';
+export type ProxyErrorKind = 'invalid-request' | 'unauthorized' | 'too-large' | 'bad-gateway';
 
 /** The input tokens a response reported for its request. */
 export interface UsageFigures {
@@ -184,12 +184,14 @@ export function attributeProvider(url: string, headers: Readonly<Record<string, 
 
 const ANTHROPIC_ERROR_TYPES: Readonly<Record<ProxyErrorKind, string>> = {
   'invalid-request': 'invalid_request_error',
+  unauthorized: 'authentication_error',
   'too-large': 'request_too_large',
   'bad-gateway': 'api_error',
 };
 
 const OPENAI_ERROR_TYPES: Readonly<Record<ProxyErrorKind, string>> = {
   'invalid-request': 'invalid_request_error',
+  unauthorized: 'invalid_request_error',
   'too-large': 'invalid_request_error',
   'bad-gateway': 'server_error',
 };
@@ -197,6 +199,7 @@ const OPENAI_ERROR_TYPES: Readonly<Record<ProxyErrorKind, string>> = {
 /** The HTTP status of each kind of error. */
 export const ERROR_STATUS: Readonly<Record<ProxyErrorKind, number>> = {
   'invalid-request': 400,
+  unauthorized: 401,
   'too-large': 413,
   'bad-gateway': 502,
 };
