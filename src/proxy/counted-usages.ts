@@ -33,14 +33,30 @@ export interface CountedUsages {
    * the most messages), or `undefined` when none does.
    */
   take(key: string, history: readonly Message[]): LastUsage | undefined;
+  /** The figure {@link CountedUsages.take} would take, left in place (a token count is not the request it anchors). */
+  peek(key: string, history: readonly Message[]): LastUsage | undefined;
 }
 
 /** Figures of at most `maxSessions` sessions, the least recently used forgotten. */
 export function createCountedUsages(maxSessions: number, hashing: Hashing): CountedUsages {
   const sessions = createLruMap<CountedUsage[]>(maxSessions);
   const fingerprints = createCountedHistoryFingerprints(hashing);
+  /** The figure of `key` whose counted history `history` starts with, covering the most messages. */
+  const find = (kept: readonly CountedUsage[], history: readonly Message[]): CountedUsage | undefined => {
+    let best: CountedUsage | undefined;
+    for (const counted of kept) {
+      const { messageCount } = counted.usage;
+      if (messageCount > history.length || (best !== undefined && messageCount <= best.usage.messageCount)) continue;
+      if (fingerprints.of(history, messageCount) === counted.fingerprint) best = counted;
+    }
+    return best;
+  };
   return {
     fingerprint: (history, messageCount) => fingerprints.of(history, messageCount),
+    peek(key, history) {
+      const kept = sessions.get(key);
+      return kept === undefined ? undefined : find(kept, history)?.usage;
+    },
     keep(key, usage, fingerprint) {
       const kept = (sessions.get(key) ?? []).filter((counted) => counted.fingerprint !== fingerprint);
       kept.push({ usage, fingerprint });
@@ -49,12 +65,7 @@ export function createCountedUsages(maxSessions: number, hashing: Hashing): Coun
     take(key, history) {
       const kept = sessions.get(key);
       if (kept === undefined) return undefined;
-      let best: CountedUsage | undefined;
-      for (const counted of kept) {
-        const { messageCount } = counted.usage;
-        if (messageCount > history.length || (best !== undefined && messageCount <= best.usage.messageCount)) continue;
-        if (fingerprints.of(history, messageCount) === counted.fingerprint) best = counted;
-      }
+      const best = find(kept, history);
       if (best === undefined) return undefined;
       // a figure anchors the request it is given to: the next one has the figure of its own answer
       sessions.set(

@@ -23,7 +23,9 @@ import { resolveProxyOptions, type ProxyHandlerOptions, type ProxyRequestEvent }
 import { readRequestBody, sendError } from './request-body.js';
 import {
   attributeProvider,
+  COUNT_TOKENS_PATH,
   guessProvider,
+  matchCountTokens,
   matchRoute,
   matchUnmanagedApi,
   toLastUsage,
@@ -31,7 +33,7 @@ import {
   type ProxyProvider,
   type ProxyRoute,
 } from './routes.js';
-import { deriveProxySessionId, hashCredential, readSessionHeader } from './session-id.js';
+import { deriveProxySessionId, hashCredential, readClaudeCodeSession, readSessionHeader } from './session-id.js';
 import { createBodyParser, type BodyLayout, type ParsedRequestBody } from './body-parser.js';
 import { writeBodyPartsWithHistory } from './body-writer.js';
 import { createSeenHistories } from './seen-histories.js';
@@ -179,17 +181,21 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     credentialHash: string,
     sessionName: string | undefined,
     signal: AbortSignal,
+    countOnly: boolean,
   ): Promise<PreparedRequest> {
     const parts = splitRequestBody(body);
     const parsed = route.format.toCanonical(parts.items);
     const systemField = parts.historyField === 'messages' ? 'system' : 'instructions';
     const sessionId =
-      sessionName ?? deriveProxySessionId({ system: body[systemField], messages: parsed, credentialHash });
+      sessionName ??
+      readClaudeCodeSession(request.headers, credentialHash) ??
+      deriveProxySessionId({ system: body[systemField], messages: parsed, credentialHash });
     const sessionKey = `${sessionId}\u0000${credentialHash}`;
     const canonical = histories.adopt(sessionKey, parsed);
     await readingUsage.get(sessionKey);
     // only a figure of this very history (its leading messages) counts it: not a sub-agent's, not another key's
-    const lastUsage = usages.take(sessionKey, canonical);
+    // a token count leaves the figure for the request it anchors
+    const lastUsage = countOnly ? usages.peek(sessionKey, canonical) : usages.take(sessionKey, canonical);
     // the history does not hold the system prompt and tools: the manager counts them in when no usage figure does
     const fixedTokens = countOverhead([body[systemField], body.tools]);
     const create: ManagerFactory = (current) =>
@@ -259,6 +265,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     url: string,
     request: IncomingMessage,
     response: ServerResponse,
+    countOnly = false,
   ): Promise<void> {
     const started = performance.now();
     const header = readSessionHeader(request.headers);
@@ -330,7 +337,17 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     try {
       const body = parsed.value;
       if (!isRecord(body)) throw new TypeError('the request body is not a JSON object');
-      prepared = await prepare(route, request, raw, body, parsed.layout, credentialHash, header.sessionId, gone.signal);
+      prepared = await prepare(
+        route,
+        request,
+        raw,
+        body,
+        parsed.layout,
+        credentialHash,
+        header.sessionId,
+        gone.signal,
+        countOnly,
+      );
     } catch (error) {
       if (gone.signal.aborted) return;
       // fail-open: the agent keeps working with its request as it was
@@ -348,11 +365,27 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         bytesOut: raw.length,
         error,
       };
-      notify(event);
-      statistics.record(event, [], []);
+      if (countOnly) metrics.countRequest(COUNT_TOKENS_PATH, 'fail-open');
+      else {
+        notify(event);
+        statistics.record(event, [], []);
+      }
     }
     response.off('close', onClose);
     if (gone.signal.aborted) return;
+    if (countOnly) {
+      // the count of the history the next request would send: no request was made, nothing is recorded
+      if (prepared !== undefined) metrics.countRequest(COUNT_TOKENS_PATH, prepared.event.outcome);
+      const upstream = settings.upstreamFor(route.provider);
+      await forwardRequest(request, response, {
+        upstream,
+        url,
+        body: prepared?.body ?? raw,
+        decoded: decoded.kind === 'decoded',
+        onUnreachable: (error) => unreachable(response, route.provider, upstream, error),
+      });
+      return;
+    }
     if (prepared !== undefined) {
       notify(prepared.event);
       statistics.record(prepared.event, prepared.sent, prepared.unmanaged);
@@ -476,6 +509,11 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     try {
       if (route !== undefined) {
         await handleManaged(route, url, request, response);
+        return;
+      }
+      const counted = matchCountTokens(request.method, url);
+      if (counted !== undefined) {
+        await handleManaged(counted, url, request, response, true);
         return;
       }
       const upstream = settings.upstreamFor(provider);

@@ -108,6 +108,18 @@ export function matchRoute(method: string | undefined, url: string | undefined):
   return ROUTES.find((route) => route.path === path);
 }
 
+/** Anthropic's token count of a Messages body: answered for the history the proxy would send. */
+export const COUNT_TOKENS_PATH = '/v1/messages/count_tokens';
+
+/**
+ * The Messages route when `url` is a `POST` of {@link COUNT_TOKENS_PATH} (its body is a Messages
+ * body without the reply's settings), else `undefined`. The query is ignored.
+ */
+export function matchCountTokens(method: string | undefined, url: string): ProxyRoute | undefined {
+  if (method !== 'POST' || url.split('?', 1)[0] !== COUNT_TOKENS_PATH) return undefined;
+  return ROUTES.find((route) => route.path === '/v1/messages');
+}
+
 /**
  * Whose error shape a request expects, for a route the proxy does not manage: Anthropic when
  * the path is under `/v1/messages` or the request carries an `anthropic-version` header; OpenAI
