@@ -115,9 +115,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * the rest of the body go on as they came; the answer comes back as it arrives, byte for byte,
  * and the usage it reports is the session's `lastUsage` for its next request.
  *
- * Sessions: the `x-agent-context-session` header names one; without it the session is derived
- * from the system prompt, the first user message and a hash of the request's credential, so
- * two users never share one.
+ * `POST /v1/messages/count_tokens` is counted upstream for the history the proxy would send
+ * (prepared by the session's manager, as the next request's would be). Paths under
+ * `/_agent-context/` are answered by the proxy itself and never forwarded: `health`,
+ * `api/sessions`, `api/sessions/<id>` (each session's figures, in memory) and `metrics`
+ * (Prometheus text format). With `authToken`, every request must carry it in the
+ * `x-agent-context-token` header (401 otherwise), which is never forwarded.
+ *
+ * Sessions: the `x-agent-context-session` header names one, else Claude Code's
+ * `x-claude-code-session-id` (with the credential's hash folded in); without either the session
+ * is derived from the system prompt, the first user message and a hash of the request's
+ * credential, so two users never share one.
  *
  * Faults: invalid JSON is answered 400 and a body over `maxBodyBytes` 413, in the provider's
  * error shape; an unreachable upstream 502; an upstream's own error is passed through. When the
