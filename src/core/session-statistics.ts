@@ -12,8 +12,11 @@ import { describeError } from './errors.js';
 import type { ContextAction } from './manage/types.js';
 import type { Message } from './types.js';
 
-/** Requests, summaries and offloads a session keeps in its detail: its latest ones. */
+/** Requests and offload steps a session keeps in its detail: its latest ones. */
 export const SESSION_DETAIL_KEPT = 500;
+
+/** Summaries a session keeps with their text (a few kilobytes each): its latest ones. */
+export const SESSION_SUMMARIES_KEPT = 20;
 
 /** One session's totals, as `/_agent-context/api/sessions` lists them. */
 export interface SessionSummary {
@@ -138,10 +141,10 @@ interface SessionState {
   offloaded: SessionOffloadRecord[];
 }
 
-/** Appends `item`, dropping the oldest past {@link SESSION_DETAIL_KEPT}. */
-function pushBounded<T>(list: T[], item: T): void {
+/** Appends `item`, dropping the oldest past `kept` (by default {@link SESSION_DETAIL_KEPT}). */
+function pushBounded<T>(list: T[], item: T, kept = SESSION_DETAIL_KEPT): void {
   list.push(item);
-  if (list.length > SESSION_DETAIL_KEPT) list.splice(0, list.length - SESSION_DETAIL_KEPT);
+  if (list.length > kept) list.splice(0, list.length - kept);
 }
 
 /**
@@ -270,13 +273,17 @@ export function createSessionStatistics(options: SessionStatisticsOptions): Sess
           const archive = action.archiveReference ?? null;
           if (archive !== null)
             pushBounded(state.archives, { time, reference: archive, tokensBefore: action.tokensBefore });
-          pushBounded(state.summaries, {
-            time,
-            text: findSummaryText(request.sent) ?? '',
-            archive,
-            tokensBefore: action.tokensBefore,
-            tokensAfter: action.tokensAfter,
-          });
+          pushBounded(
+            state.summaries,
+            {
+              time,
+              text: findSummaryText(request.sent) ?? '',
+              archive,
+              tokensBefore: action.tokensBefore,
+              tokensAfter: action.tokensAfter,
+            },
+            SESSION_SUMMARIES_KEPT,
+          );
         }
       }
       pushBounded(state.requestLog, {

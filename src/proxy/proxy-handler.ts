@@ -178,7 +178,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   const histories = createSeenHistories(settings.maxSessions);
   const bodies = createBodyParser(settings.maxSessions);
   const metrics = createProxyMetrics();
-  const statistics = createProxyStatistics(settings.maxSessions, metrics);
+  const statistics = createProxyStatistics(settings.maxSessions, metrics, logger);
 
   async function prepare(
     route: ProxyRoute,

@@ -6,6 +6,7 @@
 import { DEFAULT_CACHE_READ_RATIO, DEFAULT_CACHE_WRITE_RATIO, DEFAULT_PRICE_PER_MTOK } from '../core/cached-cost.js';
 import { describeError } from '../core/errors.js';
 import { createSessionStatistics, type SessionStatistics } from '../core/session-statistics.js';
+import type { Logger } from '../core/ports.js';
 import type { Message } from '../core/types.js';
 import type { ProxyMetrics } from './metrics.js';
 import type { ProxyRequestEvent } from './proxy-options.js';
@@ -31,7 +32,7 @@ function describeWarning(event: ProxyRequestEvent): string | undefined {
 }
 
 /** Per-session figures of at most `maxSessions` sessions; each request's figures are also counted in `metrics`. */
-export function createProxyStatistics(maxSessions: number, metrics: ProxyMetrics): ProxyStatistics {
+export function createProxyStatistics(maxSessions: number, metrics: ProxyMetrics, logger: Logger): ProxyStatistics {
   const sessions = createSessionStatistics({
     maxSessions,
     pricePerMTok: DEFAULT_PRICE_PER_MTOK,
@@ -44,39 +45,53 @@ export function createProxyStatistics(maxSessions: number, metrics: ProxyMetrics
       const sessionId = event.sessionId;
       const time = Date.now();
       setImmediate(() => {
-        const tokensSent = event.stats?.tokensAfter ?? 0;
-        // the client's body against the one sent: what the manager removed, in the sent tokens' terms
-        const tokensUnmanaged =
-          event.bytesOut > 0 ? Math.round((tokensSent * event.bytesIn) / event.bytesOut) : tokensSent;
-        metrics.countManaged(
-          event.route,
-          {
-            tokensBefore: tokensUnmanaged,
-            tokensAfter: tokensSent,
-            bytesBefore: event.bytesIn,
-            bytesAfter: event.bytesOut,
-          },
-          event.actions,
-          event.outcome === 'fail-open',
-        );
-        if (sessionId === undefined) return;
-        sessions.record({
-          sessionId,
-          time,
-          route: event.route,
-          outcome: event.outcome,
-          messagesIn: event.messagesIn,
-          messagesOut: event.messagesOut,
-          bytesIn: event.bytesIn,
-          bytesOut: event.bytesOut,
-          tokensSent,
-          tokensUnmanaged,
-          sent,
-          unmanaged,
-          actions: event.actions,
-          warning: describeWarning(event),
-        });
+        // the figures are a view of the proxy's work: a fault in them never reaches a request or the process
+        try {
+          recordNow(event, sent, unmanaged, sessionId, time);
+        } catch (error) {
+          logger.warn(`agent-context proxy: a request's figures could not be recorded (${describeError(error)})`);
+        }
       });
     },
   };
+
+  function recordNow(
+    event: ProxyRequestEvent,
+    sent: readonly Message[],
+    unmanaged: readonly Message[],
+    sessionId: string | undefined,
+    time: number,
+  ): void {
+    const tokensSent = event.stats?.tokensAfter ?? 0;
+    // the client's body against the one sent: what the manager removed, in the sent tokens' terms
+    const tokensUnmanaged = event.bytesOut > 0 ? Math.round((tokensSent * event.bytesIn) / event.bytesOut) : tokensSent;
+    metrics.countManaged(
+      event.route,
+      {
+        tokensBefore: tokensUnmanaged,
+        tokensAfter: tokensSent,
+        bytesBefore: event.bytesIn,
+        bytesAfter: event.bytesOut,
+      },
+      event.actions,
+      event.outcome === 'fail-open',
+    );
+    if (sessionId === undefined) return;
+    sessions.record({
+      sessionId,
+      time,
+      route: event.route,
+      outcome: event.outcome,
+      messagesIn: event.messagesIn,
+      messagesOut: event.messagesOut,
+      bytesIn: event.bytesIn,
+      bytesOut: event.bytesOut,
+      tokensSent,
+      tokensUnmanaged,
+      sent,
+      unmanaged,
+      actions: event.actions,
+      warning: describeWarning(event),
+    });
+  }
 }

@@ -3,6 +3,7 @@ import { estimateCachedInputCost } from '../../src/core/cached-cost.js';
 import {
   createSessionStatistics,
   SESSION_DETAIL_KEPT,
+  SESSION_SUMMARIES_KEPT,
   type RecordedRequest,
 } from '../../src/core/session-statistics.js';
 import type { Message } from '../../src/core/types.js';
@@ -118,5 +119,30 @@ describe('session statistics: bounded', () => {
     expect(detail?.requests).toBe(SESSION_DETAIL_KEPT + 3);
     expect(detail?.requestLog).toHaveLength(SESSION_DETAIL_KEPT);
     expect(detail?.requestLog[0]?.messagesIn).toBe(3);
+  });
+
+  it("keeps a session's latest summaries only: each holds a summary's whole text", () => {
+    const statistics = createSessionStatistics({ maxSessions: 2, pricePerMTok: 3, cacheRatios: ratios });
+    for (let index = 0; index < SESSION_SUMMARIES_KEPT + 2; index += 1)
+      statistics.record(
+        request({
+          sent: [user(`[Conversation compressed]\n\nSummary ${index}.`)],
+          actions: [
+            {
+              type: 'compact',
+              tokensBefore: 10,
+              tokensAfter: 5,
+              targetTokens: 5,
+              summarizer: 'extractive',
+              restoredFileCount: 0,
+              budgets: { summaryMaxWords: 1, maxRestoreFiles: 1, maxRestoreTokensPerFile: 1, maxRestoreTokensTotal: 1 },
+            },
+          ],
+        }),
+      );
+    const detail = statistics.get('s1');
+    expect(detail?.compactions).toBe(SESSION_SUMMARIES_KEPT + 2);
+    expect(detail?.summaries).toHaveLength(SESSION_SUMMARIES_KEPT);
+    expect(detail?.summaries[0]?.text).toBe('Summary 2.');
   });
 });
