@@ -338,6 +338,9 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       );
     }
     let prepared: PreparedRequest | undefined;
+    // the request's figures, recorded once its answer is out: counting them must not hold the answer back
+    let recorded: { event: ProxyRequestEvent; sent: readonly Message[]; unmanaged: readonly Message[] } | undefined;
+    const preparedAt = Date.now();
     // a client that goes away stops a compaction under way (an upstream summary costs money)
     const gone = new AbortController();
     const onClose = (): void => gone.abort(new Error('the client went away'));
@@ -376,7 +379,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       if (countOnly) metrics.countRequest(COUNT_TOKENS_PATH, 'fail-open');
       else {
         notify(event);
-        statistics.record(event, [], []);
+        recorded = { event, sent: [], unmanaged: [] };
       }
     }
     response.off('close', onClose);
@@ -396,7 +399,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     }
     if (prepared !== undefined) {
       notify(prepared.event);
-      statistics.record(prepared.event, prepared.sent, prepared.unmanaged);
+      recorded = prepared;
     }
     metrics.observeLatency(route.path, (performance.now() - started) / 1000);
     const upstream = settings.upstreamFor(route.provider);
@@ -438,6 +441,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       },
       onUnreachable: (error) => unreachable(response, route.provider, upstream, error),
     });
+    if (recorded !== undefined) statistics.record(recorded.event, recorded.sent, recorded.unmanaged, preparedAt);
   }
 
   /** Answers a managed request with an error in its provider's shape, counted as refused. */

@@ -1,7 +1,7 @@
 /**
- * The proxy's per-session figures: each managed request's event, recorded once the request is
- * on its way (reading the manager's token estimate may tokenize the messages it just wrote, and
- * the request should not wait for that).
+ * The proxy's per-session figures and metrics: each managed request's event, recorded once its
+ * answer is out (reading the manager's token estimate may tokenize the messages it just wrote,
+ * and no answer should wait for that).
  */
 import { DEFAULT_CACHE_READ_RATIO, DEFAULT_CACHE_WRITE_RATIO, DEFAULT_PRICE_PER_MTOK } from '../core/cached-cost.js';
 import { describeError } from '../core/errors.js';
@@ -14,8 +14,12 @@ import type { ProxyRequestEvent } from './proxy-options.js';
 /** Records requests into a {@link SessionStatistics}. */
 export interface ProxyStatistics {
   readonly sessions: SessionStatistics;
-  /** Records `event` soon (after the current I/O), with the histories sent and received. */
-  record(event: ProxyRequestEvent, sent: readonly Message[], unmanaged: readonly Message[]): void;
+  /**
+   * Records `event`, prepared at `time` (milliseconds since the epoch), with the histories sent
+   * and received. Called once the answer is out: reading the manager's token estimate may
+   * tokenize the messages it just wrote, and no answer should wait for that.
+   */
+  record(event: ProxyRequestEvent, sent: readonly Message[], unmanaged: readonly Message[], time: number): void;
 }
 
 /** What went wrong or held the history back in one request, for a session's `lastWarning`. */
@@ -40,18 +44,14 @@ export function createProxyStatistics(maxSessions: number, metrics: ProxyMetrics
   });
   return {
     sessions,
-    record(event, sent, unmanaged) {
+    record(event, sent, unmanaged, time) {
       metrics.countRequest(event.route, event.outcome);
-      const sessionId = event.sessionId;
-      const time = Date.now();
-      setImmediate(() => {
-        // the figures are a view of the proxy's work: a fault in them never reaches a request or the process
-        try {
-          recordNow(event, sent, unmanaged, sessionId, time);
-        } catch (error) {
-          logger.warn(`agent-context proxy: a request's figures could not be recorded (${describeError(error)})`);
-        }
-      });
+      // the figures are a view of the proxy's work: a fault in them never reaches a request or the process
+      try {
+        recordNow(event, sent, unmanaged, event.sessionId, time);
+      } catch (error) {
+        logger.warn(`agent-context proxy: a request's figures could not be recorded (${describeError(error)})`);
+      }
     },
   };
 
