@@ -26,6 +26,7 @@ const modules: Array<[name: string, load: () => Promise<BenchModule>]> = [
   ['replay', () => import('./replay.bench.js')],
   ['peers', () => import('./peers.bench.js')],
   ['proxy', () => import('./proxy.bench.js')],
+  ['proxy-pages', () => import('./proxy-pages.bench.js')],
 ];
 
 console.log(`# agent-context-offload benchmarks (node ${process.version}, ${options.quick ? 'quick' : 'full'} run)`);

@@ -17,4 +17,5 @@ export {
 } from './proxy/proxy-options.js';
 export type { ProxyHandlerOptions, ProxyRequestEvent, ProxySummarizer } from './proxy/proxy-options.js';
 export type { ProxyProvider, ProxyRoutePath } from './proxy/routes.js';
-export { SESSION_HEADER } from './proxy/session-id.js';
+export { CLAUDE_CODE_SESSION_HEADER, SESSION_HEADER } from './proxy/session-id.js';
+export { AUTH_HEADER } from './proxy/auth.js';

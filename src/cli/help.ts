@@ -288,7 +288,7 @@ answers come back byte for byte. Until Ctrl-C.
 Options:
   --port <n>              port (default: 8787; 0 picks a free one)
   --host <address>        address to listen on (default: 127.0.0.1, this
-                          machine only; any other address is warned about)
+                          machine only; any other needs --auth-token)
   --upstream <url>        where requests go on to (default: api.anthropic.com
                           for Anthropic requests, api.openai.com for OpenAI ones;
                           a key of another provider, Gemini or Azure, is
@@ -312,6 +312,9 @@ Options:
                           share sessions (offloaded content stays in --dir)
   --config <file>         settings file (default: agent-context.json in the
                           working directory, when there is one)
+  --auth-token <token>    every request must carry it in the header
+                          x-agent-context-token, never sent on (default: env
+                          AGENT_CONTEXT_TOKEN, else the config file, else none)
   -h, --help              this help
 
 Config file (JSON with comments): the flags in camelCase under "proxy"
@@ -319,9 +322,11 @@ Config file (JSON with comments): the flags in camelCase under "proxy"
 context manager's "offload" and "compaction" groups. A flag comes before an
 environment variable, which comes before the file; an unknown key is refused.
 
-Sessions: the x-agent-context-session header names one; without it, one is
-derived from the system prompt, the first user message and a hash of the
-request's credential. Bodies and credentials are never logged.`,
+Sessions: the x-agent-context-session header names one (else Claude Code's
+x-claude-code-session-id); without either, one is derived from the system
+prompt, the first user message and a hash of the request's credential. Its own
+routes: /_agent-context/health, /api/sessions, /metrics. Bodies and credentials
+are never logged.`,
 
   wrap: `Usage: agent-context wrap [options] -- <command> [args]
 
@@ -340,7 +345,8 @@ terminal) is passed on to the command.
 
 Options: those of agent-context proxy but --port and --host: --upstream,
 --dir, --window, --summarizer, --offload-timing, --work-dir, --store, --config
-(see agent-context proxy --help), and the same config file.
+(see agent-context proxy --help), and the same config file. No --auth-token:
+the proxy listens on this machine for the command alone.
 
 Exit codes: the command's; 2 usage error (a bad flag or config file, no
 command after --); 127 command not found.`,

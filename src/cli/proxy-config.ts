@@ -43,6 +43,8 @@ export interface ProxyFileSettings {
   offloadTiming?: 'as-they-age' | 'on-arrival';
   workDir?: string;
   store?: string;
+  /** The token every request must carry (`--auth-token`); `AGENT_CONTEXT_TOKEN` comes first. */
+  authToken?: string;
 }
 
 /** A config file, read and checked. */
@@ -93,6 +95,7 @@ const CONFIG_SCHEMA: GroupSchema = {
     offloadTiming: { kind: 'one-of', values: ['as-they-age', 'on-arrival'] },
     workDir: STRING,
     store: STRING,
+    authToken: STRING,
   },
   offload: {
     timing: { kind: 'one-of', values: ['as-they-age', 'on-arrival'] },

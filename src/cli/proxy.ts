@@ -1,6 +1,7 @@
 /**
  * `agent-context proxy [--port 8787] [--host 127.0.0.1] [--upstream URL] [--dir DIR] [--window N]
- * [--summarizer extractive|upstream] [--offload-timing as-they-age|on-arrival] [--work-dir DIR] [--store URL]`:
+ * [--summarizer extractive|upstream] [--offload-timing as-they-age|on-arrival] [--work-dir DIR] [--store URL]
+ * [--auth-token TOKEN]`:
  * runs the context-managing proxy until
  * Ctrl-C. One line per managed request on stderr (never a body or a credential).
  */
@@ -14,6 +15,7 @@ import type { OffloadTiming } from '../core/manage/manager-options.js';
 import type { ContentStore } from '../core/ports.js';
 import { createProxyHandler } from '../proxy/proxy-handler.js';
 import {
+  checkAuthToken,
   DEFAULT_PROXY_DIR,
   parseUpstream,
   type ProxyRequestEvent,
@@ -44,7 +46,11 @@ export const PROXY_FLAGS = {
   'work-dir': { type: 'string' },
   store: { type: 'string' },
   config: { type: 'string' },
+  'auth-token': { type: 'string' },
 } as const;
+
+/** The environment variable that gives the proxy's auth token when `--auth-token` does not. */
+export const AUTH_TOKEN_ENV = 'AGENT_CONTEXT_TOKEN';
 
 /** The key prefix of the session records a `--store` URL holds, unless the URL names one. */
 const DEFAULT_RECORDS_PREFIX = 'agent-context';
@@ -101,6 +107,34 @@ function readSummarizer(raw: string | undefined): ProxySummarizer {
 function readOffloadTiming(raw: string | undefined): OffloadTiming | undefined {
   if (raw === undefined || raw === 'as-they-age' || raw === 'on-arrival') return raw;
   throw new UsageError(`--offload-timing must be as-they-age or on-arrival, got ${JSON.stringify(raw)}`, 'proxy');
+}
+
+/**
+ * The auth token from `--auth-token`, else from `AGENT_CONTEXT_TOKEN` (an empty variable is
+ * none), else from the config file's `proxy.authToken`.
+ */
+function readAuthToken(
+  flag: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  fromConfig: string | undefined,
+  configKey: string,
+  command: string,
+): string | undefined {
+  const fromEnv = env[AUTH_TOKEN_ENV];
+  const [source, value] =
+    flag !== undefined
+      ? ['--auth-token', flag]
+      : fromEnv !== undefined && fromEnv !== ''
+        ? [AUTH_TOKEN_ENV, fromEnv]
+        : fromConfig !== undefined
+          ? [configKey, fromConfig]
+          : ['', undefined];
+  try {
+    return checkAuthToken(source, value);
+  } catch (error) {
+    if (error instanceof InvalidOptionError) throw new UsageError(error.message, command);
+    throw error;
+  }
 }
 
 /** `1536` -> `1.5 KB`, for request sizes. */
@@ -172,6 +206,8 @@ export interface ProxySettings {
   storeUrl: string | undefined;
   offload: ManagerOffloadOptions | undefined;
   compaction: ManagerCompactionOptions | undefined;
+  /** The token every request must carry in `x-agent-context-token`, if any. */
+  authToken: string | undefined;
   /** The config file read, if any. */
   configPath: string | undefined;
 }
@@ -216,10 +252,18 @@ export async function resolveProxySettings(
     if (error instanceof InvalidOptionError) throw new UsageError(error.message, command);
     throw error;
   }
+  const authToken = readAuthToken(
+    readStringFlag(parsed, 'auth-token'),
+    env,
+    fromFile<string>(config, 'authToken'),
+    `${fileName}authToken`,
+    command,
+  );
   const fileGroups = config === undefined ? undefined : applyEnvironmentOverFile(config, env);
   return {
     port,
     host,
+    authToken,
     upstream,
     dir: readStringFlag(parsed, 'dir') ?? fromFile<string>(config, 'dir') ?? DEFAULT_PROXY_DIR,
     window:
@@ -267,6 +311,7 @@ export async function startProxyServer(settings: ProxySettings, hooks: ProxyServ
     workDir: settings.workDir,
     offload: settings.offload,
     compaction: settings.compaction,
+    authToken: settings.authToken,
     logger: { warn: hooks.warn },
     onRequest: hooks.onRequest,
   });
@@ -304,6 +349,12 @@ export async function runProxy(args: readonly string[]): Promise<void> {
   const parsed = parseCommandArguments('proxy', args, PROXY_FLAGS, 0);
   const settings = await resolveProxySettings('proxy', parsed, process.env);
   const { host, upstream: upstreamFlag, dir, storeUrl } = settings;
+  if (!LOOPBACK_NAMES.has(host) && settings.authToken === undefined) {
+    throw new UsageError(
+      `--host ${host} lets other machines reach the proxy: give it a token first (--auth-token or ${AUTH_TOKEN_ENV}), which every request must then carry in the x-agent-context-token header`,
+      'proxy',
+    );
+  }
   const proxy = await startProxyServer(settings, {
     warn: (message) => process.stderr.write(`${toTerminalText(message)}\n`),
     onRequest: (event) => process.stderr.write(`${toTerminalText(formatRequestLine(event))}\n`),
@@ -311,7 +362,7 @@ export async function runProxy(args: readonly string[]): Promise<void> {
   const origin = proxy.origin;
   if (!LOOPBACK_NAMES.has(host)) {
     process.stderr.write(
-      `agent-context proxy: warning: listening on ${toTerminalText(host)}, not only this machine: anyone who can reach it can send requests through it, and references name files on this machine\n`,
+      `agent-context proxy: warning: listening on ${toTerminalText(host)}, not only this machine: whoever holds the token can send requests through it, and references name files on this machine\n`,
     );
   }
   process.stdout.write(
@@ -325,6 +376,12 @@ export async function runProxy(args: readonly string[]): Promise<void> {
         : [`  session records: ${toTerminalText(storeUrl.replace(/\/\/[^@/]*@/, '//'))}`]),
       `  Claude Code:  ANTHROPIC_BASE_URL=${origin} claude`,
       `  OpenAI SDKs:  OPENAI_BASE_URL=${origin}/v1`,
+      ...(settings.authToken === undefined
+        ? []
+        : [
+            '  every request needs the header x-agent-context-token: <the token>',
+            '    (Claude Code: ANTHROPIC_CUSTOM_HEADERS="x-agent-context-token: <the token>")',
+          ]),
       'Ctrl-C stops it.',
       '',
     ].join('\n'),

@@ -16,9 +16,12 @@ import { formatSize, LOOPBACK_HOST, PROXY_FLAGS, resolveProxySettings, startProx
 import { toTerminalText } from './render/terminal-text.js';
 import { DEFAULT_PRICE_PER_MTOK } from './replay/replay-flags.js';
 
-/** The proxy's flags, but where it listens: `wrap` picks a free port on this machine. */
+/**
+ * The proxy's flags, but where it listens and its token: `wrap` picks a free port on this
+ * machine, which only the command it runs is told about.
+ */
 const WRAP_FLAGS = Object.fromEntries(
-  Object.entries(PROXY_FLAGS).filter(([name]) => name !== 'port' && name !== 'host'),
+  Object.entries(PROXY_FLAGS).filter(([name]) => name !== 'port' && name !== 'host' && name !== 'auth-token'),
 ) as Readonly<Record<string, FlagDefinition>>;
 
 /** The Codex CLI provider `wrap` adds with `-c` flags (an id of its own: Codex reserves `openai`). */
@@ -192,7 +195,7 @@ export async function runWrap(args: readonly string[], io: CommandIo): Promise<n
   // the command owns the terminal while it runs: warnings wait until it has exited
   const warnings: string[] = [];
   const proxy = await startProxyServer(
-    { ...settings, port: 0, host: LOOPBACK_HOST },
+    { ...settings, port: 0, host: LOOPBACK_HOST, authToken: undefined },
     { onRequest: (event) => tallyRequest(tally, event), warn: (message) => warnings.push(message) },
   );
 

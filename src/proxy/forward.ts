@@ -6,6 +6,7 @@
  */
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { AUTH_HEADER } from './auth.js';
 import { SESSION_HEADER } from './session-id.js';
 
 /** Headers that belong to one connection, not to the message: HTTP/1.1's hop-by-hop headers. */
@@ -21,8 +22,8 @@ const CONNECTION_HEADERS = new Set([
   'upgrade',
 ]);
 
-/** Request headers the proxy sets itself (`host`) or keeps to itself (the session header). */
-const REPLACED_REQUEST_HEADERS = new Set([...CONNECTION_HEADERS, 'host', SESSION_HEADER]);
+/** Request headers the proxy sets itself (`host`) or keeps to itself (the session header, its auth token). */
+const REPLACED_REQUEST_HEADERS = new Set([...CONNECTION_HEADERS, 'host', SESSION_HEADER, AUTH_HEADER]);
 
 /**
  * The request's headers for the upstream, from its raw headers (repeated ones kept, in order);

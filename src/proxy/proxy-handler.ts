@@ -23,14 +23,17 @@ import { resolveProxyOptions, type ProxyHandlerOptions, type ProxyRequestEvent }
 import { readRequestBody, sendError } from './request-body.js';
 import {
   attributeProvider,
+  COUNT_TOKENS_PATH,
   guessProvider,
+  matchCountTokens,
   matchRoute,
   matchUnmanagedApi,
   toLastUsage,
+  type ProxyErrorKind,
   type ProxyProvider,
   type ProxyRoute,
 } from './routes.js';
-import { deriveProxySessionId, hashCredential, readSessionHeader } from './session-id.js';
+import { deriveProxySessionId, hashCredential, readClaudeCodeSession, readSessionHeader } from './session-id.js';
 import { createBodyParser, type BodyLayout, type ParsedRequestBody } from './body-parser.js';
 import { writeBodyPartsWithHistory } from './body-writer.js';
 import { createSeenHistories } from './seen-histories.js';
@@ -40,6 +43,10 @@ import { createSplitStore } from './split-store.js';
 import { summarizeUpstream } from './upstream-summarizer.js';
 import { createUsageTap } from './usage-tap.js';
 import { createHistoryFingerprinter, createUsageRecords, type HistoryFingerprints } from './usage-records.js';
+import { createProxyStatistics } from './statistics.js';
+import { createProxyMetrics } from './metrics.js';
+import { handleOwnRoute, isOwnRoute } from './own-routes.js';
+import { AUTH_HEADER, createTokenCheck } from './auth.js';
 
 /** A Node HTTP request handler: `http.createServer(handler)`, or mounted in a server of your own. Its promise never rejects. */
 export type ProxyHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
@@ -55,6 +62,9 @@ interface PreparedRequest {
   /** The client's history as it came: what the answer's figure is recorded under. */
   history: HistoryFingerprints['whole'];
   event: ProxyRequestEvent;
+  /** The history sent, and the client's: for the session's figures. */
+  sent: readonly Message[];
+  unmanaged: readonly Message[];
 }
 
 /**
@@ -104,9 +114,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * the rest of the body go on as they came; the answer comes back as it arrives, byte for byte,
  * and the usage it reports is the session's `lastUsage` for its next request.
  *
- * Sessions: the `x-agent-context-session` header names one; without it the session is derived
- * from the system prompt, the first user message and a hash of the request's credential, so
- * two users never share one.
+ * `POST /v1/messages/count_tokens` is counted upstream for the history the proxy would send
+ * (prepared by the session's manager, as the next request's would be). Paths under
+ * `/_agent-context/` are answered by the proxy itself and never forwarded: `health`,
+ * `api/sessions`, `api/sessions/<id>` (each session's figures, in memory) and `metrics`
+ * (Prometheus text format). With `authToken`, every request must carry it in the
+ * `x-agent-context-token` header (401 otherwise), which is never forwarded.
+ *
+ * Sessions: the `x-agent-context-session` header names one, else Claude Code's
+ * `x-claude-code-session-id` (with the credential's hash folded in); without either the session
+ * is derived from the system prompt, the first user message and a hash of the request's
+ * credential, so two users never share one.
  *
  * Edges: a body in gzip, deflate, br or zstd is decoded and forwarded
  * decoded; a path is normalised before it is routed; without `upstream`, a request goes only
@@ -184,6 +202,8 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   const managers = createWarmManagers(settings.maxSessions, settings.maxKeptBytes);
   const histories = createSeenHistories(settings.maxSessions, settings.maxKeptBytes);
   const bodies = createBodyParser(settings.maxSessions, settings.maxKeptBytes);
+  const metrics = createProxyMetrics();
+  const statistics = createProxyStatistics(settings.maxSessions, metrics, logger);
 
   async function prepare(
     route: ProxyRoute,
@@ -199,11 +219,14 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const parsed = route.format.toCanonical(parts.items);
     const systemField = parts.historyField === 'messages' ? 'system' : 'instructions';
     const sessionId =
-      sessionName ?? deriveProxySessionId({ system: body[systemField], messages: parsed, credentialHash });
+      sessionName ??
+      readClaudeCodeSession(request.headers, credentialHash) ??
+      deriveProxySessionId({ system: body[systemField], messages: parsed, credentialHash });
     const sessionKey = `${sessionId}\u0000${credentialHash}`;
     const canonical = histories.adopt(sessionKey, parsed, raw.length);
     await readingUsage.get(sessionKey);
     // the figure of the request this history follows, whichever process served it: not a sub-agent's, not another key's
+    // (a token count reads it too: finding a figure leaves it for the request it anchors)
     const fingerprints = fingerprinter.fingerprint(sessionKey, canonical, raw.length);
     const lastUsage = await usages.find(sessionId, sessionKey, fingerprints);
     // the history does not hold the system prompt and tools: the manager counts them in when no usage figure does
@@ -268,6 +291,8 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         bytesIn: raw.length,
         bytesOut: sentBytes,
       },
+      sent: prepared,
+      unmanaged: canonical,
     };
   }
 
@@ -276,16 +301,17 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     url: string,
     request: IncomingMessage,
     response: ServerResponse,
+    countOnly = false,
   ): Promise<void> {
+    const started = performance.now();
     const header = readSessionHeader(request.headers);
-    if ('error' in header)
-      return sendError(response, route.provider, 'invalid-request', `agent-context proxy: ${header.error}`);
+    if ('error' in header) return refuse(route, response, 'invalid-request', `agent-context proxy: ${header.error}`);
     const read = await readRequestBody(request, settings.maxBodyBytes);
     if (read.kind === 'aborted') return;
     if (read.kind === 'too-large') {
-      return sendError(
+      return refuse(
+        route,
         response,
-        route.provider,
         'too-large',
         `agent-context proxy: the request body is over the proxy's limit of ${settings.maxBodyBytes} bytes`,
       );
@@ -298,6 +324,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         'agent-context proxy: request bodies in an encoding other than gzip, deflate, br or zstd are passed through unmanaged',
       );
       const upstream = settings.upstreamFor(route.provider);
+      metrics.countRequest(route.path, 'passed-through');
       await forwardRequest(request, response, {
         upstream,
         url,
@@ -307,17 +334,17 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       return;
     }
     if (decoded.kind === 'too-large') {
-      return sendError(
+      return refuse(
+        route,
         response,
-        route.provider,
         'too-large',
         `agent-context proxy: the request body, decoded, is over the proxy's limit of ${settings.maxBodyBytes} bytes`,
       );
     }
     if (decoded.kind === 'invalid') {
-      return sendError(
+      return refuse(
+        route,
         response,
-        route.provider,
         'invalid-request',
         `agent-context proxy: the request body is not valid ${decoded.encoding} (${describeError(decoded.error)})`,
       );
@@ -328,14 +355,17 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     try {
       parsed = bodies.parse(raw, credentialHash);
     } catch (error) {
-      return sendError(
+      return refuse(
+        route,
         response,
-        route.provider,
         'invalid-request',
         `agent-context proxy: the request body is not valid JSON (${describeError(error)})`,
       );
     }
     let prepared: PreparedRequest | undefined;
+    // the request's figures, recorded once its answer is out: counting them must not hold the answer back
+    let recorded: { event: ProxyRequestEvent; sent: readonly Message[]; unmanaged: readonly Message[] } | undefined;
+    const preparedAt = Date.now();
     // a client that goes away stops a compaction under way (an upstream summary costs money)
     const gone = new AbortController();
     const onClose = (): void => gone.abort(new Error('the client went away'));
@@ -361,11 +391,32 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         bytesOut: raw.length,
         error,
       };
-      notify(event);
+      if (countOnly) metrics.countRequest(COUNT_TOKENS_PATH, 'fail-open');
+      else {
+        notify(event);
+        recorded = { event, sent: [], unmanaged: [] };
+      }
     }
     response.off('close', onClose);
     if (gone.signal.aborted) return;
-    if (prepared !== undefined) notify(prepared.event);
+    if (countOnly) {
+      // the count of the history the next request would send: no request was made, nothing is recorded
+      if (prepared !== undefined) metrics.countRequest(COUNT_TOKENS_PATH, prepared.event.outcome);
+      const upstream = settings.upstreamFor(route.provider);
+      await forwardRequest(request, response, {
+        upstream,
+        url,
+        body: prepared?.body ?? raw,
+        decoded: decoded.kind === 'decoded',
+        onUnreachable: (error) => unreachable(response, route.provider, upstream, error),
+      });
+      return;
+    }
+    if (prepared !== undefined) {
+      notify(prepared.event);
+      recorded = prepared;
+    }
+    metrics.observeLatency(route.path, (performance.now() - started) / 1000);
     const upstream = settings.upstreamFor(route.provider);
     await forwardRequest(request, response, {
       upstream,
@@ -409,6 +460,13 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       },
       onUnreachable: (error) => unreachable(response, route.provider, upstream, error),
     });
+    if (recorded !== undefined) statistics.record(recorded.event, recorded.sent, recorded.unmanaged, preparedAt);
+  }
+
+  /** Answers a managed request with an error in its provider's shape, counted as refused. */
+  function refuse(route: ProxyRoute, response: ServerResponse, kind: ProxyErrorKind, message: string): void {
+    metrics.countRequest(route.path, 'refused');
+    sendError(response, route.provider, kind, message);
   }
 
   // what is said once per process, by kind (an encoding passed through, a route left unmanaged)
@@ -433,7 +491,20 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     sendError(response, provider, 'bad-gateway', message);
   }
 
+  const hasToken = settings.authToken === undefined ? undefined : createTokenCheck(settings.authToken);
+
   return async function handleProxyRequest(request, response) {
+    if (hasToken !== undefined && !hasToken(request.headers)) {
+      metrics.countRequest('any', 'unauthorized');
+      // the body is not read: the connection closes after the answer
+      response.setHeader('connection', 'close');
+      return sendError(
+        response,
+        guessProvider(request.url, request.headers),
+        'unauthorized',
+        `agent-context proxy: this proxy asks for its token in the ${AUTH_HEADER} header`,
+      );
+    }
     const url = normalizeRequestPath(request.url ?? '/');
     if (url === undefined) {
       // `/../admin` would reach the upstream as `/admin`, outside the base path it was given
@@ -443,6 +514,10 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         'invalid-request',
         "agent-context proxy: the request path must start with '/' and never climb above it with '..'",
       );
+    }
+    if (isOwnRoute(url)) {
+      await handleOwnRoute(request, response, url, { sessions: statistics.sessions, metrics });
+      return;
     }
     const route = matchRoute(request.method, url);
     let provider = route?.provider ?? guessProvider(url, request.headers);
@@ -467,7 +542,13 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         await handleManaged(route, url, request, response);
         return;
       }
+      const counted = matchCountTokens(request.method, url);
+      if (counted !== undefined) {
+        await handleManaged(counted, url, request, response, true);
+        return;
+      }
       const upstream = settings.upstreamFor(provider);
+      metrics.countRequest('other', 'passed-through');
       await forwardRequest(request, response, {
         upstream,
         url,

@@ -173,6 +173,14 @@ export interface ProxyHandlerOptions {
    * @default undefined (the manager's defaults)
    */
   compaction?: ManagerCompactionOptions | undefined;
+  /**
+   * A token every request must carry in the `x-agent-context-token` header: the proxy's own
+   * routes and the forwarded ones alike; a request without it (or with another) is answered 401
+   * in the provider's error shape. The header is never sent on. At least 16 characters, none of
+   * them whitespace or control characters.
+   * @default undefined (no token asked: keep the proxy on this machine)
+   */
+  authToken?: string | undefined;
 }
 
 /** Every option of {@link ProxyHandlerOptions}: a key not listed here is refused. */
@@ -193,12 +201,32 @@ const PROXY_OPTION_NAMES: Readonly<Record<keyof ProxyHandlerOptions, true>> = {
   onRequest: true,
   offload: true,
   compaction: true,
+  authToken: true,
 };
 
 function checkPositiveInteger(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
     throw new InvalidOptionError(`${name} must be an integer >= 1, got ${describeValue(value)}`);
+  }
+  return value;
+}
+
+/** The shortest auth token taken: a short one is guessed by trying. */
+export const MIN_AUTH_TOKEN_CHARS = 16;
+
+/**
+ * An auth token: `undefined`, or a string of at least {@link MIN_AUTH_TOKEN_CHARS} visible
+ * ASCII characters (a header carries it as it is).
+ *
+ * @throws {InvalidOptionError} naming `option`; the value is not quoted (it is a secret).
+ */
+export function checkAuthToken(option: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^[\x21-\x7e]+$/.test(value) || value.length < MIN_AUTH_TOKEN_CHARS) {
+    throw new InvalidOptionError(
+      `${option} must be at least ${MIN_AUTH_TOKEN_CHARS} visible ASCII characters (no spaces), got ${typeof value === 'string' ? `a string of ${value.length} characters` : describeValue(value)}`,
+    );
   }
   return value;
 }
@@ -240,6 +268,7 @@ export interface ResolvedProxyOptions {
   maxBodyBytes: number;
   maxSessions: number;
   maxKeptBytes: number;
+  authToken: string | undefined;
 }
 
 /**
@@ -276,5 +305,6 @@ export function resolveProxyOptions(options: ProxyHandlerOptions): ResolvedProxy
     maxBodyBytes: checkPositiveInteger('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
     maxSessions: checkPositiveInteger('maxSessions', options.maxSessions, DEFAULT_MAX_SESSIONS),
     maxKeptBytes: checkPositiveInteger('maxKeptBytes', options.maxKeptBytes, DEFAULT_MAX_KEPT_BYTES),
+    authToken: checkAuthToken('authToken', options.authToken),
   };
 }

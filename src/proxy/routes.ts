@@ -16,7 +16,7 @@ export type ProxyProvider = 'anthropic' | 'openai';
 export type ProxyRoutePath = '/v1/messages' | '/v1/responses' | '/v1/chat/completions';
 
 /** The kinds of error the proxy answers itself. */
-export type ProxyErrorKind = 'invalid-request' | 'too-large' | 'bad-gateway';
+export type ProxyErrorKind = 'invalid-request' | 'unauthorized' | 'too-large' | 'bad-gateway';
 
 /** The input tokens a response reported for its request. */
 export interface UsageFigures {
@@ -108,6 +108,18 @@ export function matchRoute(method: string | undefined, url: string | undefined):
   return ROUTES.find((route) => route.path === path);
 }
 
+/** Anthropic's token count of a Messages body: answered for the history the proxy would send. */
+export const COUNT_TOKENS_PATH = '/v1/messages/count_tokens';
+
+/**
+ * The Messages route when `url` is a `POST` of {@link COUNT_TOKENS_PATH} (its body is a Messages
+ * body without the reply's settings), else `undefined`. The query is ignored.
+ */
+export function matchCountTokens(method: string | undefined, url: string): ProxyRoute | undefined {
+  if (method !== 'POST' || url.split('?', 1)[0] !== COUNT_TOKENS_PATH) return undefined;
+  return ROUTES.find((route) => route.path === '/v1/messages');
+}
+
 /**
  * Whose error shape a request expects, for a route the proxy does not manage: Anthropic when
  * the path is under `/v1/messages` or the request carries an `anthropic-version` header; OpenAI
@@ -185,12 +197,14 @@ export function attributeProvider(url: string, headers: Readonly<Record<string, 
 
 const ANTHROPIC_ERROR_TYPES: Readonly<Record<ProxyErrorKind, string>> = {
   'invalid-request': 'invalid_request_error',
+  unauthorized: 'authentication_error',
   'too-large': 'request_too_large',
   'bad-gateway': 'api_error',
 };
 
 const OPENAI_ERROR_TYPES: Readonly<Record<ProxyErrorKind, string>> = {
   'invalid-request': 'invalid_request_error',
+  unauthorized: 'invalid_request_error',
   'too-large': 'invalid_request_error',
   'bad-gateway': 'server_error',
 };
@@ -198,6 +212,7 @@ const OPENAI_ERROR_TYPES: Readonly<Record<ProxyErrorKind, string>> = {
 /** The HTTP status of each kind of error. */
 export const ERROR_STATUS: Readonly<Record<ProxyErrorKind, number>> = {
   'invalid-request': 400,
+  unauthorized: 401,
   'too-large': 413,
   'bad-gateway': 502,
 };

@@ -13,6 +13,20 @@ import { sha256Hashing } from '../infrastructure/sha256-hashing.js';
 /** The request header that names the session explicitly. */
 export const SESSION_HEADER = 'x-agent-context-session';
 
+/** Claude Code's header naming its session (a UUID), sent with every request of one conversation. */
+export const CLAUDE_CODE_SESSION_HEADER = 'x-claude-code-session-id';
+
+/**
+ * The session Claude Code's header names, with the credential's hash folded in (two users who
+ * send one id never share a session): `claude-<id>-<12 hex digits>`; `undefined` when the header
+ * is absent or not a usable name (then the session is derived, as for any client).
+ */
+export function readClaudeCodeSession(headers: IncomingHttpHeaders, credentialHash: string): string | undefined {
+  const value = headers[CLAUDE_CODE_SESSION_HEADER];
+  if (typeof value !== 'string' || value.length > 150 || !isSafePathSegment(value)) return undefined;
+  return `claude-${value}-${credentialHash.slice(0, 12)}`;
+}
+
 /** Headers that carry a credential: their values are hashed into the session, never kept. */
 const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'api-key'] as const;
 

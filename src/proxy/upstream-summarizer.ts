@@ -13,6 +13,7 @@
  * A refusal of the request as it was (a 4xx other than 408, 409 or 429) is final: it is not
  * retried, and compaction falls back to the extractive summarizer.
  */
+import { AUTH_HEADER } from './auth.js';
 import { computeSummaryMaxTokens, createLlmSummarizer } from '../core/compact/summarize-with-llm.js';
 import { computeMinSummaryInputTokens } from '../core/compact/summary-input.js';
 import { buildSummaryInstruction } from '../core/compact/summary-prompt.js';
@@ -70,6 +71,7 @@ const DROPPED_HEADERS = new Set([
   'accept-encoding',
   'content-type',
   SESSION_HEADER,
+  AUTH_HEADER,
 ]);
 
 function summaryHeaders(rawHeaders: readonly string[]): Headers {

@@ -12,6 +12,7 @@ import { sendRaw } from './proxy-harness.js';
 import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
 
 const KEY = 'sk-ant-cli-secret';
+const TOKEN = 'proxy-token-0123456789abcdef';
 const TOOL_OUTPUT = `top secret tool output ${'y'.repeat(4000)}`;
 
 interface RunningCommand {
@@ -24,9 +25,12 @@ interface RunningCommand {
 }
 
 /** Starts `agent-context proxy ...args` and resolves once it prints where it listens. */
-function startCommand(args: readonly string[], cwd: string): Promise<RunningCommand> {
+function startCommand(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<RunningCommand> {
   if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: run "npm run build" first (npm test does)`);
-  const child = spawn(process.execPath, [CLI_PATH, 'proxy', ...args], { cwd, env: { PATH: process.env.PATH ?? '' } });
+  const child = spawn(process.execPath, [CLI_PATH, 'proxy', ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', ...env },
+  });
   let stdout = '';
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
@@ -179,13 +183,65 @@ describe('agent-context proxy', () => {
     expect(second).toEqual({ status: 200, reused: true });
   });
 
-  it('warns when it listens beyond this machine', async () => {
+  it('warns when it listens beyond this machine, with a token', async () => {
     running = await startCommand(
       ['--port', '0', '--host', '0.0.0.0', '--upstream', upstream.origin, '--dir', 'store'],
       directory.path,
+      { AGENT_CONTEXT_TOKEN: TOKEN },
     );
 
     expect(running.stderr()).toContain('warning: listening on 0.0.0.0, not only this machine');
+  });
+
+  it('refuses to listen beyond this machine without a token, with exit 2', async () => {
+    const run = await runCli(['proxy', '--port', '0', '--host', '0.0.0.0', '--upstream', upstream.origin], {
+      cwd: directory.path,
+      env: { AGENT_CONTEXT_TOKEN: undefined },
+    });
+
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain('--host 0.0.0.0 lets other machines reach the proxy: give it a token first');
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it('asks every request for the token of AGENT_CONTEXT_TOKEN (or --auth-token), and never sends it on', async () => {
+    running = await startCommand(
+      ['--port', '0', '--host', '0.0.0.0', '--upstream', upstream.origin, '--dir', 'store'],
+      directory.path,
+      { AGENT_CONTEXT_TOKEN: TOKEN },
+    );
+    const origin = running.origin.replace('0.0.0.0', '127.0.0.1');
+    const headers = { 'content-type': 'application/json', 'x-api-key': KEY };
+    const body = JSON.stringify({ model: 'claude-test', max_tokens: 8, messages: [{ role: 'user', content: 'Hi.' }] });
+
+    const without = await sendRaw(origin, '/v1/messages', { headers, body });
+    const wrong = await sendRaw(origin, '/v1/messages', {
+      headers: { ...headers, 'x-agent-context-token': `${TOKEN}x` },
+      body,
+    });
+    const health = await sendRaw(origin, '/_agent-context/health', { method: 'GET' });
+    const right = await sendRaw(origin, '/v1/messages', {
+      headers: { ...headers, 'x-agent-context-token': TOKEN },
+      body,
+    });
+
+    expect([without.status, wrong.status, health.status, right.status]).toEqual([401, 401, 401, 200]);
+    expect(JSON.parse(without.body.toString('utf8'))).toMatchObject({
+      type: 'error',
+      error: { type: 'authentication_error' },
+    });
+    expect(upstream.requests).toHaveLength(1);
+    expect(upstream.requests[0]?.headers['x-agent-context-token']).toBeUndefined();
+    expect(running.stdout()).toContain('x-agent-context-token');
+    expect(running.stdout()).not.toContain(TOKEN);
+  });
+
+  it('refuses a token shorter than 16 characters, without quoting it', async () => {
+    const run = await runCli(['proxy', '--auth-token', 'short secret'], { cwd: directory.path });
+
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain('--auth-token must be at least 16 visible ASCII characters');
+    expect(run.stderr).not.toContain('short secret');
   });
 
   it.each([

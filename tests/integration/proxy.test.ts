@@ -348,9 +348,9 @@ describe('other routes', () => {
     expect(proxy.events).toEqual([]);
   });
 
-  it('passes POST /v1/messages/count_tokens through with the body as it came', async () => {
+  it('passes POST /v1/messages/count_tokens of a history with nothing to manage on with the body as it came', async () => {
     upstream.answer((_request, response) => sendJson(response, { input_tokens: 4242 }, 200, { 'x-scripted': 'yes' }));
-    const body = JSON.stringify({ model: 'claude-test', messages: anthropicHistory() });
+    const body = JSON.stringify({ model: 'claude-test', messages: anthropicHistory().slice(0, 2) });
 
     const reply = await sendRaw(proxy.origin, '/v1/messages/count_tokens', {
       headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-one' },

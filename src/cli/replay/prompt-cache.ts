@@ -11,13 +11,12 @@
 import { countTokens } from '../../api/tokens.js';
 import type { Message } from '../../core/types.js';
 
-/**
- * Price of a token read from the cache, as a share of the input price: Anthropic's list ratio
- * (0.1x), an example, not a quote.
- */
-export const DEFAULT_CACHE_READ_RATIO = 0.1;
-/** Price of a token written to the cache, as a share of the input price: Anthropic's list ratio for a 5-minute entry (1.25x). */
-export const DEFAULT_CACHE_WRITE_RATIO = 1.25;
+export {
+  DEFAULT_CACHE_READ_RATIO,
+  DEFAULT_CACHE_WRITE_RATIO,
+  estimateCachedInputCost,
+} from '../../core/cached-cost.js';
+export type { CacheRatios } from '../../core/cached-cost.js';
 
 /** How one request's input splits between the cache and new input. */
 export interface CachedInput {
@@ -74,21 +73,4 @@ export function createPrefixTracker(): PrefixTracker {
       return { cacheReadTokens, prefixChanged };
     },
   };
-}
-
-/** Prices of a token read from and written to the cache, as shares of the input price. */
-export interface CacheRatios {
-  readRatio: number;
-  writeRatio: number;
-}
-
-/** The cost of `tokens` input tokens of which `cacheReadTokens` are read from the cache and the rest written to it, in US dollars. */
-export function estimateCachedInputCost(
-  tokens: number,
-  cacheReadTokens: number,
-  pricePerMTok: number,
-  ratios: CacheRatios,
-): number {
-  const read = Math.min(cacheReadTokens, tokens);
-  return ((read * ratios.readRatio + (tokens - read) * ratios.writeRatio) * pricePerMTok) / 1_000_000;
 }

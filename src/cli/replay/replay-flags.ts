@@ -13,11 +13,7 @@ import { UsageError } from '../errors.js';
 import { chooseSummarizer } from '../summarizer-choice.js';
 import type { SummarizerChoice } from '../summarizer-choice.js';
 
-/**
- * The input price assumed for the cost estimate, in US dollars per million input tokens: an
- * example (the list price of a mid-size model's uncached input), not a promise of any bill.
- */
-export const DEFAULT_PRICE_PER_MTOK = 3;
+export { DEFAULT_PRICE_PER_MTOK } from '../../core/cached-cost.js';
 
 /** `k` and `m` after a token count: `100k` is 100,000, `1.5m` is 1,500,000. */
 const TOKEN_COUNT = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*([kKmM]?)\s*$/;
