@@ -17,21 +17,17 @@ import type { Message } from '../types.js';
 import { serializeForFingerprint, startHistoryHash, type Hashing, type RunningHash } from './fingerprint.js';
 import type { SessionKnowledge } from './session-knowledge.js';
 import type {
-  CompactRecord,
-  CountRecord,
   RecordedCalibration,
   RecordedTokens,
   RecordKind,
+  RecordOfKind,
   RecordSpan,
   SessionRecord,
 } from './session-records.js';
 import { startsWithSame } from './usage-anchor.js';
 
 /** Reads the first usable record of `kind` for `span`, if there is one. */
-export type ReadRecord = <K extends RecordKind>(
-  kind: K,
-  span: RecordSpan,
-) => Promise<(K extends 'compact' ? CompactRecord : CountRecord) | undefined>;
+export type ReadRecord = <K extends RecordKind>(kind: K, span: RecordSpan) => Promise<RecordOfKind<K> | undefined>;
 
 /** What matching found. */
 export interface RecordMatch {
