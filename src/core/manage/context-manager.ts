@@ -300,7 +300,7 @@ export function createContextManagerWith<M>(
     const usage = checkUsage(prepareOptions.lastUsage, canonical.length, actions);
     let { given, fresh: givenFresh } = await absorb(canonical, access, call);
     let match = await access.match(given, call);
-    if (access.servedElsewhere(match.messages)) {
+    if (access.servedElsewhere(match.messages) || (usage !== undefined && access.countedElsewhere(usage))) {
       // what was decided elsewhere meanwhile is learned, then the history is read again with it
       await call.learn();
       ({ given, fresh: givenFresh } = await absorb(canonical, access, call, true));

@@ -111,6 +111,12 @@ export interface SessionAccess {
    * its session never lists again.
    */
   servedElsewhere(history: readonly Message[]): boolean;
+  /**
+   * Whether the call's usage figure counted a request this manager did not serve (it covers
+   * another number of messages than this manager sent last): that request's figure was
+   * recorded elsewhere, and this one learns against it, so what was recorded is learned first.
+   */
+  countedElsewhere(usage: CheckedUsage): boolean;
   /** Notes what this call sent, for {@link servedElsewhere}. */
   noteSent(output: readonly Message[]): void;
   /** Applies the records that match `history` (compactions, counts). */
@@ -373,8 +379,9 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
     return unexplained;
   }
 
-  // assistant turns in what this manager's last call sent (undefined before its first)
+  // assistant turns in what this manager's last call sent, and its length (undefined before its first)
   let sentAssistantTurns: number | undefined;
+  let sentLength: number | undefined;
   const countAssistantTurns = (history: readonly Message[]): number =>
     history.reduce((turns, message) => (message.role === 'assistant' ? turns + 1 : turns), 0);
 
@@ -501,8 +508,10 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
     mayNeedListing,
     servedElsewhere: (history) =>
       sentAssistantTurns !== undefined && countAssistantTurns(history) > sentAssistantTurns + 1,
+    countedElsewhere: (usage) => sentLength !== undefined && usage.messageCount !== sentLength,
     noteSent(output) {
       sentAssistantTurns = countAssistantTurns(output);
+      sentLength = output.length;
     },
     match,
     calibrate,

@@ -127,6 +127,31 @@ describe('store traffic', () => {
     expect(store.calls).toEqual([]);
   });
 
+  it("reads nothing when warm and given each request's usage figure: it knows the figures it recorded", async () => {
+    const store = createTracingStore();
+    const { manager } = createTestManager({ ...SETTINGS, contextTokenLimit: 1_000_000, store });
+    let history: Message[] = [SYSTEM, TASK];
+    let lastUsage: { inputTokens: number; messageCount: number } | undefined;
+    await manager.prepare(history);
+    store.calls.length = 0;
+    for (let turn = 0; turn < 4; turn += 1) {
+      history = [
+        ...history,
+        { role: 'assistant', content: textOf(700, `a${turn}`) },
+        { role: 'user', content: 'go on' },
+      ];
+      const result = await manager.prepare(rebuilt(history), lastUsage === undefined ? {} : { lastUsage });
+      lastUsage = { inputTokens: 1000 + 300 * turn, messageCount: result.messages.length };
+    }
+    expect(store.reads()).toEqual([]);
+    const writes = store.calls.filter((call) => call.operation === 'putIfAbsent').map((call) => call.key);
+    expect(writes).toHaveLength(3);
+    for (const key of writes) {
+      expect(key).toMatch(/^s1\/\.records\/anchor-\d+-[0-9a-f]{64}\.json$/);
+      expect(isSessionRecordKey(key)).toBe(true);
+    }
+  });
+
   it('reads one listing and the one record it needs when cold, and uploads no content again', async () => {
     const store = createTracingStore();
     const history = buildConversation(6);
