@@ -312,7 +312,7 @@ export function createContextManagerWith<M>(
     const fresh = givenFresh.filter((index) => index >= match.replaced).map((index) => index + shift);
     const estimateAnchor = anchorOf(usage, start, actions);
     // the calibration is read off the records (a figure learns against the one recorded before it), never off this object's past calls
-    const { inForce, learned, foundAt } = await access.calibrate(start, match.calibration, estimateAnchor?.usage, call);
+    const { inForce, learned, foundAt } = await access.calibrate(start, match, estimateAnchor?.usage, call);
     const ratio = inForce.ratio;
     // the system prompt and tools, calibrated as the history is; a usage figure counts them already
     const fixedTokens = Math.ceil(ratio * (prepareOptions.fixedTokens ?? 0));

@@ -68,6 +68,8 @@ export interface SessionMatch {
   messages: Message[];
   replaced: number;
   calibration: RecordedCalibration;
+  /** Fingerprints of prefixes of `messages` hashed while matching, by length. */
+  fingerprints: ReadonlyMap<number, string>;
 }
 
 /** The calibration of a call, from the records. */
@@ -141,7 +143,7 @@ export interface SessionAccess {
    */
   calibrate(
     history: readonly Message[],
-    matched: RecordedCalibration,
+    matched: Pick<SessionMatch, 'calibration' | 'fingerprints'>,
     usage: CheckedUsage | undefined,
     call: CallAccess,
   ): Promise<CalibrationInForce>;
@@ -391,6 +393,7 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
       messages: found.messages,
       replaced: found.replaced,
       calibration: found.calibration ?? { ratio: parts.initialRatio, samples: 0 },
+      fingerprints: found.fingerprints,
     };
   }
 
@@ -399,6 +402,7 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
     history: readonly Message[],
     maxMessages: number,
     call: CallAccess,
+    hashed: ReadonlyMap<number, string>,
   ): Promise<AnchorRecord | undefined> {
     const lengths = [
       ...new Set(
@@ -409,7 +413,11 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
       ),
     ].sort((left, right) => right - left);
     for (const length of lengths) {
-      const span: RecordSpan = { messages: length, fingerprint: chain.fingerprint(history, length) };
+      // matching hashed most of them already; the rest resume from the states it kept
+      const span: RecordSpan = {
+        messages: length,
+        fingerprint: hashed.get(length) ?? chain.fingerprint(history, length),
+      };
       if (knowledge.recordNames('anchor', span).length === 0) continue;
       const record = await call.readRecord('anchor', span);
       if (record !== undefined) return record;
@@ -419,11 +427,11 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
 
   async function calibrate(
     history: readonly Message[],
-    matched: RecordedCalibration,
+    { calibration: matched, fingerprints }: Pick<SessionMatch, 'calibration' | 'fingerprints'>,
     usage: CheckedUsage | undefined,
     call: CallAccess,
   ): Promise<CalibrationInForce> {
-    const latest = await lastAnchor(history, history.length, call);
+    const latest = await lastAnchor(history, history.length, call, fingerprints);
     const fromFigure = latest !== undefined && latest.calibration.samples >= matched.samples;
     const inForce = fromFigure ? latest.calibration : matched;
     // found in the figure's record, or (a compaction or count record) somewhere in the history
@@ -434,7 +442,7 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
     const previous =
       latest !== undefined && latest.span.messages < usage.messageCount
         ? latest
-        : await lastAnchor(history, usage.messageCount - 1, call);
+        : await lastAnchor(history, usage.messageCount - 1, call, fingerprints);
     const learned = learnFromUsage(
       history,
       usage,
@@ -444,7 +452,7 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
     );
     const span: RecordSpan = {
       messages: usage.messageCount,
-      fingerprint: chain.fingerprint(history, usage.messageCount),
+      fingerprint: fingerprints.get(usage.messageCount) ?? chain.fingerprint(history, usage.messageCount),
     };
     const record: AnchorRecord = {
       version: RECORD_VERSION,
