@@ -57,16 +57,25 @@ async function freshDirectory(): Promise<string> {
   return directory;
 }
 
-/** The messages each request sent through managers served as `serving` says, over one file store. */
+/** How each request reaches its manager: as the same message objects (an agent loop) or rebuilt from JSON (a server). */
+type Given = 'objects' | 'json';
+
+/**
+ * The messages each request sent through managers served as `serving` says, over one file store.
+ * With `withUsage`, each request also gets the provider's figure of the one before (a function of
+ * the bytes it was sent, as a real provider's is), as an agent loop passes `lastUsage`.
+ */
 async function replayThroughManagers(
   session: RecordedSession,
   serving: Serving,
   timing: OffloadTiming,
   window: number,
+  { withUsage = false, given = serving === ONE ? 'objects' : 'json' }: { withUsage?: boolean; given?: Given } = {},
 ): Promise<string[]> {
   const directory = await freshDirectory();
   const managers = new Map<string, ReturnType<typeof createContextManager>>();
   const sent: string[] = [];
+  let lastUsage: { input_tokens: number; messageCount: number } | undefined;
   for (const [request, history] of requestsOf(session).entries()) {
     const name = serving(request);
     let manager = managers.get(name);
@@ -82,7 +91,11 @@ async function replayThroughManagers(
       managers.set(name, manager);
     }
     // one long-lived manager is given the same objects each time, as an agent loop keeps them; the others get JSON
-    const { messages } = await manager.prepare(serving === ONE ? history : rebuilt(history));
+    const { messages } = await manager.prepare(given === 'objects' ? history : rebuilt(history), { lastUsage });
+    // the figure counts what was sent (after a compaction, the compacted history the next request starts with)
+    lastUsage = withUsage
+      ? { input_tokens: Math.ceil(JSON.stringify(messages).length / 3.5), messageCount: messages.length }
+      : undefined;
     sent.push(setStorePathsAside(JSON.stringify(messages), directory));
   }
   return sent;
@@ -142,6 +155,31 @@ describe.each(sessions)('%s', (_, load, timing, window) => {
     expect(describeDifferences(reference, sent)).toBe('the same bytes at every request');
   });
 });
+
+describe.each(sessions)(
+  "%s, each request given the provider's figure of the one before (lastUsage)",
+  (_, load, timing, window) => {
+    let session: RecordedSession;
+    let reference: string[];
+    beforeAll(async () => {
+      session = await load();
+      reference = await replayThroughManagers(session, ONE, timing, window, { withUsage: true });
+    });
+
+    it.each([
+      ['one manager given the history rebuilt from JSON', ONE, 'json' as const],
+      ['a new manager per request', NEW_PER_REQUEST, 'json' as const],
+      ['two managers taking turns on one store', TWO_IN_TURN, 'json' as const],
+      ['a manager restarted every 4 requests', RESTARTED_EVERY_4, 'json' as const],
+    ])(
+      'sends the same bytes at every request with %s as with one manager given the same objects',
+      async (_mode, serving, given) => {
+        const sent = await replayThroughManagers(session, serving, timing, window, { withUsage: true, given });
+        expect(describeDifferences(reference, sent)).toBe('the same bytes at every request');
+      },
+    );
+  },
+);
 
 describe('through the proxy, the demo session x2 in a 12K window', () => {
   let upstream: ScriptedUpstream;

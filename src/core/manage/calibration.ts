@@ -56,6 +56,35 @@ function clampRatio(ratio: number): number {
   return Math.min(MAX_CALIBRATION_RATIO, Math.max(MIN_CALIBRATION_RATIO, ratio));
 }
 
+/** A calibration's state: the smoothed ratio provider tokens / local tokens, and how many figures it learned from. */
+export interface CalibrationState {
+  readonly ratio: number;
+  readonly samples: number;
+}
+
+/**
+ * `calibration` after learning that the provider counted `providerTokens` for messages the local
+ * tokenizer counts `localTokens`; `undefined` (nothing learned) when `localTokens` is below
+ * {@link MIN_CALIBRATION_SAMPLE_TOKENS} or either figure is not a positive finite number. Pure:
+ * the same figures learned in the same order give the same ratio in any process.
+ */
+export function learnCalibration(
+  calibration: CalibrationState,
+  providerTokens: number,
+  localTokens: number,
+): CalibrationState | undefined {
+  const usable =
+    Number.isFinite(providerTokens) &&
+    Number.isFinite(localTokens) &&
+    providerTokens > 0 &&
+    localTokens >= MIN_CALIBRATION_SAMPLE_TOKENS;
+  if (!usable) return undefined;
+  // the sample is clamped too: one absurd figure moves the ratio by at most 30% of the range
+  const sample = clampRatio(providerTokens / localTokens);
+  const ratio = clampRatio(calibration.ratio);
+  return { ratio: clampRatio(ratio + CALIBRATION_SMOOTHING * (sample - ratio)), samples: calibration.samples + 1 };
+}
+
 /** The smoothed ratio provider tokens / local tokens, and how many figures it learned from. */
 export interface TokenCalibration {
   /** Provider tokens per local token: the starting margin until a figure is learned. */
@@ -69,11 +98,6 @@ export interface TokenCalibration {
    * Returns whether it was learned.
    */
   observe(providerTokens: number, localTokens: number): boolean;
-  /**
-   * Takes over a calibration learned elsewhere (recorded in the session by another process, or
-   * an earlier manager) when it learned from more figures than this one: learning goes on from it.
-   */
-  adopt(ratio: number, samples: number): void;
 }
 
 /** A calibration starting at `initialRatio` (the family's margin), clamped to [0.5, 3]. */
@@ -88,22 +112,10 @@ export function createTokenCalibration(initialRatio: number): TokenCalibration {
       return samples;
     },
     observe(providerTokens, localTokens) {
-      const usable =
-        Number.isFinite(providerTokens) &&
-        Number.isFinite(localTokens) &&
-        providerTokens > 0 &&
-        localTokens >= MIN_CALIBRATION_SAMPLE_TOKENS;
-      if (!usable) return false;
-      // the sample is clamped too: one absurd figure moves the ratio by at most 30% of the range
-      const sample = clampRatio(providerTokens / localTokens);
-      ratio = clampRatio(ratio + CALIBRATION_SMOOTHING * (sample - ratio));
-      samples += 1;
+      const learned = learnCalibration({ ratio, samples }, providerTokens, localTokens);
+      if (learned === undefined) return false;
+      ({ ratio, samples } = learned);
       return true;
-    },
-    adopt(otherRatio, otherSamples) {
-      if (otherSamples <= samples) return;
-      ratio = clampRatio(otherRatio);
-      samples = otherSamples;
     },
   };
 }

@@ -29,7 +29,10 @@ export interface CompactStep {
   logger: Logger;
   hooks: ContextManagerHooks;
   targetTokens: number;
+  /** The calibration in force in this call. */
   calibration: RecordedCalibration;
+  /** The calibration the compaction record carries: in force, or what this call's usage figure taught. */
+  recordedCalibration: RecordedCalibration;
   resumeMessage: string | undefined;
   budgets: CompactBudgets;
   compact(messages: readonly Message[], call: CompactCall): Promise<CompactResult>;
@@ -138,7 +141,7 @@ export async function compactWithRecord(
     working,
     spanLength,
     replacement,
-    { archiveReference, summarizer: result.summarizer, calibration: step.calibration },
+    { archiveReference, summarizer: result.summarizer, calibration: step.recordedCalibration },
     call,
   );
   const compacted = [...recorded.messages, ...exchange];

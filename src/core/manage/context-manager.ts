@@ -8,9 +8,9 @@
  * the trigger, the exchange in flight kept verbatim after it.
  *
  * `prepare` is a function of the history's content and of what the session's folder of the
- * store holds: offloaded contents are named by their content, and each compaction (and, from
- * time to time, the token counts and calibration) is a record keyed by the fingerprint of the
- * span it covers. A warm manager, a new one, one in another process or a restarted one give the
+ * store holds: offloaded contents are named by their content, and each compaction, each usage
+ * figure given (with the calibration learned from it) and, from time to time, the token counts
+ * are records keyed by the fingerprint of the span they cover. A warm manager, a new one, one in another process or a restarted one give the
  * same messages for the same history; what this object keeps in memory only spares it work.
  * Pure: the store, the tokenizer, the hash, the logger and compaction come in as ports.
  */
@@ -22,7 +22,6 @@ import { recordToolNames } from '../tool-names.js';
 import type { Message } from '../types.js';
 import { assertMessage } from '../validate-messages.js';
 import { createCompactionBackoff } from './backoff.js';
-import { createTokenCalibration } from './calibration.js';
 import { compactWithRecord, type CompactStep } from './compact-step.js';
 import type { ContextManagerPorts } from './manager-ports.js';
 import {
@@ -41,13 +40,7 @@ import { createSessionAccess, type CallAccess, type SessionAccess } from './sess
 import { AUTO_SESSION_ID, deriveSessionIdWith } from './session-id.js';
 import { findSmallestWorkingWindow } from './fixed-overhead.js';
 import type { ContextAction, ContextManager, ContextOffloadAction, PrepareOptions, PrepareResult } from './types.js';
-import {
-  checkLastUsage,
-  learnFromUsage,
-  messagesToLearnFrom,
-  type CheckedUsage,
-  type UsageAnchor,
-} from './usage-anchor.js';
+import { checkLastUsage, type CheckedUsage } from './usage-anchor.js';
 
 export type { CompactCall, ContextManagerPorts } from './manager-ports.js';
 
@@ -103,7 +96,6 @@ export function createContextManagerWith<M>(
   const { format, hooks } = options;
   const { logger } = ports;
   const toolNames = new Map<string, string>();
-  const calibration = createTokenCalibration(options.initialCalibrationRatio);
   const backoff = createCompactionBackoff();
   let tokenized = 0;
   const counter: TokenCounter = {
@@ -136,7 +128,6 @@ export function createContextManagerWith<M>(
   const seen = new WeakMap<Message, Message>();
   const charSummaries = new WeakMap<Message, MessageChars>();
   const formatOutputs = new WeakMap<object, FormatOutput<M>>();
-  let anchor: UsageAnchor | undefined;
   let session: SessionAccess | undefined;
   /** Whether an ignored usage figure was logged: the log says it once per manager. */
   let warnedUsageIgnored = false;
@@ -165,7 +156,6 @@ export function createContextManagerWith<M>(
       toolNames,
       counts,
       initialRatio: options.initialCalibrationRatio,
-      adoptCalibration: (recorded) => calibration.adopt(recorded.ratio, recorded.samples),
     });
 
   /** The session of this history: the configured one, or (with `'auto'`) the one its content names, fixed once it has a user message. */
@@ -280,7 +270,7 @@ export function createContextManagerWith<M>(
     start: readonly Message[],
     actions: ContextAction[],
     signal: AbortSignal | undefined,
-  ): Promise<EstimateAnchor | undefined> {
+  ): Promise<(EstimateAnchor & { usage: CheckedUsage }) | undefined> {
     if (usage === undefined) return undefined;
     if (usage.messageCount > start.length) {
       return ignoreUsage(
@@ -304,9 +294,7 @@ export function createContextManagerWith<M>(
         actions,
       );
     }
-    await counts.warm(messagesToLearnFrom(start, usage, anchor), signal);
-    anchor = learnFromUsage(start, usage, anchor, calibration, counts.of);
-    return { inputTokens: usage.inputTokens, messageCount: usage.messageCount, base: start };
+    return { inputTokens: usage.inputTokens, messageCount: usage.messageCount, base: start, usage };
   }
 
   async function run(input: readonly M[], prepareOptions: PrepareOptions): Promise<PrepareResult<M>> {
@@ -323,7 +311,7 @@ export function createContextManagerWith<M>(
     const usage = checkUsage(prepareOptions.lastUsage, canonical.length, actions);
     let { given, fresh: givenFresh } = await absorb(canonical, access, call);
     let match = await access.match(given, call);
-    if (access.servedElsewhere(match.messages)) {
+    if (access.servedElsewhere(match.messages) || (usage !== undefined && access.countedElsewhere(usage))) {
       // what was decided elsewhere meanwhile is learned, then the history is read again with it
       await call.learn();
       ({ given, fresh: givenFresh } = await absorb(canonical, access, call, true));
@@ -333,9 +321,10 @@ export function createContextManagerWith<M>(
     // positions of the given history after the compactions the records applied
     const shift = start.length - given.length;
     const fresh = givenFresh.filter((index) => index >= match.replaced).map((index) => index + shift);
-    const inForce = match.calibration;
-    const ratio = inForce.ratio;
     const estimateAnchor = await anchorOf(usage, start, actions, signal);
+    // the calibration is read off the records (a figure learns against the one recorded before it), never off this object's past calls
+    const { inForce, learned, foundAt } = await access.calibrate(start, match, estimateAnchor?.usage, call);
+    const ratio = inForce.ratio;
     // the system prompt and tools, calibrated as the history is; a usage figure counts them already
     const fixedTokens = Math.ceil(ratio * (prepareOptions.fixedTokens ?? 0));
     if (fixedTokens > 0 && fixedTokens >= triggerTokens)
@@ -391,6 +380,7 @@ export function createContextManagerWith<M>(
             hooks,
             targetTokens,
             calibration: inForce,
+            recordedCalibration: learned,
             resumeMessage: options.resumeMessage,
             budgets: options.budgets,
             compact: ports.compact,
@@ -421,7 +411,9 @@ export function createContextManagerWith<M>(
     await access.recordCounts(output, call, {
       tokenized: tokenized - tokenizedBefore,
       inForce,
-      learned: { ratio: calibration.ratio, samples: calibration.samples },
+      learned,
+      // an offload in the span whose record holds the calibration hides it from the next request: the counts' record carries it
+      carry: compacted === undefined && changedBefore(start, output, foundAt),
     });
 
     // Exact figures are computed when first read: a call far below the trigger need not
@@ -453,6 +445,13 @@ export function createContextManagerWith<M>(
         anchoredMessages: compacted === undefined && anchorInForce !== undefined ? anchorInForce.messageCount : 0,
       },
     };
+  }
+
+  /** Whether `output` holds another message than `start` among their first `count`. */
+  function changedBefore(start: readonly Message[], output: readonly Message[], count: number): boolean {
+    const end = Math.min(count, start.length, output.length);
+    for (let index = 0; index < end; index += 1) if (output[index] !== start[index]) return true;
+    return false;
   }
 
   /** In `offloaded`, each message the compaction kept that `fitCompacted` then replaced (in `fitted`), by its replacement. */

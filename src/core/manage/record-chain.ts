@@ -17,21 +17,17 @@ import type { Message } from '../types.js';
 import { serializeForFingerprint, startHistoryHash, type Hashing, type RunningHash } from './fingerprint.js';
 import type { SessionKnowledge } from './session-knowledge.js';
 import type {
-  CompactRecord,
-  CountRecord,
   RecordedCalibration,
   RecordedTokens,
   RecordKind,
+  RecordOfKind,
   RecordSpan,
   SessionRecord,
 } from './session-records.js';
 import { startsWithSame } from './usage-anchor.js';
 
 /** Reads the first usable record of `kind` for `span`, if there is one. */
-export type ReadRecord = <K extends RecordKind>(
-  kind: K,
-  span: RecordSpan,
-) => Promise<(K extends 'compact' ? CompactRecord : CountRecord) | undefined>;
+export type ReadRecord = <K extends RecordKind>(kind: K, span: RecordSpan) => Promise<RecordOfKind<K> | undefined>;
 
 /** What matching found. */
 export interface RecordMatch {
@@ -43,6 +39,12 @@ export interface RecordMatch {
   replaced: number;
   /** The calibration of the last record that applied, if any. */
   calibration: RecordedCalibration | undefined;
+  /**
+   * Fingerprints of prefixes of `messages` this match hashed, by length: at the record spans it
+   * met after the last compaction it applied, from where it resumed on (a record about to be
+   * looked up at one of them needs no hashing).
+   */
+  fingerprints: ReadonlyMap<number, string>;
 }
 
 /** At most this many compactions apply to one history, one over the output of the one before. */
@@ -177,7 +179,7 @@ export function createRecordChain(hashing: Hashing): RecordChain {
       const resume = findResume(history, knowledge);
       // no record at all (and no compaction remembered): nothing to hash
       if (resume === undefined && knowledge.longestSpan === 0)
-        return { messages: history.slice(), applied: [], replaced: 0, calibration: undefined };
+        return { messages: history.slice(), applied: [], replaced: 0, calibration: undefined, fingerprints: new Map() };
       let index = 0;
       let output: Message[] = [];
       let hash: RunningHash;
@@ -186,6 +188,7 @@ export function createRecordChain(hashing: Hashing): RecordChain {
       let applied: SessionRecord[] = [];
       let calibration: RecordedCalibration | undefined;
       let checkpoints: Checkpoint[] = [];
+      const fingerprints = new Map<number, string>();
       if (resume !== undefined && cache !== undefined) {
         const { checkpoint } = resume;
         index = resume.index;
@@ -203,6 +206,7 @@ export function createRecordChain(hashing: Hashing): RecordChain {
       const checkSpan = async (substitutions: number): Promise<void> => {
         if (!knowledge.hasSpanOf(output.length)) return;
         const span: RecordSpan = { messages: output.length, fingerprint: (hash as RunningHash).digest() };
+        fingerprints.set(span.messages, span.fingerprint);
         const compacted = substitutions < MAX_SUBSTITUTIONS ? await read('compact', span) : undefined;
         if (compacted !== undefined) {
           output = compacted.messages.slice();
@@ -213,6 +217,7 @@ export function createRecordChain(hashing: Hashing): RecordChain {
           head = output.length;
           // the states kept were of the history before this compaction
           checkpoints = [];
+          fingerprints.clear();
           applied.push(compacted);
           calibration = compacted.calibration;
           await checkSpan(substitutions + 1);
@@ -248,7 +253,7 @@ export function createRecordChain(hashing: Hashing): RecordChain {
         recordsVersion: knowledge.recordsVersion,
       };
       for (; index < history.length; index += 1) output.push(history[index] as Message);
-      return { messages: output, applied, replaced, calibration };
+      return { messages: output, applied, replaced, calibration, fingerprints };
     },
 
     fingerprint(messages, count) {

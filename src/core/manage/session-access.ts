@@ -23,7 +23,9 @@ import { createReadBackCalls } from './read-back.js';
 import { createRecordChain, type ReadRecord } from './record-chain.js';
 import { createSessionKnowledge, type SessionKnowledge } from './session-knowledge.js';
 import { countLargeInputChars } from './tool-inputs.js';
+import { learnFromUsage, type CheckedUsage } from './usage-anchor.js';
 import {
+  type AnchorRecord,
   buildRecordKey,
   parseRecord,
   RECORD_FOLDER,
@@ -43,8 +45,6 @@ import type { ContextAction, ContextWritesDeferredAction } from './types.js';
  * that meets the history later (another process, a restart) tokenizes at most about this much.
  */
 export const COUNT_RECORD_MIN_TOKENS = 4096;
-/** A learned calibration this far from the one in force is recorded (and comes into force). */
-export const CALIBRATION_RECORD_STEP = 0.02;
 /** Records of one span tried after unusable ones, before giving up writing. */
 const MAX_RECORD_ATTEMPTS = 16;
 
@@ -68,6 +68,21 @@ export interface SessionMatch {
   messages: Message[];
   replaced: number;
   calibration: RecordedCalibration;
+  /** Fingerprints of prefixes of `messages` hashed while matching, by length. */
+  fingerprints: ReadonlyMap<number, string>;
+}
+
+/** The calibration of a call, from the records. */
+export interface CalibrationInForce {
+  /** In force in this call. */
+  inForce: RecordedCalibration;
+  /** In force from the next request of the history on (what this call's usage figure taught, or `inForce`). */
+  learned: RecordedCalibration;
+  /**
+   * The next request finds `learned` in a record over the first `foundAt` messages of this
+   * call's history while the call leaves them as they were (0: nothing learned, nothing to find).
+   */
+  foundAt: number;
 }
 
 /** What a compaction record write came to: our messages, or those of a record written first. */
@@ -98,6 +113,12 @@ export interface SessionAccess {
    * its session never lists again.
    */
   servedElsewhere(history: readonly Message[]): boolean;
+  /**
+   * Whether the call's usage figure counted a request this manager did not serve (it covers
+   * another number of messages than this manager sent last): that request's figure was
+   * recorded elsewhere, and this one learns against it, so what was recorded is learned first.
+   */
+  countedElsewhere(usage: CheckedUsage): boolean;
   /** Notes what this call sent, for {@link servedElsewhere}. */
   noteSent(output: readonly Message[]): void;
   /** Applies the records that match `history` (compactions, counts). */
@@ -112,11 +133,28 @@ export interface SessionAccess {
     meta: { archiveReference: string | null; summarizer: string; calibration: RecordedCalibration },
     call: CallAccess,
   ): Promise<RecordedCompaction>;
-  /** Records the counts of `output` (and the learned calibration) when enough was counted, or the calibration moved. */
+  /**
+   * The calibration in force for `history` (the working history, matched: `matched` is the
+   * calibration its compaction and count records gave) and what the call's accepted usage
+   * figure teaches. In force: whichever of `matched` and the calibration of the last figure
+   * recorded for a prefix of `history` learned from more figures. Learned: from `usage` against
+   * the last figure recorded for a shorter prefix (found by content, not by object), and recorded
+   * with the figure, so the next request of the history learns from it in any process.
+   */
+  calibrate(
+    history: readonly Message[],
+    matched: Pick<SessionMatch, 'calibration' | 'fingerprints'>,
+    usage: CheckedUsage | undefined,
+    call: CallAccess,
+  ): Promise<CalibrationInForce>;
+  /**
+   * Records the counts of `output` (and the learned calibration) when enough was counted, or
+   * when `carry` says the next request would not find the learned calibration otherwise.
+   */
   recordCounts(
     output: readonly Message[],
     call: CallAccess,
-    progress: { tokenized: number; inForce: RecordedCalibration; learned: RecordedCalibration },
+    progress: { tokenized: number; inForce: RecordedCalibration; learned: RecordedCalibration; carry: boolean },
   ): Promise<void>;
 }
 
@@ -129,8 +167,6 @@ export interface SessionAccessParts<M> {
   counts: LocalCounts;
   /** Calibration in force before any record: the family's margin. */
   initialRatio: number;
-  /** Takes over a recorded calibration that learned from more figures than the manager's own. */
-  adoptCalibration(calibration: RecordedCalibration): void;
 }
 
 /** The access to one session's folder. */
@@ -345,19 +381,90 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
     return unexplained;
   }
 
-  // assistant turns in what this manager's last call sent (undefined before its first)
+  // assistant turns in what this manager's last call sent, and its length (undefined before its first)
   let sentAssistantTurns: number | undefined;
+  let sentLength: number | undefined;
   const countAssistantTurns = (history: readonly Message[]): number =>
     history.reduce((turns, message) => (message.role === 'assistant' ? turns + 1 : turns), 0);
 
   async function match(history: readonly Message[], call: CallAccess): Promise<SessionMatch> {
     const found = await chain.match(history, knowledge, call.readRecord, applyTokens);
-    if (found.calibration !== undefined) parts.adoptCalibration(found.calibration);
     return {
       messages: found.messages,
       replaced: found.replaced,
       calibration: found.calibration ?? { ratio: parts.initialRatio, samples: 0 },
+      fingerprints: found.fingerprints,
     };
+  }
+
+  /** The figure recorded for the longest prefix of `history` of at most `maxMessages` messages, if any. */
+  async function lastAnchor(
+    history: readonly Message[],
+    maxMessages: number,
+    call: CallAccess,
+    hashed: ReadonlyMap<number, string>,
+  ): Promise<AnchorRecord | undefined> {
+    const lengths = [
+      ...new Set(
+        knowledge
+          .recordSpans('anchor')
+          .map((span) => span.messages)
+          .filter((messages) => messages > 0 && messages <= maxMessages),
+      ),
+    ].sort((left, right) => right - left);
+    for (const length of lengths) {
+      // matching hashed most of them already; the rest resume from the states it kept
+      const span: RecordSpan = {
+        messages: length,
+        fingerprint: hashed.get(length) ?? chain.fingerprint(history, length),
+      };
+      if (knowledge.recordNames('anchor', span).length === 0) continue;
+      const record = await call.readRecord('anchor', span);
+      if (record !== undefined) return record;
+    }
+    return undefined;
+  }
+
+  async function calibrate(
+    history: readonly Message[],
+    { calibration: matched, fingerprints }: Pick<SessionMatch, 'calibration' | 'fingerprints'>,
+    usage: CheckedUsage | undefined,
+    call: CallAccess,
+  ): Promise<CalibrationInForce> {
+    const latest = await lastAnchor(history, history.length, call, fingerprints);
+    const fromFigure = latest !== undefined && latest.calibration.samples >= matched.samples;
+    const inForce = fromFigure ? latest.calibration : matched;
+    // found in the figure's record, or (a compaction or count record) somewhere in the history
+    const foundAt = inForce.samples === 0 ? 0 : fromFigure ? latest.span.messages : history.length;
+    // no figure, or this very figure was recorded (and learned from) already: a request sent again
+    if (usage === undefined || call.failed || latest?.span.messages === usage.messageCount)
+      return { inForce, learned: inForce, foundAt };
+    const previous =
+      latest !== undefined && latest.span.messages < usage.messageCount
+        ? latest
+        : await lastAnchor(history, usage.messageCount - 1, call, fingerprints);
+    // the messages the figure learns from are tokenized in parts, the event loop running between them
+    await counts.warm(history.slice(previous?.span.messages ?? usage.messageCount, usage.messageCount), call.signal);
+    const learned = learnFromUsage(
+      history,
+      usage,
+      previous === undefined ? undefined : { inputTokens: previous.inputTokens, messageCount: previous.span.messages },
+      inForce,
+      counts.of,
+    );
+    const span: RecordSpan = {
+      messages: usage.messageCount,
+      fingerprint: fingerprints.get(usage.messageCount) ?? chain.fingerprint(history, usage.messageCount),
+    };
+    const record: AnchorRecord = {
+      version: RECORD_VERSION,
+      kind: 'anchor',
+      span,
+      inputTokens: usage.inputTokens,
+      calibration: { ratio: learned.ratio, samples: learned.samples },
+    };
+    if (knowledge.recordNames('anchor', span).length === 0) await writeRecord(record, call);
+    return { inForce, learned: record.calibration, foundAt: record.calibration.samples === 0 ? 0 : span.messages };
   }
 
   /** The first attempt of a span's records not known to be unusable. */
@@ -411,10 +518,13 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
     mayNeedListing,
     servedElsewhere: (history) =>
       sentAssistantTurns !== undefined && countAssistantTurns(history) > sentAssistantTurns + 1,
+    countedElsewhere: (usage) => sentLength !== undefined && usage.messageCount !== sentLength,
     noteSent(output) {
       sentAssistantTurns = countAssistantTurns(output);
+      sentLength = output.length;
     },
     match,
+    calibrate,
     async rematch(working, call) {
       await call.learn();
       if (knowledge.longestSpan === 0) return undefined;
@@ -447,10 +557,8 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
     },
     async recordCounts(output, call, progress) {
       uncounted += progress.tokenized;
-      const { inForce, learned } = progress;
-      const moved =
-        learned.samples > inForce.samples && Math.abs(learned.ratio - inForce.ratio) >= CALIBRATION_RECORD_STEP;
-      if (output.length === 0 || call.failed || (uncounted < COUNT_RECORD_MIN_TOKENS && !moved)) return;
+      const { inForce, learned, carry } = progress;
+      if (output.length === 0 || call.failed || (uncounted < COUNT_RECORD_MIN_TOKENS && !carry)) return;
       const calibration = learned.samples >= inForce.samples ? learned : inForce;
       const span: RecordSpan = { messages: output.length, fingerprint: chain.fingerprint(output, output.length) };
       // this very history was recorded already (by another process, or a call whose record is in force)

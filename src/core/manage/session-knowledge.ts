@@ -38,6 +38,8 @@ export interface SessionKnowledge {
   readonly longestSpan: number;
   /** The names of the records of `kind` for `span`, first written first. */
   recordNames(kind: RecordKind, span: RecordSpan): RecordName[];
+  /** The spans records of `kind` cover, in the order they became known. */
+  recordSpans(kind: RecordKind): readonly RecordSpan[];
   /** A record already read: the record, `null` when it was unusable, `undefined` when not read yet. */
   readRecord(name: RecordName): SessionRecord | null | undefined;
   /** Keeps what reading a record found. */
@@ -56,6 +58,7 @@ export function createSessionKnowledge(): SessionKnowledge {
   const stems = new Set<string>();
   const hashes = new Set<string>();
   const records = new Map<string, RecordName[]>();
+  const spansOfKind = new Map<RecordKind, RecordSpan[]>();
   const spans = new Map<number, number>();
   const values = new Map<string, SessionRecord | null>();
   // every name a listing gave: a folder's listing repeats them all each time, and they name the same things forever
@@ -79,6 +82,11 @@ export function createSessionKnowledge(): SessionKnowledge {
     const key = spanKey(name.kind, name.span);
     const names = records.get(key) ?? [];
     if (names.some((known) => known.attempt === name.attempt)) return false;
+    if (names.length === 0) {
+      const kindSpans = spansOfKind.get(name.kind) ?? [];
+      kindSpans.push(name.span);
+      spansOfKind.set(name.kind, kindSpans);
+    }
     names.push(name);
     names.sort((left, right) => left.attempt - right.attempt);
     records.set(key, names);
@@ -102,6 +110,7 @@ export function createSessionKnowledge(): SessionKnowledge {
     knowsContentHash: (hash) => hashes.has(hash),
     hasSpanOf: (messages) => spans.has(messages),
     recordNames: (kind, span) => records.get(spanKey(kind, span)) ?? [],
+    recordSpans: (kind) => spansOfKind.get(kind) ?? [],
     readRecord: (name) => values.get(valueKey(name)),
     keepRecord: (name, record) => void values.set(valueKey(name), record),
     addContent,

@@ -6,8 +6,11 @@
  * - a compaction record (`compact-<n>-<fingerprint>.json`): the span of `n` messages became
  *   exactly these messages (summary, restored files), with their token counts;
  * - a count record (`count-<n>-<fingerprint>.json`): the local token count of each message of the
- *   span, so a process that meets the history again does not tokenize it again.
- * Both carry the calibration (provider tokens per local token) in force from there on.
+ *   span, so a process that meets the history again does not tokenize it again;
+ * - an anchor record (`anchor-<n>-<fingerprint>.json`): the provider's usage figure for the span
+ *   (a caller's `lastUsage`), so the next figure of the history learns the calibration from it
+ *   in whichever process it arrives.
+ * Each carries the calibration (provider tokens per local token) in force from there on.
  *
  * A record that does not parse, has another version, or does not match its name is reported as
  * unusable (the caller warns and redoes the work). The read tool never opens records: their
@@ -24,8 +27,8 @@ export const RECORD_FOLDER = '.records';
 /** The record format this package writes and reads. */
 export const RECORD_VERSION = 1;
 
-/** What a record holds: a compaction of its span, or the token counts of its span. */
-export type RecordKind = 'compact' | 'count';
+/** What a record holds: a compaction of its span, the token counts of its span, or the provider's figure for it. */
+export type RecordKind = 'compact' | 'count' | 'anchor';
 
 /** The span a record covers: the first `messages` messages of a working history, and their fingerprint. */
 export interface RecordSpan {
@@ -69,8 +72,24 @@ export interface CountRecord {
   calibration: RecordedCalibration;
 }
 
-/** Either record. */
-export type SessionRecord = CompactRecord | CountRecord;
+/**
+ * The provider's usage figure for the span (the prompt that sent those messages), with the
+ * calibration learned from it: the next figure of the history learns from the difference.
+ */
+export interface AnchorRecord {
+  version: typeof RECORD_VERSION;
+  kind: 'anchor';
+  span: RecordSpan;
+  /** Prompt tokens the provider counted for the request whose history was the span. */
+  inputTokens: number;
+  calibration: RecordedCalibration;
+}
+
+/** Any record. */
+export type SessionRecord = CompactRecord | CountRecord | AnchorRecord;
+
+/** The record of one kind. */
+export type RecordOfKind<K extends RecordKind> = Extract<SessionRecord, { kind: K }>;
 
 /** Where a record is, and what its name says. */
 export interface RecordName {
@@ -80,7 +99,7 @@ export interface RecordName {
   attempt: number;
 }
 
-const RECORD_NAME = /^(compact|count)-(\d{1,9})-([0-9a-f]{64})(?:~(\d{1,4}))?\.json$/;
+const RECORD_NAME = /^(compact|count|anchor)-(\d{1,9})-([0-9a-f]{64})(?:~(\d{1,4}))?\.json$/;
 
 /** The name of a record inside the records folder. */
 export function buildRecordName(name: RecordName): string {
@@ -180,6 +199,12 @@ export function parseRecord(text: string, name: RecordName): { record: SessionRe
     return { problem: 'its span does not match its name' };
   const calibration = readCalibration(fields.calibration);
   if (typeof calibration === 'string') return { problem: calibration };
+  if (name.kind === 'anchor') {
+    const { inputTokens } = fields;
+    if (typeof inputTokens !== 'number' || !Number.isFinite(inputTokens) || inputTokens < 0)
+      return { problem: 'inputTokens must be a finite number >= 0' };
+    return { record: { version: RECORD_VERSION, kind: 'anchor', span: name.span, inputTokens, calibration } };
+  }
   if (name.kind === 'count') {
     const tokens = readTokens(fields.tokens, name.span.messages);
     if (typeof tokens === 'string') return { problem: tokens };

@@ -1,12 +1,12 @@
 /**
  * The provider's usage figure as an anchor: the prompt size of the last request, exact for the
  * leading messages it sent. A figure that does not fit the history is refused (with the reason),
- * never trusted; a figure that extends the previous one teaches the calibration.
+ * never trusted; a figure that extends a previous one of the same history teaches the calibration.
  */
 import { ContextError } from '../errors.js';
 import { assertLastUsage, usageInputTokens } from '../tokens.js';
 import type { Message } from '../types.js';
-import type { TokenCalibration } from './calibration.js';
+import { learnCalibration, type CalibrationState } from './calibration.js';
 
 /** A usage figure that fits the history: its prompt size and how many leading messages it covers. */
 export interface CheckedUsage {
@@ -14,11 +14,10 @@ export interface CheckedUsage {
   messageCount: number;
 }
 
-/** A usage figure with the messages it covered, kept to learn from the next one. */
-export interface UsageAnchor {
+/** A usage figure recorded before in the same history: its prompt size and how many leading messages it covered. */
+export interface PreviousUsage {
   inputTokens: number;
-  /** The leading messages the request sent, as the manager saw them. */
-  prefix: readonly Message[];
+  messageCount: number;
 }
 
 /**
@@ -49,44 +48,25 @@ export function startsWithSame(messages: readonly unknown[], prefix: readonly un
   return true;
 }
 
-/** The messages {@link learnFromUsage} reads the local count of: those added since the previous figure, when it applies. */
-export function messagesToLearnFrom(
-  messages: readonly Message[],
-  usage: CheckedUsage,
-  previous: UsageAnchor | undefined,
-): readonly Message[] {
-  if (
-    previous === undefined ||
-    usage.messageCount <= previous.prefix.length ||
-    !startsWithSame(messages, previous.prefix)
-  )
-    return [];
-  return messages.slice(previous.prefix.length, usage.messageCount);
-}
-
 /**
- * Learns from `usage` (over `messages`) against the previous anchor: when the request still
- * began with the messages the previous figure covered, the figures' difference is what the
- * provider counted for the messages added since, and `localTokensOf` gives what the local
- * tokenizer counts for them. Both figures include the same system prompt and tools, which the
- * difference cancels. Returns the new anchor.
+ * `calibration` after learning from `usage` (over `messages`) against `previous`, a figure of the
+ * same history that counted its first `previous.messageCount` messages (the caller found it by
+ * content): the figures' difference is what the provider counted for the messages added since,
+ * and `localTokensOf` gives what the local tokenizer counts for them. Both figures include the
+ * same system prompt and tools, which the difference cancels. `calibration` itself when there is
+ * nothing to learn (no previous figure, no message added, too few tokens). Pure: the same figures
+ * of the same history give the same calibration in any process.
  */
 export function learnFromUsage(
   messages: readonly Message[],
   usage: CheckedUsage,
-  previous: UsageAnchor | undefined,
-  calibration: TokenCalibration,
+  previous: PreviousUsage | undefined,
+  calibration: CalibrationState,
   localTokensOf: (message: Message) => number,
-): UsageAnchor {
-  if (
-    previous !== undefined &&
-    usage.messageCount > previous.prefix.length &&
-    startsWithSame(messages, previous.prefix)
-  ) {
-    let addedLocalTokens = 0;
-    for (let index = previous.prefix.length; index < usage.messageCount; index += 1)
-      addedLocalTokens += localTokensOf(messages[index] as Message);
-    calibration.observe(usage.inputTokens - previous.inputTokens, addedLocalTokens);
-  }
-  return { inputTokens: usage.inputTokens, prefix: messages.slice(0, usage.messageCount) };
+): CalibrationState {
+  if (previous === undefined || usage.messageCount <= previous.messageCount) return calibration;
+  let addedLocalTokens = 0;
+  for (let index = previous.messageCount; index < usage.messageCount; index += 1)
+    addedLocalTokens += localTokensOf(messages[index] as Message);
+  return learnCalibration(calibration, usage.inputTokens - previous.inputTokens, addedLocalTokens) ?? calibration;
 }

@@ -6,7 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CALIBRATION_MARGINS } from '../../../src/core/manage/calibration.js';
 import type { Message } from '../../../src/core/types.js';
-import { createTestManager, SYSTEM, TASK, textOf, toolTurn } from './manager-fixtures.js';
+import { createMemoryStore } from '../../../src/stores/memory-store.js';
+import { countMessageTokens } from '../../../src/core/tokens.js';
+import { createTestManager, quarterCounter, SYSTEM, TASK, textOf, toolTurn } from './manager-fixtures.js';
 import { ADDED_LOCAL_TOKENS, ADDED_RATIOS, buildUsagePairs, FIXED_PROMPT_TOKENS, quantile } from './usage-series.js';
 
 /** A user message the quarter counter counts exactly `tokens` (4 of them are its overhead). */
@@ -87,6 +89,84 @@ describe('learning from each lastUsage', () => {
       history = result.messages;
       lastUsage = { inputTokens: pairs[index]!.providerInputTokens, messageCount: history.length };
     }
+  });
+});
+
+describe('learning from the records, whatever process serves each request', () => {
+  type Serving = 'the same objects' | 'rebuilt from JSON' | 'a new manager per request' | 'two managers in turn';
+
+  /** The calibration in force at each request of the series, served as `serving` says, the figures passed as `lastUsage`. */
+  async function ratiosServed(serving: Serving): Promise<Array<[number, number]>> {
+    const store = createMemoryStore();
+    const create = () =>
+      createTestManager({ store, initialCalibrationRatio: DEFAULT_CALIBRATION_MARGINS.anthropic }).manager;
+    const managers = [create(), create()];
+    const pairs = buildUsagePairs();
+    let history: Message[] = [];
+    let lastUsage: { inputTokens: number; messageCount: number } | undefined;
+    const ratios: Array<[number, number]> = [];
+    for (let index = 0; index < pairs.length; index += 1) {
+      history = [...history, messageOfTokens(ADDED_LOCAL_TOKENS[index]!, index)];
+      const manager =
+        serving === 'a new manager per request'
+          ? create()
+          : serving === 'two managers in turn'
+            ? managers[index % 2]!
+            : managers[0]!;
+      const given = serving === 'the same objects' ? history : (JSON.parse(JSON.stringify(history)) as Message[]);
+      const result = await manager.prepare(given, lastUsage === undefined ? {} : { lastUsage });
+      ratios.push([result.stats.calibrationRatio, result.stats.calibrationSamples]);
+      history = serving === 'the same objects' ? result.messages : history;
+      lastUsage = { inputTokens: pairs[index]!.providerInputTokens, messageCount: history.length };
+    }
+    return ratios;
+  }
+
+  it.each<Serving>(['rebuilt from JSON', 'a new manager per request', 'two managers in turn'])(
+    'learns the same ratio at every request given the history %s as given the same objects',
+    async (serving) => {
+      const expected = await ratiosServed('the same objects');
+      expect(expected.at(-1)![1]).toBe(buildUsagePairs().length - 3);
+      expect(await ratiosServed(serving)).toEqual(expected);
+    },
+  );
+
+  it('keeps what it learned when an offload rewrites the messages the last figure counted, in every process alike', async () => {
+    /** [ratio, samples] at each request: large results arrive now and then, and batch offloads rewrite older messages. */
+    async function served(newPerRequest: boolean): Promise<Array<[number, number]>> {
+      const store = createMemoryStore();
+      const create = () =>
+        createTestManager({
+          store,
+          threshold: 100_000,
+          charThreshold: 100,
+          ratioThreshold: 0.5,
+          contextTokenLimit: 1_000_000,
+        }).manager;
+      let manager = create();
+      let history: Message[] = [TASK];
+      let lastUsage: { inputTokens: number; messageCount: number } | undefined;
+      let provider = 3000;
+      const ratios: Array<[number, number]> = [];
+      for (let turn = 0; turn < 16; turn += 1) {
+        const result = turn % 5 === 4 ? textOf(6000, `big${turn}`) : textOf(600, `r${turn}`);
+        history = [...history, ...toolTurn(`call_${turn}`, result)];
+        if (newPerRequest) manager = create();
+        const prepared = await manager.prepare(
+          JSON.parse(JSON.stringify(history)) as Message[],
+          lastUsage === undefined ? {} : { lastUsage },
+        );
+        ratios.push([prepared.stats.calibrationRatio, prepared.stats.calibrationSamples]);
+        history = prepared.messages;
+        const local = history.reduce((total, message) => total + countMessageTokens(message, quarterCounter), 0);
+        provider = 3000 + Math.round(1.3 * local);
+        lastUsage = { inputTokens: provider, messageCount: history.length };
+      }
+      return ratios;
+    }
+    const warm = await served(false);
+    expect(warm.at(-1)![1]).toBeGreaterThan(5);
+    expect(await served(true)).toEqual(warm);
   });
 });
 

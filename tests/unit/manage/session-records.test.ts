@@ -127,6 +127,31 @@ describe('store traffic', () => {
     expect(store.calls).toEqual([]);
   });
 
+  it("reads nothing when warm and given each request's usage figure: it knows the figures it recorded", async () => {
+    const store = createTracingStore();
+    const { manager } = createTestManager({ ...SETTINGS, contextTokenLimit: 1_000_000, store });
+    let history: Message[] = [SYSTEM, TASK];
+    let lastUsage: { inputTokens: number; messageCount: number } | undefined;
+    await manager.prepare(history);
+    store.calls.length = 0;
+    for (let turn = 0; turn < 4; turn += 1) {
+      history = [
+        ...history,
+        { role: 'assistant', content: textOf(700, `a${turn}`) },
+        { role: 'user', content: 'go on' },
+      ];
+      const result = await manager.prepare(rebuilt(history), lastUsage === undefined ? {} : { lastUsage });
+      lastUsage = { inputTokens: 1000 + 300 * turn, messageCount: result.messages.length };
+    }
+    expect(store.reads()).toEqual([]);
+    const writes = store.calls.filter((call) => call.operation === 'putIfAbsent').map((call) => call.key);
+    expect(writes).toHaveLength(3);
+    for (const key of writes) {
+      expect(key).toMatch(/^s1\/\.records\/anchor-\d+-[0-9a-f]{64}\.json$/);
+      expect(isSessionRecordKey(key)).toBe(true);
+    }
+  });
+
   it('reads one listing and the one record it needs when cold, and uploads no content again', async () => {
     const store = createTracingStore();
     const history = buildConversation(6);
@@ -187,6 +212,37 @@ describe('records', () => {
       expect(JSON.stringify(next.messages)).toBe(JSON.stringify(result.messages));
     },
   );
+
+  it("ignores a usage figure's record that does not parse, with a warning, and learns from the one before it", async () => {
+    const store = createMemoryStore();
+    const settings = { ...SETTINGS, contextTokenLimit: 1_000_000, store };
+    const warm = createTestManager(settings).manager;
+    let history: Message[] = [SYSTEM, TASK];
+    let lastUsage: { inputTokens: number; messageCount: number } | undefined;
+    for (let turn = 0; turn < 4; turn += 1) {
+      history = [
+        ...history,
+        { role: 'assistant', content: textOf(900, `a${turn}`) },
+        { role: 'user', content: 'go on' },
+      ];
+      const result = await warm.prepare(history, lastUsage === undefined ? {} : { lastUsage });
+      lastUsage = { inputTokens: 1000 + 300 * turn, messageCount: result.messages.length };
+    }
+    const anchors = (await listKeys(store)).filter((key) => key.includes('/.records/anchor-'));
+    expect(anchors).toHaveLength(3);
+    const latest = anchors.sort(
+      (left, right) => Number(/anchor-(\d+)/.exec(right)![1]) - Number(/anchor-(\d+)/.exec(left)![1]),
+    )[0]!;
+    await store.delete(latest);
+    await store.put(latest, '{"version":1,"kind":"anchor", garbage');
+
+    const logger = createRecordingLogger();
+    const result = await createTestManager({ ...settings, logger }).manager.prepare(rebuilt(history), {
+      lastUsage: lastUsage!,
+    });
+    expect(logger.warnings).toContainEqual(expect.stringContaining(`the record ${latest} is ignored`));
+    expect(result.stats.calibrationSamples).toBe(1);
+  });
 
   it('works as a cold manager when the store fails while records are read, and says so in actions', async () => {
     const inner = createMemoryStore();

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { createTokenCalibration } from '../../../src/core/manage/calibration.js';
 import { checkLastUsage, learnFromUsage, startsWithSame } from '../../../src/core/manage/usage-anchor.js';
 import type { Message } from '../../../src/core/types.js';
 
@@ -62,59 +61,42 @@ describe('checkLastUsage', () => {
 });
 
 describe('learnFromUsage', () => {
+  const start = { ratio: 1, samples: 0 };
+
   it('learns the ratio of the messages added since the previous figure (the fixed prompt cancels out)', () => {
-    const calibration = createTokenCalibration(1);
-    const first = learnFromUsage(
+    const learned = learnFromUsage(
       history,
+      { inputTokens: 10_000 + 2 * 650, messageCount: 4 },
       { inputTokens: 10_000, messageCount: 2 },
-      undefined,
-      calibration,
+      start,
       localTokensOf,
     );
-    expect(calibration.samples).toBe(0);
-    learnFromUsage(history, { inputTokens: 10_000 + 2 * 650, messageCount: 4 }, first, calibration, localTokensOf);
-    expect(calibration.samples).toBe(1);
-    expect(calibration.ratio).toBeCloseTo(1 + 0.3 * (1.3 - 1), 10);
+    expect(learned.samples).toBe(1);
+    expect(learned.ratio).toBeCloseTo(1 + 0.3 * (1.3 - 1), 10);
   });
 
-  it('returns the new anchor: the figure and the messages it covered', () => {
-    const anchor = learnFromUsage(
-      history,
-      { inputTokens: 900, messageCount: 3 },
-      undefined,
-      createTokenCalibration(1),
-      localTokensOf,
-    );
-    expect(anchor.inputTokens).toBe(900);
-    expect(anchor.prefix).toHaveLength(3);
-    expect(anchor.prefix.every((message, index) => message === history[index])).toBe(true);
+  it('learns nothing without a previous figure: the first figure only anchors', () => {
+    expect(learnFromUsage(history, { inputTokens: 900, messageCount: 3 }, undefined, start, localTokensOf)).toBe(start);
   });
 
-  it('does not learn when a message the previous figure covered has changed since', () => {
-    const calibration = createTokenCalibration(1);
-    const first = learnFromUsage(
+  it('learns nothing from a figure that covers no more messages than the previous one', () => {
+    const learned = learnFromUsage(
       history,
-      { inputTokens: 10_000, messageCount: 2 },
-      undefined,
-      calibration,
-      localTokensOf,
-    );
-    const changed = [{ ...history[0]! }, ...history.slice(1)];
-    learnFromUsage(changed, { inputTokens: 12_000, messageCount: 4 }, first, calibration, localTokensOf);
-    expect(calibration.samples).toBe(0);
-  });
-
-  it('does not learn from a figure that covers no more messages than the previous one', () => {
-    const calibration = createTokenCalibration(1);
-    const first = learnFromUsage(
-      history,
+      { inputTokens: 10_400, messageCount: 4 },
       { inputTokens: 10_000, messageCount: 4 },
-      undefined,
-      calibration,
+      start,
       localTokensOf,
     );
-    learnFromUsage(history, { inputTokens: 10_400, messageCount: 4 }, first, calibration, localTokensOf);
-    expect(calibration.samples).toBe(0);
+    expect(learned).toBe(start);
+  });
+
+  it('goes on from the calibration it is given: the same figures give the same ratio in any process', () => {
+    const from = { ratio: 1.2, samples: 5 };
+    const figure = { inputTokens: 10_000 + 2 * 650, messageCount: 4 };
+    const previous = { inputTokens: 10_000, messageCount: 2 };
+    const learned = learnFromUsage(history, figure, previous, from, localTokensOf);
+    expect(learned).toEqual({ ratio: 1.2 + 0.3 * (1.3 - 1.2), samples: 6 });
+    expect(learnFromUsage(structuredClone(history), figure, previous, { ...from }, localTokensOf)).toEqual(learned);
   });
 });
 
