@@ -46,7 +46,7 @@ export type { CompactCall, ContextManagerPorts } from './manager-ports.js';
 
 /** Characters per token assumed for a result offloaded before it was ever counted (tokensBefore only). */
 const CHARS_PER_TOKEN_ESTIMATE = 4;
-/** As results age, the newest results follow a summary whole while they take at most this share of the trigger (then they are cut). */
+/** The newest results follow a summary whole while they take at most this share of the trigger (then they are cut). */
 export const EXCHANGE_SHARE_OF_TRIGGER = 0.75;
 /** An anchor below this share of the local count of the messages it covers is not believed (`input_tokens` without its cache figures). */
 const MIN_USAGE_SHARE_OF_LOCAL = 0.5;
@@ -116,10 +116,8 @@ export function createContextManagerWith<M>(
     const historyTrigger = Math.max(0, triggerTokens - fixedTokens);
     const targetTokens = Math.floor(historyTrigger / 2);
     // the exchange in flight a compaction keeps verbatim: as results age, the newest stay in view
-    const maxExchangeTokens =
-      options.offloadTiming === 'as-they-age'
-        ? Math.floor(historyTrigger * EXCHANGE_SHARE_OF_TRIGGER)
-        : targetTokens / 2;
+    // in both timings: on arrival, what is left whole is what the model asked for (a read-back) or small
+    const maxExchangeTokens = Math.floor(historyTrigger * EXCHANGE_SHARE_OF_TRIGGER);
     return { targetTokens, maxExchangeTokens };
   };
   // the fixed part over the trigger is said once per manager: every request of the session meets it
