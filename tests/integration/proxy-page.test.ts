@@ -146,6 +146,11 @@ describe("a session's offloaded results and archives", () => {
     });
     const archives = (await detail(proxy.origin, 'long')).filter((content) => content.kind === 'archive');
     expect(archives).toHaveLength(1);
+    // the summary's archive link names the same reference
+    const session = JSON.parse(
+      (await sendRaw(proxy.origin, '/_agent-context/api/sessions/long', { method: 'GET' })).body.toString('utf8'),
+    ) as { summaries: { archive: string }[] };
+    expect(session.summaries[0]!.archive).toBe(archives[0]!.reference);
     const reply = await sendRaw(proxy.origin, contentPath('long', archives[0]!.reference), { method: 'GET' });
     expect(reply.status).toBe(200);
     expect(reply.body.length).toBe(archives[0]!.bytes);
