@@ -8,6 +8,8 @@ export const PROCESS_SUITES: readonly string[] = [
   'tests/integration/cli-process.test.ts',
   // the replay page in headless Chromium
   'tests/integration/cli-replay-browser.test.ts',
+  // the proxy's live page in headless Chromium
+  'tests/integration/proxy-page-browser.test.ts',
   // the proxy command as a server process
   'tests/integration/proxy-cli.test.ts',
   // a 600 MB streamed line through the proxy (seconds, hundreds of MB of traffic)

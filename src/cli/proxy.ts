@@ -376,6 +376,7 @@ export async function runProxy(args: readonly string[]): Promise<void> {
         : [`  session records: ${toTerminalText(storeUrl.replace(/\/\/[^@/]*@/, '//'))}`]),
       `  Claude Code:  ANTHROPIC_BASE_URL=${origin} claude`,
       `  OpenAI SDKs:  OPENAI_BASE_URL=${origin}/v1`,
+      `  live page:    ${origin}/_agent-context/${settings.authToken === undefined ? '' : '?token=<the token>'}`,
       ...(settings.authToken === undefined
         ? []
         : [

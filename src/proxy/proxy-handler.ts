@@ -45,7 +45,7 @@ import { createUsageTap } from './usage-tap.js';
 import { createHistoryFingerprinter, createUsageRecords, type HistoryFingerprints } from './usage-records.js';
 import { createProxyStatistics } from './statistics.js';
 import { createProxyMetrics } from './metrics.js';
-import { handleOwnRoute, isOwnRoute } from './own-routes.js';
+import { handleOwnRoute, isOwnRoute, readPageToken } from './own-routes.js';
 import { AUTH_HEADER, createTokenCheck } from './auth.js';
 
 /** A Node HTTP request handler: `http.createServer(handler)`, or mounted in a server of your own. Its promise never rejects. */
@@ -116,10 +116,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  *
  * `POST /v1/messages/count_tokens` is counted upstream for the history the proxy would send
  * (prepared by the session's manager, as the next request's would be). Paths under
- * `/_agent-context/` are answered by the proxy itself and never forwarded: `health`,
- * `api/sessions`, `api/sessions/<id>` (each session's figures, in memory) and `metrics`
- * (Prometheus text format). With `authToken`, every request must carry it in the
- * `x-agent-context-token` header (401 otherwise), which is never forwarded.
+ * `/_agent-context/` are answered by the proxy itself and never forwarded: the live page (`/`),
+ * `health`, `api/sessions`, `api/sessions/<id>` (each session's figures, in memory),
+ * `api/sessions/<id>/content?ref=` (what the proxy offloaded or archived for it, by reference)
+ * and `metrics` (Prometheus text format). With `authToken`, every request must carry it in the
+ * `x-agent-context-token` header (401 otherwise), which is never forwarded; the page alone may
+ * carry it as `?token=` instead, since a browser opens a page without headers.
  *
  * Sessions: the `x-agent-context-session` header names one, else Claude Code's
  * `x-claude-code-session-id` (with the credential's hash folded in); without either the session
@@ -492,9 +494,14 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   }
 
   const hasToken = settings.authToken === undefined ? undefined : createTokenCheck(settings.authToken);
+  // the live page alone may carry its token in its address: a browser sends no header when it opens a page
+  const hasPageToken = (rawUrl: string | undefined): boolean => {
+    const token = readPageToken(rawUrl);
+    return token !== undefined && hasToken !== undefined && hasToken({ [AUTH_HEADER]: token });
+  };
 
   return async function handleProxyRequest(request, response) {
-    if (hasToken !== undefined && !hasToken(request.headers)) {
+    if (hasToken !== undefined && !hasToken(request.headers) && !hasPageToken(request.url)) {
       metrics.countRequest('any', 'unauthorized');
       // the body is not read: the connection closes after the answer
       response.setHeader('connection', 'close');
@@ -516,7 +523,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       );
     }
     if (isOwnRoute(url)) {
-      await handleOwnRoute(request, response, url, { sessions: statistics.sessions, metrics });
+      await handleOwnRoute(request, response, url, { sessions: statistics.sessions, metrics, store });
       return;
     }
     const route = matchRoute(request.method, url);

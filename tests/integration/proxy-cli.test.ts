@@ -236,6 +236,20 @@ describe('agent-context proxy', () => {
     expect(running.stdout()).not.toContain(TOKEN);
   });
 
+  it('prints the address of its live page, which opens with the token in it and logs no line for it', async () => {
+    running = await startCommand(['--port', '0', '--upstream', upstream.origin], directory.path, {
+      AGENT_CONTEXT_TOKEN: TOKEN,
+    });
+    expect(running.stdout()).toContain(`  live page:    ${running.origin}/_agent-context/?token=<the token>\n`);
+
+    const page = await sendRaw(running.origin, `/_agent-context/?token=${TOKEN}`, { method: 'GET' });
+    const without = await sendRaw(running.origin, '/_agent-context/', { method: 'GET' });
+
+    expect([page.status, without.status]).toEqual([200, 401]);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(running.stdout() + running.stderr()).not.toContain(TOKEN);
+  });
+
   it('refuses a token shorter than 16 characters, without quoting it', async () => {
     const run = await runCli(['proxy', '--auth-token', 'short secret'], { cwd: directory.path });
 
