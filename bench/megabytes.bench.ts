@@ -45,6 +45,33 @@ function buildBase64(mebibytes: number, seed: number): string {
   return bytes.toString('base64');
 }
 
+/**
+ * About `mebibytes` MiB (UTF-8) of text with no pre-token end for hundreds of characters: random
+ * code points drawn from `alphabet`, with no space or punctuation between them.
+ */
+function buildUnbroken(alphabet: readonly string[], mebibytes: number, seed: number): string {
+  const random = createRandom(seed);
+  const bytesPerChar = Buffer.byteLength(alphabet[0] ?? 'a');
+  const characters: string[] = [];
+  for (let index = 0; index < (mebibytes * MIB) / bytesPerChar; index += 1) {
+    characters.push(alphabet[Math.floor(random() * alphabet.length)] ?? 'a');
+  }
+  return characters.join('');
+}
+
+function codePointRange(first: number, last: number): string[] {
+  return Array.from({ length: last - first + 1 }, (_, offset) => String.fromCodePoint(first + offset));
+}
+
+/** The slowest texts to count: one long pre-token after another. */
+const UNBROKEN_TEXTS: ReadonlyArray<[label: string, alphabet: readonly string[]]> = [
+  ['random lowercase letters, no spaces', codePointRange(0x61, 0x7a)],
+  ['random CJK, no punctuation', codePointRange(0x4e00, 0x9fff)],
+  ['random Cyrillic, no spaces', codePointRange(0x430, 0x44f)],
+  ['random emoji', codePointRange(0x1f600, 0x1f64f)],
+  ['random ASCII punctuation', [...'!"#$%&()*+,-.:;<=>?@[]^_`{|}~']],
+];
+
 /** The counter before: the same pieces, through the library's shared encoding and its merge cache. */
 function countAsBefore(text: string): number {
   shared.clearMergeCache();
@@ -128,6 +155,20 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
       extra: `${cpuMsPerMib.toFixed(0)} ms CPU per MiB; ${countTextTokens(text).toLocaleString('en-US')} tokens; ${beforeFigures}`,
       goal: `<= ${GOAL_MS_PER_MIB} ms CPU per MiB`,
       met: cpuMsPerMib <= GOAL_MS_PER_MIB,
+    });
+  }
+
+  // 1b. the slowest texts: no pre-token end for hundreds of characters
+  for (const [label, alphabet] of UNBROKEN_TEXTS) {
+    const text = buildUnbroken(alphabet, 1, 60);
+    forgetRememberedCounts();
+    const once = timeOnce(() => countTextTokens(text));
+    rows.push({
+      name: `countTextTokens, 1 MiB of ${label}`,
+      medianMs: once.wallMs,
+      extra: `${once.cpuMs.toFixed(0)} ms CPU; ${text.length.toLocaleString('en-US')} characters, ${countTextTokens(text).toLocaleString('en-US')} tokens`,
+      goal: `<= ${GOAL_MS_PER_MIB} ms CPU per MiB`,
+      met: once.cpuMs <= GOAL_MS_PER_MIB,
     });
   }
 
