@@ -219,25 +219,29 @@ function visitStretchesCut(
   let lastCutPoint = 0;
   // where the run of one code unit that ends at `index` starts
   let runStart = 0;
-  for (let index = 1; index < text.length; index += 1) {
+  const cutAt = (cut: number): void => {
+    lastCutPoint = avoidSurrogateSplit(text, cut);
+    visit(text.slice(start, lastCutPoint));
+    start = lastCutPoint;
+  };
+  for (let index = 1; index <= text.length; index += 1) {
+    if (text.charCodeAt(index - 1) !== text.charCodeAt(index - 2)) {
+      // a run longer than a stretch, alone in its stretch, ends here: a piece ends with it
+      if (runStart <= lastCutPoint && index - 1 - lastCutPoint >= maxStretchChars) cutAt(index - 1);
+      runStart = index - 1;
+    }
+    if (index === text.length) break;
     examined += 1;
-    if (text.charCodeAt(index - 1) !== text.charCodeAt(index - 2)) runStart = index - 1;
     if (isPieceBoundary(text, index)) {
       lastCutPoint = index;
     } else if (index - lastCutPoint >= maxStretchChars && runStart > lastCutPoint) {
       // a piece ends at a stretch cut: whole, the tokenizer would take the stretch as one pre-token
-      lastCutPoint = avoidSurrogateSplit(text, index);
-      visit(text.slice(start, lastCutPoint));
-      start = lastCutPoint;
+      cutAt(index);
       continue;
     }
     // the piece cannot reach past `start + maxPieceChars`: it ends at the last cut point, which
-    // lies after `start` (a stretch is shorter than a piece)
-    if (index - start >= maxPieceChars) {
-      if (lastCutPoint === start) lastCutPoint = avoidSurrogateSplit(text, index);
-      visit(text.slice(start, lastCutPoint));
-      start = lastCutPoint;
-    }
+    // lies after `start` unless the stretch is a run
+    if (index - start >= maxPieceChars) cutAt(lastCutPoint === start ? index : lastCutPoint);
   }
   visit(text.slice(start));
   return examined;
