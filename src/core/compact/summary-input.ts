@@ -458,12 +458,10 @@ class CountingPlanner implements RequestPlanner {
 /**
  * `counter`, counting each distinct text once for one planner: a message the summary prompt
  * cannot cut (a user's text) comes back whole in every attempt, and a megabyte counted again is
- * most of a second. The texts are the planner's own, alive while it plans.
- */
-/**
- * A counter that remembers each distinct text's count. While `deferLongTexts` is on, a long text
- * not yet counted is not counted: it is noted in `missed` and counts 0 for now, so a planning
- * pass can collect what it needs and the caller can count it without holding the event loop.
+ * most of a second. The texts are the planner's own, alive while it plans. While
+ * `deferLongTexts` is on, a long text not yet counted is not counted: it is noted in `missed`
+ * and counts 0 for now, so a planning pass can collect what it needs and the caller can count
+ * it without holding the event loop.
  */
 interface RememberingCounter extends TokenCounter {
   counts: Map<string, number>;
