@@ -11,17 +11,25 @@
  *    over the trigger: the manager counts it, then compacts it with the extractive summarizer),
  *    with the longest stall of the event loop during it, seen by a 1 ms interval timer and by
  *    `monitorEventLoopDelay`.
+ * 3. The same `prepare` with an LLM summarizer over a local fake provider: sizing the summary
+ *    prompts counts the message too, and must not hold the loop either.
+ * Between 1 and 2, 1 MiB of each of the slowest texts to count (no pre-token end for hundreds
+ * of characters: random letters, CJK, Cyrillic, emoji, punctuation).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import Anthropic from '@anthropic-ai/sdk';
 import { createContextManager } from '../src/api/context-manager.js';
+import type { LlmClient } from '../src/core/ports.js';
+import { createAnthropicLlmClient } from '../src/infrastructure/anthropic-client.js';
 import { forEachPiece, MAX_COUNTED_PIECE_CHARS } from '../src/core/text-pieces.js';
 import type { Message } from '../src/core/types.js';
 import { countTextTokens, forgetRememberedCounts, preloadTokenizer } from '../src/infrastructure/tokenizer.js';
 import { createRandom } from '../tests/fixtures/random.js';
+import { anthropicMessage, startFakeProviderServer } from '../tests/integration/fake-provider-server.js';
 import { computeMedian, type BenchRow, type BenchRunOptions } from './report.js';
 
 export const title = 'Megabytes of base64 (linear counting, the event loop kept running)';
@@ -44,6 +52,33 @@ function buildBase64(mebibytes: number, seed: number): string {
   for (let index = 0; index < bytes.length; index += 1) bytes[index] = Math.floor(random() * 256);
   return bytes.toString('base64');
 }
+
+/**
+ * About `mebibytes` MiB (UTF-8) of text with no pre-token end for hundreds of characters: random
+ * code points drawn from `alphabet`, with no space or punctuation between them.
+ */
+function buildUnbroken(alphabet: readonly string[], mebibytes: number, seed: number): string {
+  const random = createRandom(seed);
+  const bytesPerChar = Buffer.byteLength(alphabet[0] ?? 'a');
+  const characters: string[] = [];
+  for (let index = 0; index < (mebibytes * MIB) / bytesPerChar; index += 1) {
+    characters.push(alphabet[Math.floor(random() * alphabet.length)] ?? 'a');
+  }
+  return characters.join('');
+}
+
+function codePointRange(first: number, last: number): string[] {
+  return Array.from({ length: last - first + 1 }, (_, offset) => String.fromCodePoint(first + offset));
+}
+
+/** The slowest texts to count: one long pre-token after another. */
+const UNBROKEN_TEXTS: ReadonlyArray<[label: string, alphabet: readonly string[]]> = [
+  ['random lowercase letters, no spaces', codePointRange(0x61, 0x7a)],
+  ['random CJK, no punctuation', codePointRange(0x4e00, 0x9fff)],
+  ['random Cyrillic, no spaces', codePointRange(0x430, 0x44f)],
+  ['random emoji', codePointRange(0x1f600, 0x1f64f)],
+  ['random ASCII punctuation', [...'!"#$%&()*+,-.:;<=>?@[]^_`{|}~']],
+];
 
 /** The counter before: the same pieces, through the library's shared encoding and its merge cache. */
 function countAsBefore(text: string): number {
@@ -70,8 +105,13 @@ async function measurePrepare(
   history: Message[],
   root: string,
   run: number,
+  llmClient?: LlmClient,
 ): Promise<{ ms: number; cpuMs: number; intervalStallMs: number; monitorStallMs: number }> {
-  const manager = createContextManager({ outputDir: join(root, `run-${run}`), logger: { warn: () => undefined } });
+  const manager = createContextManager({
+    outputDir: join(root, `run-${run}`),
+    logger: { warn: () => undefined },
+    ...(llmClient === undefined ? {} : { llmClient, compaction: { summary: { model: 'claude-test' } } }),
+  });
   const monitor = monitorEventLoopDelay({ resolution: 5 });
   let last = performance.now();
   let intervalStallMs = 0;
@@ -131,6 +171,20 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
     });
   }
 
+  // 1b. the slowest texts: no pre-token end for hundreds of characters
+  for (const [label, alphabet] of UNBROKEN_TEXTS) {
+    const text = buildUnbroken(alphabet, 1, 60);
+    forgetRememberedCounts();
+    const once = timeOnce(() => countTextTokens(text));
+    rows.push({
+      name: `countTextTokens, 1 MiB of ${label}`,
+      medianMs: once.wallMs,
+      extra: `${once.cpuMs.toFixed(0)} ms CPU; ${text.length.toLocaleString('en-US')} characters, ${countTextTokens(text).toLocaleString('en-US')} tokens`,
+      goal: `<= ${GOAL_MS_PER_MIB} ms CPU per MiB`,
+      met: once.cpuMs <= GOAL_MS_PER_MIB,
+    });
+  }
+
   // 2. prepare of a 1 MiB base64 user message, and the longest stall during it
   const root = await mkdtemp(join(tmpdir(), 'aco-bench-megabytes-'));
   try {
@@ -155,6 +209,35 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
       goal: `<= ${GOAL_MS_PER_MIB} ms CPU; no stall over ${GOAL_STALL_MS} ms`,
       met: cpuMs <= GOAL_MS_PER_MIB && stallMs <= GOAL_STALL_MS,
     });
+
+    // 3. the same with an LLM summarizer (a local fake provider): its prompts are sized too
+    const server = await startFakeProviderServer();
+    try {
+      const sdk = new Anthropic({ apiKey: 'sk-ant-bench', baseURL: server.origin, maxRetries: 0 });
+      const llmClient = await createAnthropicLlmClient({ client: sdk });
+      const llmResults = [];
+      for (let round = 0; round < rounds; round += 1) {
+        forgetRememberedCounts();
+        server.enqueue('/v1/messages', anthropicMessage('## Task Status\nA screenshot was pasted.'));
+        const history: Message[] = [
+          { role: 'user', content: `Here is the screenshot, base64:\n${blob}` },
+          { role: 'assistant', content: 'I have it.' },
+          { role: 'user', content: 'Describe it.' },
+        ];
+        llmResults.push(await measurePrepare(history, root, 100 + round, llmClient));
+      }
+      const llmCpuMs = computeMedian(llmResults.map((result) => result.cpuMs));
+      const llmStallMs = Math.max(...llmResults.map((result) => result.intervalStallMs));
+      rows.push({
+        name: 'prepare of a 1 MiB base64 user message, summarized by an LLM (local fake provider)',
+        medianMs: computeMedian(llmResults.map((result) => result.ms)),
+        extra: `${llmCpuMs.toFixed(0)} ms CPU; longest event-loop stall: ${llmStallMs.toFixed(0)} ms (1 ms interval), ${Math.max(...llmResults.map((result) => result.monitorStallMs)).toFixed(0)} ms (monitorEventLoopDelay); before: 3.4 s CPU, a 2.6 s stall while the summary prompt was sized`,
+        goal: `no stall over ${GOAL_STALL_MS} ms`,
+        met: llmStallMs <= GOAL_STALL_MS,
+      });
+    } finally {
+      await server.close();
+    }
   } finally {
     await rm(root, { recursive: true, force: true });
   }

@@ -124,6 +124,8 @@ async function createSummarizer(
           inputMaxTokens: resolved.summaryInputMaxTokens,
           tokenCounter,
           onUsage,
+          // long messages are counted between turns of the event loop: other requests keep running
+          yieldToLoop: () => new Promise<void>((resolve) => setImmediate(resolve)),
         });
   switch (source.kind) {
     case 'custom':

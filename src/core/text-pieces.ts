@@ -7,8 +7,9 @@
  *
  * Pieces are cut where o200k_base's pre-tokenizer always ends a pre-token
  * ({@link isPieceBoundary}), so such a cut changes no count. Only a stretch with no such point
- * longer than the maximum (a run of one character, a long word) is cut by length, and that cut
- * may shift its count by about a token. Pure: no I/O.
+ * longer than the maximum (a run of one character, a long word; for the default counter, over
+ * {@link MAX_UNBROKEN_STRETCH_CHARS}) is cut by length, and that cut may shift its count by
+ * about a token. Pure: no I/O.
  */
 import { isHighSurrogate, isLowSurrogate } from './text.js';
 
@@ -21,6 +22,20 @@ import { isHighSurrogate, isLowSurrogate } from './text.js';
  * its count stays exact (checked for every printable ASCII character on 100,000-character runs).
  */
 export const MAX_COUNTED_PIECE_CHARS = 1920;
+
+/**
+ * Longest stretch with no {@link isPieceBoundary} that the default token counter gives the
+ * tokenizer whole, in UTF-16 code units; a longer one is cut every this many from where it
+ * starts. Such a stretch is one pre-token: a word, a run, a line of punctuation, hundreds of
+ * characters long. No real word is; random letters, CJK or Cyrillic with no space or
+ * punctuation, and emoji are, and the library's merge of a 1,920-character pre-token made them
+ * count at 2-3 s of CPU a MiB, where 384 characters keep them near or under 1 s. A cut inside a
+ * pre-token counts the two sides apart, which changes the count by about a token per cut,
+ * usually up (see the token counter). 384 (3 × 128) divides 1920 and, like it, keeps a run of
+ * one ASCII character exact: o200k_base encodes it in tokens of 8, 16, 64 or 128 (digits in
+ * groups of 3).
+ */
+export const MAX_UNBROKEN_STRETCH_CHARS = 384;
 
 const LINE_FEED = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
@@ -45,8 +60,20 @@ function classifyCodePoint(code: number): number {
 
 let asciiClasses: Uint8Array | undefined;
 
+// classes of the Basic Multilingual Plane once looked up, plus one (0: not yet): a forward scan
+// looks every character up, and the Unicode property tests are slow
+let bmpClasses: Uint8Array | undefined;
+
 function classOf(code: number): number {
-  if (code >= 0x80) return classifyCodePoint(code);
+  if (code >= 0x80) {
+    if (code > 0xffff) return classifyCodePoint(code);
+    bmpClasses ??= new Uint8Array(0x10000);
+    const known = bmpClasses[code] ?? 0;
+    if (known !== 0) return known - 1;
+    const found = classifyCodePoint(code);
+    bmpClasses[code] = found + 1;
+    return found;
+  }
   asciiClasses ??= Uint8Array.from({ length: 0x80 }, (_, ascii) => classifyCodePoint(ascii));
   return asciiClasses[code] ?? 0;
 }
@@ -103,10 +130,19 @@ export function isPieceBoundary(text: string, index: number): boolean {
  * least `maxPieceChars` code units: a piece cut short at a boundary is followed by one that
  * reaches past the first one's maximum).
  *
+ * With `maxStretchChars` below `maxPieceChars` (the default counter passes
+ * {@link MAX_UNBROKEN_STRETCH_CHARS}), a text longer than it is scanned forward instead, and a
+ * stretch with no boundary is also cut every `maxStretchChars` code units from where it starts,
+ * a piece ending at each such cut (a run of one code unit excepted: it is cut by
+ * `maxPieceChars`). Those cuts depend only on the stretch, so a text counted whole or in parts
+ * cut at boundaries is cut at the same points.
+ *
  * @param maxPieceChars - An integer >= 2 (e.g. {@link MAX_COUNTED_PIECE_CHARS}).
+ * @param maxStretchChars - An integer >= 2: the longest stretch with no boundary left whole.
+ *   @default maxPieceChars
  * @returns How many positions were examined for a boundary: less than `text.length`, which
  *   tests check to prove the scan linear.
- * @throws {RangeError} when `maxPieceChars` is not an integer >= 2.
+ * @throws {RangeError} when `maxPieceChars` or `maxStretchChars` is not an integer >= 2.
  *
  * @example
  * ```ts
@@ -114,9 +150,21 @@ export function isPieceBoundary(text: string, index: number): boolean {
  * forEachPiece(text, MAX_COUNTED_PIECE_CHARS, (piece) => (tokens += encoding.countTokens(piece)));
  * ```
  */
-export function forEachPiece(text: string, maxPieceChars: number, visit: (piece: string) => void): number {
+export function forEachPiece(
+  text: string,
+  maxPieceChars: number,
+  visit: (piece: string) => void,
+  maxStretchChars = maxPieceChars,
+): number {
   if (!Number.isInteger(maxPieceChars) || maxPieceChars < 2) {
     throw new RangeError(`maxPieceChars must be an integer >= 2, got ${String(maxPieceChars)}`);
+  }
+  if (!Number.isInteger(maxStretchChars) || maxStretchChars < 2) {
+    throw new RangeError(`maxStretchChars must be an integer >= 2, got ${String(maxStretchChars)}`);
+  }
+  // with a shorter stretch, a text is cut wherever it is counted whole or within a longer one
+  if (maxStretchChars < maxPieceChars && text.length > maxStretchChars) {
+    return visitStretchesCut(text, maxPieceChars, maxStretchChars, visit);
   }
   if (text.length <= maxPieceChars) {
     visit(text);
@@ -138,14 +186,64 @@ export function forEachPiece(text: string, maxPieceChars: number, visit: (piece:
       }
     }
     examinedUpTo = windowEnd;
-    if (cut === -1) {
-      cut = windowEnd;
-      if (isHighSurrogate(text.charCodeAt(cut - 1)) && isLowSurrogate(text.charCodeAt(cut))) cut -= 1;
-    }
+    if (cut === -1) cut = avoidSurrogateSplit(text, windowEnd);
     visit(text.slice(start, cut));
     start = cut;
   }
   visit(start === 0 ? text : text.slice(start));
+  return examined;
+}
+
+/** `cut`, or one code unit sooner when `cut` would split a surrogate pair. */
+function avoidSurrogateSplit(text: string, cut: number): number {
+  return isHighSurrogate(text.charCodeAt(cut - 1)) && isLowSurrogate(text.charCodeAt(cut)) ? cut - 1 : cut;
+}
+
+/**
+ * {@link forEachPiece} with a shorter stretch: a forward scan that examines every position once.
+ * A stretch with no boundary is cut every `maxStretchChars` from where it starts (its
+ * boundary), and a piece ends at each such cut; else a piece ends at its last boundary within
+ * `maxPieceChars`, as {@link forEachPiece} ends it. A run of one code unit is the exception: it
+ * is cut by `maxPieceChars` as before, where a cut keeps its count exact (see
+ * {@link MAX_COUNTED_PIECE_CHARS}; the pieces of a long run are equal, and counted once).
+ */
+function visitStretchesCut(
+  text: string,
+  maxPieceChars: number,
+  maxStretchChars: number,
+  visit: (piece: string) => void,
+): number {
+  let examined = 0;
+  let start = 0;
+  // the last boundary or stretch cut after `start` (or `start`): where the current stretch starts
+  let lastCutPoint = 0;
+  // where the run of one code unit that ends at `index` starts
+  let runStart = 0;
+  const cutAt = (cut: number): void => {
+    lastCutPoint = avoidSurrogateSplit(text, cut);
+    visit(text.slice(start, lastCutPoint));
+    start = lastCutPoint;
+  };
+  for (let index = 1; index <= text.length; index += 1) {
+    if (text.charCodeAt(index - 1) !== text.charCodeAt(index - 2)) {
+      // a run longer than a stretch, alone in its stretch, ends here: a piece ends with it
+      if (runStart <= lastCutPoint && index - 1 - lastCutPoint >= maxStretchChars) cutAt(index - 1);
+      runStart = index - 1;
+    }
+    if (index === text.length) break;
+    examined += 1;
+    if (isPieceBoundary(text, index)) {
+      lastCutPoint = index;
+    } else if (index - lastCutPoint >= maxStretchChars && runStart > lastCutPoint) {
+      // a piece ends at a stretch cut: whole, the tokenizer would take the stretch as one pre-token
+      cutAt(index);
+      continue;
+    }
+    // the piece cannot reach past `start + maxPieceChars`: it ends at the last cut point, which
+    // lies after `start` unless the stretch is a run
+    if (index - start >= maxPieceChars) cutAt(lastCutPoint === start ? index : lastCutPoint);
+  }
+  visit(text.slice(start));
   return examined;
 }
 
@@ -154,8 +252,8 @@ export function forEachPiece(text: string, maxPieceChars: number, visit: (piece:
  *
  * @throws {RangeError} when `maxPieceChars` is not an integer >= 2.
  */
-export function splitIntoPieces(text: string, maxPieceChars: number): string[] {
+export function splitIntoPieces(text: string, maxPieceChars: number, maxStretchChars = maxPieceChars): string[] {
   const pieces: string[] = [];
-  forEachPiece(text, maxPieceChars, (piece) => pieces.push(piece));
+  forEachPiece(text, maxPieceChars, (piece) => pieces.push(piece), maxStretchChars);
   return pieces;
 }

@@ -215,10 +215,10 @@ export function rememberMessageTokens(message: Message, counter: TokenCounter, c
 
 /**
  * Characters counted between two yields of {@link countTextYielding}: 2 × 1920, a multiple of
- * the default counter's largest piece (`MAX_COUNTED_PIECE_CHARS`), so its pieces are cut at the
- * same points whether a text is counted whole or in these parts. About 3 ms of random base64,
- * and about 35 ms of the slowest text measured (random CJK with no punctuation), on a machine
- * that runs nothing else.
+ * the default counter's largest piece (`MAX_COUNTED_PIECE_CHARS`) and of its longest unbroken
+ * stretch (`MAX_UNBROKEN_STRETCH_CHARS`, 384), so its pieces are cut at the same points whether
+ * a text is counted whole or in these parts. About 3 ms of random base64, and about 9 ms of the
+ * slowest text measured (random CJK with no punctuation), on a machine that runs nothing else.
  */
 export const CHARS_COUNTED_BETWEEN_YIELDS = 3840;
 

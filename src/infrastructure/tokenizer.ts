@@ -11,6 +11,13 @@
  * - a text longer than {@link MAX_COUNTED_PIECE_CHARS} is counted in pieces: the library's
  *   merge is quadratic in the length of one pre-token, so 100 KB of `A`, of spaces or of dashes
  *   would take seconds whole;
+ * - a pre-token longer than {@link MAX_UNBROKEN_STRETCH_CHARS} (384) characters is counted in
+ *   384-character pieces. No real word is that long; random letters, CJK or Cyrillic with no
+ *   space or punctuation, emoji and lines of punctuation are, and they counted at 1.1-2.2 s of
+ *   CPU a MiB with 1,920-character pieces, 0.7-0.9 s with 384. The pieces' count is the
+ *   library's count of the whole within a token per cut (mostly over: +0.3 to +0.7 a cut on
+ *   random letters, Cyrillic and punctuation, exact on random CJK and emoji, -2 at the lowest
+ *   seen); a run of one character is cut at 1,920 and stays exact;
  * - the counter owns its encoding, with the library's merge cache off: that cache is a `Map`
  *   that moves an entry to its end on every hit and evicts its oldest by iterating from the
  *   start, past every hole the moves left, so once full (100,000 pre-tokens, ~200 KB of random
@@ -24,7 +31,7 @@
  */
 import { createRequire } from 'node:module';
 import type { TokenCounter } from '../core/ports.js';
-import { forEachPiece, MAX_COUNTED_PIECE_CHARS } from '../core/text-pieces.js';
+import { forEachPiece, MAX_COUNTED_PIECE_CHARS, MAX_UNBROKEN_STRETCH_CHARS } from '../core/text-pieces.js';
 
 interface O200kEncoding {
   countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
@@ -147,21 +154,28 @@ function countPiece(piece: string, { encoding, splitPattern }: LoadedEncoding): 
  *
  * A text longer than {@link MAX_COUNTED_PIECE_CHARS} code units is counted as the sum of its
  * pieces ({@link forEachPiece}), so the time grows linearly with its length (about 0.6 s a MiB
- * of random base64, the slowest common text; 0.1 s a MiB of prose). Pieces end where o200k_base
- * ends a pre-token anyway, which changes no count, except in a stretch with no such point
- * longer than the maximum (a run of one character, a long word): it is cut by length, and each
- * such cut may shift the count by about a token (a run of one ASCII character stays exact, see
- * {@link MAX_COUNTED_PIECE_CHARS}). Prose, code, JSON and base64, which have such points every
- * few characters, count exactly as the library counts them whole.
+ * of random base64; 0.7-0.9 s a MiB of text with no pre-token end, the slowest; 0.1 s a MiB of
+ * prose). Pieces end where o200k_base ends a pre-token anyway, which changes no count, except in
+ * a stretch with no such point longer than {@link MAX_UNBROKEN_STRETCH_CHARS} (a long word, a
+ * line of CJK with no punctuation): it is cut by length, and each such cut may shift the count
+ * by about a token (a run of one ASCII character stays exact, see {@link MAX_COUNTED_PIECE_CHARS}).
+ * Prose, code, JSON and base64, which have such points every few characters, count exactly as
+ * the library counts them whole.
  */
 export function countTextTokens(text: string): number {
   if (text === '') return 0;
   const encoding = loadEncoding();
-  if (text.length <= MAX_COUNTED_PIECE_CHARS) return countPiece(text, encoding);
+  // a text that short cannot hold a stretch to cut
+  if (text.length <= MAX_UNBROKEN_STRETCH_CHARS) return countPiece(text, encoding);
   let total = 0;
-  forEachPiece(text, MAX_COUNTED_PIECE_CHARS, (piece) => {
-    total += countPiece(piece, encoding);
-  });
+  forEachPiece(
+    text,
+    MAX_COUNTED_PIECE_CHARS,
+    (piece) => {
+      total += countPiece(piece, encoding);
+    },
+    MAX_UNBROKEN_STRETCH_CHARS,
+  );
   return total;
 }
 

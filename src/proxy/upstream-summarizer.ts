@@ -252,6 +252,8 @@ function summarizeInParts(
     maxTokens,
     tokenCounter: defaultTokenCounter,
     tokenCounterEncoding: 'o200k_base',
+    // other sessions of the proxy keep running while a long message is counted
+    yieldToLoop: () => new Promise<void>((resolve) => setImmediate(resolve)),
   });
   return summarizer.summarize(messages, options);
 }

@@ -7,14 +7,17 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContextManager } from '../../src/api/context-manager.js';
 import { countTokens } from '../../src/api/tokens.js';
 import type { PrepareResult } from '../../src/core/manage/types.js';
 import type { TokenCounter } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';
+import { createAnthropicLlmClient } from '../../src/infrastructure/anthropic-client.js';
 import { countTextTokens } from '../../src/infrastructure/tokenizer.js';
 import { createRandom } from '../fixtures/random.js';
+import { anthropicMessage, startFakeProviderServer } from './fake-provider-server.js';
 
 function buildBase64(byteCount: number, seed: number): string {
   const random = createRandom(seed);
@@ -126,4 +129,50 @@ describe('context manager: a prepare aborted while a long message is counted', (
       await rm(root, { recursive: true, force: true });
     }
   });
+});
+
+describe('context manager: a 1 MiB base64 user message summarized by an LLM over HTTP', () => {
+  it('sizes the summary prompts with the event loop turning: no text over 16 KiB is counted at once', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'aco-manager-counting-llm-'));
+    const server = await startFakeProviderServer();
+    let ticking = true;
+    try {
+      countTextTokens('the tokenizer loads before the prepare');
+      let turn = 0;
+      const tick = (): void => {
+        turn += 1;
+        if (ticking) setImmediate(tick);
+      };
+      setImmediate(tick);
+      const counter = createWatchedCounter(() => turn);
+      server.enqueue('/v1/messages', anthropicMessage('## Task Status\nThe image was pasted.'));
+      const sdk = new Anthropic({ apiKey: 'sk-ant-test', baseURL: server.origin, maxRetries: 0 });
+      const manager = createContextManager({
+        outputDir: root,
+        tokenCounter: counter,
+        llmClient: await createAnthropicLlmClient({ client: sdk }),
+        compaction: { summary: { model: 'claude-test' } },
+        logger: { warn: () => undefined },
+      });
+      const blob = buildBase64(786_432, 23);
+      const history: Message[] = [
+        { role: 'user', content: `Here is the image, base64:\n${blob}` },
+        { role: 'assistant', content: 'I have the image.' },
+        { role: 'user', content: 'Describe it.' },
+      ];
+      const turnBefore = turn;
+      const result = await manager.prepare(history);
+      ticking = false;
+
+      expect(result.actions.map((action) => action.type)).toEqual(['compact']);
+      expect(server.requestsTo('/v1/messages').length).toBeGreaterThanOrEqual(1);
+      // the summarizer counts its prompts too: all of it in parts, none of them a megabyte
+      expect(Math.max(...counter.calls.map((call) => call.chars))).toBeLessThanOrEqual(16 * 1024);
+      expect(turn - turnBefore).toBeGreaterThanOrEqual(200);
+    } finally {
+      ticking = false;
+      await server.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -9,7 +9,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as packageRoot from '../../src/index.js';
 import { countTextYielding, MESSAGE_TOKEN_OVERHEAD } from '../../src/core/tokens.js';
-import { isPieceBoundary, MAX_COUNTED_PIECE_CHARS } from '../../src/core/text-pieces.js';
+import {
+  isPieceBoundary,
+  MAX_COUNTED_PIECE_CHARS,
+  MAX_UNBROKEN_STRETCH_CHARS,
+  splitIntoPieces,
+} from '../../src/core/text-pieces.js';
 import {
   BYPASSED_PIECES,
   countTextTokens,
@@ -131,13 +136,31 @@ describe('default token counter on long text', () => {
     expect(countTextTokens(base64)).toBe(countWhole(base64));
   });
 
-  it('counts a long word within a token per length cut of the library count', () => {
+  it('counts a pre-token over 384 characters in 384-character pieces, within a token per cut of the library count', () => {
     const random = createRandom(9);
-    const word = Array.from({ length: 5 * MAX_COUNTED_PIECE_CHARS }, () =>
-      String.fromCharCode(97 + Math.floor(random() * 26)),
-    ).join('');
-    const lengthCuts = Math.ceil(word.length / MAX_COUNTED_PIECE_CHARS) - 1;
-    expect(Math.abs(countTextTokens(word) - countWhole(word))).toBeLessThanOrEqual(lengthCuts);
+    const pick = (alphabet: readonly string[], length: number): string =>
+      Array.from({ length }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+    const range = (first: number, last: number): string[] =>
+      Array.from({ length: last - first + 1 }, (_, offset) => String.fromCodePoint(first + offset));
+    const texts = [
+      pick(range(0x61, 0x7a), 5 * MAX_COUNTED_PIECE_CHARS), // a long "word"
+      pick(range(0x430, 0x44f), 6_000), // Cyrillic with no space
+      pick(range(0x4e00, 0x9fff), 6_000), // CJK with no punctuation
+      pick(range(0x1f600, 0x1f64f), 6_000), // emoji
+      pick([...'!"#$%&()*+,-.:;<=>?@[]^_`{|}~'], 6_000),
+    ];
+    for (const text of texts) {
+      const pieces = splitIntoPieces(text, MAX_COUNTED_PIECE_CHARS, MAX_UNBROKEN_STRETCH_CHARS);
+      expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThanOrEqual(MAX_UNBROKEN_STRETCH_CHARS);
+      expect(Math.abs(countTextTokens(text) - countWhole(text))).toBeLessThanOrEqual(pieces.length - 1);
+    }
+  });
+
+  it('counts a run of one ASCII character exactly, cut every 384 characters', () => {
+    for (const character of ['A', 'a', '0', '-', '=', ' ', '.']) {
+      const run = character.repeat(10_000);
+      expect(countTextTokens(run)).toBe(countWhole(run));
+    }
   });
 
   it('ends pieces only where the library ends a pre-token: cut there, the two sides sum to the whole (property)', () => {

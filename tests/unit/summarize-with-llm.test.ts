@@ -11,7 +11,7 @@ import { createRequestPlanner, type PlannedRequest } from '../../src/core/compac
 import { buildSummaryPrompt, renderMessagesForSummary } from '../../src/core/compact/summary-prompt.js';
 import { ContextError, InvalidOptionError, SummarizerFailedError } from '../../src/core/errors.js';
 import type { LlmClient, LlmSummarizeOptions, TokenCounter } from '../../src/core/ports.js';
-import { countHistoryTokens } from '../../src/core/tokens.js';
+import { CHARS_COUNTED_BETWEEN_YIELDS, countHistoryTokens } from '../../src/core/tokens.js';
 import type { ContentBlock, Message } from '../../src/core/types.js';
 import { defaultTokenCounter } from '../../src/infrastructure/tokenizer.js';
 
@@ -467,6 +467,50 @@ describe('createLlmSummarizer', () => {
         ),
         { numRuns: 150 },
       );
+    });
+
+    it('plans the same requests yielding, counting no text over a few thousand characters at once', async () => {
+      const long = (seed: string, words: number): string =>
+        Array.from({ length: words }, (_, index) => `${seed}${(index * 7919) % 1000}`).join(' ');
+      const messages: Message[] = [
+        { role: 'user', content: long('task', 1_500) },
+        ...toolExchange('t1', long('log', 6_000)),
+        { role: 'assistant', content: long('plan', 900) },
+        ...toolExchange('t2', long('diff', 3_000)),
+        { role: 'user', content: 'Go on.' },
+      ];
+      for (const inputMaxTokens of [2_500, 9_000, 40_000, 200_000]) {
+        const expected = planAll(messages, inputMaxTokens, 'S');
+        const longestCounted: number[] = [];
+        const planner = createRequestPlanner(messages, {
+          tokenCounter: {
+            count(text) {
+              longestCounted.push(text.length);
+              return counter.count(text);
+            },
+          },
+          tokenCounterEncoding: 'o200k_base',
+          inputMaxTokens,
+          maxWords: 100,
+          deferLongCounts: true,
+        });
+        const state = { yieldToLoop: () => new Promise<void>((resolve) => setImmediate(resolve)), charsSinceYield: 0 };
+        const single = await planner.planSingleRequestYielding(state);
+        const actual: { request: PlannedRequest; start: number }[] = [];
+        if (single !== undefined) actual.push({ request: single, start: 0 });
+        else {
+          let start = 0;
+          let previous: string | undefined;
+          while (start < messages.length || previous === undefined) {
+            const request = await planner.planChunkYielding(start, previous, state);
+            actual.push({ request, start });
+            previous = 'S';
+            start = request.end;
+          }
+        }
+        expect(actual).toEqual(expected);
+        expect(Math.max(...longestCounted)).toBeLessThanOrEqual(CHARS_COUNTED_BETWEEN_YIELDS);
+      }
     });
 
     it('counting whole: sends the whole prompt when it fits, tokenizing a counted history no more than the prompt once', async () => {

@@ -5,7 +5,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { forEachPiece, isPieceBoundary, MAX_COUNTED_PIECE_CHARS, splitIntoPieces } from '../../src/core/text-pieces.js';
+import {
+  forEachPiece,
+  isPieceBoundary,
+  MAX_COUNTED_PIECE_CHARS,
+  MAX_UNBROKEN_STRETCH_CHARS,
+  splitIntoPieces,
+} from '../../src/core/text-pieces.js';
 
 const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
 const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
@@ -162,6 +168,75 @@ describe('forEachPiece', () => {
   it('rejects a maxPieceChars below 2 or not an integer', () => {
     expect(() => splitIntoPieces('abc', 1)).toThrow(new RangeError('maxPieceChars must be an integer >= 2, got 1'));
     expect(() => splitIntoPieces('abc', 2.5)).toThrow(RangeError);
+  });
+});
+
+describe('forEachPiece with a shorter stretch (maxStretchChars)', () => {
+  const stretch = fc.integer({ min: 2, max: 16 });
+
+  it('joins its pieces back into the text, none longer than maxPieceChars nor empty (property)', () => {
+    fc.assert(
+      fc.property(anyText, stretch, (text, maxStretch) => {
+        const pieces = splitIntoPieces(text, 4 * maxStretch, maxStretch);
+        expect(pieces.join('')).toBe(text);
+        for (const piece of pieces) expect(piece.length).toBeLessThanOrEqual(4 * maxStretch);
+        if (text !== '') for (const piece of pieces) expect(piece.length).toBeGreaterThan(0);
+      }),
+    );
+  });
+
+  it('leaves no stretch without a boundary longer than maxStretchChars inside a piece, runs of one code unit aside (property)', () => {
+    fc.assert(
+      fc.property(anyText, stretch, (text, maxStretch) => {
+        for (const piece of splitIntoPieces(text, 4 * maxStretch, maxStretch)) {
+          let stretchStart = 0;
+          for (let index = 1; index <= piece.length; index += 1) {
+            if (index < piece.length && isPieceBoundary(piece, index)) stretchStart = index;
+            const unbroken = piece.slice(stretchStart, index);
+            if (new Set(unbroken).size > 1) expect(unbroken.length).toBeLessThanOrEqual(maxStretch);
+          }
+        }
+      }),
+    );
+  });
+
+  it('cuts a text the same whole or in parts cut at boundaries, so counts add up (property)', () => {
+    fc.assert(
+      fc.property(anyText, anyText, stretch, (left, right, maxStretch) => {
+        const text = left + right;
+        fc.pre(left !== '' && right !== '' && isPieceBoundary(text, left.length));
+        const whole = new Set(cutsOf(splitIntoPieces(text, 4 * maxStretch, maxStretch)));
+        const parts = [
+          ...cutsOf(splitIntoPieces(left, 4 * maxStretch, maxStretch)),
+          left.length,
+          ...cutsOf(splitIntoPieces(right, 4 * maxStretch, maxStretch)).map((cut) => cut + left.length),
+        ];
+        // every cut of the parts that is not a boundary (a stretch cut) is a cut of the whole
+        for (const cut of parts) if (!isPieceBoundary(text, cut)) expect(whole.has(cut)).toBe(true);
+      }),
+    );
+  });
+
+  it('cuts a long random word every 384 characters for the default counter', () => {
+    const word = Array.from({ length: 1_000 }, (_, index) => 'abcdefghijklmnopqrstuvwxyz'[(index * 7) % 26]).join('');
+    expect(
+      splitIntoPieces(word, MAX_COUNTED_PIECE_CHARS, MAX_UNBROKEN_STRETCH_CHARS).map((piece) => piece.length),
+    ).toEqual([384, 384, 232]);
+  });
+
+  it('keeps a run of one character whole up to maxPieceChars', () => {
+    expect(
+      splitIntoPieces('A'.repeat(5_000), MAX_COUNTED_PIECE_CHARS, MAX_UNBROKEN_STRETCH_CHARS).map(
+        (piece) => piece.length,
+      ),
+    ).toEqual([1920, 1920, 1160]);
+  });
+
+  it('rejects a maxStretchChars below 2 or not an integer', () => {
+    expect(() => forEachPiece('abc', 2, () => undefined, 1)).toThrow('maxStretchChars must be an integer >= 2, got 1');
+    expect(() => forEachPiece('abc', 2, () => undefined, 2.5)).toThrow(
+      'maxStretchChars must be an integer >= 2, got 2.5',
+    );
   });
 });
 

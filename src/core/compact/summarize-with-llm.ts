@@ -17,6 +17,7 @@ import type {
   TokenCounter,
 } from '../ports.js';
 import type { Message } from '../types.js';
+import type { YieldingCount } from '../tokens.js';
 import {
   computeMinSummaryInputTokens,
   createRequestPlanner,
@@ -69,6 +70,14 @@ export interface CreateLlmSummarizerOptions {
    * @default undefined
    */
   onUsage?: ((usage: LlmUsage) => void) | undefined;
+  /**
+   * Lets the event loop run (a macrotask, such as `setImmediate`). With it, each text longer
+   * than a few thousand characters that sizing a prompt needs is counted in parts with a yield
+   * between them, before the planning that uses the counts: a megabyte message does not hold the
+   * loop while the prompt is sized. The prompts are the same (for the default counter).
+   * @default undefined (counted at once)
+   */
+  yieldToLoop?: (() => Promise<void>) | undefined;
 }
 
 /**
@@ -140,7 +149,10 @@ export function createLlmSummarizer(client: LlmClient, options: CreateLlmSummari
       `client must be an LlmClient with a summarize(prompt, model) method, got ${describeValue(client)}`,
     );
   }
-  const { onUsage } = options;
+  const { onUsage, yieldToLoop } = options;
+  if (yieldToLoop !== undefined && typeof yieldToLoop !== 'function') {
+    throw new InvalidOptionError(`yieldToLoop must be a function, got ${describeValue(yieldToLoop)}`);
+  }
   if (onUsage !== undefined && typeof onUsage !== 'function') {
     throw new InvalidOptionError(`onUsage must be a function, got ${describeValue(onUsage)}`);
   }
@@ -162,7 +174,10 @@ export function createLlmSummarizer(client: LlmClient, options: CreateLlmSummari
         tokenCounterEncoding: encoding,
         inputMaxTokens,
         maxWords,
+        deferLongCounts: yieldToLoop !== undefined,
       });
+      const state: YieldingCount | undefined =
+        yieldToLoop === undefined ? undefined : { yieldToLoop, charsSinceYield: 0, signal };
       const requestOptions: LlmSummarizeOptions = { maxTokens: options.maxTokens ?? computeSummaryMaxTokens(maxWords) };
       if (signal !== undefined) requestOptions.signal = signal;
       if (onUsage !== undefined) requestOptions.onUsage = onUsage;
@@ -173,7 +188,7 @@ export function createLlmSummarizer(client: LlmClient, options: CreateLlmSummari
         return requireSummaryText(reply, `model ${JSON.stringify(model)}, ${label}`);
       };
 
-      const single = planner.planSingleRequest();
+      const single = state === undefined ? planner.planSingleRequest() : await planner.planSingleRequestYielding(state);
       if (single !== undefined) return send(single.prompt, 'one request');
 
       let summary: string | undefined;
@@ -182,7 +197,10 @@ export function createLlmSummarizer(client: LlmClient, options: CreateLlmSummari
       // sequential on purpose: each chunk's prompt carries the summary of all chunks before it
       while (start < messages.length || summary === undefined) {
         chunk += 1;
-        const next = planner.planChunk(start, summary);
+        const next =
+          state === undefined
+            ? planner.planChunk(start, summary)
+            : await planner.planChunkYielding(start, summary, state);
         summary = await send(next.prompt, `chunk ${chunk}`);
         start = next.end;
       }

@@ -26,7 +26,7 @@
  */
 import { InvalidOptionError } from '../errors.js';
 import type { TokenCounter } from '../ports.js';
-import { countMessageTokens } from '../tokens.js';
+import { CHARS_COUNTED_BETWEEN_YIELDS, countMessageTokens, countTextYielding, type YieldingCount } from '../tokens.js';
 import type { Message } from '../types.js';
 import {
   buildSummaryPrompt,
@@ -115,6 +115,12 @@ export interface CreateRequestPlannerOptions {
   inputMaxTokens: number;
   /** Word budget of the summary. */
   maxWords: number;
+  /**
+   * Whether the planner is used through its yielding methods: then it counts no long text when
+   * it is created (the first yielding plan counts them, between yields).
+   * @default false
+   */
+  deferLongCounts?: boolean | undefined;
 }
 
 /** Plans the requests of one summary run (see the module comment). */
@@ -130,6 +136,16 @@ export interface RequestPlanner {
    * call makes progress.
    */
   planChunk(start: number, previousSummary: string | undefined): PlannedRequest;
+  /**
+   * {@link planSingleRequest}, with every text longer than `CHARS_COUNTED_BETWEEN_YIELDS` counted
+   * first through `countTextYielding` (yielding to the event loop between parts), so the
+   * synchronous planning only looks its counts up: a 1 MiB message never holds the loop while
+   * it is counted. The plan is the one {@link planSingleRequest} makes (for the default counter,
+   * whose counts in parts equal its counts whole).
+   */
+  planSingleRequestYielding(state: YieldingCount): Promise<PlannedRequest | undefined>;
+  /** {@link planChunk}, with long texts counted first as {@link planSingleRequestYielding} counts them. */
+  planChunkYielding(start: number, previousSummary: string | undefined, state: YieldingCount): Promise<PlannedRequest>;
 }
 
 /**
@@ -164,12 +180,16 @@ class CountingPlanner implements RequestPlanner {
   /** The caller's counter: per-message counts and prompt minimums are cached for it. */
   private readonly callerCounter: TokenCounter;
   /** The caller's counter, each distinct text counted once. */
-  private readonly counter: TokenCounter;
+  private readonly counter: RememberingCounter;
   private readonly limit: number;
   private readonly maxWords: number;
   private readonly byPiece: boolean;
   private readonly render: (index: number) => RenderedPart[];
-  private readonly layouts: readonly MessageLayout[];
+  private layouts: readonly MessageLayout[];
+  /** The messages, laid out again once their long texts are counted (yielding). */
+  private readonly messages: readonly Message[];
+  /** Whether a layout holds a count deferred by {@link planYielding} (a 0 for now). */
+  private layoutsDeferred = false;
   /** Tokens of the prompt with an empty conversation. */
   private readonly templateTokens: number;
   /** With estimates: counted tokens per estimated token, from the last prompt counted. */
@@ -189,10 +209,56 @@ class CountingPlanner implements RequestPlanner {
       );
     }
     this.render = createMessagePartsRenderer(messages);
+    this.messages = messages;
+    // yielding, the long messages are counted by the first plan, between yields
+    this.counter.deferLongTexts = options.deferLongCounts === true;
     this.layouts = messages.map((message, index) => this.layOutMessage(index, message));
+    this.counter.deferLongTexts = false;
+    this.counter.missed.clear();
+  }
+
+  /** Lays the messages out again when a count was deferred (their long texts are counted by now, or deferred again). */
+  private ensureLayouts(): void {
+    if (!this.layoutsDeferred) return;
+    this.layoutsDeferred = false;
+    this.layouts = this.messages.map((message, index) => this.layOutMessage(index, message));
+  }
+
+  planSingleRequestYielding(state: YieldingCount): Promise<PlannedRequest | undefined> {
+    return this.planYielding(() => this.planSingleRequest(), state);
+  }
+
+  planChunkYielding(start: number, previousSummary: string | undefined, state: YieldingCount): Promise<PlannedRequest> {
+    return this.planYielding(() => this.planChunk(start, previousSummary), state);
+  }
+
+  /**
+   * Runs `plan` with long uncounted texts deferred; while a pass deferred any, it counts them
+   * (yielding), puts the planner's state back as it was, and plans again. Each pass counts only
+   * texts that a pass before it did not, so it ends; usually after two passes.
+   */
+  private async planYielding<T>(plan: () => T, state: YieldingCount): Promise<T> {
+    const ratio = this.ratio;
+    for (;;) {
+      this.counter.deferLongTexts = true;
+      let result: T;
+      try {
+        result = plan();
+      } finally {
+        this.counter.deferLongTexts = false;
+      }
+      const missed = [...this.counter.missed];
+      this.counter.missed.clear();
+      if (missed.length === 0) return result;
+      this.ratio = ratio;
+      for (const text of missed) {
+        this.counter.counts.set(text, await countTextYielding(this.callerCounter, text, state));
+      }
+    }
   }
 
   planSingleRequest(): PlannedRequest | undefined {
+    this.ensureLayouts();
     const count = this.layouts.length;
     const frame = buildSummaryPromptFrame({ maxWords: this.maxWords });
     if (count === 0) return { prompt: frame.before + frame.after, end: 0, tokens: this.templateTokens };
@@ -219,6 +285,7 @@ class CountingPlanner implements RequestPlanner {
   }
 
   planChunk(start: number, previousSummary: string | undefined): PlannedRequest {
+    this.ensureLayouts();
     const frame = this.chunkFrame(previousSummary);
     const frameTokens = this.countFrame(frame);
     const target = (this.limit - frameTokens) * (this.byPiece ? 1 : ESTIMATED_FILL_SHARE);
@@ -256,9 +323,11 @@ class CountingPlanner implements RequestPlanner {
       else fixedChars += part.text.length;
     }
     const chars = fixedChars + cuttableLengths.reduce((sum, length) => sum + length, 0);
+    const missedBefore = this.counter.missed.size;
     const tokens = this.byPiece
       ? this.counter.count(joinMessageParts(parts, Number.POSITIVE_INFINITY) + MESSAGE_SEPARATOR)
       : estimateMessageTokens(message, chars, this.callerCounter);
+    if (this.counter.missed.size > missedBefore) this.layoutsDeferred = true;
     return { chars, fixedChars, cuttableLengths, tokens };
   }
 
@@ -301,8 +370,11 @@ class CountingPlanner implements RequestPlanner {
     if (!isCutAt(layout, keep)) return layout.tokens;
     if (keep !== MIN_KEPT_BLOCK_CHARS)
       return this.counter.count(joinMessageParts(this.render(index), keep) + MESSAGE_SEPARATOR);
-    layout.floorTokens ??= this.counter.count(joinMessageParts(this.render(index), keep) + MESSAGE_SEPARATOR);
-    return layout.floorTokens;
+    if (layout.floorTokens !== undefined) return layout.floorTokens;
+    const missedBefore = this.counter.missed.size;
+    const floorTokens = this.counter.count(joinMessageParts(this.render(index), keep) + MESSAGE_SEPARATOR);
+    if (this.counter.missed.size === missedBefore) layout.floorTokens = floorTokens; // not a deferred 0
+    return floorTokens;
   }
 
   /** Estimated tokens of messages `start` to `end` with cuttable parts cut to `keep` chars (before the correction). */
@@ -386,20 +458,36 @@ class CountingPlanner implements RequestPlanner {
 /**
  * `counter`, counting each distinct text once for one planner: a message the summary prompt
  * cannot cut (a user's text) comes back whole in every attempt, and a megabyte counted again is
- * most of a second. The texts are the planner's own, alive while it plans.
+ * most of a second. The texts are the planner's own, alive while it plans. While
+ * `deferLongTexts` is on, a long text not yet counted is not counted: it is noted in `missed`
+ * and counts 0 for now, so a planning pass can collect what it needs and the caller can count
+ * it without holding the event loop.
  */
-function rememberCounts(counter: TokenCounter): TokenCounter {
-  const counts = new Map<string, number>();
-  return {
+interface RememberingCounter extends TokenCounter {
+  counts: Map<string, number>;
+  missed: Set<string>;
+  deferLongTexts: boolean;
+}
+
+function rememberCounts(counter: TokenCounter): RememberingCounter {
+  const remembering: RememberingCounter = {
+    counts: new Map<string, number>(),
+    missed: new Set<string>(),
+    deferLongTexts: false,
     count(text) {
-      let tokens = counts.get(text);
+      let tokens = remembering.counts.get(text);
       if (tokens === undefined) {
+        if (remembering.deferLongTexts && text.length > CHARS_COUNTED_BETWEEN_YIELDS) {
+          remembering.missed.add(text);
+          return 0;
+        }
         tokens = counter.count(text);
-        counts.set(text, tokens);
+        remembering.counts.set(text, tokens);
       }
       return tokens;
     },
   };
+  return remembering;
 }
 
 function isCutAt(layout: MessageLayout, keep: number): boolean {
