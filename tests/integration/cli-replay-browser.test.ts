@@ -3,16 +3,14 @@
  * headless Chromium (Debian's `chromium` package; skipped, with the reason printed, only where
  * /usr/bin/chromium does not exist). Part of `npm run test:processes`.
  */
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CHROMIUM, chromiumMissing, runChromium } from './chromium.js';
 import { createTemporaryDirectory, REPOSITORY_ROOT, runCli } from './cli-helpers.js';
 
 const SAMPLE = join(REPOSITORY_ROOT, 'src/cli/sample/session.json');
-const CHROMIUM = '/usr/bin/chromium';
 
 let directory: { path: string; remove: () => Promise<void> };
 
@@ -87,26 +85,6 @@ function countColor(
   return count;
 }
 
-function runChromium(
-  args: readonly string[],
-  userDataDir: string,
-): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      CHROMIUM,
-      ['--headless', '--disable-gpu', '--no-sandbox', `--user-data-dir=${userDataDir}`, ...args],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (exitCode) => resolve({ exitCode, stdout, stderr }));
-  });
-}
-
-const chromiumMissing = !existsSync(CHROMIUM);
 if (chromiumMissing)
   console.warn(
     `[skipped] replay --html in a browser (tests/integration/cli-replay-browser.test.ts): ${CHROMIUM} does not exist (apt-get install -y chromium)`,

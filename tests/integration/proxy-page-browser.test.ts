@@ -5,15 +5,13 @@
  * its script has fetched the figures: the sessions table, the session view with its requests and
  * summary, and an offloaded result opened. Part of `npm run test:processes`.
  */
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CHROMIUM, chromiumMissing, runChromium } from './chromium.js';
 import { createTemporaryDirectory } from './cli-helpers.js';
 import { sendRaw, startProxy, type RunningProxy } from './proxy-harness.js';
 import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const TOKEN = 'a-token-of-32-characters-0123456';
 const AUTH = { 'x-agent-context-token': TOKEN };
 const HEADERS = { 'content-type': 'application/json', 'x-api-key': 'sk-ant-key', 'anthropic-version': '2023-06-01' };
@@ -43,25 +41,6 @@ function history(turns: number): unknown[] {
       { role: 'user', content: `Go on with step ${index + 1}.` },
     );
   return messages;
-}
-
-function runChromium(
-  args: readonly string[],
-  userDataDir: string,
-): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      CHROMIUM,
-      ['--headless', '--disable-gpu', '--no-sandbox', `--user-data-dir=${userDataDir}`, ...args],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (exitCode) => resolve({ exitCode, stdout, stderr }));
-  });
 }
 
 /** The page's DOM once its script has run and its fetches have answered (virtual time waits for them). */
@@ -96,7 +75,6 @@ afterEach(async () => {
   await directory.remove();
 });
 
-const chromiumMissing = !existsSync(CHROMIUM);
 if (chromiumMissing)
   console.warn(
     `[skipped] the proxy's page in a browser (tests/integration/proxy-page-browser.test.ts): ${CHROMIUM} does not exist (apt-get install -y chromium)`,
