@@ -6,33 +6,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendRaw, startProxy, type RunningProxy } from './proxy-harness.js';
 import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
+import { buildAgentBody as body, buildHistory, conversation } from './proxy-sessions-fixture.js';
 
 const CLAUDE_SESSION = '1f0c6a52-7d1e-4b8e-9a43-2f6d0c1b9e77';
 const HEADERS = { 'content-type': 'application/json', 'x-api-key': 'sk-ant-one', 'anthropic-version': '2023-06-01' };
-const BUILD_LOG = Array.from({ length: 800 }, (_, index) => `[build] step ${index}: compiled module-${index}`).join(
-  '\n',
-);
-
-function body(messages: unknown[], extra: Record<string, unknown> = { max_tokens: 64 }): string {
-  return JSON.stringify({ model: 'claude-test', system: 'You are a build agent.', ...extra, messages });
-}
-
-/** A history whose last message holds a large tool result. */
-function buildHistory(): unknown[] {
-  return [
-    { role: 'user', content: 'Run the build.' },
-    { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'make' } }] },
-    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: BUILD_LOG }] },
-  ];
-}
-
-/** A conversation of `turns` exchanges of prose, about 1,300 characters each. */
-function conversation(turns: number): { role: string; content: string }[] {
-  return Array.from({ length: turns * 2 }, (_, index) => ({
-    role: index % 2 === 0 ? 'user' : 'assistant',
-    content: `Message ${index}: ${'the module under review keeps its state in a map and flushes it on exit; '.repeat(9)}`,
-  }));
-}
 
 let upstream: ScriptedUpstream;
 let proxy: RunningProxy | undefined;

@@ -15,6 +15,7 @@ import {
   type ScriptedUpstream,
   type UpstreamRecord,
 } from './proxy-scripted-upstream.js';
+import { conversation } from './proxy-sessions-fixture.js';
 
 const SYSTEM = [{ type: 'text', text: 'You are a coding agent.', cache_control: { type: 'ephemeral' } }];
 const TOOLS = [
@@ -25,14 +26,6 @@ const TOOLS = [
   },
 ];
 const SUMMARY = '## Goals & Decisions\nScripted summary of the session.';
-
-/** A conversation of `turns` exchanges of prose, about 1,300 characters each. */
-function conversation(turns: number): { role: 'user' | 'assistant'; content: string }[] {
-  return Array.from({ length: turns * 2 }, (_, index) => ({
-    role: index % 2 === 0 ? ('user' as const) : ('assistant' as const),
-    content: `Message ${index}: ${'the module under review keeps its state in a map and flushes it on exit; '.repeat(9)}`,
-  }));
-}
 
 function isSummaryRequest(record: UpstreamRecord): boolean {
   return (

@@ -7,35 +7,12 @@ import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendRaw, startProxy, type RunningProxy } from './proxy-harness.js';
 import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
+import { BUILD_LOG, buildAgentBody as body, buildHistory, conversation } from './proxy-sessions-fixture.js';
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 const HEADERS = { 'content-type': 'application/json', 'x-api-key': 'sk-ant-key', 'anthropic-version': '2023-06-01' };
-const BUILD_LOG = Array.from({ length: 800 }, (_, index) => `[build] step ${index}: compiled module-${index}`).join(
-  '\n',
-);
-
-/** A history whose last message holds a large tool result. */
-function buildHistory(): unknown[] {
-  return [
-    { role: 'user', content: 'Run the build.' },
-    { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'make' } }] },
-    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: BUILD_LOG }] },
-  ];
-}
-
-/** A conversation of `turns` exchanges of prose, about 1,300 characters each. */
-function conversation(turns: number): { role: string; content: string }[] {
-  return Array.from({ length: turns * 2 }, (_, index) => ({
-    role: index % 2 === 0 ? 'user' : 'assistant',
-    content: `Message ${index}: ${'the module under review keeps its state in a map and flushes it on exit; '.repeat(9)}`,
-  }));
-}
-
-function body(messages: unknown[]): string {
-  return JSON.stringify({ model: 'claude-test', max_tokens: 64, system: 'You are a build agent.', messages });
-}
 
 async function getJson(origin: string, path: string): Promise<{ status: number; json: Record<string, unknown> }> {
   const reply = await sendRaw(origin, path, { method: 'GET' });

@@ -9,31 +9,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendRaw, startProxy, type RunningProxy } from './proxy-harness.js';
 import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
+import { BUILD_LOG, buildAgentBody as body, buildHistory, conversation } from './proxy-sessions-fixture.js';
 
 const TOKEN = 'a-token-of-32-characters-0123456';
 const HEADERS = { 'content-type': 'application/json', 'x-api-key': 'sk-ant-key', 'anthropic-version': '2023-06-01' };
-const BUILD_LOG = Array.from({ length: 800 }, (_, index) => `[build] step ${index}: compiled module-${index}`).join(
-  '\n',
-);
-
-function body(messages: unknown[]): string {
-  return JSON.stringify({ model: 'claude-test', max_tokens: 64, system: 'You are a build agent.', messages });
-}
-
-function buildHistory(log = BUILD_LOG): unknown[] {
-  return [
-    { role: 'user', content: 'Run the build.' },
-    { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'make' } }] },
-    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: log }] },
-  ];
-}
-
-function conversation(turns: number): { role: string; content: string }[] {
-  return Array.from({ length: turns * 2 }, (_, index) => ({
-    role: index % 2 === 0 ? 'user' : 'assistant',
-    content: `Message ${index}: ${'the module under review keeps its state in a map and flushes it on exit; '.repeat(9)}`,
-  }));
-}
 
 interface Content {
   kind: string;
