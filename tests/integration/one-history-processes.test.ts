@@ -20,11 +20,13 @@ import {
   describeDifferences,
   loadDemoSession,
   requestsOf,
+  sendAsSession,
+  sentMessages,
+  startSizeCountingUpstream,
   setStorePathsAside,
   type RecordedSession,
 } from './one-history-sessions.js';
-import { sendRaw } from './proxy-harness.js';
-import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
+import type { ScriptedUpstream } from './proxy-scripted-upstream.js';
 import { redisSuiteSkipReason, startRedisServer, type RedisServer } from './stores/redis-server.js';
 
 const MANAGER_SCRIPT = join(REPOSITORY_ROOT, 'tests/integration/manager-process.ts');
@@ -199,23 +201,12 @@ async function replayThroughProxyProcesses(serving: Serving, redisUrl?: string):
         ]);
         running.set(name, proxy);
       }
-      const reply = await sendRaw(proxy.origin, '/v1/messages', {
-        headers: {
-          'content-type': 'application/json',
-          'x-api-key': 'sk-ant-test',
-          'anthropic-version': '2023-06-01',
-          'x-agent-context-session': sessionName,
-        },
-        body: toRequestBody(history),
-      });
-      expect(reply.status).toBe(200);
+      expect(await sendAsSession(proxy.origin, sessionName, toRequestBody(history))).toBe(200);
     }
   } finally {
     for (const proxy of running.values()) await proxy.stop();
   }
-  return upstream.requests
-    .slice(from)
-    .map((record) => setStorePathsAside(JSON.stringify(record.body?.messages), directory));
+  return sentMessages(upstream, from, directory);
 }
 
 const redisSkip = redisSuiteSkipReason('one history over Redis (tests/integration/one-history-processes.test.ts)');
@@ -224,15 +215,7 @@ let redis: RedisServer | undefined;
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'aco-one-history-processes-'));
   // the provider's figure follows from the bytes it was sent, as a real one's does
-  upstream = await startScriptedUpstream((record, response) =>
-    sendJson(
-      response,
-      anthropicBody([{ type: 'text', text: 'ok' }], {
-        input_tokens: Math.ceil(record.rawBody.length / 4),
-        output_tokens: 1,
-      }),
-    ),
-  );
+  upstream = await startSizeCountingUpstream();
   session = await loadDemoSession(2);
   if (redisSkip === undefined) redis = await startRedisServer();
 }, 30_000);

@@ -11,6 +11,8 @@ import { readTranscript } from '../../src/cli/read-transcript.js';
 import { createProcessIo } from '../../src/cli/command-io.js';
 import { isToolResultBlock, isToolUseBlock, type ContentBlock, type Message } from '../../src/core/types.js';
 import { REPOSITORY_ROOT } from './cli-helpers.js';
+import { sendRaw } from './proxy-harness.js';
+import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
 
 /** One recorded session. */
 export interface RecordedSession {
@@ -75,4 +77,38 @@ export function describeDifferences(expected: readonly string[], actual: readonl
     `${differing.length} of ${expected.length} requests differ (${differing.join(', ')}); request ${first} at char ${at}:\n` +
     `  expected …${left.slice(Math.max(0, at - 120), at + 200)}\n  actual   …${right.slice(Math.max(0, at - 120), at + 200)}`
   );
+}
+
+/** An upstream whose usage figure follows from the bytes it was sent, as a real provider's does. */
+export function startSizeCountingUpstream(): Promise<ScriptedUpstream> {
+  return startScriptedUpstream((record, response) =>
+    sendJson(
+      response,
+      anthropicBody([{ type: 'text', text: 'ok' }], {
+        input_tokens: Math.ceil(record.rawBody.length / 4),
+        output_tokens: 1,
+      }),
+    ),
+  );
+}
+
+/** Sends `body` to a proxy at `origin` as a request of the session `sessionName`; resolves its status. */
+export async function sendAsSession(origin: string, sessionName: string, body: string): Promise<number> {
+  const reply = await sendRaw(origin, '/v1/messages', {
+    headers: {
+      'content-type': 'application/json',
+      'x-api-key': 'sk-ant-test',
+      'anthropic-version': '2023-06-01',
+      'x-agent-context-session': sessionName,
+    },
+    body,
+  });
+  return reply.status;
+}
+
+/** The messages the upstream received from request `from` on, with store paths set aside. */
+export function sentMessages(upstream: ScriptedUpstream, from: number, directory: string): string[] {
+  return upstream.requests
+    .slice(from)
+    .map((record) => setStorePathsAside(JSON.stringify(record.body?.messages), directory));
 }

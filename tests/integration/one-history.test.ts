@@ -21,11 +21,14 @@ import {
   loadDemoSession,
   rebuilt,
   requestsOf,
+  sendAsSession,
+  sentMessages,
+  startSizeCountingUpstream,
   setStorePathsAside,
   type RecordedSession,
 } from './one-history-sessions.js';
-import { sendRaw, startProxy, type RunningProxy } from './proxy-harness.js';
-import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
+import { startProxy, type RunningProxy } from './proxy-harness.js';
+import type { ScriptedUpstream } from './proxy-scripted-upstream.js';
 
 const WINDOW = 12_000;
 const silent = { warn: () => undefined };
@@ -214,36 +217,17 @@ describe('through the proxy, the demo session x2 in a 12K window', () => {
           });
           proxies.set(name, proxy);
         }
-        const reply = await sendRaw(proxy.origin, '/v1/messages', {
-          headers: {
-            'content-type': 'application/json',
-            'x-api-key': 'sk-ant-test',
-            'anthropic-version': '2023-06-01',
-            'x-agent-context-session': 'one-history',
-          },
-          body: toRequestBody(history),
-        });
-        expect(reply.status).toBe(200);
+        expect(await sendAsSession(proxy.origin, 'one-history', toRequestBody(history))).toBe(200);
       }
     } finally {
       for (const proxy of proxies.values()) await proxy.close();
     }
-    return upstream.requests
-      .slice(from)
-      .map((record) => setStorePathsAside(JSON.stringify(record.body?.messages), directory));
+    return sentMessages(upstream, from, directory);
   }
 
   beforeAll(async () => {
     // the provider's figure follows from the bytes it was sent, as a real one's does
-    upstream = await startScriptedUpstream((record, response) =>
-      sendJson(
-        response,
-        anthropicBody([{ type: 'text', text: 'ok' }], {
-          input_tokens: Math.ceil(record.rawBody.length / 4),
-          output_tokens: 1,
-        }),
-      ),
-    );
+    upstream = await startSizeCountingUpstream();
     session = await loadDemoSession(2);
     reference = await replayThroughProxies(ONE);
   });
