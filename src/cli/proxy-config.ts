@@ -27,6 +27,7 @@ import { describeNumberRule, type NumberRule } from '../core/env.js';
 import { describeValue } from '../core/errors.js';
 import { OPTIONS, type OptionRow } from '../core/option-table.js';
 import { UsageError } from './errors.js';
+import { isRecord } from '../formats/fields.js';
 
 /** The file `proxy` and `wrap` read from the working directory when `--config` names none. */
 export const DEFAULT_CONFIG_FILE_NAME = 'agent-context.json';
@@ -132,10 +133,6 @@ const CONFIG_SCHEMA: GroupSchema = {
 
 function isRule(entry: FieldRule | GroupSchema): entry is FieldRule {
   return typeof (entry as { kind?: unknown }).kind === 'string';
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The expectation a rule's message states. */

@@ -9,7 +9,7 @@ import { createContextManager } from '../api/context-manager.js';
 import { assertContentStore } from '../api/store-target.js';
 import { createExtractiveSummarizer } from '../core/compact/extractive-summarizer.js';
 import { describeError } from '../core/errors.js';
-import type { ContextAction, ContextManager, PrepareResult } from '../core/manage/types.js';
+import type { ContextManager } from '../core/manage/types.js';
 import { OPTIONS, resolveTableOption } from '../core/option-table.js';
 import type { Logger, Summarizer } from '../core/ports.js';
 import type { Message } from '../core/types.js';
@@ -42,6 +42,7 @@ import { createOverheadCounter } from './fixed-overhead.js';
 import { createSplitStore } from './split-store.js';
 import { summarizeUpstream } from './upstream-summarizer.js';
 import { createUsageTap } from './usage-tap.js';
+import { describeFailure, describeHeldBack, isOverWindow } from './request-outcome.js';
 import { createHistoryFingerprinter, createUsageRecords, type HistoryFingerprints } from './usage-records.js';
 import { createProxyStatistics } from './statistics.js';
 import { createProxyMetrics } from './metrics.js';
@@ -65,40 +66,6 @@ interface PreparedRequest {
   /** The history sent, and the client's: for the session's figures. */
   sent: readonly Message[];
   unmanaged: readonly Message[];
-}
-
-/**
- * A failure's description for the log: the error's own words, except values quoted from the
- * request (an invalid message's `got ...`), which are the agent's content and never logged.
- */
-function describeFailure(error: unknown): string {
-  const text = describeError(error);
-  const quoted = text.indexOf(', got ');
-  return quoted === -1 ? text.slice(0, 300) : text.slice(0, Math.min(quoted, 300));
-}
-
-/**
- * Whether a prepared history is still over the window: only a call that needed a compaction
- * (one ran or was skipped) can be, so no other call is counted for it.
- */
-function isOverWindow(result: PrepareResult<Message>, limit: number): boolean {
-  const needed = result.actions.some((action) => action.type === 'compact' || action.type === 'compact-skipped');
-  return needed && result.stats.tokensAfter > limit;
-}
-
-/** What held the history over the window back, from a call's actions. */
-function describeHeldBack(actions: readonly ContextAction[]): string {
-  const reasons: string[] = [];
-  for (const action of actions) {
-    if (action.type === 'compact-skipped')
-      reasons.push(
-        `compaction skipped: ${action.reason}${action.error === undefined ? '' : ` (${describeFailure(action.error)})`}`,
-      );
-    else if (action.type === 'writes-deferred')
-      reasons.push(`the store refused ${action.toolCallIds.length} new offload(s) (${describeFailure(action.error)})`);
-    else if (action.type === 'compact') reasons.push('the compacted history is still larger than the window');
-  }
-  return reasons.length === 0 ? 'no step could make it smaller' : reasons.join('; ');
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
