@@ -17,9 +17,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { parseTranscript } from '../../src/cli/formats/parse-transcript.js';
 import { countMessageChars } from '../../src/core/char-count.js';
 import type { Message } from '../../src/core/types.js';
+import { convertClaudeCodeLog } from './convert-claude-code.js';
 import { convertCodexRollout } from './convert-codex.js';
 import { convertMiniSweAgent, convertSweAgent, type ConvertedTranscript } from './convert-openai-chat.js';
 import { convertOpenHands } from './convert-openhands.js';
@@ -27,17 +27,20 @@ import { compressCorpusText, corpusFileName, digest, serializeCorpusFile, type C
 import { CORPUS_SOURCES, type CorpusSource } from './corpus-sources.js';
 import { PROVENANCE_FILE, resolveCorpusDirectory, type CorpusProvenance, type ProvenanceEntry } from './provenance.js';
 
-const CONVERTERS: Record<CorpusHarness, (text: string, source: string) => ConvertedTranscript> = {
-  'mini-swe-agent': (text, source) => convertMiniSweAgent(JSON.parse(text) as unknown, source),
-  'swe-agent': (text, source) => convertSweAgent(JSON.parse(text) as unknown, source),
-  openhands: (text, source) => convertOpenHands(JSON.parse(text) as unknown, source),
+/** The JSON value a source holds: the whole file, or one line of a JSONL file holding one run per line. */
+function parseSource(text: string, source: string, line: number | undefined): unknown {
+  if (line === undefined) return JSON.parse(text) as unknown;
+  const record = text.split('\n')[line - 1];
+  if (record === undefined || record.trim() === '') throw new Error(`${source}: no line ${line}`);
+  return JSON.parse(record) as unknown;
+}
+
+const CONVERTERS: Record<CorpusHarness, (text: string, source: string, line?: number) => ConvertedTranscript> = {
+  'mini-swe-agent': (text, source, line) => convertMiniSweAgent(parseSource(text, source, line), source),
+  'swe-agent': (text, source, line) => convertSweAgent(parseSource(text, source, line), source),
+  openhands: (text, source, line) => convertOpenHands(parseSource(text, source, line), source),
   'codex-cli': (text, source) => convertCodexRollout(text, source),
-  'claude-code': (text, source) => {
-    const transcript = parseTranscript(text, source);
-    if (transcript.shape !== 'claude-code' || transcript.warnings !== undefined)
-      throw new Error(`${source}: not a whole Claude Code session log (read as ${transcript.shape})`);
-    return { messages: transcript.messages };
-  },
+  'claude-code': convertClaudeCodeLog,
 };
 
 function readFlag(name: string): string | undefined {
@@ -100,8 +103,8 @@ async function build(): Promise<void> {
       continue;
     }
     const bytes = readSource(sources, source);
-    const where = `${source.repo}@${source.commit.slice(0, 7)}:${source.path}`;
-    const { messages, tools } = CONVERTERS[source.harness](bytes.toString('utf8'), where);
+    const where = `${source.repo}@${source.commit.slice(0, 7)}:${source.path}${source.line === undefined ? '' : `:${source.line}`}`;
+    const { messages, tools } = CONVERTERS[source.harness](bytes.toString('utf8'), where, source.line);
     const text = serializeCorpusFile({
       name: source.name,
       harness: source.harness,

@@ -4,7 +4,9 @@
  * system prompt and user messages as they are; each model response as one assistant message
  * (its text, then every tool call it made, read from `tool_call_metadata.model_response`); each
  * observation answering a call as that call's `tool_result`, its `content` unchanged. Events
- * the model never reads (agent state changes, `null` observations) are left out.
+ * the model never reads as such (agent state changes, `null` observations) are left out, and
+ * so are `recall` observations: OpenHands renders those (workspace and repository context)
+ * through templates of its version, which a converter cannot reproduce byte for byte.
  */
 import type { ContentBlock, Message } from '../../src/core/types.js';
 import { isRecord } from '../../src/formats/fields.js';
@@ -43,12 +45,19 @@ function readResponse(response: Fields, where: string): Message {
   return { role: 'assistant', content: blocks };
 }
 
-/** Converts an OpenHands trajectory (an array of action and observation events). */
+/**
+ * Converts an OpenHands trajectory: an array of action and observation events, or a run of its
+ * evaluation harness (a line of `output.jsonl`, whose `history` is that array).
+ */
 export function convertOpenHands(value: unknown, source: string): ConvertedTranscript {
-  if (!Array.isArray(value)) throw new Error(`${source}: an OpenHands trajectory must be a JSON array of events`);
+  const events = isRecord(value) ? value.history : value;
+  if (!Array.isArray(events))
+    throw new Error(
+      `${source}: an OpenHands trajectory must be a JSON array of events or a record with a history array`,
+    );
   const messages: Message[] = [];
   const responsesSeen = new Set<string>();
-  value.forEach((event: unknown, index) => {
+  events.forEach((event: unknown, index) => {
     const where = `${source}: event ${index}`;
     if (!isRecord(event)) throw new Error(`${where} must be an object`);
     const args = isRecord(event.args) ? event.args : {};
