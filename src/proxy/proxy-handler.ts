@@ -48,9 +48,18 @@ import { createProxyStatistics } from './statistics.js';
 import { createProxyMetrics } from './metrics.js';
 import { handleOwnRoute, isOwnRoute, readPageToken } from './own-routes.js';
 import { AUTH_HEADER, createTokenCheck } from './auth.js';
+import { createUpgradeListener, type UpgradeListener } from './upgrade-forward.js';
 
-/** A Node HTTP request handler: `http.createServer(handler)`, or mounted in a server of your own. Its promise never rejects. */
-export type ProxyHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+/**
+ * A Node HTTP request handler: `http.createServer(handler)`, or mounted in a server of your own.
+ * Its promise never rejects. Its `upgrade` is the server's `'upgrade'` listener: WebSocket
+ * connections (the Responses API WebSocket mode) pass through it unmanaged.
+ */
+export interface ProxyHandler {
+  (request: IncomingMessage, response: ServerResponse): Promise<void>;
+  /** `server.on('upgrade', handler.upgrade)`: an upgrade goes to the upstream and both directions are piped as they are. */
+  upgrade: UpgradeListener;
+}
 
 /** A request body prepared for the upstream, and what the answer's usage should be recorded against. */
 interface PreparedRequest {
@@ -467,7 +476,18 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     return token !== undefined && hasToken !== undefined && hasToken({ [AUTH_HEADER]: token });
   };
 
-  return async function handleProxyRequest(request, response) {
+  const upgrade = createUpgradeListener({
+    upstream: settings.upstream,
+    upstreamFor: settings.upstreamFor,
+    hasToken,
+    warnOnce,
+    count: (outcome) => metrics.countRequest('upgrade', outcome),
+  });
+
+  const handleProxyRequest = async function handleProxyRequest(
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<void> {
     if (hasToken !== undefined && !hasToken(request.headers) && !hasPageToken(request.url)) {
       metrics.countRequest('any', 'unauthorized');
       // the body is not read: the connection closes after the answer
@@ -535,4 +555,5 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       sendError(response, provider, 'bad-gateway', 'agent-context proxy: the request failed in the proxy');
     }
   };
+  return Object.assign(handleProxyRequest, { upgrade });
 }
