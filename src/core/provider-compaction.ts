@@ -16,8 +16,9 @@ export interface ProviderCompactionHead {
   /** The index of that message. */
   index: number;
   /**
-   * Whether the provider drops the messages before it (Anthropic); OpenAI's compacted window
-   * keeps the user messages before its compaction item, and the model reads them.
+   * Whether the provider drops the messages before it (Anthropic, unless its block's content is
+   * null: a failed compaction); OpenAI's compacted window keeps the user messages before its
+   * compaction item, and the model reads them.
    */
   dropsEarlier: boolean;
 }
@@ -42,7 +43,12 @@ export function findProviderCompactionHead(messages: readonly Message[]): Provid
   for (let index = messages.length - 1; index >= 0; index -= 1) {
     const blocks = compactionBlocksOf(messages[index] as Message);
     if (blocks.length === 0) continue;
-    const dropsEarlier = blocks.some((block) => (block as { type?: unknown }).type === ANTHROPIC_COMPACTION);
+    // a block with null content is a compaction that failed, which the API takes as a no-op: it drops nothing
+    const dropsEarlier = blocks.some(
+      (block) =>
+        (block as { type?: unknown }).type === ANTHROPIC_COMPACTION &&
+        typeof (block as { content?: unknown }).content === 'string',
+    );
     return { index, dropsEarlier };
   }
   return undefined;

@@ -77,6 +77,21 @@ describe('the manager with a provider compaction at the head', () => {
     expect(result.messages).toEqual(history);
   });
 
+  it('counts what comes before a compaction block whose content is null (a failed one, which drops nothing)', async () => {
+    const { manager, compact } = createTestManager({ contextTokenLimit: 2000, threshold: 100_000 });
+    const failed: Message = { role: 'assistant', content: [{ ...COMPACTION_BLOCK, content: null }] };
+    const after: Message[] = [
+      { role: 'user', content: 'Now add time zones.' },
+      { role: 'assistant', content: textOf(4000) },
+    ];
+    const history = [{ role: 'user' as const, content: textOf(4000) }, failed, ...after];
+    const result = await manager.prepare(history);
+
+    expect(compact.calls).toHaveLength(1);
+    expect(compact.calls[0]!.messages).toEqual(after);
+    expect(result.messages[1]).toBe(failed);
+  });
+
   it('sets aside a usage figure of the history the provider compacted away', async () => {
     const { manager, compact } = createTestManager({ contextTokenLimit: 2000, threshold: 100_000 });
     const before = compactedAway();
