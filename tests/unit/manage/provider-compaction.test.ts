@@ -3,6 +3,7 @@
  * the head of the history for the manager: nothing through it is offloaded, compacted or
  * summarized across, and a history over the trigger after it is compacted after it only.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { partitionMessages } from '../../../src/core/compact/partition.js';
 import type { MessageFormat } from '../../../src/core/format.js';
@@ -184,5 +185,44 @@ describe('partitionMessages with a provider compaction', () => {
     };
     const history: Message[] = [{ role: 'user', content: 'a' }, item, { role: 'user', content: 'b' }];
     expect(partitionMessages(history).head).toEqual([history[0], item]);
+  });
+});
+
+describe('the provider head, for any history', () => {
+  /** A turn of the conversation: a tool round with a result of `size` characters, or plain talk. */
+  const turn = fc.record({ kind: fc.constantFrom('tool', 'talk'), size: fc.integer({ min: 10, max: 6000 }) });
+  const toMessages = (turns: readonly { kind: string; size: number }[], prefix: string): Message[] =>
+    turns.flatMap(({ kind, size }, index) =>
+      kind === 'tool'
+        ? toolTurn(`${prefix}${index}`, textOf(size))
+        : [
+            { role: 'user' as const, content: `Question ${prefix}${index}` },
+            { role: 'assistant' as const, content: textOf(size) },
+          ],
+    );
+
+  it('sends every message through the head as the very object given, and never offloads or compacts it', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(turn, { maxLength: 5 }),
+        fc.array(turn, { minLength: 1, maxLength: 5 }),
+        fc.integer({ min: 1500, max: 8000 }),
+        async (beforeTurns, afterTurns, contextTokenLimit) => {
+          const { manager, compact } = createTestManager({ contextTokenLimit, threshold: 1000 });
+          const before = [{ role: 'user' as const, content: 'Start.' }, ...toMessages(beforeTurns, 'b')];
+          const after = [{ role: 'user' as const, content: 'Go on.' }, ...toMessages(afterTurns, 'a')];
+          const history = deepFreeze([...before, PROVIDER_HEAD, ...after]);
+          const result = await manager.prepare(history);
+
+          history.slice(0, before.length + 1).forEach((message, index) => expect(result.messages[index]).toBe(message));
+          const pinned = history.slice(0, before.length + 1);
+          for (const call of compact.calls) for (const message of call.messages) expect(pinned).not.toContain(message);
+          for (const action of result.actions)
+            if (action.type === 'direct-offload' || action.type === 'batch-offload')
+              for (const id of action.toolCallIds) expect(id.startsWith('a')).toBe(true);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });
