@@ -481,7 +481,8 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     upstreamFor: settings.upstreamFor,
     hasToken,
     warnOnce,
-    count: (outcome) => metrics.countRequest('upgrade', outcome),
+    // counted as the requests passed through and the unauthorized ones are
+    count: (outcome) => metrics.countRequest(outcome === 'unauthorized' ? 'any' : 'other', outcome),
   });
 
   const handleProxyRequest = async function handleProxyRequest(

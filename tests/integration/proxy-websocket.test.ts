@@ -170,6 +170,8 @@ describe('WebSocket upgrades through the proxy', () => {
     expect(received.at(-1)).toEqual(completed);
     expect(proxy.events).toEqual([]);
     expect(proxy.warnings).toEqual([expect.stringContaining('WebSocket connections')]);
+    const metrics = await (await fetch(`${proxy.origin}/_agent-context/metrics`)).text();
+    expect(metrics).toContain('agent_context_requests_total{route="other",outcome="passed-through"} 1');
   });
 
   it('pipes binary frames byte for byte in both directions', async () => {
