@@ -104,6 +104,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * is derived from the system prompt, the first user message and a hash of the request's
  * credential, so two users never share one.
  *
+ * The providers' own compaction passes whole: an Anthropic `compaction` block or an encrypted
+ * Responses `compaction` item is the head of the history (it and what precedes it go on byte for
+ * byte), `context_management` goes on as it came, and `POST /v1/responses/compact` is passed
+ * through. A WebSocket upgrade (the Responses API WebSocket mode) passes through unmanaged by
+ * `handler.upgrade`, the server's `'upgrade'` listener.
+ *
  * Edges: a body in gzip, deflate, br or zstd is decoded and forwarded
  * decoded; a path is normalised before it is routed; without `upstream`, a request goes only
  * to the provider its path or headers name.
@@ -125,7 +131,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * import { createServer } from 'node:http';
  * import { createProxyHandler } from 'agent-context-offload/proxy';
  *
- * createServer(createProxyHandler({ dir: '.agent-context' })).listen(8787, '127.0.0.1');
+ * const handler = createProxyHandler({ dir: '.agent-context' });
+ * createServer(handler).on('upgrade', handler.upgrade).listen(8787, '127.0.0.1');
  * // ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude
  * ```
  */

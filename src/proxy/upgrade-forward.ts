@@ -81,7 +81,9 @@ function forwardUpgrade(
   const upstream = send(target, { method: request.method ?? 'GET', headers });
   let answered = false;
   const onClientGone = (): void => {
-    if (!answered) upstream.destroy();
+    if (answered) return;
+    answered = true;
+    upstream.destroy();
   };
   socket.on('error', onClientGone);
   socket.on('close', onClientGone);
