@@ -11,7 +11,17 @@ import type { Message } from '../../../src/core/types.js';
 import { formats } from '../../../src/formats/index.js';
 import type { OpenAIResponsesItem } from '../../../src/formats/openai-responses.js';
 import { deepFreeze } from '../../fixtures/offload-fixtures.js';
-import { createTestManager, directKey, listKeys, resultContent, SYSTEM, textOf, toolTurn } from './manager-fixtures.js';
+import {
+  createRecordingCompact,
+  createTestManager,
+  directKey,
+  summarizeTo,
+  listKeys,
+  resultContent,
+  SYSTEM,
+  textOf,
+  toolTurn,
+} from './manager-fixtures.js';
 
 const COMPACTION_BLOCK = {
   type: 'compaction',
@@ -93,6 +103,42 @@ describe('the manager with a provider compaction at the head', () => {
     expect(result.messages[1]).toBe(failed);
   });
 
+  it('never compacts away the results of calls the compaction message made', async () => {
+    // a compaction that keeps the Head as compactMessages does, and puts a summary pair after it
+    const keepingHead = createRecordingCompact((messages) => {
+      const { head: kept } = partitionMessages(messages);
+      return { ...summarizeTo('Summary.')(messages), messages: [...kept, ...summarizeTo('Summary.')([]).messages] };
+    });
+    const { manager, compact } = createTestManager({
+      contextTokenLimit: 2000,
+      threshold: 100_000,
+      compact: keepingHead,
+    });
+    const head: Message = {
+      role: 'assistant',
+      content: [COMPACTION_BLOCK, { type: 'tool_use', id: 'call_test', name: 'bash', input: { command: 'npm test' } }],
+    };
+    const results: Message = {
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'call_test', content: 'All 12 tests pass.' }],
+    };
+    const after: Message[] = [
+      { role: 'assistant', content: textOf(8000) },
+      { role: 'user', content: 'Now add time zones.' },
+    ];
+    const history = deepFreeze([...compactedAway(), head, results, ...after]);
+    const result = await manager.prepare(history);
+
+    expect(compact.calls).toHaveLength(1);
+    expect(result.actions.map((action) => action.type)).toEqual(['compact']);
+    expect(result.messages[history.indexOf(head) + 1]).toBe(results);
+    expect(result.messages.slice(history.indexOf(head) + 2).map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+    ]);
+  });
+
   it('sets aside a usage figure of the history the provider compacted away', async () => {
     const { manager, compact } = createTestManager({ contextTokenLimit: 2000, threshold: 100_000 });
     const before = compactedAway();
@@ -171,11 +217,35 @@ describe('the manager with an encrypted Responses compaction item at the head', 
 });
 
 describe('partitionMessages with a provider compaction', () => {
+  it('keeps the results of calls made in the compaction message with it', () => {
+    const head: Message = {
+      role: 'assistant',
+      content: [COMPACTION_BLOCK, { type: 'tool_use', id: 'call_test', name: 'bash', input: { command: 'npm test' } }],
+    };
+    const results: Message = {
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'call_test', content: 'ok' }],
+    };
+    const history = [...compactedAway(), head, results, { role: 'assistant' as const, content: 'Tests pass.' }];
+    const { head: kept, rest } = partitionMessages(history);
+    expect(kept.at(-1)).toBe(results);
+    expect(rest).toEqual(history.slice(-1));
+  });
+
   it('ends the head at the newest message holding a compaction block', () => {
     const history = [...compactedAway(), PROVIDER_HEAD, { role: 'user' as const, content: 'Now add time zones.' }];
     const { head, rest } = partitionMessages(history);
     expect(head).toEqual(history.slice(0, -1));
     expect(rest).toEqual(history.slice(-1));
+  });
+
+  it('keeps results whose calls came before the history began in the head', () => {
+    const results: Message = {
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'earlier', content: 'ok' }],
+    };
+    const history: Message[] = [SYSTEM, results, { role: 'assistant', content: 'Done.' }];
+    expect(partitionMessages(history).head).toEqual([SYSTEM, results]);
   });
 
   it('ends the head at an opaque compaction item of a format', () => {
