@@ -307,7 +307,7 @@ export function createContextManagerWith<M>(
     const whole = format.toCanonical(input);
     const access = resolveSession(whole);
     // a provider's own compaction is the head: it and what precedes it go on as they came, the rest is managed
-    const pinned = pinProviderHead(whole);
+    const pinned = await pinProviderHead(whole, signal);
     const canonical = pinned.messages.length === 0 ? whole : whole.slice(pinned.messages.length);
     const store = createAbortableStore(ports.store, signal);
     const call = access.beginCall(store, signal, actions);
@@ -456,10 +456,15 @@ export function createContextManagerWith<M>(
    * provider still reads, which go with the system prompt and tools: its compaction's summary,
    * and the messages before it unless the provider drops them (Anthropic does).
    */
-  function pinProviderHead(messages: readonly Message[]): { messages: Message[]; tokens: number } {
+  async function pinProviderHead(
+    messages: readonly Message[],
+    signal: AbortSignal | undefined,
+  ): Promise<{ messages: Message[]; tokens: number }> {
     const head = findProviderCompactionHead(messages);
     if (head === undefined) return { messages: [], tokens: 0 };
     const headMessage = messages[head.index] as Message;
+    const counted = head.dropsEarlier ? [headMessage] : messages.slice(0, head.index + 1);
+    await counts.warm(counted, signal);
     // the results after the head answer calls made in it
     recordToolNames(headMessage, toolNames);
     let summaryTokens = providerSummaryTokens.get(headMessage);
@@ -467,9 +472,8 @@ export function createContextManagerWith<M>(
       summaryTokens = counter.count(readProviderCompactionText(headMessage));
       providerSummaryTokens.set(headMessage, summaryTokens);
     }
-    let tokens = counts.of(headMessage) + summaryTokens;
-    if (!head.dropsEarlier)
-      for (let index = 0; index < head.index; index += 1) tokens += counts.of(messages[index] as Message);
+    let tokens = summaryTokens;
+    for (const message of counted) tokens += counts.of(message);
     return { messages: messages.slice(0, head.index + 1), tokens };
   }
 
