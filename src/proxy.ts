@@ -8,6 +8,7 @@
  */
 export { createProxyHandler } from './proxy/proxy-handler.js';
 export type { ProxyHandler } from './proxy/proxy-handler.js';
+export type { UpgradeListener } from './proxy/upgrade-forward.js';
 export {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_KEPT_BYTES,

@@ -5,7 +5,8 @@
  * runs the context-managing proxy until
  * Ctrl-C. One line per managed request on stderr (never a body or a credential).
  */
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { parseNumberText } from '../core/env.js';
@@ -14,6 +15,7 @@ import { OPTIONS } from '../core/option-table.js';
 import type { OffloadTiming } from '../core/manage/manager-options.js';
 import type { ContentStore } from '../core/ports.js';
 import { createProxyHandler } from '../proxy/proxy-handler.js';
+import type { UpgradeListener } from '../proxy/upgrade-forward.js';
 import {
   checkAuthToken,
   DEFAULT_PROXY_DIR,
@@ -179,11 +181,28 @@ export const PROXY_KEEP_ALIVE_TIMEOUT_MS = 65_000;
 /** How long a client has to send a request's headers: longer than the keep-alive, as Node requires. */
 export const PROXY_HEADERS_TIMEOUT_MS = 66_000;
 
-/** The proxy's HTTP server around `handler`, with its connection timeouts set. */
-export function createProxyServer(handler: RequestListener): Server {
+/**
+ * The proxy's HTTP server around `handler`, with its connection timeouts set; `upgrade` takes
+ * its connection upgrades (WebSocket), whose connections `closeAllConnections` then closes too.
+ */
+export function createProxyServer(handler: RequestListener, upgrade?: UpgradeListener): Server {
   const server = createServer(handler);
   server.keepAliveTimeout = PROXY_KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = PROXY_HEADERS_TIMEOUT_MS;
+  if (upgrade !== undefined) {
+    // an upgraded connection leaves the server's own tracking: kept here, so a stop does not wait for it
+    const upgraded = new Set<Duplex>();
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      upgraded.add(socket);
+      socket.once('close', () => upgraded.delete(socket));
+      upgrade(request, socket, head);
+    });
+    const closeHttpConnections = server.closeAllConnections.bind(server);
+    server.closeAllConnections = () => {
+      closeHttpConnections();
+      for (const socket of upgraded) socket.destroy();
+    };
+  }
   return server;
 }
 
@@ -316,7 +335,7 @@ export async function startProxyServer(settings: ProxySettings, hooks: ProxyServ
     onRequest: hooks.onRequest,
   });
 
-  const server = createProxyServer((request, response) => void handler(request, response));
+  const server = createProxyServer((request, response) => void handler(request, response), handler.upgrade);
   const { host, port } = settings;
   try {
     await new Promise<void>((resolveListen, reject) => {

@@ -48,9 +48,18 @@ import { createProxyStatistics } from './statistics.js';
 import { createProxyMetrics } from './metrics.js';
 import { handleOwnRoute, isOwnRoute, readPageToken } from './own-routes.js';
 import { AUTH_HEADER, createTokenCheck } from './auth.js';
+import { createUpgradeListener, type UpgradeListener } from './upgrade-forward.js';
 
-/** A Node HTTP request handler: `http.createServer(handler)`, or mounted in a server of your own. Its promise never rejects. */
-export type ProxyHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+/**
+ * A Node HTTP request handler: `http.createServer(handler)`, or mounted in a server of your own.
+ * Its promise never rejects. Its `upgrade` is the server's `'upgrade'` listener: WebSocket
+ * connections (the Responses API WebSocket mode) pass through it unmanaged.
+ */
+export interface ProxyHandler {
+  (request: IncomingMessage, response: ServerResponse): Promise<void>;
+  /** `server.on('upgrade', handler.upgrade)`: an upgrade goes to the upstream and both directions are piped as they are. */
+  upgrade: UpgradeListener;
+}
 
 /** A request body prepared for the upstream, and what the answer's usage should be recorded against. */
 interface PreparedRequest {
@@ -95,6 +104,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * is derived from the system prompt, the first user message and a hash of the request's
  * credential, so two users never share one.
  *
+ * The providers' own compaction passes whole: an Anthropic `compaction` block or an encrypted
+ * Responses `compaction` item is the head of the history (it and what precedes it go on byte for
+ * byte), `context_management` goes on as it came, and `POST /v1/responses/compact` is passed
+ * through. A WebSocket upgrade (the Responses API WebSocket mode) passes through unmanaged by
+ * `handler.upgrade`, the server's `'upgrade'` listener.
+ *
  * Edges: a body in gzip, deflate, br or zstd is decoded and forwarded
  * decoded; a path is normalised before it is routed; without `upstream`, a request goes only
  * to the provider its path or headers name.
@@ -116,7 +131,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * import { createServer } from 'node:http';
  * import { createProxyHandler } from 'agent-context-offload/proxy';
  *
- * createServer(createProxyHandler({ dir: '.agent-context' })).listen(8787, '127.0.0.1');
+ * const handler = createProxyHandler({ dir: '.agent-context' });
+ * createServer(handler).on('upgrade', handler.upgrade).listen(8787, '127.0.0.1');
  * // ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude
  * ```
  */
@@ -467,7 +483,19 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     return token !== undefined && hasToken !== undefined && hasToken({ [AUTH_HEADER]: token });
   };
 
-  return async function handleProxyRequest(request, response) {
+  const upgrade = createUpgradeListener({
+    upstream: settings.upstream,
+    upstreamFor: settings.upstreamFor,
+    hasToken,
+    warnOnce,
+    // counted as the requests passed through and the unauthorized ones are
+    count: (outcome) => metrics.countRequest(outcome === 'unauthorized' ? 'any' : 'other', outcome),
+  });
+
+  const handleProxyRequest = async function handleProxyRequest(
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<void> {
     if (hasToken !== undefined && !hasToken(request.headers) && !hasPageToken(request.url)) {
       metrics.countRequest('any', 'unauthorized');
       // the body is not read: the connection closes after the answer
@@ -535,4 +563,5 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       sendError(response, provider, 'bad-gateway', 'agent-context proxy: the request failed in the proxy');
     }
   };
+  return Object.assign(handleProxyRequest, { upgrade });
 }

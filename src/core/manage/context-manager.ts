@@ -39,6 +39,7 @@ import { applyInputDecisions, mayHoldOffloadedInputs } from './tool-inputs.js';
 import { createSessionAccess, type CallAccess, type SessionAccess } from './session-access.js';
 import { AUTO_SESSION_ID, deriveSessionIdWith } from './session-id.js';
 import { findSmallestWorkingWindow } from './fixed-overhead.js';
+import { findProviderCompactionHead, readProviderCompactionText } from '../provider-compaction.js';
 import type { ContextAction, ContextManager, ContextOffloadAction, PrepareOptions, PrepareResult } from './types.js';
 import { checkLastUsage, type CheckedUsage } from './usage-anchor.js';
 
@@ -125,6 +126,8 @@ export function createContextManagerWith<M>(
   // a message as given, or as sent → the form the manager works on (offload decisions applied)
   const seen = new WeakMap<Message, Message>();
   const charSummaries = new WeakMap<Message, MessageChars>();
+  // a provider's compaction summary counts nothing as a block of unknown type: counted apart, once
+  const providerSummaryTokens = new WeakMap<Message, number>();
   const formatOutputs = new WeakMap<object, FormatOutput<M>>();
   let session: SessionAccess | undefined;
   /** Whether an ignored usage figure was logged: the log says it once per manager. */
@@ -301,12 +304,15 @@ export function createContextManagerWith<M>(
     backoff.beginCall();
     const tokenizedBefore = tokenized;
     const actions: ContextAction[] = [];
-    const canonical = format.toCanonical(input);
-    const access = resolveSession(canonical);
+    const whole = format.toCanonical(input);
+    const access = resolveSession(whole);
+    // a provider's own compaction is the head: it and what precedes it go on as they came, the rest is managed
+    const pinned = await pinProviderHead(whole, signal);
+    const canonical = pinned.messages.length === 0 ? whole : whole.slice(pinned.messages.length);
     const store = createAbortableStore(ports.store, signal);
     const call = access.beginCall(store, signal, actions);
     if (!access.knowledge.listed) await call.learn();
-    const usage = checkUsage(prepareOptions.lastUsage, canonical.length, actions);
+    const usage = unpinUsage(checkUsage(prepareOptions.lastUsage, whole.length, actions), pinned.messages.length);
     let { given, fresh: givenFresh } = await absorb(canonical, access, call);
     let match = await access.match(given, call);
     if (access.servedElsewhere(match.messages) || (usage !== undefined && access.countedElsewhere(usage))) {
@@ -324,12 +330,12 @@ export function createContextManagerWith<M>(
     const { inForce, learned, foundAt } = await access.calibrate(start, match, estimateAnchor?.usage, call);
     const ratio = inForce.ratio;
     // the system prompt and tools, calibrated as the history is; a usage figure counts them already
-    const fixedTokens = Math.ceil(ratio * (prepareOptions.fixedTokens ?? 0));
+    const fixedTokens = Math.ceil(ratio * ((prepareOptions.fixedTokens ?? 0) + pinned.tokens));
     if (fixedTokens > 0 && fixedTokens >= triggerTokens)
       return sendOverTrigger(
         input,
-        canonical,
-        start,
+        whole,
+        [...pinned.messages, ...start],
         access.sessionId,
         fixedTokens,
         { ratio, samples: inForce.samples },
@@ -425,12 +431,12 @@ export function createContextManagerWith<M>(
           fixedOutside(compacted === undefined ? anchorInForce : undefined),
       });
     return {
-      messages: toCallerShape(output, input),
+      messages: toCallerShape(pinned.messages.length === 0 ? output : [...pinned.messages, ...output], input),
       sessionId: access.sessionId,
       actions,
       stats: {
         messagesIn: input.length,
-        messagesOut: output.length,
+        messagesOut: pinned.messages.length + output.length,
         get tokensBefore() {
           return computeFigures().before;
         },
@@ -443,6 +449,40 @@ export function createContextManagerWith<M>(
         anchoredMessages: compacted === undefined && anchorInForce !== undefined ? anchorInForce.messageCount : 0,
       },
     };
+  }
+
+  /**
+   * The messages through a provider's compaction (none without one), and the tokens of them the
+   * provider still reads, which go with the system prompt and tools: its compaction's summary,
+   * and the messages before it unless the provider drops them (Anthropic does).
+   */
+  async function pinProviderHead(
+    messages: readonly Message[],
+    signal: AbortSignal | undefined,
+  ): Promise<{ messages: Message[]; tokens: number }> {
+    const head = findProviderCompactionHead(messages);
+    if (head === undefined) return { messages: [], tokens: 0 };
+    const headMessage = messages[head.index] as Message;
+    const counted = head.dropsEarlier ? [headMessage] : messages.slice(0, head.index + 1);
+    await counts.warm(counted, signal);
+    // the results after the head answer calls made in it
+    recordToolNames(headMessage, toolNames);
+    let summaryTokens = providerSummaryTokens.get(headMessage);
+    if (summaryTokens === undefined) {
+      summaryTokens = counter.count(readProviderCompactionText(headMessage));
+      providerSummaryTokens.set(headMessage, summaryTokens);
+    }
+    let tokens = summaryTokens;
+    for (const message of counted) tokens += counts.of(message);
+    return { messages: messages.slice(0, head.index + 1), tokens };
+  }
+
+  /** `usage` over the managed messages after `pinnedCount` pinned ones; a figure that ends within them says nothing of the rest. */
+  function unpinUsage(usage: CheckedUsage | undefined, pinnedCount: number): CheckedUsage | undefined {
+    if (usage === undefined || pinnedCount === 0) return usage;
+    return usage.messageCount <= pinnedCount
+      ? undefined
+      : { inputTokens: usage.inputTokens, messageCount: usage.messageCount - pinnedCount };
   }
 
   /** Whether `output` holds another message than `start` among their first `count`. */
