@@ -1,7 +1,7 @@
 /**
  * `agent-context proxy [--port 8787] [--host 127.0.0.1] [--upstream URL] [--dir DIR] [--window N]
  * [--summarizer extractive|upstream] [--offload-timing as-they-age|on-arrival] [--work-dir DIR] [--store URL]
- * [--auth-token TOKEN]`:
+ * [--read-tool own-tools|proxy] [--auth-token TOKEN]`:
  * runs the context-managing proxy until
  * Ctrl-C. One line per managed request on stderr (never a body or a credential).
  */
@@ -18,6 +18,7 @@ import {
   checkAuthToken,
   DEFAULT_PROXY_DIR,
   parseUpstream,
+  type ProxyReadTool,
   type ProxyRequestEvent,
   type ProxySummarizer,
 } from '../proxy/proxy-options.js';
@@ -45,6 +46,7 @@ export const PROXY_FLAGS = {
   'offload-timing': { type: 'string' },
   'work-dir': { type: 'string' },
   store: { type: 'string' },
+  'read-tool': { type: 'string' },
   config: { type: 'string' },
   'auth-token': { type: 'string' },
 } as const;
@@ -102,6 +104,11 @@ function readPort(raw: string | undefined): number {
 function readSummarizer(raw: string | undefined): ProxySummarizer {
   if (raw === undefined || raw === 'extractive' || raw === 'upstream') return raw ?? 'extractive';
   throw new UsageError(`--summarizer must be extractive or upstream, got ${JSON.stringify(raw)}`, 'proxy');
+}
+
+function readReadTool(raw: string | undefined): ProxyReadTool {
+  if (raw === undefined || raw === 'own-tools' || raw === 'proxy') return raw ?? 'own-tools';
+  throw new UsageError(`--read-tool must be own-tools or proxy, got ${JSON.stringify(raw)}`, 'proxy');
 }
 
 function readOffloadTiming(raw: string | undefined): OffloadTiming | undefined {
@@ -204,6 +211,8 @@ export interface ProxySettings {
   offloadTiming: OffloadTiming | undefined;
   workDir: string | undefined;
   storeUrl: string | undefined;
+  /** Who opens references: the agent's own tools, or the proxy's read tool. */
+  readTool: ProxyReadTool;
   offload: ManagerOffloadOptions | undefined;
   compaction: ManagerCompactionOptions | undefined;
   /** The token every request must carry in `x-agent-context-token`, if any. */
@@ -274,6 +283,7 @@ export async function resolveProxySettings(
     ),
     workDir: readStringFlag(parsed, 'work-dir') ?? fromFile<string>(config, 'workDir'),
     storeUrl: readStringFlag(parsed, 'store') ?? fromFile<string>(config, 'store'),
+    readTool: readReadTool(readStringFlag(parsed, 'read-tool') ?? fromFile<string>(config, 'readTool')),
     offload: fileGroups?.offload,
     compaction: fileGroups?.compaction,
     configPath: config?.path,
@@ -305,6 +315,7 @@ export async function startProxyServer(settings: ProxySettings, hooks: ProxyServ
     upstream: settings.upstream,
     dir: settings.dir,
     store: records?.store,
+    readTool: settings.readTool,
     contextTokenLimit: settings.window,
     summarizer: settings.summarizer,
     offloadTiming: settings.offloadTiming,
@@ -369,7 +380,9 @@ export async function runProxy(args: readonly string[]): Promise<void> {
     [
       `agent-context proxy listening on ${origin}`,
       `  upstream: ${upstreamFlag ?? 'api.anthropic.com for Anthropic requests, api.openai.com for OpenAI ones'}`,
-      `  offloaded content: ${toTerminalText(resolve(dir))}`,
+      settings.readTool === 'proxy' && storeUrl !== undefined
+        ? `  offloaded content: ${toTerminalText(storeUrl.replace(/\/\/[^@/]*@/, '//'))} (read by the proxy's read_offloaded)`
+        : `  offloaded content: ${toTerminalText(resolve(dir))}${settings.readTool === 'proxy' ? " (read by the proxy's read_offloaded)" : ''}`,
       ...(settings.configPath === undefined ? [] : [`  config file: ${toTerminalText(settings.configPath)}`]),
       ...(storeUrl === undefined
         ? []

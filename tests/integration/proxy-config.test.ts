@@ -99,7 +99,7 @@ describe('agent-context proxy with a bad config file', () => {
     expect(run.exitCode).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe(
-      'agent-context: agent-context.json: proxy.uptream is not a setting: expected one of port, host, upstream, dir, window, summarizer, offloadTiming, workDir, store, authToken\nRun "agent-context proxy --help" for usage.\n',
+      'agent-context: agent-context.json: proxy.uptream is not a setting: expected one of port, host, upstream, dir, window, summarizer, offloadTiming, workDir, store, readTool, authToken\nRun "agent-context proxy --help" for usage.\n',
     );
   });
 
