@@ -80,12 +80,12 @@ const ANTHROPIC: ApiScript = {
     ];
     const usage = { input_tokens: 900, output_tokens: 20 };
     if (streamed) return sendStream(response, anthropicStreamEvents(content, usage));
-    sendJson(response, anthropicBody(content, usage, 'tool_use'));
+    return sendJson(response, anthropicBody(content, usage, 'tool_use'));
   },
   sendText(response, streamed) {
     const usage = { input_tokens: 1500, output_tokens: 9 };
     if (streamed) return sendStream(response, anthropicStreamEvents([{ type: 'text', text: FINAL_TEXT }], usage));
-    sendJson(response, anthropicBody([{ type: 'text', text: FINAL_TEXT }], usage));
+    return sendJson(response, anthropicBody([{ type: 'text', text: FINAL_TEXT }], usage));
   },
   toolNames: (record) => (record.body?.tools as { name: string }[]).map((tool) => tool.name),
 };
@@ -108,12 +108,12 @@ const RESPONSES: ApiScript = {
         : []),
     ];
     if (streamed) return sendStream(response, responsesStreamEvents(output, 900));
-    sendJson(response, responsesBody(output, 900));
+    return sendJson(response, responsesBody(output, 900));
   },
   sendText(response, streamed) {
     const output = [{ type: 'message' as const, text: FINAL_TEXT }];
     if (streamed) return sendStream(response, responsesStreamEvents(output, 1500));
-    sendJson(response, responsesBody(output, 1500));
+    return sendJson(response, responsesBody(output, 1500));
   },
   toolNames: (record) => (record.body?.tools as { name: string }[]).map((tool) => tool.name),
 };
@@ -155,7 +155,7 @@ const CHAT: ApiScript = {
       ...(alsoOwnTool ? [{ id: 'call_ls', name: 'shell', arguments: '{"command":"ls"}' }] : []),
     ];
     if (streamed) return sendStream(response, chatToolCallChunks(calls));
-    sendJson(response, {
+    return sendJson(response, {
       ...chatBody('', 900),
       choices: [
         {
@@ -178,7 +178,7 @@ const CHAT: ApiScript = {
   },
   sendText(response, streamed) {
     if (streamed) return sendStream(response, chatStreamChunks(FINAL_TEXT, 1500));
-    sendJson(response, chatBody(FINAL_TEXT, 1500));
+    return sendJson(response, chatBody(FINAL_TEXT, 1500));
   },
   toolNames: (record) => (record.body?.tools as { function: { name: string } }[]).map((tool) => tool.function.name),
 };
@@ -195,7 +195,13 @@ function scriptModel(api: ApiScript, streamed: boolean, options: { alsoOwnTool?:
 
 const AGENT_TOOL = {
   anthropic: { name: 'Bash', description: 'Runs a command.', input_schema: { type: 'object', properties: {} } },
-  responses: { type: 'function', name: 'shell', description: 'Runs a command.', parameters: { type: 'object' } },
+  responses: {
+    type: 'function',
+    name: 'shell',
+    description: 'Runs a command.',
+    parameters: { type: 'object' },
+    strict: false,
+  },
   chat: {
     type: 'function',
     function: { name: 'shell', description: 'Runs a command.', parameters: { type: 'object' } },
