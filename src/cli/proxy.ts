@@ -373,7 +373,7 @@ export async function runProxy(args: readonly string[]): Promise<void> {
   const origin = proxy.origin;
   if (!LOOPBACK_NAMES.has(host)) {
     process.stderr.write(
-      `agent-context proxy: warning: listening on ${toTerminalText(host)}, not only this machine: whoever holds the token can send requests through it, and references name files on this machine\n`,
+      `agent-context proxy: warning: listening on ${toTerminalText(host)}, not only this machine: whoever holds the token can send requests through it${settings.readTool === 'proxy' ? '' : ', and references name files on this machine (--read-tool proxy answers reads for agents on other machines)'}\n`,
     );
   }
   process.stdout.write(
