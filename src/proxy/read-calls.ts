@@ -251,10 +251,10 @@ function createChatWire(tool: ReadOffloadedTool): ReadToolWire {
       if (!isRecord(message) || !Array.isArray(message.tool_calls) || !message.tool_calls.some(isRead))
         return undefined;
       const reads = message.tool_calls.filter(isRead);
-      const { role: _role, tool_calls: _calls, ...rest } = message;
+      // what an assistant message of a request holds: an answer's other fields (refusal, annotations) are not input
       return {
         calls: reads.map((call) => ({ id: call.id, input: call.function.arguments })),
-        turn: [{ role: 'assistant', ...rest, tool_calls: reads }],
+        turn: [{ role: 'assistant', content: message.content ?? null, tool_calls: reads }],
       };
     },
     writeResults: (calls, results) =>
