@@ -483,7 +483,8 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
             },
           )
         : undefined;
-    if (answered === undefined)
+    if (answered !== undefined) metrics.countReads(route.path, answered.readCalls);
+    else
       await forwardRequest(request, response, {
         upstream,
         url,

@@ -333,6 +333,8 @@ describe('reads answered by the proxy', () => {
           expect(upstream.requests).toHaveLength(2);
           // the upstream got the stored content itself, every line of it
           expect(linesOf(api.script.readResult(upstream.requests[1]!) ?? '')).toBe(TOOL_OUTPUT);
+          const metrics = await sendRaw(proxy.origin, '/_agent-context/metrics', { method: 'GET' });
+          expect(metrics.body.toString('utf8')).toMatch(/^agent_context_reads_total\{route="\/v1\/[a-z/]+"\} 1$/m);
         });
 
         it(`re-asks a turn that also called the agent's own tool, which the client never sees with the read (${mode})`, async () => {
