@@ -16,12 +16,7 @@ export {
   DEFAULT_PROXY_DIR,
   DEFAULT_UPSTREAMS,
 } from './proxy/proxy-options.js';
-export type {
-  ProxyHandlerOptions,
-  ProxyReadTool,
-  ProxyRequestEvent,
-  ProxySummarizer,
-} from './proxy/proxy-options.js';
+export type { ProxyHandlerOptions, ProxyReadTool, ProxyRequestEvent, ProxySummarizer } from './proxy/proxy-options.js';
 export type { ProxyProvider, ProxyRoutePath } from './proxy/routes.js';
 export { CLAUDE_CODE_SESSION_HEADER, SESSION_HEADER } from './proxy/session-id.js';
 export { AUTH_HEADER } from './proxy/auth.js';
