@@ -223,7 +223,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const fingerprints = fingerprinter.fingerprint(sessionKey, canonical, raw.length);
     const lastUsage = await usages.find(sessionId, sessionKey, fingerprints);
     // the history does not hold the system prompt and tools: the manager counts them in when no usage figure does
-    const fixedTokens = countOverhead([body[systemField], body.tools]);
+    const fixedTokens = countOverhead([body[systemField], body.tools, reads?.definition(route.path)]);
     const create: ManagerFactory = (current) =>
       createManager(
         sessionId,
@@ -398,10 +398,20 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       // the count of the history the next request would send: no request was made, nothing is recorded
       if (prepared !== undefined) metrics.countRequest(COUNT_TOKENS_PATH, prepared.event.outcome);
       const upstream = settings.upstreamFor(route.provider);
+      // with reads answered here, the request goes upstream with the read tool: counted with it
+      const withReadTool =
+        reads === undefined || prepared === undefined
+          ? undefined
+          : reads.writeBody({
+              route,
+              body: parsed.value as Record<string, unknown>,
+              historyField: prepared.wireHistory.field,
+              history: prepared.wireHistory.items,
+            });
       await forwardRequest(request, response, {
         upstream,
         url,
-        body: prepared?.body ?? raw,
+        body: withReadTool ?? prepared?.body ?? raw,
         decoded: decoded.kind === 'decoded',
         onUnreachable: (error) => unreachable(response, route.provider, upstream, error),
       });

@@ -9,7 +9,7 @@ import { createLruMap } from '../core/lru-map.js';
 import type { ContentStore } from '../core/ports.js';
 import { createReadToolWire } from './read-calls.js';
 import { answerWithReads, type AnswerWithReadsResult, type HeldAnswer } from './read-rounds.js';
-import type { ProxyRoute } from './routes.js';
+import type { ProxyRoute, ProxyRoutePath } from './routes.js';
 
 /** A prepared request, as the read rounds send it. */
 export interface ReadRequest {
@@ -33,6 +33,13 @@ export interface ReadRequestHooks {
 
 /** Answers managed requests' read calls in the proxy. */
 export interface ProxyReads {
+  /** The read tool's definition as `route` takes it: counted with the request's fixed overhead. */
+  definition(route: ProxyRoutePath): unknown;
+  /**
+   * The body of `prepared` with the read tool among its tools, as its first round goes upstream
+   * (a token count counts it so); `undefined` when the client has a tool of that name already.
+   */
+  writeBody(prepared: Omit<ReadRequest, 'sessionId' | 'upstream' | 'url'>): Buffer | undefined;
   /**
    * Sends `prepared` with the read tool and answers its reads; `undefined`, with nothing sent,
    * when the client has a tool of the read tool's name already (the request is the client's to
@@ -68,7 +75,23 @@ export function createProxyReads(options: ProxyReadsOptions): ProxyReads {
     }
     return tool;
   };
+  // the definition is the same for every session: the description and the schema name none
+  const definitions = createReadOffloadedTool({ store: options.store });
   return {
+    definition: (route) =>
+      route === '/v1/messages'
+        ? definitions.anthropic
+        : route === '/v1/responses'
+          ? definitions.openaiResponses
+          : definitions.openai,
+    writeBody(prepared) {
+      const tools = createReadToolWire(prepared.route.path, definitions).addTool(prepared.body.tools);
+      if (tools === undefined) return undefined;
+      return Buffer.from(
+        JSON.stringify({ ...prepared.body, tools, [prepared.historyField]: prepared.history }),
+        'utf8',
+      );
+    },
     async answer(request, response, prepared, hooks) {
       const readTool = toolFor(prepared.sessionId);
       const wire = createReadToolWire(prepared.route.path, readTool);

@@ -426,6 +426,21 @@ describe('the answer the client gets', () => {
   });
 });
 
+describe('a token count', () => {
+  it('counts the request with the read tool the proxy adds to it', async () => {
+    upstream.answer((_record, response) => sendJson(response, { input_tokens: 321 }));
+    const client = new Anthropic({ apiKey: 'sk-ant-reader', baseURL: proxy.origin, maxRetries: 0 });
+    const count = await client.messages.countTokens({
+      model: 'claude-test',
+      tools: [AGENT_TOOL.anthropic],
+      messages: [{ role: 'user', content: 'Count the rows.' }],
+    });
+
+    expect(count.input_tokens).toBe(321);
+    expect(ANTHROPIC.toolNames(upstream.requests[0]!)).toEqual(['Bash', 'read_offloaded']);
+  });
+});
+
 describe('the session after a read', () => {
   it('sends the next request the history the client keeps, which extends what the first round sent', async () => {
     upstream.answer(scriptModel(ANTHROPIC, false));
