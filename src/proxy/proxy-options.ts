@@ -115,7 +115,9 @@ export interface ProxyHandlerOptions {
    * {@link DEFAULT_MAX_READ_ROUNDS} rounds) and sends the client only answers without such
    * calls; references name content in the store, so the agent can run on any machine. A
    * request whose client already has a tool of that name is left to the client. Streamed
-   * answers are held until they are complete (the proxy must know whether they call the tool).
+   * answers are held until they are complete (the proxy must know whether they call the tool),
+   * up to `maxBodyBytes`: a larger answer goes to the client as it comes. The client sees the
+   * final answer's own usage; the first round's is kept for the session's next request.
    * @default 'own-tools'
    */
   readTool?: ProxyReadTool | undefined;

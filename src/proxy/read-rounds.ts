@@ -22,6 +22,8 @@ export interface HeldAnswer {
   rawHeaders: readonly string[];
   /** The body's bytes as they came (still in their `content-encoding`). */
   body: Buffer;
+  /** The rest of an answer that outgrew what is held (`body` is its start), paused: it goes to the client as it comes. */
+  rest?: IncomingMessage | undefined;
 }
 
 /** Options of {@link answerWithReads}. */
@@ -38,7 +40,7 @@ export interface AnswerWithReadsOptions {
   readTool: ReadOffloadedTool;
   /** Read rounds answered before the answer is refused. */
   maxRounds: number;
-  /** The largest answer decoded to find its read calls; a larger one goes to the client as it came. */
+  /** The largest answer held and decoded to find its read calls; a larger one goes to the client as it comes. */
   maxAnswerBytes: number;
   /** Sees the first answer (the one whose usage describes the history prepared), before anything reaches the client. */
   onFirstAnswer(answer: HeldAnswer): Promise<void>;
@@ -54,8 +56,18 @@ export interface AnswerWithReadsResult {
   readCalls: number;
 }
 
-/** Sends `body` upstream with the client's headers and holds the answer; rejects when the upstream cannot be reached. */
-function askUpstream(request: IncomingMessage, target: URL, body: Buffer, signal: AbortSignal): Promise<HeldAnswer> {
+/**
+ * Sends `body` upstream with the client's headers and holds the answer, up to `maxHeldBytes`
+ * (past them it resolves with what came and the rest paused); rejects when the upstream cannot
+ * be reached.
+ */
+function askUpstream(
+  request: IncomingMessage,
+  target: URL,
+  body: Buffer,
+  signal: AbortSignal,
+  maxHeldBytes: number,
+): Promise<HeldAnswer> {
   const headers = buildUpstreamHeaders(request.rawHeaders, target, body.length, true);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<HeldAnswer>((resolve, reject) => {
@@ -63,17 +75,29 @@ function askUpstream(request: IncomingMessage, target: URL, body: Buffer, signal
     outgoing.on('error', reject);
     outgoing.on('response', (incoming) => {
       const chunks: Buffer[] = [];
-      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let held = 0;
+      const answer = (rest?: IncomingMessage): HeldAnswer => ({
+        status: incoming.statusCode ?? 502,
+        statusMessage: incoming.statusMessage,
+        headers: incoming.headers,
+        rawHeaders: incoming.rawHeaders,
+        body: Buffer.concat(chunks),
+        rest,
+      });
+      const onData = (chunk: Buffer): void => {
+        chunks.push(chunk);
+        held += chunk.length;
+        if (held <= maxHeldBytes) return;
+        // an answer this large is no read round the proxy could take: the client gets it as it comes
+        incoming.off('data', onData);
+        incoming.off('end', onEnd);
+        incoming.pause();
+        resolve(answer(incoming));
+      };
+      const onEnd = (): void => resolve(answer());
+      incoming.on('data', onData);
       incoming.on('error', reject);
-      incoming.on('end', () =>
-        resolve({
-          status: incoming.statusCode ?? 502,
-          statusMessage: incoming.statusMessage,
-          headers: incoming.headers,
-          rawHeaders: incoming.rawHeaders,
-          body: Buffer.concat(chunks),
-        }),
-      );
+      incoming.on('end', onEnd);
     });
     outgoing.end(body);
   });
@@ -88,6 +112,15 @@ async function readAnswerText(answer: HeldAnswer, maxBytes: number): Promise<str
 
 function isStream(answer: HeldAnswer): boolean {
   return /^text\/event-stream/i.test(answer.headers['content-type'] ?? '');
+}
+
+/** Sends the start of an answer held, then the rest as it comes; resolves when the client has it all or went away. */
+function passOn(response: ServerResponse, answer: HeldAnswer, rest: IncomingMessage): Promise<void> {
+  response.writeHead(answer.status, answer.statusMessage, buildClientHeaders(answer.rawHeaders));
+  response.write(answer.body);
+  rest.on('error', (error) => response.destroy(error));
+  rest.pipe(response);
+  return new Promise((resolve) => response.once('close', resolve));
 }
 
 function replay(response: ServerResponse, answer: HeldAnswer): void {
@@ -121,9 +154,13 @@ export async function answerWithReads(
       );
       let answer: HeldAnswer;
       try {
-        answer = await askUpstream(request, target, body, gone.signal);
+        answer = await askUpstream(request, target, body, gone.signal, options.maxAnswerBytes);
       } catch (error) {
         if (!gone.signal.aborted) options.onUnreachable(error as Error);
+        return { readRounds: round, readCalls };
+      }
+      if (answer.rest !== undefined) {
+        await passOn(response, answer, answer.rest);
         return { readRounds: round, readCalls };
       }
       if (round === 0) await options.onFirstAnswer(answer);

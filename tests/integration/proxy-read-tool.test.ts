@@ -6,7 +6,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import type { ServerResponse } from 'node:http';
+import { request as httpRequest, type ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendRaw, startProxy, type RunningProxy } from './proxy-harness.js';
 import {
@@ -391,6 +391,48 @@ describe('the answer the client gets', () => {
     expect(reply.status).toBe(200);
     expect(reply.headers['x-upstream-mark']).toBe('final');
     expect(reply.body.toString('utf8')).toBe(finalEvents.join(''));
+  });
+
+  it('is passed on as it comes when it outgrows what the proxy holds', async () => {
+    await proxy.close();
+    proxy = await startProxy(upstream.origin, { readTool: 'proxy', maxBodyBytes: 64 * 1024 });
+    const long = 'a long answer line. '.repeat(20_000);
+    const events = anthropicStreamEvents([{ type: 'text', text: long }], { input_tokens: 10, output_tokens: 9 });
+    let clientSawData!: () => void;
+    const seen = new Promise<void>((resolve) => (clientSawData = resolve));
+    // the upstream ends its answer only once the client has its start: a proxy holding it whole would wait forever
+    upstream.answer((_record, response) =>
+      sendStream(response, events, (index) => (index === 4 ? seen : Promise.resolve())),
+    );
+    const received = await new Promise<string>((resolve, reject) => {
+      const outgoing = httpRequest(
+        `${proxy.origin}/v1/messages`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-raw', 'anthropic-version': '2023-06-01' },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => {
+            chunks.push(chunk);
+            clientSawData();
+          });
+          response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+          response.on('error', reject);
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end(
+        JSON.stringify({
+          model: 'claude-test',
+          max_tokens: 64,
+          stream: true,
+          messages: [{ role: 'user', content: 'Talk.' }],
+        }),
+      );
+    });
+
+    expect(received).toBe(events.join(''));
   });
 
   it('is an error in the provider’s shape when the model keeps reading past the bound of rounds', async () => {
