@@ -309,7 +309,13 @@ Options:
                           read files from (default: none restored)
   --store <url>           keep session records in redis://host:6379 or
                           s3://bucket/prefix, so restarts and several proxies
-                          share sessions (offloaded content stays in --dir)
+                          share sessions (offloaded content stays in --dir,
+                          unless --read-tool proxy: then it goes there too)
+  --read-tool <who>       who opens references: own-tools (the default: the
+                          agent opens paths under --dir) or proxy (the proxy
+                          adds read_offloaded to the request's tools and
+                          answers the model's calls itself; the agent may run
+                          on any machine)
   --config <file>         settings file (default: agent-context.json in the
                           working directory, when there is one)
   --auth-token <token>    every request must carry it in the header
@@ -344,7 +350,8 @@ select it, since Codex reads no OPENAI_BASE_URL. SIGTERM (and SIGINT outside a
 terminal) is passed on to the command.
 
 Options: those of agent-context proxy but --port and --host: --upstream,
---dir, --window, --summarizer, --offload-timing, --work-dir, --store, --config
+--dir, --window, --summarizer, --offload-timing, --work-dir, --store,
+--read-tool, --config
 (see agent-context proxy --help), and the same config file. No --auth-token:
 the proxy listens on this machine for the command alone.
 

@@ -1,7 +1,7 @@
 /**
  * `agent-context proxy [--port 8787] [--host 127.0.0.1] [--upstream URL] [--dir DIR] [--window N]
  * [--summarizer extractive|upstream] [--offload-timing as-they-age|on-arrival] [--work-dir DIR] [--store URL]
- * [--auth-token TOKEN]`:
+ * [--read-tool own-tools|proxy] [--auth-token TOKEN]`:
  * runs the context-managing proxy until
  * Ctrl-C. One line per managed request on stderr (never a body or a credential).
  */
@@ -20,6 +20,7 @@ import {
   checkAuthToken,
   DEFAULT_PROXY_DIR,
   parseUpstream,
+  type ProxyReadTool,
   type ProxyRequestEvent,
   type ProxySummarizer,
 } from '../proxy/proxy-options.js';
@@ -47,6 +48,7 @@ export const PROXY_FLAGS = {
   'offload-timing': { type: 'string' },
   'work-dir': { type: 'string' },
   store: { type: 'string' },
+  'read-tool': { type: 'string' },
   config: { type: 'string' },
   'auth-token': { type: 'string' },
 } as const;
@@ -104,6 +106,11 @@ function readPort(raw: string | undefined): number {
 function readSummarizer(raw: string | undefined): ProxySummarizer {
   if (raw === undefined || raw === 'extractive' || raw === 'upstream') return raw ?? 'extractive';
   throw new UsageError(`--summarizer must be extractive or upstream, got ${JSON.stringify(raw)}`, 'proxy');
+}
+
+function readReadTool(raw: string | undefined): ProxyReadTool {
+  if (raw === undefined || raw === 'own-tools' || raw === 'proxy') return raw ?? 'own-tools';
+  throw new UsageError(`--read-tool must be own-tools or proxy, got ${JSON.stringify(raw)}`, 'proxy');
 }
 
 function readOffloadTiming(raw: string | undefined): OffloadTiming | undefined {
@@ -223,6 +230,8 @@ export interface ProxySettings {
   offloadTiming: OffloadTiming | undefined;
   workDir: string | undefined;
   storeUrl: string | undefined;
+  /** Who opens references: the agent's own tools, or the proxy's read tool. */
+  readTool: ProxyReadTool;
   offload: ManagerOffloadOptions | undefined;
   compaction: ManagerCompactionOptions | undefined;
   /** The token every request must carry in `x-agent-context-token`, if any. */
@@ -293,6 +302,7 @@ export async function resolveProxySettings(
     ),
     workDir: readStringFlag(parsed, 'work-dir') ?? fromFile<string>(config, 'workDir'),
     storeUrl: readStringFlag(parsed, 'store') ?? fromFile<string>(config, 'store'),
+    readTool: readReadTool(readStringFlag(parsed, 'read-tool') ?? fromFile<string>(config, 'readTool')),
     offload: fileGroups?.offload,
     compaction: fileGroups?.compaction,
     configPath: config?.path,
@@ -324,6 +334,7 @@ export async function startProxyServer(settings: ProxySettings, hooks: ProxyServ
     upstream: settings.upstream,
     dir: settings.dir,
     store: records?.store,
+    readTool: settings.readTool,
     contextTokenLimit: settings.window,
     summarizer: settings.summarizer,
     offloadTiming: settings.offloadTiming,
@@ -381,14 +392,16 @@ export async function runProxy(args: readonly string[]): Promise<void> {
   const origin = proxy.origin;
   if (!LOOPBACK_NAMES.has(host)) {
     process.stderr.write(
-      `agent-context proxy: warning: listening on ${toTerminalText(host)}, not only this machine: whoever holds the token can send requests through it, and references name files on this machine\n`,
+      `agent-context proxy: warning: listening on ${toTerminalText(host)}, not only this machine: whoever holds the token can send requests through it${settings.readTool === 'proxy' ? '' : ', and references name files on this machine (--read-tool proxy answers reads for agents on other machines)'}\n`,
     );
   }
   process.stdout.write(
     [
       `agent-context proxy listening on ${origin}`,
       `  upstream: ${upstreamFlag ?? 'api.anthropic.com for Anthropic requests, api.openai.com for OpenAI ones'}`,
-      `  offloaded content: ${toTerminalText(resolve(dir))}`,
+      settings.readTool === 'proxy' && storeUrl !== undefined
+        ? `  offloaded content: ${toTerminalText(storeUrl.replace(/\/\/[^@/]*@/, '//'))} (read by the proxy's read_offloaded)`
+        : `  offloaded content: ${toTerminalText(resolve(dir))}${settings.readTool === 'proxy' ? " (read by the proxy's read_offloaded)" : ''}`,
       ...(settings.configPath === undefined ? [] : [`  config file: ${toTerminalText(settings.configPath)}`]),
       ...(storeUrl === undefined
         ? []

@@ -18,8 +18,15 @@ import { consoleLogger } from '../infrastructure/console-logger.js';
 import { defaultTokenCounter, preloadTokenizer } from '../infrastructure/tokenizer.js';
 import { createFileStore } from '../stores/file-store.js';
 import { decodeRequestBody } from './body-encoding.js';
-import { forwardRequest, normalizeRequestPath } from './forward.js';
-import { resolveProxyOptions, type ProxyHandlerOptions, type ProxyRequestEvent } from './proxy-options.js';
+import { forwardRequest, normalizeRequestPath, type ResponseObserver } from './forward.js';
+import { createProxyReads } from './proxy-reads.js';
+import { READ_OFFLOADED_TOOL_NAME } from '../core/defaults.js';
+import {
+  DEFAULT_MAX_READ_ROUNDS,
+  resolveProxyOptions,
+  type ProxyHandlerOptions,
+  type ProxyRequestEvent,
+} from './proxy-options.js';
 import { readRequestBody, sendError } from './request-body.js';
 import {
   attributeProvider,
@@ -75,6 +82,8 @@ interface PreparedRequest {
   /** The history sent, and the client's: for the session's figures. */
   sent: readonly Message[];
   unmanaged: readonly Message[];
+  /** The history sent, in the route's format, and the body field it goes in: for reads the proxy answers. */
+  wireHistory: { field: string; items: readonly unknown[] };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -141,7 +150,22 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   const logger: Logger = options.logger ?? consoleLogger;
   const fileStore = createFileStore({ dir: settings.dir });
   if (options.store !== undefined) assertContentStore(options.store);
-  const store = options.store === undefined ? fileStore : createSplitStore(fileStore, options.store);
+  // with reads answered here, the shared store holds the content too: any proxy of a pool reads what another wrote
+  const store =
+    options.store === undefined
+      ? fileStore
+      : settings.readTool === 'proxy'
+        ? options.store
+        : createSplitStore(fileStore, options.store);
+  const reads =
+    settings.readTool === 'proxy'
+      ? createProxyReads({
+          store,
+          maxSessions: settings.maxSessions,
+          maxRounds: DEFAULT_MAX_READ_ROUNDS,
+          maxAnswerBytes: settings.maxBodyBytes,
+        })
+      : undefined;
   const extractive = settings.summarizer === 'extractive' ? createExtractiveSummarizer() : undefined;
   const window = resolveTableOption(OPTIONS.contextTokenLimit, options.contextTokenLimit, process.env);
   const countOverhead = createOverheadCounter(defaultTokenCounter);
@@ -175,8 +199,8 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       },
       // a proxy never puts its own files into an agent's context: restore only from a directory named for it
       workDir: options.workDir,
-      // the agent has no read tool of ours: it opens a reference (a path) with its own tools
-      referenceReader: 'own-tools',
+      // without reads answered here, the agent has no read tool of ours: it opens a reference (a path) with its own tools
+      referenceReader: settings.readTool === 'proxy' ? 'read-tool' : 'own-tools',
       logger,
     });
   // the manager checks its options when created: check them now, not at the first request
@@ -215,7 +239,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const fingerprints = fingerprinter.fingerprint(sessionKey, canonical, raw.length);
     const lastUsage = await usages.find(sessionId, sessionKey, fingerprints);
     // the history does not hold the system prompt and tools: the manager counts them in when no usage figure does
-    const fixedTokens = countOverhead([body[systemField], body.tools]);
+    const fixedTokens = countOverhead([body[systemField], body.tools, reads?.definition(route.path)]);
     const create: ManagerFactory = (current) =>
       createManager(
         sessionId,
@@ -249,8 +273,9 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     }
     let sent: Buffer | Buffer[] = raw;
     let sentBytes = raw.length;
+    let items: readonly unknown[] = parts.items;
     if (!unchanged) {
-      const items = route.format.fromCanonical(prepared, parts.items);
+      items = route.format.fromCanonical(prepared, parts.items);
       // the client's bytes for what the manager left alone, when they are known
       sent =
         layout !== undefined && body[parts.historyField] === parts.items
@@ -278,6 +303,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       },
       sent: prepared,
       unmanaged: canonical,
+      wireHistory: { field: parts.historyField, items },
     };
   }
 
@@ -388,10 +414,20 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       // the count of the history the next request would send: no request was made, nothing is recorded
       if (prepared !== undefined) metrics.countRequest(COUNT_TOKENS_PATH, prepared.event.outcome);
       const upstream = settings.upstreamFor(route.provider);
+      // with reads answered here, the request goes upstream with the read tool: counted with it
+      const withReadTool =
+        reads === undefined || prepared === undefined
+          ? undefined
+          : reads.writeBody({
+              route,
+              body: parsed.value as Record<string, unknown>,
+              historyField: prepared.wireHistory.field,
+              history: prepared.wireHistory.items,
+            });
       await forwardRequest(request, response, {
         upstream,
         url,
-        body: prepared?.body ?? raw,
+        body: withReadTool ?? prepared?.body ?? raw,
         decoded: decoded.kind === 'decoded',
         onUnreachable: (error) => unreachable(response, route.provider, upstream, error),
       });
@@ -403,48 +439,86 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     }
     metrics.observeLatency(route.path, (performance.now() - started) / 1000);
     const upstream = settings.upstreamFor(route.provider);
-    await forwardRequest(request, response, {
-      upstream,
-      url,
-      body: prepared?.body ?? raw,
-      decoded: decoded.kind === 'decoded',
-      observe(upstreamResponse) {
-        const status = upstreamResponse.statusCode ?? 0;
-        const sessionKey = prepared?.sessionKey;
-        const sessionId = prepared?.event.sessionId;
-        const messageCount = prepared?.usageMessageCount;
-        const history = prepared?.history;
-        if (
-          sessionKey === undefined ||
-          sessionId === undefined ||
-          messageCount === undefined ||
-          history === undefined ||
-          status < 200 ||
-          status >= 300
-        )
-          return undefined;
-        const tap = createUsageTap(
-          route,
-          upstreamResponse.headers['content-type'],
-          upstreamResponse.headers['content-encoding'],
-        );
-        return {
-          chunk: (chunk) => tap.write(chunk),
-          end() {
-            // the answer's last bytes wait for its figure to be recorded: the client's next request,
-            // to this process or another, finds it (an inflated body takes a few ms)
-            const read = tap.end().then(async (figures) => {
-              if (figures !== undefined)
-                await usages.record(sessionId, sessionKey, history, toLastUsage(route.provider, figures, messageCount));
-              if (readingUsage.get(sessionKey) === read) readingUsage.delete(sessionKey);
-            });
-            readingUsage.set(sessionKey, read);
-            return read;
-          },
-        };
-      },
-      onUnreachable: (error) => unreachable(response, route.provider, upstream, error),
-    });
+    // the usage of the answer to the history prepared: read off it on the side, recorded for the session's next request
+    const observe = (
+      upstreamResponse: Pick<IncomingMessage, 'statusCode' | 'headers'>,
+    ): ResponseObserver | undefined => {
+      const status = upstreamResponse.statusCode ?? 0;
+      const sessionKey = prepared?.sessionKey;
+      const sessionId = prepared?.event.sessionId;
+      const messageCount = prepared?.usageMessageCount;
+      const history = prepared?.history;
+      if (
+        sessionKey === undefined ||
+        sessionId === undefined ||
+        messageCount === undefined ||
+        history === undefined ||
+        status < 200 ||
+        status >= 300
+      )
+        return undefined;
+      const tap = createUsageTap(
+        route,
+        upstreamResponse.headers['content-type'],
+        upstreamResponse.headers['content-encoding'],
+      );
+      return {
+        chunk: (chunk) => tap.write(chunk),
+        end() {
+          // the answer's last bytes wait for its figure to be recorded: the client's next request,
+          // to this process or another, finds it (an inflated body takes a few ms)
+          const read = tap.end().then(async (figures) => {
+            if (figures !== undefined)
+              await usages.record(sessionId, sessionKey, history, toLastUsage(route.provider, figures, messageCount));
+            if (readingUsage.get(sessionKey) === read) readingUsage.delete(sessionKey);
+          });
+          readingUsage.set(sessionKey, read);
+          return read;
+        },
+      };
+    };
+    const answered =
+      reads !== undefined && prepared?.event.sessionId !== undefined
+        ? await reads.answer(
+            request,
+            response,
+            {
+              route,
+              sessionId: prepared.event.sessionId,
+              upstream,
+              url,
+              body: parsed.value as Record<string, unknown>,
+              historyField: prepared.wireHistory.field,
+              history: prepared.wireHistory.items,
+            },
+            {
+              async onFirstAnswer(answer) {
+                // the first answer's figure counts the history prepared; later rounds' count the reads the client never keeps
+                const observer = observe({ statusCode: answer.status, headers: answer.headers });
+                observer?.chunk(answer.body);
+                await observer?.end();
+              },
+              onUnreachable: (error) => unreachable(response, route.provider, upstream, error),
+              onTooManyRounds: (rounds) =>
+                sendError(
+                  response,
+                  route.provider,
+                  'invalid-request',
+                  `agent-context proxy: the model still called ${READ_OFFLOADED_TOOL_NAME} after ${rounds} rounds of reads in one turn; ask it to read less at a time, or continue`,
+                ),
+            },
+          )
+        : undefined;
+    if (answered !== undefined) metrics.countReads(route.path, answered.readCalls);
+    else
+      await forwardRequest(request, response, {
+        upstream,
+        url,
+        body: prepared?.body ?? raw,
+        decoded: decoded.kind === 'decoded',
+        observe,
+        onUnreachable: (error) => unreachable(response, route.provider, upstream, error),
+      });
     if (recorded !== undefined) statistics.record(recorded.event, recorded.sent, recorded.unmanaged, preparedAt);
   }
 

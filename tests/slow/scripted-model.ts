@@ -69,6 +69,12 @@ export interface TurnObservation {
   summaryHash: string | undefined;
 }
 
+/** A tool call of the scripted model: a command, the agent's own read of a path, or the proxy's read tool on a reference. */
+export type ModelCall = { command: string } | { readPath: string } | { readRef: string };
+
+/** Who opens the reference at the read-back turn: the agent with its own tool, or the proxy (`read_offloaded`). */
+export type ReadBackBy = 'agent' | 'proxy';
+
 /** The agent's protocol and its tools. */
 export interface AgentDialect {
   /** Whether a request is the agent's main loop (rather than a side request for a title, ...). */
@@ -80,7 +86,7 @@ export interface AgentDialect {
     response: ServerResponse,
     turn: number,
     text: string,
-    call: { command: string } | { readPath: string } | undefined,
+    call: ModelCall | undefined,
     inputTokens: number,
   ): Promise<void>;
   /** Answers a side request. */
@@ -103,12 +109,19 @@ export const CLAUDE_CODE_DIALECT: AgentDialect = {
             name: 'Bash',
             input: { command: call.command, description: 'Print output for the scripted test' },
           }
-        : {
-            type: 'tool_use' as const,
-            id: `toolu_turn_${turn}`,
-            name: 'Read',
-            input: { file_path: call.readPath, offset: 1, limit: 150 },
-          };
+        : 'readRef' in call
+          ? {
+              type: 'tool_use' as const,
+              id: `toolu_turn_${turn}`,
+              name: 'read_offloaded',
+              input: { ref: call.readRef },
+            }
+          : {
+              type: 'tool_use' as const,
+              id: `toolu_turn_${turn}`,
+              name: 'Read',
+              input: { file_path: call.readPath, offset: 1, limit: 150 },
+            };
     return sendStream(response, anthropicStreamEvents([{ type: 'text', text }, tool], usage));
   },
   replySide(response, body) {
@@ -136,18 +149,19 @@ export const CODEX_DIALECT: AgentDialect = {
   reply(response, turn, text, call, inputTokens) {
     if (call === undefined)
       return sendStream(response, responsesStreamEvents([{ type: 'message', text }], inputTokens));
-    const cmd = 'command' in call ? call.command : `sed -n '1,150p' '${call.readPath}'`;
+    const functionCall =
+      'readRef' in call
+        ? { name: 'read_offloaded', arguments: JSON.stringify({ ref: call.readRef }) }
+        : {
+            name: 'exec_command',
+            arguments: JSON.stringify({ cmd: 'command' in call ? call.command : `sed -n '1,150p' '${call.readPath}'` }),
+          };
     return sendStream(
       response,
       responsesStreamEvents(
         [
           { type: 'message', text },
-          {
-            type: 'function_call',
-            call_id: `call_turn_${turn}`,
-            name: 'exec_command',
-            arguments: JSON.stringify({ cmd }),
-          },
+          { type: 'function_call', call_id: `call_turn_${turn}`, ...functionCall },
         ],
         inputTokens,
       ),
@@ -198,12 +212,14 @@ export interface ScriptedModel {
 /**
  * A scripted model for `dialect`. `bigFilePath` is the file `cat` reads; `storeDirectory` is the
  * proxy's: the read-back opens the reference of the last test log (without the proxy, the big
- * file itself).
+ * file itself), with the agent's own tool or, `readBackBy: 'proxy'`, with the proxy's
+ * `read_offloaded` (whose result the proxy gives in the next request, the agent never asked).
  */
 export function createScriptedModel(
   dialect: AgentDialect,
   bigFilePath: string,
   storeDirectory: string | undefined,
+  readBackBy: ReadBackBy = 'agent',
 ): ScriptedModel {
   const observations: TurnObservation[] = [];
   let sideRequests = 0;
@@ -249,7 +265,15 @@ export function createScriptedModel(
       if (step === 'done')
         return dialect.reply(response, turn, `All ${TOOL_TURNS} steps ran. Done.`, undefined, inputTokens);
       if (step === 'read-back')
-        return dialect.reply(response, turn, text, { readPath: lastReference ?? bigFilePath }, inputTokens);
+        return dialect.reply(
+          response,
+          turn,
+          text,
+          readBackBy === 'proxy' && lastReference !== undefined
+            ? { readRef: lastReference }
+            : { readPath: lastReference ?? bigFilePath },
+          inputTokens,
+        );
       return dialect.reply(
         response,
         turn,
