@@ -19,21 +19,22 @@ export const COMMAND_NAMES = [
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 const FORMATS_HELP = `Input (detected from the content; - reads standard input):
-  a JSON array of messages; a request body { system?, messages, tools? } or
-  { instructions?, input, tools? }; JSONL with one message per line; a Claude
-  Code session log (~/.claude/projects/<project>/<session>.jsonl). A JSONL
-  file whose last line is cut off mid-JSON (a log still being written) is
-  read without that line, with a warning.
+  a JSON array of messages; a request body { system?, messages, tools? },
+  { instructions?, input, tools? } or { systemInstruction?, contents, tools? };
+  JSONL with one message per line; a Claude Code session log
+  (~/.claude/projects/<project>/<session>.jsonl). A JSONL file whose last line
+  is cut off mid-JSON (a log still being written) is read without that line,
+  with a warning.
 Message formats (detected, or --format <name>): anthropic (Messages API),
   openai-chat (Chat Completions), openai-responses (Responses input items),
   openai-agents (Agents SDK items), ai-sdk (AI SDK ModelMessage), langchain
-  (LangChain messages in their JSON forms). A history mixing formats is an
-  error.`;
+  (LangChain messages in their JSON forms), gemini (Gemini API contents). A
+  history mixing formats is an error.`;
 
 /** The --format option, as each command lists it. */
 const FORMAT_OPTION = `  --format <name>         the message format, when detection is not wanted:
                           anthropic, openai-chat, openai-responses,
-                          openai-agents, ai-sdk, langchain`;
+                          openai-agents, ai-sdk, langchain, gemini`;
 
 /** `agent-context --help`. */
 export const MAIN_HELP = `agent-context: see where an agent's context goes, and shrink it.
