@@ -43,6 +43,11 @@ function isBlank(value: unknown): boolean {
   return value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
 }
 
+/** The system prompt's field of a body whose history is in `historyField` (`messages` -> `system`, ...). */
+export function systemFieldOf(historyField: HistoryField): SystemField {
+  return SYSTEM_FIELDS[historyField];
+}
+
 /**
  * Takes a request body apart. Its messages are not checked here (the format does it).
  *
@@ -72,7 +77,7 @@ export function splitRequestBody(body: Readonly<Record<string, unknown>>): Reque
   const { tools } = body;
   if (tools !== undefined && tools !== null && !Array.isArray(tools))
     throw new TranscriptError('request body: "tools" must be an array');
-  const systemField = SYSTEM_FIELDS[historyField];
+  const systemField = systemFieldOf(historyField);
   return {
     historyField,
     items,
