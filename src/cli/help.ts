@@ -332,8 +332,8 @@ are never logged.`,
   wrap: `Usage: agent-context wrap [options] -- <command> [args]
 
 Runs <command> through the proxy: starts it on a free port of 127.0.0.1, runs
-the command with ANTHROPIC_BASE_URL and OPENAI_BASE_URL (ending in /v1) set to
-it, stops it when the command exits, prints one line on stderr (requests,
+the command with ANTHROPIC_BASE_URL, OPENAI_BASE_URL (ending in /v1) and
+GOOGLE_GEMINI_BASE_URL (Gemini CLI) set to it, stops it when the command exits, prints one line on stderr (requests,
 input tokens sent and saved, offloads, compactions) and exits with the
 command's exit code (128 + the signal's number when a signal ended it).
 

@@ -368,7 +368,7 @@ export async function runProxy(args: readonly string[]): Promise<void> {
   process.stdout.write(
     [
       `agent-context proxy listening on ${origin}`,
-      `  upstream: ${upstreamFlag ?? 'api.anthropic.com for Anthropic requests, api.openai.com for OpenAI ones'}`,
+      `  upstream: ${upstreamFlag ?? 'api.anthropic.com for Anthropic requests, api.openai.com for OpenAI ones, generativelanguage.googleapis.com for Gemini ones'}`,
       `  offloaded content: ${toTerminalText(resolve(dir))}`,
       ...(settings.configPath === undefined ? [] : [`  config file: ${toTerminalText(settings.configPath)}`]),
       ...(storeUrl === undefined
@@ -376,6 +376,7 @@ export async function runProxy(args: readonly string[]): Promise<void> {
         : [`  session records: ${toTerminalText(storeUrl.replace(/\/\/[^@/]*@/, '//'))}`]),
       `  Claude Code:  ANTHROPIC_BASE_URL=${origin} claude`,
       `  OpenAI SDKs:  OPENAI_BASE_URL=${origin}/v1`,
+      `  Gemini CLI:   GOOGLE_GEMINI_BASE_URL=${origin} gemini`,
       `  live page:    ${origin}/_agent-context/${settings.authToken === undefined ? '' : '?token=<the token>'}`,
       ...(settings.authToken === undefined
         ? []
