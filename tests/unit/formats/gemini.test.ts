@@ -194,6 +194,51 @@ describe('gemini with the context manager', () => {
   });
 });
 
+describe('gemini with large call inputs', () => {
+  it("offloads an older call's large argument into its args, the part's signature and the response's id kept", async () => {
+    const write = (turn: number, content: string): GeminiContent[] => [
+      {
+        role: 'model',
+        parts: [
+          {
+            functionCall: { name: 'write_file', args: { file_path: `m${turn}.ts`, content } },
+            thoughtSignature: `s${turn}`,
+          },
+        ],
+      },
+      {
+        role: 'user',
+        parts: [{ functionResponse: { id: `w-${turn}`, name: 'write_file', response: { output: 'Wrote it.' } } }],
+      },
+    ];
+    const history: GeminiContent[] = [
+      { role: 'user', parts: [{ text: 'Write the modules.' }] },
+      ...write(1, 'export const first = 1;\n'.repeat(150)),
+      ...write(2, 'export const second = 2;\n'.repeat(120)),
+      ...write(3, 'export {};\n'),
+    ];
+    const manager = createContextManager<GeminiContent>({ format: 'gemini', outputDir, contextTokenLimit: 10_000 });
+    const result = await manager.prepare(history);
+
+    expect(result.actions.map((action) => action.type)).toEqual(['input-offload']);
+    const [call] = result.messages[1]!.parts!;
+    expect(call).toEqual({
+      functionCall: {
+        name: 'write_file',
+        args: {
+          file_path: 'm1.ts',
+          content: expect.stringMatching(
+            /^\[Content offloaded to: .*tool-input-gemini_1_0_write_file-[0-9a-f]{16}\.md\]$/,
+          ),
+        },
+      },
+      thoughtSignature: 's1',
+    });
+    expect(result.messages[2]).toBe(history[2]);
+    expect(result.messages[6]).toBe(history[6]);
+  });
+});
+
 describe('gemini refuses what is not a content', () => {
   const cases: Array<[string, unknown, RegExp]> = [
     ['a string', 'hi', /^messages\[0\]: must be a Gemini content object, got/],
