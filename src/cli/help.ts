@@ -277,23 +277,26 @@ ${FORMATS_HELP}`,
   proxy: `Usage: agent-context proxy [options]
 
 Runs a proxy between an agent and its model API: every POST /v1/messages
-(Anthropic), /v1/responses and /v1/chat/completions (OpenAI), streamed or not,
-has its history prepared by the context manager before it goes on: large tool
+(Anthropic), /v1/responses and /v1/chat/completions (OpenAI) and
+/v1beta/models/<model>:generateContent or :streamGenerateContent (Gemini),
+streamed or not, has its history prepared by the context manager before it goes on: large tool
 results go to files under --dir and a reference to the file takes their place
 (the agent opens it with its own tools), and a long history is compacted. Every
 other request, and every header (credentials included), goes on as it came;
 answers come back byte for byte. Until Ctrl-C.
 
   ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude
+  GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:8787 gemini
 
 Options:
   --port <n>              port (default: 8787; 0 picks a free one)
   --host <address>        address to listen on (default: 127.0.0.1, this
                           machine only; any other needs --auth-token)
   --upstream <url>        where requests go on to (default: api.anthropic.com
-                          for Anthropic requests, api.openai.com for OpenAI ones;
-                          a key of another provider, Gemini or Azure, is
-                          refused rather than sent to either)
+                          for Anthropic requests, api.openai.com for OpenAI
+                          ones, generativelanguage.googleapis.com for Gemini
+                          ones; a key on another provider's path, or an Azure
+                          key, is refused rather than sent to any)
   --dir <dir>             offloaded content and compaction archives
                           (default: .agent-context)
   --window <n>            the context window in tokens: 200000, 100k
@@ -333,9 +336,10 @@ are never logged.`,
 
 Runs <command> through the proxy: starts it on a free port of 127.0.0.1, runs
 the command with ANTHROPIC_BASE_URL, OPENAI_BASE_URL (ending in /v1) and
-GOOGLE_GEMINI_BASE_URL (Gemini CLI) set to it, stops it when the command exits, prints one line on stderr (requests,
-input tokens sent and saved, offloads, compactions) and exits with the
-command's exit code (128 + the signal's number when a signal ended it).
+GOOGLE_GEMINI_BASE_URL (Gemini CLI) set to it, stops it when the command
+exits, prints one line on stderr (requests, input tokens sent and saved,
+offloads, compactions) and exits with the command's exit code (128 + the
+signal's number when a signal ended it).
 
   agent-context wrap -- claude
   agent-context wrap --window 100k -- codex
