@@ -257,9 +257,7 @@ describe('Gemini errors in Google shape', () => {
 });
 
 describe('Gemini compaction through the proxy', () => {
-  it('compacts a long session into contents where each response still follows its call', async () => {
-    await proxy.close();
-    proxy = await startProxy(upstream.origin, { contextTokenLimit: 6_000 });
+  function longSession(): unknown[] {
     const contents: unknown[] = [{ role: 'user', parts: [{ text: 'Go through every module.' }] }];
     for (let turn = 0; turn < 14; turn += 1) {
       contents.push({
@@ -276,6 +274,13 @@ describe('Gemini compaction through the proxy', () => {
         ],
       });
     }
+    return contents;
+  }
+
+  it('compacts a long session into contents where each response still follows its call', async () => {
+    await proxy.close();
+    proxy = await startProxy(upstream.origin, { contextTokenLimit: 6_000 });
+    const contents = longSession();
     await post(`${proxy.origin}${MODEL_PATH}:generateContent`, {
       method: 'POST',
       headers: KEY_HEADERS,
@@ -297,5 +302,19 @@ describe('Gemini compaction through the proxy', () => {
         ).toBe(true);
       }
     });
+  });
+
+  it('writes the extractive summary when asked for upstream summaries: only Anthropic and OpenAI APIs are asked', async () => {
+    await proxy.close();
+    proxy = await startProxy(upstream.origin, { contextTokenLimit: 6_000, summarizer: 'upstream' });
+    await post(`${proxy.origin}${MODEL_PATH}:generateContent`, {
+      method: 'POST',
+      headers: KEY_HEADERS,
+      body: body(longSession()),
+    });
+
+    const compaction = proxy.events[0]?.actions.find((action) => action.type === 'compact');
+    expect(compaction).toMatchObject({ summarizer: 'extractive' });
+    expect(upstream.requests).toHaveLength(1);
   });
 });
