@@ -5,7 +5,7 @@
  */
 
 /** The label of the Gemini route in events, logs and metrics: one for every model and both methods. */
-export const GEMINI_ROUTE_PATH = '/v1beta/models/*:generateContent';
+export const GEMINI_ROUTE_PATH = '/v1beta/models/*:generateContent' as const;
 
 /** The usage field of a Gemini answer (and of each event of its stream). */
 export const GEMINI_USAGE_FIELD = 'usageMetadata';

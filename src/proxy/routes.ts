@@ -21,8 +21,13 @@ import {
 /** Who defines an API: its error shape, its usage fields, the calibration of token estimates. */
 export type ProxyProvider = 'anthropic' | 'openai' | 'gemini';
 
-/** The paths the proxy manages. */
-export type ProxyRoutePath = '/v1/messages' | '/v1/responses' | '/v1/chat/completions' | typeof GEMINI_ROUTE_PATH;
+/** The paths the proxy manages (Gemini's as one label for every model and both methods). */
+export type ProxyRoutePath =
+  | '/v1/messages'
+  | '/v1/responses'
+  | '/v1/chat/completions'
+  /** Gemini's `generateContent` and `streamGenerateContent`, of any model. */
+  | '/v1beta/models/*:generateContent';
 
 /** The kinds of error the proxy answers itself. */
 export type ProxyErrorKind = 'invalid-request' | 'unauthorized' | 'too-large' | 'bad-gateway';
