@@ -31,7 +31,8 @@ import {
 /**
  * A part of a Gemini content: `text` (a thought when `thought` is true), `functionCall`,
  * `functionResponse`, or any other part (`inlineData`, `fileData`, `executableCode`,
- * `codeExecutionResult`, ...), kept as it is. `thoughtSignature` and fields not known yet are kept.
+ * `codeExecutionResult`, ...), kept as it is, with every field (`thoughtSignature`, fields not
+ * known yet). The `@google/genai` SDK's `Part` fits.
  */
 export interface GeminiPart {
   text?: string | undefined;
@@ -41,14 +42,19 @@ export interface GeminiPart {
     { name?: string | undefined; args?: Record<string, unknown> | undefined; id?: string | undefined } | undefined;
   functionResponse?:
     { name?: string | undefined; response?: Record<string, unknown> | undefined; id?: string | undefined } | undefined;
-  [field: string]: unknown;
+  inlineData?: unknown;
+  fileData?: unknown;
+  executableCode?: unknown;
+  codeExecutionResult?: unknown;
+  videoMetadata?: unknown;
+  mediaResolution?: unknown;
 }
 
 /** A Gemini API content, as the `@google/genai` SDK's `Content` describes it (any value of that type fits). */
 export interface GeminiContent {
   /** `user` (the default) or `model`; the older `function` role is read as `user`. */
   role?: string | undefined;
-  parts?: readonly GeminiPart[] | undefined;
+  parts?: GeminiPart[] | undefined;
 }
 
 const FORMAT = 'gemini';
