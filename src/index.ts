@@ -89,6 +89,8 @@ export type {
   TypedMessageFormat,
   AiSdkMessage,
   AiSdkPart,
+  GeminiContent,
+  GeminiPart,
   LangChainMessage,
   LangChainMessageClass,
   LangChainMessageClasses,

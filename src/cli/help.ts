@@ -19,21 +19,22 @@ export const COMMAND_NAMES = [
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 const FORMATS_HELP = `Input (detected from the content; - reads standard input):
-  a JSON array of messages; a request body { system?, messages, tools? } or
-  { instructions?, input, tools? }; JSONL with one message per line; a Claude
-  Code session log (~/.claude/projects/<project>/<session>.jsonl). A JSONL
-  file whose last line is cut off mid-JSON (a log still being written) is
-  read without that line, with a warning.
+  a JSON array of messages; a request body { system?, messages, tools? },
+  { instructions?, input, tools? } or { systemInstruction?, contents, tools? };
+  JSONL with one message per line; a Claude Code session log
+  (~/.claude/projects/<project>/<session>.jsonl). A JSONL file whose last line
+  is cut off mid-JSON (a log still being written) is read without that line,
+  with a warning.
 Message formats (detected, or --format <name>): anthropic (Messages API),
   openai-chat (Chat Completions), openai-responses (Responses input items),
   openai-agents (Agents SDK items), ai-sdk (AI SDK ModelMessage), langchain
-  (LangChain messages in their JSON forms). A history mixing formats is an
-  error.`;
+  (LangChain messages in their JSON forms), gemini (Gemini API contents). A
+  history mixing formats is an error.`;
 
 /** The --format option, as each command lists it. */
 const FORMAT_OPTION = `  --format <name>         the message format, when detection is not wanted:
                           anthropic, openai-chat, openai-responses,
-                          openai-agents, ai-sdk, langchain`;
+                          openai-agents, ai-sdk, langchain, gemini`;
 
 /** `agent-context --help`. */
 export const MAIN_HELP = `agent-context: see where an agent's context goes, and shrink it.
@@ -276,23 +277,26 @@ ${FORMATS_HELP}`,
   proxy: `Usage: agent-context proxy [options]
 
 Runs a proxy between an agent and its model API: every POST /v1/messages
-(Anthropic), /v1/responses and /v1/chat/completions (OpenAI), streamed or not,
-has its history prepared by the context manager before it goes on: large tool
+(Anthropic), /v1/responses and /v1/chat/completions (OpenAI) and
+/v1beta/models/<model>:generateContent or :streamGenerateContent (Gemini),
+streamed or not, has its history prepared by the context manager before it goes on: large tool
 results go to files under --dir and a reference to the file takes their place
 (the agent opens it with its own tools), and a long history is compacted. Every
 other request, and every header (credentials included), goes on as it came;
 answers come back byte for byte. Until Ctrl-C.
 
   ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude
+  GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:8787 gemini
 
 Options:
   --port <n>              port (default: 8787; 0 picks a free one)
   --host <address>        address to listen on (default: 127.0.0.1, this
                           machine only; any other needs --auth-token)
   --upstream <url>        where requests go on to (default: api.anthropic.com
-                          for Anthropic requests, api.openai.com for OpenAI ones;
-                          a key of another provider, Gemini or Azure, is
-                          refused rather than sent to either)
+                          for Anthropic requests, api.openai.com for OpenAI
+                          ones, generativelanguage.googleapis.com for Gemini
+                          ones; a key on another provider's path, or an Azure
+                          key, is refused rather than sent to any)
   --dir <dir>             offloaded content and compaction archives
                           (default: .agent-context)
   --window <n>            the context window in tokens: 200000, 100k
@@ -337,10 +341,11 @@ are never logged.`,
   wrap: `Usage: agent-context wrap [options] -- <command> [args]
 
 Runs <command> through the proxy: starts it on a free port of 127.0.0.1, runs
-the command with ANTHROPIC_BASE_URL and OPENAI_BASE_URL (ending in /v1) set to
-it, stops it when the command exits, prints one line on stderr (requests,
-input tokens sent and saved, offloads, compactions) and exits with the
-command's exit code (128 + the signal's number when a signal ended it).
+the command with ANTHROPIC_BASE_URL, OPENAI_BASE_URL (ending in /v1) and
+GOOGLE_GEMINI_BASE_URL (Gemini CLI) set to it, stops it when the command
+exits, prints one line on stderr (requests, input tokens sent and saved,
+offloads, compactions) and exits with the command's exit code (128 + the
+signal's number when a signal ended it).
 
   agent-context wrap -- claude
   agent-context wrap --window 100k -- codex

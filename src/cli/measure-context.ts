@@ -75,7 +75,7 @@ export interface CompactionForecast extends CompactionTrigger {
 export interface ContextMeasurement {
   /** How the file holds the history: `json`, `request-body`, `jsonl` or `claude-code`. */
   format: TranscriptShape;
-  /** The message format of the history: `anthropic`, `openai-chat`, `openai-responses`, `openai-agents`, `ai-sdk`, `langchain`. */
+  /** The message format of the history: `anthropic`, `openai-chat`, `openai-responses`, `openai-agents`, `ai-sdk`, `langchain`, `gemini`. */
   messageFormat: string;
   /** Messages in the history (a request body's `system` counts as one). */
   messageCount: number;

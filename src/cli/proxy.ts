@@ -398,7 +398,7 @@ export async function runProxy(args: readonly string[]): Promise<void> {
   process.stdout.write(
     [
       `agent-context proxy listening on ${origin}`,
-      `  upstream: ${upstreamFlag ?? 'api.anthropic.com for Anthropic requests, api.openai.com for OpenAI ones'}`,
+      `  upstream: ${upstreamFlag ?? 'api.anthropic.com for Anthropic requests, api.openai.com for OpenAI ones, generativelanguage.googleapis.com for Gemini ones'}`,
       settings.readTool === 'proxy' && storeUrl !== undefined
         ? `  offloaded content: ${toTerminalText(storeUrl.replace(/\/\/[^@/]*@/, '//'))} (read by the proxy's read_offloaded)`
         : `  offloaded content: ${toTerminalText(resolve(dir))}${settings.readTool === 'proxy' ? " (read by the proxy's read_offloaded)" : ''}`,
@@ -408,6 +408,7 @@ export async function runProxy(args: readonly string[]): Promise<void> {
         : [`  session records: ${toTerminalText(storeUrl.replace(/\/\/[^@/]*@/, '//'))}`]),
       `  Claude Code:  ANTHROPIC_BASE_URL=${origin} claude`,
       `  OpenAI SDKs:  OPENAI_BASE_URL=${origin}/v1`,
+      `  Gemini CLI:   GOOGLE_GEMINI_BASE_URL=${origin} gemini`,
       `  live page:    ${origin}/_agent-context/${settings.authToken === undefined ? '' : '?token=<the token>'}`,
       ...(settings.authToken === undefined
         ? []

@@ -13,7 +13,7 @@ import type { ContextManager } from '../core/manage/types.js';
 import { OPTIONS, resolveTableOption } from '../core/option-table.js';
 import type { Logger, Summarizer } from '../core/ports.js';
 import type { Message } from '../core/types.js';
-import { splitRequestBody } from '../formats/transcripts/request-body.js';
+import { splitRequestBody, systemFieldOf } from '../formats/transcripts/request-body.js';
 import { consoleLogger } from '../infrastructure/console-logger.js';
 import { defaultTokenCounter, preloadTokenizer } from '../infrastructure/tokenizer.js';
 import { createFileStore } from '../stores/file-store.js';
@@ -92,8 +92,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /**
  * Creates the proxy's request handler. `POST /v1/messages` (Anthropic Messages), `POST
- * /v1/responses` (OpenAI Responses) and `POST /v1/chat/completions` (OpenAI Chat Completions),
- * streamed or not, have their history prepared by a context manager (large tool results
+ * /v1/responses` (OpenAI Responses), `POST /v1/chat/completions` (OpenAI Chat Completions) and
+ * `POST /v1beta/models/<model>:generateContent` or `:streamGenerateContent` (Gemini), streamed or not, have their history prepared by a context manager (large tool results
  * offloaded to files under `dir`, the history compacted when it reaches the trigger) before they
  * are forwarded; every other request is forwarded untouched. Headers (credentials included) and
  * the rest of the body go on as they came; the answer comes back as it arrives, byte for byte,
@@ -125,8 +125,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  *
  * Faults: invalid JSON is answered 400 and a body over `maxBodyBytes` (also once decoded) 413,
  * in the provider's error shape; so is, with 400, a path that climbs above its root, and,
- * without `upstream`, a request whose credential the proxy cannot attribute (a Gemini or Azure
- * key); an unreachable upstream 502; an upstream's own error is passed through. When the
+ * without `upstream`, a request whose credential the proxy cannot attribute (an Azure key, a
+ * Gemini key on another provider's path); an unreachable upstream 502; an upstream's own error is passed through. When the
  * context manager fails, the original request is forwarded unchanged and the failure logged.
  *
  * Counting: the tokenizer is loaded when the handler is created (~0.5 s), so no request waits
@@ -182,7 +182,8 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       store,
       sessionId,
       format: 'anthropic',
-      provider,
+      // Gemini's tokenizer is no family the manager calibrates for: its figures calibrate as any other's
+      provider: provider === 'gemini' ? 'other' : provider,
       summarizer,
       contextTokenLimit: window,
       offload: {
@@ -226,7 +227,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   ): Promise<PreparedRequest> {
     const parts = splitRequestBody(body);
     const parsed = route.format.toCanonical(parts.items);
-    const systemField = parts.historyField === 'messages' ? 'system' : 'instructions';
+    const systemField = systemFieldOf(parts.historyField);
     const sessionId =
       sessionName ??
       readClaudeCodeSession(request.headers, credentialHash) ??
@@ -361,7 +362,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       );
     }
     const raw = decoded.body;
-    const credentialHash = hashCredential(request.headers);
+    const credentialHash = hashCredential(request.headers, url);
     let parsed: ParsedRequestBody;
     try {
       parsed = bodies.parse(raw, credentialHash);
@@ -544,7 +545,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     }
   }
 
-  function unreachable(response: ServerResponse, provider: 'anthropic' | 'openai', upstream: URL, error: Error): void {
+  function unreachable(response: ServerResponse, provider: ProxyProvider, upstream: URL, error: Error): void {
     const message = `agent-context proxy: the upstream ${upstream.origin} cannot be reached (${describeError(error)})`;
     logger.warn(message);
     sendError(response, provider, 'bad-gateway', message);
@@ -610,7 +611,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     if (unmanaged !== undefined) {
       warnOnce(
         `unmanaged ${unmanaged}`,
-        `agent-context proxy: ${unmanaged === 'gemini' ? 'Gemini' : 'Azure OpenAI'} requests are passed through unmanaged: their history is not prepared`,
+        'agent-context proxy: Azure OpenAI requests are passed through unmanaged: their history is not prepared',
       );
     }
     try {

@@ -14,6 +14,7 @@ import type { ProxyProvider, ProxyRoutePath } from './routes.js';
 export const DEFAULT_UPSTREAMS: Readonly<Record<ProxyProvider, string>> = {
   anthropic: 'https://api.anthropic.com',
   openai: 'https://api.openai.com',
+  gemini: 'https://generativelanguage.googleapis.com',
 };
 
 /** The directory of offloaded content, relative to the current directory. */
@@ -321,7 +322,11 @@ export function resolveProxyOptions(options: ProxyHandlerOptions): ResolvedProxy
     }
   }
   const upstream = options.upstream === undefined ? undefined : parseUpstream('upstream', options.upstream);
-  const defaults = { anthropic: new URL(DEFAULT_UPSTREAMS.anthropic), openai: new URL(DEFAULT_UPSTREAMS.openai) };
+  const defaults = {
+    anthropic: new URL(DEFAULT_UPSTREAMS.anthropic),
+    openai: new URL(DEFAULT_UPSTREAMS.openai),
+    gemini: new URL(DEFAULT_UPSTREAMS.gemini),
+  };
   const summarizer = options.summarizer ?? 'extractive';
   if (summarizer !== 'extractive' && summarizer !== 'upstream') {
     throw new InvalidOptionError(`summarizer must be "extractive" or "upstream", got ${describeValue(summarizer)}`);

@@ -3,8 +3,8 @@
  * whose output is large (`cat` of a 300 KB file, a long test log), then to open, with the
  * agent's own tool, the file a reference of the proxy names, then a few more large outputs,
  * then it ends. Each assistant turn carries a few KB of reasoning text, so the history grows
- * past a small window's trigger. It speaks Anthropic Messages (Claude Code) or OpenAI Responses
- * (Codex), streamed, and records what every request held: its size, whether the large outputs
+ * past a small window's trigger. It speaks Anthropic Messages (Claude Code), OpenAI Responses
+ * (Codex) or the Gemini API (Gemini CLI), streamed, and records what every request held: its size, whether the large outputs
  * arrived as references, whether the read-back arrived as content, and compaction summaries.
  */
 import { createHash } from 'node:crypto';
@@ -42,7 +42,8 @@ export function buildBigFile(): string {
  * as real test runs differ in their timings.
  */
 export function testLogCommand(turn: number): string {
-  return `echo "test run ${turn}"; for i in $(seq 1 400); do echo "PASS tests/case-$i.spec.ts > handles input $i (3 ms)"; done; echo "FAIL tests/case-77.spec.ts > expected 1 to be 2"`;
+  // no command substitution: Gemini CLI refuses a command holding `$(...)`
+  return `echo "test run ${turn}"; seq 1 400 | while read i; do echo "PASS tests/case-$i.spec.ts > handles input $i (3 ms)"; done; echo "FAIL tests/case-77.spec.ts > expected 1 to be 2"`;
 }
 
 type StepKind = 'big-file' | 'test-log' | 'read-back' | 'done';
@@ -139,6 +140,76 @@ export const CLAUDE_CODE_DIALECT: AgentDialect = {
       usage,
     });
   },
+};
+
+/** The server-sent events of a Gemini `streamGenerateContent?alt=sse` answer: the text, then the call, then the usage. */
+function geminiStreamEvents(parts: readonly Record<string, unknown>[], promptTokenCount: number): string[] {
+  return parts.map((part, index) => {
+    const last = index === parts.length - 1;
+    const chunk = {
+      candidates: [{ content: { role: 'model', parts: [part] }, index: 0, ...(last && { finishReason: 'STOP' }) }],
+      usageMetadata: last
+        ? { promptTokenCount, candidatesTokenCount: 50, totalTokenCount: promptTokenCount + 50 }
+        : { promptTokenCount },
+      modelVersion: 'gemini-2.5-pro',
+    };
+    return `data: ${JSON.stringify(chunk)}\r\n\r\n`;
+  });
+}
+
+/** Gemini CLI: the Gemini API, `run_shell_command` and `read_file`. */
+export const GEMINI_CLI_DIALECT: AgentDialect = {
+  isMainLoop: (body) =>
+    Array.isArray(body.tools) &&
+    body.tools.some(
+      (tool: { functionDeclarations?: Array<{ name?: unknown }> }) =>
+        tool.functionDeclarations?.some((declaration) => declaration.name === 'run_shell_command') === true,
+    ),
+  history: (body) => formats.gemini.toCanonical(body.contents as never[]),
+  reply(response, _turn, text, call, inputTokens) {
+    const parts: Record<string, unknown>[] = [{ text }];
+    if (call !== undefined) {
+      parts.push({
+        functionCall:
+          'command' in call
+            ? {
+                name: 'run_shell_command',
+                args: { command: call.command, description: 'Print output for the scripted test' },
+              }
+            : 'readRef' in call
+              ? { name: 'read_offloaded', args: { ref: call.readRef } }
+              : { name: 'read_file', args: { file_path: call.readPath, start_line: 1, end_line: 150 } },
+      });
+    }
+    return sendStream(response, geminiStreamEvents(parts, inputTokens));
+  },
+  // the CLI's own checks (next speaker, loops, routing) ask for JSON: one answer that says "go on as you are"
+  replySide: (response) =>
+    sendJson(response, {
+      candidates: [
+        {
+          content: {
+            role: 'model',
+            parts: [
+              {
+                text: JSON.stringify({
+                  next_speaker: 'user',
+                  reasoning: 'The scripted turn is complete.',
+                  unproductive_state_confidence: 0,
+                  unproductive_state_analysis: 'Each step differs.',
+                  model_choice: 'pro',
+                  complexity_reasoning: 'Scripted.',
+                  complexity_score: 50,
+                }),
+              },
+            ],
+          },
+          finishReason: 'STOP',
+          index: 0,
+        },
+      ],
+      usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 2, totalTokenCount: 12 },
+    }),
 };
 
 /** Codex: OpenAI Responses, `exec_command`. */

@@ -65,6 +65,46 @@ describe('OpenAI Responses request bodies', () => {
   });
 });
 
+describe('Gemini request bodies', () => {
+  const body = {
+    systemInstruction: { parts: [{ text: 'Be brief.' }, { text: 'Use tools.' }] },
+    contents: [
+      { role: 'user', parts: [{ text: 'hi' }] },
+      { role: 'model', parts: [{ functionCall: { name: 'read_file', args: { path: 'a.ts' } } }] },
+      {
+        role: 'user',
+        parts: [{ functionResponse: { name: 'read_file', response: { output: 'export const a = 1;' } } }],
+      },
+    ],
+    tools: [{ functionDeclarations: [{ name: 'read_file' }] }],
+    generationConfig: { temperature: 0 },
+  };
+
+  it('reads systemInstruction as the leading system message and contents as the history', () => {
+    const transcript = readTranscriptDocument(body);
+    expect(transcript).toMatchObject({ shape: 'request-body', format: { name: 'gemini' } });
+    expect(transcript.messages[0]).toEqual({ role: 'system', content: 'Be brief.\nUse tools.' });
+    expect(transcript.messages).toHaveLength(4);
+    expect(transcript.toolDefinitions).toBe(body.tools);
+  });
+
+  it('writes the body back as it was when nothing changed, and a new system prompt as a content', () => {
+    const transcript = readTranscriptDocument(body);
+    expect(writeTranscript(transcript, transcript.messages)).toEqual(body);
+    const changed = [{ role: 'system' as const, content: 'Be terse.' }, ...transcript.messages.slice(1)];
+    expect(writeTranscript(transcript, changed)).toEqual({
+      ...body,
+      systemInstruction: { parts: [{ text: 'Be terse.' }] },
+    });
+  });
+
+  it('refuses a systemInstruction that is not text parts, naming the field', () => {
+    expect(() => readTranscriptDocument({ ...body, systemInstruction: { parts: [{ inlineData: {} }] } })).toThrow(
+      'request body: "systemInstruction.parts[0]" must be a text part',
+    );
+  });
+});
+
 describe('AI SDK request bodies', () => {
   const history = [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }];
 
