@@ -412,12 +412,18 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
           .filter((messages) => messages > 0 && messages <= maxMessages),
       ),
     ].sort((left, right) => right - left);
+    let prints: ReadonlyMap<number, string> = hashed;
     for (const length of lengths) {
-      // matching hashed most of them already; the rest resume from the states it kept
-      const span: RecordSpan = {
-        messages: length,
-        fingerprint: hashed.get(length) ?? chain.fingerprint(history, length),
-      };
+      // matching hashed most of them already; the rest are hashed in one pass, at the first one missing
+      if (!prints.has(length))
+        prints = new Map([
+          ...hashed,
+          ...chain.fingerprints(
+            history,
+            lengths.filter((other) => !hashed.has(other)),
+          ),
+        ]);
+      const span: RecordSpan = { messages: length, fingerprint: prints.get(length) as string };
       if (knowledge.recordNames('anchor', span).length === 0) continue;
       const record = await call.readRecord('anchor', span);
       if (record !== undefined) return record;
