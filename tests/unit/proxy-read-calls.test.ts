@@ -157,7 +157,11 @@ describe('the read tool on the Gemini wire', () => {
       turn: [
         {
           role: 'model',
-          parts: [{ text: 'I should read it.', thought: true }, { ...readPart(), thoughtSignature: 'c2ln' }, { text: '' }],
+          parts: [
+            { text: 'I should read it.', thought: true },
+            { ...readPart(), thoughtSignature: 'c2ln' },
+            { text: '' },
+          ],
         },
       ],
     });
