@@ -70,8 +70,8 @@ function isPlainText(part: Fields): boolean {
 
 /**
  * The parts of the model's turn, from the one candidate of a whole answer or of every chunk of a
- * stream, in order: a stream's text pieces joined into one part (a piece carrying anything else,
- * a `thoughtSignature`, stays a part of its own). `undefined` for an answer with several
+ * stream, in order: a text split between two chunks joined into one part (a piece carrying
+ * anything else, a `thoughtSignature`, stays a part of its own); a whole answer's parts as they are. `undefined` for an answer with several
  * candidates (no one turn to go on with), or events cut before a chunk said why it finished.
  */
 function rebuildModelParts(chunks: readonly unknown[], events: boolean): Fields[] | undefined {
@@ -85,13 +85,15 @@ function rebuildModelParts(chunks: readonly unknown[], events: boolean): Fields[
       if (typeof candidate.finishReason === 'string') finished = true;
       const content = candidate.content;
       if (!isRecord(content) || !Array.isArray(content.parts)) continue;
-      for (const part of content.parts) {
-        if (!isRecord(part)) continue;
-        const last = parts.at(-1);
-        if (last !== undefined && isPlainText(last) && isPlainText(part) && last.thought === part.thought)
-          parts[parts.length - 1] = { ...last, text: `${last.text as string}${part.text as string}` };
-        else parts.push({ ...part });
-      }
+      const pieces = content.parts.filter(isRecord);
+      const [first, ...rest] = pieces;
+      if (first === undefined) continue;
+      // a chunk goes on where the one before stopped: only there is a text piece of one part
+      const last = parts.at(-1);
+      if (last !== undefined && isPlainText(last) && isPlainText(first) && last.thought === first.thought)
+        parts[parts.length - 1] = { ...last, text: `${last.text as string}${first.text as string}` };
+      else parts.push({ ...first });
+      parts.push(...rest.map((part) => ({ ...part })));
     }
   }
   return finished || !events ? parts : undefined;

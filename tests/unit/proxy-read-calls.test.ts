@@ -167,6 +167,13 @@ describe('the read tool on the Gemini wire', () => {
     });
   });
 
+  it('keeps the parts of a whole answer as the model wrote them', () => {
+    const wire = createReadToolWire(GEMINI, tool);
+    const parts = [{ text: 'First.' }, { text: 'Second.' }, readPart()];
+
+    expect(wire.findReads(JSON.stringify(answer(parts, 'STOP')), false)?.turn).toEqual([{ role: 'model', parts }]);
+  });
+
   it('reads the chunks of a stream written as one JSON array', () => {
     const wire = createReadToolWire(GEMINI, tool);
     const array = JSON.stringify([answer([{ text: 'Reading.' }]), answer([readPart('call-1')], 'STOP')]);
