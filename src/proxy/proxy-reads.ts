@@ -78,12 +78,7 @@ export function createProxyReads(options: ProxyReadsOptions): ProxyReads {
   // the definition is the same for every session: the description and the schema name none
   const definitions = createReadOffloadedTool({ store: options.store });
   return {
-    definition: (route) =>
-      route === '/v1/messages'
-        ? definitions.anthropic
-        : route === '/v1/responses'
-          ? definitions.openaiResponses
-          : definitions.openai,
+    definition: (route) => createReadToolWire(route, definitions).definition,
     writeBody(prepared) {
       const tools = createReadToolWire(prepared.route.path, definitions).addTool(prepared.body.tools);
       if (tools === undefined) return undefined;

@@ -2,35 +2,16 @@
  * The read tool on the wire of each managed API: its definition added to a request's tools, the
  * calls to it found in an answer (a JSON body or a complete stream of server-sent events), and
  * the history items that carry the model's turn and the read's results into the next request.
+ * Anthropic's and OpenAI's wires are here, Gemini's in `gemini-read-calls.ts`.
  * Pure: the proxy's read rounds do the reading and the asking.
  */
 import type { ReadOffloadedTool } from '../api/read-offloaded-tool.js';
+import { createGeminiWire } from './gemini-read-calls.js';
+import { GEMINI_ROUTE_PATH } from './gemini-route.js';
+import { readEventPayloads, type ReadToolWire } from './read-wire.js';
 import type { ProxyRoutePath } from './routes.js';
 
-/** One call of the read tool in an answer. */
-export interface ReadCall {
-  /** The call's id, which its result names (`tool_use_id`, `call_id`, `tool_call_id`). */
-  id: string;
-  /** The arguments as the model wrote them: an object, or JSON text. */
-  input: unknown;
-}
-
-/** An answer that calls the read tool: the calls, and the model's turn to put in the history before their results. */
-export interface ReadRound {
-  calls: readonly ReadCall[];
-  /** The model's turn without calls of the agent's own tools (they are asked again after the read). */
-  turn: readonly unknown[];
-}
-
-/** The read tool on one API's wire. */
-export interface ReadToolWire {
-  /** The request's tools with the read tool last, or `undefined` when the client has a tool of that name already. */
-  addTool(tools: unknown): unknown[] | undefined;
-  /** The answer's read calls, or `undefined` when it calls no read tool (or is not an answer the proxy can read). */
-  findReads(answer: string, streamed: boolean): ReadRound | undefined;
-  /** The history items that give each call its result, in order. */
-  writeResults(calls: readonly ReadCall[], results: readonly string[]): unknown[];
-}
+export type { ReadCall, ReadRound, ReadToolWire } from './read-wire.js';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -42,23 +23,6 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** The JSON payloads of a complete stream of server-sent events, in order (`[DONE]` and comments left out). */
-export function readEventPayloads(stream: string): unknown[] {
-  const payloads: unknown[] = [];
-  for (const event of stream.split(/\r?\n\r?\n|\r\r/)) {
-    const data = event
-      .split(/\r?\n|\r/)
-      .filter((line) => line.startsWith('data:'))
-      .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5));
-    if (data.length === 0) continue;
-    const text = data.join('\n');
-    if (text.trim() === '[DONE]') continue;
-    const payload = parseJson(text);
-    if (payload !== undefined) payloads.push(payload);
-  }
-  return payloads;
 }
 
 function toolNamed(
@@ -127,6 +91,7 @@ function createAnthropicWire(tool: ReadOffloadedTool): ReadToolWire {
   const isRead = (block: unknown): block is Record<string, unknown> =>
     isRecord(block) && block.type === 'tool_use' && block.name === tool.name && typeof block.id === 'string';
   return {
+    definition: tool.anthropic,
     addTool: (tools) => appendTool(tools, tool.anthropic, tool.name, (entry) => entry.name),
     findReads(answer, streamed) {
       let content: unknown;
@@ -176,6 +141,7 @@ function createResponsesWire(tool: ReadOffloadedTool): ReadToolWire {
   const isRead = (item: unknown): item is Record<string, unknown> =>
     isRecord(item) && item.type === 'function_call' && item.name === tool.name && typeof item.call_id === 'string';
   return {
+    definition: tool.openaiResponses,
     addTool: (tools) => appendTool(tools, tool.openaiResponses, tool.name, (entry) => entry.name),
     findReads(answer, streamed) {
       let output: unknown;
@@ -236,6 +202,7 @@ function createChatWire(tool: ReadOffloadedTool): ReadToolWire {
   const isRead = (call: unknown): call is ChatToolCall =>
     isRecord(call) && isRecord(call.function) && call.function.name === tool.name && typeof call.id === 'string';
   return {
+    definition: tool.openai,
     addTool: (tools) =>
       appendTool(tools, tool.openai, tool.name, (entry) =>
         isRecord(entry.function) ? entry.function.name : undefined,
@@ -262,9 +229,24 @@ function createChatWire(tool: ReadOffloadedTool): ReadToolWire {
   };
 }
 
-/** The read tool on the wire of `route`. */
+/**
+ * The read tool on the wire of `route`.
+ *
+ * @throws {Error} for a route no wire is written for: a route added to the proxy needs its wire here.
+ */
 export function createReadToolWire(route: ProxyRoutePath, tool: ReadOffloadedTool): ReadToolWire {
-  if (route === '/v1/messages') return createAnthropicWire(tool);
-  if (route === '/v1/responses') return createResponsesWire(tool);
-  return createChatWire(tool);
+  switch (route) {
+    case '/v1/messages':
+      return createAnthropicWire(tool);
+    case '/v1/responses':
+      return createResponsesWire(tool);
+    case '/v1/chat/completions':
+      return createChatWire(tool);
+    case GEMINI_ROUTE_PATH:
+      return createGeminiWire(tool);
+    default: {
+      const unknownRoute: never = route;
+      throw new Error(`agent-context proxy: no read tool wire for the route ${JSON.stringify(unknownRoute)}`);
+    }
+  }
 }
