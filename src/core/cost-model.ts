@@ -39,7 +39,7 @@ export interface CostModel {
 
 /** Changes to the cost model chosen from the provider and model: each field given wins. */
 export interface CostModelOptions {
-  /** The family whose prices apply. @default from `provider`, else the model's name, else `'anthropic'` */
+  /** The family whose prices apply. @default from `provider`, else the model's name (`'none'` for a model of neither family), else `'anthropic'` */
   family?: CacheFamily;
   /** A cached token read, as a share of the input price (a number >= 0). @default the family's (and model's) ratio */
   readRatio?: number;
@@ -159,7 +159,7 @@ function checkOverride(override: unknown): CostModelOptions {
   return checked;
 }
 
-/** The family `provider` and `model` give (`provider` first), else {@link DEFAULT_CACHE_FAMILY}. */
+/** The family `provider` and `model` give (`provider` first; a model of neither family has no cache), else {@link DEFAULT_CACHE_FAMILY}. */
 function selectFamily(provider: unknown, model: string | undefined): CacheFamily {
   if (provider !== undefined) {
     const family = typeof provider === 'string' ? PROVIDERS[provider] : undefined;
@@ -170,15 +170,16 @@ function selectFamily(provider: unknown, model: string | undefined): CacheFamily
   }
   if (model !== undefined) {
     const inferred = inferProviderFamily(model);
-    if (inferred === 'anthropic' || inferred === 'openai') return inferred;
+    // a model of another provider is priced as the manager's provider 'other' is: by its tokens
+    return inferred === 'other' ? 'none' : inferred;
   }
   return DEFAULT_CACHE_FAMILY;
 }
 
 /**
  * The cost model of a provider and model: the family from `provider` (`'other'` has no cache),
- * else from the model's name (`claude-*` Anthropic, `gpt-*`, `o3`... OpenAI), else
- * {@link DEFAULT_CACHE_FAMILY}; the OpenAI discount and the input price from the model's name
+ * else from the model's name (`claude-*` Anthropic, `gpt-*`, `o3`... OpenAI, any other model no
+ * cache), else {@link DEFAULT_CACHE_FAMILY}; the OpenAI discount and the input price from the model's name
  * when it is known. Fields of `override` win, `override.family` included (the ratios then follow
  * that family).
  *
@@ -243,4 +244,25 @@ export function priceTokens(model: CostModel, tokens: number, cachedPrefixTokens
 /** A cost in units of uncached input tokens ({@link priceTokens}) in US dollars, at the model's input price. */
 export function priceInDollars(model: CostModel, units: number): number {
   return (units * model.inputPricePerMTok) / 1_000_000;
+}
+
+/** Prices of a token read from and written to the cache, as shares of the input price: the part of a {@link CostModel} a cost needs. */
+export type CacheRatios = Pick<CostModel, 'readRatio' | 'writeRatio'>;
+
+/** Anthropic's read share: what a replay or the proxy assumes when nothing chooses another model. */
+export const DEFAULT_CACHE_READ_RATIO = ANTHROPIC_READ_RATIO;
+/** Anthropic's write share for a 5-minute entry: what a replay or the proxy assumes when nothing chooses another model. */
+export const DEFAULT_CACHE_WRITE_RATIO = ANTHROPIC_WRITE_RATIO_5M;
+/** The input price assumed for a dollar estimate when the model is not known: {@link DEFAULT_INPUT_PRICE_PER_MTOK}. */
+export const DEFAULT_PRICE_PER_MTOK = DEFAULT_INPUT_PRICE_PER_MTOK;
+
+/** The cost of `tokens` input tokens of which `cacheReadTokens` are read from the cache and the rest written to it, in US dollars. */
+export function estimateCachedInputCost(
+  tokens: number,
+  cacheReadTokens: number,
+  pricePerMTok: number,
+  ratios: CacheRatios,
+): number {
+  const read = Math.min(cacheReadTokens, tokens);
+  return ((read * ratios.readRatio + (tokens - read) * ratios.writeRatio) * pricePerMTok) / 1_000_000;
 }

@@ -39,9 +39,12 @@ describe('selectCostModel', () => {
       expect(selectCostModel({ provider: 'other', model: 'gpt-4o' }).family).toBe('none');
     });
 
-    it('falls back to Anthropic prices when neither provider nor a known model says', () => {
+    it('prices a model of neither family by its tokens, as provider "other"', () => {
+      expect(selectCostModel({ model: 'llama-3-70b' }).family).toBe('none');
+    });
+
+    it('falls back to Anthropic prices when neither provider nor model is given', () => {
       expect(selectCostModel({}).family).toBe('anthropic');
-      expect(selectCostModel({ model: 'llama-3-70b' }).family).toBe('anthropic');
     });
   });
 

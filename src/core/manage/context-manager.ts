@@ -441,6 +441,7 @@ export function createContextManagerWith<M>(
         calibrationRatio: ratio,
         calibrationSamples: inForce.samples,
         anchoredMessages: compacted === undefined && anchorInForce !== undefined ? anchorInForce.messageCount : 0,
+        costModel: options.costModel,
       },
     };
   }
@@ -558,6 +559,7 @@ export function createContextManagerWith<M>(
         calibrationRatio: ratio,
         calibrationSamples: samples,
         anchoredMessages: 0,
+        costModel: options.costModel,
       },
     };
   }
