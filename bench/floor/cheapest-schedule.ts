@@ -10,8 +10,12 @@
  *   (messages before the previous request's end) may go, so the model saw each result whole once
  *   and nothing is read back;
  * - **compact**: replace the messages after the system prompt and before a point `c` by a
- *   summary of `summaryTokens` (the messages stay in the archive: nothing is lost). `c` is a
+ *   summary of `summaryTokens` (the messages stay in the archive: no result is lost). `c` is a
  *   request boundary no later than the previous request's end: the newest turn stays verbatim.
+ *   A compaction happens only when the window demands it (no offload fits the request without
+ *   it), as the manager compacts only when offloading is not enough: a summary keeps the gist,
+ *   not the conversation, and with a free summary and nothing else to pay, compacting before
+ *   every request would be "cheapest" (a few hundred tokens written against a history read).
  *
  * A request's cost, in units of uncached input tokens: its longest prefix shared with the
  * previous request is read (`readRatio`), the rest written (`writeRatio`); the first request
@@ -169,8 +173,10 @@ export function computeFloor(input: FloorInput, maxBoundaries = MAX_BOUNDARIES):
           rowBest = Math.min(rowBest, here);
         }
       }
-      // a compaction to a later point reads the system prompt and the tool definitions only
-      if (rowBest < Infinity) bestBelow = Math.min(bestBelow, rowBest + (readRatio - writeRatio) * base);
+      // a compaction to a later point reads the system prompt and the tool definitions only; it
+      // may leave this point only when no offload keeps the request in the window from here
+      const forced = size(end, i, usable - 1) > window;
+      if (forced && rowBest < Infinity) bestBelow = Math.min(bestBelow, rowBest + (readRatio - writeRatio) * base);
     }
     // the window: a state over it is out, unless no state fits
     const limit = smallest > window ? smallest : window;

@@ -29,7 +29,12 @@ import { describeTranscript } from './render/transcript-labels.js';
 import { scoreCompactedContext } from './replay/eval-score.js';
 import type { EvalScore } from './replay/eval-score.js';
 import { collectEvalSubjects } from './replay/eval-subjects.js';
-import { describeCompactionPrice, describeCostModel, priceCompaction, type EvalCost } from './replay/compaction-price.js';
+import {
+  describeCompactionPrice,
+  describeCostModel,
+  priceCompaction,
+  type EvalCost,
+} from './replay/compaction-price.js';
 import { COST_FLAGS, readCostFlags } from './replay/cost-flags.js';
 import { chooseReplaySummarizer, readRuledNumberFlag } from './replay/replay-flags.js';
 import { findRequestTurns } from './replay/request-turns.js';

@@ -315,10 +315,7 @@ describe('agent-context replay: bad input', () => {
     [['--threshold', '0'], 'agent-context: --threshold must be a number >= 1, got "0"'],
     [['--cache-read-ratio', '-0.1'], 'agent-context: --cache-read-ratio must be a number >= 0, got "-0.1"'],
     [['--cache-write-ratio', 'x'], 'agent-context: --cache-write-ratio must be a number >= 0, got "x"'],
-    [
-      ['--cost-family', 'google'],
-      'agent-context: --cost-family must be "anthropic", "openai" or "none", got "google"',
-    ],
+    [['--cost-family', 'google'], 'agent-context: --cost-family must be "anthropic", "openai" or "none", got "google"'],
     [['--model', 'x'], 'agent-context: --model needs an LLM: pass --provider anthropic or openai'],
   ])('%j: a usage error, exit 2, nothing written', async (flags, message) => {
     const html = join(directory.path, 'report.html');

@@ -120,7 +120,10 @@ describe('/_agent-context/api/sessions', () => {
     // gpt-4.1: $2 per million input tokens, nothing cached before the first request, written at 1x
     expect(one!.costSent).toBeCloseTo((one!.tokensAfter * 2) / 1e6, 12);
     // the first request's tokens read again at 0.25x, the rest at 1x
-    expect(two!.costSent).toBeCloseTo(((one!.tokensAfter * 0.25 + (two!.tokensAfter - one!.tokensAfter)) * 2) / 1e6, 12);
+    expect(two!.costSent).toBeCloseTo(
+      ((one!.tokensAfter * 0.25 + (two!.tokensAfter - one!.tokensAfter)) * 2) / 1e6,
+      12,
+    );
   });
 
   it('details one session: its requests in order, its offloaded results with their references and sizes', async () => {

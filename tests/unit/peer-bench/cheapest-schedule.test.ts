@@ -28,7 +28,7 @@ describe('computeFloor on a hand-checked transcript', () => {
   it('offloads the aged result when the window demands it, rather than compacting', () => {
     // request 2 cannot fit (its newest result is too young to go) and is sent as is; request 3
     // offloads the result: 25 tokens read before it, 25 written from it (50 in all); a compaction
-    // to the last turn would read 10 and write 35 (44.75)
+    // to the last turn (read 10, write 35: 44.75) may not happen, as the offload fits
     const result = computeFloor({ ...TINY, window: 100 });
     expect(result.cost).toBeCloseTo(25 + 133.25 + (0.1 * 25 + 1.25 * 25), 9);
     expect(result.requestsOverWindow).toBe(1);
@@ -53,6 +53,17 @@ describe('computeFloor on a hand-checked transcript', () => {
         expect(computeFloor(roomy).cost).toBeLessThanOrEqual(priceUnmanaged(roomy) + 1e-9);
       }),
     );
+  });
+});
+
+describe('computeFloor when only a compaction fits', () => {
+  it('compacts to the newest turn when no offload keeps the request in the window', () => {
+    // window 40: request 3 offloaded is still 50 tokens; compacted to the last turn it is
+    // system 10 + summary 20 + assistant 5 + result 10 = 45 > 40, with the result offloaded
+    // nothing changes (it saves nothing): no state fits, the smallest (45) is taken
+    const result = computeFloor({ ...TINY, window: 40, summaryTokens: 20 });
+    expect(result.cost).toBeCloseTo(25 + 133.25 + (0.1 * 10 + 1.25 * 35), 9);
+    expect(result.requestsOverWindow).toBe(2);
   });
 });
 
@@ -133,20 +144,29 @@ function searchExhaustively(input: FloorInput): number {
   };
   const total = (items: ReadonlyArray<{ tokens: number }>): number => items.reduce((sum, item) => sum + item.tokens, 0);
   let best = Infinity;
-  const visit = (request: number, previous: Array<{ key: string; tokens: number }> | undefined, cost: number): void => {
+  const visit = (
+    request: number,
+    previous: Array<{ key: string; tokens: number }> | undefined,
+    point: number,
+    cost: number,
+  ): void => {
     if (request === input.turnEnds.length) {
       best = Math.min(best, cost);
       return;
     }
     const end = input.turnEnds[request]!;
     const previousEnd = request === 0 ? input.systemEnd : input.turnEnds[request - 1]!;
-    const states: Array<Array<{ key: string; tokens: number }>> = [];
+    const states: Array<{ c: number; b: number; context: Array<{ key: string; tokens: number }> }> = [];
     for (const c of bounds)
-      for (const b of bounds) if (c <= b && b <= previousEnd && c <= previousEnd) states.push(contextOf(end, c, b));
-    const smallest = Math.min(...states.map(total));
+      for (const b of bounds)
+        if (c <= b && b <= previousEnd && c <= previousEnd) states.push({ c, b, context: contextOf(end, c, b) });
+    const smallest = Math.min(...states.map((state) => total(state.context)));
     const limit = Math.max(smallest, input.window);
-    for (const context of states) {
+    // a compaction (a later point) only when no state keeping the current point fits the window
+    const fitsWithout = states.some((state) => state.c === point && total(state.context) <= input.window);
+    for (const { c, context } of states) {
       if (total(context) > limit) continue;
+      if (c < point || (c > point && fitsWithout)) continue;
       let shared = 0;
       if (previous !== undefined) {
         let index = 0;
@@ -154,9 +174,9 @@ function searchExhaustively(input: FloorInput): number {
           index += 1;
         shared = total(context.slice(0, index));
       }
-      visit(request + 1, context, cost + input.readRatio * shared + input.writeRatio * (total(context) - shared));
+      visit(request + 1, context, c, cost + input.readRatio * shared + input.writeRatio * (total(context) - shared));
     }
   };
-  visit(0, undefined, 0);
+  visit(0, undefined, input.systemEnd, 0);
   return best;
 }
