@@ -85,7 +85,7 @@ async function measureWindow(
     let figures = createEmptyFigures();
     let wallMs = 0;
     for (const [index, transcript] of transcripts.entries()) {
-      const run = await replayThrough(system, transcript, window);
+      const run = await replayThrough(system, transcript, window, model);
       const measured = measureRun(transcript, run, window, model);
       figures = addFigures(figures, measured);
       if (system === managerSystem) (costs[index] as TranscriptCost).own = measured.cachedCost;
