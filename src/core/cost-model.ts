@@ -86,7 +86,7 @@ const OPENAI_PRICES: readonly ModelPrice[] = [
   { pattern: /^gpt-5(?:\.\d+)?-nano/, readRatio: 0.1, inputPricePerMTok: 0.05 },
   { pattern: /^gpt-5(?:\.\d+)?-mini/, readRatio: 0.1, inputPricePerMTok: 0.25 },
   { pattern: /^gpt-5-pro|^gpt-5\.\d+-pro/, readRatio: 1, inputPricePerMTok: 15 },
-  { pattern: /^gpt-(?:[5-9]|\d{2,})/, readRatio: 0.1, inputPricePerMTok: 1.25 },
+  { pattern: /^gpt-(?:[5-9]|1\d)(?:[.-]|$)/, readRatio: 0.1, inputPricePerMTok: 1.25 },
   { pattern: /^gpt-4\.1-nano/, readRatio: 0.25, inputPricePerMTok: 0.1 },
   { pattern: /^gpt-4\.1-mini/, readRatio: 0.25, inputPricePerMTok: 0.4 },
   { pattern: /^gpt-4\.1/, readRatio: 0.25, inputPricePerMTok: 2 },
@@ -162,7 +162,7 @@ function checkOverride(override: unknown): CostModelOptions {
 /** The family `provider` and `model` give (`provider` first; a model of neither family has no cache), else {@link DEFAULT_CACHE_FAMILY}. */
 function selectFamily(provider: unknown, model: string | undefined): CacheFamily {
   if (provider !== undefined) {
-    const family = typeof provider === 'string' ? PROVIDERS[provider] : undefined;
+    const family = typeof provider === 'string' && Object.hasOwn(PROVIDERS, provider) ? PROVIDERS[provider] : undefined;
     if (family === undefined) {
       throw new InvalidOptionError(`provider must be "anthropic", "openai" or "other", got ${describeValue(provider)}`);
     }

@@ -60,6 +60,7 @@ describe('selectCostModel', () => {
       ['gpt-5', 0.1],
       ['gpt-5-mini', 0.1],
       ['gpt-5.1-codex', 0.1],
+      ['gpt-35-turbo', 0.5],
     ])('reads %s from the cache at %s of the input price', (model, readRatio) => {
       expect(selectCostModel({ model }).readRatio).toBe(readRatio);
     });
@@ -109,6 +110,7 @@ describe('selectCostModel', () => {
   describe('bad input', () => {
     it.each([
       [{ provider: 'google' }, 'provider must be "anthropic", "openai" or "other", got "google"'],
+      [{ provider: 'toString' }, 'provider must be "anthropic", "openai" or "other", got "toString"'],
       [{ model: '' }, 'model must be a non-empty string'],
       [{ override: { readRatio: -1 } }, 'cost.readRatio must be a finite number >= 0, got -1'],
       [{ override: { writeRatio: Number.NaN } }, 'cost.writeRatio must be a finite number >= 0, got NaN'],
