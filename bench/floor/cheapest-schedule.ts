@@ -5,8 +5,8 @@
  * ## The model
  * Request `r` (1..R) sends the messages before the transcript's `r`-th assistant message,
  * `[0, turnEnds[r-1])`, after `fixedTokens` of tool definitions. A schedule may, before a request:
- * - **offload**: replace aged tool results by their reference lines (a result costs
- *   `messageTokens[m] - offloadSavings[m]` once offloaded). Only results of earlier requests
+ * - **offload**: replace aged tool results (and large assistant text) by their reference lines
+ *   (a message costs `messageTokens[m] - offloadSavings[m]` once offloaded). Only results of earlier requests
  *   (messages before the previous request's end) may go, so the model saw each result whole once
  *   and nothing is read back;
  * - **compact**: replace the messages after the system prompt and before a point `c` by a
@@ -43,7 +43,8 @@
  *
  * The result is the exact optimum of this family (of the thinned family on long transcripts):
  * **the best schedule found by search, not a proven lower bound** over every lossless schedule
- * (one offloading results one by one, out of order, or large assistant text, may cost less).
+ * (one offloading results one by one, out of order, or compacting before the window demands
+ * it, may cost less).
  */
 
 /** A transcript as the floor sees it: token counts per message and where each request ends. */

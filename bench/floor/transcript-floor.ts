@@ -1,15 +1,23 @@
 /**
  * The floor of a bench transcript: its messages as token counts for `computeFloor`, each tool
- * result's saving as the tokens its reference line would take less, the summary the size of
- * the one every system of the bench gets (with the marker the manager puts before it), priced
- * with a cost model. See `cheapest-schedule.ts` for the schedules searched.
+ * result's saving as the tokens its reference line would take less, and an assistant message's
+ * text over the manager's inline limit (half the window, in characters) as what its reference,
+ * head and tail would take less (the manager lets such text age like a result); the summary
+ * the size of the one every system of the bench gets (with the marker the manager puts before
+ * it), priced with a cost model. See `cheapest-schedule.ts` for the schedules searched.
  */
 import { countTokens } from '../../src/api/tokens.js';
 import { countLeadingSystemMessages, findRequestTurns } from '../../src/cli/replay/request-turns.js';
 import { COMPRESSED_CONVERSATION_PREFIX } from '../../src/core/compact/assemble.js';
 import { priceInDollars, type CostModel } from '../../src/core/cost-model.js';
-import { buildBatchReference } from '../../src/core/offload-reference.js';
-import { isToolResultBlock, type Message } from '../../src/core/types.js';
+import {
+  CHARS_PER_WINDOW_TOKEN,
+  DEFAULT_CUT,
+  DEFAULT_CUT_SHARE,
+  DEFAULT_MAX_INLINE_RESULT_SHARE,
+} from '../../src/core/manage/manager-options.js';
+import { appendPreview, buildBatchReference } from '../../src/core/offload-reference.js';
+import { isTextBlock, isToolResultBlock, type Message } from '../../src/core/types.js';
 import { SHARED_SUMMARY } from '../peers/shared-summary.js';
 import type { PeerTranscript } from '../peers/transcripts.js';
 import { computeFloor, type FloorInput } from './cheapest-schedule.js';
@@ -28,6 +36,33 @@ const SUMMARY_TOKENS = countTokens([
   { role: 'user', content: 'Continue with the task.' },
 ]);
 
+/** `text` as the manager leaves a large text it offloaded: its reference, then its head and tail. */
+function referToText(text: string, window: number): string {
+  const windowChars = window * CHARS_PER_WINDOW_TOKEN;
+  const keptChars = Math.min(
+    DEFAULT_CUT.headChars + DEFAULT_CUT.tailChars,
+    Math.floor(windowChars * DEFAULT_CUT_SHARE),
+  );
+  const headChars = Math.min(DEFAULT_CUT.headChars, Math.floor(keptChars / 3));
+  const reference = buildBatchReference('default/assistant-text-0000000000000000.md');
+  return appendPreview(reference, text, { headChars, tailChars: keptChars - headChars });
+}
+
+/** An assistant `message` with each text over the inline limit replaced as the manager does, or `undefined` when it has none. */
+function referToAssistantText(message: Message, window: number): Message | undefined {
+  if (message.role !== 'assistant') return undefined;
+  const limit = Math.floor(window * CHARS_PER_WINDOW_TOKEN * DEFAULT_MAX_INLINE_RESULT_SHARE);
+  if (typeof message.content === 'string')
+    return message.content.length > limit ? { ...message, content: referToText(message.content, window) } : undefined;
+  let changed = false;
+  const content = message.content.map((block) => {
+    if (!isTextBlock(block) || block.text.length <= limit) return block;
+    changed = true;
+    return { ...block, text: referToText(block.text, window) };
+  });
+  return changed ? { ...message, content } : undefined;
+}
+
 /** `message` with its one tool result replaced by a reference line, or `undefined` when it is not a lone tool result. */
 function referTo(message: Message): Message | undefined {
   if (message.role !== 'user' || !Array.isArray(message.content) || message.content.length !== 1) return undefined;
@@ -41,7 +76,7 @@ function referTo(message: Message): Message | undefined {
 export function buildFloorInput(transcript: PeerTranscript, window: number, model: CostModel): FloorInput {
   const messageTokens = transcript.messages.map((message) => countTokens([message]));
   const offloadSavings = transcript.messages.map((message, index) => {
-    const reference = referTo(message);
+    const reference = referTo(message) ?? referToAssistantText(message, window);
     return reference === undefined ? 0 : Math.max(0, (messageTokens[index] as number) - countTokens([reference]));
   });
   return {
