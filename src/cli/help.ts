@@ -222,12 +222,17 @@ Options:
                           default, whatever the environment), anthropic, openai
   --model <model>         summary model (LLM providers)
   --base-url <url>        API base URL (an OpenAI-compatible server, a proxy)
+  --cost-family <name>    how the provider prices its prompt cache: anthropic
+                          (read 0.1x, write 1.25x), openai (read at the
+                          model's discount, write 1x), none (no cache)
+                          (default: from the transcript's model, else anthropic)
   --price-per-mtok <usd>  input price per million tokens for the cost
-                          estimate (default: 3, an example, not a quote)
+                          estimate (default: the model's list price, else 3;
+                          an example, not a quote)
   --cache-read-ratio <r>  price of a token read from the prompt cache, as a
-                          share of the input price (default: 0.1)
+                          share of the input price (default: the family's)
   --cache-write-ratio <r> price of a token written to the prompt cache, as a
-                          share of the input price (default: 1.25)
+                          share of the input price (default: the family's)
   --out <dir>             keep the offloaded results and archives in <dir>
                           (default: a temporary directory, removed)
   --html <file>           also write a self-contained page with the curves
@@ -263,6 +268,14 @@ Options:
                           default, whatever the environment), anthropic, openai
   --model <model>         summary model (LLM providers)
   --base-url <url>        API base URL (an OpenAI-compatible server, a proxy)
+  --cost-family <name>    prices the next request after the compaction (its
+                          prefix written again) against the uncompacted one
+                          (read from the cache): anthropic, openai, none
+                          (default: from the transcript's model, else anthropic)
+  --cache-read-ratio <r>  price of a cached token read (default: the family's)
+  --cache-write-ratio <r> price of a token written (default: the family's)
+  --price-per-mtok <usd>  input price per million tokens (default: the model's
+                          list price, else 3)
   --out <dir>             keep the offloaded results and the archive in <dir>
                           (default: a temporary directory, removed)
   --json                  print the score and every probe as one JSON object

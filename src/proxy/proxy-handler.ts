@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createContextManager } from '../api/context-manager.js';
 import { assertContentStore } from '../api/store-target.js';
 import { createExtractiveSummarizer } from '../core/compact/extractive-summarizer.js';
+import { selectCostModel } from '../core/cost-model.js';
 import { describeError } from '../core/errors.js';
 import type { ContextManager } from '../core/manage/types.js';
 import { OPTIONS, resolveTableOption } from '../core/option-table.js';
@@ -84,6 +85,11 @@ interface PreparedRequest {
   unmanaged: readonly Message[];
   /** The history sent, in the route's format, and the body field it goes in: for reads the proxy answers. */
   wireHistory: { field: string; items: readonly unknown[] };
+}
+
+/** The request's `model`, when it names one. */
+function readModel(body: unknown): string | undefined {
+  return isRecord(body) && typeof body.model === 'string' && body.model.trim() !== '' ? body.model : undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -177,13 +183,20 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   // One manager stays warm per session and credential, over the whole window (the system prompt
   // and tools are each request's `fixedTokens`): the session's decisions are records in the
   // store, so a new manager (a forgotten one, another process) prepares a history alike.
-  const createManager = (sessionId: string, provider: ProxyProvider, summarizer: Summarizer): ContextManager<Message> =>
+  const createManager = (
+    sessionId: string,
+    provider: ProxyProvider,
+    summarizer: Summarizer,
+    model?: string,
+  ): ContextManager<Message> =>
     createContextManager({
       store,
       sessionId,
       format: 'anthropic',
       // Gemini's tokenizer is no family the manager calibrates for: its figures calibrate as any other's
       provider: provider === 'gemini' ? 'other' : provider,
+      // the model's cache discount prices what a rewritten prefix costs
+      model,
       summarizer,
       contextTokenLimit: window,
       offload: {
@@ -246,6 +259,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         sessionId,
         route.provider,
         extractive ?? { summarize: (messages, summary) => summarizeUpstream(current(), messages, summary) },
+        readModel(body),
       );
     const upstreamRequest = {
       route,
@@ -378,6 +392,12 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     // the request's figures, recorded once its answer is out: counting them must not hold the answer back
     let recorded: { event: ProxyRequestEvent; sent: readonly Message[]; unmanaged: readonly Message[] } | undefined;
     const preparedAt = Date.now();
+    // the route names the family (Anthropic's explicit breakpoints, OpenAI's automatic prefix cache), the model its discount
+    // Gemini's implicit caching prices as OpenAI's automatic prefix caching does (no write premium), its cached reads at 0.25x
+    const costModel =
+      route.provider === 'gemini'
+        ? selectCostModel({ provider: 'openai', model: readModel(parsed.value), override: { readRatio: 0.25 } })
+        : selectCostModel({ provider: route.provider, model: readModel(parsed.value) });
     // a client that goes away stops a compaction under way (an upstream summary costs money)
     const gone = new AbortController();
     const onClose = (): void => gone.abort(new Error('the client went away'));
@@ -520,7 +540,8 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
         observe,
         onUnreachable: (error) => unreachable(response, route.provider, upstream, error),
       });
-    if (recorded !== undefined) statistics.record(recorded.event, recorded.sent, recorded.unmanaged, preparedAt);
+    if (recorded !== undefined)
+      statistics.record(recorded.event, recorded.sent, recorded.unmanaged, preparedAt, costModel);
   }
 
   /** Answers a managed request with an error in its provider's shape, counted as refused. */

@@ -240,3 +240,30 @@ describe('Anthropic request bodies', () => {
     );
   });
 });
+
+describe('the model a transcript names', () => {
+  it("reads a request body's model", () => {
+    const transcript = readTranscriptDocument({ model: 'gpt-4.1', messages: [{ role: 'user', content: 'hi' }] });
+    expect(transcript.model).toBe('gpt-4.1');
+  });
+
+  it("reads a Claude Code log's first real model, past the client's own synthetic lines", () => {
+    const line = (type: string, message: Record<string, unknown>, uuid: string): Record<string, unknown> => ({
+      type,
+      sessionId: 's',
+      uuid,
+      message,
+    });
+    const transcript = readTranscriptLines([
+      { value: line('user', { role: 'user', content: 'hi' }, 'u1'), line: 1 },
+      { value: line('assistant', { role: 'assistant', model: '<synthetic>', content: 'x' }, 'u2'), line: 2 },
+      { value: line('user', { role: 'user', content: 'again' }, 'u3'), line: 3 },
+      { value: line('assistant', { role: 'assistant', model: 'claude-opus-4-1', content: 'y' }, 'u4'), line: 4 },
+    ]);
+    expect(transcript.model).toBe('claude-opus-4-1');
+  });
+
+  it('leaves the model out when the file does not name one', () => {
+    expect(readTranscriptDocument([{ role: 'user', content: 'hi' }]).model).toBeUndefined();
+  });
+});

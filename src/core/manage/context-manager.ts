@@ -447,6 +447,7 @@ export function createContextManagerWith<M>(
         calibrationRatio: ratio,
         calibrationSamples: inForce.samples,
         anchoredMessages: compacted === undefined && anchorInForce !== undefined ? anchorInForce.messageCount : 0,
+        costModel: options.costModel,
       },
     };
   }
@@ -598,6 +599,7 @@ export function createContextManagerWith<M>(
         calibrationRatio: ratio,
         calibrationSamples: samples,
         anchoredMessages: 0,
+        costModel: options.costModel,
       },
     };
   }

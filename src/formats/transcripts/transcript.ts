@@ -66,6 +66,8 @@ export interface Transcript {
   toolDefinitions: readonly unknown[] | undefined;
   /** The request body, when the history came in one. */
   requestBody: TranscriptRequestBody | undefined;
+  /** The model the history was sent to, when the file names it (a request body's `model`, a Claude Code log's assistant lines). */
+  model?: string | undefined;
 }
 
 /** Options of {@link TranscriptError}. */
