@@ -7,7 +7,7 @@
  * request with figures the caller already has: recording never tokenizes or reads the store.
  */
 import { COMPRESSED_CONVERSATION_PREFIX } from './compact/assemble.js';
-import { estimateCachedInputCost, type CacheRatios } from './cached-cost.js';
+import { estimateCachedInputCost, type CacheRatios } from './cost-model.js';
 import { describeError } from './errors.js';
 import type { ContextAction } from './manage/types.js';
 import type { Message } from './types.js';

@@ -3,7 +3,7 @@
  * answer is out (reading the manager's token estimate may tokenize the messages it just wrote,
  * and no answer should wait for that).
  */
-import { DEFAULT_CACHE_READ_RATIO, DEFAULT_CACHE_WRITE_RATIO, DEFAULT_PRICE_PER_MTOK } from '../core/cached-cost.js';
+import { DEFAULT_CACHE_READ_RATIO, DEFAULT_CACHE_WRITE_RATIO, DEFAULT_PRICE_PER_MTOK } from '../core/cost-model.js';
 import { describeError } from '../core/errors.js';
 import { createSessionStatistics, type SessionStatistics } from '../core/session-statistics.js';
 import type { Logger } from '../core/ports.js';

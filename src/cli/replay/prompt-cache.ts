@@ -15,8 +15,8 @@ export {
   DEFAULT_CACHE_READ_RATIO,
   DEFAULT_CACHE_WRITE_RATIO,
   estimateCachedInputCost,
-} from '../../core/cached-cost.js';
-export type { CacheRatios } from '../../core/cached-cost.js';
+} from '../../core/cost-model.js';
+export type { CacheRatios } from '../../core/cost-model.js';
 
 /** How one request's input splits between the cache and new input. */
 export interface CachedInput {

@@ -437,6 +437,7 @@ export function createContextManagerWith<M>(
         calibrationRatio: ratio,
         calibrationSamples: inForce.samples,
         anchoredMessages: compacted === undefined && anchorInForce !== undefined ? anchorInForce.messageCount : 0,
+        costModel: options.costModel,
       },
     };
   }
@@ -554,6 +555,7 @@ export function createContextManagerWith<M>(
         calibrationRatio: ratio,
         calibrationSamples: samples,
         anchoredMessages: 0,
+        costModel: options.costModel,
       },
     };
   }

@@ -3,6 +3,7 @@
  * when offloading was not enough. The implementation lives next to this file; integrations
  * (`agent-context-offload/ai-sdk`, `/langchain`, `/openai-agents`) code against these types.
  */
+import type { CostModel } from '../cost-model.js';
 import type { CompactResult, CompactSkipReason } from '../compact/compact.js';
 import type { LastUsage } from '../tokens.js';
 
@@ -178,6 +179,8 @@ export interface ContextStats {
   calibrationSamples: number;
   /** Leading messages whose tokens came from the provider's figure (`lastUsage`) rather than a local estimate. */
   anchoredMessages: number;
+  /** How the provider prices cached and uncached input, as the manager resolved it (`provider`, `model`, `cost`). */
+  costModel: CostModel;
 }
 
 /** Options of one `prepare` call. */
