@@ -8,6 +8,7 @@
  */
 import { createContextManager, type ManagerOffloadOptions } from '../../src/api/context-manager.js';
 import { countTokens } from '../../src/api/tokens.js';
+import type { CostModelOptions } from '../../src/core/cost-model.js';
 import { silentLogger } from '../../src/core/ports.js';
 import type { LastUsage } from '../../src/core/tokens.js';
 import type { Message } from '../../src/core/types.js';
@@ -16,15 +17,22 @@ import { readStoreTexts, type PeerSession, type PeerSystem } from './replay-syst
 import { sharedSummarizer } from './shared-summary.js';
 import { normalizeMessages, type PeerTranscript } from './transcripts.js';
 
-/** `createContextManager` with the shared summary, its offload settings `offload` (the defaults when not given). */
-export function createManagerSystem(offload?: ManagerOffloadOptions): PeerSystem {
+/**
+ * `createContextManager` with the shared summary, its offload settings `offload` (the defaults
+ * when not given) and, when given, the cost model `cost` its schedule is decided with.
+ */
+export function createManagerSystem(offload?: ManagerOffloadOptions, cost?: CostModelOptions): PeerSystem {
+  const settings = [
+    ...(offload === undefined ? [] : [`offload: ${JSON.stringify(offload)}`]),
+    ...(cost === undefined ? [] : [`cost: ${JSON.stringify(cost)}`]),
+  ];
   return {
     name:
-      offload === undefined
+      settings.length === 0
         ? 'this package (`createContextManager`, defaults)'
-        : `this package (\`offload: ${JSON.stringify(offload)}\`)`,
+        : `this package (\`${settings.join(', ')}\`)`,
     hasStore: true,
-    open: (transcript, window) => openManagerSession(transcript, window, offload),
+    open: (transcript, window) => openManagerSession(transcript, window, offload, cost),
   };
 }
 
@@ -35,6 +43,7 @@ function openManagerSession(
   transcript: PeerTranscript,
   window: number,
   offload: ManagerOffloadOptions | undefined,
+  cost?: CostModelOptions,
 ): Promise<PeerSession> {
   const store = createMemoryStore();
   const manager = createContextManager({
@@ -45,6 +54,7 @@ function openManagerSession(
     logger: silentLogger,
     compaction: { restore: { maxFiles: 0 } },
     ...(offload === undefined ? {} : { offload }),
+    ...(cost === undefined ? {} : { cost }),
   });
   let history: Message[] = [];
   let seen = 0;

@@ -338,7 +338,10 @@ export function createContextManagerWith<M>(
     // (1) new results, (2) older ones (and older inputs): as they age, or on arrival and by the ratio gate
     let working = start.slice();
     const steps = access.steps;
-    await policy.offloadOnCall(working, fresh, steps, call, actions);
+    await policy.offloadOnCall(working, fresh, steps, call, actions, {
+      ratio,
+      historyTriggerTokens: room.historyTriggerTokens,
+    });
 
     // (3) still over the trigger: offload without the gate or budget first, then compact
     const offloaded = working.slice();
