@@ -43,7 +43,7 @@ async function measureShare(
 
 const percent = (part: number, whole: number): string => `${((100 * part) / whole).toFixed(1)}%`;
 
-const transcripts = await loadPeerTranscripts(false);
+const transcripts = await loadPeerTranscripts({ quick: false, set: 'samples' });
 const unmanaged = transcripts.reduce(
   (sum, transcript) => addFigures(sum, measureRun(transcript, replayUnmanaged(transcript), WINDOWS[0] as number)),
   createEmptyFigures(),

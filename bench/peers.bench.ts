@@ -1,11 +1,12 @@
 /**
- * The peer benchmark: the package's own sample transcripts replayed request by request through
- * this package's context manager and through its peers (AI SDK `pruneMessages`, LangChain
- * `ClearToolUsesEdit` + `summarizationMiddleware`, deepagents' eviction + summarization), in a
- * 30,000 and a 100,000-token window, with one shared summary text and one token counter. It
- * prints a table per window (see `peers/measure-run.ts` for what each column counts) and, in a
- * full run, writes them to `bench/results/peers.md`. `--quick` replays two transcripts and
- * writes nothing.
+ * The peer benchmark: real agent transcripts (the corpus of `bench/corpus/`) replayed request by
+ * request through this package's context manager and through its peers (AI SDK
+ * `pruneMessages`, LangChain `ClearToolUsesEdit` + `summarizationMiddleware`, deepagents'
+ * eviction + summarization), in a 30,000, a 100,000 and a 200,000-token window, with one shared
+ * summary text and one token counter. It prints a table per window (see `peers/measure-run.ts`
+ * for what each column counts) and, in a full run, writes them to `bench/results/peers.md`.
+ * `--quick` replays two samples and three corpus transcripts and writes nothing; `--samples`
+ * replays the package's own samples instead of the corpus (30,000 and 100,000 tokens).
  */
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -23,8 +24,9 @@ import type { BenchRow, BenchRunOptions } from './report.js';
 
 export const title = "Peers: the goals of this package's rows (time: its replays)";
 
-/** The windows, in tokens. */
-const WINDOWS = [30_000, 100_000];
+/** The windows, in tokens: the corpus's sessions reach 200,000 tokens, the samples fit in 100,000. */
+const CORPUS_WINDOWS = [30_000, 100_000, 200_000];
+const SAMPLE_WINDOWS = [30_000, 100_000];
 /** Where a full run writes its tables, for the README and the docs. */
 const RESULTS_FILE = join(ROOT, 'bench/results/peers.md');
 
@@ -61,7 +63,14 @@ async function measureWindow(transcripts: readonly PeerTranscript[], window: num
 }
 
 function describeRun(transcripts: readonly PeerTranscript[], windows: readonly WindowFigures[]): string {
-  const names = transcripts.map((transcript) => transcript.name).join('; ');
+  const byHarness = new Map<string, number>();
+  for (const { harness } of transcripts)
+    if (harness !== undefined) byHarness.set(harness, (byHarness.get(harness) ?? 0) + 1);
+  // A corpus run lists its harnesses (provenance.json names every transcript); a sample run its transcripts.
+  const names =
+    transcripts.length > 6 && byHarness.size > 0
+      ? `real agent sessions from bench/corpus: ${[...byHarness].map(([harness, count]) => `${count} ${harness}`).join(', ')}`
+      : transcripts.map((transcript) => transcript.name).join('; ');
   const requests = windows[0]?.unmanaged.requests ?? 0;
   const firstWrites = transcripts.reduce((sum, transcript) => sum + priceFirstWrites(transcript), 0);
   const unmanagedCost = windows[0]?.unmanaged.cachedCost ?? 0;
@@ -84,11 +93,14 @@ async function writeResults(text: string): Promise<void> {
 
 /** Replays every transcript through every system in each window; prints and (full run) writes the tables. */
 export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
-  const transcripts = await loadPeerTranscripts(options.quick);
+  const set = process.argv.includes('--samples') ? 'samples' : 'corpus';
+  const transcripts = await loadPeerTranscripts({ quick: options.quick, set });
   const windows: WindowFigures[] = [];
-  for (const window of WINDOWS) windows.push(await measureWindow(transcripts, window));
+  for (const window of set === 'samples' ? SAMPLE_WINDOWS : CORPUS_WINDOWS)
+    windows.push(await measureWindow(transcripts, window));
   const report = [describeRun(transcripts, windows), ...windows.map(renderWindowTable)].join('\n\n');
-  console.log(`\n## Peers: context management on the package's sample transcripts\n\n${report}`);
+  const subject = set === 'samples' ? "the package's sample transcripts" : 'real agent transcripts';
+  console.log(`\n## Peers: context management on ${subject}\n\n${report}`);
   if (!options.quick) await writeResults(`${report}\n`);
   return windows.flatMap(computeGoalRows);
 }

@@ -1,7 +1,8 @@
 /**
- * The transcripts the peer benchmark replays: the package's own samples (the demo's session,
- * the command-line fixtures in the formats they stand for), and a long session made of the
- * demo's sample repeated to 1 MB, so that both windows fill up many times.
+ * The transcripts the peer benchmark replays: the corpus of real agent transcripts
+ * (`bench/corpus/`), or the package's own samples (the demo's session, the command-line
+ * fixtures in the formats they stand for, and a long session made of the demo's sample
+ * repeated to 1 MB, so that every window fills up many times).
  *
  * Every transcript is put in one normal form before anyone sees it: a user message holding
  * tool results is split into one message per result (its text, if any, in a message of its
@@ -14,7 +15,12 @@ import { buildOneMegabyteHistory, ROOT } from '../cli-process.js';
 import { createProcessIo } from '../../src/cli/command-io.js';
 import { countToolDefinitionTokens } from '../../src/cli/measure-context.js';
 import { readTranscript } from '../../src/cli/read-transcript.js';
-import type { ContentBlock, Message } from '../../src/core/types.js';
+import type { Message } from '../../src/core/types.js';
+import { isCorpusBuilt, loadCorpus, readProvenance } from '../corpus/load-corpus.js';
+import { resolveCorpusDirectory, type ProvenanceEntry } from '../corpus/provenance.js';
+import { normalizeMessages } from './normal-form.js';
+
+export { normalizeMessages } from './normal-form.js';
 
 /** One transcript to replay. */
 export interface PeerTranscript {
@@ -24,49 +30,8 @@ export interface PeerTranscript {
   messages: Message[];
   /** Tokens of the tool definitions every request sends besides the messages (0 when unknown). */
   toolDefinitionTokens: number;
-}
-
-const normalForms = new WeakMap<Message, Message[]>();
-
-/** `message` in normal form: one message, or several when it mixes tool results with other blocks. */
-function normalizeMessage(message: Message): Message[] {
-  const known = normalForms.get(message);
-  if (known !== undefined) return known;
-  let normal: Message[] = [message];
-  const blocks = message.content;
-  if (
-    message.role === 'user' &&
-    Array.isArray(blocks) &&
-    blocks.length > 1 &&
-    blocks.some((block) => block.type === 'tool_result')
-  ) {
-    normal = [];
-    let others: ContentBlock[] = [];
-    const flush = (): void => {
-      if (others.length > 0) normal.push({ role: 'user', content: others });
-      others = [];
-    };
-    for (const block of blocks) {
-      if (block.type !== 'tool_result') {
-        others.push(block);
-        continue;
-      }
-      flush();
-      normal.push({ role: 'user', content: [block] });
-    }
-    flush();
-  }
-  normalForms.set(message, normal);
-  return normal;
-}
-
-/**
- * `messages` in normal form: each user message mixing tool results with other blocks split
- * into one message per result. Memoized per message object, so an unchanged message keeps
- * its normal form's objects (and their cached token counts) from one request to the next.
- */
-export function normalizeMessages(messages: readonly Message[]): Message[] {
-  return messages.flatMap(normalizeMessage);
+  /** The agent harness that produced a corpus transcript (absent for the samples). */
+  harness?: string;
 }
 
 /** The package's sample transcripts, relative to the repository root. */
@@ -86,19 +51,56 @@ async function loadSample(name: string, path: string): Promise<PeerTranscript> {
   };
 }
 
+/** Where the transcripts of a run come from. */
+export type PeerTranscriptSet = 'samples' | 'corpus';
+
+/** Options of {@link loadPeerTranscripts}. */
+export interface LoadPeerTranscriptsOptions {
+  /** A quick run: two samples, and a few corpus transcripts when the corpus is built. */
+  quick: boolean;
+  /**
+   * What a full run replays: the corpus of real agent transcripts, or the package's samples.
+   * @default 'corpus'
+   */
+  set?: PeerTranscriptSet;
+}
+
+/** How many corpus transcripts a quick run adds to the samples (the first of each harness). */
+export const QUICK_CORPUS_TRANSCRIPTS = 3;
+
+/** The first transcript of each harness in corpus order, up to `count`: a quick run's corpus share. */
+async function loadQuickCorpus(count: number): Promise<PeerTranscript[]> {
+  const firsts: ProvenanceEntry[] = [];
+  for (const entry of await readProvenance())
+    if (firsts.length < count && !firsts.some((first) => first.harness === entry.harness)) firsts.push(entry);
+  const transcripts = await loadCorpus({ names: firsts.map((entry) => entry.name) });
+  return transcripts.map((transcript) => ({ ...transcript }));
+}
+
 /**
- * The transcripts to replay. `quick` keeps the two that exercise the most (the demo session
- * and the Claude Code log); the full set adds the other fixtures and the 1 MB session.
+ * The transcripts to replay. A full run replays the corpus (or, with `set: 'samples'`, every
+ * sample and the 1 MB session); a quick run replays the demo session and the Claude Code log,
+ * plus the first corpus transcript of each of three harnesses when the corpus is built (a
+ * quick run must pass where it is not, so it says so and goes on with the samples).
+ *
+ * @throws {Error} in a full corpus run when the corpus is not built.
  */
-export async function loadPeerTranscripts(quick: boolean): Promise<PeerTranscript[]> {
-  const files = quick ? SAMPLE_FILES.slice(0, 2) : SAMPLE_FILES;
+export async function loadPeerTranscripts(options: LoadPeerTranscriptsOptions): Promise<PeerTranscript[]> {
+  const set = options.set ?? 'corpus';
+  if (!options.quick && set === 'corpus') return (await loadCorpus()).map((transcript) => ({ ...transcript }));
+  const files = options.quick ? SAMPLE_FILES.slice(0, 2) : SAMPLE_FILES;
   const transcripts = await Promise.all(files.map(({ name, path }) => loadSample(name, path)));
-  if (!quick) {
+  if (!options.quick) {
     transcripts.push({
       name: 'long session (the demo session repeated to 1 MB)',
       messages: normalizeMessages(await buildOneMegabyteHistory()),
       toolDefinitionTokens: 0,
     });
+    return transcripts;
   }
-  return transcripts;
+  if (!(await isCorpusBuilt())) {
+    console.log(`(corpus not built in ${resolveCorpusDirectory()}: the quick run replays the samples alone)`);
+    return transcripts;
+  }
+  return [...transcripts, ...(await loadQuickCorpus(QUICK_CORPUS_TRANSCRIPTS))];
 }
