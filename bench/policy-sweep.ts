@@ -1,14 +1,19 @@
 /**
  * The manager's schedule priced with prompt caching, transcript by transcript:
- * `npx tsx bench/policy-sweep.ts [--windows 30000,100000,200000] [--quick] [--corpus] [--peers]`.
+ * `npx tsx bench/policy-sweep.ts [--windows 30000,100000,200000] [--quick] [--samples | --built] [--peers] [--per-transcript]`.
  * For each window, the manager deciding by cost (Anthropic's ratios, as the bench prices),
  * the manager minimising tokens (the `'none'` cost model: every batch over its budget goes),
- * and with `--peers` deepagents' defaults, each replayed over the peer benchmark's transcripts
- * (with `--corpus`, the corpus's). Prints, per window and system: the cost with caching as a
+ * and with `--peers` deepagents' defaults, each replayed over the corpus (`--samples`: the
+ * package's sample transcripts; `--built`: the corpus transcripts built so far; `--quick`: a few
+ * of both). Prints, per window and system: the cost with caching as a
  * share of sending everything, the transcripts costlier than sending everything (and the worst),
  * the prefix changes, the requests over the window and the results lost; with `--per-transcript`,
  * a row per transcript.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadCorpus, readProvenance } from './corpus/load-corpus.js';
+import { DEFAULT_CORPUS_DIRECTORY } from './corpus/provenance.js';
 import { createDeepagentsSystem } from './peers/deepagents-system.js';
 import { createManagerSystem } from './peers/manager-system.js';
 import { addFigures, createEmptyFigures, measureRun, replayUnmanaged, type RunFigures } from './peers/measure-run.js';
@@ -25,11 +30,17 @@ function readList(flag: string, fallback: number[]): number[] {
 }
 
 async function loadTranscripts(): Promise<PeerTranscript[]> {
-  if (!process.argv.includes('--corpus')) return loadPeerTranscripts(process.argv.includes('--quick'));
-  // the corpus module lands with the corpus; imported by name so this script runs without it
-  const corpusModule = './corpus/load-corpus.js';
-  const { loadCorpus } = (await import(corpusModule)) as { loadCorpus(): Promise<PeerTranscript[]> };
-  return loadCorpus();
+  if (process.argv.includes('--built')) {
+    // the transcripts of the corpus built so far (a corpus being rebuilt lacks some)
+    const directory = process.env.ACO_CORPUS_DIR ?? DEFAULT_CORPUS_DIRECTORY;
+    const entries = await readProvenance();
+    const names = entries.filter((entry) => existsSync(join(directory, entry.file))).map((entry) => entry.name);
+    return loadCorpus({ directory, names });
+  }
+  return loadPeerTranscripts({
+    quick: process.argv.includes('--quick'),
+    set: process.argv.includes('--samples') ? 'samples' : 'corpus',
+  });
 }
 
 const windows = readList('--windows', [30_000, 100_000, 200_000]);
