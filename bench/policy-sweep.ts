@@ -1,8 +1,9 @@
 /**
  * The manager's schedule priced with prompt caching, transcript by transcript:
- * `npx tsx bench/policy-sweep.ts [--windows 30000,100000,200000] [--quick] [--samples | --built] [--peers] [--per-transcript]`.
+ * `npx tsx bench/policy-sweep.ts [--windows 30000,100000,200000] [--quick] [--samples | --built] [--peers] [--cost-only] [--per-transcript]`.
  * For each window, the manager deciding by cost (Anthropic's ratios, as the bench prices),
- * the manager minimising tokens (the `'none'` cost model: every batch over its budget goes),
+ * the manager minimising tokens (the `'none'` cost model: every batch over its budget goes;
+ * left out with `--cost-only`),
  * and with `--peers` deepagents' defaults, each replayed over the corpus (`--samples`: the
  * package's sample transcripts; `--built`: the corpus transcripts built so far; `--quick`: a few
  * of both). Prints, per window and system: the cost with caching as a
@@ -47,7 +48,7 @@ const windows = readList('--windows', [30_000, 100_000, 200_000]);
 const perTranscript = process.argv.includes('--per-transcript');
 const systems: PeerSystem[] = [
   createManagerSystem(undefined, { family: 'anthropic' }),
-  createManagerSystem(undefined, { family: 'none' }),
+  ...(process.argv.includes('--cost-only') ? [] : [createManagerSystem(undefined, { family: 'none' })]),
   ...(process.argv.includes('--peers') ? [createDeepagentsSystem()] : []),
 ];
 const transcripts = await loadTranscripts();
