@@ -33,6 +33,7 @@ import {
 import type { ResolvedContextManagerOptions } from './manager-options.js';
 import { offloadToolOutput } from './offload-output.js';
 import { applyDecisions, mayHoldOffloadedResults } from './offload-steps.js';
+import { applyTextDecisions, mayHoldOffloadedText } from './assistant-text.js';
 import { createOffloadPolicy } from './offload-policy.js';
 import { summarizeMessageChars, type MessageChars } from './ratio-gate.js';
 import { applyInputDecisions, mayHoldOffloadedInputs } from './tool-inputs.js';
@@ -232,11 +233,11 @@ export function createContextManagerWith<M>(
     return { given, fresh };
   }
 
-  /** `message` with the offloads of its results, or else of its inputs, decided before (in any process) applied. */
+  /** `message` with the offloads of its results, or else of its inputs and its large texts, decided before (in any process) applied. */
   function applyAllDecisions(message: Message, steps: SessionAccess['steps'], store: CallAccess['store']): Message {
     if (mayHoldOffloadedResults(message, steps)) return applyDecisions(message, steps, store);
-    if (mayHoldOffloadedInputs(message, steps)) return applyInputDecisions(message, steps, store);
-    return message;
+    const withInputs = mayHoldOffloadedInputs(message, steps) ? applyInputDecisions(message, steps, store) : message;
+    return mayHoldOffloadedText(withInputs, steps) ? applyTextDecisions(withInputs, steps, store) : withInputs;
   }
 
   /** The caller's shape for `output`, reusing the object built last time for a message that came out the same. */

@@ -10,6 +10,7 @@
  */
 import { BATCH_REFERENCE_PREFIX } from '../offload-reference.js';
 import { isToolResultBlock, type Message } from '../types.js';
+import { offloadOlderTexts } from './assistant-text.js';
 import { doesBatchPay } from './batch-payoff.js';
 import { countAgedChars, findNewestStart, offloadAgedResults } from './aging-steps.js';
 import { estimateHistoryTokens, type LocalCounts } from './history-estimate.js';
@@ -193,6 +194,8 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
         await offloadNewResults(working, newest, options.aging.maxInlineResultChars + 1, steps, call),
         actions,
       );
+      // a text over the inline limit is half the window or more: freeing it pays at once
+      await report(await offloadOlderTexts(working, olderCallsEnd(working), steps, call, 'aged'), actions);
       let aged = countAgedChars(working.map(charsOf), newestStart, options.aging.minAgedChars);
       for (let index = 0; index < olderCallsEnd(working); index += 1) aged += inputCharsOf(working[index] as Message);
       if (aged <= options.aging.agedBudgetChars) return;
@@ -213,6 +216,9 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
         freed = await report(await offloadAgedResults(working, newestStart, steps, call, 'over-trigger'), actions);
       }
       freed = (await offloadInputs(working, steps, call, actions, 'over-trigger')) || freed;
+      freed =
+        (await report(await offloadOlderTexts(working, olderCallsEnd(working), steps, call, 'over-trigger'), actions)) ||
+        freed;
       if (freed && !(await isOverTrigger())) return freed;
       // the newest results too large to follow a summary are cut, read-backs too (the model gets
       // their head and tail and how to page through them), so that a compaction keeps them in view
