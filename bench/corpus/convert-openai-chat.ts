@@ -10,7 +10,9 @@ import { isRecord } from '../../src/formats/fields.js';
 
 /** What a converter makes of a source: canonical messages and, when recorded, the tool definitions. */
 export interface ConvertedTranscript {
+  /** The conversation as canonical messages, in the order the model read them. */
   messages: Message[];
+  /** The tool definitions the requests sent, when the source records them. */
   tools?: unknown[];
 }
 

@@ -94,7 +94,24 @@ function claudeArchive(shortName: string, session: string): CorpusSource {
   return { name: `claude-code-${shortName}`, harness: 'claude-code', path: `Archives/${session}.jsonl`, ...M_CLAUDE };
 }
 
-/** Claude Code session logs kept as samples and test fixtures of a transcript viewer. */
+/** Claude Code sessions of code-review experiments, published with the experiments' write-ups. */
+const CHARMING_WITH_CLAUDE = {
+  repo: 'tonyandrewmeyer/charming-with-claude',
+  ref: 'refs/heads/main',
+  commit: '887451e91d0fa58a6efa4feb86e9aeb85ccc1127',
+  licence: 'CC-BY-4.0',
+} as const;
+
+function charming(shortName: string, folder: string, session: string): CorpusSource {
+  return {
+    name: `claude-code-${shortName}`,
+    harness: 'claude-code',
+    path: `experiments/2026-03-13-code-review-skills-our-data/${folder}.claude/transcripts/${session}/${session}.jsonl`,
+    ...CHARMING_WITH_CLAUDE,
+  };
+}
+
+/** A Claude Code session log kept as a test fixture of a transcript viewer. */
 const SESSION_SHARE = {
   repo: 'moredip/session-share',
   ref: 'refs/heads/main',
@@ -117,12 +134,16 @@ export const CORPUS_SOURCES: readonly CorpusSource[] = [
     path: 'session-viewer/test/INTEGRATION/fixtures/general-tool-calls.jsonl',
     ...SESSION_SHARE,
   },
-  {
-    name: 'claude-code-session-share-sample',
-    harness: 'claude-code',
-    path: 'samples/claude-code-projects/0ccf1a04-1b4c-43b6-8aa5-79e41db43a68.jsonl',
-    ...SESSION_SHARE,
-  },
+  charming('review-0a0eb7b7', '', '0a0eb7b7-3abb-4e69-aa2b-0ff2d27f24e8'),
+  charming('charming-0b6fff8a', 'charming-analysis/', '0b6fff8a-4d86-4dbd-b022-9e7a745a9eae'),
+  charming('charm-tech-e5e8aca0', 'charm-tech-analysis/', 'e5e8aca0-600f-46b8-b456-dddcb9f328ee'),
+  charming('charming-727104af', 'charming-analysis/', '727104af-66bb-4918-b81e-0c90a4511e07'),
+  charming('operator-8d655624', 'operator-analysis/', '8d655624-4852-4974-b2ed-bed5f3b9eacc'),
+  charming('operator-9cfd6e0a', 'operator-analysis/', '9cfd6e0a-1756-4452-9524-ec866855c9de'),
+  charming('charming-960cec30', 'charming-analysis/', '960cec30-d8bb-4d4c-92f3-ec634d923f8e'),
+  charming('charming-282fceea', 'charming-analysis/', '282fceea-d848-47e9-98f3-78bf9b6db456'),
+  charming('charming-58b4f056', 'charming-analysis/', '58b4f056-70da-42df-bc8e-fa516d8816f7'),
+  charming('review-9265f0e5', '', '9265f0e5-0af7-4fa9-834a-5f146d1f9afa'),
   mini814('django-11910', 'django__django-11910'),
   mini814('django-11797', 'django__django-11797'),
   mini814('django-11564', 'django__django-11564'),
@@ -131,16 +152,18 @@ export const CORPUS_SOURCES: readonly CorpusSource[] = [
   mini814('django-12589', 'django__django-12589'),
   mini814('django-12125', 'django__django-12125'),
   mini814('django-11019', 'django__django-11019'),
-  mini814('django-11422', 'django__django-11422'),
-  mini814('astropy-14182', 'astropy__astropy-14182'),
+  mini814('django-12284', 'django__django-12284'),
   mini816('astroid-1333', 'deepseek_chat_dev', 'pylint-dev__astroid-1333'),
   mini816('sqlfluff-1517', 'deepseek_chat_dev', 'sqlfluff__sqlfluff-1517'),
   mini816('sqlfluff-1763', 'deepseek_chat_dev', 'sqlfluff__sqlfluff-1763'),
+  mini816('sqlfluff-1733', 'deepseek_chat_dev', 'sqlfluff__sqlfluff-1733'),
   mini816('pvlib-1707', 'deepseek_chat_dev', 'pvlib__pvlib-python-1707'),
+  mini816('astroid-1333-lite', 'deepseek_lite_dev_noparallel', 'pylint-dev__astroid-1333'),
   mini816('sqlfluff-1733-lite', 'deepseek_lite_dev_noparallel', 'sqlfluff__sqlfluff-1733'),
   mini816('pydicom-1413-lite', 'deepseek_lite_dev_noparallel', 'pydicom__pydicom-1413'),
   mini816('sqlfluff-1733-reasoner', 'deepseek_reasoner_dev', 'sqlfluff__sqlfluff-1733'),
   mini816('sqlfluff-1517-reasoner', 'deepseek_reasoner_dev', 'sqlfluff__sqlfluff-1517'),
+  mini816('sqlfluff-1763-reasoner', 'deepseek_reasoner_dev', 'sqlfluff__sqlfluff-1763'),
   { name: 'openhands-ponyc-4588', harness: 'openhands', line: 3, ...OPENHANDS_PULL_REQUEST_8834 },
   { name: 'openhands-ponyc-4593', harness: 'openhands', line: 2, ...OPENHANDS_PULL_REQUEST_8834 },
   { name: 'openhands-ponyc-4595', harness: 'openhands', line: 1, ...OPENHANDS_PULL_REQUEST_8834 },

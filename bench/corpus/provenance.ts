@@ -42,6 +42,7 @@ export interface ProvenanceEntry extends CorpusSource {
 
 /** The content of `provenance.json`. */
 export interface CorpusProvenance {
+  /** Every transcript of the corpus, in the order the corpus lists them. */
   transcripts: ProvenanceEntry[];
 }
 
