@@ -1,9 +1,10 @@
 /**
  * The manager's schedule priced with prompt caching, transcript by transcript:
- * `npx tsx bench/policy-sweep.ts [--windows 30000,100000,200000] [--quick] [--samples | --built] [--peers] [--cost-only] [--per-transcript]`.
+ * `npx tsx bench/policy-sweep.ts [--windows 30000,100000,200000] [--quick] [--samples | --built] [--peers] [--cost-only] [--aged-share S] [--per-transcript]`.
  * For each window, the manager deciding by cost (Anthropic's ratios, as the bench prices),
  * the manager minimising tokens (the `'none'` cost model: every batch over its budget goes;
- * left out with `--cost-only`),
+ * left out with `--cost-only`; `--aged-share` sets the cost-deciding manager's
+ * `offload.agedBudgetChars` to that share of the first window, at 4 characters per token),
  * and with `--peers` deepagents' defaults, each replayed over the corpus (`--samples`: the
  * package's sample transcripts; `--built`: the corpus transcripts built so far; `--quick`: a few
  * of both). Prints, per window and system: the cost with caching as a
@@ -30,6 +31,16 @@ function readList(flag: string, fallback: number[]): number[] {
   return values;
 }
 
+/** A share given after `flag` (a number in [0, 1]), or `undefined`. */
+function readShare(flag: string): number | undefined {
+  const at = process.argv.indexOf(flag);
+  if (at === -1) return undefined;
+  const share = Number(process.argv[at + 1]);
+  if (!Number.isFinite(share) || share < 0 || share > 1)
+    throw new Error(`${flag} must be a number in [0, 1], got ${JSON.stringify(process.argv[at + 1])}`);
+  return share;
+}
+
 async function loadTranscripts(): Promise<PeerTranscript[]> {
   if (process.argv.includes('--built')) {
     // the transcripts of the corpus built so far (a corpus being rebuilt lacks some)
@@ -46,8 +57,12 @@ async function loadTranscripts(): Promise<PeerTranscript[]> {
 
 const windows = readList('--windows', [30_000, 100_000, 200_000]);
 const perTranscript = process.argv.includes('--per-transcript');
+const agedShare = readShare('--aged-share');
 const systems: PeerSystem[] = [
-  createManagerSystem(undefined, { family: 'anthropic' }),
+  createManagerSystem(
+    agedShare === undefined ? undefined : { agedBudgetChars: Math.max(1, Math.floor(windows[0]! * 4 * agedShare)) },
+    { family: 'anthropic' },
+  ),
   ...(process.argv.includes('--cost-only') ? [] : [createManagerSystem(undefined, { family: 'none' })]),
   ...(process.argv.includes('--peers') ? [createDeepagentsSystem()] : []),
 ];
