@@ -4,7 +4,8 @@
  * before every request, the prepared messages sent and kept as the history). The settings
  * besides the window are those of `agent-context replay`: a margin of 1 (the figures are in
  * the package's own tokens, and each request's count comes back as the usage figure) and no
- * file restoration (a transcript's paths are not this machine's files).
+ * file restoration (a transcript's paths are not this machine's files); its cost model is
+ * Anthropic's, the prices the bench counts with.
  */
 import { createContextManager, type ManagerOffloadOptions } from '../../src/api/context-manager.js';
 import { countTokens } from '../../src/api/tokens.js';

@@ -10,6 +10,7 @@ import { createMemoizedCounter } from './memoized-counter.js';
 import type { CompactionTrigger } from './compaction-trigger.js';
 import type { Transcript, TranscriptShape } from '../formats/transcripts/transcript.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
+import { DEFAULT_TOKEN_SAFETY_FACTOR } from '../core/defaults.js';
 
 /** Tokens of one tool: its calls' inputs plus its results. */
 export interface ToolTokens {
@@ -237,7 +238,9 @@ export function measureContext(
     contextTokenLimit: options.contextTokenLimit,
     compactThresholdRatio: options.compactThresholdRatio,
   });
+  // what `compactMessages` would do: it scales local counts by its own `tokenSafetyFactor` (1 by default), not by a provider's margin
   const wouldTrigger = shouldCompact(messages, {
+    tokenSafetyFactor: DEFAULT_TOKEN_SAFETY_FACTOR,
     tokenCounter,
     contextTokenLimit: trigger.contextTokenLimit,
     compactThresholdRatio: trigger.compactThresholdRatio,

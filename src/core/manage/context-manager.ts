@@ -17,12 +17,12 @@
 import { createAbortableStore, throwIfAborted } from '../abort.js';
 import { describeError, describeValue, InvalidMessageError, InvalidOptionError } from '../errors.js';
 import type { TokenCounter } from '../ports.js';
-import { compactThresholdTokens } from '../tokens.js';
 import { recordToolNames } from '../tool-names.js';
 import type { Message } from '../types.js';
 import { assertMessage } from '../validate-messages.js';
 import { createCompactionBackoff } from './backoff.js';
 import { compactWithRecord, type CompactStep } from './compact-step.js';
+import { computeCompactionRoom, isAtCompactionTrigger, type CompactionRoom } from './compaction-policy.js';
 import type { ContextManagerPorts } from './manager-ports.js';
 import {
   createLocalCounts,
@@ -33,6 +33,7 @@ import {
 import type { ResolvedContextManagerOptions } from './manager-options.js';
 import { offloadToolOutput } from './offload-output.js';
 import { applyDecisions, mayHoldOffloadedResults } from './offload-steps.js';
+import { applyTextDecisions, mayHoldOffloadedText } from './assistant-text.js';
 import { createOffloadPolicy } from './offload-policy.js';
 import { summarizeMessageChars, type MessageChars } from './ratio-gate.js';
 import { applyInputDecisions, mayHoldOffloadedInputs } from './tool-inputs.js';
@@ -47,8 +48,6 @@ export type { CompactCall, ContextManagerPorts } from './manager-ports.js';
 
 /** Characters per token assumed for a result offloaded before it was ever counted (tokensBefore only). */
 const CHARS_PER_TOKEN_ESTIMATE = 4;
-/** The newest results follow a summary whole while they take at most this share of the trigger (then they are cut). */
-export const EXCHANGE_SHARE_OF_TRIGGER = 0.75;
 /** An anchor below this share of the local count of the messages it covers is not believed (`input_tokens` without its cache figures). */
 const MIN_USAGE_SHARE_OF_LOCAL = 0.5;
 
@@ -111,16 +110,13 @@ export function createContextManagerWith<M>(
     shareWith: ports.tokenCounter,
     yieldToLoop: ports.yieldToLoop,
   });
-  const triggerTokens = compactThresholdTokens(options.contextTokenLimit, options.compactThresholdRatio);
-  /** What a compaction fits the history to and keeps of the exchange in flight, with `fixedTokens` of the trigger taken. */
-  const roomFor = (fixedTokens: number): { targetTokens: number; maxExchangeTokens: number } => {
-    const historyTrigger = Math.max(0, triggerTokens - fixedTokens);
-    const targetTokens = Math.floor(historyTrigger / 2);
-    // the exchange in flight a compaction keeps verbatim: as results age, the newest stay in view
-    // in both timings: on arrival, what is left whole is what the model asked for (a read-back) or small
-    const maxExchangeTokens = Math.floor(historyTrigger * EXCHANGE_SHARE_OF_TRIGGER);
-    return { targetTokens, maxExchangeTokens };
-  };
+  const roomFor = (fixedTokens: number): CompactionRoom =>
+    computeCompactionRoom({
+      contextTokenLimit: options.contextTokenLimit,
+      compactThresholdRatio: options.compactThresholdRatio,
+      fixedTokens,
+    });
+  const { triggerTokens } = roomFor(0);
   // the fixed part over the trigger is said once per manager: every request of the session meets it
   let overheadReported = false;
   // a message as given, or as sent → the form the manager works on (offload decisions applied)
@@ -240,11 +236,11 @@ export function createContextManagerWith<M>(
     return { given, fresh };
   }
 
-  /** `message` with the offloads of its results, or else of its inputs, decided before (in any process) applied. */
+  /** `message` with the offloads of its results, or else of its inputs and its large texts, decided before (in any process) applied. */
   function applyAllDecisions(message: Message, steps: SessionAccess['steps'], store: CallAccess['store']): Message {
     if (mayHoldOffloadedResults(message, steps)) return applyDecisions(message, steps, store);
-    if (mayHoldOffloadedInputs(message, steps)) return applyInputDecisions(message, steps, store);
-    return message;
+    const withInputs = mayHoldOffloadedInputs(message, steps) ? applyInputDecisions(message, steps, store) : message;
+    return mayHoldOffloadedText(withInputs, steps) ? applyTextDecisions(withInputs, steps, store) : withInputs;
   }
 
   /** The caller's shape for `output`, reusing the object built last time for a message that came out the same. */
@@ -341,14 +337,18 @@ export function createContextManagerWith<M>(
         { ratio, samples: inForce.samples },
         actions,
       );
-    const { targetTokens, maxExchangeTokens } = roomFor(fixedTokens);
+    const room = roomFor(fixedTokens);
+    const { targetTokens, maxExchangeTokens } = room;
     const fixedOutside = (anchorUsed: EstimateAnchor | undefined): number =>
       anchorUsed === undefined ? fixedTokens : 0;
 
     // (1) new results, (2) older ones (and older inputs): as they age, or on arrival and by the ratio gate
     let working = start.slice();
     const steps = access.steps;
-    await policy.offloadOnCall(working, fresh, steps, call, actions);
+    await policy.offloadOnCall(working, fresh, steps, call, actions, {
+      ratio,
+      historyTriggerTokens: room.historyTriggerTokens,
+    });
 
     // (3) still over the trigger: offload without the gate or budget first, then compact
     const offloaded = working.slice();
@@ -544,12 +544,12 @@ export function createContextManagerWith<M>(
     fixedTokens: number,
     signal: AbortSignal | undefined,
   ): Promise<boolean> {
-    const historyTrigger = triggerTokens - fixedTokens;
+    const room = roomFor(fixedTokens);
     const lowerOf = (message: Message): number => counts.peek(message) ?? 0;
-    if (estimateHistoryTokens(working, ratio, counts, estimateAnchor, counts.bound, lowerOf) < historyTrigger)
+    if (!isAtCompactionTrigger(estimateHistoryTokens(working, ratio, counts, estimateAnchor, counts.bound, lowerOf), room))
       return false;
     await counts.warm(messagesEstimated(working, estimateAnchor), signal);
-    return estimateHistoryTokens(working, ratio, counts, estimateAnchor) >= historyTrigger;
+    return isAtCompactionTrigger(estimateHistoryTokens(working, ratio, counts, estimateAnchor), room);
   }
 
   /**

@@ -21,6 +21,12 @@ export interface ContextOffloadAction {
    */
   type: 'direct-offload' | 'batch-offload' | 'input-offload';
   /**
+   * What a batch offload took: tool results (absent), or `'assistant-text'`: text blocks of older
+   * assistant messages over `offload.maxInlineResultChars`, once the model had moved on from
+   * them (`toolCallIds` empty, one reference per text).
+   */
+  kind?: 'assistant-text' | undefined;
+  /**
    * Why a batch offload (or an input offload) ran: `'aged'` (the older results and inputs still
    * inline passed their budget), `'ratio-gate'` (on arrival: the gate passed), `'over-trigger'`.
    * Absent for a direct offload.
