@@ -21,6 +21,36 @@ import { createManagerSystem } from './peers/manager-system.js';
 import { addFigures, createEmptyFigures, measureRun, replayUnmanaged, type RunFigures } from './peers/measure-run.js';
 import { replayThrough, type PeerSystem } from './peers/replay-system.js';
 import { loadPeerTranscripts, type PeerTranscript } from './peers/transcripts.js';
+import { priceFloor } from './floor/transcript-floor.js';
+import { BENCH_COST_MODEL } from './peers/measure-run.js';
+import { COMPRESSED_CONVERSATION_PREFIX } from '../src/core/compact/assemble.js';
+import { BATCH_REFERENCE_PREFIX } from '../src/core/offload-reference.js';
+import type { Message } from '../src/core/types.js';
+
+/** The kinds of prefix change: what the first message a request changed holds. */
+interface ChangeKinds {
+  batches: number;
+  compactions: number;
+  others: number;
+}
+
+/** Splits the prefix changes of `requests` by what the first changed message holds: a summary, a batch reference, else another rewrite (a cut). */
+function classifyChanges(requests: readonly Message[][]): ChangeKinds {
+  const kinds: ChangeKinds = { batches: 0, compactions: 0, others: 0 };
+  for (let request = 1; request < requests.length; request += 1) {
+    const previous = requests[request - 1] as Message[];
+    const current = requests[request] as Message[];
+    let index = 0;
+    while (index < previous.length && index < current.length && JSON.stringify(previous[index]) === JSON.stringify(current[index]))
+      index += 1;
+    if (index >= previous.length) continue;
+    const changed = JSON.stringify(current.slice(index, index + 2));
+    if (changed.includes(JSON.stringify(COMPRESSED_CONVERSATION_PREFIX).slice(1, -1))) kinds.compactions += 1;
+    else if (JSON.stringify(current[index] ?? null).includes(BATCH_REFERENCE_PREFIX)) kinds.batches += 1;
+    else kinds.others += 1;
+  }
+  return kinds;
+}
 
 function readList(flag: string, fallback: number[]): number[] {
   const at = process.argv.indexOf(flag);
@@ -70,26 +100,38 @@ const transcripts = await loadTranscripts();
 const percent = (part: number, whole: number): string => `${((100 * part) / whole).toFixed(1)}%`;
 
 console.log(`${transcripts.length} transcripts; cost with caching at Anthropic's ratios (read 0.1x, write 1.25x)`);
-console.log('| window | system | cost | costlier than unmanaged (worst) | prefix changes | over window | results lost |');
-console.log('| --- | --- | --- | --- | --- | --- | --- |');
+const withFloor = process.argv.includes('--floor');
+console.log('| window | system | cost | costlier than unmanaged (worst) | prefix changes (batches/compactions/other) | over window | results lost |' + (withFloor ? ' vs floor |' : ''));
+console.log('| --- | --- | --- | --- | --- | --- | --- |' + (withFloor ? ' --- |' : ''));
 for (const window of windows) {
   const unmanaged = transcripts.map((transcript) => measureRun(transcript, replayUnmanaged(transcript), window));
   const unmanagedCost = unmanaged.reduce((sum, figures) => sum + figures.cachedCost, 0);
+  const floors = withFloor ? transcripts.map((transcript) => priceFloor(transcript, window, BENCH_COST_MODEL).cost) : [];
+  const floorCost = floors.reduce((sum, cost) => sum + cost, 0);
   for (const system of systems) {
     let total: RunFigures = createEmptyFigures();
     let costlier = 0;
     let worst = 0;
     const rows: string[] = [];
+    const kinds: ChangeKinds = { batches: 0, compactions: 0, others: 0 };
     for (const [index, transcript] of transcripts.entries()) {
-      const figures = measureRun(transcript, await replayThrough(system, transcript, window), window);
+      const run = await replayThrough(system, transcript, window);
+      const figures = measureRun(transcript, run, window);
+      const split = classifyChanges(run.requests);
+      kinds.batches += split.batches;
+      kinds.compactions += split.compactions;
+      kinds.others += split.others;
       total = addFigures(total, figures);
       const share = figures.cachedCost / (unmanaged[index] as RunFigures).cachedCost;
       if (share > 1.000001) costlier += 1;
       worst = Math.max(worst, share);
-      rows.push(`  ${transcript.name}: ${(100 * share).toFixed(1)}%, ${figures.prefixChanges} prefix changes`);
+      const floorShare = withFloor ? `, ${(figures.cachedCost / (floors[index] as number)).toFixed(2)}x floor (${((100 * (floors[index] as number)) / (unmanaged[index] as RunFigures).cachedCost).toFixed(1)}%)` : '';
+      rows.push(
+        `  ${transcript.name}: ${(100 * share).toFixed(1)}%, ${figures.prefixChanges} prefix changes (${split.batches}/${split.compactions}/${split.others})${floorShare}`,
+      );
     }
     console.log(
-      `| ${window.toLocaleString('en-US')} | ${system.name} | ${percent(total.cachedCost, unmanagedCost)} | ${costlier} (${(100 * worst).toFixed(1)}%) | ${total.prefixChanges} | ${total.overWindow} | ${total.lostResults} |`,
+      `| ${window.toLocaleString('en-US')} | ${system.name} | ${percent(total.cachedCost, unmanagedCost)} | ${costlier} (${(100 * worst).toFixed(1)}%) | ${total.prefixChanges} (${kinds.batches}/${kinds.compactions}/${kinds.others}) | ${total.overWindow} | ${total.lostResults} |${withFloor ? ` ${(total.cachedCost / floorCost).toFixed(3)}x (floor ${percent(floorCost, unmanagedCost)}) |` : ''}`,
     );
     if (perTranscript) console.log(rows.join('\n'));
   }
