@@ -13,12 +13,31 @@ import {
 
 /**
  * Size of a `tool_result`'s content: a string's `.length`; an array's
- * `JSON.stringify(content).length`. Missing content counts 0.
+ * `JSON.stringify(content).length`, less the inline data of its media blocks (an image's or a
+ * document's base64 `source.data`). Media count 0, as they do outside a result: their data is
+ * not text the model reads (a screenshot of 200,000 base64 characters is a thousand-odd tokens),
+ * and sizing a result by it would cut or offload a screenshot as if it were a huge text. Missing
+ * content counts 0.
  */
 export function countToolResultChars(content: unknown): number {
   if (typeof content === 'string') return content.length;
   if (content === undefined) return 0;
-  return (JSON.stringify(content) ?? '').length;
+  return (JSON.stringify(content) ?? '').length - countMediaDataChars(content);
+}
+
+/** Characters of the base64 `source.data` of the media blocks of a result's content array. */
+function countMediaDataChars(content: unknown): number {
+  if (!Array.isArray(content)) return 0;
+  let chars = 0;
+  for (const block of content as unknown[]) {
+    if (typeof block !== 'object' || block === null) continue;
+    const { type, source } = block as { type?: unknown; source?: unknown };
+    if (type !== 'image' && type !== 'document') continue;
+    const data = typeof source === 'object' && source !== null ? (source as { data?: unknown }).data : undefined;
+    // the data as JSON.stringify wrote it: escapes (none in base64) counted as written
+    if (typeof data === 'string') chars += (JSON.stringify(data) ?? '').length - 2;
+  }
+  return chars;
 }
 
 /**

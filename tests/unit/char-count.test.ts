@@ -17,6 +17,17 @@ describe('countToolResultChars', () => {
     expect(countToolResultChars([])).toBe(2);
   });
 
+  it('leaves out the base64 data of an image or a document in an array: a screenshot is not a long text', () => {
+    const screenshot = 'iVBORw0KGgo'.repeat(20_000);
+    const content = [
+      { type: 'text', text: 'Captured a screenshot' },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: screenshot } },
+      { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0x' } },
+    ];
+    expect(countToolResultChars(content)).toBe(JSON.stringify(content).length - screenshot.length - 'JVBERi0x'.length);
+    expect(countToolResultChars(content)).toBeLessThan(300);
+  });
+
   it('counts missing content as 0', () => {
     expect(countToolResultChars(undefined)).toBe(0);
   });

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { selectCostModel } from '../../../src/core/cost-model.js';
 import type { ContextAction, ContextOffloadAction } from '../../../src/core/manage/types.js';
 import { buildPreview } from '../../../src/core/offload-reference.js';
-import type { Message } from '../../../src/core/types.js';
+import type { ContentBlock, Message } from '../../../src/core/types.js';
 import {
   batchKey,
   batchReference,
@@ -58,6 +58,19 @@ describe('as results age: the newest results', () => {
     expect(result.actions).toEqual([]);
     expect(resultContent(result.messages[3])).toBe(output);
     expect((await listKeys(store)).filter((key) => !key.startsWith('s1/.records/'))).toEqual([]);
+  });
+
+  it('are sent whole when a screenshot makes them long: base64 data is not text over maxInlineResultChars', async () => {
+    const { manager } = createAgingManager();
+    const screenshot: ContentBlock[] = [
+      { type: 'text', text: 'Captured a screenshot' },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo'.repeat(10_000) } },
+    ];
+    const history = [SYSTEM, TASK, ...toolTurn('a', screenshot)];
+    const result = await manager.prepare(history);
+
+    expect(result.actions).toEqual([]);
+    expect(result.messages[3]).toBe(history[3]);
   });
 
   it('are cut when over maxInlineResultChars: the reference to the whole, then its head and tail (never a bare reference)', async () => {
