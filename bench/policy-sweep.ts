@@ -127,7 +127,7 @@ for (const window of windows) {
       worst = Math.max(worst, share);
       const floorShare = withFloor ? `, ${(figures.cachedCost / (floors[index] as number)).toFixed(2)}x floor (${((100 * (floors[index] as number)) / (unmanaged[index] as RunFigures).cachedCost).toFixed(1)}%)` : '';
       rows.push(
-        `  ${transcript.name}: ${(100 * share).toFixed(1)}%, ${figures.prefixChanges} prefix changes (${split.batches}/${split.compactions}/${split.others})${floorShare}`,
+        `  ${transcript.name}: ${(100 * share).toFixed(1)}%, ${figures.prefixChanges} prefix changes (${split.batches}/${split.compactions}/${split.others})${floorShare}${figures.lostResults > 0 ? `, ${figures.lostResults} results lost` : ''}`,
       );
     }
     console.log(

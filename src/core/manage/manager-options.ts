@@ -75,8 +75,17 @@ const FAMILIES: readonly ProviderFamily[] = ['anthropic', 'openai', 'other'];
 export const CHARS_PER_WINDOW_TOKEN = 4;
 /** The default `maxInlineResultChars`: this share of the window, in characters. */
 export const DEFAULT_MAX_INLINE_RESULT_SHARE = 0.5;
-/** The default `agedBudgetChars`: this share of the window, in characters. */
+/** The default `agedBudgetChars`: this share of the window, in characters (at most {@link DEFAULT_MAX_AGED_BUDGET_CHARS}). */
 export const DEFAULT_AGED_BUDGET_SHARE = 0.1;
+/**
+ * The most the default `agedBudgetChars` is, whatever the window. The budget only keeps a batch
+ * from going for a few characters: whether one pays is the cost rule's to say, and that does not
+ * grow with the window. A budget that did (80,000 characters at 200,000 tokens) held the first
+ * batch back until late in a session, where it rewrote a long prefix for the few requests left
+ * (on the bench's corpus at 100,000 tokens: 61.8% of the cost of sending everything, two
+ * transcripts costlier than that, against 56.9% and none with this bound).
+ */
+export const DEFAULT_MAX_AGED_BUDGET_CHARS = 20_000;
 /**
  * The smallest older result an aging batch takes, by default (or `threshold`, when smaller). A
  * batch rewrites the prompt from its first offloaded result to the end: the more of that span it
@@ -120,7 +129,7 @@ function scaleDefaultCut(windowChars: number): ResolvedPreview {
 /**
  * The offload timing and the settings of `'as-they-age'`: the bound of a new result and the
  * budget of the older ones default to shares of the window (in characters, at
- * {@link CHARS_PER_WINDOW_TOKEN} per token); the smallest older result offloaded is `threshold`
+ * {@link CHARS_PER_WINDOW_TOKEN} per token; the budget at most {@link DEFAULT_MAX_AGED_BUDGET_CHARS}); the smallest older result offloaded is `threshold`
  * or {@link DEFAULT_MIN_AGED_CHARS}, whichever is smaller;
  * a cut keeps `settings.cut` (the sizes `preview` gives, when it gives them), else
  * {@link DEFAULT_CUT}, scaled down in a window of fewer than 25,000 tokens.
@@ -147,7 +156,7 @@ export function resolveAgingOptions(
       agedBudgetChars: resolveCharCount(
         'agedBudgetChars',
         fields.agedBudgetChars,
-        Math.max(1, Math.floor(windowChars * DEFAULT_AGED_BUDGET_SHARE)),
+        Math.max(1, Math.min(DEFAULT_MAX_AGED_BUDGET_CHARS, Math.floor(windowChars * DEFAULT_AGED_BUDGET_SHARE))),
       ),
       minAgedChars: Math.min(settings.threshold, DEFAULT_MIN_AGED_CHARS),
       cut: settings.cut ?? scaleDefaultCut(windowChars),

@@ -1,8 +1,15 @@
 /**
- * The defaults of the as-they-age timing: the smallest older result an aging batch takes.
+ * The defaults of the as-they-age timing: the smallest older result an aging batch takes, and
+ * the budget the older results stay inline within.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MIN_AGED_CHARS, resolveAgingOptions } from '../../../src/core/manage/manager-options.js';
+import {
+  CHARS_PER_WINDOW_TOKEN,
+  DEFAULT_AGED_BUDGET_SHARE,
+  DEFAULT_MAX_AGED_BUDGET_CHARS,
+  DEFAULT_MIN_AGED_CHARS,
+  resolveAgingOptions,
+} from '../../../src/core/manage/manager-options.js';
 
 describe('as results age: the smallest older result a batch takes', () => {
   it('is a few hundred characters by default, below the direct-offload threshold', () => {
@@ -15,5 +22,25 @@ describe('as results age: the smallest older result a batch takes', () => {
     const threshold = DEFAULT_MIN_AGED_CHARS - 1;
     const { aging } = resolveAgingOptions({}, { contextTokenLimit: 30_000, threshold });
     expect(aging.minAgedChars).toBe(threshold);
+  });
+});
+
+describe('as results age: the budget of the older results', () => {
+  it('is a share of a small window', () => {
+    const { aging } = resolveAgingOptions({}, { contextTokenLimit: 30_000, threshold: 1000 });
+    expect(aging.agedBudgetChars).toBe(Math.floor(30_000 * CHARS_PER_WINDOW_TOKEN * DEFAULT_AGED_BUDGET_SHARE));
+  });
+
+  it('does not grow with a large window: batches are for the cost rule to weigh, not held back until late', () => {
+    const large = resolveAgingOptions({}, { contextTokenLimit: 200_000, threshold: 1000 }).aging;
+    const larger = resolveAgingOptions({}, { contextTokenLimit: 1_000_000, threshold: 1000 }).aging;
+    expect(large.agedBudgetChars).toBe(DEFAULT_MAX_AGED_BUDGET_CHARS);
+    expect(larger.agedBudgetChars).toBe(DEFAULT_MAX_AGED_BUDGET_CHARS);
+    expect(DEFAULT_MAX_AGED_BUDGET_CHARS).toBeLessThan(200_000 * CHARS_PER_WINDOW_TOKEN * DEFAULT_AGED_BUDGET_SHARE);
+  });
+
+  it('is the one given, above the bound', () => {
+    const { aging } = resolveAgingOptions({ agedBudgetChars: 80_000 }, { contextTokenLimit: 200_000, threshold: 1000 });
+    expect(aging.agedBudgetChars).toBe(80_000);
   });
 });
