@@ -31,9 +31,10 @@ export interface ManagerOffloadOptions {
    * When tool results go to the store.
    * - `'as-they-age'`: the model sees what it asked for. The newest results (those answering
    *   the latest assistant turn) are sent whole; one of more than `maxInlineResultChars` is cut
-   *   to its reference, head and tail. Older results stay inline until those of at least
-   *   `threshold` characters add up to more than `agedBudgetChars`, then all of them go to the
-   *   store at once, so the prompt prefix changes once per batch.
+   *   to its reference, head and tail. Older results stay inline until those of at least 300
+   *   characters (`threshold`, when smaller) add up to more than `agedBudgetChars` and the batch
+   *   pays for the prefix it rewrites, then all of them go to the store at once, so the prompt
+   *   prefix changes once per batch.
    * - `'on-arrival'`: every new result of at least `threshold` characters is replaced by its
    *   reference before the model sees it (the model reads it back when it needs it), and older
    *   results of at least `charThreshold` go when the ratio gate passes (`ratioThreshold`).
@@ -83,9 +84,9 @@ export interface ManagerOffloadOptions {
    */
   maxInlineResultChars?: number | undefined;
   /**
-   * As results age: the older results of at least `threshold` characters stay inline until they
-   * add up to more than this many characters. An integer >= 1.
-   * @default a tenth of the window, at 4 characters per token (`contextTokenLimit × 0.4`)
+   * As results age: the older results of at least 300 characters (`threshold`, when smaller)
+   * stay inline until they add up to more than this many characters. An integer >= 1.
+   * @default a fifth of the window, at 4 characters per token (`contextTokenLimit × 0.8`), at most 20,000
    */
   agedBudgetChars?: number | undefined;
 }

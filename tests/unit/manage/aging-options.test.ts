@@ -27,8 +27,15 @@ describe('as results age: the smallest older result a batch takes', () => {
 
 describe('as results age: the budget of the older results', () => {
   it('is a share of a small window', () => {
+    const { aging } = resolveAgingOptions({}, { contextTokenLimit: 10_000, threshold: 1000 });
+    expect(aging.agedBudgetChars).toBe(Math.floor(10_000 * CHARS_PER_WINDOW_TOKEN * DEFAULT_AGED_BUDGET_SHARE));
+    expect(aging.agedBudgetChars).toBeLessThan(DEFAULT_MAX_AGED_BUDGET_CHARS);
+  });
+
+  it('lets a few requests of results pile up in a 30,000-token window before a batch is weighed', () => {
     const { aging } = resolveAgingOptions({}, { contextTokenLimit: 30_000, threshold: 1000 });
-    expect(aging.agedBudgetChars).toBe(Math.floor(30_000 * CHARS_PER_WINDOW_TOKEN * DEFAULT_AGED_BUDGET_SHARE));
+    expect(aging.agedBudgetChars).toBe(DEFAULT_MAX_AGED_BUDGET_CHARS);
+    expect(aging.agedBudgetChars).toBeGreaterThan(30_000 * CHARS_PER_WINDOW_TOKEN * 0.1);
   });
 
   it('does not grow with a large window: batches are for the cost rule to weigh, not held back until late', () => {
