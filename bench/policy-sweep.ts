@@ -148,7 +148,7 @@ for (const window of windows) {
         ? `, ${(figures.cachedCost / (floors[index] as number)).toFixed(2)}x floor (${((100 * (floors[index] as number)) / (unmanaged[index] as RunFigures).cachedCost).toFixed(1)}%)`
         : '';
       rows.push(
-        `  ${transcript.name}: ${(100 * share).toFixed(1)}%, ${figures.prefixChanges} prefix changes (${split.batches}/${split.compactions}/${split.others})${floorShare}${figures.lostResults > 0 ? `, ${figures.lostResults} results lost` : ''}`,
+        `  ${transcript.name}: ${(100 * share).toFixed(1)}%, ${figures.prefixChanges} prefix changes (${split.batches}/${split.compactions}/${split.others})${floorShare}${figures.lostResults > 0 ? `, ${figures.lostResults} results lost` : ''}${figures.probesKept < figures.probesTotal ? `, ${figures.probesKept} of ${figures.probesTotal} probes` : ''}`,
       );
     }
     console.log(

@@ -26,6 +26,11 @@ describe('findErrorLine: the error in what a tool printed', () => {
     ],
     ['an error named alone', 'assert x\nAssertionError', 'AssertionError'],
     [
+      'a bare Error:, indented in a script\'s output',
+      'Testing VR=OB, value=256\n  Success: value type=int\n  Error: error: With tag (0066, 0040) got exception',
+      'Error: error: With tag (0066, 0040) got exception',
+    ],
+    [
       'a Rust compiler error',
       'Compiling app v0.1.0\nerror[E0308]: mismatched types\n --> src/main.rs:4:9',
       'error[E0308]: mismatched types',
@@ -129,6 +134,14 @@ describe('findErrorLine: the error in what a tool printed', () => {
     expect(findErrorLine(output)).toBe(
       'src/app.ts(12,3): error TS2322: Type "number" is not assignable to type "string".',
     );
+  });
+
+  it('errorLine gives the line after an exit status that opens the result, when nothing says more', () => {
+    const output = "Exit code 1\nrm: cannot remove '.venv/lib64': Value too large\nrm: cannot remove 'b'";
+    expect(errorLine(output)).toBe("rm: cannot remove '.venv/lib64': Value too large");
+    expect(errorLine('Exit code 1')).toBe('Exit code 1');
+    expect(errorLine('Exit code 2\nTypeError: x is undefined')).toBe('TypeError: x is undefined');
+    expect(errorLine('building\nexit code 1\nnext')).toBe('exit code 1');
   });
 
   it('errorLine falls back to the first line when nothing says what went wrong', () => {

@@ -24,7 +24,7 @@ const MAX_LINE_CHARS = 2000;
  * `error TS2345: ...`, `fatal: ...`, `panic: ...`, `thread 'main' panicked at ...`.
  */
 const ERROR_MESSAGE =
-  /^(?:(?:E\s+|Uncaught\s+|Caused by:\s+)?(?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$][\w$]*(?:Error|Exception)(?::|$|\s*\[)|Exception in thread\b|(?:fatal|panic|error)(?:\[[A-Z]?\d+\]|\s+[A-Z]{1,4}\d+)?:|thread '[^']*' panicked at\b)/;
+  /^(?:(?:E\s+|Uncaught\s+|Caused by:\s+)?(?:[A-Za-z_$][\w$]*\.)*[\w$]*(?:Error|Exception)(?::|$|\s*\[)|Exception in thread\b|(?:fatal|panic|error)(?:\[[A-Z]?\d+\]|\s+[A-Z]{1,4}\d+)?:|thread '[^']*' panicked at\b)/;
 /** A compiler's located error: `a.c:10:5: error: ...`, `src/a.ts:3:5 - error TS2345: ...`, `src/a.ts(3,5): error TS2345: ...`. */
 const LOCATED_ERROR =
   /^\S[^\n]*?(?::\d+(?::\d+)?:?|\(\d+,\d+\):?)\s+(?:-\s+)?(?:fatal\s+)?error(?:\s+[A-Z]{1,4}\d+)?(?::|\[)/;
@@ -95,10 +95,21 @@ export function firstLine(text: string): string {
 /**
  * The line of a failed tool result that best says what went wrong ({@link findErrorLine}),
  * else its first line: tool output often opens with a banner (`RUN v3.2.4 /repo`) that says
- * nothing, but a failure with no error line still has something to show.
+ * nothing, but a failure with no error line still has something to show. A failed command's
+ * result that opens with its exit status alone (`Exit code 1`, then what the command printed,
+ * as Claude Code's shell tool returns it) gives the line after it when nothing says more than
+ * the status: `rm: cannot remove 'x':
+ * Permission denied` says what went wrong, the status only that something did.
  */
+/** A line that is an exit status and nothing else, as a failed command's result opens with it (`Exit code 1`). */
+const EXIT_CODE_HEADER = /^Exit code -?\d+$/;
+
 export function errorLine(text: string): string {
-  return findErrorLine(text) ?? firstLine(text);
+  const found = findErrorLine(text);
+  if (found === undefined) return firstLine(text);
+  if (found !== firstLine(text) || !EXIT_CODE_HEADER.test(found)) return found;
+  const next = firstLine(text.slice(text.indexOf(found) + found.length));
+  return next === '' ? found : next;
 }
 
 /**
