@@ -24,7 +24,7 @@ beforeEach(async () => {
   upstream = await startScriptedUpstream((_request, response) =>
     sendJson(response, anthropicBody([{ type: 'text', text: 'ok' }], { input_tokens: 100, output_tokens: 1 })),
   );
-  // a 10,000-token window: older results stay inline up to 4,000 characters
+  // a 10,000-token window: older results stay inline up to 8,000 characters (a fifth of it)
   proxy = await startProxy(upstream.origin, { offloadTiming: 'as-they-age', contextTokenLimit: 10_000 });
 });
 
@@ -36,8 +36,8 @@ afterEach(async () => {
 describe('the proxy, as results age (the default timing)', () => {
   it('sends a result whole to the request that acts on it, and offloads it once older results pass their budget', async () => {
     const client = new Anthropic({ apiKey: 'sk-ant-one', baseURL: proxy.origin, maxRetries: 0 });
-    const first = testLog(80, 'unit');
-    const second = testLog(80, 'e2e');
+    const first = testLog(110, 'unit');
+    const second = testLog(110, 'e2e');
     const call = (id: string): Anthropic.MessageParam => ({
       role: 'assistant',
       content: [{ type: 'tool_use', id, name: 'Bash', input: { command: `npm test ${id}` } }],
@@ -66,7 +66,7 @@ describe('the proxy, as results age (the default timing)', () => {
     expect(resultAt(0, 2)).toBe(first);
     expect(resultAt(1, 2)).toBe(first);
     expect(resultAt(1, 4)).toBe(second);
-    // both older now, about 9,000 characters together: offloaded in one batch, readable where the reference says
+    // both older now, about 10,000 characters together: offloaded in one batch, readable where the reference says
     const reference = resultAt(2, 2) as string;
     expect(reference).toMatch(/^\[Content offloaded to: /);
     expect(await readFile(reference.slice('[Content offloaded to: '.length, -1), 'utf8')).toBe(first);
