@@ -5,8 +5,9 @@
  * npm would install it: its `package.json` and the built `dist/` (`npm test` builds first), so
  * `agent-context-offload/...` resolves through the package's `exports` to its `.d.ts` files.
  * Nothing is added to a block: whatever it uses, it imports or declares where the reader sees it.
- * The project compiles as one program, so the check costs one type-check.
+ * The project is type-checked by one `tsc` run, as a reader runs it, so the check costs one type-check.
  */
+import { spawn } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -17,10 +18,10 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const REPOSITORY_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -121,32 +122,46 @@ function fileNameOf(snippet: Snippet): string {
   return `${snippet.doc.replace(/[^A-Za-z0-9]+/g, '-')}-${snippet.line}.ts`;
 }
 
-/** Each block's errors as `doc:line: message`, from one type-check of the project holding them all. */
-function compileSnippets(project: string, snippets: readonly Snippet[]): Map<Snippet, string[]> {
-  for (const snippet of snippets) writeFileSync(join(project, fileNameOf(snippet)), snippet.code);
-  const config = ts.getParsedCommandLineOfConfigFile(
-    join(project, 'tsconfig.json'),
-    {},
-    {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
-      },
-    },
-  )!;
-  expect(config.errors).toEqual([]);
-  const program = ts.createProgram(config.fileNames, config.options);
-  const errors = new Map<Snippet, string[]>();
-  for (const snippet of snippets) {
-    const source = program.getSourceFile(join(project, fileNameOf(snippet)))!;
-    const diagnostics = [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)];
-    errors.set(
-      snippet,
-      diagnostics.map((diagnostic) => {
-        const line = diagnostic.start === undefined ? 0 : source.getLineAndCharacterOfPosition(diagnostic.start).line;
-        return `${snippet.doc}:${snippet.line + line}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`;
-      }),
-    );
+const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const DIAGNOSTIC = /^(.+?)\((\d+),\d+\): error TS\d+: (.*)$/;
+
+/** What `tsc` prints: its exit code and output. A child process, so this worker's event loop keeps turning. */
+function runTsc(project: string): Promise<{ status: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [TSC, '-p', '.', '--pretty', 'false'], {
+      cwd: project,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, output }));
+  });
+}
+
+/**
+ * Each block's errors as `doc:line: message`, from one `tsc --noEmit` of the project holding
+ * them all; an error outside the blocks (the project itself) throws.
+ */
+async function compileSnippets(project: string, snippets: readonly Snippet[]): Promise<Map<Snippet, string[]>> {
+  const byFile = new Map(snippets.map((snippet) => [fileNameOf(snippet), snippet]));
+  for (const [fileName, snippet] of byFile) writeFileSync(join(project, fileName), snippet.code);
+  const { status, output } = await runTsc(project);
+  const errors = new Map<Snippet, string[]>(snippets.map((snippet) => [snippet, []]));
+  let last: string[] | undefined;
+  for (const line of output.split('\n')) {
+    const match = DIAGNOSTIC.exec(line);
+    if (match !== null) {
+      const snippet = byFile.get(match[1]!);
+      if (snippet === undefined) throw new Error(`tsc reports an error outside the blocks:\n${output}`);
+      last = errors.get(snippet)!;
+      last.push(`${snippet.doc}:${snippet.line + Number(match[2]) - 1}: ${match[3]!}`);
+    } else if (line.startsWith('  ') && last !== undefined) {
+      last[last.length - 1] += `\n${line.trim()}`;
+    } else if (line.trim() !== '') {
+      throw new Error(`tsc printed what is not an error of a block (exit ${String(status)}):\n${output}`);
+    }
   }
   return errors;
 }
@@ -168,13 +183,20 @@ describe('TypeScript in README.md and docs/', () => {
   let project: string;
   let errors: Map<Snippet, string[]>;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     expect(
       existsSync(join(REPOSITORY_ROOT, 'dist', 'index.d.ts')),
       'dist/ is missing: run `npm run build` (npm test does it first)',
     ).toBe(true);
     project = createProject(snippets);
-    errors = compileSnippets(project, [...snippets, broken, undeclared, selfContained, firstScript, secondScript]);
+    errors = await compileSnippets(project, [
+      ...snippets,
+      broken,
+      undeclared,
+      selfContained,
+      firstScript,
+      secondScript,
+    ]);
   });
 
   afterAll(() => {
