@@ -43,6 +43,7 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
     ['openai-agents', formats.openaiAgents, formats.openaiAgents.fromCanonical(canonical)],
     ['ai-sdk', formats.aiSdk, formats.aiSdk.fromCanonical(canonical)],
     ['langchain', formats.langchain, langchainBuilder.fromCanonical(canonical)],
+    ['gemini', formats.gemini, formats.gemini.fromCanonical(canonical)],
   ];
 
   const rows: BenchRow[] = [];

@@ -28,6 +28,7 @@ const modules: Array<[name: string, load: () => Promise<BenchModule>]> = [
   ['integrations', () => import('./integrations.bench.js')],
   ['formats', () => import('./formats.bench.js')],
   ['manager', () => import('./manager.bench.js')],
+  ['prepare-speed', () => import('./prepare-speed.js')],
   ['replay', () => import('./replay.bench.js')],
   ['peers', () => import('./peers.bench.js')],
   ['proxy', () => import('./proxy.bench.js')],

@@ -82,6 +82,10 @@ export type {
   OffloadTiming,
 } from './api/context-manager.js';
 
+// --- Cost with prompt caching ---
+export { priceTokens, selectCostModel } from './core/cost-model.js';
+export type { CacheFamily, CostModel, CostModelOptions, SelectCostModelInput } from './core/cost-model.js';
+
 // --- Message formats ---
 export { formats } from './formats/index.js';
 export type { FormatName, MessageFormat } from './core/format.js';
@@ -89,6 +93,8 @@ export type {
   TypedMessageFormat,
   AiSdkMessage,
   AiSdkPart,
+  GeminiContent,
+  GeminiPart,
   LangChainMessage,
   LangChainMessageClass,
   LangChainMessageClasses,

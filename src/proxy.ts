@@ -8,14 +8,16 @@
  */
 export { createProxyHandler } from './proxy/proxy-handler.js';
 export type { ProxyHandler } from './proxy/proxy-handler.js';
+export type { UpgradeListener } from './proxy/upgrade-forward.js';
 export {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_KEPT_BYTES,
+  DEFAULT_MAX_READ_ROUNDS,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_PROXY_DIR,
   DEFAULT_UPSTREAMS,
 } from './proxy/proxy-options.js';
-export type { ProxyHandlerOptions, ProxyRequestEvent, ProxySummarizer } from './proxy/proxy-options.js';
+export type { ProxyHandlerOptions, ProxyReadTool, ProxyRequestEvent, ProxySummarizer } from './proxy/proxy-options.js';
 export type { ProxyProvider, ProxyRoutePath } from './proxy/routes.js';
 export { CLAUDE_CODE_SESSION_HEADER, SESSION_HEADER } from './proxy/session-id.js';
 export { AUTH_HEADER } from './proxy/auth.js';

@@ -18,6 +18,8 @@ export const PROCESS_SUITES: readonly string[] = [
   'tests/integration/context-manager-processes.test.ts',
   // a recorded session through manager processes and proxy processes in turn and restarted: the same bytes
   'tests/integration/one-history-processes.test.ts',
+  // three proxy processes answering reads themselves, on one Redis store, round-robin
+  'tests/integration/proxy-pool.test.ts',
   // worker processes offloading into one Redis store
   'tests/integration/stores/redis-workers.test.ts',
   // every example run with tsx against the built package

@@ -4,10 +4,12 @@
  * before every request, the prepared messages sent and kept as the history). The settings
  * besides the window are those of `agent-context replay`: a margin of 1 (the figures are in
  * the package's own tokens, and each request's count comes back as the usage figure) and no
- * file restoration (a transcript's paths are not this machine's files).
+ * file restoration (a transcript's paths are not this machine's files); its cost model is
+ * Anthropic's, the prices the bench counts with.
  */
 import { createContextManager, type ManagerOffloadOptions } from '../../src/api/context-manager.js';
 import { countTokens } from '../../src/api/tokens.js';
+import type { CostModelOptions } from '../../src/core/cost-model.js';
 import { silentLogger } from '../../src/core/ports.js';
 import type { LastUsage } from '../../src/core/tokens.js';
 import type { Message } from '../../src/core/types.js';
@@ -16,15 +18,24 @@ import { readStoreTexts, type PeerSession, type PeerSystem } from './replay-syst
 import { sharedSummarizer } from './shared-summary.js';
 import { normalizeMessages, type PeerTranscript } from './transcripts.js';
 
-/** `createContextManager` with the shared summary, its offload settings `offload` (the defaults when not given). */
-export function createManagerSystem(offload?: ManagerOffloadOptions): PeerSystem {
+/**
+ * `createContextManager` with the shared summary, its offload settings `offload` (the defaults
+ * when not given) and, when given, the cost model `cost` its schedule is decided with.
+ */
+export function createManagerSystem(offload?: ManagerOffloadOptions, cost?: CostModelOptions): PeerSystem {
+  const settings = [
+    ...(offload === undefined ? [] : [`offload: ${JSON.stringify(offload)}`]),
+    ...(cost === undefined ? [] : [`cost: ${JSON.stringify(cost)}`]),
+  ];
   return {
     name:
-      offload === undefined
+      settings.length === 0
         ? 'this package (`createContextManager`, defaults)'
-        : `this package (\`offload: ${JSON.stringify(offload)}\`)`,
+        : `this package (\`${settings.join(', ')}\`)`,
     hasStore: true,
-    open: (transcript, window) => openManagerSession(transcript, window, offload),
+    // without a cost of its own, the manager decides with the prices the run is measured with
+    open: (transcript, window, costModel) =>
+      openManagerSession(transcript, window, offload, cost ?? (costModel === undefined ? undefined : { ...costModel })),
   };
 }
 
@@ -35,6 +46,7 @@ function openManagerSession(
   transcript: PeerTranscript,
   window: number,
   offload: ManagerOffloadOptions | undefined,
+  cost?: CostModelOptions,
 ): Promise<PeerSession> {
   const store = createMemoryStore();
   const manager = createContextManager({
@@ -45,6 +57,7 @@ function openManagerSession(
     logger: silentLogger,
     compaction: { restore: { maxFiles: 0 } },
     ...(offload === undefined ? {} : { offload }),
+    ...(cost === undefined ? {} : { cost }),
   });
   let history: Message[] = [];
   let seen = 0;

@@ -9,9 +9,10 @@
  *   to a head and tail around its reference was not seen whole: it counts as one read-back of
  *   its whole text (what was left out may be anywhere in it). `agent-context replay` counts
  *   them with the same code (`src/cli/replay/read-backs.ts`);
- * - **cost with caching**: each request, read-backs included, priced against the one before:
- *   the messages it shares with it from the start are a cache read (0.1x the input price), the
- *   rest a cache write (1.25x); the tool definitions always come first and always match;
+ * - **cost with caching**: each request, read-backs included, priced against the one before
+ *   with a cost model (`src/core/cost-model.ts`; Anthropic's by default): the messages it shares
+ *   with it from the start are a cache read (0.1x the input price), the rest a cache write
+ *   (1.25x); the tool definitions always come first and always match;
  * - **requests over the window**: requests (read-backs aside) larger than the window;
  * - **prefix changes**: requests (read-backs aside) that do not start with the previous
  *   request's messages, byte for byte;
@@ -26,34 +27,32 @@
 import { countTokens } from '../../src/api/tokens.js';
 import { holdsText, PROBE_KINDS, scoreCompactedContext } from '../../src/cli/replay/eval-score.js';
 import { collectEvalSubjects } from '../../src/cli/replay/eval-subjects.js';
-import {
-  createPrefixTracker,
-  DEFAULT_CACHE_READ_RATIO,
-  DEFAULT_CACHE_WRITE_RATIO,
-  estimateCachedInputCost,
-} from '../../src/cli/replay/prompt-cache.js';
+import { createPrefixTracker, estimateCachedInputCost } from '../../src/cli/replay/prompt-cache.js';
 import {
   groupResultsByRequest,
   holdsWholeResult,
   measureReadBacks,
   type ArrivedResult,
 } from '../../src/cli/replay/read-backs.js';
-import { DEFAULT_PRICE_PER_MTOK } from '../../src/cli/replay/replay-flags.js';
 import { findRequestTurns } from '../../src/cli/replay/request-turns.js';
+import { selectCostModel, type CostModel } from '../../src/core/cost-model.js';
 import type { Message } from '../../src/core/types.js';
 import type { SystemRun } from './replay-system.js';
 import type { PeerTranscript } from './transcripts.js';
 
-/** Price of a cache read, as a share of the input price (Anthropic's list ratio). */
-export const CACHE_READ_RATIO = DEFAULT_CACHE_READ_RATIO;
-/** Price of a cache write, as a share of the input price (Anthropic's list ratio). */
-export const CACHE_WRITE_RATIO = DEFAULT_CACHE_WRITE_RATIO;
-const PRICE = {
-  pricePerMTok: DEFAULT_PRICE_PER_MTOK,
-  ratios: { readRatio: CACHE_READ_RATIO, writeRatio: CACHE_WRITE_RATIO },
-};
-/** US dollars per million input tokens: `agent-context replay`'s default. */
-export const PRICE_PER_MTOK = DEFAULT_PRICE_PER_MTOK;
+/** The bench's cost model unless a run chooses another: Anthropic's (read 0.1x, write 1.25x, $3 per million input tokens). */
+export const BENCH_COST_MODEL: CostModel = selectCostModel({ provider: 'anthropic' });
+/** Price of a cache read, as a share of the input price, in {@link BENCH_COST_MODEL}. */
+export const CACHE_READ_RATIO = BENCH_COST_MODEL.readRatio;
+/** Price of a cache write, as a share of the input price, in {@link BENCH_COST_MODEL}. */
+export const CACHE_WRITE_RATIO = BENCH_COST_MODEL.writeRatio;
+/** US dollars per million input tokens in {@link BENCH_COST_MODEL}: `agent-context replay`'s default. */
+export const PRICE_PER_MTOK = BENCH_COST_MODEL.inputPricePerMTok;
+
+/** A cost model as `measureReadBacks` and `estimateCachedInputCost` take it. */
+function priceOf(model: CostModel): { pricePerMTok: number; ratios: CostModel } {
+  return { pricePerMTok: model.inputPricePerMTok, ratios: model };
+}
 
 /** The eval kinds scored here: all but the store's own (`archive`, `offloaded-result`), which results lost counts. */
 const SCORED_PROBE_KINDS = new Set<string>(
@@ -138,26 +137,26 @@ function startsWith(messages: readonly Message[], prefix: readonly Message[]): b
  * `agent-context replay` prices them); the tool definitions (`fixedTokens`) come first in each
  * and match after the first request.
  */
-export function priceWithCaching(requests: readonly (readonly Message[])[], fixedTokens: number): number {
+export function priceWithCaching(
+  requests: readonly (readonly Message[])[],
+  fixedTokens: number,
+  model: CostModel = BENCH_COST_MODEL,
+): number {
   const tracker = createPrefixTracker();
   let cost = 0;
   for (const messages of requests) {
     const { cacheReadTokens } = tracker.next(messages, fixedTokens);
-    cost += estimateCachedInputCost(
-      fixedTokens + tokensOf(messages),
-      cacheReadTokens,
-      PRICE.pricePerMTok,
-      PRICE.ratios,
-    );
+    cost += estimateCachedInputCost(fixedTokens + tokensOf(messages), cacheReadTokens, model.inputPricePerMTok, model);
   }
   return cost;
 }
 
-/** The figures of `run`, a replay of `transcript` in a `window`-token window. */
+/** The figures of `run`, a replay of `transcript` in a `window`-token window, priced with `model`. */
 export function measureRun(
   transcript: PeerTranscript,
   run: Pick<SystemRun, 'requests' | 'storedTexts'>,
   window: number,
+  model: CostModel = BENCH_COST_MODEL,
 ): RunFigures {
   const turns = findRequestTurns(transcript.messages);
   const fixed = transcript.toolDefinitionTokens;
@@ -171,7 +170,7 @@ export function measureRun(
   let readBackTokens = 0;
   let readBackCost = 0;
   run.requests.forEach((messages, request) => {
-    const figures = measureReadBacks(messages, (byRequest.get(request) ?? []).filter(stored), fixed, PRICE);
+    const figures = measureReadBacks(messages, (byRequest.get(request) ?? []).filter(stored), fixed, priceOf(model));
     readBacks += figures.requests;
     readBackTokens += figures.tokens;
     readBackCost += figures.cachedCost;
@@ -190,7 +189,7 @@ export function measureRun(
     readBacks,
     readBackTokens,
     // a request after read-backs shares with the last of them what it shares with its own request
-    cachedCost: priceWithCaching(run.requests, fixed) + readBackCost,
+    cachedCost: priceWithCaching(run.requests, fixed, model) + readBackCost,
     overWindow: sizes.filter((size) => size > window).length,
     transitions: Math.max(0, run.requests.length - 1),
     prefixChanges: run.requests.filter(
@@ -209,14 +208,14 @@ export function measureRun(
  * request cannot go below (each of its requests also reads at least the system prompt). A
  * system below it left some messages out of every request.
  */
-export function priceFirstWrites(transcript: PeerTranscript): number {
+export function priceFirstWrites(transcript: PeerTranscript, model: CostModel = BENCH_COST_MODEL): number {
   const tracker = createPrefixTracker();
   let written = 0;
   for (const messages of replayUnmanaged(transcript).requests) {
     const tokens = transcript.toolDefinitionTokens + tokensOf(messages);
     written += tokens - tracker.next(messages, transcript.toolDefinitionTokens).cacheReadTokens;
   }
-  return estimateCachedInputCost(written, 0, PRICE.pricePerMTok, PRICE.ratios);
+  return estimateCachedInputCost(written, 0, model.inputPricePerMTok, model);
 }
 
 /** The transcript as it is, every request sending everything before its answer. */

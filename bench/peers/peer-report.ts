@@ -1,6 +1,8 @@
 /**
- * The peer benchmark's report: one markdown table per window (a row per system, the
- * unmanaged transcript first), this package's ratios to each peer, and the goals as bench rows.
+ * The peer benchmark's report: the cost table (every window, every system's cost with caching
+ * against the unmanaged transcript and the floor, the worst transcript), one markdown table per
+ * window (a row per system, the unmanaged transcript first, then the floor), this package's
+ * ratios to each peer, and the goals as bench rows.
  */
 import type { BenchRow } from '../report.js';
 import type { RunFigures } from './measure-run.js';
@@ -16,11 +18,23 @@ export interface SystemFigures {
   wallMs: number;
 }
 
-/** Every system's figures in one window, with the unmanaged transcript's. */
+/** One transcript's cost with caching in one window: unmanaged, this package's, and the floor's. */
+export interface TranscriptCost {
+  name: string;
+  unmanaged: number;
+  own: number;
+  floor: number;
+}
+
+/** Every system's figures in one window, with the unmanaged transcript's and the floor's. */
 export interface WindowFigures {
   window: number;
   unmanaged: RunFigures;
   systems: SystemFigures[];
+  /** The cheapest lossless schedule found with hindsight, summed over the transcripts (see `bench/floor/`). */
+  floor: { cost: number; requestsOverWindow: number };
+  /** Per transcript, for the worst case (absent when this package's row was not run). */
+  transcripts: TranscriptCost[];
 }
 
 const count = (value: number): string => value.toLocaleString('en-US');
@@ -50,6 +64,79 @@ function renderRow(system: SystemFigures, unmanaged: RunFigures): string {
   ].join(' | ');
 }
 
+/** The transcript where this package's cost over unmanaged is highest, and how many cost more than unmanaged. */
+export function findWorstTranscript(window: WindowFigures): {
+  worst: TranscriptCost | undefined;
+  costlier: number;
+  total: number;
+} {
+  const share = (transcript: TranscriptCost): number =>
+    transcript.unmanaged === 0 ? 0 : transcript.own / transcript.unmanaged;
+  const sorted = [...window.transcripts].sort((left, right) => share(right) - share(left));
+  return {
+    worst: sorted[0],
+    // a cent's hundredth of rounding is not a cost over unmanaged
+    costlier: window.transcripts.filter((transcript) => transcript.own > transcript.unmanaged + 1e-9).length,
+    total: window.transcripts.length,
+  };
+}
+
+const windowLabel = (window: number): string => `${Math.round(window / 1000)}K`;
+
+/**
+ * The cost table: a column per system, rows per window for the cost with caching (% of
+ * unmanaged; this package's also as a ratio to the floor), prefix changes, requests over the
+ * window, results lost and eval probes; then the worst transcript of each window.
+ */
+export function renderCostTable(windows: readonly WindowFigures[], costModel: string): string {
+  const systems = windows[0]?.systems ?? [];
+  const header = [
+    'window',
+    'floor (hindsight)',
+    ...systems.map((system) => (system.isPackage ? `**${system.name}**` : system.name)),
+  ];
+  const lines = [
+    `### Cost with caching (${costModel}), % of sending everything`,
+    '',
+    `| ${header.join(' | ')} |`,
+    `| ${header.map(() => '---').join(' | ')} |`,
+  ];
+  for (const window of windows) {
+    const label = windowLabel(window.window);
+    const own = window.systems.find((system) => system.isPackage);
+    const cells = (render: (system: SystemFigures) => string): string => window.systems.map(render).join(' | ');
+    const floorShare = percent(window.floor.cost, window.unmanaged.cachedCost);
+    lines.push(
+      `| ${label} cost | ${floorShare} | ${cells((system) => {
+        const share = percent(system.figures.cachedCost, window.unmanaged.cachedCost);
+        return system === own && window.floor.cost > 0
+          ? `**${share}** (${ratio(system.figures.cachedCost, window.floor.cost)} the floor)`
+          : share;
+      })} |`,
+      `| ${label} prefix changes | - | ${cells((system) => count(system.figures.prefixChanges))} |`,
+      `| ${label} requests over the window | ${count(window.floor.requestsOverWindow)} | ${cells((system) => count(system.figures.overWindow))} |`,
+      `| ${label} results lost | 0 | ${cells((system) => `${count(system.figures.lostResults)} of ${count(system.figures.results)}`)} |`,
+      `| ${label} eval probes | - | ${cells((system) => `${count(system.figures.probesKept)}/${count(system.figures.probesTotal)}`)} |`,
+    );
+  }
+  lines.push('');
+  for (const window of windows) {
+    const { worst, costlier, total } = findWorstTranscript(window);
+    if (worst === undefined) continue;
+    lines.push(
+      `- ${windowLabel(window.window)}: worst transcript ${worst.name}, this package at ${percent(worst.own, worst.unmanaged)} of unmanaged ` +
+        `(floor ${percent(worst.floor, worst.unmanaged)}); ${count(costlier)} of ${count(total)} transcripts cost more than unmanaged.`,
+    );
+  }
+  lines.push(
+    '',
+    "The floor is the cheapest lossless schedule found with hindsight per transcript over the manager's actions",
+    '(aged results offloaded, all older than a point at once; compactions at request boundaries), every request in',
+    'the window where any schedule fits it; `bench/floor/cheapest-schedule.ts` says how it is searched.',
+  );
+  return lines.join('\n');
+}
+
 /** The table of one window, and this package's ratios to each peer. */
 export function renderWindowTable(window: WindowFigures): string {
   const { unmanaged } = window;
@@ -69,6 +156,7 @@ export function renderWindowTable(window: WindowFigures): string {
     '| system | tokens sent (% of unmanaged) | with read-backs | cost with caching | requests over the window | prefix changes | results lost | eval probes |',
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
     `| ${unmanagedRow} |`,
+    `| floor (cheapest lossless schedule, hindsight) | - | - | ${dollars(window.floor.cost)} (${percent(window.floor.cost, unmanaged.cachedCost)}) | ${count(window.floor.requestsOverWindow)} of ${count(unmanaged.requests)} | - | 0 of ${count(unmanaged.results)} | - |`,
     ...window.systems.map((system) => `| ${renderRow(system, unmanaged)} |`),
   ];
   const own = window.systems.find((system) => system.isPackage);
@@ -104,6 +192,7 @@ export function computeGoalRows(window: WindowFigures): BenchRow[] {
   const label = `${count(window.window)}-token window`;
   const fewestChanges = Math.min(...lossless.map((system) => system.figures.prefixChanges));
   const { figures } = own;
+  const worst = findWorstTranscript(window);
   return [
     {
       name: `${label}: tokens sent with read-backs, this package ${sent(own)}`,
@@ -137,6 +226,23 @@ export function computeGoalRows(window: WindowFigures): BenchRow[] {
       medianMs: own.wallMs,
       goal: '100%',
       met: figures.probesKept === figures.probesTotal,
+    },
+    {
+      name: `${label}: cost with caching ${window.floor.cost > 0 ? ratio(figures.cachedCost, window.floor.cost) : '-'} the floor`,
+      medianMs: own.wallMs,
+      extra: `floor ${dollars(window.floor.cost)} (${percent(window.floor.cost, window.unmanaged.cachedCost)} of unmanaged)`,
+      goal: 'at most 1.15x',
+      met: figures.cachedCost <= 1.15 * window.floor.cost,
+    },
+    {
+      name: `${label}: transcripts costlier than unmanaged ${count(worst.costlier)} of ${count(worst.total)}`,
+      medianMs: own.wallMs,
+      extra:
+        worst.worst === undefined
+          ? 'no transcript'
+          : `worst ${worst.worst.name}, ${percent(worst.worst.own, worst.worst.unmanaged)}`,
+      goal: '0',
+      met: worst.costlier === 0,
     },
   ];
 }

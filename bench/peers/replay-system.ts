@@ -7,6 +7,7 @@
  * the same way.
  */
 import { findRequestTurns } from '../../src/cli/replay/request-turns.js';
+import type { CostModel } from '../../src/core/cost-model.js';
 import type { ContentStore } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';
 import type { PeerTranscript } from './transcripts.js';
@@ -31,8 +32,11 @@ export interface PeerSystem {
   name: string;
   /** Whether what it replaces can be read back from a store (else a removed result is gone). */
   hasStore: boolean;
-  /** Starts a conversation: `window` is the model's context size, in tokens. */
-  open(transcript: PeerTranscript, window: number): Promise<PeerSession>;
+  /**
+   * Starts a conversation: `window` is the model's context size, in tokens; `costModel` the
+   * prices the run is measured with (a system that decides by cost decides with them).
+   */
+  open(transcript: PeerTranscript, window: number, costModel?: CostModel): Promise<PeerSession>;
 }
 
 /** What a system sent for each request of a transcript, and what its store held at the end. */
@@ -45,14 +49,15 @@ export interface SystemRun {
   wallMs: number;
 }
 
-/** Replays every request of `transcript` through `system` in a `window`-token window. */
+/** Replays every request of `transcript` through `system` in a `window`-token window, measured with `costModel`. */
 export async function replayThrough(
   system: PeerSystem,
   transcript: PeerTranscript,
   window: number,
+  costModel?: CostModel,
 ): Promise<SystemRun> {
   const started = performance.now();
-  const session = await system.open(transcript, window);
+  const session = await system.open(transcript, window, costModel);
   try {
     const requests: Message[][] = [];
     for (const end of findRequestTurns(transcript.messages)) requests.push(await session.prepareRequest(end));

@@ -9,6 +9,7 @@ import type { ArchivePolicy } from '../core/compact/compact-options.js';
 import type { SummaryMode } from '../core/compact/summarize-reusing-prefix.js';
 import type { ReferenceReader } from '../core/compact/reference-reader.js';
 import type { FormatName, MessageFormat } from '../core/format.js';
+import type { CostModelOptions } from '../core/cost-model.js';
 import type { ProviderFamily } from '../core/manage/calibration.js';
 import type { OffloadTiming } from '../core/manage/manager-options.js';
 import type { ContextManagerHooks } from '../core/manage/types.js';
@@ -265,6 +266,16 @@ export interface ContextManagerOptions<M = Message> extends ContextManagerHooks 
    */
   provider?: ProviderFamily | undefined;
   /**
+   * How the provider prices input with prompt caching, as shares of the uncached input price:
+   * what a rewritten prompt prefix costs (`stats.costModel` shows the model in force). Chosen
+   * from `provider` and `model`: `'anthropic'` reads at 0.1x and writes at 1.25x (2x with
+   * `cacheTtl: '1h'`), `'openai'` writes at 1x and reads at the model's discount (0.5x `gpt-4o`,
+   * 0.25x `gpt-4.1`, 0.1x `gpt-5`), `'other'` has no cache (`family: 'none'`, 1x). Each field
+   * given wins: `{ family: 'openai', readRatio: 0.1 }`.
+   * @default chosen from `provider` and `model`
+   */
+  cost?: CostModelOptions | undefined;
+  /**
    * The context window, in tokens (an integer >= 1).
    * @default 200000, env `CONTEXT_TOKEN_LIMIT`
    */
@@ -365,6 +376,7 @@ const TOP_LEVEL: Record<Exclude<keyof ContextManagerOptions, keyof typeof MANAGE
   format: true,
   model: true,
   provider: true,
+  cost: true,
   contextTokenLimit: true,
   workDir: true,
   referenceReader: true,

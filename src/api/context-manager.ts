@@ -12,6 +12,7 @@ import {
   type ResolvedCompactOptions,
 } from '../core/compact/compact-options.js';
 import { AUTO_SESSION_ID } from '../core/manage/session-id.js';
+import { selectCostModel } from '../core/cost-model.js';
 import type { Environment } from '../core/env.js';
 import { describeValue, InvalidOptionError } from '../core/errors.js';
 import type { FormatName, MessageFormat } from '../core/format.js';
@@ -197,6 +198,7 @@ function resolveManagerOptions<M>(
       },
       resumeMessage: compaction.resumeMessage,
       initialCalibrationRatio: resolveInitialCalibrationRatio(family),
+      costModel: selectCostModel({ provider: family, model: options.model, override: options.cost }),
       hooks: resolveHooks(options),
     };
     return { settings, compaction, compactOptions, store, tokenCounter, logger, restoresFiles };

@@ -12,6 +12,9 @@ import {
   type LastUsage,
 } from '../core/tokens.js';
 import type { Message } from '../core/types.js';
+import type { ProviderFamily } from '../core/manage/calibration.js';
+import { resolveEstimateRatio } from '../core/manage/compaction-policy.js';
+import { resolveProviderFamily } from '../core/manage/manager-options.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
 
 export type { LastUsage, GenericUsage, AnthropicUsage } from '../core/tokens.js';
@@ -58,6 +61,23 @@ export interface ShouldCompactOptions extends CountTokensOptions {
    * @default 0.92, env `COMPACT_THRESHOLD_RATIO`
    */
   compactThresholdRatio?: number | undefined;
+  /**
+   * Scales local estimates (never the provider's figure). Unset, it is the margin the context
+   * manager's calibration starts from for the provider family (`'anthropic'` and `'other'` 1.5,
+   * `'openai'` 1), so that `shouldCompact` and the manager's first trigger check agree. Must be > 0.
+   * @default the family's starting calibration (1.5 unless the family is `'openai'`)
+   */
+  tokenSafetyFactor?: number | undefined;
+  /**
+   * The model the history is sent to: its name gives the provider family when `provider` is not set.
+   * @default undefined
+   */
+  model?: string | undefined;
+  /**
+   * The family of the model the history is sent to (see {@link ShouldCompactOptions.tokenSafetyFactor}).
+   * @default inferred from `model`, else `'other'`
+   */
+  provider?: ProviderFamily | undefined;
 }
 
 /** Options of {@link estimateTokens}. */
@@ -123,7 +143,8 @@ export function estimateTokens(text: string, options: EstimateTokensOptions = {}
 }
 
 /**
- * The compaction trigger: true when the history's tokens ({@link countTokens}) are >=
+ * The compaction trigger: true when the history's tokens ({@link countTokens}, local counts
+ * scaled as the context manager scales them before any usage figure) are >=
  * `contextTokenLimit × compactThresholdRatio` (184,000 by default). An empty history → false.
  * Environment variables are read at each call.
  *
@@ -137,7 +158,10 @@ export function shouldCompact(messages: readonly Message[], options: ShouldCompa
     ...trigger,
     tokenCounter: resolveTokenCounter(options.tokenCounter),
     lastUsage: options.lastUsage,
-    tokenSafetyFactor: options.tokenSafetyFactor,
+    tokenSafetyFactor: resolveEstimateRatio({
+      tokenSafetyFactor: options.tokenSafetyFactor,
+      provider: resolveProviderFamily(options.provider, options.model, 'canonical'),
+    }),
     cache: options.cache,
   });
 }

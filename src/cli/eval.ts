@@ -29,6 +29,13 @@ import { describeTranscript } from './render/transcript-labels.js';
 import { scoreCompactedContext } from './replay/eval-score.js';
 import type { EvalScore } from './replay/eval-score.js';
 import { collectEvalSubjects } from './replay/eval-subjects.js';
+import {
+  describeCompactionPrice,
+  describeCostModel,
+  priceCompaction,
+  type EvalCost,
+} from './replay/compaction-price.js';
+import { COST_FLAGS, readCostFlags } from './replay/cost-flags.js';
 import { chooseReplaySummarizer, readRuledNumberFlag } from './replay/replay-flags.js';
 import { findRequestTurns } from './replay/request-turns.js';
 import { openRunDirectory } from './replay/run-directory.js';
@@ -40,6 +47,7 @@ const EVAL_FLAGS = {
   provider: { type: 'string' },
   model: { type: 'string' },
   'base-url': { type: 'string' },
+  ...COST_FLAGS,
   out: { type: 'string' },
   json: { type: 'boolean' },
   format: { type: 'string' },
@@ -69,6 +77,8 @@ export interface EvalReport {
   store: string | null;
   /** The score, one row per kind of probe, and every probe. */
   score: EvalScore;
+  /** What the compaction costs and saves with prompt caching. */
+  cost: EvalCost;
 }
 
 /** Why there is nothing to score, on one line. */
@@ -99,6 +109,7 @@ export async function runEval(args: readonly string[], io: CommandIo): Promise<v
   const json = readBooleanFlag(parsed, 'json');
 
   const transcript = await readTranscript(path, io, { format });
+  const costModel = readCostFlags(parsed, 'eval', transcript.model);
   const { messages } = transcript;
   if (findRequestTurns(messages).length === 0) {
     throw new CliError(
@@ -156,6 +167,8 @@ export async function runEval(args: readonly string[], io: CommandIo): Promise<v
     const indexReference = result.ledger?.offloadIndex?.reference;
     const indexKey = indexReference === undefined ? undefined : store.keyFor(indexReference);
     const indexText = indexKey === undefined ? undefined : await store.get(indexKey);
+    const tokensBefore = countTokens(messages, usage);
+    const tokensAfter = countTokens(result.messages, usage);
     report = {
       source: transcript.source,
       shape: transcript.shape,
@@ -165,9 +178,9 @@ export async function runEval(args: readonly string[], io: CommandIo): Promise<v
       threshold,
       offloadedResults: offload.offloadedCount,
       freedChars: offload.freedChars,
-      tokensBefore: countTokens(messages, usage),
+      tokensBefore,
       tokensAfterOffload: countTokens(offload.messages, usage),
-      tokensAfter: countTokens(result.messages, usage),
+      tokensAfter,
       archiveReference: result.archiveReference,
       store: directory.kept ? directory.path : null,
       score: scoreCompactedContext(subjects, result.messages, {
@@ -177,6 +190,7 @@ export async function runEval(args: readonly string[], io: CommandIo): Promise<v
             ? undefined
             : { reference: indexReference, text: indexText },
       }),
+      cost: priceCompaction(costModel, tokensBefore, tokensAfter),
     };
   } finally {
     activity.stop();
@@ -196,6 +210,8 @@ export async function runEval(args: readonly string[], io: CommandIo): Promise<v
     `${style.bold('eval')}  ${toTerminalText(report.source)} ${style.dim(`(${describeTranscript(transcript)}, ${groupDigits(messages.length)} messages)`)}`,
     `  offloaded ${formatQuantity(report.offloadedResults, 'tool result')} of ${groupDigits(threshold)}+ chars, then compacted: ${groupDigits(report.tokensBefore)} → ${style.bold(groupDigits(report.tokensAfter))} tokens ${style.dim(`(${formatPercent(share)})`)}`,
     `  summarizer: ${style.cyan(report.summarizer)}`,
+    '',
+    `  with prompt caching ${style.dim(`(${describeCostModel(report.cost.model)})`)}: ${describeCompactionPrice(report.cost)}`,
     '',
     ...renderEvalTable(report.score, { style, width }),
   ];

@@ -19,21 +19,22 @@ export const COMMAND_NAMES = [
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 const FORMATS_HELP = `Input (detected from the content; - reads standard input):
-  a JSON array of messages; a request body { system?, messages, tools? } or
-  { instructions?, input, tools? }; JSONL with one message per line; a Claude
-  Code session log (~/.claude/projects/<project>/<session>.jsonl). A JSONL
-  file whose last line is cut off mid-JSON (a log still being written) is
-  read without that line, with a warning.
+  a JSON array of messages; a request body { system?, messages, tools? },
+  { instructions?, input, tools? } or { systemInstruction?, contents, tools? };
+  JSONL with one message per line; a Claude Code session log
+  (~/.claude/projects/<project>/<session>.jsonl). A JSONL file whose last line
+  is cut off mid-JSON (a log still being written) is read without that line,
+  with a warning.
 Message formats (detected, or --format <name>): anthropic (Messages API),
   openai-chat (Chat Completions), openai-responses (Responses input items),
   openai-agents (Agents SDK items), ai-sdk (AI SDK ModelMessage), langchain
-  (LangChain messages in their JSON forms). A history mixing formats is an
-  error.`;
+  (LangChain messages in their JSON forms), gemini (Gemini API contents). A
+  history mixing formats is an error.`;
 
 /** The --format option, as each command lists it. */
 const FORMAT_OPTION = `  --format <name>         the message format, when detection is not wanted:
                           anthropic, openai-chat, openai-responses,
-                          openai-agents, ai-sdk, langchain`;
+                          openai-agents, ai-sdk, langchain, gemini`;
 
 /** `agent-context --help`. */
 export const MAIN_HELP = `agent-context: see where an agent's context goes, and shrink it.
@@ -221,12 +222,17 @@ Options:
                           default, whatever the environment), anthropic, openai
   --model <model>         summary model (LLM providers)
   --base-url <url>        API base URL (an OpenAI-compatible server, a proxy)
+  --cost-family <name>    how the provider prices its prompt cache: anthropic
+                          (read 0.1x, write 1.25x), openai (read at the
+                          model's discount, write 1x), none (no cache)
+                          (default: from the transcript's model, else anthropic)
   --price-per-mtok <usd>  input price per million tokens for the cost
-                          estimate (default: 3, an example, not a quote)
+                          estimate (default: the model's list price, else 3;
+                          an example, not a quote)
   --cache-read-ratio <r>  price of a token read from the prompt cache, as a
-                          share of the input price (default: 0.1)
+                          share of the input price (default: the family's)
   --cache-write-ratio <r> price of a token written to the prompt cache, as a
-                          share of the input price (default: 1.25)
+                          share of the input price (default: the family's)
   --out <dir>             keep the offloaded results and archives in <dir>
                           (default: a temporary directory, removed)
   --html <file>           also write a self-contained page with the curves
@@ -262,6 +268,14 @@ Options:
                           default, whatever the environment), anthropic, openai
   --model <model>         summary model (LLM providers)
   --base-url <url>        API base URL (an OpenAI-compatible server, a proxy)
+  --cost-family <name>    prices the next request after the compaction (its
+                          prefix written again) against the uncompacted one
+                          (read from the cache): anthropic, openai, none
+                          (default: from the transcript's model, else anthropic)
+  --cache-read-ratio <r>  price of a cached token read (default: the family's)
+  --cache-write-ratio <r> price of a token written (default: the family's)
+  --price-per-mtok <usd>  input price per million tokens (default: the model's
+                          list price, else 3)
   --out <dir>             keep the offloaded results and the archive in <dir>
                           (default: a temporary directory, removed)
   --json                  print the score and every probe as one JSON object
@@ -276,23 +290,26 @@ ${FORMATS_HELP}`,
   proxy: `Usage: agent-context proxy [options]
 
 Runs a proxy between an agent and its model API: every POST /v1/messages
-(Anthropic), /v1/responses and /v1/chat/completions (OpenAI), streamed or not,
-has its history prepared by the context manager before it goes on: large tool
+(Anthropic), /v1/responses and /v1/chat/completions (OpenAI) and
+/v1beta/models/<model>:generateContent or :streamGenerateContent (Gemini),
+streamed or not, has its history prepared by the context manager before it goes on: large tool
 results go to files under --dir and a reference to the file takes their place
 (the agent opens it with its own tools), and a long history is compacted. Every
 other request, and every header (credentials included), goes on as it came;
 answers come back byte for byte. Until Ctrl-C.
 
   ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude
+  GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:8787 gemini
 
 Options:
   --port <n>              port (default: 8787; 0 picks a free one)
   --host <address>        address to listen on (default: 127.0.0.1, this
                           machine only; any other needs --auth-token)
   --upstream <url>        where requests go on to (default: api.anthropic.com
-                          for Anthropic requests, api.openai.com for OpenAI ones;
-                          a key of another provider, Gemini or Azure, is
-                          refused rather than sent to either)
+                          for Anthropic requests, api.openai.com for OpenAI
+                          ones, generativelanguage.googleapis.com for Gemini
+                          ones; a key on another provider's path, or an Azure
+                          key, is refused rather than sent to any)
   --dir <dir>             offloaded content and compaction archives
                           (default: .agent-context)
   --window <n>            the context window in tokens: 200000, 100k
@@ -309,7 +326,13 @@ Options:
                           read files from (default: none restored)
   --store <url>           keep session records in redis://host:6379 or
                           s3://bucket/prefix, so restarts and several proxies
-                          share sessions (offloaded content stays in --dir)
+                          share sessions (offloaded content stays in --dir,
+                          unless --read-tool proxy: then it goes there too)
+  --read-tool <who>       who opens references: own-tools (the default: the
+                          agent opens paths under --dir) or proxy (the proxy
+                          adds read_offloaded to the request's tools and
+                          answers the model's calls itself; the agent may run
+                          on any machine)
   --config <file>         settings file (default: agent-context.json in the
                           working directory, when there is one)
   --auth-token <token>    every request must carry it in the header
@@ -331,10 +354,11 @@ are never logged.`,
   wrap: `Usage: agent-context wrap [options] -- <command> [args]
 
 Runs <command> through the proxy: starts it on a free port of 127.0.0.1, runs
-the command with ANTHROPIC_BASE_URL and OPENAI_BASE_URL (ending in /v1) set to
-it, stops it when the command exits, prints one line on stderr (requests,
-input tokens sent and saved, offloads, compactions) and exits with the
-command's exit code (128 + the signal's number when a signal ended it).
+the command with ANTHROPIC_BASE_URL, OPENAI_BASE_URL (ending in /v1) and
+GOOGLE_GEMINI_BASE_URL (Gemini CLI) set to it, stops it when the command
+exits, prints one line on stderr (requests, input tokens sent and saved,
+offloads, compactions) and exits with the command's exit code (128 + the
+signal's number when a signal ended it).
 
   agent-context wrap -- claude
   agent-context wrap --window 100k -- codex
@@ -344,7 +368,8 @@ select it, since Codex reads no OPENAI_BASE_URL. SIGTERM (and SIGINT outside a
 terminal) is passed on to the command.
 
 Options: those of agent-context proxy but --port and --host: --upstream,
---dir, --window, --summarizer, --offload-timing, --work-dir, --store, --config
+--dir, --window, --summarizer, --offload-timing, --work-dir, --store,
+--read-tool, --config
 (see agent-context proxy --help), and the same config file. No --auth-token:
 the proxy listens on this machine for the command alone.
 

@@ -10,6 +10,7 @@ import { createMemoizedCounter } from './memoized-counter.js';
 import type { CompactionTrigger } from './compaction-trigger.js';
 import type { Transcript, TranscriptShape } from '../formats/transcripts/transcript.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
+import { DEFAULT_TOKEN_SAFETY_FACTOR } from '../core/defaults.js';
 
 /** Tokens of one tool: its calls' inputs plus its results. */
 export interface ToolTokens {
@@ -75,7 +76,7 @@ export interface CompactionForecast extends CompactionTrigger {
 export interface ContextMeasurement {
   /** How the file holds the history: `json`, `request-body`, `jsonl` or `claude-code`. */
   format: TranscriptShape;
-  /** The message format of the history: `anthropic`, `openai-chat`, `openai-responses`, `openai-agents`, `ai-sdk`, `langchain`. */
+  /** The message format of the history: `anthropic`, `openai-chat`, `openai-responses`, `openai-agents`, `ai-sdk`, `langchain`, `gemini`. */
   messageFormat: string;
   /** Messages in the history (a request body's `system` counts as one). */
   messageCount: number;
@@ -237,7 +238,9 @@ export function measureContext(
     contextTokenLimit: options.contextTokenLimit,
     compactThresholdRatio: options.compactThresholdRatio,
   });
+  // what `compactMessages` would do: it scales local counts by its own `tokenSafetyFactor` (1 by default), not by a provider's margin
   const wouldTrigger = shouldCompact(messages, {
+    tokenSafetyFactor: DEFAULT_TOKEN_SAFETY_FACTOR,
     tokenCounter,
     contextTokenLimit: trigger.contextTokenLimit,
     compactThresholdRatio: trigger.compactThresholdRatio,

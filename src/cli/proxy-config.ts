@@ -44,6 +44,8 @@ export interface ProxyFileSettings {
   offloadTiming?: 'as-they-age' | 'on-arrival';
   workDir?: string;
   store?: string;
+  /** Who opens references (`--read-tool`): the agent's own tools, or the proxy's read tool. */
+  readTool?: 'own-tools' | 'proxy';
   /** The token every request must carry (`--auth-token`); `AGENT_CONTEXT_TOKEN` comes first. */
   authToken?: string;
 }
@@ -96,6 +98,7 @@ const CONFIG_SCHEMA: GroupSchema = {
     offloadTiming: { kind: 'one-of', values: ['as-they-age', 'on-arrival'] },
     workDir: STRING,
     store: STRING,
+    readTool: { kind: 'one-of', values: ['own-tools', 'proxy'] },
     authToken: STRING,
   },
   offload: {

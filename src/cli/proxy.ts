@@ -1,11 +1,12 @@
 /**
  * `agent-context proxy [--port 8787] [--host 127.0.0.1] [--upstream URL] [--dir DIR] [--window N]
  * [--summarizer extractive|upstream] [--offload-timing as-they-age|on-arrival] [--work-dir DIR] [--store URL]
- * [--auth-token TOKEN]`:
+ * [--read-tool own-tools|proxy] [--auth-token TOKEN]`:
  * runs the context-managing proxy until
  * Ctrl-C. One line per managed request on stderr (never a body or a credential).
  */
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { parseNumberText } from '../core/env.js';
@@ -14,10 +15,12 @@ import { OPTIONS } from '../core/option-table.js';
 import type { OffloadTiming } from '../core/manage/manager-options.js';
 import type { ContentStore } from '../core/ports.js';
 import { createProxyHandler } from '../proxy/proxy-handler.js';
+import type { UpgradeListener } from '../proxy/upgrade-forward.js';
 import {
   checkAuthToken,
   DEFAULT_PROXY_DIR,
   parseUpstream,
+  type ProxyReadTool,
   type ProxyRequestEvent,
   type ProxySummarizer,
 } from '../proxy/proxy-options.js';
@@ -45,6 +48,7 @@ export const PROXY_FLAGS = {
   'offload-timing': { type: 'string' },
   'work-dir': { type: 'string' },
   store: { type: 'string' },
+  'read-tool': { type: 'string' },
   config: { type: 'string' },
   'auth-token': { type: 'string' },
 } as const;
@@ -102,6 +106,11 @@ function readPort(raw: string | undefined): number {
 function readSummarizer(raw: string | undefined): ProxySummarizer {
   if (raw === undefined || raw === 'extractive' || raw === 'upstream') return raw ?? 'extractive';
   throw new UsageError(`--summarizer must be extractive or upstream, got ${JSON.stringify(raw)}`, 'proxy');
+}
+
+function readReadTool(raw: string | undefined): ProxyReadTool {
+  if (raw === undefined || raw === 'own-tools' || raw === 'proxy') return raw ?? 'own-tools';
+  throw new UsageError(`--read-tool must be own-tools or proxy, got ${JSON.stringify(raw)}`, 'proxy');
 }
 
 function readOffloadTiming(raw: string | undefined): OffloadTiming | undefined {
@@ -179,11 +188,28 @@ export const PROXY_KEEP_ALIVE_TIMEOUT_MS = 65_000;
 /** How long a client has to send a request's headers: longer than the keep-alive, as Node requires. */
 export const PROXY_HEADERS_TIMEOUT_MS = 66_000;
 
-/** The proxy's HTTP server around `handler`, with its connection timeouts set. */
-export function createProxyServer(handler: RequestListener): Server {
+/**
+ * The proxy's HTTP server around `handler`, with its connection timeouts set; `upgrade` takes
+ * its connection upgrades (WebSocket), whose connections `closeAllConnections` then closes too.
+ */
+export function createProxyServer(handler: RequestListener, upgrade?: UpgradeListener): Server {
   const server = createServer(handler);
   server.keepAliveTimeout = PROXY_KEEP_ALIVE_TIMEOUT_MS;
   server.headersTimeout = PROXY_HEADERS_TIMEOUT_MS;
+  if (upgrade !== undefined) {
+    // an upgraded connection leaves the server's own tracking: kept here, so a stop does not wait for it
+    const upgraded = new Set<Duplex>();
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      upgraded.add(socket);
+      socket.once('close', () => upgraded.delete(socket));
+      upgrade(request, socket, head);
+    });
+    const closeHttpConnections = server.closeAllConnections.bind(server);
+    server.closeAllConnections = () => {
+      closeHttpConnections();
+      for (const socket of upgraded) socket.destroy();
+    };
+  }
   return server;
 }
 
@@ -204,6 +230,8 @@ export interface ProxySettings {
   offloadTiming: OffloadTiming | undefined;
   workDir: string | undefined;
   storeUrl: string | undefined;
+  /** Who opens references: the agent's own tools, or the proxy's read tool. */
+  readTool: ProxyReadTool;
   offload: ManagerOffloadOptions | undefined;
   compaction: ManagerCompactionOptions | undefined;
   /** The token every request must carry in `x-agent-context-token`, if any. */
@@ -274,6 +302,7 @@ export async function resolveProxySettings(
     ),
     workDir: readStringFlag(parsed, 'work-dir') ?? fromFile<string>(config, 'workDir'),
     storeUrl: readStringFlag(parsed, 'store') ?? fromFile<string>(config, 'store'),
+    readTool: readReadTool(readStringFlag(parsed, 'read-tool') ?? fromFile<string>(config, 'readTool')),
     offload: fileGroups?.offload,
     compaction: fileGroups?.compaction,
     configPath: config?.path,
@@ -305,6 +334,7 @@ export async function startProxyServer(settings: ProxySettings, hooks: ProxyServ
     upstream: settings.upstream,
     dir: settings.dir,
     store: records?.store,
+    readTool: settings.readTool,
     contextTokenLimit: settings.window,
     summarizer: settings.summarizer,
     offloadTiming: settings.offloadTiming,
@@ -316,7 +346,7 @@ export async function startProxyServer(settings: ProxySettings, hooks: ProxyServ
     onRequest: hooks.onRequest,
   });
 
-  const server = createProxyServer((request, response) => void handler(request, response));
+  const server = createProxyServer((request, response) => void handler(request, response), handler.upgrade);
   const { host, port } = settings;
   try {
     await new Promise<void>((resolveListen, reject) => {
@@ -362,20 +392,23 @@ export async function runProxy(args: readonly string[]): Promise<void> {
   const origin = proxy.origin;
   if (!LOOPBACK_NAMES.has(host)) {
     process.stderr.write(
-      `agent-context proxy: warning: listening on ${toTerminalText(host)}, not only this machine: whoever holds the token can send requests through it, and references name files on this machine\n`,
+      `agent-context proxy: warning: listening on ${toTerminalText(host)}, not only this machine: whoever holds the token can send requests through it${settings.readTool === 'proxy' ? '' : ', and references name files on this machine (--read-tool proxy answers reads for agents on other machines)'}\n`,
     );
   }
   process.stdout.write(
     [
       `agent-context proxy listening on ${origin}`,
-      `  upstream: ${upstreamFlag ?? 'api.anthropic.com for Anthropic requests, api.openai.com for OpenAI ones'}`,
-      `  offloaded content: ${toTerminalText(resolve(dir))}`,
+      `  upstream: ${upstreamFlag ?? 'api.anthropic.com for Anthropic requests, api.openai.com for OpenAI ones, generativelanguage.googleapis.com for Gemini ones'}`,
+      settings.readTool === 'proxy' && storeUrl !== undefined
+        ? `  offloaded content: ${toTerminalText(storeUrl.replace(/\/\/[^@/]*@/, '//'))} (read by the proxy's read_offloaded)`
+        : `  offloaded content: ${toTerminalText(resolve(dir))}${settings.readTool === 'proxy' ? " (read by the proxy's read_offloaded)" : ''}`,
       ...(settings.configPath === undefined ? [] : [`  config file: ${toTerminalText(settings.configPath)}`]),
       ...(storeUrl === undefined
         ? []
         : [`  session records: ${toTerminalText(storeUrl.replace(/\/\/[^@/]*@/, '//'))}`]),
       `  Claude Code:  ANTHROPIC_BASE_URL=${origin} claude`,
       `  OpenAI SDKs:  OPENAI_BASE_URL=${origin}/v1`,
+      `  Gemini CLI:   GOOGLE_GEMINI_BASE_URL=${origin} gemini`,
       `  live page:    ${origin}/_agent-context/${settings.authToken === undefined ? '' : '?token=<the token>'}`,
       ...(settings.authToken === undefined
         ? []

@@ -32,13 +32,8 @@ import { renderReplayHtml } from './render/replay-html.js';
 import { createTerminalStyle, measureLineWidth } from './render/terminal-style.js';
 import { toTerminalJson, toTerminalText } from './render/terminal-text.js';
 import { describeTranscript } from './render/transcript-labels.js';
-import {
-  chooseReplaySummarizer,
-  DEFAULT_PRICE_PER_MTOK,
-  readRuledNumberFlag,
-  readTokenCountFlag,
-} from './replay/replay-flags.js';
-import { DEFAULT_CACHE_READ_RATIO, DEFAULT_CACHE_WRITE_RATIO } from './replay/prompt-cache.js';
+import { COST_FLAGS, readCostFlags } from './replay/cost-flags.js';
+import { chooseReplaySummarizer, readRuledNumberFlag, readTokenCountFlag } from './replay/replay-flags.js';
 import { summarizeReplay } from './replay/replay-report.js';
 import type { ReplayReport, ReplayRequest } from './replay/replay-report.js';
 import { replaySession } from './replay/replay-session.js';
@@ -55,9 +50,7 @@ const REPLAY_FLAGS = {
   provider: { type: 'string' },
   model: { type: 'string' },
   'base-url': { type: 'string' },
-  'price-per-mtok': { type: 'string' },
-  'cache-read-ratio': { type: 'string' },
-  'cache-write-ratio': { type: 'string' },
+  ...COST_FLAGS,
   out: { type: 'string' },
   html: { type: 'string' },
   json: { type: 'boolean' },
@@ -124,11 +117,6 @@ export async function runReplay(args: readonly string[], io: CommandIo): Promise
     compactThresholdRatio: readNumberFlag(parsed, 'ratio', 'replay'),
   });
   const threshold = readRuledNumberFlag(parsed, 'threshold', { min: 1 }, 'replay') ?? DEFAULT_DIRECT_OFFLOAD_THRESHOLD;
-  const pricePerMTok = readRuledNumberFlag(parsed, 'price-per-mtok', { min: 0 }, 'replay') ?? DEFAULT_PRICE_PER_MTOK;
-  const cacheRatios = {
-    readRatio: readRuledNumberFlag(parsed, 'cache-read-ratio', { min: 0 }, 'replay') ?? DEFAULT_CACHE_READ_RATIO,
-    writeRatio: readRuledNumberFlag(parsed, 'cache-write-ratio', { min: 0 }, 'replay') ?? DEFAULT_CACHE_WRITE_RATIO,
-  };
   const choice = chooseReplaySummarizer(parsed, 'replay');
   const format = resolveFormatFlag(readStringFlag(parsed, 'format'), 'replay');
   const htmlPath = readStringFlag(parsed, 'html');
@@ -136,6 +124,9 @@ export async function runReplay(args: readonly string[], io: CommandIo): Promise
   await assertPageIsNotInput(htmlPath, path);
 
   const transcript = await readTranscript(path, io, { format });
+  const costModel = readCostFlags(parsed, 'replay', transcript.model);
+  const pricePerMTok = costModel.inputPricePerMTok;
+  const cacheRatios = { readRatio: costModel.readRatio, writeRatio: costModel.writeRatio };
   const { messages } = transcript;
   const requestCount = findRequestTurns(messages).length;
   if (requestCount === 0) {
@@ -213,6 +204,7 @@ export async function runReplay(args: readonly string[], io: CommandIo): Promise
     threshold,
     summarizer: describeSummarizer(choice),
     pricePerMTok,
+    costFamily: costModel.family,
     cacheReadRatio: cacheRatios.readRatio,
     cacheWriteRatio: cacheRatios.writeRatio,
     store: directory.kept ? directory.path : null,
@@ -242,7 +234,7 @@ export async function runReplay(args: readonly string[], io: CommandIo): Promise
   if (htmlPath !== undefined) lines.push(`  chart: ${toTerminalText(htmlPath)}`);
   lines.push(
     style.dim(
-      `  Tokens are local estimates (o200k_base); costs at one input price, and with prompt caching (the previous request's prefix read at ${report.cacheReadRatio}x, the rest written at ${report.cacheWriteRatio}x).`,
+      `  Tokens are local estimates (o200k_base); costs at one input price, and with prompt caching (${report.costFamily} prices: the previous request's prefix read at ${report.cacheReadRatio}x, the rest written at ${report.cacheWriteRatio}x).`,
     ),
   );
   await writeStandardOutput(io.stdout, `${lines.join('\n')}\n`);

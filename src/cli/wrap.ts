@@ -33,16 +33,16 @@ const COMMAND_NOT_FOUND_EXIT_CODE = 127;
 const COMMAND_NOT_RUNNABLE_EXIT_CODE = 126;
 
 /**
- * The environment of the wrapped command: its own, with the base URLs of both SDK families on
- * the proxy. The Anthropic SDK (and Claude Code) appends `/v1/messages` to `ANTHROPIC_BASE_URL`;
+ * The environment of the wrapped command: its own, with the base URLs of the three SDK families
+ * on the proxy. The Anthropic SDK (and Claude Code) appends `/v1/messages` to `ANTHROPIC_BASE_URL`;
  * the OpenAI SDK appends `/responses` or `/chat/completions` to `OPENAI_BASE_URL`, which
- * therefore ends in `/v1`.
+ * therefore ends in `/v1`; Gemini CLI appends `/v1beta/models/...` to `GOOGLE_GEMINI_BASE_URL`.
  */
 export function wrappedEnvironment(
   env: Readonly<Record<string, string | undefined>>,
   origin: string,
 ): Record<string, string | undefined> {
-  return { ...env, ANTHROPIC_BASE_URL: origin, OPENAI_BASE_URL: `${origin}/v1` };
+  return { ...env, ANTHROPIC_BASE_URL: origin, OPENAI_BASE_URL: `${origin}/v1`, GOOGLE_GEMINI_BASE_URL: origin };
 }
 
 /**

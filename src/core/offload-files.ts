@@ -89,7 +89,7 @@ export function copyDeep<T>(value: T): T {
 export function copyMessageWithContent(
   message: Message,
   replacements: ReadonlyMap<number, unknown>,
-  field: 'content' | 'input' = 'content',
+  field: 'content' | 'input' | 'text' = 'content',
 ): Message {
   const blocks = message.content as ContentBlock[];
   const content = blocks.map((block, index) => {

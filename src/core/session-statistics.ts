@@ -7,7 +7,7 @@
  * request with figures the caller already has: recording never tokenizes or reads the store.
  */
 import { COMPRESSED_CONVERSATION_PREFIX } from './compact/assemble.js';
-import { estimateCachedInputCost, type CacheRatios } from './cached-cost.js';
+import { estimateCachedInputCost, type CacheRatios, type CostModel } from './cost-model.js';
 import { describeError } from './errors.js';
 import type { ContextAction } from './manage/types.js';
 import type { Message } from './types.js';
@@ -109,14 +109,17 @@ export interface RecordedRequest {
   actions: readonly ContextAction[];
   /** A warning the request raised, when it raised one. */
   warning?: string | undefined;
+  /** How the request's provider prices its input (the proxy's route and the request's `model`); the options' prices when absent. */
+  costModel?: CostModel | undefined;
 }
 
 /** Options of {@link createSessionStatistics}. */
 export interface SessionStatisticsOptions {
   /** Sessions kept; past it the least recently active is forgotten. */
   maxSessions: number;
-  /** US dollars per million input tokens. */
+  /** US dollars per million input tokens, for a request without its own {@link RecordedRequest.costModel}. */
   pricePerMTok: number;
+  /** Cache prices for a request without its own {@link RecordedRequest.costModel}. */
   cacheRatios: CacheRatios;
 }
 
@@ -214,8 +217,10 @@ export function createSessionStatistics(options: SessionStatisticsOptions): Sess
       if (id === undefined) ids.set(message, (id = ++lastId));
       return id;
     });
-  const cost = (tokens: number, read: number): number =>
-    estimateCachedInputCost(tokens, read, options.pricePerMTok, options.cacheRatios);
+  const cost = (tokens: number, read: number, model: CostModel | undefined): number =>
+    model === undefined
+      ? estimateCachedInputCost(tokens, read, options.pricePerMTok, options.cacheRatios)
+      : estimateCachedInputCost(tokens, read, model.inputPricePerMTok, model);
 
   return {
     record(request) {
@@ -251,10 +256,15 @@ export function createSessionStatistics(options: SessionStatisticsOptions): Sess
       const time = new Date(request.time).toISOString();
       const sent = idsOf(request.sent);
       const unmanaged = idsOf(request.unmanaged);
-      const costSent = cost(request.tokensSent, cacheReadTokens(state.lastSent, sent, state.lastTokensSent));
+      const costSent = cost(
+        request.tokensSent,
+        cacheReadTokens(state.lastSent, sent, state.lastTokensSent),
+        request.costModel,
+      );
       const costUnmanaged = cost(
         request.tokensUnmanaged,
         cacheReadTokens(state.lastUnmanaged, unmanaged, state.lastTokensUnmanaged),
+        request.costModel,
       );
       state.lastSent = sent;
       state.lastUnmanaged = unmanaged;

@@ -367,7 +367,16 @@ export function countHistoryTokens(messages: readonly Message[], options: CountH
   for (let index = start; index < messages.length; index += 1) {
     local += countWithCache(messages[index] as Message, index, options.tokenCounter, cache, useCache);
   }
-  return exact + (factor === 1 ? local : Math.ceil(local * factor));
+  return estimateProviderTokens(local, factor, exact);
+}
+
+/**
+ * The one estimator of a history's provider tokens, wherever a trigger is checked (the context
+ * manager, `shouldCompact`, `compactMessages`): the provider's figure for the prefix it covers
+ * (`anchorTokens`, 0 when none), plus `ratio ×` the local count of the rest, rounded up.
+ */
+export function estimateProviderTokens(localTokens: number, ratio: number, anchorTokens = 0): number {
+  return Math.max(0, anchorTokens + (ratio === 1 ? localTokens : Math.ceil(ratio * localTokens)));
 }
 
 /**

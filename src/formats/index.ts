@@ -7,6 +7,7 @@ import { describeValue, InvalidMessageError, InvalidOptionError } from '../core/
 import type { FormatName, MessageFormat } from '../core/format.js';
 import { aiSdk } from './ai-sdk.js';
 import { anthropic } from './anthropic.js';
+import { gemini } from './gemini.js';
 import { langchain } from './langchain.js';
 import { openaiAgents } from './openai-agents.js';
 import { openaiChat } from './openai-chat.js';
@@ -14,6 +15,7 @@ import { openaiResponses } from './openai-responses.js';
 
 export type { TypedMessageFormat } from './define-format.js';
 export type { AiSdkMessage, AiSdkPart } from './ai-sdk.js';
+export type { GeminiContent, GeminiPart } from './gemini.js';
 export { createLangchainFormat } from './langchain.js';
 export type {
   LangChainMessage,
@@ -50,6 +52,8 @@ export const formats = Object.freeze({
   aiSdk,
   /** LangChain.js messages (`BaseMessage` instances or their serialized form). */
   langchain,
+  /** Gemini API contents (`Content` of `@google/genai`). */
+  gemini,
 });
 
 const FORMATS_BY_NAME: ReadonlyMap<string, MessageFormat> = new Map(
@@ -91,7 +95,7 @@ export function resolveFormat(format: FormatName | MessageFormat | undefined, fi
  * Which built-in format `messages` is in, or `undefined` when no format fits (or the history is
  * empty). A history every message of which fits several formats (plain text turns, say) is
  * taken as the first of: anthropic, openai-chat, ai-sdk, openai-responses, openai-agents,
- * langchain.
+ * langchain, gemini.
  *
  * @throws `INVALID_MESSAGE` when the messages fit formats but no single one fits them all (a
  * history mixing formats), naming the first message that breaks with the ones before it.

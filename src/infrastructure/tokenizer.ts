@@ -40,7 +40,7 @@ interface O200kEncoding {
 
 interface LoadedEncoding {
   encoding: O200kEncoding;
-  /** o200k_base's pre-tokenizer: the library counts a text as the sum of the counts of its matches. */
+  /** o200k_base's pre-tokenizer (global): the library counts a text as the sum of the counts of its matches. */
   splitPattern: RegExp;
 }
 
@@ -83,7 +83,8 @@ function loadEncoding(): LoadedEncoding {
     // an application that uses gpt-tokenizer itself
     const encoding = GptEncoding.getEncodingApi('o200k_base', () => ranks);
     encoding.setMergeCacheSize(0);
-    loaded = { encoding, splitPattern: O200K_TOKEN_SPLIT_REGEX };
+    // a global pattern of the counter's own: its `lastIndex` is not the library's
+    loaded = { encoding, splitPattern: new RegExp(O200K_TOKEN_SPLIT_REGEX.source, 'gu') };
   }
   return loaded;
 }
@@ -124,7 +125,11 @@ function countPiece(piece: string, { encoding, splitPattern }: LoadedEncoding): 
     count = 0;
     let preTokens = 0;
     let unknown = 0;
-    for (const [preToken] of piece.matchAll(splitPattern)) {
+    // `exec` on the counter's own copy of the pattern (the library's `lastIndex` is its own), not
+    // `matchAll`: no iterator and no clone of the pattern per piece
+    splitPattern.lastIndex = 0;
+    for (let match = splitPattern.exec(piece); match !== null; match = splitPattern.exec(piece)) {
+      const preToken = match[0];
       preTokens += 1;
       let tokens = preTokenCounts.get(preToken);
       if (tokens === undefined) {

@@ -9,8 +9,8 @@
  * and parses only the rest. The result is always what `JSON.parse` of the whole body gives.
  */
 
-/** The fields of a request body that hold the history: Messages and Chat `messages`, Responses `input`. */
-const HISTORY_FIELDS = new Set(['messages', 'input']);
+/** The fields of a request body that hold the history: Messages and Chat `messages`, Responses `input`, Gemini `contents`. */
+const HISTORY_FIELDS = new Set(['messages', 'input', 'contents']);
 
 /** Bodies kept per credential: the agent's own session and its sub-agents'. */
 const BODIES_PER_CREDENTIAL = 8;

@@ -52,7 +52,7 @@ export function buildUpstreamHeaders(
 }
 
 /** The response's raw headers for the client, without the upstream connection's own. */
-function buildClientHeaders(rawHeaders: readonly string[]): string[] {
+export function buildClientHeaders(rawHeaders: readonly string[]): string[] {
   const headers: string[] = [];
   for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
     const name = rawHeaders[index] as string;

@@ -20,6 +20,7 @@ interface MetricSet {
   offloads: Counter<'route'>;
   compactions: Counter<'route'>;
   failOpen: Counter<'route'>;
+  reads: Counter<'route'>;
   latency: Histogram<'route'>;
 }
 
@@ -34,6 +35,8 @@ export interface ProxyMetrics {
     actions: readonly ContextAction[],
     failedOpen: boolean,
   ): void;
+  /** Calls of the read tool the proxy answered itself (`readTool: 'proxy'`) for one request. */
+  countReads(route: string, calls: number): void;
   /** The time the proxy spent on a managed request before sending it on, in seconds. */
   observeLatency(route: string, seconds: number): void;
   /** The metrics in Prometheus text format, and its content type. */
@@ -72,6 +75,11 @@ function createMetricSet(client: typeof PromClient): MetricSet {
     failOpen: counter(
       'agent_context_fail_open_total',
       'Managed requests sent on unchanged because the context manager failed.',
+      ['route'],
+    ),
+    reads: counter(
+      'agent_context_reads_total',
+      'Calls of read_offloaded the proxy answered itself (--read-tool proxy).',
       ['route'],
     ),
     latency: new client.Histogram({
@@ -128,6 +136,9 @@ export function createProxyMetrics(load: () => Promise<typeof PromClient> = () =
         if (compactions > 0) set.compactions.inc({ route }, compactions);
         if (failedOpen) set.failOpen.inc({ route });
       });
+    },
+    countReads(route, calls) {
+      if (calls > 0) apply((set) => set.reads.inc({ route }, calls));
     },
     observeLatency(route, seconds) {
       apply((set) => set.latency.observe({ route }, seconds));

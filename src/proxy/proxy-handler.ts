@@ -8,18 +8,26 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createContextManager } from '../api/context-manager.js';
 import { assertContentStore } from '../api/store-target.js';
 import { createExtractiveSummarizer } from '../core/compact/extractive-summarizer.js';
+import { selectCostModel } from '../core/cost-model.js';
 import { describeError } from '../core/errors.js';
 import type { ContextManager } from '../core/manage/types.js';
 import { OPTIONS, resolveTableOption } from '../core/option-table.js';
 import type { Logger, Summarizer } from '../core/ports.js';
 import type { Message } from '../core/types.js';
-import { splitRequestBody } from '../formats/transcripts/request-body.js';
+import { splitRequestBody, systemFieldOf } from '../formats/transcripts/request-body.js';
 import { consoleLogger } from '../infrastructure/console-logger.js';
 import { defaultTokenCounter, preloadTokenizer } from '../infrastructure/tokenizer.js';
 import { createFileStore } from '../stores/file-store.js';
 import { decodeRequestBody } from './body-encoding.js';
-import { forwardRequest, normalizeRequestPath } from './forward.js';
-import { resolveProxyOptions, type ProxyHandlerOptions, type ProxyRequestEvent } from './proxy-options.js';
+import { forwardRequest, normalizeRequestPath, type ResponseObserver } from './forward.js';
+import { createProxyReads } from './proxy-reads.js';
+import { READ_OFFLOADED_TOOL_NAME } from '../core/defaults.js';
+import {
+  DEFAULT_MAX_READ_ROUNDS,
+  resolveProxyOptions,
+  type ProxyHandlerOptions,
+  type ProxyRequestEvent,
+} from './proxy-options.js';
 import { readRequestBody, sendError } from './request-body.js';
 import {
   attributeProvider,
@@ -48,9 +56,18 @@ import { createProxyStatistics } from './statistics.js';
 import { createProxyMetrics } from './metrics.js';
 import { handleOwnRoute, isOwnRoute, readPageToken } from './own-routes.js';
 import { AUTH_HEADER, createTokenCheck } from './auth.js';
+import { createUpgradeListener, type UpgradeListener } from './upgrade-forward.js';
 
-/** A Node HTTP request handler: `http.createServer(handler)`, or mounted in a server of your own. Its promise never rejects. */
-export type ProxyHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+/**
+ * A Node HTTP request handler: `http.createServer(handler)`, or mounted in a server of your own.
+ * Its promise never rejects. Its `upgrade` is the server's `'upgrade'` listener: WebSocket
+ * connections (the Responses API WebSocket mode) pass through it unmanaged.
+ */
+export interface ProxyHandler {
+  (request: IncomingMessage, response: ServerResponse): Promise<void>;
+  /** `server.on('upgrade', handler.upgrade)`: an upgrade goes to the upstream and both directions are piped as they are. */
+  upgrade: UpgradeListener;
+}
 
 /** A request body prepared for the upstream, and what the answer's usage should be recorded against. */
 interface PreparedRequest {
@@ -66,6 +83,13 @@ interface PreparedRequest {
   /** The history sent, and the client's: for the session's figures. */
   sent: readonly Message[];
   unmanaged: readonly Message[];
+  /** The history sent, in the route's format, and the body field it goes in: for reads the proxy answers. */
+  wireHistory: { field: string; items: readonly unknown[] };
+}
+
+/** The request's `model`, when it names one. */
+function readModel(body: unknown): string | undefined {
+  return isRecord(body) && typeof body.model === 'string' && body.model.trim() !== '' ? body.model : undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -74,8 +98,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /**
  * Creates the proxy's request handler. `POST /v1/messages` (Anthropic Messages), `POST
- * /v1/responses` (OpenAI Responses) and `POST /v1/chat/completions` (OpenAI Chat Completions),
- * streamed or not, have their history prepared by a context manager (large tool results
+ * /v1/responses` (OpenAI Responses), `POST /v1/chat/completions` (OpenAI Chat Completions) and
+ * `POST /v1beta/models/<model>:generateContent` or `:streamGenerateContent` (Gemini), streamed or not, have their history prepared by a context manager (large tool results
  * offloaded to files under `dir`, the history compacted when it reaches the trigger) before they
  * are forwarded; every other request is forwarded untouched. Headers (credentials included) and
  * the rest of the body go on as they came; the answer comes back as it arrives, byte for byte,
@@ -95,14 +119,20 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * is derived from the system prompt, the first user message and a hash of the request's
  * credential, so two users never share one.
  *
+ * The providers' own compaction passes whole: an Anthropic `compaction` block or an encrypted
+ * Responses `compaction` item is the head of the history (it and what precedes it go on byte for
+ * byte), `context_management` goes on as it came, and `POST /v1/responses/compact` is passed
+ * through. A WebSocket upgrade (the Responses API WebSocket mode) passes through unmanaged by
+ * `handler.upgrade`, the server's `'upgrade'` listener.
+ *
  * Edges: a body in gzip, deflate, br or zstd is decoded and forwarded
  * decoded; a path is normalised before it is routed; without `upstream`, a request goes only
  * to the provider its path or headers name.
  *
  * Faults: invalid JSON is answered 400 and a body over `maxBodyBytes` (also once decoded) 413,
  * in the provider's error shape; so is, with 400, a path that climbs above its root, and,
- * without `upstream`, a request whose credential the proxy cannot attribute (a Gemini or Azure
- * key); an unreachable upstream 502; an upstream's own error is passed through. When the
+ * without `upstream`, a request whose credential the proxy cannot attribute (an Azure key, a
+ * Gemini key on another provider's path); an unreachable upstream 502; an upstream's own error is passed through. When the
  * context manager fails, the original request is forwarded unchanged and the failure logged.
  *
  * Counting: the tokenizer is loaded when the handler is created (~0.5 s), so no request waits
@@ -116,7 +146,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * import { createServer } from 'node:http';
  * import { createProxyHandler } from 'agent-context-offload/proxy';
  *
- * createServer(createProxyHandler({ dir: '.agent-context' })).listen(8787, '127.0.0.1');
+ * const handler = createProxyHandler({ dir: '.agent-context' });
+ * createServer(handler).on('upgrade', handler.upgrade).listen(8787, '127.0.0.1');
  * // ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude
  * ```
  */
@@ -125,7 +156,22 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   const logger: Logger = options.logger ?? consoleLogger;
   const fileStore = createFileStore({ dir: settings.dir });
   if (options.store !== undefined) assertContentStore(options.store);
-  const store = options.store === undefined ? fileStore : createSplitStore(fileStore, options.store);
+  // with reads answered here, the shared store holds the content too: any proxy of a pool reads what another wrote
+  const store =
+    options.store === undefined
+      ? fileStore
+      : settings.readTool === 'proxy'
+        ? options.store
+        : createSplitStore(fileStore, options.store);
+  const reads =
+    settings.readTool === 'proxy'
+      ? createProxyReads({
+          store,
+          maxSessions: settings.maxSessions,
+          maxRounds: DEFAULT_MAX_READ_ROUNDS,
+          maxAnswerBytes: settings.maxBodyBytes,
+        })
+      : undefined;
   const extractive = settings.summarizer === 'extractive' ? createExtractiveSummarizer() : undefined;
   const window = resolveTableOption(OPTIONS.contextTokenLimit, options.contextTokenLimit, process.env);
   const countOverhead = createOverheadCounter(defaultTokenCounter);
@@ -137,12 +183,20 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   // One manager stays warm per session and credential, over the whole window (the system prompt
   // and tools are each request's `fixedTokens`): the session's decisions are records in the
   // store, so a new manager (a forgotten one, another process) prepares a history alike.
-  const createManager = (sessionId: string, provider: ProxyProvider, summarizer: Summarizer): ContextManager<Message> =>
+  const createManager = (
+    sessionId: string,
+    provider: ProxyProvider,
+    summarizer: Summarizer,
+    model?: string,
+  ): ContextManager<Message> =>
     createContextManager({
       store,
       sessionId,
       format: 'anthropic',
-      provider,
+      // Gemini's tokenizer is no family the manager calibrates for: its figures calibrate as any other's
+      provider: provider === 'gemini' ? 'other' : provider,
+      // the model's cache discount prices what a rewritten prefix costs
+      model,
       summarizer,
       contextTokenLimit: window,
       offload: {
@@ -159,8 +213,8 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       },
       // a proxy never puts its own files into an agent's context: restore only from a directory named for it
       workDir: options.workDir,
-      // the agent has no read tool of ours: it opens a reference (a path) with its own tools
-      referenceReader: 'own-tools',
+      // without reads answered here, the agent has no read tool of ours: it opens a reference (a path) with its own tools
+      referenceReader: settings.readTool === 'proxy' ? 'read-tool' : 'own-tools',
       logger,
     });
   // the manager checks its options when created: check them now, not at the first request
@@ -186,7 +240,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
   ): Promise<PreparedRequest> {
     const parts = splitRequestBody(body);
     const parsed = route.format.toCanonical(parts.items);
-    const systemField = parts.historyField === 'messages' ? 'system' : 'instructions';
+    const systemField = systemFieldOf(parts.historyField);
     const sessionId =
       sessionName ??
       readClaudeCodeSession(request.headers, credentialHash) ??
@@ -199,12 +253,13 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     const fingerprints = fingerprinter.fingerprint(sessionKey, canonical, raw.length);
     const lastUsage = await usages.find(sessionId, sessionKey, fingerprints);
     // the history does not hold the system prompt and tools: the manager counts them in when no usage figure does
-    const fixedTokens = countOverhead([body[systemField], body.tools]);
+    const fixedTokens = countOverhead([body[systemField], body.tools, reads?.definition(route.path)]);
     const create: ManagerFactory = (current) =>
       createManager(
         sessionId,
         route.provider,
         extractive ?? { summarize: (messages, summary) => summarizeUpstream(current(), messages, summary) },
+        readModel(body),
       );
     const upstreamRequest = {
       route,
@@ -233,8 +288,9 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     }
     let sent: Buffer | Buffer[] = raw;
     let sentBytes = raw.length;
+    let items: readonly unknown[] = parts.items;
     if (!unchanged) {
-      const items = route.format.fromCanonical(prepared, parts.items);
+      items = route.format.fromCanonical(prepared, parts.items);
       // the client's bytes for what the manager left alone, when they are known
       sent =
         layout !== undefined && body[parts.historyField] === parts.items
@@ -262,6 +318,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       },
       sent: prepared,
       unmanaged: canonical,
+      wireHistory: { field: parts.historyField, items },
     };
   }
 
@@ -319,7 +376,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       );
     }
     const raw = decoded.body;
-    const credentialHash = hashCredential(request.headers);
+    const credentialHash = hashCredential(request.headers, url);
     let parsed: ParsedRequestBody;
     try {
       parsed = bodies.parse(raw, credentialHash);
@@ -335,6 +392,12 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     // the request's figures, recorded once its answer is out: counting them must not hold the answer back
     let recorded: { event: ProxyRequestEvent; sent: readonly Message[]; unmanaged: readonly Message[] } | undefined;
     const preparedAt = Date.now();
+    // the route names the family (Anthropic's explicit breakpoints, OpenAI's automatic prefix cache), the model its discount
+    // Gemini's implicit caching prices as OpenAI's automatic prefix caching does (no write premium), its cached reads at 0.25x
+    const costModel =
+      route.provider === 'gemini'
+        ? selectCostModel({ provider: 'openai', model: readModel(parsed.value), override: { readRatio: 0.25 } })
+        : selectCostModel({ provider: route.provider, model: readModel(parsed.value) });
     // a client that goes away stops a compaction under way (an upstream summary costs money)
     const gone = new AbortController();
     const onClose = (): void => gone.abort(new Error('the client went away'));
@@ -372,10 +435,20 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       // the count of the history the next request would send: no request was made, nothing is recorded
       if (prepared !== undefined) metrics.countRequest(COUNT_TOKENS_PATH, prepared.event.outcome);
       const upstream = settings.upstreamFor(route.provider);
+      // with reads answered here, the request goes upstream with the read tool: counted with it
+      const withReadTool =
+        reads === undefined || prepared === undefined
+          ? undefined
+          : reads.writeBody({
+              route,
+              body: parsed.value as Record<string, unknown>,
+              historyField: prepared.wireHistory.field,
+              history: prepared.wireHistory.items,
+            });
       await forwardRequest(request, response, {
         upstream,
         url,
-        body: prepared?.body ?? raw,
+        body: withReadTool ?? prepared?.body ?? raw,
         decoded: decoded.kind === 'decoded',
         onUnreachable: (error) => unreachable(response, route.provider, upstream, error),
       });
@@ -387,49 +460,88 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     }
     metrics.observeLatency(route.path, (performance.now() - started) / 1000);
     const upstream = settings.upstreamFor(route.provider);
-    await forwardRequest(request, response, {
-      upstream,
-      url,
-      body: prepared?.body ?? raw,
-      decoded: decoded.kind === 'decoded',
-      observe(upstreamResponse) {
-        const status = upstreamResponse.statusCode ?? 0;
-        const sessionKey = prepared?.sessionKey;
-        const sessionId = prepared?.event.sessionId;
-        const messageCount = prepared?.usageMessageCount;
-        const history = prepared?.history;
-        if (
-          sessionKey === undefined ||
-          sessionId === undefined ||
-          messageCount === undefined ||
-          history === undefined ||
-          status < 200 ||
-          status >= 300
-        )
-          return undefined;
-        const tap = createUsageTap(
-          route,
-          upstreamResponse.headers['content-type'],
-          upstreamResponse.headers['content-encoding'],
-        );
-        return {
-          chunk: (chunk) => tap.write(chunk),
-          end() {
-            // the answer's last bytes wait for its figure to be recorded: the client's next request,
-            // to this process or another, finds it (an inflated body takes a few ms)
-            const read = tap.end().then(async (figures) => {
-              if (figures !== undefined)
-                await usages.record(sessionId, sessionKey, history, toLastUsage(route.provider, figures, messageCount));
-              if (readingUsage.get(sessionKey) === read) readingUsage.delete(sessionKey);
-            });
-            readingUsage.set(sessionKey, read);
-            return read;
-          },
-        };
-      },
-      onUnreachable: (error) => unreachable(response, route.provider, upstream, error),
-    });
-    if (recorded !== undefined) statistics.record(recorded.event, recorded.sent, recorded.unmanaged, preparedAt);
+    // the usage of the answer to the history prepared: read off it on the side, recorded for the session's next request
+    const observe = (
+      upstreamResponse: Pick<IncomingMessage, 'statusCode' | 'headers'>,
+    ): ResponseObserver | undefined => {
+      const status = upstreamResponse.statusCode ?? 0;
+      const sessionKey = prepared?.sessionKey;
+      const sessionId = prepared?.event.sessionId;
+      const messageCount = prepared?.usageMessageCount;
+      const history = prepared?.history;
+      if (
+        sessionKey === undefined ||
+        sessionId === undefined ||
+        messageCount === undefined ||
+        history === undefined ||
+        status < 200 ||
+        status >= 300
+      )
+        return undefined;
+      const tap = createUsageTap(
+        route,
+        upstreamResponse.headers['content-type'],
+        upstreamResponse.headers['content-encoding'],
+      );
+      return {
+        chunk: (chunk) => tap.write(chunk),
+        end() {
+          // the answer's last bytes wait for its figure to be recorded: the client's next request,
+          // to this process or another, finds it (an inflated body takes a few ms)
+          const read = tap.end().then(async (figures) => {
+            if (figures !== undefined)
+              await usages.record(sessionId, sessionKey, history, toLastUsage(route.provider, figures, messageCount));
+            if (readingUsage.get(sessionKey) === read) readingUsage.delete(sessionKey);
+          });
+          readingUsage.set(sessionKey, read);
+          return read;
+        },
+      };
+    };
+    const answered =
+      reads !== undefined && prepared?.event.sessionId !== undefined
+        ? await reads.answer(
+            request,
+            response,
+            {
+              route,
+              sessionId: prepared.event.sessionId,
+              upstream,
+              url,
+              body: parsed.value as Record<string, unknown>,
+              historyField: prepared.wireHistory.field,
+              history: prepared.wireHistory.items,
+            },
+            {
+              async onFirstAnswer(answer) {
+                // the first answer's figure counts the history prepared; later rounds' count the reads the client never keeps
+                const observer = observe({ statusCode: answer.status, headers: answer.headers });
+                observer?.chunk(answer.body);
+                await observer?.end();
+              },
+              onUnreachable: (error) => unreachable(response, route.provider, upstream, error),
+              onTooManyRounds: (rounds) =>
+                sendError(
+                  response,
+                  route.provider,
+                  'invalid-request',
+                  `agent-context proxy: the model still called ${READ_OFFLOADED_TOOL_NAME} after ${rounds} rounds of reads in one turn; ask it to read less at a time, or continue`,
+                ),
+            },
+          )
+        : undefined;
+    if (answered !== undefined) metrics.countReads(route.path, answered.readCalls);
+    else
+      await forwardRequest(request, response, {
+        upstream,
+        url,
+        body: prepared?.body ?? raw,
+        decoded: decoded.kind === 'decoded',
+        observe,
+        onUnreachable: (error) => unreachable(response, route.provider, upstream, error),
+      });
+    if (recorded !== undefined)
+      statistics.record(recorded.event, recorded.sent, recorded.unmanaged, preparedAt, costModel);
   }
 
   /** Answers a managed request with an error in its provider's shape, counted as refused. */
@@ -454,7 +566,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     }
   }
 
-  function unreachable(response: ServerResponse, provider: 'anthropic' | 'openai', upstream: URL, error: Error): void {
+  function unreachable(response: ServerResponse, provider: ProxyProvider, upstream: URL, error: Error): void {
     const message = `agent-context proxy: the upstream ${upstream.origin} cannot be reached (${describeError(error)})`;
     logger.warn(message);
     sendError(response, provider, 'bad-gateway', message);
@@ -467,7 +579,19 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     return token !== undefined && hasToken !== undefined && hasToken({ [AUTH_HEADER]: token });
   };
 
-  return async function handleProxyRequest(request, response) {
+  const upgrade = createUpgradeListener({
+    upstream: settings.upstream,
+    upstreamFor: settings.upstreamFor,
+    hasToken,
+    warnOnce,
+    // counted as the requests passed through and the unauthorized ones are
+    count: (outcome) => metrics.countRequest(outcome === 'unauthorized' ? 'any' : 'other', outcome),
+  });
+
+  const handleProxyRequest = async function handleProxyRequest(
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<void> {
     if (hasToken !== undefined && !hasToken(request.headers) && !hasPageToken(request.url)) {
       metrics.countRequest('any', 'unauthorized');
       // the body is not read: the connection closes after the answer
@@ -508,7 +632,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
     if (unmanaged !== undefined) {
       warnOnce(
         `unmanaged ${unmanaged}`,
-        `agent-context proxy: ${unmanaged === 'gemini' ? 'Gemini' : 'Azure OpenAI'} requests are passed through unmanaged: their history is not prepared`,
+        'agent-context proxy: Azure OpenAI requests are passed through unmanaged: their history is not prepared',
       );
     }
     try {
@@ -535,4 +659,5 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHand
       sendError(response, provider, 'bad-gateway', 'agent-context proxy: the request failed in the proxy');
     }
   };
+  return Object.assign(handleProxyRequest, { upgrade });
 }

@@ -14,6 +14,7 @@ import type { ProxyProvider, ProxyRoutePath } from './routes.js';
 export const DEFAULT_UPSTREAMS: Readonly<Record<ProxyProvider, string>> = {
   anthropic: 'https://api.anthropic.com',
   openai: 'https://api.openai.com',
+  gemini: 'https://generativelanguage.googleapis.com',
 };
 
 /** The directory of offloaded content, relative to the current directory. */
@@ -31,6 +32,20 @@ export const DEFAULT_MAX_SESSIONS = 64;
  * many bytes of requests.
  */
 export const DEFAULT_MAX_KEPT_BYTES = 128 * 1024 * 1024;
+
+/**
+ * Who opens a reference. `'own-tools'`: the agent, with its own tools (a reference is an
+ * absolute path under `dir`, so the agent runs on the proxy's machine). `'proxy'`: the proxy adds
+ * the read tool (`read_offloaded`) to each managed request's tools and answers the model's
+ * calls to it itself, so the agent can run anywhere.
+ */
+export type ProxyReadTool = 'own-tools' | 'proxy';
+
+/**
+ * The most read rounds the proxy answers in one turn with `readTool: 'proxy'` (8): an answer
+ * that still calls the read tool after them is answered with an error in the provider's shape.
+ */
+export const DEFAULT_MAX_READ_ROUNDS = 8;
 
 /** Who writes the summary of a compaction. */
 export type ProxySummarizer = 'extractive' | 'upstream';
@@ -87,10 +102,26 @@ export interface ProxyHandlerOptions {
   dir?: string | undefined;
   /**
    * Where sessions' records go instead of the file store (a Redis or S3 store), so several proxy
-   * processes, or one restarted, share sessions. Offloaded content stays in `dir`.
+   * processes, or one restarted, share sessions. Offloaded content stays in `dir`, unless
+   * `readTool` is `'proxy'`: then the store holds the content too, so a pool of proxies on
+   * several machines serves one session.
    * @default undefined (the file store holds everything)
    */
   store?: ContentStore | undefined;
+  /**
+   * Who opens a reference. `'own-tools'`: the agent, with its own tools (Claude Code's Read, a
+   * shell's `cat`), so references are absolute paths under `dir`. `'proxy'`: the proxy adds the
+   * read tool (`read_offloaded`) to each managed request's tools, answers the model's calls to
+   * it itself (it reads, then asks the upstream again with the result, up to
+   * {@link DEFAULT_MAX_READ_ROUNDS} rounds) and sends the client only answers without such
+   * calls; references name content in the store, so the agent can run on any machine. A
+   * request whose client already has a tool of that name is left to the client. Streamed
+   * answers are held until they are complete (the proxy must know whether they call the tool),
+   * up to `maxBodyBytes`: a larger answer goes to the client as it comes. The client sees the
+   * final answer's own usage; the first round's is kept for the session's next request.
+   * @default 'own-tools'
+   */
+  readTool?: ProxyReadTool | undefined;
   /**
    * The context window, in tokens.
    * @default 200000, env `CONTEXT_TOKEN_LIMIT`
@@ -188,6 +219,7 @@ const PROXY_OPTION_NAMES: Readonly<Record<keyof ProxyHandlerOptions, true>> = {
   upstream: true,
   dir: true,
   store: true,
+  readTool: true,
   contextTokenLimit: true,
   compactThresholdRatio: true,
   threshold: true,
@@ -265,6 +297,7 @@ export interface ResolvedProxyOptions {
   upstreamFor(provider: ProxyProvider): URL;
   dir: string;
   summarizer: ProxySummarizer;
+  readTool: ProxyReadTool;
   maxBodyBytes: number;
   maxSessions: number;
   maxKeptBytes: number;
@@ -289,10 +322,18 @@ export function resolveProxyOptions(options: ProxyHandlerOptions): ResolvedProxy
     }
   }
   const upstream = options.upstream === undefined ? undefined : parseUpstream('upstream', options.upstream);
-  const defaults = { anthropic: new URL(DEFAULT_UPSTREAMS.anthropic), openai: new URL(DEFAULT_UPSTREAMS.openai) };
+  const defaults = {
+    anthropic: new URL(DEFAULT_UPSTREAMS.anthropic),
+    openai: new URL(DEFAULT_UPSTREAMS.openai),
+    gemini: new URL(DEFAULT_UPSTREAMS.gemini),
+  };
   const summarizer = options.summarizer ?? 'extractive';
   if (summarizer !== 'extractive' && summarizer !== 'upstream') {
     throw new InvalidOptionError(`summarizer must be "extractive" or "upstream", got ${describeValue(summarizer)}`);
+  }
+  const readTool = options.readTool ?? 'own-tools';
+  if (readTool !== 'own-tools' && readTool !== 'proxy') {
+    throw new InvalidOptionError(`readTool must be "own-tools" or "proxy", got ${describeValue(readTool)}`);
   }
   if (options.onRequest !== undefined && typeof options.onRequest !== 'function') {
     throw new InvalidOptionError(`onRequest must be a function, got ${describeValue(options.onRequest)}`);
@@ -302,6 +343,7 @@ export function resolveProxyOptions(options: ProxyHandlerOptions): ResolvedProxy
     upstreamFor: (provider) => upstream ?? defaults[provider],
     dir: assertDirectorySetting('dir', options.dir ?? DEFAULT_PROXY_DIR),
     summarizer,
+    readTool,
     maxBodyBytes: checkPositiveInteger('maxBodyBytes', options.maxBodyBytes, DEFAULT_MAX_BODY_BYTES),
     maxSessions: checkPositiveInteger('maxSessions', options.maxSessions, DEFAULT_MAX_SESSIONS),
     maxKeptBytes: checkPositiveInteger('maxKeptBytes', options.maxKeptBytes, DEFAULT_MAX_KEPT_BYTES),

@@ -1,28 +1,42 @@
 /**
- * The three model APIs the proxy manages: which path each one is, the message format of its
+ * The four model APIs the proxy manages: which path each one is, the message format of its
  * history, how it reports an error, and where its responses say how many input tokens the
  * request took. Every other path is passed through untouched.
  */
 import type { MessageFormat } from '../core/format.js';
 import type { LastUsage } from '../core/tokens.js';
 import { anthropic } from '../formats/anthropic.js';
+import { gemini } from '../formats/gemini.js';
 import { openaiChat } from '../formats/openai-chat.js';
 import { openaiResponses } from '../formats/openai-responses.js';
+import {
+  formatGeminiErrorBody,
+  GEMINI_ROUTE_PATH,
+  GEMINI_USAGE_FIELD,
+  isGeminiGeneratePath,
+  isGeminiPath,
+  readGeminiUsage,
+} from './gemini-route.js';
 
 /** Who defines an API: its error shape, its usage fields, the calibration of token estimates. */
-export type ProxyProvider = 'anthropic' | 'openai';
+export type ProxyProvider = 'anthropic' | 'openai' | 'gemini';
 
-/** The paths the proxy manages. */
-export type ProxyRoutePath = '/v1/messages' | '/v1/responses' | '/v1/chat/completions';
+/** The paths the proxy manages (Gemini's as one label for every model and both methods). */
+export type ProxyRoutePath =
+  | '/v1/messages'
+  | '/v1/responses'
+  | '/v1/chat/completions'
+  /** Gemini's `generateContent` and `streamGenerateContent`, of any model. */
+  | '/v1beta/models/*:generateContent';
 
 /** The kinds of error the proxy answers itself. */
 export type ProxyErrorKind = 'invalid-request' | 'unauthorized' | 'too-large' | 'bad-gateway';
 
 /** The input tokens a response reported for its request. */
 export interface UsageFigures {
-  /** Input tokens not read from the prompt cache (Anthropic), or all input tokens (OpenAI). */
+  /** Input tokens not read from the prompt cache (Anthropic), or all input tokens (OpenAI, Gemini). */
   inputTokens: number;
-  /** Anthropic: input tokens read from the prompt cache. */
+  /** Anthropic, Gemini: input tokens read from the prompt cache. */
   cacheReadInputTokens?: number | undefined;
   /** Anthropic: input tokens written to the prompt cache. */
   cacheCreationInputTokens?: number | undefined;
@@ -32,8 +46,10 @@ export interface UsageFigures {
 export interface ProxyRoute {
   path: ProxyRoutePath;
   provider: ProxyProvider;
-  /** The format of the history in the request body (`messages` or `input`). */
+  /** The format of the history in the request body (`messages`, `input` or `contents`). */
   format: MessageFormat;
+  /** The field of a response (or of a streamed event) holding its usage, when not `usage`. */
+  usageField?: string;
   /**
    * The usage in a JSON response body, or in one event of a streamed response (`undefined` when
    * it holds none). Figures of later events override earlier ones field by field.
@@ -98,14 +114,27 @@ const ROUTES: readonly ProxyRoute[] = [
     // a completion body, or the stream's last chunk (`stream_options: { include_usage: true }`)
     readUsage: (payload) => (isRecord(payload) ? pickCounts(payload.usage, CHAT_USAGE) : undefined),
   },
+  {
+    path: GEMINI_ROUTE_PATH,
+    provider: 'gemini',
+    format: gemini,
+    usageField: GEMINI_USAGE_FIELD,
+    // an answer, an event of an `alt=sse` stream, or the JSON array of a stream without it
+    readUsage: readGeminiUsage,
+  },
 ];
 
-/** The managed route of a request, or `undefined` to pass it through. Only `POST` is managed; the query is ignored (`?beta=true`). */
+/**
+ * The managed route of a request, or `undefined` to pass it through. Only `POST` is managed; the
+ * query is ignored (`?beta=true`, `?alt=sse`); any Gemini model's `generateContent` and
+ * `streamGenerateContent` are the one Gemini route.
+ */
 export function matchRoute(method: string | undefined, url: string | undefined): ProxyRoute | undefined {
   if (method !== 'POST' || url === undefined) return undefined;
   const queryStart = url.indexOf('?');
   const path = queryStart === -1 ? url : url.slice(0, queryStart);
-  return ROUTES.find((route) => route.path === path);
+  const routePath = isGeminiGeneratePath(path) ? GEMINI_ROUTE_PATH : path;
+  return ROUTES.find((route) => route.path === routePath);
 }
 
 /** Anthropic's token count of a Messages body: answered for the history the proxy would send. */
@@ -122,24 +151,26 @@ export function matchCountTokens(method: string | undefined, url: string): Proxy
 
 /**
  * Whose error shape a request expects, for a route the proxy does not manage: Anthropic when
- * the path is under `/v1/messages` or the request carries an `anthropic-version` header; OpenAI
- * when it carries only an `authorization` header (the OpenAI SDKs' bearer key); Anthropic
- * otherwise (Claude Code's connectivity check carries no header at all).
+ * the path is under `/v1/messages` or the request carries an `anthropic-version` header; Gemini
+ * on a Gemini path or with an `x-goog-api-key` header; OpenAI when it carries only an
+ * `authorization` header (the OpenAI SDKs' bearer key); Anthropic otherwise (Claude Code's
+ * connectivity check carries no header at all).
  */
 export function guessProvider(url: string | undefined, headers: Readonly<Record<string, unknown>>): ProxyProvider {
   if (url?.startsWith('/v1/messages') === true || headers['anthropic-version'] !== undefined) return 'anthropic';
+  if (headers['x-goog-api-key'] !== undefined || isGeminiPath((url ?? '').split('?', 1)[0] as string)) return 'gemini';
   return headers.authorization !== undefined ? 'openai' : 'anthropic';
 }
 
 /** Model APIs the proxy passes through but does not manage, each said once in the log. */
-export type UnmanagedApi = 'gemini' | 'azure-openai';
+export type UnmanagedApi = 'azure-openai';
 
 /** The API a path belongs to, as far as the path alone says. */
 function providerOfPath(path: string): ProxyProvider | UnmanagedApi | undefined {
   // `/api/...` is Anthropic's own (Claude Code's connectivity check and account calls)
   if (path === '/v1/messages' || path.startsWith('/v1/messages/') || path.startsWith('/api/')) return 'anthropic';
   if (/^\/v1\/(?:responses|chat\/completions)(?:\/|$)/.test(path)) return 'openai';
-  if (path.startsWith('/v1beta/') || /^\/v1(?:alpha)?\/models\/[^/]+:/.test(path)) return 'gemini';
+  if (isGeminiPath(path)) return 'gemini';
   if (path.startsWith('/openai/deployments/')) return 'azure-openai';
   return undefined;
 }
@@ -147,7 +178,7 @@ function providerOfPath(path: string): ProxyProvider | UnmanagedApi | undefined 
 /** A model API the proxy passes through without managing it, or `undefined`. */
 export function matchUnmanagedApi(url: string): UnmanagedApi | undefined {
   const provider = providerOfPath(url.split('?', 1)[0] as string);
-  return provider === 'gemini' || provider === 'azure-openai' ? provider : undefined;
+  return provider === 'azure-openai' ? provider : undefined;
 }
 
 /** Where a request goes without `upstream`, or why it cannot go anywhere. */
@@ -163,26 +194,40 @@ function header(headers: Readonly<Record<string, unknown>>, name: string): strin
 
 /**
  * The provider a request is sent to when the proxy has no `upstream`: the one its path names
- * (`/v1/messages` and `/api/` Anthropic, `/v1/responses` and `/v1/chat/completions` OpenAI), else the one
- * its headers name (`anthropic-version` or `x-api-key` Anthropic, a bearer key OpenAI); a
- * request with no credential at all goes to Anthropic (Claude Code's connectivity check).
- * A credential is never sent to another provider than its own: a request is not attributed
- * when it carries a key of a provider with no default upstream (Gemini's `x-goog-api-key` or
- * `?key=`, Azure's `api-key`), is on such a provider's path, carries an Anthropic credential
- * on an OpenAI path, or a bearer `sk-ant-` key (Anthropic's) with nothing else naming Anthropic.
+ * (`/v1/messages` and `/api/` Anthropic, `/v1/responses` and `/v1/chat/completions` OpenAI,
+ * `/v1beta/...` and `/v1/models/<model>:...` Gemini), else the one its headers name
+ * (`anthropic-version` or `x-api-key` Anthropic, `x-goog-api-key` or a `key=` query Gemini, a
+ * bearer key OpenAI); a request with no credential at all goes to Anthropic (Claude Code's
+ * connectivity check). A credential is never sent to another provider than its own: a request
+ * is not attributed when it carries a key of a provider with no default upstream (Azure's
+ * `api-key`) or is on such a provider's path, carries a Gemini credential on another
+ * provider's path or an Anthropic one on an OpenAI or Gemini path, or a bearer `sk-ant-` key
+ * (Anthropic's) with nothing else naming Anthropic.
  */
 export function attributeProvider(url: string, headers: Readonly<Record<string, unknown>>): Attribution {
   const queryStart = url.indexOf('?');
   const path = queryStart === -1 ? url : url.slice(0, queryStart);
   const query = new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1));
   const byPath = providerOfPath(path);
-  if (header(headers, 'x-goog-api-key') !== undefined || query.has('key') || byPath === 'gemini')
-    return { reason: 'a Gemini request (an x-goog-api-key header, a key= query or a Gemini path)', shape: 'openai' };
   if (header(headers, 'api-key') !== undefined || byPath === 'azure-openai')
     return { reason: 'an Azure OpenAI request (an api-key header or an /openai/deployments/ path)', shape: 'openai' };
   const bearer = /^\s*bearer\s+(\S+)/i.exec(header(headers, 'authorization') ?? '')?.[1];
   const namesAnthropic =
     header(headers, 'anthropic-version') !== undefined || header(headers, 'x-api-key') !== undefined;
+  const namesGemini = header(headers, 'x-goog-api-key') !== undefined || query.has('key');
+  if (byPath === 'gemini') {
+    if (namesAnthropic || bearer?.startsWith('sk-ant-') === true)
+      return { reason: 'an Anthropic credential on a Gemini path', shape: 'gemini' };
+    return { provider: 'gemini' };
+  }
+  if (namesGemini) {
+    return byPath === undefined && !namesAnthropic
+      ? { provider: 'gemini' }
+      : {
+          reason: "a Gemini credential (an x-goog-api-key header or a key= query) on another provider's request",
+          shape: byPath ?? 'anthropic',
+        };
+  }
   if (byPath === 'anthropic') return { provider: 'anthropic' };
   if (byPath === 'openai') {
     if (namesAnthropic || bearer?.startsWith('sk-ant-') === true)
@@ -219,6 +264,7 @@ export const ERROR_STATUS: Readonly<Record<ProxyErrorKind, number>> = {
 
 /** An error body in the provider's own shape, so the client's SDK reports it as it would the provider's. */
 export function formatErrorBody(provider: ProxyProvider, kind: ProxyErrorKind, message: string): string {
+  if (provider === 'gemini') return formatGeminiErrorBody(ERROR_STATUS[kind], message);
   if (provider === 'anthropic')
     return JSON.stringify({ type: 'error', error: { type: ANTHROPIC_ERROR_TYPES[kind], message } });
   return JSON.stringify({ error: { message, type: OPENAI_ERROR_TYPES[kind], param: null, code: null } });
@@ -226,11 +272,11 @@ export function formatErrorBody(provider: ProxyProvider, kind: ProxyErrorKind, m
 
 /**
  * The next request's `lastUsage` from what a response reported: Anthropic's three input figures
- * as the manager reads them, else OpenAI's total. `messageCount` is the number of history items
- * the request sent.
+ * as the manager reads them, else the total (OpenAI's, Gemini's, cached tokens included).
+ * `messageCount` is the number of history items the request sent.
  */
 export function toLastUsage(provider: ProxyProvider, figures: UsageFigures, messageCount: number): LastUsage {
-  if (provider === 'openai') return { inputTokens: figures.inputTokens, messageCount };
+  if (provider !== 'anthropic') return { inputTokens: figures.inputTokens, messageCount };
   return {
     input_tokens: figures.inputTokens,
     cache_read_input_tokens: figures.cacheReadInputTokens ?? 0,

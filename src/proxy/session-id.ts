@@ -30,13 +30,23 @@ export function readClaudeCodeSession(headers: IncomingHttpHeaders, credentialHa
 /** Headers that carry a credential: their values are hashed into the session, never kept. */
 const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'api-key'] as const;
 
-/** The credential's hash: a digest of the credential headers' values (never the values themselves). */
-export function hashCredential(headers: IncomingHttpHeaders): string {
+/**
+ * The credential's hash: a digest of the credential headers' values and of a Gemini key given as
+ * the `key=` query of `url` (never the values themselves). A Gemini credential is folded in only
+ * when present, so every other request's hash is what it always was.
+ */
+export function hashCredential(headers: IncomingHttpHeaders, url = ''): string {
   const hash = sha256Hashing.create();
   for (const name of CREDENTIAL_HEADERS) {
     const value = headers[name];
     hash.update(`${name}\u0000${Array.isArray(value) ? value.join('\u0000') : (value ?? '')}\u0001`);
   }
+  const googleKey = headers['x-goog-api-key'];
+  if (googleKey !== undefined)
+    hash.update(`x-goog-api-key\u0000${Array.isArray(googleKey) ? googleKey.join('\u0000') : googleKey}\u0001`);
+  const queryStart = url.indexOf('?');
+  const queryKey = queryStart === -1 ? null : new URLSearchParams(url.slice(queryStart + 1)).get('key');
+  if (queryKey !== null) hash.update(`key=\u0000${queryKey}\u0001`);
   return hash.digest();
 }
 

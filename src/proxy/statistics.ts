@@ -3,7 +3,12 @@
  * answer is out (reading the manager's token estimate may tokenize the messages it just wrote,
  * and no answer should wait for that).
  */
-import { DEFAULT_CACHE_READ_RATIO, DEFAULT_CACHE_WRITE_RATIO, DEFAULT_PRICE_PER_MTOK } from '../core/cached-cost.js';
+import {
+  DEFAULT_CACHE_READ_RATIO,
+  DEFAULT_CACHE_WRITE_RATIO,
+  DEFAULT_PRICE_PER_MTOK,
+  type CostModel,
+} from '../core/cost-model.js';
 import { describeError } from '../core/errors.js';
 import { createSessionStatistics, type SessionStatistics } from '../core/session-statistics.js';
 import type { Logger } from '../core/ports.js';
@@ -19,7 +24,13 @@ export interface ProxyStatistics {
    * and received. Called once the answer is out: reading the manager's token estimate may
    * tokenize the messages it just wrote, and no answer should wait for that.
    */
-  record(event: ProxyRequestEvent, sent: readonly Message[], unmanaged: readonly Message[], time: number): void;
+  record(
+    event: ProxyRequestEvent,
+    sent: readonly Message[],
+    unmanaged: readonly Message[],
+    time: number,
+    costModel?: CostModel,
+  ): void;
 }
 
 /** What went wrong or held the history back in one request, for a session's `lastWarning`. */
@@ -44,11 +55,11 @@ export function createProxyStatistics(maxSessions: number, metrics: ProxyMetrics
   });
   return {
     sessions,
-    record(event, sent, unmanaged, time) {
+    record(event, sent, unmanaged, time, costModel) {
       metrics.countRequest(event.route, event.outcome);
       // the figures are a view of the proxy's work: a fault in them never reaches a request or the process
       try {
-        recordNow(event, sent, unmanaged, event.sessionId, time);
+        recordNow(event, sent, unmanaged, event.sessionId, time, costModel);
       } catch (error) {
         logger.warn(`agent-context proxy: a request's figures could not be recorded (${describeError(error)})`);
       }
@@ -61,6 +72,7 @@ export function createProxyStatistics(maxSessions: number, metrics: ProxyMetrics
     unmanaged: readonly Message[],
     sessionId: string | undefined,
     time: number,
+    costModel: CostModel | undefined,
   ): void {
     const tokensSent = event.stats?.tokensAfter ?? 0;
     // the client's body against the one sent: what the manager removed, in the sent tokens' terms
@@ -92,6 +104,7 @@ export function createProxyStatistics(maxSessions: number, metrics: ProxyMetrics
       unmanaged,
       actions: event.actions,
       warning: describeWarning(event),
+      costModel,
     });
   }
 }

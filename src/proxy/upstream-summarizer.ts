@@ -49,7 +49,11 @@ export const SUMMARY_REQUEST_WINDOW_SHARE = 0.98;
  * counts about 1.5 times what o200k counts of the same text; an OpenAI model's counts o200k's
  * or a little more (older encodings, message framing).
  */
-const SUMMARY_COUNT_MARGINS: Readonly<Record<ProxyRoute['provider'], number>> = { anthropic: 1.5, openai: 1.1 };
+const SUMMARY_COUNT_MARGINS: Readonly<Record<ProxyRoute['provider'], number>> = {
+  anthropic: 1.5,
+  openai: 1.1,
+  gemini: 1.1,
+};
 
 /** Local tokens kept free for what wraps the summary prompt in a request body (role, keys). */
 const REQUEST_FRAMING_TOKENS = 64;
@@ -309,7 +313,8 @@ async function summarizeWithAnthropic(
  * Asks the upstream `request` was going to for the summary of `messages`, with its credentials
  * and model, each request within {@link SUMMARY_REQUEST_WINDOW_SHARE} of `request.windowTokens`.
  *
- * @throws when there is no request (a compaction outside one), when the window cannot hold a
+ * @throws when there is no request (a compaction outside one), for a Gemini request (`retryable:
+ * false`: the extractive summary is written instead), when the window cannot hold a
  * summary request (`retryable: false`), or with the upstream's refusal (`retryable: false` for
  * a 4xx other than 408, 409 and 429).
  */
@@ -320,5 +325,10 @@ export function summarizeUpstream(
 ): Promise<string> {
   if (request === undefined) return Promise.reject(new Error('no request to ask the summary with'));
   if (request.route.provider === 'anthropic') return summarizeWithAnthropic(request, messages, options);
+  if (request.route.provider === 'gemini') {
+    // the manager then writes the extractive summary: asking again would not help
+    const error = new Error('the upstream summarizer asks Anthropic and OpenAI APIs, not the Gemini API');
+    return Promise.reject(Object.assign(error, { retryable: false }));
+  }
   return summarizeInParts(request, createOpenAIClient(request), messages, options, 0);
 }

@@ -1,7 +1,8 @@
 /**
  * Reads the usage off an upstream response on the side, while its bytes go to the client as
  * they arrive: a JSON body is parsed when it ends, a stream of server-sent events is read event
- * by event (only events that mention `"usage"` are parsed). A compressed body is inflated on a
+ * by event (only events that mention the route's usage field, `"usage"` or Gemini's
+ * `"usageMetadata"`, are parsed). A compressed body is inflated on a
  * side stream; an encoding Node cannot inflate or text that does not parse just means no usage
  * is read. Nothing read here is kept but the figures, and what is held while reading is
  * bounded: a body or an event of any length (one line of hundreds of megabytes) is read through
@@ -74,6 +75,7 @@ function createTextReader(
   streamed: boolean,
 ): { push(text: string): void; finish(): UsageFigures | undefined } {
   const figures = createFigures();
+  const usageKey = `"${route.usageField ?? 'usage'}"`;
   if (!streamed) {
     // past MAX_JSON_BYTES only the body's last TAIL_CHARS are kept: the usage comes after the content
     let body = '';
@@ -100,7 +102,7 @@ function createTextReader(
   let dataOverLimit = false;
   const dispatch = (): void => {
     if (dataOverLimit) figures.merge(readTailUsage(route, data));
-    else if (data.includes('"usage"')) figures.merge(route.readUsage(parseJson(data)));
+    else if (data.includes(usageKey)) figures.merge(route.readUsage(parseJson(data)));
     data = '';
     dataOverLimit = false;
   };
@@ -154,13 +156,14 @@ function createTextReader(
  * read as each route reads its usage (at the top of the event, or in its `response`).
  */
 function readTailUsage(route: ProxyRoute, tail: string): Partial<UsageFigures> | undefined {
-  const key = tail.lastIndexOf('"usage":');
+  const field = route.usageField ?? 'usage';
+  const key = tail.lastIndexOf(`"${field}":`);
   if (key === -1) return undefined;
   const start = tail.indexOf('{', key);
   const end = start === -1 ? -1 : findObjectEnd(tail, start);
   if (end === -1) return undefined;
   const usage = parseJson(tail.slice(start, end));
-  return route.readUsage({ usage, response: { usage } });
+  return route.readUsage({ [field]: usage, response: { [field]: usage } });
 }
 
 /** The end (exclusive) of the JSON object opening at `start`, or -1 when the text ends first. */

@@ -189,8 +189,12 @@ export function testFormat<M>(
             });
             const rebuilt = back[place.messageIndex]!;
             expect(rebuilt).not.toBe(history[place.messageIndex]);
-            // A new object with the same fields, so a memoized conversion cannot stand in for the real one.
-            const again = adapter.toCanonical([copyShallow(rebuilt)])[0]!;
+            // A new object with the same fields, so a memoized conversion cannot stand in for the real one;
+            // converted in its place in the history, since a format may pair calls and results by position.
+            const withCopy = back.map((message, index) =>
+              index === place.messageIndex ? copyShallow(rebuilt) : message,
+            );
+            const again = adapter.toCanonical(withCopy)[place.messageIndex]!;
             const block = (again.content as ContentBlock[])[place.blockIndex] as unknown as Record<string, unknown>;
             expect(block.type).toBe('tool_result');
             expect(block.tool_use_id).toBe(place.toolUseId);

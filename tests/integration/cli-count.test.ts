@@ -191,7 +191,7 @@ describe('agent-context count --json', () => {
     expect(report.compaction).toMatchObject({
       contextTokenLimit: 1100,
       thresholdTokens: 1089,
-      wouldTrigger: shouldCompact(messages, { contextTokenLimit: 1100, compactThresholdRatio: 0.99 }),
+      wouldTrigger: shouldCompact(messages, { contextTokenLimit: 1100, compactThresholdRatio: 0.99, tokenSafetyFactor: 1 }),
     });
   });
 
@@ -204,7 +204,7 @@ describe('agent-context count --json', () => {
     const report = await countJson([fixturePath('request-body.json'), '--limit', String(limit)]);
     expect(report.byRole.tools).toBe(toolTokens);
     expect(report.compaction.wouldTrigger).toBe(true);
-    expect(shouldCompact(transcript.messages, { contextTokenLimit: limit })).toBe(false);
+    expect(shouldCompact(transcript.messages, { contextTokenLimit: limit, tokenSafetyFactor: 1 })).toBe(false);
   });
 
   it('reads standard input with -', async () => {

@@ -101,6 +101,16 @@ describe('agent-context eval on the demo sample', () => {
     expect(report.tokensAfterOffload).toBeLessThan(report.tokensBefore);
   });
 
+  it('prices the compaction with prompt caching: the next request writes the compacted context again', async () => {
+    const report = await evaluateJson([SAMPLE, '--cost-family', 'openai', '--cache-read-ratio', '0.1']);
+    expect(report.cost.model).toMatchObject({ family: 'openai', readRatio: 0.1, writeRatio: 1 });
+    expect(report.cost.nextRequestWith).toBe(report.tokensAfter);
+    expect(report.cost.nextRequestWithout).toBeCloseTo(report.tokensBefore * 0.1, 9);
+    const saved = (report.tokensBefore - report.tokensAfter) * 0.1;
+    const extra = report.tokensAfter - report.tokensBefore * 0.1;
+    expect(report.cost.breakEvenRequests).toBe(extra <= 0 ? 0 : Math.ceil(extra / saved));
+  });
+
   it('keeps what the compaction ledger carries: the requests, the files, the command', async () => {
     const report = await evaluateJson([SAMPLE]);
     for (const kind of ['task', 'latest-request', 'edited-file', 'last-read-file', 'last-command'] as const) {

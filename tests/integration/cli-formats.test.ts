@@ -353,10 +353,10 @@ describe('agent-context --format', () => {
   });
 
   it('refuses an unknown name as a usage error (exit 2), listing the names', async () => {
-    const run = await runInProcess(['count', plainPath(), '--format', 'gemini']);
+    const run = await runInProcess(['count', plainPath(), '--format', 'cohere']);
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toBe(
-      'agent-context: --format must be one of anthropic, openai-chat, openai-responses, openai-agents, ai-sdk, langchain, got "gemini"\nRun "agent-context count --help" for usage.\n',
+      'agent-context: --format must be one of anthropic, openai-chat, openai-responses, openai-agents, ai-sdk, langchain, gemini, got "cohere"\nRun "agent-context count --help" for usage.\n',
     );
   });
 });

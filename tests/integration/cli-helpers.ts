@@ -74,6 +74,7 @@ const CONTROLLED_VARIABLES = [
   'ANTHROPIC_BASE_URL',
   'OPENAI_API_KEY',
   'OPENAI_BASE_URL',
+  'GOOGLE_GEMINI_BASE_URL',
 ];
 
 /** The environment of a run: this process's, without the controlled variables, with `extra`. */

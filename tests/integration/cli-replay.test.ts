@@ -121,6 +121,23 @@ describe('agent-context replay on the demo sample', () => {
     );
   });
 
+  it('takes the family from --cost-family: openai has no write premium', async () => {
+    const report = await replayJson([SAMPLE, '--window', '30k', '--cost-family', 'openai']);
+    expect([report.costFamily, report.cacheWriteRatio]).toEqual(['openai', 1]);
+    const last = report.requests.at(-1)!;
+    expect(last.cachedCostWith).toBeCloseTo(
+      ((last.cacheReadTokensWith * report.cacheReadRatio + (last.tokensWith - last.cacheReadTokensWith)) *
+        report.pricePerMTok) /
+        1e6,
+      12,
+    );
+  });
+
+  it('lets --cache-read-ratio win over the family given by --cost-family', async () => {
+    const report = await replayJson([SAMPLE, '--cost-family', 'none', '--cache-read-ratio', '0.2']);
+    expect([report.costFamily, report.cacheReadRatio, report.cacheWriteRatio]).toEqual(['none', 0.2, 1]);
+  });
+
   it('takes the cache ratios from --cache-read-ratio and --cache-write-ratio, and prints both costs', async () => {
     const report = await replayJson([
       SAMPLE,
@@ -214,6 +231,19 @@ describe('agent-context replay on other transcripts', () => {
     );
   });
 
+  it("prices with the cost model of the transcript's model: an OpenAI model writes at 1x and reads at its discount", async () => {
+    const body = JSON.parse(await readFile(fixturePath('request-body.json'), 'utf8')) as Record<string, unknown>;
+    const path = join(directory.path, 'gpt-body.json');
+    await writeFile(path, JSON.stringify({ ...body, model: 'gpt-4.1' }));
+    const report = await replayJson([path]);
+    expect([report.costFamily, report.cacheReadRatio, report.cacheWriteRatio, report.pricePerMTok]).toEqual([
+      'openai',
+      0.25,
+      1,
+      2,
+    ]);
+  });
+
   it('reads standard input', async () => {
     const report = await replayJson(['-'], { stdin: await readFile(SAMPLE, 'utf8') });
     expect(report.source).toBe('stdin');
@@ -285,6 +315,7 @@ describe('agent-context replay: bad input', () => {
     [['--threshold', '0'], 'agent-context: --threshold must be a number >= 1, got "0"'],
     [['--cache-read-ratio', '-0.1'], 'agent-context: --cache-read-ratio must be a number >= 0, got "-0.1"'],
     [['--cache-write-ratio', 'x'], 'agent-context: --cache-write-ratio must be a number >= 0, got "x"'],
+    [['--cost-family', 'google'], 'agent-context: --cost-family must be "anthropic", "openai" or "none", got "google"'],
     [['--model', 'x'], 'agent-context: --model needs an LLM: pass --provider anthropic or openai'],
   ])('%j: a usage error, exit 2, nothing written', async (flags, message) => {
     const html = join(directory.path, 'report.html');

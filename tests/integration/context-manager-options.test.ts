@@ -101,7 +101,11 @@ describe('createContextManager options in groups', () => {
     });
     const history: Message[] = [
       { role: 'user', content: 'Plan the migration.' },
-      { role: 'assistant', content: words(20_000, 'step') },
+      // each answer under the largest text kept whole (a larger one would go to the store instead)
+      ...[1, 2, 3, 4].flatMap((part): Message[] => [
+        { role: 'assistant', content: words(5000, `step${part}`) },
+        { role: 'user', content: 'Go on.' },
+      ]),
       { role: 'user', content: 'And then?' },
       { role: 'assistant', content: 'Then we ship.' },
     ];
@@ -130,7 +134,11 @@ describe('createContextManager options in groups', () => {
     });
     const result = await manager.prepare([
       { role: 'user', content: 'Plan the migration.' },
-      { role: 'assistant', content: words(20_000, 'step') },
+      // each answer under the largest text kept whole (a larger one would go to the store instead)
+      ...[1, 2, 3, 4].flatMap((part): Message[] => [
+        { role: 'assistant', content: words(5000, `step${part}`) },
+        { role: 'user', content: 'Go on.' },
+      ]),
       { role: 'user', content: 'And then?' },
     ]);
     const summary = JSON.stringify(result.messages);

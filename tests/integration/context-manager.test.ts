@@ -75,6 +75,12 @@ describe('createContextManager: options are checked once, at creation', () => {
       /provider must be "anthropic", "openai" or "other", got "google"/,
     ],
     [
+      'a cost ratio below 0',
+      { outputDir: 'x', cost: { readRatio: -0.1 } },
+      /^cost\.readRatio must be a finite number >= 0, got -0.1$/,
+    ],
+    ['an unknown cost family', { outputDir: 'x', cost: { family: 'gemini' } }, /^cost\.family must be/],
+    [
       'a threshold below 1',
       { outputDir: 'x', offload: { threshold: 0 } },
       /^offload\.threshold must be a number >= 1, got 0$/,
@@ -316,15 +322,17 @@ describe('an agent loop with the Anthropic SDK over HTTP', () => {
     const sent = server.requestsTo('/v1/messages').map((request) => JSON.stringify(request.body.messages));
     // each output, whole, in the request right after it came
     outputs.forEach((output, index) => expect(sent[index + 1]).toContain(JSON.stringify(output)));
-    // two older outputs of about 5,600 characters pass the budget together: one batch takes both
-    expect(actions.map((list) => list.map((action) => action.type))).toEqual([[], [], [], ['batch-offload'], []]);
-    expect(actions[3]![0]).toMatchObject({ reason: 'aged', toolCallIds: ['toolu_0', 'toolu_1'] });
-    expect(sent[3]).not.toContain('first699');
-    expect(sent[3]).toContain('[Content offloaded to: ');
+    // two older outputs of about 5,600 characters pass the budget together at the fourth request, but
+    // rewriting the prompt from the first of them pays (with Anthropic's cache prices) only at the
+    // fifth, after one more request: one batch then takes the three older outputs
+    expect(actions.map((list) => list.map((action) => action.type))).toEqual([[], [], [], [], ['batch-offload']]);
+    expect(actions[4]![0]).toMatchObject({ reason: 'aged', toolCallIds: ['toolu_0', 'toolu_1', 'toolu_2'] });
+    expect(sent[4]).not.toContain('first699');
+    expect(sent[4]).toContain('[Content offloaded to: ');
     // every request starts with the previous one, but the batch's
     const bodies = server.requestsTo('/v1/messages').map((request) => JSON.stringify(request.body.messages));
     const startsWithPrevious = bodies.slice(1).map((body, index) => body.startsWith(bodies[index]!.slice(0, -1)));
-    expect(startsWithPrevious).toEqual([true, true, false, true]);
+    expect(startsWithPrevious).toEqual([true, true, true, false]);
   });
 });
 
@@ -467,6 +475,39 @@ describe('calibration before the first usage', () => {
     const manager = createContextManager({ store: createMemoryStore(), model: 'gpt-5', logger });
     const result = await manager.prepare(history);
     expect(result.stats.tokensAfter).toBe(countTokens(history));
+  });
+});
+
+describe('the cost model', () => {
+  const history: Message[] = [{ role: 'user', content: 'hello' }];
+
+  it("prices an OpenAI model's input with no write premium and its cached reads at its discount", async () => {
+    const manager = createContextManager({ store: createMemoryStore(), model: 'gpt-4.1', logger });
+    const { stats } = await manager.prepare(history);
+    expect(stats.costModel).toMatchObject({ family: 'openai', readRatio: 0.25, writeRatio: 1 });
+  });
+
+  it('takes the family from the format when neither provider nor model says', async () => {
+    const manager = createContextManager({ store: createMemoryStore(), logger });
+    const { stats } = await manager.prepare(history);
+    expect(stats.costModel).toMatchObject({ family: 'anthropic', readRatio: 0.1, writeRatio: 1.25 });
+  });
+
+  it('lets the cost option win over the provider', async () => {
+    const manager = createContextManager({
+      store: createMemoryStore(),
+      provider: 'anthropic',
+      cost: { cacheTtl: '1h', inputPricePerMTok: 15 },
+      logger,
+    });
+    const { stats } = await manager.prepare(history);
+    expect(stats.costModel).toMatchObject({ family: 'anthropic', writeRatio: 2, inputPricePerMTok: 15 });
+  });
+
+  it('prices provider "other" by its tokens', async () => {
+    const manager = createContextManager({ store: createMemoryStore(), provider: 'other', logger });
+    const { stats } = await manager.prepare(history);
+    expect(stats.costModel).toMatchObject({ family: 'none', readRatio: 1, writeRatio: 1 });
   });
 });
 

@@ -77,6 +77,17 @@ describe('proxy settings: flags, then environment, then the config file', () => 
     expect(settings.offload).toEqual({ excludeTools: ['Read'] });
   });
 
+  it('takes who opens references from --read-tool, else the file, else the agent’s own tools', async () => {
+    const config = await writeConfig('{ "proxy": { "readTool": "proxy" } }');
+
+    expect((await resolveWith([])).readTool).toBe('own-tools');
+    expect((await resolveWith(['--config', config])).readTool).toBe('proxy');
+    expect((await resolveWith(['--config', config, '--read-tool', 'own-tools'])).readTool).toBe('own-tools');
+    await expect(resolveWith(['--read-tool', 'remote'])).rejects.toThrow(
+      '--read-tool must be own-tools or proxy, got "remote"',
+    );
+  });
+
   it('uses the defaults without a file', async () => {
     const previous = process.cwd();
     process.chdir(directory.path);
@@ -99,7 +110,7 @@ describe('agent-context proxy with a bad config file', () => {
     expect(run.exitCode).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe(
-      'agent-context: agent-context.json: proxy.uptream is not a setting: expected one of port, host, upstream, dir, window, summarizer, offloadTiming, workDir, store, authToken\nRun "agent-context proxy --help" for usage.\n',
+      'agent-context: agent-context.json: proxy.uptream is not a setting: expected one of port, host, upstream, dir, window, summarizer, offloadTiming, workDir, store, readTool, authToken\nRun "agent-context proxy --help" for usage.\n',
     );
   });
 

@@ -100,6 +100,36 @@ describe('/_agent-context/api/sessions', () => {
     expect(upstream.requests).toHaveLength(2);
   });
 
+  it("prices an OpenAI route's requests with no write premium, its cached prefix at the model's discount", async () => {
+    proxy = await startProxy(upstream.origin);
+    const headers = {
+      'content-type': 'application/json',
+      authorization: 'Bearer sk-openai-key',
+      'x-agent-context-session': 'chat',
+    };
+    const first = [
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: 'Name three primes.' },
+    ];
+    const second = [...first, { role: 'assistant', content: '2, 3, 5.' }, { role: 'user', content: 'And three more.' }];
+    for (const messages of [first, second]) {
+      await sendRaw(proxy.origin, '/v1/chat/completions', {
+        headers,
+        body: JSON.stringify({ model: 'gpt-4.1', messages }),
+      });
+    }
+
+    const { json } = await getJson(proxy.origin, '/_agent-context/api/sessions/chat');
+    const [one, two] = json.requestLog as { tokensAfter: number; costSent: number; costUnmanaged: number }[];
+    // gpt-4.1: $2 per million input tokens, nothing cached before the first request, written at 1x
+    expect(one!.costSent).toBeCloseTo((one!.tokensAfter * 2) / 1e6, 12);
+    // the first request's tokens read again at 0.25x, the rest at 1x
+    expect(two!.costSent).toBeCloseTo(
+      ((one!.tokensAfter * 0.25 + (two!.tokensAfter - one!.tokensAfter)) * 2) / 1e6,
+      12,
+    );
+  });
+
   it('details one session: its requests in order, its offloaded results with their references and sizes', async () => {
     proxy = await startProxy(upstream.origin);
     const headers = { ...HEADERS, 'x-agent-context-session': 'build' };

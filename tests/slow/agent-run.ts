@@ -12,7 +12,13 @@ import { join } from 'node:path';
 import { createProxyHandler, type ProxyRequestEvent } from '../../src/proxy.js';
 import { CLI_PATH } from '../integration/cli-helpers.js';
 import { startScriptedUpstream } from '../integration/proxy-scripted-upstream.js';
-import { buildBigFile, createScriptedModel, type AgentDialect, type TurnObservation } from './scripted-model.js';
+import {
+  buildBigFile,
+  createScriptedModel,
+  type AgentDialect,
+  type ReadBackBy,
+  type TurnObservation,
+} from './scripted-model.js';
 
 /** What the agent is told to do; the scripted model decides the rest. */
 export const AGENT_PROMPT = 'Run the steps the session asks for, one tool call at a time, until it says it is done.';
@@ -50,6 +56,8 @@ export interface RunAgentOptions {
    * base URL settings still name the model directly, so only wrap's can bring its requests through the proxy.
    */
   wrapWindow?: number | undefined;
+  /** Who opens the reference at the read-back turn: with `'proxy'`, the proxy runs with `readTool: 'proxy'`. @default 'agent' */
+  readBackBy?: ReadBackBy | undefined;
 }
 
 /** Runs the agent once; everything temporary is removed after. */
@@ -65,6 +73,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     options.dialect,
     bigFilePath,
     options.proxyWindow === undefined && options.wrapWindow === undefined ? undefined : storeDirectory,
+    options.readBackBy,
   );
   const upstream = await startScriptedUpstream((record, response) => model.answer(record, response));
   const events: ProxyRequestEvent[] = [];
@@ -80,6 +89,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       // and asks the agent to open it with its own tool. (The default, results whole while the
       // model acts on them, is covered against the real SDK clients in tests/integration/proxy-aging.)
       offloadTiming: 'on-arrival',
+      readTool: options.readBackBy === 'proxy' ? 'proxy' : 'own-tools',
       logger: { warn: (message) => warnings.push(message) },
       onRequest: (event) => events.push(event),
     });

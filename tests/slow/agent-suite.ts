@@ -100,3 +100,42 @@ export function describeAgentThroughProxy(suite: AgentSuite): void {
     });
   });
 }
+
+/**
+ * Declares the suite of one agent through a proxy that answers reads itself (`readTool:
+ * 'proxy'`): at the read-back turn the model calls `read_offloaded`, which the agent does not
+ * have; the proxy answers it and asks again, so the agent never sees the call.
+ */
+export function describeAgentReadingThroughProxy(suite: AgentSuite): void {
+  let install: AgentInstall;
+  let proxied: AgentRun;
+
+  beforeAll(async () => {
+    install = await installAgent(suite.agent);
+    if ('skipReason' in install) return;
+    proxied = await runAgent({
+      dialect: suite.dialect,
+      agent: suite.command(install.path),
+      proxyWindow: suite.window,
+      readBackBy: 'proxy',
+    });
+  });
+
+  describe(`${suite.name} ${suite.agent.version} through a proxy answering reads itself`, () => {
+    it('runs the whole scripted session', (context) => {
+      if ('skipReason' in install) context.skip(install.skipReason);
+      expect(proxied.exitCode, proxied.stderr).toBe(0);
+      expect(proxied.stdout).toContain('Done.');
+      expect(proxied.observations).toHaveLength(TOOL_TURNS + 1);
+    });
+
+    it("answers the model's read_offloaded call with the reference's content, the agent never asked", (context) => {
+      if ('skipReason' in install) context.skip(install.skipReason);
+      const readBack = proxied.observations[READ_BACK_TURN + 1];
+      expect(readBack?.previousStep).toBe('read-back');
+      expect(readBack?.resultIsReference).toBe(false);
+      expect(readBack?.resultHoldsMarker).toBe(true);
+      expect(proxied.warnings.filter((warning) => warning.startsWith('agent-context proxy'))).toEqual([]);
+    });
+  });
+}

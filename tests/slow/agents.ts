@@ -4,7 +4,7 @@
  * Claude Code's native binary. Where an agent cannot be installed (no network, no registry),
  * {@link installAgent} says why, and its suite skips with that reason.
  *
- * Run on its own to install both: `npx tsx tests/slow/agents.ts`.
+ * Run on its own to install them all: `npx tsx tests/slow/agents.ts`.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -27,6 +27,7 @@ export interface AgentPackage {
 
 export const CLAUDE_CODE: AgentPackage = { name: '@anthropic-ai/claude-code', version: '2.1.332', bin: 'claude' };
 export const CODEX: AgentPackage = { name: '@openai/codex', version: '0.171.0', bin: 'codex' };
+export const GEMINI_CLI: AgentPackage = { name: '@google/gemini-cli', version: '0.61.0', bin: 'gemini' };
 
 /** An installed agent's command, or why it could not be installed. */
 export type AgentInstall = { path: string } | { skipReason: string };
@@ -59,7 +60,7 @@ export async function installAgent(agent: AgentPackage): Promise<AgentInstall> {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  for (const agent of [CLAUDE_CODE, CODEX]) {
+  for (const agent of [CLAUDE_CODE, CODEX, GEMINI_CLI]) {
     const installed = await installAgent(agent);
     process.stdout.write(
       `${agent.name}@${agent.version}: ${'path' in installed ? installed.path : installed.skipReason}\n`,

@@ -5,10 +5,10 @@
  */
 import { CLAUDE_CODE } from './agents.js';
 import { AGENT_PROMPT } from './agent-run.js';
-import { describeAgentThroughProxy } from './agent-suite.js';
+import { describeAgentReadingThroughProxy, describeAgentThroughProxy, type AgentSuite } from './agent-suite.js';
 import { CLAUDE_CODE_DIALECT, TOOL_TURNS } from './scripted-model.js';
 
-describeAgentThroughProxy({
+const suite: AgentSuite = {
   name: 'Claude Code',
   agent: CLAUDE_CODE,
   dialect: CLAUDE_CODE_DIALECT,
@@ -25,4 +25,7 @@ describeAgentThroughProxy({
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     }),
   }),
-});
+};
+
+describeAgentThroughProxy(suite);
+describeAgentReadingThroughProxy(suite);

@@ -8,10 +8,10 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CODEX } from './agents.js';
 import { AGENT_PROMPT } from './agent-run.js';
-import { describeAgentThroughProxy } from './agent-suite.js';
+import { describeAgentReadingThroughProxy, describeAgentThroughProxy, type AgentSuite } from './agent-suite.js';
 import { CODEX_DIALECT } from './scripted-model.js';
 
-describeAgentThroughProxy({
+const suite: AgentSuite = {
   name: 'Codex CLI',
   agent: CODEX,
   dialect: CODEX_DIALECT,
@@ -37,4 +37,7 @@ describeAgentThroughProxy({
       await writeFile(join(home, '.codex', 'config.toml'), config);
     },
   }),
-});
+};
+
+describeAgentThroughProxy(suite);
+describeAgentReadingThroughProxy(suite);

@@ -3,8 +3,8 @@
  * whose output is large (`cat` of a 300 KB file, a long test log), then to open, with the
  * agent's own tool, the file a reference of the proxy names, then a few more large outputs,
  * then it ends. Each assistant turn carries a few KB of reasoning text, so the history grows
- * past a small window's trigger. It speaks Anthropic Messages (Claude Code) or OpenAI Responses
- * (Codex), streamed, and records what every request held: its size, whether the large outputs
+ * past a small window's trigger. It speaks Anthropic Messages (Claude Code), OpenAI Responses
+ * (Codex) or the Gemini API (Gemini CLI), streamed, and records what every request held: its size, whether the large outputs
  * arrived as references, whether the read-back arrived as content, and compaction summaries.
  */
 import { createHash } from 'node:crypto';
@@ -42,7 +42,8 @@ export function buildBigFile(): string {
  * as real test runs differ in their timings.
  */
 export function testLogCommand(turn: number): string {
-  return `echo "test run ${turn}"; for i in $(seq 1 400); do echo "PASS tests/case-$i.spec.ts > handles input $i (3 ms)"; done; echo "FAIL tests/case-77.spec.ts > expected 1 to be 2"`;
+  // no command substitution: Gemini CLI refuses a command holding `$(...)`
+  return `echo "test run ${turn}"; seq 1 400 | while read i; do echo "PASS tests/case-$i.spec.ts > handles input $i (3 ms)"; done; echo "FAIL tests/case-77.spec.ts > expected 1 to be 2"`;
 }
 
 type StepKind = 'big-file' | 'test-log' | 'read-back' | 'done';
@@ -69,6 +70,12 @@ export interface TurnObservation {
   summaryHash: string | undefined;
 }
 
+/** A tool call of the scripted model: a command, the agent's own read of a path, or the proxy's read tool on a reference. */
+export type ModelCall = { command: string } | { readPath: string } | { readRef: string };
+
+/** Who opens the reference at the read-back turn: the agent with its own tool, or the proxy (`read_offloaded`). */
+export type ReadBackBy = 'agent' | 'proxy';
+
 /** The agent's protocol and its tools. */
 export interface AgentDialect {
   /** Whether a request is the agent's main loop (rather than a side request for a title, ...). */
@@ -80,7 +87,7 @@ export interface AgentDialect {
     response: ServerResponse,
     turn: number,
     text: string,
-    call: { command: string } | { readPath: string } | undefined,
+    call: ModelCall | undefined,
     inputTokens: number,
   ): Promise<void>;
   /** Answers a side request. */
@@ -103,12 +110,19 @@ export const CLAUDE_CODE_DIALECT: AgentDialect = {
             name: 'Bash',
             input: { command: call.command, description: 'Print output for the scripted test' },
           }
-        : {
-            type: 'tool_use' as const,
-            id: `toolu_turn_${turn}`,
-            name: 'Read',
-            input: { file_path: call.readPath, offset: 1, limit: 150 },
-          };
+        : 'readRef' in call
+          ? {
+              type: 'tool_use' as const,
+              id: `toolu_turn_${turn}`,
+              name: 'read_offloaded',
+              input: { ref: call.readRef },
+            }
+          : {
+              type: 'tool_use' as const,
+              id: `toolu_turn_${turn}`,
+              name: 'Read',
+              input: { file_path: call.readPath, offset: 1, limit: 150 },
+            };
     return sendStream(response, anthropicStreamEvents([{ type: 'text', text }, tool], usage));
   },
   replySide(response, body) {
@@ -128,6 +142,76 @@ export const CLAUDE_CODE_DIALECT: AgentDialect = {
   },
 };
 
+/** The server-sent events of a Gemini `streamGenerateContent?alt=sse` answer: the text, then the call, then the usage. */
+function geminiStreamEvents(parts: readonly Record<string, unknown>[], promptTokenCount: number): string[] {
+  return parts.map((part, index) => {
+    const last = index === parts.length - 1;
+    const chunk = {
+      candidates: [{ content: { role: 'model', parts: [part] }, index: 0, ...(last && { finishReason: 'STOP' }) }],
+      usageMetadata: last
+        ? { promptTokenCount, candidatesTokenCount: 50, totalTokenCount: promptTokenCount + 50 }
+        : { promptTokenCount },
+      modelVersion: 'gemini-2.5-pro',
+    };
+    return `data: ${JSON.stringify(chunk)}\r\n\r\n`;
+  });
+}
+
+/** Gemini CLI: the Gemini API, `run_shell_command` and `read_file`. */
+export const GEMINI_CLI_DIALECT: AgentDialect = {
+  isMainLoop: (body) =>
+    Array.isArray(body.tools) &&
+    body.tools.some(
+      (tool: { functionDeclarations?: Array<{ name?: unknown }> }) =>
+        tool.functionDeclarations?.some((declaration) => declaration.name === 'run_shell_command') === true,
+    ),
+  history: (body) => formats.gemini.toCanonical(body.contents as never[]),
+  reply(response, _turn, text, call, inputTokens) {
+    const parts: Record<string, unknown>[] = [{ text }];
+    if (call !== undefined) {
+      parts.push({
+        functionCall:
+          'command' in call
+            ? {
+                name: 'run_shell_command',
+                args: { command: call.command, description: 'Print output for the scripted test' },
+              }
+            : 'readRef' in call
+              ? { name: 'read_offloaded', args: { ref: call.readRef } }
+              : { name: 'read_file', args: { file_path: call.readPath, start_line: 1, end_line: 150 } },
+      });
+    }
+    return sendStream(response, geminiStreamEvents(parts, inputTokens));
+  },
+  // the CLI's own checks (next speaker, loops, routing) ask for JSON: one answer that says "go on as you are"
+  replySide: (response) =>
+    sendJson(response, {
+      candidates: [
+        {
+          content: {
+            role: 'model',
+            parts: [
+              {
+                text: JSON.stringify({
+                  next_speaker: 'user',
+                  reasoning: 'The scripted turn is complete.',
+                  unproductive_state_confidence: 0,
+                  unproductive_state_analysis: 'Each step differs.',
+                  model_choice: 'pro',
+                  complexity_reasoning: 'Scripted.',
+                  complexity_score: 50,
+                }),
+              },
+            ],
+          },
+          finishReason: 'STOP',
+          index: 0,
+        },
+      ],
+      usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 2, totalTokenCount: 12 },
+    }),
+};
+
 /** Codex: OpenAI Responses, `exec_command`. */
 export const CODEX_DIALECT: AgentDialect = {
   isMainLoop: (body) =>
@@ -136,18 +220,19 @@ export const CODEX_DIALECT: AgentDialect = {
   reply(response, turn, text, call, inputTokens) {
     if (call === undefined)
       return sendStream(response, responsesStreamEvents([{ type: 'message', text }], inputTokens));
-    const cmd = 'command' in call ? call.command : `sed -n '1,150p' '${call.readPath}'`;
+    const functionCall =
+      'readRef' in call
+        ? { name: 'read_offloaded', arguments: JSON.stringify({ ref: call.readRef }) }
+        : {
+            name: 'exec_command',
+            arguments: JSON.stringify({ cmd: 'command' in call ? call.command : `sed -n '1,150p' '${call.readPath}'` }),
+          };
     return sendStream(
       response,
       responsesStreamEvents(
         [
           { type: 'message', text },
-          {
-            type: 'function_call',
-            call_id: `call_turn_${turn}`,
-            name: 'exec_command',
-            arguments: JSON.stringify({ cmd }),
-          },
+          { type: 'function_call', call_id: `call_turn_${turn}`, ...functionCall },
         ],
         inputTokens,
       ),
@@ -198,12 +283,14 @@ export interface ScriptedModel {
 /**
  * A scripted model for `dialect`. `bigFilePath` is the file `cat` reads; `storeDirectory` is the
  * proxy's: the read-back opens the reference of the last test log (without the proxy, the big
- * file itself).
+ * file itself), with the agent's own tool or, `readBackBy: 'proxy'`, with the proxy's
+ * `read_offloaded` (whose result the proxy gives in the next request, the agent never asked).
  */
 export function createScriptedModel(
   dialect: AgentDialect,
   bigFilePath: string,
   storeDirectory: string | undefined,
+  readBackBy: ReadBackBy = 'agent',
 ): ScriptedModel {
   const observations: TurnObservation[] = [];
   let sideRequests = 0;
@@ -249,7 +336,15 @@ export function createScriptedModel(
       if (step === 'done')
         return dialect.reply(response, turn, `All ${TOOL_TURNS} steps ran. Done.`, undefined, inputTokens);
       if (step === 'read-back')
-        return dialect.reply(response, turn, text, { readPath: lastReference ?? bigFilePath }, inputTokens);
+        return dialect.reply(
+          response,
+          turn,
+          text,
+          readBackBy === 'proxy' && lastReference !== undefined
+            ? { readRef: lastReference }
+            : { readPath: lastReference ?? bigFilePath },
+          inputTokens,
+        );
       return dialect.reply(
         response,
         turn,

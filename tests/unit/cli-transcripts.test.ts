@@ -65,6 +65,46 @@ describe('OpenAI Responses request bodies', () => {
   });
 });
 
+describe('Gemini request bodies', () => {
+  const body = {
+    systemInstruction: { parts: [{ text: 'Be brief.' }, { text: 'Use tools.' }] },
+    contents: [
+      { role: 'user', parts: [{ text: 'hi' }] },
+      { role: 'model', parts: [{ functionCall: { name: 'read_file', args: { path: 'a.ts' } } }] },
+      {
+        role: 'user',
+        parts: [{ functionResponse: { name: 'read_file', response: { output: 'export const a = 1;' } } }],
+      },
+    ],
+    tools: [{ functionDeclarations: [{ name: 'read_file' }] }],
+    generationConfig: { temperature: 0 },
+  };
+
+  it('reads systemInstruction as the leading system message and contents as the history', () => {
+    const transcript = readTranscriptDocument(body);
+    expect(transcript).toMatchObject({ shape: 'request-body', format: { name: 'gemini' } });
+    expect(transcript.messages[0]).toEqual({ role: 'system', content: 'Be brief.\nUse tools.' });
+    expect(transcript.messages).toHaveLength(4);
+    expect(transcript.toolDefinitions).toBe(body.tools);
+  });
+
+  it('writes the body back as it was when nothing changed, and a new system prompt as a content', () => {
+    const transcript = readTranscriptDocument(body);
+    expect(writeTranscript(transcript, transcript.messages)).toEqual(body);
+    const changed = [{ role: 'system' as const, content: 'Be terse.' }, ...transcript.messages.slice(1)];
+    expect(writeTranscript(transcript, changed)).toEqual({
+      ...body,
+      systemInstruction: { parts: [{ text: 'Be terse.' }] },
+    });
+  });
+
+  it('refuses a systemInstruction that is not text parts, naming the field', () => {
+    expect(() => readTranscriptDocument({ ...body, systemInstruction: { parts: [{ inlineData: {} }] } })).toThrow(
+      'request body: "systemInstruction.parts[0]" must be a text part',
+    );
+  });
+});
+
 describe('AI SDK request bodies', () => {
   const history = [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }];
 
@@ -198,5 +238,32 @@ describe('Anthropic request bodies', () => {
     expect(readError(() => readTranscriptDocument({ system: [{ text: 'S' }], messages: [] })).message).toMatch(
       /^request body: system\[0\]\.type: /,
     );
+  });
+});
+
+describe('the model a transcript names', () => {
+  it("reads a request body's model", () => {
+    const transcript = readTranscriptDocument({ model: 'gpt-4.1', messages: [{ role: 'user', content: 'hi' }] });
+    expect(transcript.model).toBe('gpt-4.1');
+  });
+
+  it("reads a Claude Code log's first real model, past the client's own synthetic lines", () => {
+    const line = (type: string, message: Record<string, unknown>, uuid: string): Record<string, unknown> => ({
+      type,
+      sessionId: 's',
+      uuid,
+      message,
+    });
+    const transcript = readTranscriptLines([
+      { value: line('user', { role: 'user', content: 'hi' }, 'u1'), line: 1 },
+      { value: line('assistant', { role: 'assistant', model: '<synthetic>', content: 'x' }, 'u2'), line: 2 },
+      { value: line('user', { role: 'user', content: 'again' }, 'u3'), line: 3 },
+      { value: line('assistant', { role: 'assistant', model: 'claude-opus-4-1', content: 'y' }, 'u4'), line: 4 },
+    ]);
+    expect(transcript.model).toBe('claude-opus-4-1');
+  });
+
+  it('leaves the model out when the file does not name one', () => {
+    expect(readTranscriptDocument([{ role: 'user', content: 'hi' }]).model).toBeUndefined();
   });
 });

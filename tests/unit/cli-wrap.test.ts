@@ -26,11 +26,12 @@ function event(overrides: Partial<ProxyRequestEvent>): ProxyRequestEvent {
 }
 
 describe('the environment of a wrapped command', () => {
-  it('points the Anthropic base URL at the proxy and the OpenAI one at its /v1', () => {
+  it('points the Anthropic and Gemini CLI base URLs at the proxy and the OpenAI one at its /v1', () => {
     expect(wrappedEnvironment({ PATH: '/bin', ANTHROPIC_BASE_URL: 'https://elsewhere' }, ORIGIN)).toEqual({
       PATH: '/bin',
       ANTHROPIC_BASE_URL: ORIGIN,
       OPENAI_BASE_URL: `${ORIGIN}/v1`,
+      GOOGLE_GEMINI_BASE_URL: ORIGIN,
     });
   });
 });

@@ -1026,3 +1026,27 @@ describe('compactMessagesWith', () => {
     });
   });
 });
+
+describe("compactMessagesWith and a provider's own compaction", () => {
+  it('keeps everything through the newest compaction block as it is and summarizes only after it', async () => {
+    const { run, summarizer } = setUp();
+    const providerHead: Message = {
+      role: 'assistant',
+      content: [
+        { type: 'compaction', content: 'Summary by the provider.', encrypted_content: 'EuYBopaque==' },
+        { type: 'text', text: 'Continuing.' },
+      ],
+    };
+    const history = deepFreeze([
+      system,
+      { role: 'user' as const, content: 'Fix the bug.' },
+      providerHead,
+      ...createHistory().slice(1),
+    ]);
+    const result = await run(history);
+
+    expect(result.compacted).toBe(true);
+    expect(summarizer.calls[0]?.messages).toEqual(history.slice(3));
+    history.slice(0, 3).forEach((message, index) => expect(result.messages[index]).toBe(message));
+  });
+});

@@ -52,12 +52,34 @@ describe('attributeProvider', () => {
     });
   });
 
+  describe('Gemini', () => {
+    it.each([
+      ['a Gemini path', '/v1beta/models/gemini-2.5-pro:generateContent', {}],
+      [
+        'a Gemini path with its key in the query',
+        '/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse&key=AIza-1',
+        {},
+      ],
+      ['a Gemini key header on a path that names no provider', '/v1/models', { 'x-goog-api-key': 'AIza-1' }],
+      ['a Gemini key in the query of a path that names no provider', '/v1/models?key=AIza-1', {}],
+    ])('sends %s to Gemini', (_name, url, headers) => {
+      expect(attributeProvider(url, headers)).toEqual({ provider: 'gemini' });
+    });
+
+    it('refuses a Gemini key on an Anthropic or OpenAI path, and an Anthropic credential on a Gemini path', () => {
+      expect(attributeProvider('/v1/messages', { 'x-goog-api-key': 'AIza-1' })).toMatchObject({
+        reason: expect.stringContaining('Gemini credential'),
+        shape: 'anthropic',
+      });
+      expect(attributeProvider('/v1/responses?key=AIza-1', {}).provider).toBeUndefined();
+      expect(
+        attributeProvider('/v1beta/models/gemini-2.5-pro:generateContent', { 'x-api-key': 'sk-ant-1' }),
+      ).toMatchObject({ reason: expect.stringContaining('Anthropic credential on a Gemini path'), shape: 'gemini' });
+    });
+  });
+
   describe('providers without a default upstream', () => {
     it.each([
-      ['a Gemini key header', '/v1/models', { 'x-goog-api-key': 'AIza-1' }],
-      ['a Gemini key in the query', '/v1/models?key=AIza-1', {}],
-      ['a Gemini path', '/v1beta/models/gemini-2.5-pro:generateContent', {}],
-      ['a Gemini key on an Anthropic path', '/v1/messages', { 'x-goog-api-key': 'AIza-1' }],
       ['an Azure key header', '/v1/chat/completions', { 'api-key': 'azure-1' }],
       ['an Azure path', '/openai/deployments/gpt/chat/completions?api-version=2024-10-21', {}],
     ])('refuses %s', (_name, url, headers) => {
@@ -68,7 +90,7 @@ describe('attributeProvider', () => {
 
 describe('matchUnmanagedApi', () => {
   it('names the model APIs passed through unmanaged', () => {
-    expect(matchUnmanagedApi('/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse')).toBe('gemini');
+    expect(matchUnmanagedApi('/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse')).toBeUndefined();
     expect(matchUnmanagedApi('/openai/deployments/gpt/chat/completions')).toBe('azure-openai');
     expect(matchUnmanagedApi('/v1/models')).toBeUndefined();
   });

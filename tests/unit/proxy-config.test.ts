@@ -31,7 +31,7 @@ describe('the config file of proxy and wrap', () => {
   describe('unknown keys', () => {
     it('refuses a misspelt proxy setting, naming its path and the settings there are', () => {
       expect(() => parse('{ "proxy": { "uptream": "http://127.0.0.1:1" } }')).toThrow(
-        'agent-context.json: proxy.uptream is not a setting: expected one of port, host, upstream, dir, window, summarizer, offloadTiming, workDir, store, authToken',
+        'agent-context.json: proxy.uptream is not a setting: expected one of port, host, upstream, dir, window, summarizer, offloadTiming, workDir, store, readTool, authToken',
       );
     });
 

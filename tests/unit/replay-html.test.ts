@@ -46,6 +46,7 @@ function buildReport(count: number, source = 'session.json'): ReplayReport {
     threshold: 1000,
     summarizer: 'extractive (offline, deterministic)',
     pricePerMTok: 3,
+    costFamily: 'anthropic',
     cacheReadRatio: 0.1,
     cacheWriteRatio: 1.25,
     store: null,

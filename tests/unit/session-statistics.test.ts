@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { estimateCachedInputCost } from '../../src/core/cached-cost.js';
+import { estimateCachedInputCost } from '../../src/core/cost-model.js';
 import {
   createSessionStatistics,
   SESSION_DETAIL_KEPT,

@@ -298,7 +298,15 @@ describe('estimateTokens', () => {
 
 describe('shouldCompact: tokens >= limit × ratio', () => {
   const history = (contentLength: number): Message[] => [{ role: 'user', content: 'x'.repeat(contentLength) }];
-  const options = { tokenCounter: charCounter, contextTokenLimit: 100, compactThresholdRatio: 0.5, cache: false };
+  // a factor of 1: these pin the trigger's arithmetic on the local count
+  const options = {
+    tokenCounter: charCounter,
+    contextTokenLimit: 100,
+    compactThresholdRatio: 0.5,
+    cache: false,
+    tokenSafetyFactor: 1,
+  };
+  const unscaled = { tokenCounter: charCounter, cache: false, tokenSafetyFactor: 1 };
 
   it('triggers exactly at the threshold', () => {
     expect(shouldCompact(history(50 - MESSAGE), options)).toBe(true);
@@ -306,6 +314,15 @@ describe('shouldCompact: tokens >= limit × ratio', () => {
 
   it('does not trigger one token below the threshold', () => {
     expect(shouldCompact(history(49 - MESSAGE), options)).toBe(false);
+  });
+
+  it("scales the local count by the manager's starting calibration of the family when no factor is given", () => {
+    const window = { tokenCounter: charCounter, contextTokenLimit: 100, compactThresholdRatio: 0.5, cache: false };
+    // a trigger of 50: 34 local tokens are 51 at 1.5 (anthropic, other) and 34 at 1 (openai); 32 are 48 at 1.5
+    expect(shouldCompact(history(34 - MESSAGE), window)).toBe(true);
+    expect(shouldCompact(history(34 - MESSAGE), { ...window, model: 'claude-sonnet-4-6' })).toBe(true);
+    expect(shouldCompact(history(34 - MESSAGE), { ...window, provider: 'openai' })).toBe(false);
+    expect(shouldCompact(history(32 - MESSAGE), window)).toBe(false);
   });
 
   it('never triggers on an empty history', () => {
@@ -319,16 +336,16 @@ describe('shouldCompact: tokens >= limit × ratio', () => {
   });
 
   it('defaults to 200000 × 0.92', () => {
-    expect(shouldCompact(history(184_000 - MESSAGE), { tokenCounter: charCounter, cache: false })).toBe(true);
-    expect(shouldCompact(history(183_999 - MESSAGE), { tokenCounter: charCounter, cache: false })).toBe(false);
+    expect(shouldCompact(history(184_000 - MESSAGE), unscaled)).toBe(true);
+    expect(shouldCompact(history(183_999 - MESSAGE), unscaled)).toBe(false);
   });
 
   it('reads CONTEXT_TOKEN_LIMIT and COMPACT_THRESHOLD_RATIO at call time', () => {
     process.env.CONTEXT_TOKEN_LIMIT = '100';
     process.env.COMPACT_THRESHOLD_RATIO = ' 0.5 ';
-    expect(shouldCompact(history(50 - MESSAGE), { tokenCounter: charCounter, cache: false })).toBe(true);
+    expect(shouldCompact(history(50 - MESSAGE), unscaled)).toBe(true);
     process.env.COMPACT_THRESHOLD_RATIO = '0.6';
-    expect(shouldCompact(history(50 - MESSAGE), { tokenCounter: charCounter, cache: false })).toBe(false);
+    expect(shouldCompact(history(50 - MESSAGE), unscaled)).toBe(false);
   });
 
   it('prefers options over the environment', () => {

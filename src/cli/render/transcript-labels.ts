@@ -15,6 +15,7 @@ export const FORMAT_LABELS: Readonly<Record<FormatName, string>> = {
   'openai-agents': 'OpenAI Agents SDK',
   'ai-sdk': 'AI SDK',
   langchain: 'LangChain',
+  gemini: 'Gemini API',
 };
 
 /** A format's label, or its name for a format of someone else's. */

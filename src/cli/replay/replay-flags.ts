@@ -13,7 +13,7 @@ import { UsageError } from '../errors.js';
 import { chooseSummarizer } from '../summarizer-choice.js';
 import type { SummarizerChoice } from '../summarizer-choice.js';
 
-export { DEFAULT_PRICE_PER_MTOK } from '../../core/cached-cost.js';
+export { DEFAULT_PRICE_PER_MTOK } from '../../core/cost-model.js';
 
 /** `k` and `m` after a token count: `100k` is 100,000, `1.5m` is 1,500,000. */
 const TOKEN_COUNT = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*([kKmM]?)\s*$/;

@@ -4,6 +4,7 @@
  * manager did, and the estimated input cost, uncached and with prompt caching; then the
  * totals. `replay --json` prints {@link ReplayReport} as it is.
  */
+import type { CacheFamily } from '../../core/cost-model.js';
 
 /** A compaction the manager ran before one request. */
 export interface ReplayCompaction {
@@ -118,6 +119,8 @@ export interface ReplayReport {
   summarizer: string;
   /** US dollars per million input tokens used for the cost estimate. */
   pricePerMTok: number;
+  /** Whose cache prices apply: `'anthropic'`, `'openai'` or `'none'`. */
+  costFamily: CacheFamily;
   /** Prices of a token read from and written to the prompt cache, as shares of `pricePerMTok`. */
   cacheReadRatio: number;
   cacheWriteRatio: number;

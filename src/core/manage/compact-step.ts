@@ -7,15 +7,13 @@
  * processes then send the same history) and this one's summary is dropped.
  */
 import type { CompactResult } from '../compact/compact.js';
-import { partitionMessages } from '../compact/partition.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../ports.js';
 import type { CompactCall } from './manager-ports.js';
 import type { Message } from '../types.js';
 import type { CompactionBackoff } from './backoff.js';
-import { findExchangeStart } from './exchange.js';
+import { chooseCompactionBudgets, chooseCompactionSpan, computeCompactionTarget } from './compaction-policy.js';
 import { estimateHistoryTokens, type LocalCounts } from './history-estimate.js';
-import { fitCompactBudgets } from './room-to-spare.js';
 import type { CallAccess, SessionAccess } from './session-access.js';
 import type { RecordedCalibration } from './session-records.js';
 import type { CompactBudgets, ContextAction, ContextCompactAction, ContextManagerHooks } from './types.js';
@@ -50,13 +48,14 @@ export async function compactWithRecord(
   actions: ContextAction[],
 ): Promise<Message[] | undefined> {
   const { backoff, counts, logger, call, access } = step;
-  const { head } = partitionMessages(working);
-  const exchangeStart = findExchangeStart(working, head.length);
+  const chosen = chooseCompactionSpan(working);
   // the exchange in flight is never summarized away: with nothing before it, there is nothing to compact
-  if (exchangeStart <= head.length) {
+  if (chosen === undefined) {
     actions.push({ type: 'compact-skipped', reason: 'nothing-to-compact', retryInCalls: 0 });
     return undefined;
   }
+  const { exchangeStart } = chosen;
+  const head = working.slice(0, chosen.headLength);
   if (!backoff.mayAttempt) {
     actions.push({ type: 'compact-skipped', reason: 'backing-off', retryInCalls: backoff.waitingCalls });
     return undefined;
@@ -69,9 +68,8 @@ export async function compactWithRecord(
     exchangeLocal += counts.of(working[index] as Message);
   // what the exchange takes beyond half of the target comes on top of it (its results too large
   // to follow a summary were cut before: what is left, a result nothing may offload, stays whole)
-  const excess =
-    exchangeStart < working.length ? Math.max(0, Math.ceil(ratio * exchangeLocal - step.targetTokens / 2)) : 0;
-  const targetTokens = step.targetTokens + excess;
+  const targetTokens = computeCompactionTarget(step.targetTokens, ratio * exchangeLocal);
+  const excess = targetTokens - step.targetTokens;
   const spanLength = exchangeStart;
   const span = working.slice(0, spanLength);
   const exchange = working.slice(spanLength);
@@ -81,7 +79,7 @@ export async function compactWithRecord(
   let keptLocal = resumeMessage === undefined ? 0 : counts.of({ role: 'user', content: resumeMessage });
   for (const message of head) keptLocal += counts.of(message);
   for (const message of exchange) keptLocal += counts.of(message);
-  const budgets = fitCompactBudgets({
+  const budgets = chooseCompactionBudgets({
     targetTokens,
     keptTokens: Math.ceil(ratio * keptLocal),
     ratio,

@@ -17,12 +17,12 @@
 import { createAbortableStore, throwIfAborted } from '../abort.js';
 import { describeError, describeValue, InvalidMessageError, InvalidOptionError } from '../errors.js';
 import type { TokenCounter } from '../ports.js';
-import { compactThresholdTokens } from '../tokens.js';
 import { recordToolNames } from '../tool-names.js';
 import type { Message } from '../types.js';
 import { assertMessage } from '../validate-messages.js';
 import { createCompactionBackoff } from './backoff.js';
 import { compactWithRecord, type CompactStep } from './compact-step.js';
+import { computeCompactionRoom, isAtCompactionTrigger, type CompactionRoom } from './compaction-policy.js';
 import type { ContextManagerPorts } from './manager-ports.js';
 import {
   createLocalCounts,
@@ -33,12 +33,14 @@ import {
 import type { ResolvedContextManagerOptions } from './manager-options.js';
 import { offloadToolOutput } from './offload-output.js';
 import { applyDecisions, mayHoldOffloadedResults } from './offload-steps.js';
+import { applyTextDecisions, mayHoldOffloadedText } from './assistant-text.js';
 import { createOffloadPolicy } from './offload-policy.js';
 import { summarizeMessageChars, type MessageChars } from './ratio-gate.js';
 import { applyInputDecisions, mayHoldOffloadedInputs } from './tool-inputs.js';
 import { createSessionAccess, type CallAccess, type SessionAccess } from './session-access.js';
 import { AUTO_SESSION_ID, deriveSessionIdWith } from './session-id.js';
 import { findSmallestWorkingWindow } from './fixed-overhead.js';
+import { findProviderCompactionHead, readProviderCompactionText } from '../provider-compaction.js';
 import type { ContextAction, ContextManager, ContextOffloadAction, PrepareOptions, PrepareResult } from './types.js';
 import { checkLastUsage, type CheckedUsage } from './usage-anchor.js';
 
@@ -46,8 +48,6 @@ export type { CompactCall, ContextManagerPorts } from './manager-ports.js';
 
 /** Characters per token assumed for a result offloaded before it was ever counted (tokensBefore only). */
 const CHARS_PER_TOKEN_ESTIMATE = 4;
-/** The newest results follow a summary whole while they take at most this share of the trigger (then they are cut). */
-export const EXCHANGE_SHARE_OF_TRIGGER = 0.75;
 /** An anchor below this share of the local count of the messages it covers is not believed (`input_tokens` without its cache figures). */
 const MIN_USAGE_SHARE_OF_LOCAL = 0.5;
 
@@ -110,21 +110,20 @@ export function createContextManagerWith<M>(
     shareWith: ports.tokenCounter,
     yieldToLoop: ports.yieldToLoop,
   });
-  const triggerTokens = compactThresholdTokens(options.contextTokenLimit, options.compactThresholdRatio);
-  /** What a compaction fits the history to and keeps of the exchange in flight, with `fixedTokens` of the trigger taken. */
-  const roomFor = (fixedTokens: number): { targetTokens: number; maxExchangeTokens: number } => {
-    const historyTrigger = Math.max(0, triggerTokens - fixedTokens);
-    const targetTokens = Math.floor(historyTrigger / 2);
-    // the exchange in flight a compaction keeps verbatim: as results age, the newest stay in view
-    // in both timings: on arrival, what is left whole is what the model asked for (a read-back) or small
-    const maxExchangeTokens = Math.floor(historyTrigger * EXCHANGE_SHARE_OF_TRIGGER);
-    return { targetTokens, maxExchangeTokens };
-  };
+  const roomFor = (fixedTokens: number): CompactionRoom =>
+    computeCompactionRoom({
+      contextTokenLimit: options.contextTokenLimit,
+      compactThresholdRatio: options.compactThresholdRatio,
+      fixedTokens,
+    });
+  const { triggerTokens } = roomFor(0);
   // the fixed part over the trigger is said once per manager: every request of the session meets it
   let overheadReported = false;
   // a message as given, or as sent → the form the manager works on (offload decisions applied)
   const seen = new WeakMap<Message, Message>();
   const charSummaries = new WeakMap<Message, MessageChars>();
+  // a provider's compaction summary counts nothing as a block of unknown type: counted apart, once
+  const providerSummaryTokens = new WeakMap<Message, number>();
   const formatOutputs = new WeakMap<object, FormatOutput<M>>();
   let session: SessionAccess | undefined;
   /** Whether an ignored usage figure was logged: the log says it once per manager. */
@@ -237,11 +236,11 @@ export function createContextManagerWith<M>(
     return { given, fresh };
   }
 
-  /** `message` with the offloads of its results, or else of its inputs, decided before (in any process) applied. */
+  /** `message` with the offloads of its results, or else of its inputs and its large texts, decided before (in any process) applied. */
   function applyAllDecisions(message: Message, steps: SessionAccess['steps'], store: CallAccess['store']): Message {
     if (mayHoldOffloadedResults(message, steps)) return applyDecisions(message, steps, store);
-    if (mayHoldOffloadedInputs(message, steps)) return applyInputDecisions(message, steps, store);
-    return message;
+    const withInputs = mayHoldOffloadedInputs(message, steps) ? applyInputDecisions(message, steps, store) : message;
+    return mayHoldOffloadedText(withInputs, steps) ? applyTextDecisions(withInputs, steps, store) : withInputs;
   }
 
   /** The caller's shape for `output`, reusing the object built last time for a message that came out the same. */
@@ -301,12 +300,15 @@ export function createContextManagerWith<M>(
     backoff.beginCall();
     const tokenizedBefore = tokenized;
     const actions: ContextAction[] = [];
-    const canonical = format.toCanonical(input);
-    const access = resolveSession(canonical);
+    const whole = format.toCanonical(input);
+    const access = resolveSession(whole);
+    // a provider's own compaction is the head: it and what precedes it go on as they came, the rest is managed
+    const pinned = await pinProviderHead(whole, signal);
+    const canonical = pinned.messages.length === 0 ? whole : whole.slice(pinned.messages.length);
     const store = createAbortableStore(ports.store, signal);
     const call = access.beginCall(store, signal, actions);
     if (!access.knowledge.listed) await call.learn();
-    const usage = checkUsage(prepareOptions.lastUsage, canonical.length, actions);
+    const usage = unpinUsage(checkUsage(prepareOptions.lastUsage, whole.length, actions), pinned.messages.length);
     let { given, fresh: givenFresh } = await absorb(canonical, access, call);
     let match = await access.match(given, call);
     if (access.servedElsewhere(match.messages) || (usage !== undefined && access.countedElsewhere(usage))) {
@@ -324,25 +326,29 @@ export function createContextManagerWith<M>(
     const { inForce, learned, foundAt } = await access.calibrate(start, match, estimateAnchor?.usage, call);
     const ratio = inForce.ratio;
     // the system prompt and tools, calibrated as the history is; a usage figure counts them already
-    const fixedTokens = Math.ceil(ratio * (prepareOptions.fixedTokens ?? 0));
+    const fixedTokens = Math.ceil(ratio * ((prepareOptions.fixedTokens ?? 0) + pinned.tokens));
     if (fixedTokens > 0 && fixedTokens >= triggerTokens)
       return sendOverTrigger(
         input,
-        canonical,
-        start,
+        whole,
+        [...pinned.messages, ...start],
         access.sessionId,
         fixedTokens,
         { ratio, samples: inForce.samples },
         actions,
       );
-    const { targetTokens, maxExchangeTokens } = roomFor(fixedTokens);
+    const room = roomFor(fixedTokens);
+    const { targetTokens, maxExchangeTokens } = room;
     const fixedOutside = (anchorUsed: EstimateAnchor | undefined): number =>
       anchorUsed === undefined ? fixedTokens : 0;
 
     // (1) new results, (2) older ones (and older inputs): as they age, or on arrival and by the ratio gate
     let working = start.slice();
     const steps = access.steps;
-    await policy.offloadOnCall(working, fresh, steps, call, actions);
+    await policy.offloadOnCall(working, fresh, steps, call, actions, {
+      ratio,
+      historyTriggerTokens: room.historyTriggerTokens,
+    });
 
     // (3) still over the trigger: offload without the gate or budget first, then compact
     const offloaded = working.slice();
@@ -425,12 +431,12 @@ export function createContextManagerWith<M>(
           fixedOutside(compacted === undefined ? anchorInForce : undefined),
       });
     return {
-      messages: toCallerShape(output, input),
+      messages: toCallerShape(pinned.messages.length === 0 ? output : [...pinned.messages, ...output], input),
       sessionId: access.sessionId,
       actions,
       stats: {
         messagesIn: input.length,
-        messagesOut: output.length,
+        messagesOut: pinned.messages.length + output.length,
         get tokensBefore() {
           return computeFigures().before;
         },
@@ -441,8 +447,43 @@ export function createContextManagerWith<M>(
         calibrationRatio: ratio,
         calibrationSamples: inForce.samples,
         anchoredMessages: compacted === undefined && anchorInForce !== undefined ? anchorInForce.messageCount : 0,
+        costModel: options.costModel,
       },
     };
+  }
+
+  /**
+   * The messages through a provider's compaction (none without one), and the tokens of them the
+   * provider still reads, which go with the system prompt and tools: its compaction's summary,
+   * and the messages before it unless the provider drops them (Anthropic does).
+   */
+  async function pinProviderHead(
+    messages: readonly Message[],
+    signal: AbortSignal | undefined,
+  ): Promise<{ messages: Message[]; tokens: number }> {
+    const head = findProviderCompactionHead(messages);
+    if (head === undefined) return { messages: [], tokens: 0 };
+    const headMessage = messages[head.index] as Message;
+    const counted = head.dropsEarlier ? [headMessage] : messages.slice(0, head.index + 1);
+    await counts.warm(counted, signal);
+    // the results after the head answer calls made in it
+    recordToolNames(headMessage, toolNames);
+    let summaryTokens = providerSummaryTokens.get(headMessage);
+    if (summaryTokens === undefined) {
+      summaryTokens = counter.count(readProviderCompactionText(headMessage));
+      providerSummaryTokens.set(headMessage, summaryTokens);
+    }
+    let tokens = summaryTokens;
+    for (const message of counted) tokens += counts.of(message);
+    return { messages: messages.slice(0, head.index + 1), tokens };
+  }
+
+  /** `usage` over the managed messages after `pinnedCount` pinned ones; a figure that ends within them says nothing of the rest. */
+  function unpinUsage(usage: CheckedUsage | undefined, pinnedCount: number): CheckedUsage | undefined {
+    if (usage === undefined || pinnedCount === 0) return usage;
+    return usage.messageCount <= pinnedCount
+      ? undefined
+      : { inputTokens: usage.inputTokens, messageCount: usage.messageCount - pinnedCount };
   }
 
   /** Whether `output` holds another message than `start` among their first `count`. */
@@ -503,12 +544,12 @@ export function createContextManagerWith<M>(
     fixedTokens: number,
     signal: AbortSignal | undefined,
   ): Promise<boolean> {
-    const historyTrigger = triggerTokens - fixedTokens;
+    const room = roomFor(fixedTokens);
     const lowerOf = (message: Message): number => counts.peek(message) ?? 0;
-    if (estimateHistoryTokens(working, ratio, counts, estimateAnchor, counts.bound, lowerOf) < historyTrigger)
+    if (!isAtCompactionTrigger(estimateHistoryTokens(working, ratio, counts, estimateAnchor, counts.bound, lowerOf), room))
       return false;
     await counts.warm(messagesEstimated(working, estimateAnchor), signal);
-    return estimateHistoryTokens(working, ratio, counts, estimateAnchor) >= historyTrigger;
+    return isAtCompactionTrigger(estimateHistoryTokens(working, ratio, counts, estimateAnchor), room);
   }
 
   /**
@@ -558,6 +599,7 @@ export function createContextManagerWith<M>(
         calibrationRatio: ratio,
         calibrationSamples: samples,
         anchoredMessages: 0,
+        costModel: options.costModel,
       },
     };
   }

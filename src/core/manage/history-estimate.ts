@@ -9,6 +9,7 @@ import { createLruMap } from '../lru-map.js';
 import {
   countMessageTokens,
   countMessageTokensYielding,
+  estimateProviderTokens,
   rememberMessageTokens,
   visitCountedTexts,
   type YieldingCount,
@@ -177,6 +178,5 @@ export function estimateHistoryTokens(
     }
   }
   for (let index = start; index < messages.length; index += 1) local += localOf(messages[index] as Message);
-  const scaled = Math.ceil(ratio * local);
-  return anchor === undefined ? Math.max(0, scaled) : Math.max(0, anchor.inputTokens + scaled);
+  return estimateProviderTokens(local, ratio, anchor?.inputTokens);
 }

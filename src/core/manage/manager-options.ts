@@ -5,6 +5,7 @@
  */
 import type { FormatName, MessageFormat } from '../format.js';
 import { describeValue, InvalidOptionError } from '../errors.js';
+import type { CostModel } from '../cost-model.js';
 import type { ResolvedBatchOffloadOptions } from '../offload-options.js';
 import type { ResolvedPreview } from '../offload-reference.js';
 import { DEFAULT_CALIBRATION_MARGINS, inferProviderFamily, type ProviderFamily } from './calibration.js';
@@ -62,6 +63,8 @@ export interface ResolvedContextManagerOptions<M> {
   resumeMessage: string | undefined;
   /** Provider tokens per local token before any usage arrives. */
   initialCalibrationRatio: number;
+  /** How the provider prices cached and uncached input: what a rewritten prompt prefix costs. */
+  costModel: CostModel;
   /** Hooks. */
   hooks: ContextManagerHooks;
 }

@@ -8,10 +8,13 @@
  * Over the trigger, either way, older results and inputs go first, the budget and gate aside;
  * the newest results are then cut only when too large to follow a summary (read-backs too).
  */
-import type { Message } from '../types.js';
+import { BATCH_REFERENCE_PREFIX } from '../offload-reference.js';
+import { isToolResultBlock, type Message } from '../types.js';
+import { offloadOlderTexts } from './assistant-text.js';
+import { doesBatchPay } from './batch-payoff.js';
 import { countAgedChars, findNewestStart, offloadAgedResults } from './aging-steps.js';
 import { estimateHistoryTokens, type LocalCounts } from './history-estimate.js';
-import type { ResolvedContextManagerOptions } from './manager-options.js';
+import { CHARS_PER_WINDOW_TOKEN, type ResolvedContextManagerOptions } from './manager-options.js';
 import { offloadNewResults, offloadOlderResults, type OffloadStepContext } from './offload-steps.js';
 import { passesRatioGate, type MessageChars } from './ratio-gate.js';
 import type { CallAccess } from './session-access.js';
@@ -20,7 +23,10 @@ import type { ContextAction, ContextOffloadAction } from './types.js';
 
 /** What the policy works with, for the life of a manager. */
 export interface OffloadPolicyParts {
-  options: Pick<ResolvedContextManagerOptions<unknown>, 'offloadTiming' | 'aging' | 'batch' | 'threshold'>;
+  options: Pick<
+    ResolvedContextManagerOptions<unknown>,
+    'offloadTiming' | 'aging' | 'batch' | 'threshold' | 'costModel'
+  >;
   /** The gate's view of a message (cached by the manager). */
   charsOf(message: Message): MessageChars;
   counts: LocalCounts;
@@ -30,13 +36,18 @@ export interface OffloadPolicyParts {
 
 /** One `prepare` call's offload work, on `working` in place. */
 export interface OffloadPolicy {
-  /** Steps 1 and 2: the new results (`fresh`: indices first seen in this call), then the older ones. */
+  /**
+   * Steps 1 and 2: the new results (`fresh`: indices first seen in this call), then the older
+   * ones; as results age, a batch goes only when it pays for the prefix it rewrites
+   * (`batch-payoff.ts`), against the room the history has before the trigger (`room`).
+   */
   offloadOnCall(
     working: Message[],
     fresh: readonly number[],
     steps: OffloadStepContext,
     call: CallAccess,
     actions: ContextAction[],
+    room: HistoryRoom,
   ): Promise<void>;
   /**
    * Step 3a, over the trigger: resolves whether anything was offloaded. `maxExchangeTokens` is
@@ -66,6 +77,30 @@ export interface OffloadPolicy {
   ): Promise<void>;
 }
 
+/** What a batch's payoff is weighed against: how far the history is from the compaction trigger. */
+export interface HistoryRoom {
+  /** Provider tokens per local token in force. */
+  ratio: number;
+  /** What the history may take before it compacts, in provider tokens. */
+  historyTriggerTokens: number;
+}
+
+/** Whether a `tool_result` of `message` holds a batch reference: the mark a batch (a rewrite of the prefix) left. */
+function holdsBatchReference(message: Message): boolean {
+  if (typeof message.content === 'string') return false;
+  return message.content.some((block) => {
+    if (!isToolResultBlock(block)) return false;
+    const content: unknown = block.content;
+    const text =
+      typeof content === 'string'
+        ? content
+        : Array.isArray(content) && content.length === 1
+          ? (content[0] as { text?: unknown }).text
+          : undefined;
+    return typeof text === 'string' && text.startsWith(BATCH_REFERENCE_PREFIX);
+  });
+}
+
 /** `start`, `start + 1`, ..., `end - 1`. */
 function indicesFrom(start: number, end: number): number[] {
   return Array.from({ length: Math.max(0, end - start) }, (_, offset) => start + offset);
@@ -93,8 +128,56 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
     return report(await offloadOlderInputs(working, olderCallsEnd(working), steps, call, reason), actions);
   }
 
+  /**
+   * Whether the aged batch of `working` (`freedChars` of results and inputs before `newestStart`)
+   * pays for the prefix it rewrites: see `batch-payoff.ts`. All in characters of the history.
+   */
+  function batchPays(working: readonly Message[], newestStart: number, freedChars: number, room: HistoryRoom): boolean {
+    const { costModel } = options;
+    if (costModel.writeRatio <= costModel.readRatio) return true;
+    const minChars = options.aging.minAgedChars;
+    const inputsEnd = olderCallsEnd(working);
+    let firstChanged = -1;
+    let lastRewrite = -1;
+    for (let index = 0; index < newestStart; index += 1) {
+      const message = working[index] as Message;
+      if (
+        firstChanged < 0 &&
+        (charsOf(message).results.some((result) => result.offloadable && result.chars >= minChars) ||
+          (index < inputsEnd && inputCharsOf(message) > 0))
+      )
+        firstChanged = index;
+      if (holdsBatchReference(message)) lastRewrite = index;
+    }
+    if (firstChanged < 0) return false;
+    let historyChars = 0;
+    let rewrittenChars = 0;
+    let requests = 0;
+    let requestsSinceRewrite = 0;
+    working.forEach((message, index) => {
+      const chars = charsOf(message).totalChars;
+      historyChars += chars;
+      if (index >= firstChanged) rewrittenChars += chars;
+      if (message.role !== 'assistant') return;
+      requests += 1;
+      if (index > lastRewrite) requestsSinceRewrite += 1;
+    });
+    // the pace: characters the history gained per request (its start included: a slower pace is never assumed)
+    const charsPerRequest = historyChars / Math.max(1, requests);
+    const triggerChars = (room.historyTriggerTokens / room.ratio) * CHARS_PER_WINDOW_TOKEN;
+    const requestsBeforeCompaction = Math.floor((triggerChars - (historyChars - freedChars)) / charsPerRequest);
+    return doesBatchPay({
+      costModel,
+      freedChars,
+      rewrittenChars,
+      // the request that sent the last rewrite's newest results is counted after it: it is not one since
+      requestsSinceRewrite: Math.max(0, requestsSinceRewrite - (lastRewrite < 0 ? 0 : 1)),
+      requestsBeforeCompaction,
+    });
+  }
+
   return {
-    async offloadOnCall(working, fresh, steps, call, actions) {
+    async offloadOnCall(working, fresh, steps, call, actions, room) {
       const newestStart = findNewestStart(working);
       if (options.offloadTiming === 'on-arrival') {
         await report(await offloadNewResults(working, fresh, options.threshold, steps, call), actions);
@@ -111,9 +194,12 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
         await offloadNewResults(working, newest, options.aging.maxInlineResultChars + 1, steps, call),
         actions,
       );
+      // a text over the inline limit is half the window or more: freeing it pays at once
+      await report(await offloadOlderTexts(working, olderCallsEnd(working), steps, call, 'aged'), actions);
       let aged = countAgedChars(working.map(charsOf), newestStart, options.aging.minAgedChars);
       for (let index = 0; index < olderCallsEnd(working); index += 1) aged += inputCharsOf(working[index] as Message);
       if (aged <= options.aging.agedBudgetChars) return;
+      if (!batchPays(working, newestStart, aged, room)) return;
       await report(await offloadAgedResults(working, newestStart, steps, call, 'aged'), actions);
       await offloadInputs(working, steps, call, actions, 'aged');
     },
@@ -130,6 +216,9 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
         freed = await report(await offloadAgedResults(working, newestStart, steps, call, 'over-trigger'), actions);
       }
       freed = (await offloadInputs(working, steps, call, actions, 'over-trigger')) || freed;
+      freed =
+        (await report(await offloadOlderTexts(working, olderCallsEnd(working), steps, call, 'over-trigger'), actions)) ||
+        freed;
       if (freed && !(await isOverTrigger())) return freed;
       // the newest results too large to follow a summary are cut, read-backs too (the model gets
       // their head and tail and how to page through them), so that a compaction keeps them in view

@@ -97,6 +97,13 @@ export interface RecordChain {
   /** The fingerprint of the first `count` messages of `messages` (the span of a record about to be written). */
   fingerprint(messages: readonly Message[], count: number): string;
   /**
+   * The fingerprints of the first `length` messages of `messages`, for each of `lengths` (each at
+   * most `messages.length`): hashed in one pass, and those of a prefix made of the very objects
+   * of the last call's not hashed again (the spans of a session's figures, looked up at every
+   * request, are mostly the same).
+   */
+  fingerprints(messages: readonly Message[], lengths: readonly number[]): Map<number, string>;
+  /**
    * Notes that the history `input` now stands for `output` (itself, or a compaction's messages),
    * with `calibration` in force: the next history that starts with the objects of `input` is
    * hashed from there on.
@@ -146,6 +153,8 @@ function isKept(length: number, head: number, total: number): boolean {
 /** A record chain over `hashing`. */
 export function createRecordChain(hashing: Hashing): RecordChain {
   let cache: ChainCache | undefined;
+  // the last `fingerprints` call: its messages (as far as it hashed), what it read out, and the state at its end
+  let printed: { prefix: readonly Message[]; prints: Map<number, string>; end: RunningHash } | undefined;
   let lastPrefix:
     | {
         prefix: readonly Message[];
@@ -260,6 +269,41 @@ export function createRecordChain(hashing: Hashing): RecordChain {
       return hashPrefix(messages, count).hash.digest();
     },
 
+    fingerprints(messages, lengths) {
+      const prints = new Map<number, string>();
+      const same = printed === undefined ? 0 : firstDifference(messages, printed.prefix, 0, 0);
+      const missing: number[] = [];
+      for (const length of lengths) {
+        const known = length <= same ? printed?.prints.get(length) : undefined;
+        if (known === undefined) missing.push(length);
+        else prints.set(length, known);
+      }
+      if (missing.length === 0) return prints;
+      missing.sort((left, right) => left - right);
+      const first = missing[0] as number;
+      const last = missing.at(-1) as number;
+      let hash: RunningHash;
+      let index: number;
+      if (printed !== undefined && same === printed.prefix.length && first >= same) {
+        // the same messages as last time, and more: hashing goes on from where it stopped
+        hash = printed.end.copy();
+        index = same;
+      } else {
+        ({ hash, from: index } = resumeHash(messages, first));
+      }
+      for (const length of missing) {
+        for (; index < length; index += 1) hash.update(serializeForFingerprint(messages[index] as Message));
+        prints.set(length, hash.digest());
+      }
+      // what stays right for the next call: the prints of the messages it shares with this one, up to where this one hashed
+      const kept = new Map<number, string>();
+      for (const [length, print] of prints) if (length <= last) kept.set(length, print);
+      if (printed !== undefined)
+        for (const [length, print] of printed.prints) if (length <= Math.min(same, last)) kept.set(length, print);
+      printed = { prefix: messages.slice(0, last), prints: kept, end: hash };
+      return prints;
+    },
+
     remember(input, output, calibration, knowledge) {
       // the states hashed before stay right for the messages this output shares with what they were of
       const previous = cache;
@@ -323,21 +367,26 @@ export function createRecordChain(hashing: Hashing): RecordChain {
     return hashed;
   }
 
-  function hashPrefixAnew(messages: readonly Message[], count: number): { hash: RunningHash; kept: Checkpoint[] } {
-    let hash: RunningHash;
-    let from = 0;
-    let kept: Checkpoint[] = [];
+  /** A hash of the longest prefix of `messages` of at most `count` messages that a state kept by `match` covers (else of none). */
+  function resumeHash(
+    messages: readonly Message[],
+    count: number,
+  ): { hash: RunningHash; from: number; checkpoint: Checkpoint | undefined } {
     const checkpoint =
       cache === undefined
         ? undefined
         : lastCheckpointWithin(cache.checkpoints, 0, Math.min(count, firstDifference(messages, cache.output, 0, 0)));
-    if (cache !== undefined && checkpoint !== undefined) {
-      hash = checkpoint.hash.copy();
-      from = checkpoint.length;
-      kept = cache.checkpoints.filter((state) => state.length <= checkpoint.length);
-    } else {
-      hash = startHistoryHash(hashing);
-    }
+    return checkpoint === undefined
+      ? { hash: startHistoryHash(hashing), from: 0, checkpoint }
+      : { hash: checkpoint.hash.copy(), from: checkpoint.length, checkpoint };
+  }
+
+  function hashPrefixAnew(messages: readonly Message[], count: number): { hash: RunningHash; kept: Checkpoint[] } {
+    const { hash, from, checkpoint } = resumeHash(messages, count);
+    const kept =
+      cache === undefined || checkpoint === undefined
+        ? []
+        : cache.checkpoints.filter((state) => state.length <= checkpoint.length);
     for (let index = from; index < count; index += 1) hash.update(serializeForFingerprint(messages[index] as Message));
     return { hash, kept };
   }

@@ -9,7 +9,7 @@
 import { describeError } from '../errors.js';
 import { isOffloadReference } from '../offload-reference.js';
 import { toFileStem } from '../offload-names.js';
-import { callStore } from '../offload-files.js';
+import { callStore, runConcurrently, WRITE_CONCURRENCY } from '../offload-files.js';
 import type { ContentStore, Logger } from '../ports.js';
 import { isToolResultBlock, isToolUseBlock, type Message, type ToolResultBlock, type ToolUseBlock } from '../types.js';
 import { buildContentName } from './content-names.js';
@@ -309,26 +309,35 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
         unexplainedResults = [];
         unexplainedInputs = false;
         if (inputs || listing !== undefined) return this.learn();
+        const lookups: string[] = [];
         for (const block of results) {
           // the names a direct and a batch offload of this result have: where applying decisions looks
           const texts = readStoredTexts(block.content);
           const hash = sha256Hex(ports.hashing, texts.text);
-          const names = [
+          lookups.push(
             buildContentName('direct', block.tool_use_id, hash),
             buildContentName('batch', block.tool_use_id, hash),
-          ];
+          );
           // a batch offload of an earlier version stored all-text blocks as their JSON
           if (texts.legacy !== undefined)
-            names.push(buildContentName('batch', block.tool_use_id, sha256Hex(ports.hashing, texts.legacy)));
-          for (const name of names) {
-            if (knowledge.hasContent(name)) continue;
-            try {
-              if ((await store.stat(`${sessionId}/${name}`)) !== undefined) knowledge.addContent(name);
-            } catch (error) {
-              fail(error);
-              return;
-            }
+            lookups.push(buildContentName('batch', block.tool_use_id, sha256Hex(ports.hashing, texts.legacy)));
+        }
+        const names = lookups.filter((name) => !knowledge.hasContent(name));
+        // asked together, learned in order: what the first failure leaves unlearned stays so
+        const outcomes: Array<{ found: boolean } | { error: unknown }> = [];
+        await runConcurrently(names.length, WRITE_CONCURRENCY, async (index) => {
+          try {
+            outcomes[index] = { found: (await store.stat(`${sessionId}/${names[index] as string}`)) !== undefined };
+          } catch (error) {
+            outcomes[index] = { error };
           }
+        });
+        for (const [index, outcome] of outcomes.entries()) {
+          if ('error' in outcome) {
+            fail(outcome.error);
+            return;
+          }
+          if (outcome.found) knowledge.addContent(names[index] as string);
         }
       },
     };
@@ -412,12 +421,18 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
           .filter((messages) => messages > 0 && messages <= maxMessages),
       ),
     ].sort((left, right) => right - left);
+    let prints: ReadonlyMap<number, string> = hashed;
     for (const length of lengths) {
-      // matching hashed most of them already; the rest resume from the states it kept
-      const span: RecordSpan = {
-        messages: length,
-        fingerprint: hashed.get(length) ?? chain.fingerprint(history, length),
-      };
+      // matching hashed most of them already; the rest are hashed in one pass, at the first one missing
+      if (!prints.has(length))
+        prints = new Map([
+          ...hashed,
+          ...chain.fingerprints(
+            history,
+            lengths.filter((other) => !hashed.has(other)),
+          ),
+        ]);
+      const span: RecordSpan = { messages: length, fingerprint: prints.get(length) as string };
       if (knowledge.recordNames('anchor', span).length === 0) continue;
       const record = await call.readRecord('anchor', span);
       if (record !== undefined) return record;

@@ -3,6 +3,7 @@
  * when offloading was not enough. The implementation lives next to this file; integrations
  * (`agent-context-offload/ai-sdk`, `/langchain`, `/openai-agents`) code against these types.
  */
+import type { CostModel } from '../cost-model.js';
 import type { CompactResult, CompactSkipReason } from '../compact/compact.js';
 import type { LastUsage } from '../tokens.js';
 
@@ -19,6 +20,12 @@ export interface ContextOffloadAction {
    * have been one), each field keeping its reference.
    */
   type: 'direct-offload' | 'batch-offload' | 'input-offload';
+  /**
+   * What a batch offload took: tool results (absent), or `'assistant-text'`: text blocks of older
+   * assistant messages over `offload.maxInlineResultChars`, once the model had moved on from
+   * them (`toolCallIds` empty, one reference per text).
+   */
+  kind?: 'assistant-text' | undefined;
   /**
    * Why a batch offload (or an input offload) ran: `'aged'` (the older results and inputs still
    * inline passed their budget), `'ratio-gate'` (on arrival: the gate passed), `'over-trigger'`.
@@ -178,6 +185,8 @@ export interface ContextStats {
   calibrationSamples: number;
   /** Leading messages whose tokens came from the provider's figure (`lastUsage`) rather than a local estimate. */
   anchoredMessages: number;
+  /** How the provider prices cached and uncached input, as the manager resolved it (`provider`, `model`, `cost`). */
+  costModel: CostModel;
 }
 
 /** Options of one `prepare` call. */

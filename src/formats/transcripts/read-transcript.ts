@@ -135,6 +135,7 @@ function readRequestBody(body: Readonly<Record<string, unknown>>, options: ReadT
     messages: system === undefined ? history : [...system.messages, ...history],
     toolDefinitions: parts.toolDefinitions,
     requestBody: { body, historyField: parts.historyField, historyWasString: parts.historyWasString, system },
+    ...(typeof body.model === 'string' && body.model !== '' ? { model: body.model } : {}),
   };
 }
 
@@ -143,7 +144,20 @@ function readClaudeCodeLog(logLines: readonly LogLine[], options: ReadTranscript
     throw new TranscriptError(`a Claude Code session log holds anthropic messages, not ${options.format.name}`);
   }
   const rebuilt = rebuildClaudeCodeLog(logLines);
-  return readItems('claude-code', rebuilt.messages, { format: anthropic }, rebuilt.lines);
+  const transcript = readItems('claude-code', rebuilt.messages, { format: anthropic }, rebuilt.lines);
+  const model = findLogModel(logLines);
+  return model === undefined ? transcript : { ...transcript, model };
+}
+
+/** The model of a Claude Code log's first assistant line that names a real one (`<synthetic>` lines are the client's own). */
+function findLogModel(logLines: readonly LogLine[]): string | undefined {
+  for (const logLine of logLines) {
+    const fields = logLine.value as Record<string, unknown>;
+    if (fields.type !== 'assistant' || !isObject(fields.message)) continue;
+    const model = fields.message.model;
+    if (typeof model === 'string' && model !== '' && !model.startsWith('<')) return model;
+  }
+  return undefined;
 }
 
 /**

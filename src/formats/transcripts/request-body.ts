@@ -1,7 +1,8 @@
 /**
  * Request bodies as sent to a model API: `{ system?, messages, tools?, ... }` (Anthropic
  * Messages, Chat Completions, an AI SDK call's options) and `{ instructions?, input, tools?,
- * ... }` (OpenAI Responses). The system prompt (`system`, `instructions`) is what the model
+ * ... }` (OpenAI Responses) and `{ systemInstruction?, contents, tools?, ... }` (Gemini
+ * `generateContent`). The system prompt (`system`, `instructions`, `systemInstruction`) is what the model
  * reads first, so it becomes the leading canonical system message (the Head compaction keeps);
  * `tools` are billed as input, so they are counted. Every other field (`model`, `max_tokens`,
  * ...) is kept when a new history is written back.
@@ -26,13 +27,25 @@ export interface RequestBodyParts {
   toolDefinitions: readonly unknown[] | undefined;
 }
 
-/** Whether a JSON object is a request body: it has `messages`, or `input` (Responses). */
+/** Whether a JSON object is a request body: it has `messages`, `input` (Responses) or `contents` (Gemini). */
 export function isRequestBody(value: Readonly<Record<string, unknown>>): boolean {
-  return 'messages' in value || 'input' in value;
+  return 'messages' in value || 'input' in value || 'contents' in value;
 }
+
+/** The system prompt's field of a body whose history is in `historyField`. */
+const SYSTEM_FIELDS: Readonly<Record<HistoryField, SystemField>> = {
+  messages: 'system',
+  input: 'instructions',
+  contents: 'systemInstruction',
+};
 
 function isBlank(value: unknown): boolean {
   return value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0);
+}
+
+/** The system prompt's field of a body whose history is in `historyField` (`messages` -> `system`, ...). */
+export function systemFieldOf(historyField: HistoryField): SystemField {
+  return SYSTEM_FIELDS[historyField];
 }
 
 /**
@@ -42,7 +55,7 @@ function isBlank(value: unknown): boolean {
  * `tools` is not an array.
  */
 export function splitRequestBody(body: Readonly<Record<string, unknown>>): RequestBodyParts {
-  const historyField: HistoryField = 'messages' in body ? 'messages' : 'input';
+  const historyField: HistoryField = 'messages' in body ? 'messages' : 'contents' in body ? 'contents' : 'input';
   const history = body[historyField];
   let items: unknown[];
   let historyWasString = false;
@@ -53,13 +66,18 @@ export function splitRequestBody(body: Readonly<Record<string, unknown>>): Reque
   } else if (Array.isArray(history)) {
     items = history;
   } else {
-    const expected = historyField === 'messages' ? 'an array of messages' : 'an array of items or a string';
+    const expected =
+      historyField === 'messages'
+        ? 'an array of messages'
+        : historyField === 'contents'
+          ? 'an array of contents'
+          : 'an array of items or a string';
     throw new TranscriptError(`request body: "${historyField}" must be ${expected}`);
   }
   const { tools } = body;
   if (tools !== undefined && tools !== null && !Array.isArray(tools))
     throw new TranscriptError('request body: "tools" must be an array');
-  const systemField: SystemField = historyField === 'messages' ? 'system' : 'instructions';
+  const systemField = systemFieldOf(historyField);
   return {
     historyField,
     items,
@@ -94,6 +112,7 @@ function convertSystemMessages(field: SystemField, values: readonly unknown[], f
  */
 export function readSystemMessages(field: SystemField, value: unknown, format: MessageFormat): Message[] {
   if (typeof value === 'string') return [{ role: 'system', content: value }];
+  if (field === 'systemInstruction') return [{ role: 'system', content: readSystemInstruction(value) }];
   if (isObject(value) && 'role' in value) return convertSystemMessages(field, [value], format);
   if (Array.isArray(value) && value.every((entry) => isObject(entry) && 'role' in entry))
     return convertSystemMessages(field, value, format);
@@ -111,6 +130,23 @@ export function readSystemMessages(field: SystemField, value: unknown, format: M
   }
   const expected = format.name === 'anthropic' ? 'a string or an array of blocks' : 'a string or system messages';
   throw new TranscriptError(`request body: "${field}" must be ${expected}`);
+}
+
+/**
+ * The text of a Gemini `systemInstruction`: a content whose parts are text parts.
+ *
+ * @throws {TranscriptError} naming the field for anything else.
+ */
+function readSystemInstruction(value: unknown): string {
+  const parts = isObject(value) ? value.parts : undefined;
+  if (!Array.isArray(parts))
+    throw new TranscriptError('request body: "systemInstruction" must be a string or a content with parts');
+  return parts
+    .map((part: unknown, index) => {
+      if (isObject(part) && typeof part.text === 'string') return part.text;
+      throw new TranscriptError(`request body: "systemInstruction.parts[${index}]" must be a text part`);
+    })
+    .join('\n');
 }
 
 /** Whether `messages` starts with exactly the objects of `head`. */
@@ -139,6 +175,9 @@ export function writeRequestBody(
     if (startsWith(messages, system.messages)) {
       written[system.field] = system.value;
       history = messages.slice(system.messages.length);
+    } else if (first?.role === 'system' && system.field === 'systemInstruction' && typeof first.content === 'string') {
+      written[system.field] = { parts: [{ text: first.content }] };
+      history = messages.slice(1);
     } else if (first?.role === 'system' && (typeof first.content === 'string' || format.name === 'anthropic')) {
       written[system.field] = first.content;
       history = messages.slice(1);

@@ -11,17 +11,17 @@ import type { Message } from '../../core/types.js';
  * How a file holds its history, detected from the content:
  * - `json`: a JSON array of messages (or items);
  * - `request-body`: a request body, `{ system?, messages, tools?, ... }` or a Responses body
- *   `{ instructions?, input, tools?, ... }`;
+ *   `{ instructions?, input, tools?, ... }` or a Gemini body `{ systemInstruction?, contents, tools?, ... }`;
  * - `jsonl`: one message (or item) per line;
  * - `claude-code`: a Claude Code session log (`~/.claude/projects/<project>/<session>.jsonl`).
  */
 export type TranscriptShape = 'json' | 'request-body' | 'jsonl' | 'claude-code';
 
 /** The field of a request body holding the history. */
-export type HistoryField = 'messages' | 'input';
+export type HistoryField = 'messages' | 'input' | 'contents';
 
 /** The field of a request body holding the system prompt. */
-export type SystemField = 'system' | 'instructions';
+export type SystemField = 'system' | 'instructions' | 'systemInstruction';
 
 /** A request body's system prompt, read as the leading canonical messages. */
 export interface TranscriptSystem {
@@ -66,6 +66,8 @@ export interface Transcript {
   toolDefinitions: readonly unknown[] | undefined;
   /** The request body, when the history came in one. */
   requestBody: TranscriptRequestBody | undefined;
+  /** The model the history was sent to, when the file names it (a request body's `model`, a Claude Code log's assistant lines). */
+  model?: string | undefined;
 }
 
 /** Options of {@link TranscriptError}. */

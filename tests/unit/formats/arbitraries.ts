@@ -284,3 +284,40 @@ export function toLangchain(spec: ConversationSpec, { normal }: Variant): BaseMe
   });
   return messages;
 }
+
+/** Gemini contents: calls without ids (as the API sends them), responses with the client's ids in the extras. */
+export function toGemini(spec: ConversationSpec, { normal }: Variant): unknown[] {
+  const contents: unknown[] = [];
+  spec.turns.forEach((value, turnIndex) => {
+    const calls = eachCall(value, turnIndex);
+    const userParts: unknown[] = [{ text: value.user }];
+    if (!normal && value.image) userParts.push({ inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } });
+    contents.push({ role: 'user', parts: userParts });
+    if (calls.length > 0) {
+      contents.push({
+        role: 'model',
+        parts: calls.map(({ name, args: input, extra }) =>
+          !normal && extra
+            ? { functionCall: { name, args: input }, thoughtSignature: 'c2ln' }
+            : { functionCall: { name, args: input } },
+        ),
+      });
+      contents.push({
+        role: 'user',
+        parts: calls.map((result) => {
+          const response =
+            result.error && (normal || !result.multiPart)
+              ? { error: result.output }
+              : !normal && result.multiPart
+                ? { output: result.output, exitCode: 0 }
+                : { output: result.output };
+          return !normal && result.extra
+            ? { functionResponse: { id: `${result.name}-${result.id}`, name: result.name, response } }
+            : { functionResponse: { name: result.name, response } };
+        }),
+      });
+    }
+    contents.push({ role: 'model', parts: [{ text: value.reply }] });
+  });
+  return contents;
+}

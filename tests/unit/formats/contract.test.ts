@@ -9,6 +9,7 @@ import {
   aiSdkV6History,
   anthropicHistory,
   createLangchainHistory,
+  geminiHistory,
   openaiAgentsHistory,
   openaiChatHistory,
   openaiResponsesHistory,
@@ -118,6 +119,25 @@ testFormat(
         path: 'messages[1].tool_call_id',
       },
       { messages: [{ role: 'user', content: 'hi' }], path: 'messages[0]' },
+    ],
+  },
+);
+
+testFormat(
+  formats.gemini,
+  { 'calls without ids, out-of-order responses, thoughts, code execution, an image': geminiHistory },
+  {
+    invalid: [
+      {
+        messages: [{ role: 'model', parts: [{ functionCall: { args: {} } }] }],
+        path: 'messages[0].parts[0].functionCall.name',
+      },
+      { messages: [{ role: 'assistant', parts: [{ text: 'x' }] }], path: 'messages[0].role' },
+      {
+        messages: [{ role: 'user', parts: [{ functionResponse: { name: 'f', response: 'x' } }] }],
+        path: 'messages[0].parts[0].functionResponse.response',
+      },
+      { messages: [{ role: 'user', parts: [{ text: 7 }] }], path: 'messages[0].parts[0].text' },
     ],
   },
 );

@@ -15,6 +15,7 @@ import { createLangchainFormat, formats } from '../../../src/formats/index.js';
 import {
   conversation,
   toAiSdk,
+  toGemini,
   toLangchain,
   toOpenAIAgents,
   toOpenAIChat,
@@ -48,6 +49,12 @@ const CASES: Case[] = [
     isCall: (message) => fieldsOf(message).type === 'function_call',
   },
   { format: formats.aiSdk, build: toAiSdk, isCall: (message) => fieldsOf(message).role === 'assistant' },
+  {
+    format: formats.gemini,
+    build: toGemini,
+    isCall: (message) =>
+      (fieldsOf(message).parts as Array<Record<string, unknown>>).some((part) => part.functionCall !== undefined),
+  },
   {
     format: formats.langchain,
     build: toLangchain,
@@ -158,8 +165,12 @@ for (const { format, build, isCall, freshFormat, compareCanonical } of CASES) {
           });
           // The next turn reads the rebuilt message as the very canonical message offload made.
           expect(format.toCanonical([back[place.messageIndex]])[0]).toBe(changed[place.messageIndex]);
-          // A new object of the same fields is converted afresh: the format's message holds the reference.
-          const reread = format.toCanonical([copyShallow(back[place.messageIndex])])[0]!;
+          // A new object of the same fields is converted afresh, in its place (a format may pair by position):
+          // the format's message holds the reference.
+          const withCopy = back.map((message, index) =>
+            index === place.messageIndex ? copyShallow(message) : message,
+          );
+          const reread = format.toCanonical(withCopy)[place.messageIndex]!;
           const block = fieldsOf((reread.content as ContentBlock[])[place.blockIndex]);
           expect(block).toMatchObject({ type: 'tool_result', tool_use_id: place.id });
           expect(textOf(block.content)).toBe(reference);

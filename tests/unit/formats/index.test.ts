@@ -10,13 +10,14 @@ import {
   aiSdkV6History,
   anthropicHistory,
   createLangchainHistory,
+  geminiHistory,
   openaiAgentsHistory,
   openaiChatHistory,
   openaiResponsesHistory,
 } from './sdk-samples.js';
 
 describe('formats', () => {
-  it('holds the six built-in formats under their names', () => {
+  it('holds the seven built-in formats under their names', () => {
     expect(Object.fromEntries(Object.entries(formats).map(([key, format]) => [key, format.name]))).toEqual({
       anthropic: 'anthropic',
       openaiChat: 'openai-chat',
@@ -24,6 +25,7 @@ describe('formats', () => {
       openaiAgents: 'openai-agents',
       aiSdk: 'ai-sdk',
       langchain: 'langchain',
+      gemini: 'gemini',
     });
   });
 
@@ -51,7 +53,7 @@ describe('resolveFormat', () => {
   it('refuses an unknown name, naming the field, the names accepted and the value', () => {
     expect(() => resolveFormat('openai' as never, 'options.format')).toThrow(InvalidOptionError);
     expect(() => resolveFormat('openai' as never, 'options.format')).toThrow(
-      'options.format must be one of "anthropic", "openai-chat", "openai-responses", "openai-agents", "ai-sdk", "langchain" or a format adapter, got "openai"',
+      'options.format must be one of "anthropic", "openai-chat", "openai-responses", "openai-agents", "ai-sdk", "langchain", "gemini" or a format adapter, got "openai"',
     );
   });
 
@@ -72,6 +74,7 @@ describe('detectFormat', () => {
     expect(detectFormat(openaiChatHistory)).toBe(formats.openaiChat);
     expect(detectFormat(openaiResponsesHistory)).toBe(formats.openaiResponses);
     expect(detectFormat(openaiAgentsHistory)).toBe(formats.openaiAgents);
+    expect(detectFormat(geminiHistory)).toBe(formats.gemini);
     expect(detectFormat(aiSdkHistory)).toBe(formats.aiSdk);
     expect(detectFormat(aiSdkV6History)).toBe(formats.aiSdk);
     expect(detectFormat(createLangchainHistory())).toBe(formats.langchain);

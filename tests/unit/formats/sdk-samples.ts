@@ -10,6 +10,7 @@ import type { ModelMessage } from 'ai';
 import type { ModelMessage as ModelMessageV6 } from 'ai-v6';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
+import type { GeminiContent } from '../../../src/formats/gemini.js';
 
 /** A tool output large enough for offload (20,000 characters). */
 export const LARGE_OUTPUT = `${'line of a large tool output\n'.repeat(740)}end`;
@@ -267,3 +268,46 @@ export function createLangchainHistory(): BaseMessage[] {
     new AIMessage('Both read.'),
   ];
 }
+
+/**
+ * A Gemini CLI session's contents: calls without ids (the API's own), responses carrying the
+ * CLI's ids, parallel calls answered out of order, a thought signature, code execution, an
+ * inline image, a JSON response and an error.
+ */
+export const geminiHistory: GeminiContent[] = [
+  {
+    role: 'user',
+    parts: [{ text: 'Read both files and look at this.' }, { inlineData: { mimeType: 'image/png', data: PNG_BASE64 } }],
+  },
+  {
+    role: 'model',
+    parts: [
+      { text: 'Two reads.', thought: true, thoughtSignature: 'c2lnLTE=' },
+      { functionCall: { name: 'read_file', args: { path: 'a.txt' } }, thoughtSignature: 'c2lnLTI=' },
+      { functionCall: { name: 'read_file', args: { path: 'b.txt' } } },
+      { functionCall: { name: 'list_directory', args: { path: '.' } } },
+    ],
+  },
+  {
+    role: 'user',
+    parts: [
+      {
+        functionResponse: {
+          id: 'list_directory-1-a',
+          name: 'list_directory',
+          response: { files: ['a.txt'], total: 1 },
+        },
+      },
+      { functionResponse: { id: 'read_file-1-b', name: 'read_file', response: { output: LARGE_OUTPUT } } },
+      { functionResponse: { id: 'read_file-1-c', name: 'read_file', response: { error: 'ENOENT: b.txt' } } },
+    ],
+  },
+  {
+    role: 'model',
+    parts: [
+      { executableCode: { language: 'PYTHON', code: 'print(1 + 1)' } },
+      { codeExecutionResult: { outcome: 'OUTCOME_OK', output: '2\n' } },
+      { text: 'a.txt is long; b.txt is missing.' },
+    ],
+  },
+];

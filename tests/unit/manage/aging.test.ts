@@ -6,6 +6,7 @@
  * Every decision follows from the history's content, so another manager makes the same.
  */
 import { describe, expect, it } from 'vitest';
+import { selectCostModel } from '../../../src/core/cost-model.js';
 import type { ContextAction, ContextOffloadAction } from '../../../src/core/manage/types.js';
 import { buildPreview } from '../../../src/core/offload-reference.js';
 import type { Message } from '../../../src/core/types.js';
@@ -122,8 +123,8 @@ describe('as results age: older results', () => {
     result.messages.forEach((message, index) => expect(message).toBe(history[index]));
   });
 
-  it('go all at once, the newest staying whole, when they pass the budget', async () => {
-    const { manager, store } = createAgingManager();
+  it('go all at once, the newest staying whole, when they pass the budget (no cache: no prefix to weigh)', async () => {
+    const { manager, store } = createAgingManager({ costModel: selectCostModel({ override: { family: 'none' } }) });
     const history = [
       SYSTEM,
       TASK,

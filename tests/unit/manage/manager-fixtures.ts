@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { createEmptyCompactStats } from '../../../src/core/compact/stats.js';
 import type { CompactResult } from '../../../src/core/compact/compact.js';
+import { selectCostModel, type CostModel } from '../../../src/core/cost-model.js';
 import type { MessageFormat } from '../../../src/core/format.js';
 import {
   createContextManagerWith,
@@ -112,6 +113,8 @@ export interface TestManagerSettings<M = Message> {
   cut?: ResolvedPreview;
   /** Called with each text the tokenizer counts. */
   onCount?: (text: string) => void;
+  /** How input is priced (these tests' default: Anthropic's). */
+  costModel?: CostModel;
 }
 
 /** The resolved options a unit test runs the core with. */
@@ -155,6 +158,7 @@ export function buildResolvedOptions<M = Message>(
     },
     resumeMessage: settings.resumeMessage,
     initialCalibrationRatio: settings.initialCalibrationRatio ?? 1,
+    costModel: settings.costModel ?? selectCostModel({ provider: 'anthropic' }),
     hooks: settings.hooks ?? {},
   };
 }

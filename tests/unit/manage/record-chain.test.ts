@@ -160,3 +160,58 @@ describe('record chain: hashing only what changed', () => {
     expect(chain.fingerprint(history, 50)).toBe(createRecordChain(sha256Hashing).fingerprint(history, 50));
   });
 });
+
+describe('record chain: fingerprints of many spans', () => {
+  const lengths = [3, 17, 40, 64, 65, 99];
+
+  it('gives, for each length, the fingerprint of that prefix', () => {
+    const history = buildHistory(100);
+    const prints = createRecordChain(sha256Hashing).fingerprints(history, lengths);
+
+    for (const length of lengths)
+      expect(prints.get(length)).toBe(createRecordChain(sha256Hashing).fingerprint(history, length));
+  });
+
+  it('hashes each message once for all the lengths', () => {
+    const history = buildHistory(100);
+    const hashing = createCountingHashing();
+    createRecordChain(hashing).fingerprints(history, lengths);
+
+    expect(hashing.updates).toBe(1 + 99);
+  });
+
+  it('hashes nothing again for the same messages in a new array', () => {
+    const history = buildHistory(100);
+    const hashing = createCountingHashing();
+    const chain = createRecordChain(hashing);
+    chain.fingerprints(history, lengths);
+    const hashed = hashing.updates;
+    chain.fingerprints([...history, { role: 'user', content: 'next' }], lengths);
+
+    expect(hashing.updates).toBe(hashed);
+  });
+
+  it('hashes on from the last length for the same messages and more', () => {
+    const history = buildHistory(100);
+    const hashing = createCountingHashing();
+    const chain = createRecordChain(hashing);
+    chain.fingerprints(history, lengths);
+    const hashed = hashing.updates;
+    const prints = chain.fingerprints(history, [...lengths, 100]);
+
+    expect(hashing.updates).toBe(hashed + 1);
+    expect(prints.get(100)).toBe(createRecordChain(sha256Hashing).fingerprint(history, 100));
+  });
+
+  it('gives the fingerprints of the new messages after a message changed', () => {
+    const history = buildHistory(100);
+    const chain = createRecordChain(sha256Hashing);
+    chain.fingerprints(history, lengths);
+    const changed = history.slice();
+    changed[20] = { role: 'user', content: 'offloaded since' };
+    const prints = chain.fingerprints(changed, lengths);
+
+    for (const length of lengths)
+      expect(prints.get(length)).toBe(createRecordChain(sha256Hashing).fingerprint(changed, length));
+  });
+});

@@ -5,6 +5,7 @@
  * history says so (more than one assistant turn after what it sent last).
  */
 import { describe, expect, it } from 'vitest';
+import { selectCostModel } from '../../../src/core/cost-model.js';
 import type { Message } from '../../../src/core/types.js';
 import { createTestManager, createTracingStore, TASK, textOf, toolTurn } from './manager-fixtures.js';
 
@@ -14,6 +15,8 @@ const AGING = {
   charThreshold: 500,
   maxInlineResultChars: 50_000,
   agedBudgetChars: 1500,
+  // no cache: each batch goes as its budget passes, so request 2 is a batch
+  costModel: selectCostModel({ override: { family: 'none' } }),
 };
 
 const rebuilt = (history: readonly Message[]): Message[] => JSON.parse(JSON.stringify(history)) as Message[];

@@ -5,6 +5,7 @@
  * manager; bad input left as it is.
  */
 import { describe, expect, it } from 'vitest';
+import { selectCostModel } from '../../../src/core/cost-model.js';
 import type { ContextOffloadAction } from '../../../src/core/manage/types.js';
 import type { ContentStore } from '../../../src/core/ports.js';
 import type { Message, ToolUseBlock } from '../../../src/core/types.js';
@@ -40,7 +41,14 @@ function inputOf(message: Message | undefined, position = 0): unknown {
 }
 
 function createAgingManager(settings: TestManagerSettings = {}): ReturnType<typeof createTestManager<Message>> {
-  return createTestManager({ offloadTiming: 'as-they-age', threshold: 1000, agedBudgetChars: 4000, ...settings });
+  // no cache: each batch goes as its budget passes (the schedule these tests follow the inputs through)
+  return createTestManager({
+    offloadTiming: 'as-they-age',
+    threshold: 1000,
+    agedBudgetChars: 4000,
+    costModel: selectCostModel({ override: { family: 'none' } }),
+    ...settings,
+  });
 }
 
 const FIRST = textOf(3000, 'alpha');
