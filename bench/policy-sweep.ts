@@ -27,7 +27,9 @@ function readList(flag: string, fallback: number[]): number[] {
   if (at === -1) return fallback;
   const values = (process.argv[at + 1] ?? '').split(',').map(Number);
   if (values.some((value) => !Number.isInteger(value) || value < 1))
-    throw new Error(`${flag} must be a comma-separated list of integers >= 1, got ${JSON.stringify(process.argv[at + 1])}`);
+    throw new Error(
+      `${flag} must be a comma-separated list of integers >= 1, got ${JSON.stringify(process.argv[at + 1])}`,
+    );
   return values;
 }
 
@@ -70,7 +72,9 @@ const transcripts = await loadTranscripts();
 const percent = (part: number, whole: number): string => `${((100 * part) / whole).toFixed(1)}%`;
 
 console.log(`${transcripts.length} transcripts; cost with caching at Anthropic's ratios (read 0.1x, write 1.25x)`);
-console.log('| window | system | cost | costlier than unmanaged (worst) | prefix changes | over window | results lost |');
+console.log(
+  '| window | system | cost | costlier than unmanaged (worst) | prefix changes | over window | results lost |',
+);
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const window of windows) {
   const unmanaged = transcripts.map((transcript) => measureRun(transcript, replayUnmanaged(transcript), window));
