@@ -1,9 +1,14 @@
 /**
  * `npm run bench`: every benchmark of the package, each case against a baseline measured in
  * the same run. `--quick` runs fewer iterations (used by `npm run check`); `--only <name>[,<name>]`
- * runs those modules alone (`--only peers` runs `bench/peers.bench.ts`).
+ * runs those modules alone (`--only peers` runs `bench/peers.bench.ts`). A full run, or any run
+ * with `--write`, puts each module's table in `bench/results/figures.md`, where the docs take
+ * their figures from.
  */
-import { printRows, type BenchRow, type BenchRunOptions } from './report.js';
+import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { writeFiguresFile, type FiguresSection } from './figures-file.js';
+import { formatRows, printRows, type BenchRow, type BenchRunOptions } from './report.js';
 
 type BenchModule = { title: string; run(options: BenchRunOptions): Promise<BenchRow[]> };
 
@@ -38,8 +43,34 @@ if (unknown.length > 0) {
   );
   process.exit(2);
 }
+const FIGURES_FILE = fileURLToPath(new URL('./results/figures.md', import.meta.url));
+const sections: FiguresSection[] = [];
 for (const [name, load] of modules) {
   if (only !== undefined && !only.has(name)) continue;
   const module = await load();
-  printRows(module.title, await module.run(options));
+  const loadBefore = loadavg();
+  const started = new Date();
+  const rows = await module.run(options);
+  printRows(module.title, rows);
+  const how = [
+    `${started.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    `\`npx tsx bench/index.ts --only ${name}${options.quick ? ' --quick' : ''}\`${options.quick ? ' (fewer iterations)' : ''}`,
+    `Node ${process.version}`,
+    `${cpus().length} cores`,
+    `load average ${loadBefore.map((value) => value.toFixed(2)).join(' / ')} before, ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' / ')} after (1, 5, 15 min)`,
+  ].join(', ');
+  sections.push({
+    name,
+    markdown: [`## ${module.title} (\`bench/${name}.bench.ts\`)`, '', `${how}.`, '', ...formatRows(rows)].join('\n'),
+  });
+}
+if (!options.quick || process.argv.includes('--write')) {
+  await writeFiguresFile(
+    FIGURES_FILE,
+    sections,
+    modules.map(([name]) => name),
+  );
+  console.log(`\nfigures written to ${FIGURES_FILE}`);
 }

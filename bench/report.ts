@@ -85,15 +85,23 @@ export function formatMs(ms: number): string {
   return ms >= 100 ? `${ms.toFixed(0)} ms` : ms >= 1 ? `${ms.toFixed(2)} ms` : `${(ms * 1000).toFixed(1)} µs`;
 }
 
-/** Prints the rows as a table. */
-export function printRows(title: string, rows: readonly BenchRow[]): void {
-  console.log(`\n## ${title}\n`);
-  console.log('| case | median | baseline (same run) | ratio | goal | met |');
-  console.log('| --- | --- | --- | --- | --- | --- |');
+/** The rows as a Markdown table, one line each. */
+export function formatRows(rows: readonly BenchRow[]): string[] {
+  const lines = [
+    '| case | median | baseline (same run) | ratio | goal | met |',
+    '| --- | --- | --- | --- | --- | --- |',
+  ];
   for (const row of rows) {
     const baseline = row.baseline ? `${row.baseline.name}: ${formatMs(row.baseline.medianMs)}` : '-';
     const ratio = row.baseline ? `${(row.medianMs / row.baseline.medianMs).toFixed(2)}x` : '-';
     const median = row.extra ? `${formatMs(row.medianMs)} (${row.extra})` : formatMs(row.medianMs);
-    console.log(`| ${row.name} | ${median} | ${baseline} | ${ratio} | ${row.goal} | ${row.met ? 'yes' : 'no'} |`);
+    lines.push(`| ${row.name} | ${median} | ${baseline} | ${ratio} | ${row.goal} | ${row.met ? 'yes' : 'no'} |`);
   }
+  return lines;
+}
+
+/** Prints the rows as a table. */
+export function printRows(title: string, rows: readonly BenchRow[]): void {
+  console.log(`\n## ${title}\n`);
+  for (const line of formatRows(rows)) console.log(line);
 }

@@ -9,7 +9,7 @@
  * are `/tmp/agent-context-<command>-XXXXXX` (fixed-temp-names.mjs), made and removed by one run
  * at a time. The one thing still changing, the time in an archive's name, is written one fixed way.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { readMarkedBlocks } from './marked-blocks.js';
@@ -93,8 +93,25 @@ function claimTempFolders(): void {
   }
 }
 
+/** Runs `node` with `args` and collects what it prints; a child process, so the caller's event loop keeps turning. */
+function runNode(
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 /** Runs every command of {@link CLI_OUTPUTS} with the built CLI; the shown text of each, by id. */
-export function produceCliOutputs(): Map<string, string> {
+export async function produceCliOutputs(): Promise<Map<string, string>> {
   if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: run "npm run build" first`);
   if (process.platform === 'win32')
     throw new Error('docs:outputs runs the commands with their temporary folders in /tmp: run it on Linux or macOS');
@@ -105,11 +122,7 @@ export function produceCliOutputs(): Map<string, string> {
   try {
     for (const output of CLI_OUTPUTS) {
       const cwd = output.id === 'demo-steps' ? TEMP_ROOT : DEMO_FOLDER;
-      const run = spawnSync(process.execPath, ['--import', FIXED_TEMP_NAMES, CLI_PATH, ...output.args], {
-        cwd,
-        env,
-        encoding: 'utf8',
-      });
+      const run = await runNode(['--import', FIXED_TEMP_NAMES, CLI_PATH, ...output.args], cwd, env);
       if (run.status !== 0)
         throw new Error(`agent-context ${output.args.join(' ')} exited ${String(run.status)}: ${run.stderr}`);
       const lines = normalizeOutput(`${run.stdout}${run.stderr}`).replace(/\n+$/, '').split('\n');

@@ -6,7 +6,7 @@
 import { CLI_OUTPUT_PAGES, findStaleCliOutputs, produceCliOutputs, updateCliOutputs } from './cli-outputs.js';
 import { rewriteDocPages } from './rewrite-doc-pages.js';
 
-const outputs = produceCliOutputs();
+const outputs = await produceCliOutputs();
 rewriteDocPages({
   pages: CLI_OUTPUT_PAGES,
   update: (markdown) => updateCliOutputs(markdown, outputs),

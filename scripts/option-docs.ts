@@ -96,7 +96,11 @@ export const OPTION_DOCS: Readonly<Record<OptionDocSection, readonly OptionDoc[]
       type: "`{ inputTokens, messageCount }` or `{ ...anthropicResponse.usage, messageCount }`: the provider's prompt size for the last request, which sent the first `messageCount` messages (an integer in [0, `messages.length`])",
       defaultText: 'none: all estimated locally',
     },
-    { row: OPTIONS.tokenSafetyFactor, detail: "scales local estimates (rounded up), never the provider's figure" },
+    {
+      row: OPTIONS.tokenSafetyFactor,
+      detail:
+        "scales local estimates (rounded up), never the provider's figure; `shouldCompact` without it scales by the manager's starting margin for the family (1.5, or 1 for `provider: 'openai'`)",
+    },
     { option: 'cache', type: '`boolean`; `false` recounts (and re-caches) every message', defaultText: '`true`' },
     { option: 'tokenCounter', type: '`TokenCounter`', defaultText: 'o200k_base' },
     { row: OPTIONS.contextTokenLimit, only: 'shouldCompact' },

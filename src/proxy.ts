@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 export { createProxyHandler } from './proxy/proxy-handler.js';
-export type { ProxyHandler } from './proxy/proxy-handler.js';
+export type { ContextProxyHandler } from './proxy/proxy-handler.js';
 export type { UpgradeListener } from './proxy/upgrade-forward.js';
 export {
   DEFAULT_MAX_BODY_BYTES,

@@ -161,7 +161,9 @@ export function measureRun(
   const turns = findRequestTurns(transcript.messages);
   const fixed = transcript.toolDefinitionTokens;
   const store = run.storedTexts.join('\n');
-  const stored = (result: ArrivedResult): boolean => store !== '' && holdsText(store, result.text);
+  // a store may join a result's text blocks otherwise than the transcript's text does: each block must be there whole
+  const stored = (result: ArrivedResult): boolean =>
+    store !== '' && result.parts.every((part) => holdsText(store, part));
   const byRequest = groupResultsByRequest(transcript.messages, turns);
   const results = [...byRequest.values()].flat();
 

@@ -13,7 +13,7 @@ import {
 } from '../core/tokens.js';
 import type { Message } from '../core/types.js';
 import type { ProviderFamily } from '../core/manage/calibration.js';
-import { resolveEstimateRatio } from '../core/manage/compaction-policy.js';
+import { resolveEstimateRatio } from '../core/manage/calibration.js';
 import { resolveProviderFamily } from '../core/manage/manager-options.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
 

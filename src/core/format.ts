@@ -25,13 +25,7 @@ import type { Message } from './types.js';
 
 /** The names of the built-in formats, as accepted by the `format` option. */
 export type FormatName =
-  | 'anthropic'
-  | 'openai-chat'
-  | 'openai-responses'
-  | 'openai-agents'
-  | 'ai-sdk'
-  | 'langchain'
-  | 'gemini';
+  'anthropic' | 'openai-chat' | 'openai-responses' | 'openai-agents' | 'ai-sdk' | 'langchain' | 'gemini';
 
 /**
  * Converts a history in one API's message shape to the package's canonical shape (the

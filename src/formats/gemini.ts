@@ -35,18 +35,29 @@ import {
  * known yet). The `@google/genai` SDK's `Part` fits.
  */
 export interface GeminiPart {
+  /** Text the part holds: a canonical text block (a thinking block when `thought` is true). */
   text?: string | undefined;
+  /** The text is the model's thought summary. */
   thought?: boolean | undefined;
+  /** The signature Gemini puts on a turn's thoughts or first call, sent back as it came. */
   thoughtSignature?: string | undefined;
+  /** A call of one of the agent's functions: a canonical `tool_use` (`args` is its input). */
   functionCall?:
     { name?: string | undefined; args?: Record<string, unknown> | undefined; id?: string | undefined } | undefined;
+  /** A function's answer: a canonical `tool_result` (a single string field such as `output` or `error` is its text). */
   functionResponse?:
     { name?: string | undefined; response?: Record<string, unknown> | undefined; id?: string | undefined } | undefined;
+  /** Inline media bytes: carried through untouched. */
   inlineData?: unknown;
+  /** A file's URI: carried through untouched. */
   fileData?: unknown;
+  /** Code the model ran with its code-execution tool: carried through untouched. */
   executableCode?: unknown;
+  /** The output of that code: carried through untouched. */
   codeExecutionResult?: unknown;
+  /** Video clipping settings of a media part: carried through untouched. */
   videoMetadata?: unknown;
+  /** The media resolution asked for a media part: carried through untouched. */
   mediaResolution?: unknown;
 }
 
@@ -54,6 +65,7 @@ export interface GeminiPart {
 export interface GeminiContent {
   /** `user` (the default) or `model`; the older `function` role is read as `user`. */
   role?: string | undefined;
+  /** The content's parts, in order: each becomes one canonical block. */
   parts?: GeminiPart[] | undefined;
 }
 

@@ -63,7 +63,7 @@ import { createUpgradeListener, type UpgradeListener } from './upgrade-forward.j
  * Its promise never rejects. Its `upgrade` is the server's `'upgrade'` listener: WebSocket
  * connections (the Responses API WebSocket mode) pass through it unmanaged.
  */
-export interface ProxyHandler {
+export interface ContextProxyHandler {
   (request: IncomingMessage, response: ServerResponse): Promise<void>;
   /** `server.on('upgrade', handler.upgrade)`: an upgrade goes to the upstream and both directions are piped as they are. */
   upgrade: UpgradeListener;
@@ -151,7 +151,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * // ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude
  * ```
  */
-export function createProxyHandler(options: ProxyHandlerOptions = {}): ProxyHandler {
+export function createProxyHandler(options: ProxyHandlerOptions = {}): ContextProxyHandler {
   const settings = resolveProxyOptions(options);
   const logger: Logger = options.logger ?? consoleLogger;
   const fileStore = createFileStore({ dir: settings.dir });

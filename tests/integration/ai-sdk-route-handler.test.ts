@@ -151,7 +151,7 @@ beforeAll(async () => {
     // the browser reads the whole stream; onFinish saves the chat
     await response.text();
   }
-}, 60_000);
+});
 
 afterAll(async () => {
   await rm(directory, { recursive: true, force: true });

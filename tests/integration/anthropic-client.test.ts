@@ -181,11 +181,15 @@ describe('createAnthropicLlmClient over HTTP', () => {
     it('reads an HTTP-date retry-after as the time left', async () => {
       const inTenSeconds = new Date(Date.now() + 10_000).toUTCString();
       server.enqueue('/v1/messages', anthropicError(429, 'rate_limit_error', { 'retry-after': inTenSeconds }));
-      const error = (await (await createClient()).summarize('p', MODEL).catch((caught: unknown) => caught)) as {
+      const client = await createClient();
+      const sent = Date.now();
+      const error = (await client.summarize('p', MODEL).catch((caught: unknown) => caught)) as {
         retryAfterMs: number;
       };
-      expect(error.retryAfterMs).toBeGreaterThan(5_000);
-      expect(error.retryAfterMs).toBeLessThanOrEqual(10_000);
+      const answered = Date.now();
+      // the date less the time it was read at, which lies between the request and its answer
+      expect(error.retryAfterMs).toBeGreaterThanOrEqual(Date.parse(inTenSeconds) - answered);
+      expect(error.retryAfterMs).toBeLessThanOrEqual(Date.parse(inTenSeconds) - sent);
     });
 
     it('adds no retryAfterMs when the response names no delay', async () => {

@@ -191,7 +191,11 @@ describe('agent-context count --json', () => {
     expect(report.compaction).toMatchObject({
       contextTokenLimit: 1100,
       thresholdTokens: 1089,
-      wouldTrigger: shouldCompact(messages, { contextTokenLimit: 1100, compactThresholdRatio: 0.99, tokenSafetyFactor: 1 }),
+      wouldTrigger: shouldCompact(messages, {
+        contextTokenLimit: 1100,
+        compactThresholdRatio: 0.99,
+        tokenSafetyFactor: 1,
+      }),
     });
   });
 

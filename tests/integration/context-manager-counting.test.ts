@@ -71,7 +71,7 @@ describe('context manager: a 1 MiB base64 user message', () => {
     } finally {
       ticking = false;
     }
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await rm(root, { recursive: true, force: true });
@@ -174,5 +174,5 @@ describe('context manager: a 1 MiB base64 user message summarized by an LLM over
       await server.close();
       await rm(root, { recursive: true, force: true });
     }
-  }, 120_000);
+  });
 });

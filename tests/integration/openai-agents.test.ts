@@ -116,7 +116,8 @@ function managerFor(
     format: 'openai-agents',
     outputDir,
     logger: { warn: () => undefined },
-    offload: { timing: 'on-arrival', threshold: 2000 },
+    // assistant prose over the inline limit would leave by offload: these turns stand for history a compaction must take
+    offload: { timing: 'on-arrival', threshold: 2000, maxInlineResultChars: 100_000 },
     ...options,
   });
 }

@@ -62,11 +62,13 @@ describe('/_agent-context/api/sessions', () => {
     proxy = await startProxy(upstream.origin);
     const history = buildHistory();
     const headers = { ...HEADERS, 'x-agent-context-session': 'build' };
+    const firstSent = Date.now();
     await sendRaw(proxy.origin, '/v1/messages', { headers, body: body(history) });
     await sendRaw(proxy.origin, '/v1/messages', {
       headers,
       body: body([...history, { role: 'assistant', content: 'It built.' }, { role: 'user', content: 'Thanks.' }]),
     });
+    const lastAnswered = Date.now();
 
     const { status, json } = await getJson(proxy.origin, '/_agent-context/api/sessions');
     expect(status).toBe(200);
@@ -91,7 +93,9 @@ describe('/_agent-context/api/sessions', () => {
     expect(session!.tokensSent as number).toBeGreaterThan(0);
     expect(session!.tokensUnmanaged as number).toBeGreaterThan((session!.tokensSent as number) * 2);
     expect(session!.costUnmanaged as number).toBeGreaterThan(session!.costSent as number);
-    expect(Date.parse(session!.lastActivity as string)).toBeGreaterThan(Date.now() - 60_000);
+    // the last activity falls between the first request sent and the last answer
+    expect(Date.parse(session!.lastActivity as string)).toBeGreaterThanOrEqual(firstSent);
+    expect(Date.parse(session!.lastActivity as string)).toBeLessThanOrEqual(lastAnswered);
     // only the two model requests reached the upstream
     expect(upstream.requests).toHaveLength(2);
   });

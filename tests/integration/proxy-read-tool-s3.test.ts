@@ -31,7 +31,7 @@ beforeAll(async () => {
     stores.push(store);
     proxies.push(await startProxy(upstream.origin, { readTool: 'proxy', store }));
   }
-}, 30_000);
+});
 
 afterAll(async () => {
   for (const proxy of proxies) await proxy.close();
@@ -54,5 +54,5 @@ describe('two proxies answering reads from one S3 bucket', () => {
       proxies.map((proxy) => readdir(proxy.dir, { recursive: true }).catch(() => [] as string[])),
     );
     expect(files.flat()).toEqual([]);
-  }, 60_000);
+  });
 });

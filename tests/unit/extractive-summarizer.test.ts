@@ -454,8 +454,7 @@ describe('createExtractiveSummarizer', () => {
         expect(sectionOf(whole, 'Tool Calls')).toContain(
           `- \`${name}\`: ${stats.calls} calls, ${stats.failures} failed`,
         );
-      // headroom for slow machines; the quadratic version took about 10 s per summary here
-    }, 15_000);
+    });
 
     it('gives each of thousands of failures in a row the statement after them, and the next call of their tool', async () => {
       const messages: Message[] = [{ role: 'user', content: 'Make the build pass.' }];

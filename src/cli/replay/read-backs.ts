@@ -16,10 +16,20 @@ import { estimateCachedInputCost, type CacheRatios } from './prompt-cache.js';
 /** A tool result of a transcript, as it arrived. */
 export interface ArrivedResult {
   id: string;
-  /** Its text (the string, or its text blocks). */
+  /** Its text (the string, or its text blocks joined by a line break). */
   text: string;
+  /** The string, or each of its text blocks: a store may join blocks otherwise than {@link text} does. */
+  parts: readonly string[];
   /** Index of the transcript message holding it. */
   index: number;
+}
+
+/** The text blocks of a result's content, each whole. */
+function renderResultParts(content: readonly unknown[]): string[] {
+  return content.flatMap((block) => {
+    const text = renderResultText([block]);
+    return text === '' ? [] : [text];
+  });
 }
 
 /** Every tool result of `messages` with some text, in order. */
@@ -30,7 +40,9 @@ export function listArrivedResults(messages: readonly Message[]): ArrivedResult[
     for (const block of message.content) {
       if (!isToolResultBlock(block)) continue;
       const text = renderResultText(block.content);
-      if (text !== '') results.push({ id: block.tool_use_id, text, index });
+      if (text === '') continue;
+      const parts = typeof block.content === 'string' ? [text] : renderResultParts(block.content);
+      results.push({ id: block.tool_use_id, text, parts, index });
     }
   });
   return results;

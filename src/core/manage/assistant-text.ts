@@ -38,7 +38,8 @@ function findLargeTexts(message: Message, maxChars: number): LargeText[] {
   if (message.role !== 'assistant') return [];
   const large = (text: unknown): text is string =>
     typeof text === 'string' && text.length > maxChars && !isOffloadReference(text);
-  if (typeof message.content === 'string') return large(message.content) ? [{ blockIndex: -1, text: message.content }] : [];
+  if (typeof message.content === 'string')
+    return large(message.content) ? [{ blockIndex: -1, text: message.content }] : [];
   const found: LargeText[] = [];
   message.content.forEach((block, blockIndex) => {
     const text: unknown = (block as { text?: unknown }).text;
@@ -75,7 +76,8 @@ export function applyTextDecisions(message: Message, context: OffloadStepContext
   for (const { blockIndex, text } of findLargeTexts(message, context.aging.maxInlineResultChars)) {
     const hashed = hashStored(toWellFormedText(text), context);
     const name = storedName('direct', ASSISTANT_TEXT_ID, hashed, context);
-    if (context.knowledge.hasContent(name)) (references ??= new Map()).set(blockIndex, referenceToText(name, hashed, context, store));
+    if (context.knowledge.hasContent(name))
+      (references ??= new Map()).set(blockIndex, referenceToText(name, hashed, context, store));
   }
   return references === undefined ? message : replaceTexts(message, references);
 }

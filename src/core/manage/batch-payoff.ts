@@ -40,7 +40,9 @@ export interface BatchPayoffInput {
 }
 
 /** The requests a batch is expected to serve: the session's run since the last rewrite, at most until the next compaction. */
-export function expectRequests(input: Pick<BatchPayoffInput, 'requestsSinceRewrite' | 'requestsBeforeCompaction'>): number {
+export function expectRequests(
+  input: Pick<BatchPayoffInput, 'requestsSinceRewrite' | 'requestsBeforeCompaction'>,
+): number {
   return Math.max(0, Math.min(input.requestsSinceRewrite, input.requestsBeforeCompaction));
 }
 

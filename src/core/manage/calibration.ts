@@ -119,3 +119,25 @@ export function createTokenCalibration(initialRatio: number): TokenCalibration {
     },
   };
 }
+
+/** What picks the ratio local counts are scaled by, outside the manager (`shouldCompact`). */
+export interface EstimateRatioOptions {
+  /** A ratio given outright: it wins. */
+  tokenSafetyFactor?: number | undefined;
+  /** The provider family of the model the history goes to. */
+  provider?: ProviderFamily | undefined;
+  /** The model the history goes to: its name gives the family when `provider` is not given. */
+  model?: string | undefined;
+}
+
+/**
+ * The ratio a history's local counts are scaled by before any usage figure taught one: the
+ * `tokenSafetyFactor` given, else the margin the manager's calibration starts from for the family
+ * (`provider`, else inferred from `model`, else `'other'`), so that a trigger check outside the
+ * manager says what the manager's first check says.
+ */
+export function resolveEstimateRatio(options: EstimateRatioOptions): number {
+  if (options.tokenSafetyFactor !== undefined) return options.tokenSafetyFactor;
+  const family = options.provider ?? (options.model === undefined ? 'other' : inferProviderFamily(options.model));
+  return DEFAULT_CALIBRATION_MARGINS[family];
+}

@@ -1,15 +1,15 @@
 /**
  * The compaction policy: when a compaction goes (the trigger), what it fits the history to (the
  * target), what it summarizes (the span) and with which budgets, and the estimator every trigger
- * check uses. The manager and `shouldCompact` ask this module, so that both say "compact" for the
- * same history: local counts scaled by one ratio (the safety factor given, else the calibration
- * the manager starts from for the provider family), the provider's figure taken as it is.
+ * check uses. The manager and `shouldCompact` share one estimator, so that both say "compact" for
+ * the same history: local counts scaled by one ratio (the safety factor given, else the
+ * calibration the manager starts from for the provider family: `resolveEstimateRatio`, beside the
+ * calibration, so that `count` loads no compaction), the provider's figure taken as it is.
  * Pure: the counts come in as numbers.
  */
 import { partitionMessages } from '../compact/partition.js';
 import { compactThresholdTokens } from '../tokens.js';
 import type { Message } from '../types.js';
-import { DEFAULT_CALIBRATION_MARGINS, inferProviderFamily, type ProviderFamily } from './calibration.js';
 import { findExchangeStart } from './exchange.js';
 import { fitCompactBudgets } from './room-to-spare.js';
 import type { CompactBudgets } from './types.js';
@@ -56,28 +56,6 @@ export function computeCompactionRoom(options: CompactionRoomOptions): Compactio
 /** Whether a history of `historyTokens` (from `estimateProviderTokens`) reaches the trigger: compaction goes. */
 export function isAtCompactionTrigger(historyTokens: number, room: CompactionRoom): boolean {
   return historyTokens >= room.historyTriggerTokens;
-}
-
-/** What picks the ratio local counts are scaled by, outside the manager (`shouldCompact`). */
-export interface EstimateRatioOptions {
-  /** A ratio given outright: it wins. */
-  tokenSafetyFactor?: number | undefined;
-  /** The provider family of the model the history goes to. */
-  provider?: ProviderFamily | undefined;
-  /** The model the history goes to: its name gives the family when `provider` is not given. */
-  model?: string | undefined;
-}
-
-/**
- * The ratio a history's local counts are scaled by before any usage figure taught one: the
- * `tokenSafetyFactor` given, else the margin the manager's calibration starts from for the family
- * (`provider`, else inferred from `model`, else `'other'`), so that a trigger check outside the
- * manager says what the manager's first check says.
- */
-export function resolveEstimateRatio(options: EstimateRatioOptions): number {
-  if (options.tokenSafetyFactor !== undefined) return options.tokenSafetyFactor;
-  const family = options.provider ?? (options.model === undefined ? 'other' : inferProviderFamily(options.model));
-  return DEFAULT_CALIBRATION_MARGINS[family];
 }
 
 /** What a compaction summarizes: the messages before the exchange in flight, after the leading system messages. */

@@ -546,7 +546,9 @@ export function createContextManagerWith<M>(
   ): Promise<boolean> {
     const room = roomFor(fixedTokens);
     const lowerOf = (message: Message): number => counts.peek(message) ?? 0;
-    if (!isAtCompactionTrigger(estimateHistoryTokens(working, ratio, counts, estimateAnchor, counts.bound, lowerOf), room))
+    if (
+      !isAtCompactionTrigger(estimateHistoryTokens(working, ratio, counts, estimateAnchor, counts.bound, lowerOf), room)
+    )
       return false;
     await counts.warm(messagesEstimated(working, estimateAnchor), signal);
     return isAtCompactionTrigger(estimateHistoryTokens(working, ratio, counts, estimateAnchor), room);

@@ -217,8 +217,10 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
       }
       freed = (await offloadInputs(working, steps, call, actions, 'over-trigger')) || freed;
       freed =
-        (await report(await offloadOlderTexts(working, olderCallsEnd(working), steps, call, 'over-trigger'), actions)) ||
-        freed;
+        (await report(
+          await offloadOlderTexts(working, olderCallsEnd(working), steps, call, 'over-trigger'),
+          actions,
+        )) || freed;
       if (freed && !(await isOverTrigger())) return freed;
       // the newest results too large to follow a summary are cut, read-backs too (the model gets
       // their head and tail and how to page through them), so that a compaction keeps them in view

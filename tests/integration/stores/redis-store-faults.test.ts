@@ -6,7 +6,7 @@
  * redis-server exists.
  */
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { compactMessages } from '../../../src/api/compact.js';
 import { offloadToolResults } from '../../../src/api/offload.js';
 import { pruneOffloaded } from '../../../src/api/prune.js';
@@ -195,11 +195,17 @@ describe.skipIf(skipReason !== undefined)('the Redis store on a shared, busy or 
     ])('warns once when the server may evict entries (%s, ttlSeconds %s)', async (policy, ttlSeconds, what) => {
       await client.config('SET', 'maxmemory-policy', policy);
       const logger = createRecordingLogger();
+      // the policy is asked beside the first call: its warning arrives on its own time
+      const warned = new Promise<void>((resolve) => {
+        const warn = logger.warn.bind(logger);
+        logger.warn = (message) => (warn(message), resolve());
+      });
       const store = createRedisStore({ client, prefix: 'evict', ttlSeconds, logger });
       await store.putIfAbsent('tool-result-a.md', 'a');
       await store.putIfAbsent('tool-result-b.md', 'b');
       await store.get('tool-result-a.md');
-      await vi.waitFor(() => expect(logger.warnings).toHaveLength(1));
+      await warned;
+      expect(logger.warnings).toHaveLength(1);
       expect(logger.warnings[0]).toContain(
         `Redis store redis://evict/: the server's maxmemory-policy is ${policy}: when memory is full it deletes ${what}`,
       );

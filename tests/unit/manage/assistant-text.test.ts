@@ -53,7 +53,11 @@ describe('large assistant text ages like a result', () => {
     const reference = (result.messages[2]?.content as Array<{ text: string }>)[0]!.text;
     expect(reference).toBe(action.references[0]);
     expect(reference.length).toBeLessThan(LONG_ANSWER.length / 5);
-    const read = await createReadOffloadedTool({ store }).execute({ ref: extractReference(reference), offset: 512, limit: 1 });
+    const read = await createReadOffloadedTool({ store }).execute({
+      ref: extractReference(reference),
+      offset: 512,
+      limit: 1,
+    });
     expect(read).toContain(`line 512: ${'analysis '.repeat(4)}`);
     // what follows it is as it was
     result.messages.slice(3).forEach((message, index) => expect(message).toBe(movedOn[index + 3]));

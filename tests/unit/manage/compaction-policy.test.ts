@@ -5,8 +5,8 @@ import {
   chooseCompactionSpan,
   computeCompactionRoom,
   computeCompactionTarget,
-  resolveEstimateRatio,
 } from '../../../src/core/manage/compaction-policy.js';
+import { resolveEstimateRatio } from '../../../src/core/manage/calibration.js';
 import { silentLogger } from '../../../src/core/ports.js';
 import type { Message } from '../../../src/core/types.js';
 import { createMemoryStore } from '../../../src/stores/memory-store.js';
@@ -46,7 +46,11 @@ describe('compaction policy', () => {
         // from well under the trigger to over it, in steps smaller than the gap between the margins
         for (let turns = 1; turns <= 24; turns += 1) {
           const history = proseHistory(turns, 240);
-          const predicted = shouldCompact(history, { contextTokenLimit: WINDOW, provider, tokenCounter: quarterCounter });
+          const predicted = shouldCompact(history, {
+            contextTokenLimit: WINDOW,
+            provider,
+            tokenCounter: quarterCounter,
+          });
           answers.push([predicted, await managerCompacts(history, provider)]);
         }
         expect(answers.map(([predicted]) => predicted)).toEqual(answers.map(([, compacted]) => compacted));
@@ -67,7 +71,9 @@ describe('compaction policy', () => {
 
   describe('room', () => {
     it('takes the system prompt and tools off the trigger, then targets half of what is left', () => {
-      expect(computeCompactionRoom({ contextTokenLimit: 10_000, compactThresholdRatio: 0.9, fixedTokens: 1000 })).toEqual({
+      expect(
+        computeCompactionRoom({ contextTokenLimit: 10_000, compactThresholdRatio: 0.9, fixedTokens: 1000 }),
+      ).toEqual({
         triggerTokens: 9000,
         historyTriggerTokens: 8000,
         targetTokens: 4000,

@@ -148,6 +148,31 @@ describe('the peer benchmark: figures of a run', () => {
     ).toBe(0);
   });
 
+  it('does not count a result of several text blocks as lost when the store joined them otherwise', () => {
+    const blocks: Message = {
+      role: 'user',
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: 'run1',
+          content: [
+            { type: 'text', text: LOG },
+            { type: 'text', text: FILE },
+          ],
+        },
+      ],
+    };
+    const cleared = replaced(runResult, '[cleared]');
+    const requests = [
+      [system, task],
+      [system, task, runCall, blocks],
+      [system, task, runCall, cleared, readCall, readResult],
+    ];
+    const run = { ...transcript, messages: [system, task, runCall, blocks, readCall, readResult, answer] };
+    expect(measureRun(run, { requests, storedTexts: [`${LOG}\n\n${FILE}`] }, 100_000).lostResults).toBe(0);
+    expect(measureRun(run, { requests, storedTexts: [LOG] }, 100_000).lostResults).toBe(1);
+  });
+
   it("scores eval's probes of the transcript on the last context, without the store's own kinds", () => {
     const summary: Message = { role: 'user', content: 'Summary: the agent ran the tests and read a file.' };
     const requests = [
