@@ -26,7 +26,7 @@ describe('findErrorLine: the error in what a tool printed', () => {
     ],
     ['an error named alone', 'assert x\nAssertionError', 'AssertionError'],
     [
-      'a bare Error:, indented in a script\'s output',
+      "a bare Error:, indented in a script's output",
       'Testing VR=OB, value=256\n  Success: value type=int\n  Error: error: With tag (0066, 0040) got exception',
       'Error: error: With tag (0066, 0040) got exception',
     ],
