@@ -558,16 +558,16 @@ describe('ai 7: the default timing, as results age', () => {
   });
 
   it('sends a tool output whole to the step that acts on it, then offloads it once older results pass their budget', async () => {
-    // a 100,000-token window: a new output is whole up to 200,000 characters, older ones inline up to 40,000
-    const manager = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir() });
-    const aging = createContextManager({
+    // by default older outputs stay inline up to 20,000 characters; a budget of 60,000 keeps the 50,000-character log
+    const roomy = createContextManager({
       format: 'ai-sdk',
       outputDir: await createTempDir(),
-      contextTokenLimit: 100_000,
+      offload: { agedBudgetChars: 60_000 },
     });
-    for (const [subject, limit] of [
-      [manager, 200_000],
-      [aging, 100_000],
+    const aging = createContextManager({ format: 'ai-sdk', outputDir: await createTempDir() });
+    for (const [subject, keepsLog] of [
+      [roomy, true],
+      [aging, false],
     ] as const) {
       let calls = 0;
       const model = new MockLanguageModelV4({
@@ -593,9 +593,9 @@ describe('ai 7: the default timing, as results age', () => {
       const prompts = model.doGenerateCalls.map((call) => call.prompt);
       // the log (50,000 characters) reaches the model whole in the step after the call
       expect(toolResultValue(prompts[1], 'fetch_log')).toBe(LOG_TEXT);
-      // older in the next step: kept in a 200,000-token window, offloaded in a 100,000-token one
+      // older in the next step: kept within the budget, offloaded past it
       const later = toolResultValue(prompts[2], 'fetch_log');
-      if (limit === 200_000) expect(later).toBe(LOG_TEXT);
+      if (keepsLog) expect(later).toBe(LOG_TEXT);
       else expect(later).toMatch(/^\[Content offloaded to: /);
       expect(toolResultValue(prompts[2], 'ping')).toBe('pong');
     }

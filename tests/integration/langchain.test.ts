@@ -321,13 +321,17 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
 
 describe('contextOffloadMiddleware with the default timing, as results age', () => {
   it('lets the model see a result whole in the call after it, and offloads it once older results pass their budget', async () => {
-    // a 10,000-token window: a new result is whole up to 20,000 characters, older ones inline up to 4,000
+    // a 10,000-token window: a new result is whole up to 20,000 characters, older ones inline up to 4,000 here
     const pages = { one: buildPage('one', 100), two: buildPage('two', 100) };
     const model = fakeModel()
       .respond(callTool('fetch_page', { name: 'one' }, 'call_one'))
       .respond(callTool('fetch_page', { name: 'two' }, 'call_two'))
       .respond(new AIMessage('Done.'));
-    const middleware = contextOffloadMiddleware({ outputDir: directory, contextTokenLimit: 10_000 });
+    const middleware = contextOffloadMiddleware({
+      outputDir: directory,
+      contextTokenLimit: 10_000,
+      offload: { agedBudgetChars: 4000 },
+    });
     const agent = createAgent({ model, tools: [buildFetchTool(pages)], middleware: [middleware] });
 
     await agent.invoke({ messages: [new HumanMessage('Fetch pages one and two.')] });

@@ -61,8 +61,15 @@ function inputsOf(messages: readonly Message[]): Map<string, Record<string, unkn
 describe.each(FORMATS)('large tool inputs in the %s format', (_name, format) => {
   it("keep their references in the format's own shape, and the store holds each field exactly", async () => {
     const store = createMemoryStore();
-    // a 10,000-token window: older results and inputs inline up to 4,000 characters
-    const manager = createContextManager({ store, format, contextTokenLimit: 10_000, sessionId: 's1' });
+    // older results and inputs inline up to 4,000 characters; no prompt cache, so the batch goes as the budget passes
+    const manager = createContextManager({
+      store,
+      format,
+      contextTokenLimit: 10_000,
+      sessionId: 's1',
+      offload: { agedBudgetChars: 4000 },
+      cost: { family: 'none' },
+    });
     const native = format.fromCanonical(CANONICAL);
     const result = await manager.prepare(native);
 

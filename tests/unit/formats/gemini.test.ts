@@ -217,7 +217,14 @@ describe('gemini with large call inputs', () => {
       ...write(2, 'export const second = 2;\n'.repeat(120)),
       ...write(3, 'export {};\n'),
     ];
-    const manager = createContextManager<GeminiContent>({ format: 'gemini', outputDir, contextTokenLimit: 10_000 });
+    // older inputs inline up to 4,000 characters; no prompt cache, so the batch goes as the budget passes
+    const manager = createContextManager<GeminiContent>({
+      format: 'gemini',
+      outputDir,
+      contextTokenLimit: 10_000,
+      offload: { agedBudgetChars: 4000 },
+      cost: { family: 'none' },
+    });
     const result = await manager.prepare(history);
 
     expect(result.actions.map((action) => action.type)).toEqual(['input-offload']);
