@@ -5,21 +5,19 @@
  * prepared body, the forwarding and the usage read off the answer.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createContextManager } from '../api/context-manager.js';
 import { assertContentStore } from '../api/store-target.js';
 import { createExtractiveSummarizer } from '../core/compact/extractive-summarizer.js';
 import { selectCostModel } from '../core/cost-model.js';
 import { describeError } from '../core/errors.js';
-import type { ContextManager } from '../core/manage/types.js';
 import { OPTIONS, resolveTableOption } from '../core/option-table.js';
-import type { Logger, Summarizer } from '../core/ports.js';
+import type { Logger } from '../core/ports.js';
 import type { Message } from '../core/types.js';
 import { splitRequestBody, systemFieldOf } from '../formats/transcripts/request-body.js';
 import { consoleLogger } from '../infrastructure/console-logger.js';
 import { defaultTokenCounter, preloadTokenizer } from '../infrastructure/tokenizer.js';
 import { createFileStore } from '../stores/file-store.js';
 import { decodeRequestBody } from './body-encoding.js';
-import { forwardRequest, normalizeRequestPath, type ResponseObserver } from './forward.js';
+import { forwardRequest, normalizeRequestPath } from './forward.js';
 import { createProxyReads } from './proxy-reads.js';
 import { READ_OFFLOADED_TOOL_NAME } from '../core/defaults.js';
 import {
@@ -36,7 +34,6 @@ import {
   matchCountTokens,
   matchRoute,
   matchUnmanagedApi,
-  toLastUsage,
   type ProxyErrorKind,
   type ProxyProvider,
   type ProxyRoute,
@@ -49,7 +46,8 @@ import { createWarmManagers, type ManagerFactory } from './sessions.js';
 import { createOverheadCounter } from './fixed-overhead.js';
 import { createSplitStore } from './split-store.js';
 import { summarizeUpstream } from './upstream-summarizer.js';
-import { createUsageTap } from './usage-tap.js';
+import { createUsageObserver } from './usage-observer.js';
+import { createSessionManagerFactory } from './session-manager.js';
 import { describeFailure, describeHeldBack, isOverWindow } from './request-outcome.js';
 import { createHistoryFingerprinter, createUsageRecords, type HistoryFingerprints } from './usage-records.js';
 import { createProxyStatistics } from './statistics.js';
@@ -180,43 +178,13 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ContextPr
   // usage being read off answers and recorded, by session and credential
   const readingUsage = new Map<string, Promise<void>>();
 
-  // One manager stays warm per session and credential, over the whole window (the system prompt
-  // and tools are each request's `fixedTokens`): the session's decisions are records in the
-  // store, so a new manager (a forgotten one, another process) prepares a history alike.
-  const createManager = (
-    sessionId: string,
-    provider: ProxyProvider,
-    summarizer: Summarizer,
-    model?: string,
-  ): ContextManager<Message> =>
-    createContextManager({
-      store,
-      sessionId,
-      format: 'anthropic',
-      // Gemini's tokenizer is no family the manager calibrates for: its figures calibrate as any other's
-      provider: provider === 'gemini' ? 'other' : provider,
-      // the model's cache discount prices what a rewritten prefix costs
-      model,
-      summarizer,
-      contextTokenLimit: window,
-      offload: {
-        ...options.offload,
-        threshold: options.threshold ?? options.offload?.threshold,
-        timing: options.offloadTiming ?? options.offload?.timing,
-      },
-      compaction: {
-        ...options.compaction,
-        trigger: {
-          ...options.compaction?.trigger,
-          ratio: options.compactThresholdRatio ?? options.compaction?.trigger?.ratio,
-        },
-      },
-      // a proxy never puts its own files into an agent's context: restore only from a directory named for it
-      workDir: options.workDir,
-      // without reads answered here, the agent has no read tool of ours: it opens a reference (a path) with its own tools
-      referenceReader: settings.readTool === 'proxy' ? 'read-tool' : 'own-tools',
-      logger,
-    });
+  const createManager = createSessionManagerFactory({
+    store,
+    window,
+    options,
+    referenceReader: settings.readTool === 'proxy' ? 'read-tool' : 'own-tools',
+    logger,
+  });
   // the manager checks its options when created: check them now, not at the first request
   createManager('check', 'anthropic', createExtractiveSummarizer());
   // the tokenizer takes ~0.5 s to load, the event loop held: before the server listens, not in its first request
@@ -461,43 +429,7 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ContextPr
     metrics.observeLatency(route.path, (performance.now() - started) / 1000);
     const upstream = settings.upstreamFor(route.provider);
     // the usage of the answer to the history prepared: read off it on the side, recorded for the session's next request
-    const observe = (
-      upstreamResponse: Pick<IncomingMessage, 'statusCode' | 'headers'>,
-    ): ResponseObserver | undefined => {
-      const status = upstreamResponse.statusCode ?? 0;
-      const sessionKey = prepared?.sessionKey;
-      const sessionId = prepared?.event.sessionId;
-      const messageCount = prepared?.usageMessageCount;
-      const history = prepared?.history;
-      if (
-        sessionKey === undefined ||
-        sessionId === undefined ||
-        messageCount === undefined ||
-        history === undefined ||
-        status < 200 ||
-        status >= 300
-      )
-        return undefined;
-      const tap = createUsageTap(
-        route,
-        upstreamResponse.headers['content-type'],
-        upstreamResponse.headers['content-encoding'],
-      );
-      return {
-        chunk: (chunk) => tap.write(chunk),
-        end() {
-          // the answer's last bytes wait for its figure to be recorded: the client's next request,
-          // to this process or another, finds it (an inflated body takes a few ms)
-          const read = tap.end().then(async (figures) => {
-            if (figures !== undefined)
-              await usages.record(sessionId, sessionKey, history, toLastUsage(route.provider, figures, messageCount));
-            if (readingUsage.get(sessionKey) === read) readingUsage.delete(sessionKey);
-          });
-          readingUsage.set(sessionKey, read);
-          return read;
-        },
-      };
-    };
+    const observe = createUsageObserver({ route, prepared, usages, readingUsage });
     const answered =
       reads !== undefined && prepared?.event.sessionId !== undefined
         ? await reads.answer(
