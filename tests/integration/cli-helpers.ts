@@ -230,3 +230,46 @@ export function hasAnsi(text: string): boolean {
   // eslint-disable-next-line no-control-regex
   return /\u001b\[/.test(text);
 }
+
+/** A started `agent-context proxy` (the built command): where it listens, its output so far, and how to stop it. */
+export interface RunningProxyCommand {
+  child: ChildProcessWithoutNullStreams;
+  origin: string;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with the exit code once the process ended. */
+  exited: Promise<number | null>;
+  /** Interrupts it (unless it ended) and waits for it to end. */
+  stop: () => Promise<void>;
+}
+
+/**
+ * Starts the built `agent-context proxy ...args` (with only `PATH` and `env` in its environment)
+ * and resolves once it prints where it listens; rejects if it ends first.
+ */
+export function startProxyCommand(
+  args: readonly string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<RunningProxyCommand> {
+  if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: run "npm run build" first (npm test does)`);
+  const child = spawn(process.execPath, [CLI_PATH, 'proxy', ...args], {
+    cwd: options.cwd ?? REPOSITORY_ROOT,
+    env: { PATH: process.env.PATH ?? '', ...options.env },
+  });
+  let stdout = '';
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+    await exited;
+  };
+  return new Promise((resolve, reject) => {
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      const origin = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
+      if (origin !== undefined) resolve({ child, origin, stdout: () => stdout, stderr: () => stderr, exited, stop });
+    });
+    void exited.then((code) => reject(new Error(`the proxy exited with ${code} before listening: ${stderr}`)));
+  });
+}

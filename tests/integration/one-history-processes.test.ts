@@ -8,14 +8,13 @@
  * records on a real `redis-server`.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../src/core/types.js';
-import { CLI_PATH, REPOSITORY_ROOT } from './cli-helpers.js';
+import { REPOSITORY_ROOT, startProxyCommand, type RunningProxyCommand } from './cli-helpers.js';
 import {
   describeDifferences,
   loadDemoSession,
@@ -118,39 +117,6 @@ function normalize(body: string, store: StoreSpec): string {
   return setStorePathsAside(body, store.kind === 'file' ? store.dir : store.prefix);
 }
 
-/** A started `agent-context proxy`. */
-interface RunningProxy {
-  origin: string;
-  stop(): Promise<void>;
-}
-
-function startProxyCommand(args: readonly string[]): Promise<RunningProxy> {
-  if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: run "npm run build" first`);
-  const child = spawn(process.execPath, [CLI_PATH, 'proxy', '--port', '0', ...args], {
-    cwd: REPOSITORY_ROOT,
-    env: { PATH: process.env.PATH ?? '' },
-  });
-  let stdout = '';
-  let stderr = '';
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      const origin = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
-      if (origin !== undefined)
-        resolve({
-          origin,
-          async stop() {
-            child.kill('SIGINT');
-            await exited;
-          },
-        });
-    });
-    void exited.then((code) => reject(new Error(`the proxy exited with ${code} before listening: ${stderr}`)));
-  });
-}
-
 /** An Anthropic Messages body for `history` (its system message as `system`). */
 function toRequestBody(history: readonly Message[]): string {
   const [first, ...rest] = history;
@@ -181,7 +147,7 @@ async function replayThroughProxyProcesses(serving: Serving, redisUrl?: string):
   const directory = await freshDirectory();
   // one session name for every replay (it is in the paths too); only one replay keeps records in Redis
   const sessionName = 'one-history';
-  const running = new Map<string, RunningProxy>();
+  const running = new Map<string, RunningProxyCommand>();
   const from = upstream.requests.length;
   try {
     for (const [request, history] of requestsOf(session).entries()) {
@@ -191,6 +157,8 @@ async function replayThroughProxyProcesses(serving: Serving, redisUrl?: string):
         if (serving.restarts)
           for (const [other, process] of running) await process.stop().then(() => running.delete(other));
         proxy = await startProxyCommand([
+          '--port',
+          '0',
           '--upstream',
           upstream.origin,
           '--dir',

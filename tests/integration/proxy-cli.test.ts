@@ -3,11 +3,15 @@
  * a request through the context manager with one line on stderr (no body, no key), warns when
  * bound beyond this machine, stops on Ctrl-C, and refuses bad flags with exit 2.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLI_PATH, createTemporaryDirectory, runCli, runInProcess } from './cli-helpers.js';
+import {
+  createTemporaryDirectory,
+  runCli,
+  runInProcess,
+  startProxyCommand,
+  type RunningProxyCommand,
+} from './cli-helpers.js';
 import { sendRaw } from './proxy-harness.js';
 import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
 
@@ -15,34 +19,11 @@ const KEY = 'sk-ant-cli-secret';
 const TOKEN = 'proxy-token-0123456789abcdef';
 const TOOL_OUTPUT = `top secret tool output ${'y'.repeat(4000)}`;
 
-interface RunningCommand {
-  child: ChildProcessWithoutNullStreams;
-  origin: string;
-  stdout: () => string;
-  stderr: () => string;
-  /** Resolves with the exit code once the process ended. */
-  exited: Promise<number | null>;
-}
+type RunningCommand = RunningProxyCommand;
 
-/** Starts `agent-context proxy ...args` and resolves once it prints where it listens. */
+/** Starts `agent-context proxy ...args` in `cwd` and resolves once it prints where it listens. */
 function startCommand(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<RunningCommand> {
-  if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: run "npm run build" first (npm test does)`);
-  const child = spawn(process.execPath, [CLI_PATH, 'proxy', ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '', ...env },
-  });
-  let stdout = '';
-  let stderr = '';
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      const origin = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
-      if (origin !== undefined) resolve({ child, origin, stdout: () => stdout, stderr: () => stderr, exited });
-    });
-    void exited.then((code) => reject(new Error(`exited with ${code} before listening: ${stderr}`)));
-  });
+  return startProxyCommand(args, { cwd, env });
 }
 
 let upstream: ScriptedUpstream;

@@ -4,10 +4,8 @@
  * 20000` goes on byte for byte, the same through every fresh proxy, and one line says which
  * window works.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLI_PATH, createTemporaryDirectory } from './cli-helpers.js';
+import { createTemporaryDirectory, startProxyCommand, type RunningProxyCommand } from './cli-helpers.js';
 import { sendRaw } from './proxy-harness.js';
 import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
 
@@ -52,36 +50,15 @@ function claudeCodeSizedBody(): string {
   });
 }
 
-interface RunningCommand {
-  child: ChildProcessWithoutNullStreams;
-  origin: string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
+type RunningCommand = RunningProxyCommand;
 
-/** Starts `agent-context proxy ...args` and resolves once it prints where it listens. */
-function startCommand(args: readonly string[], cwd: string): Promise<RunningCommand> {
-  if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: run "npm run build" first (npm test does)`);
-  const child = spawn(process.execPath, [CLI_PATH, 'proxy', ...args], { cwd, env: { PATH: process.env.PATH ?? '' } });
-  let stdout = '';
-  let stderr = '';
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      const origin = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
-      if (origin !== undefined) resolve({ child, origin, stderr: () => stderr, exited });
-    });
-    void exited.then((code) => reject(new Error(`exited with ${code} before listening: ${stderr}`)));
-  });
+/** Starts `agent-context proxy ...args` in `cwd` and resolves once it prints where it listens. */
+function startCommand(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<RunningCommand> {
+  return startProxyCommand(args, { cwd, env });
 }
 
 async function stop(command: RunningCommand): Promise<void> {
-  if (command.child.exitCode === null) {
-    command.child.kill('SIGINT');
-    await command.exited;
-  }
+  await command.stop();
 }
 
 const HEADERS = { 'content-type': 'application/json', 'x-api-key': 'sk-ant-one', 'anthropic-version': '2023-06-01' };

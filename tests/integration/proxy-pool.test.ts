@@ -5,53 +5,18 @@
  * with the exact content, whichever proxy offloaded it, and the upstream gets the same bodies
  * as from one proxy.
  */
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_PATH, REPOSITORY_ROOT } from './cli-helpers.js';
+import { startProxyCommand, type RunningProxyCommand } from './cli-helpers.js';
 import { startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
 import { commandOutput, createReadingModel, linesOf, runReadingSession, type AnsweredRead } from './reading-session.js';
 import { redisSuiteSkipReason, startRedisServer, type RedisServer } from './stores/redis-server.js';
 
 const skipReason = redisSuiteSkipReason('a pool of proxies on Redis (tests/integration/proxy-pool.test.ts)');
 const TURNS = 9;
-
-/** A started `agent-context proxy` process. */
-interface ProxyProcess {
-  origin: string;
-  stop(): Promise<void>;
-}
-
-function startProxyProcess(args: readonly string[]): Promise<ProxyProcess> {
-  if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: run "npm run build" first`);
-  const child = spawn(process.execPath, [CLI_PATH, 'proxy', '--port', '0', ...args], {
-    cwd: REPOSITORY_ROOT,
-    env: { PATH: process.env.PATH ?? '' },
-  });
-  let stdout = '';
-  let stderr = '';
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      const origin = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
-      if (origin !== undefined)
-        resolve({
-          origin,
-          async stop() {
-            child.kill('SIGINT');
-            await exited;
-          },
-        });
-    });
-    void exited.then((code) => reject(new Error(`the proxy exited with ${code} before listening: ${stderr}`)));
-  });
-}
 
 let root: string;
 let upstream: ScriptedUpstream;
@@ -67,13 +32,15 @@ async function runThroughPool(
   await client.flushall();
   client.disconnect();
   const dirs = Array.from({ length: count }, (_, index) => join(root, name, `proxy-${index}`));
-  const proxies: ProxyProcess[] = [];
+  const proxies: RunningProxyCommand[] = [];
   const from = upstream.requests.length;
   const readsFrom = reads.length;
   try {
     for (const dir of dirs)
       proxies.push(
-        await startProxyProcess([
+        await startProxyCommand([
+          '--port',
+          '0',
           '--upstream',
           upstream.origin,
           '--dir',
