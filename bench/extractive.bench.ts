@@ -4,7 +4,7 @@
  * take under a second, and grow linearly: the same history cut to 10,000 messages is measured
  * in the same run. The floor is `JSON.stringify` of the messages: one pass over the input.
  */
-import { createExtractiveSummarizer } from '../src/core/compact/extractive-summarizer.js';
+import { createExtractiveSummarizer } from '../src/core/compact/summary/extractive-summarizer.js';
 import { isToolResultBlock, isToolUseBlock, type Message } from '../src/core/types.js';
 import { buildHistory } from './compact.bench.js';
 import { measureMedians, type BenchRow, type BenchRunOptions } from './report.js';

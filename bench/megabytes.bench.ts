@@ -25,7 +25,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { createContextManager } from '../src/api/context-manager.js';
 import type { LlmClient } from '../src/core/ports.js';
 import { createAnthropicLlmClient } from '../src/infrastructure/anthropic-client.js';
-import { forEachPiece, MAX_COUNTED_PIECE_CHARS } from '../src/core/text-pieces.js';
+import { forEachPiece, MAX_COUNTED_PIECE_CHARS } from '../src/core/text/text-pieces.js';
 import type { Message } from '../src/core/types.js';
 import { countTextTokens, forgetRememberedCounts, preloadTokenizer } from '../src/infrastructure/tokenizer.js';
 import { createRandom } from '../tests/fixtures/random.js';

@@ -16,7 +16,7 @@ import { createContextManager } from '../src/api/context-manager.js';
 import { createProcessIo } from '../src/cli/command-io.js';
 import { readTranscript } from '../src/cli/read-transcript.js';
 import { findRequestTurns } from '../src/cli/replay/request-turns.js';
-import { createExtractiveSummarizer } from '../src/core/compact/extractive-summarizer.js';
+import { createExtractiveSummarizer } from '../src/core/compact/summary/extractive-summarizer.js';
 import type { OffloadTiming } from '../src/index.js';
 import type { Message } from '../src/core/types.js';
 import { buildOneMegabyteHistory, ROOT } from './cli-process.js';

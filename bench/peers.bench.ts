@@ -18,7 +18,7 @@ import { aiSdkSystem } from './peers/ai-sdk-system.js';
 import { createDeepagentsSystem } from './peers/deepagents-system.js';
 import { langchainSystem } from './peers/langchain-system.js';
 import { managerSystem } from './peers/manager-system.js';
-import { selectCostModel, type CacheFamily, type CostModel } from '../src/core/cost-model.js';
+import { selectCostModel, type CacheFamily, type CostModel } from '../src/core/cost/cost-model.js';
 import { priceFloor } from './floor/transcript-floor.js';
 import {
   addFigures,

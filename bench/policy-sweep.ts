@@ -17,7 +17,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { COMPRESSED_CONVERSATION_PREFIX } from '../src/core/compact/assemble.js';
-import { BATCH_REFERENCE_PREFIX } from '../src/core/offload-reference.js';
+import { BATCH_REFERENCE_PREFIX } from '../src/core/offload/offload-reference.js';
 import type { Message } from '../src/core/types.js';
 import { loadCorpus, readProvenance } from './corpus/load-corpus.js';
 import { DEFAULT_CORPUS_DIRECTORY } from './corpus/provenance.js';

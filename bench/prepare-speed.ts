@@ -23,7 +23,7 @@ import { createContextManager } from '../src/api/context-manager.js';
 import { countTokens } from '../src/api/tokens.js';
 import { findRequestTurns } from '../src/cli/replay/request-turns.js';
 import { silentLogger } from '../src/core/ports.js';
-import type { LastUsage } from '../src/core/tokens.js';
+import type { LastUsage } from '../src/core/text/tokens.js';
 import type { Message } from '../src/core/types.js';
 import { createMemoryStore } from '../src/stores/memory-store.js';
 import { isCorpusBuilt, loadCorpus } from './corpus/load-corpus.js';

@@ -26,7 +26,7 @@ import {
   readOffloaded,
   type CompilePattern,
   type ResolvedReadOffloadedOptions,
-} from '../src/core/read-offloaded.js';
+} from '../src/core/read/read-offloaded.js';
 import { compileRe2Pattern } from '../src/infrastructure/re2-pattern.js';
 import { createFileStore } from '../src/stores/file-store.js';
 import { measureMedians, type BenchRow, type BenchRunOptions } from './report.js';

@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createContextManager } from '../src/api/context-manager.js';
-import { createExtractiveSummarizer } from '../src/core/compact/extractive-summarizer.js';
+import { createExtractiveSummarizer } from '../src/core/compact/summary/extractive-summarizer.js';
 import type { Message } from '../src/core/types.js';
 import { findRequestTurns } from '../src/cli/replay/request-turns.js';
 import { loadSampleSession } from '../src/cli/sample/load-sample.js';

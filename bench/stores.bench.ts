@@ -9,7 +9,7 @@
 import { Redis } from 'ioredis';
 import { performance } from 'node:perf_hooks';
 import { offloadToolResults } from '../src/api/offload.js';
-import { WRITE_CONCURRENCY } from '../src/core/offload-files.js';
+import { WRITE_CONCURRENCY } from '../src/core/offload/offload-files.js';
 import type { ContentStore } from '../src/core/ports.js';
 import { createRedisStore } from '../src/stores/redis-store.js';
 import { findRedisServerSkipReason, startRedisServer } from '../tests/integration/stores/redis-server.js';

@@ -15,7 +15,7 @@
  * resolves (a `DEFAULT_*` default, maybe a variable, a rule), and these are checked where they
  * are used, with defaults that are not values (`process.cwd()`, a `NodeFileWriter`).
  */
-import { OPTIONS, type OptionRow } from '../src/core/option-table.js';
+import { OPTIONS, type OptionRow } from '../src/core/options/option-table.js';
 
 /** The docs sections holding an option table, by the name their markers use. */
 export type OptionDocSection = 'batch-offload' | 'direct-offload' | 'token-counting' | 'compaction';

@@ -1,12 +1,12 @@
 /**
- * Renders the docs' option tables from the option table (src/core/option-table.ts) and the
+ * Renders the docs' option tables from the option table (src/core/options/option-table.ts) and the
  * doc texts (scripts/option-docs.ts), and finds or replaces them in a page between
  * `<!-- option-table:SECTION -->` and `<!-- /option-table:SECTION -->`. Pure: the generator
  * (generate-option-tables.ts) reads and writes the pages, the unit test compares them.
  */
-import { describeNumberRule } from '../src/core/env.js';
+import { describeNumberRule } from '../src/core/options/env.js';
 import { OPTION_DOCS, type OptionDoc, type OptionDocSection } from './option-docs.js';
-import type { OptionRow, OptionRule } from '../src/core/option-table.js';
+import type { OptionRow, OptionRule } from '../src/core/options/option-table.js';
 import { readMarkedBlocks } from './marked-blocks.js';
 
 /** The pages holding option tables (relative to the repository root) and their sections, in page order. */

@@ -29,6 +29,6 @@ export {
   DEFAULT_TOKEN_SAFETY_FACTOR,
   MAX_PATH_SEGMENT_LENGTH,
   READ_OFFLOADED_TOOL_NAME,
-} from './core/defaults.js';
-export { DEFAULT_READ_CONTEXT_LINES, DEFAULT_READ_LIMIT, DEFAULT_READ_MAX_CHARS } from './core/read-offloaded.js';
+} from './core/options/defaults.js';
+export { DEFAULT_READ_CONTEXT_LINES, DEFAULT_READ_LIMIT, DEFAULT_READ_MAX_CHARS } from './core/read/read-offloaded.js';
 export { DEFAULT_S3_STORE_PREFIX } from './stores/s3-store.js';

@@ -35,7 +35,7 @@ export {
   SummarizerFailedError,
   MissingDependencyError,
 } from './core/errors.js';
-export { DEFAULT_CONTEXT_TOKEN_LIMIT, DEFAULT_COMPACT_THRESHOLD_RATIO } from './core/defaults.js';
+export { DEFAULT_CONTEXT_TOKEN_LIMIT, DEFAULT_COMPACT_THRESHOLD_RATIO } from './core/options/defaults.js';
 export type {
   FileWriter,
   FileReader,
@@ -83,8 +83,8 @@ export type {
 } from './api/context-manager.js';
 
 // --- Cost with prompt caching ---
-export { priceTokens, selectCostModel } from './core/cost-model.js';
-export type { CacheFamily, CostModel, CostModelOptions, SelectCostModelInput } from './core/cost-model.js';
+export { priceTokens, selectCostModel } from './core/cost/cost-model.js';
+export type { CacheFamily, CostModel, CostModelOptions, SelectCostModelInput } from './core/cost/cost-model.js';
 
 // --- Message formats ---
 export { formats } from './formats/index.js';
@@ -110,8 +110,8 @@ export type {
 
 // --- Batch offload ---
 export { offloadToolResults, offloadToolResultsWithWriter, planOffload } from './api/offload.js';
-export type { OffloadResult } from './core/offload.js';
-export type { OffloadPlan, OffloadCandidate, OffloadSkipReason } from './core/plan-offload.js';
+export type { OffloadResult } from './core/offload/offload.js';
+export type { OffloadPlan, OffloadCandidate, OffloadSkipReason } from './core/offload/plan-offload.js';
 export type {
   OffloadOptions,
   BatchOffloadOptions,
@@ -120,17 +120,17 @@ export type {
   OffloadReferenceStyle,
   DirectOffloadOptions,
   ToolResultOffloaderOptions,
-} from './core/offload-options.js';
+} from './core/options/offload-options.js';
 
 // --- Direct offload ---
 export { offloadToolResult, offloadToolResultWithWriter, createToolResultOffloader } from './api/direct-offload.js';
 export type { DirectOffloadWithWriterOptions } from './api/direct-offload.js';
-export type { DirectOffloadResult, ToolResultOffloader } from './core/direct-offload.js';
+export type { DirectOffloadResult, ToolResultOffloader } from './core/offload/direct-offload.js';
 
 // --- Tokens and compaction ---
 export { countTokens, estimateTokens, shouldCompact } from './api/tokens.js';
 export type { CountTokensOptions, ShouldCompactOptions, EstimateTokensOptions } from './api/tokens.js';
-export type { LastUsage, GenericUsage, AnthropicUsage } from './core/tokens.js';
+export type { LastUsage, GenericUsage, AnthropicUsage } from './core/text/tokens.js';
 export { compactMessages, restoreRecentFiles } from './api/compact.js';
 export type {
   ArchivePolicy,

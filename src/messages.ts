@@ -7,8 +7,8 @@
  * @packageDocumentation
  */
 export { isTextBlock, isThinkingBlock, isToolResultBlock, isToolUseBlock } from './core/types.js';
-export { assertMessages } from './core/validate-messages.js';
-export { isSafePathSegment } from './core/safe-path.js';
-export { isOffloadReference } from './core/offload-reference.js';
+export { assertMessages } from './core/messages/validate-messages.js';
+export { isSafePathSegment } from './core/store/safe-path.js';
+export { isOffloadReference } from './core/offload/offload-reference.js';
 export { formats, createLangchainFormat, detectFormat, resolveFormat } from './formats/index.js';
 export { deriveSessionId, type DeriveSessionIdOptions } from './api/session-id.js';

@@ -17,7 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { countMessageChars } from '../../src/core/char-count.js';
+import { countMessageChars } from '../../src/core/text/char-count.js';
 import type { Message } from '../../src/core/types.js';
 import { convertClaudeCodeLog } from './convert-claude-code.js';
 import { convertCodexRollout } from './convert-codex.js';

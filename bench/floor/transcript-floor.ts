@@ -9,14 +9,14 @@
 import { countTokens } from '../../src/api/tokens.js';
 import { countLeadingSystemMessages, findRequestTurns } from '../../src/cli/replay/request-turns.js';
 import { COMPRESSED_CONVERSATION_PREFIX } from '../../src/core/compact/assemble.js';
-import { priceInDollars, type CostModel } from '../../src/core/cost-model.js';
+import { priceInDollars, type CostModel } from '../../src/core/cost/cost-model.js';
 import {
   CHARS_PER_WINDOW_TOKEN,
   DEFAULT_CUT,
   DEFAULT_CUT_SHARE,
   DEFAULT_MAX_INLINE_RESULT_SHARE,
 } from '../../src/core/manage/manager-options.js';
-import { appendPreview, buildBatchReference } from '../../src/core/offload-reference.js';
+import { appendPreview, buildBatchReference } from '../../src/core/offload/offload-reference.js';
 import { isTextBlock, isToolResultBlock, type Message } from '../../src/core/types.js';
 import { SHARED_SUMMARY } from '../peers/shared-summary.js';
 import type { PeerTranscript } from '../peers/transcripts.js';

@@ -9,9 +9,9 @@
  */
 import { createContextManager, type ManagerOffloadOptions } from '../../src/api/context-manager.js';
 import { countTokens } from '../../src/api/tokens.js';
-import type { CostModelOptions } from '../../src/core/cost-model.js';
+import type { CostModelOptions } from '../../src/core/cost/cost-model.js';
 import { silentLogger } from '../../src/core/ports.js';
-import type { LastUsage } from '../../src/core/tokens.js';
+import type { LastUsage } from '../../src/core/text/tokens.js';
 import type { Message } from '../../src/core/types.js';
 import { createMemoryStore } from '../../src/stores/memory-store.js';
 import { readStoreTexts, type PeerSession, type PeerSystem } from './replay-system.js';

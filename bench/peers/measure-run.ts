@@ -10,7 +10,7 @@
  *   its whole text (what was left out may be anywhere in it). `agent-context replay` counts
  *   them with the same code (`src/cli/replay/read-backs.ts`);
  * - **cost with caching**: each request, read-backs included, priced against the one before
- *   with a cost model (`src/core/cost-model.ts`; Anthropic's by default): the messages it shares
+ *   with a cost model (`src/core/cost/cost-model.ts`; Anthropic's by default): the messages it shares
  *   with it from the start are a cache read (0.1x the input price), the rest a cache write
  *   (1.25x); the tool definitions always come first and always match;
  * - **requests over the window**: requests (read-backs aside) larger than the window;
@@ -35,7 +35,7 @@ import {
   type ArrivedResult,
 } from '../../src/cli/replay/read-backs.js';
 import { findRequestTurns } from '../../src/cli/replay/request-turns.js';
-import { selectCostModel, type CostModel } from '../../src/core/cost-model.js';
+import { selectCostModel, type CostModel } from '../../src/core/cost/cost-model.js';
 import type { Message } from '../../src/core/types.js';
 import type { SystemRun } from './replay-system.js';
 import type { PeerTranscript } from './transcripts.js';

@@ -7,7 +7,7 @@
  * the same way.
  */
 import { findRequestTurns } from '../../src/cli/replay/request-turns.js';
-import type { CostModel } from '../../src/core/cost-model.js';
+import type { CostModel } from '../../src/core/cost/cost-model.js';
 import type { ContentStore } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';
 import type { PeerTranscript } from './transcripts.js';

@@ -13,14 +13,17 @@ import {
   type ResolvedCompactOptions,
   type RestoreRecentFilesOptions,
 } from '../core/compact/compact-options.js';
-import { createExtractiveSummarizer } from '../core/compact/extractive-summarizer.js';
+import { createExtractiveSummarizer } from '../core/compact/summary/extractive-summarizer.js';
 import { collectRestoredFiles } from '../core/compact/restore.js';
-import { createLlmSummarizer, createUsageTotal } from '../core/compact/summarize-with-llm.js';
-import { assertReusePrefixSource, createPrefixReusingSummarizer } from '../core/compact/summarize-reusing-prefix.js';
-import type { Environment } from '../core/env.js';
+import { createLlmSummarizer, createUsageTotal } from '../core/compact/summary/summarize-with-llm.js';
+import {
+  assertReusePrefixSource,
+  createPrefixReusingSummarizer,
+} from '../core/compact/summary/summarize-reusing-prefix.js';
+import type { Environment } from '../core/options/env.js';
 import type { ContentStore, LlmClient, LlmUsage, Logger, Summarizer, TokenCounter } from '../core/ports.js';
 import type { Message } from '../core/types.js';
-import { assertMessages } from '../core/validate-messages.js';
+import { assertMessages } from '../core/messages/validate-messages.js';
 import { createAnthropicLlmClient } from '../infrastructure/anthropic-client.js';
 import { consoleLogger } from '../infrastructure/console-logger.js';
 import { sleepWithTimeout, systemNow } from '../infrastructure/clock.js';
@@ -40,7 +43,7 @@ export type {
   TriggerOptions,
 } from '../core/compact/compact-options.js';
 export type { CompactResult, CompactSkipReason, SummarizerKind } from '../core/compact/compact.js';
-export type { ReferenceReader } from '../core/compact/reference-reader.js';
+export type { ReferenceReader } from '../core/compact/summary/reference-reader.js';
 export type { CompactStats } from '../core/compact/stats.js';
 export type {
   CompactLedger,
@@ -48,12 +51,12 @@ export type {
   LedgerList,
   LedgerOffloadIndex,
   OffloadedResultEntry,
-} from '../core/compact/ledger.js';
+} from '../core/compact/summary/ledger.js';
 export type { PartitionResult } from '../core/compact/partition.js';
 export type { AssembleMessagesOptions } from '../core/compact/assemble.js';
 export { partitionMessages } from '../core/compact/partition.js';
 export { assembleMessages } from '../core/compact/assemble.js';
-export { buildSummaryPrompt } from '../core/compact/summary-prompt.js';
+export { buildSummaryPrompt } from '../core/compact/summary/summary-prompt.js';
 
 /** What the extractive fallback says when it is used. */
 export const EXTRACTIVE_FALLBACK_WARNING =

@@ -6,14 +6,14 @@
  * archive are).
  */
 import type { ArchivePolicy } from '../core/compact/compact-options.js';
-import type { SummaryMode } from '../core/compact/summarize-reusing-prefix.js';
-import type { ReferenceReader } from '../core/compact/reference-reader.js';
+import type { SummaryMode } from '../core/compact/summary/summarize-reusing-prefix.js';
+import type { ReferenceReader } from '../core/compact/summary/reference-reader.js';
 import type { FormatName, MessageFormat } from '../core/format.js';
-import type { CostModelOptions } from '../core/cost-model.js';
-import type { ProviderFamily } from '../core/manage/calibration.js';
+import type { CostModelOptions } from '../core/cost/cost-model.js';
+import type { ProviderFamily } from '../core/manage/counting/calibration.js';
 import type { OffloadTiming } from '../core/manage/manager-options.js';
 import type { ContextManagerHooks } from '../core/manage/types.js';
-import type { OffloadPreviewOptions } from '../core/offload-options.js';
+import type { OffloadPreviewOptions } from '../core/options/offload-options.js';
 import type {
   ContentStore,
   ConversationRequest,

@@ -12,12 +12,12 @@ import {
   type ResolvedCompactOptions,
 } from '../core/compact/compact-options.js';
 import { AUTO_SESSION_ID } from '../core/manage/session-id.js';
-import { selectCostModel } from '../core/cost-model.js';
-import type { Environment } from '../core/env.js';
+import { selectCostModel } from '../core/cost/cost-model.js';
+import type { Environment } from '../core/options/env.js';
 import { describeValue, InvalidOptionError } from '../core/errors.js';
 import type { FormatName, MessageFormat } from '../core/format.js';
 import type { CompactResult } from '../core/compact/compact.js';
-import { createExtractiveSummarizer } from '../core/compact/extractive-summarizer.js';
+import { createExtractiveSummarizer } from '../core/compact/summary/extractive-summarizer.js';
 import { createContextManagerWith, type CompactCall } from '../core/manage/context-manager.js';
 import {
   resolveAgingOptions,
@@ -28,9 +28,9 @@ import {
   type ResolvedContextManagerOptions,
 } from '../core/manage/manager-options.js';
 import type { ContextManager } from '../core/manage/types.js';
-import { resolveBatchOffloadOptions, type BatchOffloadOptions } from '../core/offload-options.js';
-import { flattenOptionGroups, resolveWithOptionPaths } from '../core/option-groups.js';
-import { OPTIONS, resolveTableOption } from '../core/option-table.js';
+import { resolveBatchOffloadOptions, type BatchOffloadOptions } from '../core/options/offload-options.js';
+import { flattenOptionGroups, resolveWithOptionPaths } from '../core/options/option-groups.js';
+import { OPTIONS, resolveTableOption } from '../core/options/option-table.js';
 import type { ContentStore, Logger, TokenCounter } from '../core/ports.js';
 import type { Message } from '../core/types.js';
 import { resolveFormat } from '../formats/index.js';
@@ -64,7 +64,7 @@ export type {
   PrepareResult,
   ToolCallIdentity,
 } from '../core/manage/types.js';
-export type { ProviderFamily } from '../core/manage/calibration.js';
+export type { ProviderFamily } from '../core/manage/counting/calibration.js';
 export type { OffloadTiming } from '../core/manage/manager-options.js';
 export type {
   ContextManagerOptions,

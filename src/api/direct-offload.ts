@@ -7,16 +7,16 @@ import {
   executeDirectOffload,
   type DirectOffloadResult,
   type ToolResultOffloader,
-} from '../core/direct-offload.js';
+} from '../core/offload/direct-offload.js';
 import {
   resolvePreview,
   resolveToolResultOffloaderOptions,
   type DirectOffloadOptions,
   type OffloadPreviewOptions,
   type ToolResultOffloaderOptions,
-} from '../core/offload-options.js';
+} from '../core/options/offload-options.js';
 import type { FileWriter } from '../core/ports.js';
-import { assertSafePathSegment } from '../core/safe-path.js';
+import { assertSafePathSegment } from '../core/store/safe-path.js';
 import type { Message } from '../core/types.js';
 import { assertAbortSignal, createAbortableStore, raceWithSignal } from '../core/abort.js';
 import { resolveStoreTarget } from './store-target.js';

@@ -7,7 +7,7 @@
 import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute } from 'node:path';
 import type { OffloadFolderStore } from '../core/compact/stored-text.js';
-import { isPathInside } from '../core/path-resolution.js';
+import { isPathInside } from '../core/store/path-resolution.js';
 import type { ContentStore } from '../core/ports.js';
 import { createFileStore } from '../stores/file-store.js';
 

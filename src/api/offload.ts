@@ -3,14 +3,14 @@
  * time, and handed to the pure core.
  */
 import { assertAbortSignal, createAbortableStore, raceWithSignal } from '../core/abort.js';
-import { executeOffload, type OffloadResult } from '../core/offload.js';
+import { executeOffload, type OffloadResult } from '../core/offload/offload.js';
 import {
   resolveBatchOffloadOptions,
   type BatchOffloadOptions,
   type OffloadOptions,
   type OffloadPlanOptions,
-} from '../core/offload-options.js';
-import { planOffload as planOffloadWithEnvironment, type OffloadPlan } from '../core/plan-offload.js';
+} from '../core/options/offload-options.js';
+import { planOffload as planOffloadWithEnvironment, type OffloadPlan } from '../core/offload/plan-offload.js';
 import type { FileWriter } from '../core/ports.js';
 import type { Message } from '../core/types.js';
 import { resolveStoreTarget } from './store-target.js';

@@ -2,14 +2,14 @@
  * Retention: `pruneOffloaded` removes offloaded results and compaction archives older than a
  * cutoff, from a store or an output directory, and says what it removed.
  */
-import { resolveNumberSetting } from '../core/env.js';
+import { resolveNumberSetting } from '../core/options/env.js';
 import { describeValue, InvalidOptionError } from '../core/errors.js';
 import type { ContentStore } from '../core/ports.js';
-import { pruneStore, type PruneResult } from '../core/prune.js';
-import { assertStoreKeyPrefix } from '../core/store-keys.js';
+import { pruneStore, type PruneResult } from '../core/store/prune.js';
+import { assertStoreKeyPrefix } from '../core/store/store-keys.js';
 import { resolveStoreTarget } from './store-target.js';
 
-export type { PrunedEntry, PruneResult } from '../core/prune.js';
+export type { PrunedEntry, PruneResult } from '../core/store/prune.js';
 
 /** Options of {@link pruneOffloaded}: where (exactly one of `store` and `outputDir`), and what goes. */
 export interface PruneOffloadedOptions {

@@ -5,8 +5,8 @@
  */
 import { assertAbortSignal, createAbortableStore } from '../core/abort.js';
 import { describeValue, InvalidOptionError } from '../core/errors.js';
-import { resolveNumberSetting } from '../core/env.js';
-import { groupDigits } from '../core/figures.js';
+import { resolveNumberSetting } from '../core/options/env.js';
+import { groupDigits } from '../core/text/figures.js';
 import type { ContentStore } from '../core/ports.js';
 import {
   createLineIndex,
@@ -18,8 +18,8 @@ import {
   READ_OFFLOADED_TOOL_NAME,
   readOffloaded,
   type ResolvedReadOffloadedOptions,
-} from '../core/read-offloaded.js';
-import { assertSafePathSegment } from '../core/safe-path.js';
+} from '../core/read/read-offloaded.js';
+import { assertSafePathSegment } from '../core/store/safe-path.js';
 import { compileRe2Pattern } from '../infrastructure/re2-pattern.js';
 import { resolveStoreTarget } from './store-target.js';
 
@@ -29,7 +29,7 @@ export {
   DEFAULT_READ_MAX_CHARS,
   READ_OFFLOADED_TOOL_NAME,
   type ReadOffloadedInput,
-} from '../core/read-offloaded.js';
+} from '../core/read/read-offloaded.js';
 
 /** Options of {@link createReadOffloadedTool}: where the content is (exactly one of `store` and `outputDir`), and how much to show. */
 export interface ReadOffloadedToolOptions {

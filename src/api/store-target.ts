@@ -5,8 +5,8 @@
  * under `outputDir`. This is the one place a writer becomes a store.
  */
 import { describeValue, InvalidOptionError } from '../core/errors.js';
-import { resolvePathFrom } from '../core/path-resolution.js';
-import { resolveOutputDir } from '../core/offload-options.js';
+import { resolvePathFrom } from '../core/store/path-resolution.js';
+import { resolveOutputDir } from '../core/options/offload-options.js';
 import type { ContentStore, FileWriter } from '../core/ports.js';
 import { createFileStore } from '../stores/file-store.js';
 import { createFileWriterStore } from '../stores/file-writer-store.js';

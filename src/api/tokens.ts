@@ -10,14 +10,14 @@ import {
   resolveCompactTrigger,
   shouldCompactWith,
   type LastUsage,
-} from '../core/tokens.js';
+} from '../core/text/tokens.js';
 import type { Message } from '../core/types.js';
-import type { ProviderFamily } from '../core/manage/calibration.js';
-import { resolveEstimateRatio } from '../core/manage/calibration.js';
+import type { ProviderFamily } from '../core/manage/counting/calibration.js';
+import { resolveEstimateRatio } from '../core/manage/counting/calibration.js';
 import { resolveProviderFamily } from '../core/manage/manager-options.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
 
-export type { LastUsage, GenericUsage, AnthropicUsage } from '../core/tokens.js';
+export type { LastUsage, GenericUsage, AnthropicUsage } from '../core/text/tokens.js';
 
 /** Options of {@link countTokens}. */
 export interface CountTokensOptions {

@@ -3,8 +3,8 @@
  * errors (exit 2) that name the flag, and helpers for numeric and list flags.
  */
 import { parseArgs } from 'node:util';
-import { parseNumberText } from '../core/env.js';
-import type { NumberRule } from '../core/env.js';
+import { parseNumberText } from '../core/options/env.js';
+import type { NumberRule } from '../core/options/env.js';
 import { InvalidOptionError } from '../core/errors.js';
 import { UsageError } from './errors.js';
 

@@ -22,7 +22,7 @@ import { listenForInterrupt } from './interrupt.js';
 import { createLlmActivity } from './llm-activity.js';
 import { countToolDefinitionTokens, createToolDefinitionUsage } from './measure-context.js';
 import { readTranscript, resolveFormatFlag, selectFileReadOptions } from './read-transcript.js';
-import { formatQuantity, groupDigits } from '../core/figures.js';
+import { formatQuantity, groupDigits } from '../core/text/figures.js';
 import { formatPercent } from './render/format-figures.js';
 import { toTerminalText } from './render/terminal-text.js';
 import { describeTranscript, describeWrittenShape } from './render/transcript-labels.js';

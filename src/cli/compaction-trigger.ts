@@ -4,7 +4,7 @@
  * public `shouldCompact` answers whether it fires; the report also shows where it sits, so
  * the CLI asks the library's own resolver for the values (no rule of its own).
  */
-import { compactThresholdTokens, resolveCompactTrigger } from '../core/tokens.js';
+import { compactThresholdTokens, resolveCompactTrigger } from '../core/text/tokens.js';
 
 /** The trigger's values. */
 export interface CompactionTrigger {

@@ -18,7 +18,7 @@ import { measureContext } from './measure-context.js';
 import type { ContextMeasurement } from './measure-context.js';
 import { drawBar } from './render/bar-chart.js';
 import { renderCountReport } from './render/count-report.js';
-import { formatQuantity, groupDigits } from '../core/figures.js';
+import { formatQuantity, groupDigits } from '../core/text/figures.js';
 import { formatPercent, padEnd, padStart, truncateText } from './render/format-figures.js';
 import { describeOffloadSkip } from './render/offload-skip.js';
 import { createTerminalStyle, measureLineWidth } from './render/terminal-style.js';

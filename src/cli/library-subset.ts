@@ -8,4 +8,4 @@
 export { countTokens, estimateTokens, shouldCompact } from '../api/tokens.js';
 export { planOffload } from '../api/offload.js';
 export { InvalidMessageError } from '../core/errors.js';
-export { assertMessages } from '../core/validate-messages.js';
+export { assertMessages } from '../core/messages/validate-messages.js';

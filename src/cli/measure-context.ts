@@ -10,7 +10,7 @@ import { createMemoizedCounter } from './memoized-counter.js';
 import type { CompactionTrigger } from './compaction-trigger.js';
 import type { Transcript, TranscriptShape } from '../formats/transcripts/transcript.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
-import { DEFAULT_TOKEN_SAFETY_FACTOR } from '../core/defaults.js';
+import { DEFAULT_TOKEN_SAFETY_FACTOR } from '../core/options/defaults.js';
 
 /** Tokens of one tool: its calls' inputs plus its results. */
 export interface ToolTokens {

@@ -2,7 +2,7 @@
  * A token counter that tokenizes each distinct text once, for `count`: the same tool result is
  * counted for the total and again on its own, and the tokenizer is most of the command's time.
  */
-import { sha256Hex } from '../core/manage/fingerprint.js';
+import { sha256Hex } from '../core/manage/records/fingerprint.js';
 import type { TokenCounter } from '../core/ports.js';
 import { sha256Hashing } from '../infrastructure/sha256-hashing.js';
 

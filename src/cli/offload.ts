@@ -11,7 +11,7 @@ import { serializeHistory } from './formats/serialize-transcript.js';
 import { writeOutput, writeStandardOutput } from './io.js';
 import { countToolDefinitionTokens, createToolDefinitionUsage } from './measure-context.js';
 import { readTranscript, resolveFormatFlag } from './read-transcript.js';
-import { formatQuantity, groupDigits } from '../core/figures.js';
+import { formatQuantity, groupDigits } from '../core/text/figures.js';
 import { formatPercent } from './render/format-figures.js';
 import { describeOffloadSkip } from './render/offload-skip.js';
 import { toTerminalText } from './render/terminal-text.js';

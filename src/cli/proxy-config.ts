@@ -23,9 +23,9 @@ import { resolve } from 'node:path';
 import type * as JsoncParser from 'jsonc-parser';
 import type { ManagerCompactionOptions, ManagerOffloadOptions } from '../api/context-manager-options.js';
 import { MANAGER_OPTION_GROUPS } from '../api/context-manager-options.js';
-import { describeNumberRule, type NumberRule } from '../core/env.js';
+import { describeNumberRule, type NumberRule } from '../core/options/env.js';
 import { describeValue } from '../core/errors.js';
-import { OPTIONS, type OptionRow } from '../core/option-table.js';
+import { OPTIONS, type OptionRow } from '../core/options/option-table.js';
 import { UsageError } from './errors.js';
 import { isRecord } from '../formats/fields.js';
 

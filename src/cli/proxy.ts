@@ -9,9 +9,9 @@ import { createServer, type IncomingMessage, type RequestListener, type Server }
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { parseNumberText } from '../core/env.js';
+import { parseNumberText } from '../core/options/env.js';
 import { InvalidOptionError } from '../core/errors.js';
-import { OPTIONS } from '../core/option-table.js';
+import { OPTIONS } from '../core/options/option-table.js';
 import type { OffloadTiming } from '../core/manage/manager-options.js';
 import type { ContentStore } from '../core/ports.js';
 import { createProxyHandler } from '../proxy/proxy-handler.js';
@@ -34,7 +34,7 @@ import {
   type ProxyFileSettings,
 } from './proxy-config.js';
 import { CliError, UsageError } from './errors.js';
-import { groupDigits } from '../core/figures.js';
+import { groupDigits } from '../core/text/figures.js';
 import { toTerminalText } from './render/terminal-text.js';
 import { readTokenCountFlag } from './replay/replay-flags.js';
 

@@ -10,7 +10,7 @@ import { parseCommandArguments, readBooleanFlag, readStringFlag } from './argume
 import type { CommandIo } from './command-io.js';
 import { CliError, UsageError } from './errors.js';
 import { describeOsError, writeStandardOutput } from './io.js';
-import { formatQuantity, groupDigits } from '../core/figures.js';
+import { formatQuantity, groupDigits } from '../core/text/figures.js';
 import { formatBytes, padEnd, padStart } from './render/format-figures.js';
 import { createTerminalStyle } from './render/terminal-style.js';
 import type { TerminalStyle } from './render/terminal-style.js';

@@ -9,7 +9,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createContextManager } from '../api/context-manager.js';
 import { countTokens } from '../api/tokens.js';
-import { DEFAULT_DIRECT_OFFLOAD_THRESHOLD } from '../core/defaults.js';
+import { DEFAULT_DIRECT_OFFLOAD_THRESHOLD } from '../core/options/defaults.js';
 import type { Message } from '../core/types.js';
 import {
   parseCommandArguments,
@@ -26,7 +26,7 @@ import { listenForInterrupt } from './interrupt.js';
 import { createLlmActivity } from './llm-activity.js';
 import { countToolDefinitionTokens } from './measure-context.js';
 import { readTranscript, resolveFormatFlag, selectFileReadOptions } from './read-transcript.js';
-import { groupDigits } from '../core/figures.js';
+import { groupDigits } from '../core/text/figures.js';
 import { renderReplayChart } from './render/replay-chart.js';
 import { renderReplayHtml } from './render/replay-html.js';
 import { createTerminalStyle, measureLineWidth } from './render/terminal-style.js';

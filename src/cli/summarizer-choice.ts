@@ -9,7 +9,7 @@
  * described (provider, model, base URL, why) stays here.
  */
 import { chooseSummarizerSource } from '../api/compact.js';
-import { DEFAULT_SUMMARY_MODEL } from '../core/defaults.js';
+import { DEFAULT_SUMMARY_MODEL } from '../core/options/defaults.js';
 import type { LlmClient, Summarizer } from '../index.js';
 import { UsageError } from './errors.js';
 

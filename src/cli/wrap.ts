@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { basename } from 'node:path';
 import type { ProxyRequestEvent } from '../proxy/proxy-options.js';
-import { groupDigits } from '../core/figures.js';
+import { groupDigits } from '../core/text/figures.js';
 import { parseCommandArguments, type FlagDefinition } from './arguments.js';
 import type { CommandIo } from './command-io.js';
 import { CliError, UsageError } from './errors.js';

@@ -4,7 +4,7 @@
  * tool outputs alone changed on the original at the same index. An adapter only says how one
  * message converts each way ({@link FormatCodec}).
  */
-import { isDeepEqual } from '../core/deep-equal.js';
+import { isDeepEqual } from '../core/util/deep-equal.js';
 import type { MessageFormat } from '../core/format.js';
 import type { ContentBlock, Message, ToolResultBlock } from '../core/types.js';
 import { assertCanonicalMessage, fieldsOf, isRecord, type Fields } from './fields.js';

@@ -4,7 +4,7 @@
  */
 import { describeValue, InvalidMessageError } from '../core/errors.js';
 import type { ContentBlock, Message, TextBlock, ToolResultBlock } from '../core/types.js';
-import { assertJsonLike } from '../core/validate-messages.js';
+import { assertJsonLike } from '../core/messages/validate-messages.js';
 
 /** A plain record, as read from an unknown message. */
 export type Fields = Readonly<Record<string, unknown>>;

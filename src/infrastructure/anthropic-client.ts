@@ -3,7 +3,7 @@
  * peer dependency, imported only when this factory constructs a client). Only `import type`
  * may name the SDK here: the package root must load without it.
  */
-import { DEFAULT_SUMMARY_MODEL } from '../core/defaults.js';
+import { DEFAULT_SUMMARY_MODEL } from '../core/options/defaults.js';
 import type { ConversationSummaryRequest, LlmClient, LlmSummarizeOptions, LlmUsage } from '../core/ports.js';
 import type { Message } from '../core/types.js';
 import {

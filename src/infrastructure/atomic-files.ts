@@ -11,7 +11,7 @@ import { copyFile, link, lstat, open, rename, stat, unlink, writeFile, type File
 import { basename, dirname, join } from 'node:path';
 import { describeError, WriteFailedError } from '../core/errors.js';
 import type { PutOutcome } from '../core/ports.js';
-import { STORE_MARKER_KEY, STORE_MARKER_TEXT } from '../core/store-keys.js';
+import { STORE_MARKER_KEY, STORE_MARKER_TEXT } from '../core/store/store-keys.js';
 
 /** Mode of every file written: owner read/write only. */
 export const FILE_MODE = 0o600;

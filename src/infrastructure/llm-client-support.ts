@@ -2,8 +2,8 @@
  * What the Anthropic and OpenAI clients share: loading an optional SDK lazily, reading a
  * provider's `retry-after` into `retryAfterMs` for the compaction retry, and the abort rule.
  */
-import { computeSummaryMaxTokens } from '../core/compact/summarize-with-llm.js';
-import { DEFAULT_SUMMARY_MAX_WORDS } from '../core/defaults.js';
+import { computeSummaryMaxTokens } from '../core/compact/summary/summarize-with-llm.js';
+import { DEFAULT_SUMMARY_MAX_WORDS } from '../core/options/defaults.js';
 import {
   describeValue,
   importOptionalPeer,

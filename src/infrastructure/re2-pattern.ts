@@ -5,7 +5,7 @@
  * syntax, without backreferences or lookaround, which it refuses at compile time.
  */
 import { RE2JS } from 're2js';
-import type { CompilePattern } from '../core/search-pattern.js';
+import type { CompilePattern } from '../core/read/search-pattern.js';
 
 /** Compiles a pattern with RE2; throws RE2's syntax error (its message names the fault). */
 export const compileRe2Pattern: CompilePattern = (source, flags) => {

@@ -3,7 +3,7 @@
  * history fingerprints and sessions derived from content.
  */
 import { createHash, type Hash } from 'node:crypto';
-import type { Hashing, RunningHash } from '../core/manage/fingerprint.js';
+import type { Hashing, RunningHash } from '../core/manage/records/fingerprint.js';
 
 function wrap(hash: Hash): RunningHash {
   return {

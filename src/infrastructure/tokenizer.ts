@@ -31,7 +31,7 @@
  */
 import { createRequire } from 'node:module';
 import type { TokenCounter } from '../core/ports.js';
-import { forEachPiece, MAX_COUNTED_PIECE_CHARS, MAX_UNBROKEN_STRETCH_CHARS } from '../core/text-pieces.js';
+import { forEachPiece, MAX_COUNTED_PIECE_CHARS, MAX_UNBROKEN_STRETCH_CHARS } from '../core/text/text-pieces.js';
 
 interface O200kEncoding {
   countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;

@@ -6,7 +6,7 @@
  * a session, every request after a compaction). Counted locally once per distinct system
  * prompt and tool set.
  */
-import { sha256Hex } from '../core/manage/fingerprint.js';
+import { sha256Hex } from '../core/manage/records/fingerprint.js';
 import type { TokenCounter } from '../core/ports.js';
 import { sha256Hashing } from '../infrastructure/sha256-hashing.js';
 

@@ -6,11 +6,11 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describeError } from '../core/errors.js';
-import { isOffloadedKey } from '../core/offload-names.js';
+import { isOffloadedKey } from '../core/offload/offload-names.js';
 import type { ContentStore } from '../core/ports.js';
-import { extractReference } from '../core/reference-keys.js';
-import type { SessionDetail, SessionStatistics } from '../core/session-statistics.js';
-import { findStoreKeyProblem } from '../core/store-keys.js';
+import { extractReference } from '../core/read/reference-keys.js';
+import type { SessionDetail, SessionStatistics } from '../core/cost/session-statistics.js';
+import { findStoreKeyProblem } from '../core/store/store-keys.js';
 import type { ProxyMetrics } from './metrics.js';
 import { OWN_PAGE_CSP, OWN_PAGE_HTML } from './own-page.js';
 

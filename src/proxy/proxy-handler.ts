@@ -6,10 +6,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { assertContentStore } from '../api/store-target.js';
-import { createExtractiveSummarizer } from '../core/compact/extractive-summarizer.js';
-import { selectCostModel } from '../core/cost-model.js';
+import { createExtractiveSummarizer } from '../core/compact/summary/extractive-summarizer.js';
+import { selectCostModel } from '../core/cost/cost-model.js';
 import { describeError } from '../core/errors.js';
-import { OPTIONS, resolveTableOption } from '../core/option-table.js';
+import { OPTIONS, resolveTableOption } from '../core/options/option-table.js';
 import type { Logger } from '../core/ports.js';
 import type { Message } from '../core/types.js';
 import { splitRequestBody, systemFieldOf } from '../formats/transcripts/request-body.js';
@@ -19,7 +19,7 @@ import { createFileStore } from '../stores/file-store.js';
 import { decodeRequestBody } from './body-encoding.js';
 import { forwardRequest, normalizeRequestPath } from './forward.js';
 import { createProxyReads } from './proxy-reads.js';
-import { READ_OFFLOADED_TOOL_NAME } from '../core/defaults.js';
+import { READ_OFFLOADED_TOOL_NAME } from '../core/options/defaults.js';
 import {
   DEFAULT_MAX_READ_ROUNDS,
   resolveProxyOptions,

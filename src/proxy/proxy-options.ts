@@ -7,7 +7,7 @@ import type { OffloadTiming } from '../core/manage/manager-options.js';
 import type { ContextAction, ContextStats } from '../core/manage/types.js';
 import type { ManagerCompactionOptions, ManagerOffloadOptions } from '../api/context-manager-options.js';
 import type { ContentStore, Logger } from '../core/ports.js';
-import { assertDirectorySetting } from '../core/safe-path.js';
+import { assertDirectorySetting } from '../core/store/safe-path.js';
 import type { ProxyProvider, ProxyRoutePath } from './routes.js';
 
 /** Where the proxy sends what it does not manage and what it does, by provider, unless `upstream` is given. */

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createReadOffloadedTool, type ReadOffloadedTool } from '../api/read-offloaded-tool.js';
-import { createLruMap } from '../core/lru-map.js';
+import { createLruMap } from '../core/util/lru-map.js';
 import type { ContentStore } from '../core/ports.js';
 import { createReadToolWire } from './read-calls.js';
 import { answerWithReads, type AnswerWithReadsResult, type HeldAnswer } from './read-rounds.js';

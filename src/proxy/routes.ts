@@ -4,7 +4,7 @@
  * request took. Every other path is passed through untouched.
  */
 import type { MessageFormat } from '../core/format.js';
-import type { LastUsage } from '../core/tokens.js';
+import type { LastUsage } from '../core/text/tokens.js';
 import { anthropic } from '../formats/anthropic.js';
 import { gemini } from '../formats/gemini.js';
 import { openaiChat } from '../formats/openai-chat.js';

@@ -7,8 +7,8 @@
  * event loop every session shares a little more at each request.
  */
 import type { Message } from '../core/types.js';
-import { isDeepEqual } from '../core/deep-equal.js';
-import { createLruMap } from '../core/lru-map.js';
+import { isDeepEqual } from '../core/util/deep-equal.js';
+import { createLruMap } from '../core/util/lru-map.js';
 
 /** The last history of each recent session. */
 export interface SeenHistories {

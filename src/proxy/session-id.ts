@@ -6,7 +6,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { deriveSessionId } from '../api/session-id.js';
-import { isSafePathSegment } from '../core/safe-path.js';
+import { isSafePathSegment } from '../core/store/safe-path.js';
 import type { Message } from '../core/types.js';
 import { sha256Hashing } from '../infrastructure/sha256-hashing.js';
 

@@ -7,7 +7,7 @@
 import type { ContextManager, PrepareOptions, PrepareResult } from '../core/manage/types.js';
 import type { Message } from '../core/types.js';
 import type { UpstreamRequest } from './upstream-summarizer.js';
-import { createLruMap } from '../core/lru-map.js';
+import { createLruMap } from '../core/util/lru-map.js';
 
 /** Creates a manager whose summaries, when the upstream writes them, are asked with `current()`'s request. */
 export type ManagerFactory = (current: () => UpstreamRequest | undefined) => ContextManager<Message>;

@@ -8,9 +8,9 @@ import {
   DEFAULT_CACHE_WRITE_RATIO,
   DEFAULT_PRICE_PER_MTOK,
   type CostModel,
-} from '../core/cost-model.js';
+} from '../core/cost/cost-model.js';
 import { describeError } from '../core/errors.js';
-import { createSessionStatistics, type SessionStatistics } from '../core/session-statistics.js';
+import { createSessionStatistics, type SessionStatistics } from '../core/cost/session-statistics.js';
 import type { Logger } from '../core/ports.js';
 import type { Message } from '../core/types.js';
 import type { ProxyMetrics } from './metrics.js';

@@ -14,9 +14,9 @@
  * retried, and compaction falls back to the extractive summarizer.
  */
 import { AUTH_HEADER } from './auth.js';
-import { computeSummaryMaxTokens, createLlmSummarizer } from '../core/compact/summarize-with-llm.js';
-import { computeMinSummaryInputTokens } from '../core/compact/summary-input.js';
-import { buildSummaryInstruction } from '../core/compact/summary-prompt.js';
+import { computeSummaryMaxTokens, createLlmSummarizer } from '../core/compact/summary/summarize-with-llm.js';
+import { computeMinSummaryInputTokens } from '../core/compact/summary/summary-input.js';
+import { buildSummaryInstruction } from '../core/compact/summary/summary-prompt.js';
 import type { LlmClient, LlmSummarizeOptions, SummarizerOptions, TokenCounter } from '../core/ports.js';
 import type { Message } from '../core/types.js';
 import {

@@ -11,12 +11,12 @@
  * anchors only the request that follows its answer (a sub-agent's history is another one).
  */
 import { describeError } from '../core/errors.js';
-import { serializeForFingerprint, startHistoryHash, type RunningHash } from '../core/manage/fingerprint.js';
-import { buildUsageRecordKey } from '../core/manage/session-records.js';
+import { serializeForFingerprint, startHistoryHash, type RunningHash } from '../core/manage/records/fingerprint.js';
+import { buildUsageRecordKey } from '../core/manage/records/session-records.js';
 import type { ContentStore, Logger } from '../core/ports.js';
-import type { LastUsage } from '../core/tokens.js';
+import type { LastUsage } from '../core/text/tokens.js';
 import type { Message } from '../core/types.js';
-import { createLruMap } from '../core/lru-map.js';
+import { createLruMap } from '../core/util/lru-map.js';
 import { sha256Hashing } from '../infrastructure/sha256-hashing.js';
 
 /** The fingerprints of one request's history: the whole of it, and the history of the request before it. */

@@ -9,15 +9,15 @@ import { lstat, mkdir, readdir, realpath, unlink } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { ContextError, describeError, ReadFailedError, WriteFailedError } from '../core/errors.js';
 import type { ByteRange, ContentStore, PutOutcome, StoredEntry } from '../core/ports.js';
-import { assertDirectorySetting } from '../core/safe-path.js';
+import { assertDirectorySetting } from '../core/store/safe-path.js';
 import {
   assertStoreKey,
   assertStoreKeyPrefix,
   findStoreKeyProblem,
   resolveByteRange,
   STORE_MARKER_KEY,
-} from '../core/store-keys.js';
-import { decodeUtf8Range } from '../core/utf8.js';
+} from '../core/store/store-keys.js';
+import { decodeUtf8Range } from '../core/text/utf8.js';
 import {
   createExclusive,
   createExclusiveFromParts,

@@ -5,8 +5,8 @@
  */
 import { ContextError, describeError, ReadFailedError, WriteFailedError } from '../core/errors.js';
 import type { ContentStore, FileWriter, PutOutcome } from '../core/ports.js';
-import { assertStoreKey, assertStoreKeyPrefix } from '../core/store-keys.js';
-import { joinParts } from '../core/text.js';
+import { assertStoreKey, assertStoreKeyPrefix } from '../core/store/store-keys.js';
+import { joinParts } from '../core/text/text.js';
 
 /** Options of {@link createFileWriterStore}. */
 export interface FileWriterStoreOptions {

@@ -4,9 +4,14 @@
  */
 import { describeValue, InvalidOptionError } from '../core/errors.js';
 import type { ByteRange, ContentStore, PutOutcome, StoredEntry } from '../core/ports.js';
-import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem, resolveByteRange } from '../core/store-keys.js';
-import { joinParts, toWellFormedText } from '../core/text.js';
-import { decodeUtf8Range } from '../core/utf8.js';
+import {
+  assertStoreKey,
+  assertStoreKeyPrefix,
+  findStoreKeyProblem,
+  resolveByteRange,
+} from '../core/store/store-keys.js';
+import { joinParts, toWellFormedText } from '../core/text/text.js';
+import { decodeUtf8Range } from '../core/text/utf8.js';
 import { systemNow } from '../infrastructure/clock.js';
 
 /** Name of a memory store created without one (its references start `memory://default/`). */

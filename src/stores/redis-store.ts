@@ -15,9 +15,14 @@
  */
 import { describeValue, InvalidOptionError, ReadFailedError, WriteFailedError } from '../core/errors.js';
 import type { ByteRange, ContentStore, Logger, PutOutcome, StoredEntry } from '../core/ports.js';
-import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem, resolveByteRange } from '../core/store-keys.js';
-import { joinParts, toWellFormedText } from '../core/text.js';
-import { countUtf8Bytes, decodeUtf8Range } from '../core/utf8.js';
+import {
+  assertStoreKey,
+  assertStoreKeyPrefix,
+  findStoreKeyProblem,
+  resolveByteRange,
+} from '../core/store/store-keys.js';
+import { joinParts, toWellFormedText } from '../core/text/text.js';
+import { countUtf8Bytes, decodeUtf8Range } from '../core/text/utf8.js';
 import { consoleLogger } from '../infrastructure/console-logger.js';
 import { createUrlConnection, useCallerClient, type RedisLike } from './redis-connection.js';
 

@@ -14,9 +14,14 @@ import {
 } from '../core/errors.js';
 import type { ByteRange, ContentStore, Logger, PutOutcome, StoredEntry } from '../core/ports.js';
 import { consoleLogger } from '../infrastructure/console-logger.js';
-import { assertStoreKey, assertStoreKeyPrefix, findStoreKeyProblem, resolveByteRange } from '../core/store-keys.js';
-import { joinParts } from '../core/text.js';
-import { decodeUtf8Range } from '../core/utf8.js';
+import {
+  assertStoreKey,
+  assertStoreKeyPrefix,
+  findStoreKeyProblem,
+  resolveByteRange,
+} from '../core/store/store-keys.js';
+import { joinParts } from '../core/text/text.js';
+import { decodeUtf8Range } from '../core/text/utf8.js';
 import {
   describeSdkError,
   httpStatusOf,

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ContextError } from '../core/errors.js';
 import type { MessageFormat } from '../core/format.js';
-import { buildBatchReference } from '../core/offload-reference.js';
+import { buildBatchReference } from '../core/offload/offload-reference.js';
 import type { ContentBlock, Message } from '../core/types.js';
 
 /** A message that is not in the adapter's format, and the path its error must name. */

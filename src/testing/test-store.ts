@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ContentStore } from '../core/ports.js';
-import { collectKeys } from '../core/store-keys.js';
+import { collectKeys } from '../core/store/store-keys.js';
 import type { StoreContractContext } from './store-contract/contract-helpers.js';
 import { registerFailureCases } from './store-contract/failure-cases.js';
 import { registerHoldsCases } from './store-contract/holds-cases.js';

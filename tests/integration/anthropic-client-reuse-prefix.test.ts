@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compactMessages } from '../../src/api/compact.js';
-import { buildSummaryInstruction } from '../../src/core/compact/summary-prompt.js';
+import { buildSummaryInstruction } from '../../src/core/compact/summary/summary-prompt.js';
 import { InvalidOptionError } from '../../src/core/errors.js';
 import { silentLogger, type ConversationRequest } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';

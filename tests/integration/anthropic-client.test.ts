@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { compactMessages } from '../../src/api/compact.js';
 import { retryWithBackoff } from '../../src/core/compact/retry.js';
-import { computeSummaryMaxTokens, createLlmSummarizer } from '../../src/core/compact/summarize-with-llm.js';
+import { computeSummaryMaxTokens, createLlmSummarizer } from '../../src/core/compact/summary/summarize-with-llm.js';
 import { InvalidOptionError, MissingDependencyError } from '../../src/core/errors.js';
 import { silentLogger, type TokenCounter } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';

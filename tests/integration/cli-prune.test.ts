@@ -2,7 +2,7 @@ import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createContextManager } from '../../src/api/context-manager.js';
-import { createExtractiveSummarizer } from '../../src/core/compact/extractive-summarizer.js';
+import { createExtractiveSummarizer } from '../../src/core/compact/summary/extractive-summarizer.js';
 import type { Message } from '../../src/core/types.js';
 import { writeTemp } from '../../src/infrastructure/atomic-files.js';
 import { NodeFileWriter } from '../../src/infrastructure/node-file-writer.js';

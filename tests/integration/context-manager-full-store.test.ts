@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createContextManager } from '../../src/api/context-manager.js';
-import { createExtractiveSummarizer } from '../../src/core/compact/extractive-summarizer.js';
+import { createExtractiveSummarizer } from '../../src/core/compact/summary/extractive-summarizer.js';
 import { WriteFailedError } from '../../src/core/errors.js';
 import type { ContextAction } from '../../src/core/manage/types.js';
 import type { ContentStore, Logger } from '../../src/core/ports.js';

@@ -10,7 +10,7 @@ import {
   type ContextManagerOptions,
 } from '../../src/api/context-manager.js';
 import { MANAGER_OPTION_GROUPS } from '../../src/api/context-manager-options.js';
-import { createExtractiveSummarizer } from '../../src/core/compact/extractive-summarizer.js';
+import { createExtractiveSummarizer } from '../../src/core/compact/summary/extractive-summarizer.js';
 import { InvalidOptionError } from '../../src/core/errors.js';
 import type { TokenCounter } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';

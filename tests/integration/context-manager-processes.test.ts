@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContextManager } from '../../src/api/context-manager.js';
-import { collectKeys } from '../../src/core/store-keys.js';
+import { collectKeys } from '../../src/core/store/store-keys.js';
 import type { ContentStore } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';
 import { createFileStore } from '../../src/stores/file-store.js';

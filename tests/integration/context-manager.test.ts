@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createContextManager } from '../../src/api/context-manager.js';
 import { countTokens } from '../../src/api/tokens.js';
-import { createExtractiveSummarizer } from '../../src/core/compact/extractive-summarizer.js';
+import { createExtractiveSummarizer } from '../../src/core/compact/summary/extractive-summarizer.js';
 import { InvalidOptionError, UnsafePathError } from '../../src/core/errors.js';
 import type { ContextAction, ContextCompactAction } from '../../src/core/manage/types.js';
 import type { Logger } from '../../src/core/ports.js';

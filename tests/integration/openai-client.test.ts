@@ -2,7 +2,7 @@
  * The OpenAI client with the real `openai` SDK over real HTTP, against a local server speaking
  * chat completions, as vLLM or Ollama would.
  */
-import { stripLedger } from '../../src/core/compact/ledger.js';
+import { stripLedger } from '../../src/core/compact/summary/ledger.js';
 import OpenAI from 'openai';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { compactMessages } from '../../src/api/compact.js';
 import { retryWithBackoff } from '../../src/core/compact/retry.js';
-import { computeSummaryMaxTokens, createLlmSummarizer } from '../../src/core/compact/summarize-with-llm.js';
+import { computeSummaryMaxTokens, createLlmSummarizer } from '../../src/core/compact/summary/summarize-with-llm.js';
 import { InvalidOptionError, MissingDependencyError } from '../../src/core/errors.js';
 import { silentLogger, type TokenCounter } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';

@@ -7,7 +7,7 @@ import { offloadToolResult } from '../../src/api/direct-offload.js';
 import { offloadToolResults } from '../../src/api/offload.js';
 import { createReadOffloadedTool } from '../../src/api/read-offloaded-tool.js';
 import type { ByteRange, ContentStore } from '../../src/core/ports.js';
-import { DEFAULT_READ_CHUNK_BYTES } from '../../src/core/read-offloaded.js';
+import { DEFAULT_READ_CHUNK_BYTES } from '../../src/core/read/read-offloaded.js';
 import type { Message } from '../../src/core/types.js';
 import { createFileStore } from '../../src/stores/file-store.js';
 import { createRecordingLogger, createScriptedSummarizer } from '../unit/compact-fixtures.js';

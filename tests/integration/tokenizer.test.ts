@@ -8,13 +8,13 @@ import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as packageRoot from '../../src/index.js';
-import { countTextYielding, MESSAGE_TOKEN_OVERHEAD } from '../../src/core/tokens.js';
+import { countTextYielding, MESSAGE_TOKEN_OVERHEAD } from '../../src/core/text/tokens.js';
 import {
   isPieceBoundary,
   MAX_COUNTED_PIECE_CHARS,
   MAX_UNBROKEN_STRETCH_CHARS,
   splitIntoPieces,
-} from '../../src/core/text-pieces.js';
+} from '../../src/core/text/text-pieces.js';
 import {
   BYPASSED_PIECES,
   countTextTokens,

@@ -8,7 +8,7 @@ import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/
 import { describe, expect, it } from 'vitest';
 import { createContextManager } from '../../src/api/context-manager.js';
 import type { MessageFormat } from '../../src/core/format.js';
-import { BATCH_REFERENCE_PREFIX } from '../../src/core/offload-reference.js';
+import { BATCH_REFERENCE_PREFIX } from '../../src/core/offload/offload-reference.js';
 import type { Message, ToolUseBlock } from '../../src/core/types.js';
 import { createLangchainFormat, formats } from '../../src/formats/index.js';
 import { createMemoryStore } from '../../src/stores/memory-store.js';

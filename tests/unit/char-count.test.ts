@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countBlockChars, countMessageChars, countToolResultChars } from '../../src/core/char-count.js';
+import { countBlockChars, countMessageChars, countToolResultChars } from '../../src/core/text/char-count.js';
 import type { ContentBlock } from '../../src/core/types.js';
 
 describe('countToolResultChars', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { drawBar, drawGauge } from '../../src/cli/render/bar-chart.js';
-import { formatQuantity, groupDigits } from '../../src/core/figures.js';
+import { formatQuantity, groupDigits } from '../../src/core/text/figures.js';
 import { formatPercent, truncateText } from '../../src/cli/render/format-figures.js';
 import { createTerminalStyle, isColorEnabled, measureLineWidth } from '../../src/cli/render/terminal-style.js';
 

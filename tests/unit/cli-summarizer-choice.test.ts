@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { chooseSummarizer, createChosenSummarizer, describeSummarizer } from '../../src/cli/summarizer-choice.js';
-import { DEFAULT_SUMMARY_MODEL } from '../../src/core/defaults.js';
+import { DEFAULT_SUMMARY_MODEL } from '../../src/core/options/defaults.js';
 
 const hooks = { onRequestStart: async () => undefined, onRequestEnd: () => undefined };
 

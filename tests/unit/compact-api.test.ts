@@ -5,8 +5,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { compactMessages, EXTRACTIVE_FALLBACK_WARNING, restoreRecentFiles } from '../../src/api/compact.js';
 import { InvalidMessageError, InvalidOptionError, MissingDependencyError } from '../../src/core/errors.js';
-import { stripLedger } from '../../src/core/compact/ledger.js';
-import { computeMinSummaryInputTokens } from '../../src/core/compact/summarize-with-llm.js';
+import { stripLedger } from '../../src/core/compact/summary/ledger.js';
+import { computeMinSummaryInputTokens } from '../../src/core/compact/summary/summarize-with-llm.js';
 import type { LlmClient } from '../../src/core/ports.js';
 import { defaultTokenCounter } from '../../src/infrastructure/tokenizer.js';
 import type { Message } from '../../src/core/types.js';

@@ -5,7 +5,7 @@ import {
   resolveRestoreOptions,
   resolveSummaryModel,
 } from '../../src/core/compact/compact-options.js';
-import { computeMinSummaryInputTokens } from '../../src/core/compact/summarize-with-llm.js';
+import { computeMinSummaryInputTokens } from '../../src/core/compact/summary/summarize-with-llm.js';
 import type { LlmClient } from '../../src/core/ports.js';
 import { InvalidOptionError, UnsafePathError } from '../../src/core/errors.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fitSummaryToBudget } from '../../src/core/compact/summary-budget.js';
-import { hasLoneSurrogate } from '../../src/core/text.js';
+import { fitSummaryToBudget } from '../../src/core/compact/summary/summary-budget.js';
+import { hasLoneSurrogate } from '../../src/core/text/text.js';
 import { charCounter, createCountingCounter } from './compact-fixtures.js';
 
 const MARKER = /\n\n\[… summary cut to its budget of [\d,]+ tokens: the summarizer returned [\d,]+ characters\]$/;

@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { countTokens, estimateTokens } from '../../src/api/tokens.js';
 import { assembleMessages, formatRestoredFileMessage } from '../../src/core/compact/assemble.js';
 import { compactMessagesWith } from '../../src/core/compact/compact.js';
-import { isPathInside } from '../../src/core/path-resolution.js';
+import { isPathInside } from '../../src/core/store/path-resolution.js';
 import { collectRestoredFiles } from '../../src/core/compact/restore.js';
-import { BLOCK_TOKEN_OVERHEAD, MESSAGE_TOKEN_OVERHEAD } from '../../src/core/tokens.js';
+import { BLOCK_TOKEN_OVERHEAD, MESSAGE_TOKEN_OVERHEAD } from '../../src/core/text/tokens.js';
 import type { ContentBlock, Message } from '../../src/core/types.js';
 import {
   archiveTarget,

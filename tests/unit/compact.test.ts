@@ -1,12 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import { compactMessagesWith, type CompactPorts } from '../../src/core/compact/compact.js';
 import type { ResolvedCompactOptions } from '../../src/core/compact/compact-options.js';
-import { createExtractiveSummarizer } from '../../src/core/compact/extractive-summarizer.js';
-import { parseLedger, stripLedger } from '../../src/core/compact/ledger.js';
-import { computeSummaryMaxTokens } from '../../src/core/compact/summarize-with-llm.js';
+import { createExtractiveSummarizer } from '../../src/core/compact/summary/extractive-summarizer.js';
+import { parseLedger, stripLedger } from '../../src/core/compact/summary/ledger.js';
+import { computeSummaryMaxTokens } from '../../src/core/compact/summary/summarize-with-llm.js';
 import { SummarizerFailedError, type ContextError } from '../../src/core/errors.js';
-import { appendPreview, buildBatchReference } from '../../src/core/offload-reference.js';
-import { countHistoryTokens, MESSAGE_TOKEN_OVERHEAD } from '../../src/core/tokens.js';
+import { appendPreview, buildBatchReference } from '../../src/core/offload/offload-reference.js';
+import { countHistoryTokens, MESSAGE_TOKEN_OVERHEAD } from '../../src/core/text/tokens.js';
 import type { ContentStore } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';
 import { createMemoryStore } from '../../src/stores/memory-store.js';

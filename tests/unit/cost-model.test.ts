@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { priceInDollars, priceTokens, selectCostModel } from '../../src/core/cost-model.js';
+import { priceInDollars, priceTokens, selectCostModel } from '../../src/core/cost/cost-model.js';
 import { InvalidOptionError } from '../../src/core/errors.js';
 
 function catchError(run: () => unknown): unknown {

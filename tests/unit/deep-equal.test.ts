@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isDeepEqual } from '../../src/core/deep-equal.js';
+import { isDeepEqual } from '../../src/core/util/deep-equal.js';
 
 describe('isDeepEqual', () => {
   it('holds plain objects equal whatever their key order, and arrays item by item', () => {

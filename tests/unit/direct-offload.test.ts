@@ -11,8 +11,8 @@ import {
   offloadToolResultWithWriter,
 } from '../../src/api/direct-offload.js';
 import { WriteFailedError } from '../../src/core/errors.js';
-import type { DirectOffloadOptions, ToolResultOffloaderOptions } from '../../src/core/offload-options.js';
-import { buildDirectReference, buildPreview } from '../../src/core/offload-reference.js';
+import type { DirectOffloadOptions, ToolResultOffloaderOptions } from '../../src/core/options/offload-options.js';
+import { buildDirectReference, buildPreview } from '../../src/core/offload/offload-reference.js';
 import type { ContentStore, FileWriter } from '../../src/core/ports.js';
 import type { ContentBlock, Message } from '../../src/core/types.js';
 import { createMemoryStore } from '../../src/stores/memory-store.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseDecimalNumber, parseNumberText, resolveNumberSetting } from '../../src/core/env.js';
-import { OPTIONS, resolveTableOption } from '../../src/core/option-table.js';
+import { parseDecimalNumber, parseNumberText, resolveNumberSetting } from '../../src/core/options/env.js';
+import { OPTIONS, resolveTableOption } from '../../src/core/options/option-table.js';
 import { InvalidOptionError } from '../../src/core/errors.js';
 
 describe('parseDecimalNumber: decimal notation only', () => {

@@ -5,7 +5,7 @@ import {
   findPrintedErrorLine,
   printsItsOwnErrors,
   PRINTED_ERROR_END_CHARS,
-} from '../../src/core/compact/error-lines.js';
+} from '../../src/core/compact/summary/error-lines.js';
 
 describe('findErrorLine: the error in what a tool printed', () => {
   it.each([

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ContextError, describeValue, InvalidOptionError, WriteFailedError } from '../../src/core/errors.js';
-import { resolveNumberSetting } from '../../src/core/env.js';
-import { assertSafePathSegment } from '../../src/core/safe-path.js';
-import { assertMessages } from '../../src/core/validate-messages.js';
+import { resolveNumberSetting } from '../../src/core/options/env.js';
+import { assertSafePathSegment } from '../../src/core/store/safe-path.js';
+import { assertMessages } from '../../src/core/messages/validate-messages.js';
 
 describe('ContextError', () => {
   it('takes its name from the subclass and keeps code and cause', () => {

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createExtractiveSummarizer } from '../../src/core/compact/extractive-summarizer.js';
+import { createExtractiveSummarizer } from '../../src/core/compact/summary/extractive-summarizer.js';
 import { InvalidOptionError } from '../../src/core/errors.js';
 import type { ContentBlock, Message } from '../../src/core/types.js';
-import { countWords } from '../../src/core/words.js';
+import { countWords } from '../../src/core/text/words.js';
 
 const TITLES = ['Goals & Decisions', 'File Operations', 'Tool Calls', 'Task Status', 'Errors & Resolutions'];
 

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatRestoredFileMessage } from '../../src/core/compact/assemble.js';
-import { gatherFacts } from '../../src/core/compact/conversation-facts.js';
-import { findLastErrorReadingStore, type LastErrorFinding } from '../../src/core/compact/last-error.js';
+import { gatherFacts } from '../../src/core/compact/summary/conversation-facts.js';
+import { findLastErrorReadingStore, type LastErrorFinding } from '../../src/core/compact/summary/last-error.js';
 import {
   appendLedger,
   buildLedger,
@@ -11,13 +11,13 @@ import {
   renderLedger,
   stripLedger,
   type CompactLedger,
-} from '../../src/core/compact/ledger.js';
+} from '../../src/core/compact/summary/ledger.js';
 import {
   appendErrorLine,
   appendPreview,
   buildBatchReference,
   buildDirectReference,
-} from '../../src/core/offload-reference.js';
+} from '../../src/core/offload/offload-reference.js';
 import { silentLogger, type ContentStore } from '../../src/core/ports.js';
 import type { ContentBlock, Message } from '../../src/core/types.js';
 import { deepFreeze } from './compact-fixtures.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLruMap } from '../../src/core/lru-map.js';
+import { createLruMap } from '../../src/core/util/lru-map.js';
 
 describe('createLruMap', () => {
   it('forgets the least recently used entry past maxEntries', () => {

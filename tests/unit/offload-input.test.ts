@@ -3,7 +3,7 @@
  * and what it leaves alone (references from earlier runs, blocks it does not offload).
  */
 import { describe, expect, it } from 'vitest';
-import { buildBatchReference, buildPreview } from '../../src/core/offload-reference.js';
+import { buildBatchReference, buildPreview } from '../../src/core/offload/offload-reference.js';
 import type { ContentBlock, Message } from '../../src/core/types.js';
 import {
   assistantMessage,

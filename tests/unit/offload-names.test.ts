@@ -6,8 +6,8 @@ import {
   MAX_VERBATIM_ID_LENGTH,
   planFileNames,
   toFileStem,
-} from '../../src/core/offload-names.js';
-import { isSafePathSegment } from '../../src/core/safe-path.js';
+} from '../../src/core/offload/offload-names.js';
+import { isSafePathSegment } from '../../src/core/store/safe-path.js';
 
 /** What any stem may be: safe characters, optionally `~` and an 11-digit hash; never `.` or `..`. */
 const STEM = /^[A-Za-z0-9._-]*(~[0-9a-z]{11})?$/;

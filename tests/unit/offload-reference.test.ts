@@ -10,7 +10,7 @@ import {
   isOffloadReference,
   MAX_REFERENCE_ERROR_LINE_CHARS,
   readReferenceErrorLine,
-} from '../../src/core/offload-reference.js';
+} from '../../src/core/offload/offload-reference.js';
 
 const reference = fc.oneof(
   fc.constantFrom('./tool-result-a.md', '/srv/offload/s/a.md').map(buildBatchReference),

@@ -5,7 +5,7 @@
  * tests/integration/offload-with-writer.test.ts.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { buildPreview } from '../../src/core/offload-reference.js';
+import { buildPreview } from '../../src/core/offload/offload-reference.js';
 import type { ContentBlock, Message } from '../../src/core/types.js';
 import { createMemoryStore } from '../../src/stores/memory-store.js';
 import {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidOptionError, UnsafePathError } from '../../src/core/errors.js';
-import { flattenOptionGroups, resolveWithOptionPaths } from '../../src/core/option-groups.js';
+import { flattenOptionGroups, resolveWithOptionPaths } from '../../src/core/options/option-groups.js';
 
 const schema = {
   offload: { threshold: 'threshold', timing: 'offloadTiming' },

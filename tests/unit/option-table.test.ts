@@ -1,15 +1,15 @@
 /**
- * The option table (src/core/option-table.ts) is the truth: its rows resolve options, and the
+ * The option table (src/core/options/option-table.ts) is the truth: its rows resolve options, and the
  * docs' option tables (`| option | type | default | env |` in docs/offload.md and
  * docs/compaction.md) are generated from it and scripts/option-docs.ts by
  * `npm run docs:options`; these tests fail when a page drifts from what it would generate.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import * as defaults from '../../src/core/defaults.js';
+import * as defaults from '../../src/core/options/defaults.js';
 import { InvalidOptionError } from '../../src/core/errors.js';
 import { OPTION_DOCS, type OptionDocSection } from '../../scripts/option-docs.js';
-import { OPTION_TABLE, OPTIONS, resolveTableOption, type OptionFunction } from '../../src/core/option-table.js';
+import { OPTION_TABLE, OPTIONS, resolveTableOption, type OptionFunction } from '../../src/core/options/option-table.js';
 import {
   describeRule,
   findStaleOptionTables,

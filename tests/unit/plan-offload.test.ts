@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { planOffload } from '../../src/api/offload.js';
-import { planOffload as planOffloadPure } from '../../src/core/plan-offload.js';
-import { buildDirectReference, buildPreview } from '../../src/core/offload-reference.js';
+import { planOffload as planOffloadPure } from '../../src/core/offload/plan-offload.js';
+import { buildDirectReference, buildPreview } from '../../src/core/offload/offload-reference.js';
 import type { Message } from '../../src/core/types.js';
 import { assistantMessage, deepFreeze, text, toolResult, toolUse, userMessage } from '../fixtures/offload-fixtures.js';
 

@@ -3,8 +3,8 @@ import { pruneOffloaded } from '../../src/api/prune.js';
 import { escapeForTerminal, parseDuration } from '../../src/cli/prune.js';
 import { UnsafePathError, WriteFailedError } from '../../src/core/errors.js';
 import type { ContentStore } from '../../src/core/ports.js';
-import { isOffloadedKey } from '../../src/core/offload-names.js';
-import { MIN_PARTIAL_WRITE_AGE_MS, pruneStore } from '../../src/core/prune.js';
+import { isOffloadedKey } from '../../src/core/offload/offload-names.js';
+import { MIN_PARTIAL_WRITE_AGE_MS, pruneStore } from '../../src/core/store/prune.js';
 import { createMemoryStore } from '../../src/stores/memory-store.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

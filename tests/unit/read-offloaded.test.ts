@@ -12,7 +12,7 @@ import {
   READ_OFFLOADED_TOOL_NAME,
   readOffloaded,
   type ResolvedReadOffloadedOptions,
-} from '../../src/core/read-offloaded.js';
+} from '../../src/core/read/read-offloaded.js';
 import { compileRe2Pattern } from '../../src/infrastructure/re2-pattern.js';
 import { createMemoryStore } from '../../src/stores/memory-store.js';
 

@@ -6,7 +6,7 @@ import {
   type CollectRestoredFilesOptions,
 } from '../../src/core/compact/restore.js';
 import { formatRestoredFileMessage } from '../../src/core/compact/assemble.js';
-import { isPathInside, resolvePathFrom } from '../../src/core/path-resolution.js';
+import { isPathInside, resolvePathFrom } from '../../src/core/store/path-resolution.js';
 import type { FileReader } from '../../src/core/ports.js';
 import type { Message } from '../../src/core/types.js';
 import { charCounter, createRecordingLogger, MemoryFileSystem, readFileTurn } from './compact-fixtures.js';

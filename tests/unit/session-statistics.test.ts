@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { estimateCachedInputCost } from '../../src/core/cost-model.js';
+import { estimateCachedInputCost } from '../../src/core/cost/cost-model.js';
 import {
   createSessionStatistics,
   SESSION_DETAIL_KEPT,
   SESSION_SUMMARIES_KEPT,
   type RecordedRequest,
-} from '../../src/core/session-statistics.js';
+} from '../../src/core/cost/session-statistics.js';
 import type { Message } from '../../src/core/types.js';
 
 const ratios = { readRatio: 0.1, writeRatio: 1.25 };

@@ -6,12 +6,12 @@ import {
   createLlmSummarizer,
   MIN_KEPT_BLOCK_CHARS,
   MIN_SUMMARY_CONVERSATION_TOKENS,
-} from '../../src/core/compact/summarize-with-llm.js';
-import { createRequestPlanner, type PlannedRequest } from '../../src/core/compact/summary-input.js';
-import { buildSummaryPrompt, renderMessagesForSummary } from '../../src/core/compact/summary-prompt.js';
+} from '../../src/core/compact/summary/summarize-with-llm.js';
+import { createRequestPlanner, type PlannedRequest } from '../../src/core/compact/summary/summary-input.js';
+import { buildSummaryPrompt, renderMessagesForSummary } from '../../src/core/compact/summary/summary-prompt.js';
 import { ContextError, InvalidOptionError, SummarizerFailedError } from '../../src/core/errors.js';
 import type { LlmClient, LlmSummarizeOptions, TokenCounter } from '../../src/core/ports.js';
-import { CHARS_COUNTED_BETWEEN_YIELDS, countHistoryTokens } from '../../src/core/tokens.js';
+import { CHARS_COUNTED_BETWEEN_YIELDS, countHistoryTokens } from '../../src/core/text/tokens.js';
 import type { ContentBlock, Message } from '../../src/core/types.js';
 import { defaultTokenCounter } from '../../src/infrastructure/tokenizer.js';
 

@@ -6,7 +6,7 @@ import {
   cutTextInMiddle,
   renderMessagesForSummary,
   SUMMARY_SECTION_TITLES,
-} from '../../src/core/compact/summary-prompt.js';
+} from '../../src/core/compact/summary/summary-prompt.js';
 import { InvalidOptionError } from '../../src/core/errors.js';
 import type { Message } from '../../src/core/types.js';
 

@@ -11,7 +11,7 @@ import {
   MAX_COUNTED_PIECE_CHARS,
   MAX_UNBROKEN_STRETCH_CHARS,
   splitIntoPieces,
-} from '../../src/core/text-pieces.js';
+} from '../../src/core/text/text-pieces.js';
 
 const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
 const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;

@@ -12,7 +12,7 @@ import {
   countTextYielding,
   rememberMessageTokens,
   shouldCompactWith,
-} from '../../src/core/tokens.js';
+} from '../../src/core/text/tokens.js';
 import type { Message } from '../../src/core/types.js';
 import { charCounter, createCountingCounter, deepFreeze } from './compact-fixtures.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createExtractiveSummarizer } from '../../src/core/compact/extractive-summarizer.js';
-import { buildLedger } from '../../src/core/compact/ledger.js';
-import { readSlashCommand } from '../../src/core/compact/user-requests.js';
+import { createExtractiveSummarizer } from '../../src/core/compact/summary/extractive-summarizer.js';
+import { buildLedger } from '../../src/core/compact/summary/ledger.js';
+import { readSlashCommand } from '../../src/core/compact/summary/user-requests.js';
 import type { Message } from '../../src/core/types.js';
 
 const PR = 'https://github.com/acme/app/pull/344';

@@ -4,7 +4,7 @@
  */
 import { UNMATCHED_TOOL, type ContextMeasurement } from '../measure-context.js';
 import { drawBar, drawGauge } from './bar-chart.js';
-import { groupDigits } from '../../core/figures.js';
+import { groupDigits } from '../../core/text/figures.js';
 import { formatPercent, padEnd, padStart, truncateText } from './format-figures.js';
 import { describeOffloadSkip } from './offload-skip.js';
 import type { TerminalStyle } from './terminal-style.js';

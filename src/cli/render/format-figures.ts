@@ -1,8 +1,8 @@
 /**
  * Figures for people: percentages, sizes, cut text, padded columns (grouped numbers and
- * quantities are in core/figures.ts, shared with the texts the library writes).
+ * quantities are in core/text/figures.ts, shared with the texts the library writes).
  */
-import { formatQuantity } from '../../core/figures.js';
+import { formatQuantity } from '../../core/text/figures.js';
 
 /** `0.4231` → `42.3%`; shares under 0.1% but above 0 show as `<0.1%`. */
 export function formatPercent(share: number): string {

@@ -1,4 +1,4 @@
-import { groupDigits } from '../../core/figures.js';
+import { groupDigits } from '../../core/text/figures.js';
 import { formatPercent } from './format-figures.js';
 
 /** The plan figures the explanation needs (from `planOffload`). */

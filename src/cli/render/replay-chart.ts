@@ -5,7 +5,7 @@
  * largest value is drawn); fewer are stretched. Consecutive points are joined vertically, so
  * a compaction shows as a drop.
  */
-import { groupDigits } from '../../core/figures.js';
+import { groupDigits } from '../../core/text/figures.js';
 import type { TerminalStyle } from './terminal-style.js';
 
 /** One request's context size, without and with the manager. */

@@ -7,7 +7,7 @@
  */
 import type { ReplayReport } from '../replay/replay-report.js';
 import { formatDollars } from '../replay/replay-summary-table.js';
-import { formatQuantity, groupDigits } from '../../core/figures.js';
+import { formatQuantity, groupDigits } from '../../core/text/figures.js';
 import { formatPercent } from './format-figures.js';
 import { computeNiceScale, formatTokensShort } from './replay-chart.js';
 

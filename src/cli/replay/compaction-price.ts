@@ -3,8 +3,8 @@
  * request after it sends the compacted context written anew, where without it the whole
  * history would have been read from the cache; each later request then reads fewer tokens.
  */
-import { priceTokens, type CostModel } from '../../core/cost-model.js';
-import { groupDigits } from '../../core/figures.js';
+import { priceTokens, type CostModel } from '../../core/cost/cost-model.js';
+import { groupDigits } from '../../core/text/figures.js';
 
 /**
  * The compaction's price with prompt caching, in units of uncached input tokens: the next

@@ -3,7 +3,12 @@
  * chosen from the transcript's model when the file names it, else Anthropic's prices; and
  * `--cache-read-ratio`, `--cache-write-ratio` and `--price-per-mtok`, which win over the family's.
  */
-import { selectCostModel, type CacheFamily, type CostModel, type CostModelOptions } from '../../core/cost-model.js';
+import {
+  selectCostModel,
+  type CacheFamily,
+  type CostModel,
+  type CostModelOptions,
+} from '../../core/cost/cost-model.js';
 import { readStringFlag } from '../arguments.js';
 import type { CommandArguments } from '../arguments.js';
 import { UsageError } from '../errors.js';

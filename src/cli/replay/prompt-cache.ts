@@ -11,8 +11,12 @@
 import { countTokens } from '../../api/tokens.js';
 import type { Message } from '../../core/types.js';
 
-export { DEFAULT_CACHE_READ_RATIO, DEFAULT_CACHE_WRITE_RATIO, estimateCachedInputCost } from '../../core/cost-model.js';
-export type { CacheRatios } from '../../core/cost-model.js';
+export {
+  DEFAULT_CACHE_READ_RATIO,
+  DEFAULT_CACHE_WRITE_RATIO,
+  estimateCachedInputCost,
+} from '../../core/cost/cost-model.js';
+export type { CacheRatios } from '../../core/cost/cost-model.js';
 
 /** How one request's input splits between the cache and new input. */
 export interface CachedInput {

@@ -9,7 +9,7 @@
  * peer benchmark, so both count the same requests.
  */
 import { countTokens } from '../../api/tokens.js';
-import { renderResultText } from '../../core/compact/conversation-facts.js';
+import { renderResultText } from '../../core/compact/summary/conversation-facts.js';
 import { isToolResultBlock, type Message } from '../../core/types.js';
 import { estimateCachedInputCost, type CacheRatios } from './prompt-cache.js';
 

@@ -4,8 +4,8 @@
  * the offline extractive one unless `--provider` names another: a replay may compact many
  * times, and an LLM should not be paid for that unless the user asks.
  */
-import { parseNumberText } from '../../core/env.js';
-import type { NumberRule } from '../../core/env.js';
+import { parseNumberText } from '../../core/options/env.js';
+import type { NumberRule } from '../../core/options/env.js';
 import { InvalidOptionError } from '../../core/errors.js';
 import { readStringFlag } from '../arguments.js';
 import type { CommandArguments } from '../arguments.js';
@@ -13,7 +13,7 @@ import { UsageError } from '../errors.js';
 import { chooseSummarizer } from '../summarizer-choice.js';
 import type { SummarizerChoice } from '../summarizer-choice.js';
 
-export { DEFAULT_PRICE_PER_MTOK } from '../../core/cost-model.js';
+export { DEFAULT_PRICE_PER_MTOK } from '../../core/cost/cost-model.js';
 
 /** `k` and `m` after a token count: `100k` is 100,000, `1.5m` is 1,500,000. */
 const TOKEN_COUNT = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*([kKmM]?)\s*$/;

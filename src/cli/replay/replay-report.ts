@@ -4,7 +4,7 @@
  * manager did, and the estimated input cost, uncached and with prompt caching; then the
  * totals. `replay --json` prints {@link ReplayReport} as it is.
  */
-import type { CacheFamily } from '../../core/cost-model.js';
+import type { CacheFamily } from '../../core/cost/cost-model.js';
 
 /** A compaction the manager ran before one request. */
 export interface ReplayCompaction {

@@ -13,7 +13,7 @@
  * never saw whole is read back in one more request, counted apart (see `read-backs.ts`).
  */
 import { countTokens } from '../../api/tokens.js';
-import type { LastUsage } from '../../core/tokens.js';
+import type { LastUsage } from '../../core/text/tokens.js';
 import type { Message } from '../../core/types.js';
 import type { ContextAction, PrepareOptions, PrepareResult } from '../../core/manage/types.js';
 import { groupResultsByRequest, measureReadBacks } from './read-backs.js';

@@ -4,7 +4,7 @@
  * and with prompt caching, requests over the window), the read-backs the manager's offloads
  * cost (not in the figures above), what the manager did, and its compactions one per line.
  */
-import { formatQuantity, groupDigits } from '../../core/figures.js';
+import { formatQuantity, groupDigits } from '../../core/text/figures.js';
 import { formatPercent, padEnd, padStart } from '../render/format-figures.js';
 import type { TerminalStyle } from '../render/terminal-style.js';
 import { toTerminalText } from '../render/terminal-text.js';

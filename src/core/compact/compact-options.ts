@@ -3,10 +3,10 @@
  * when given, else its environment variable, else its default. Everything is checked here,
  * before any side effect, with messages naming the option or variable.
  */
-import { DEFAULT_REFERENCE_READER, DEFAULT_SUMMARY_MODEL } from '../defaults.js';
-import type { Environment } from '../env.js';
+import { DEFAULT_REFERENCE_READER, DEFAULT_SUMMARY_MODEL } from '../options/defaults.js';
+import type { Environment } from '../options/env.js';
 import { describeValue, InvalidOptionError } from '../errors.js';
-import { OPTIONS, resolveTableOption } from '../option-table.js';
+import { OPTIONS, resolveTableOption } from '../options/option-table.js';
 import type {
   ContentStore,
   ConversationRequest,
@@ -17,12 +17,12 @@ import type {
   Summarizer,
   TokenCounter,
 } from '../ports.js';
-import { assertDirectorySetting } from '../safe-path.js';
-import { assertTokenCounter, resolveCompactTrigger, type LastUsage } from '../tokens.js';
-import { isAbsolutePath, resolvePathFrom } from '../path-resolution.js';
-import { computeMinSummaryInputTokens, MIN_SUMMARY_CONVERSATION_TOKENS } from './summarize-with-llm.js';
-import { resolveSummaryMode, type SummaryMode } from './summarize-reusing-prefix.js';
-import type { ReferenceReader } from './reference-reader.js';
+import { assertDirectorySetting } from '../store/safe-path.js';
+import { assertTokenCounter, resolveCompactTrigger, type LastUsage } from '../text/tokens.js';
+import { isAbsolutePath, resolvePathFrom } from '../store/path-resolution.js';
+import { computeMinSummaryInputTokens, MIN_SUMMARY_CONVERSATION_TOKENS } from './summary/summarize-with-llm.js';
+import { resolveSummaryMode, type SummaryMode } from './summary/summarize-reusing-prefix.js';
+import type { ReferenceReader } from './summary/reference-reader.js';
 
 /** When compaction runs: the window, the trigger and how the history is counted. Part of {@link CompactOptions}. */
 export interface TriggerOptions {

@@ -5,14 +5,14 @@
 import { describeError } from '../errors.js';
 import { throwIfAborted } from '../abort.js';
 import type { ContentStore, FileReader, Logger, Sleep, Summarizer, TokenCounter } from '../ports.js';
-import { countHistoryTokens, isAtCompactThreshold } from '../tokens.js';
+import { countHistoryTokens, isAtCompactThreshold } from '../text/tokens.js';
 import type { Message } from '../types.js';
 import { assembleMessages } from './assemble.js';
 import type { ResolvedCompactOptions } from './compact-options.js';
 import { partitionMessages } from './partition.js';
 import { archiveRest } from './persist.js';
-import { gatherFacts, type ConversationFacts } from './conversation-facts.js';
-import { findLastErrorReadingStore } from './last-error.js';
+import { gatherFacts, type ConversationFacts } from './summary/conversation-facts.js';
+import { findLastErrorReadingStore } from './summary/last-error.js';
 import { readOffloadedCommandHeads, type OffloadFolderStore } from './stored-text.js';
 import {
   appendLedger,
@@ -22,20 +22,20 @@ import {
   LEDGER_LIMITS,
   parseLedger,
   type CompactLedger,
-} from './ledger.js';
+} from './summary/ledger.js';
 import {
   listOffloadedResults,
   mergeOffloadedResults,
   readOffloadIndex,
   writeOffloadIndex,
   type ConversationIndex,
-} from './offload-index.js';
-import type { CommandHeads } from './input-gist.js';
+} from './summary/offload-index.js';
+import type { CommandHeads } from './summary/input-gist.js';
 import { collectRestoredFiles } from './restore.js';
 import { summarizeWithRetry } from './retry.js';
 import { computeCompactStats, createEmptyCompactStats, type CompactStats } from './stats.js';
-import { fitSummaryToBudget } from './summary-budget.js';
-import { computeSummaryMaxTokens } from './summarize-with-llm.js';
+import { fitSummaryToBudget } from './summary/summary-budget.js';
+import { computeSummaryMaxTokens } from './summary/summarize-with-llm.js';
 
 /**
  * Why nothing was compacted:

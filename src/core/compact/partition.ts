@@ -3,7 +3,7 @@
  * provider's own compaction block, everything through the newest message holding one; it is
  * kept as is. The Rest is everything after it, all of it compacted.
  */
-import { findProviderCompactionHead } from '../provider-compaction.js';
+import { findProviderCompactionHead } from '../messages/provider-compaction.js';
 import { isToolResultBlock, type Message } from '../types.js';
 
 /** The two regions of a history. */

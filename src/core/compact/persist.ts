@@ -10,11 +10,11 @@
  */
 import { ContextError } from '../errors.js';
 import type { ContentStore, Logger } from '../ports.js';
-import { findTakenNames } from '../taken-names.js';
+import { findTakenNames } from '../store/taken-names.js';
 import type { Message } from '../types.js';
 import { stringifyArrayInParts } from './archive-json.js';
 
-import { ARCHIVE_FILE_NAME_PATTERN } from '../offload-names.js';
+import { ARCHIVE_FILE_NAME_PATTERN } from '../offload/offload-names.js';
 
 export { ARCHIVE_FILE_NAME_PATTERN };
 

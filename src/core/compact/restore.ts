@@ -8,7 +8,7 @@ import { throwIfAborted } from '../abort.js';
 import type { FileReader, Logger, TokenCounter } from '../ports.js';
 import { isToolUseBlock, type Message } from '../types.js';
 import { formatRestoredFileMessage, parseRestoredFileMessage, RESTORED_FILE_ACKNOWLEDGEMENT } from './assemble.js';
-import { isPathInside, resolvePathFrom } from '../path-resolution.js';
+import { isPathInside, resolvePathFrom } from '../store/path-resolution.js';
 
 /**
  * The most UTF-8 bytes one token of o200k_base (the default counter's encoding) holds: 128, a

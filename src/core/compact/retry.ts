@@ -10,7 +10,7 @@ import { raceWithSignal, throwIfAborted } from '../abort.js';
 import { SummarizerFailedError } from '../errors.js';
 import type { Sleep, Summarizer } from '../ports.js';
 import type { Message } from '../types.js';
-import type { CompactionSummarizerOptions, LedgerError } from './ledger.js';
+import type { CompactionSummarizerOptions, LedgerError } from './summary/ledger.js';
 
 /** Longest wait between two attempts, whatever the backoff or `retry-after` says. */
 export const DEFAULT_MAX_RETRY_DELAY_MS = 60_000;

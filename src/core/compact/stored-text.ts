@@ -5,11 +5,11 @@
  */
 import { throwIfAborted } from '../abort.js';
 import { describeError } from '../errors.js';
-import { isOffloadReference } from '../offload-reference.js';
+import { isOffloadReference } from '../offload/offload-reference.js';
 import type { ContentStore, Logger } from '../ports.js';
-import { extractReference, resolveKey } from '../reference-keys.js';
-import type { ConversationFacts } from './conversation-facts.js';
-import { extractCommand } from './input-gist.js';
+import { extractReference, resolveKey } from '../read/reference-keys.js';
+import type { ConversationFacts } from './summary/conversation-facts.js';
+import { extractCommand } from './summary/input-gist.js';
 
 /**
  * The store that holds an offloaded result compaction's own store does not: the folder

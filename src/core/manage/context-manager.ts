@@ -1,6 +1,6 @@
 /**
  * The context manager: one call per model request. In order, each step only when needed (see
- * `offload-policy.ts` for the two timings): (1) new tool results: as results age, sent whole
+ * `offload/offload-policy.ts` for the two timings): (1) new tool results: as results age, sent whole
  * unless too large for the window, then cut; on arrival, offloaded when large; (2) older results
  * and the large fields of older tool calls' inputs: in one batch when they pass their budget (as
  * they age) or the ratio gate (on arrival); (3) when the history is still over the compaction
@@ -17,32 +17,32 @@
 import { createAbortableStore, throwIfAborted } from '../abort.js';
 import { describeError, describeValue, InvalidMessageError, InvalidOptionError } from '../errors.js';
 import type { TokenCounter } from '../ports.js';
-import { recordToolNames } from '../tool-names.js';
+import { recordToolNames } from '../messages/tool-names.js';
 import type { Message } from '../types.js';
-import { assertMessage } from '../validate-messages.js';
-import { createCompactionBackoff } from './backoff.js';
-import { compactWithRecord, type CompactStep } from './compact-step.js';
-import { computeCompactionRoom, isAtCompactionTrigger, type CompactionRoom } from './compaction-policy.js';
+import { assertMessage } from '../messages/validate-messages.js';
+import { createCompactionBackoff } from './compaction/backoff.js';
+import { compactWithRecord, type CompactStep } from './compaction/compact-step.js';
+import { computeCompactionRoom, isAtCompactionTrigger, type CompactionRoom } from './compaction/compaction-policy.js';
 import type { ContextManagerPorts } from './manager-ports.js';
 import {
   createLocalCounts,
   estimateHistoryTokens,
   messagesEstimated,
   type EstimateAnchor,
-} from './history-estimate.js';
+} from './counting/history-estimate.js';
 import type { ResolvedContextManagerOptions } from './manager-options.js';
-import { offloadToolOutput } from './offload-output.js';
-import { applyDecisions, mayHoldOffloadedResults } from './offload-steps.js';
-import { applyTextDecisions, mayHoldOffloadedText } from './assistant-text.js';
-import { createOffloadPolicy } from './offload-policy.js';
-import { summarizeMessageChars, type MessageChars } from './ratio-gate.js';
-import { applyInputDecisions, mayHoldOffloadedInputs } from './tool-inputs.js';
-import { createSessionAccess, type CallAccess, type SessionAccess } from './session-access.js';
+import { offloadToolOutput } from './offload/offload-output.js';
+import { applyDecisions, mayHoldOffloadedResults } from './offload/offload-steps.js';
+import { applyTextDecisions, mayHoldOffloadedText } from './offload/assistant-text.js';
+import { createOffloadPolicy } from './offload/offload-policy.js';
+import { summarizeMessageChars, type MessageChars } from './offload/ratio-gate.js';
+import { applyInputDecisions, mayHoldOffloadedInputs } from './offload/tool-inputs.js';
+import { createSessionAccess, type CallAccess, type SessionAccess } from './records/session-access.js';
 import { AUTO_SESSION_ID, deriveSessionIdWith } from './session-id.js';
-import { findSmallestWorkingWindow } from './fixed-overhead.js';
-import { findProviderCompactionHead, readProviderCompactionText } from '../provider-compaction.js';
+import { findSmallestWorkingWindow } from './counting/fixed-overhead.js';
+import { findProviderCompactionHead, readProviderCompactionText } from '../messages/provider-compaction.js';
 import type { ContextAction, ContextManager, ContextOffloadAction, PrepareOptions, PrepareResult } from './types.js';
-import { checkLastUsage, type CheckedUsage } from './usage-anchor.js';
+import { checkLastUsage, type CheckedUsage } from './counting/usage-anchor.js';
 
 export type { CompactCall, ContextManagerPorts } from './manager-ports.js';
 

@@ -5,10 +5,10 @@
  */
 import type { FormatName, MessageFormat } from '../format.js';
 import { describeValue, InvalidOptionError } from '../errors.js';
-import type { CostModel } from '../cost-model.js';
-import type { ResolvedBatchOffloadOptions } from '../offload-options.js';
-import type { ResolvedPreview } from '../offload-reference.js';
-import { DEFAULT_CALIBRATION_MARGINS, inferProviderFamily, type ProviderFamily } from './calibration.js';
+import type { CostModel } from '../cost/cost-model.js';
+import type { ResolvedBatchOffloadOptions } from '../options/offload-options.js';
+import type { ResolvedPreview } from '../offload/offload-reference.js';
+import { DEFAULT_CALIBRATION_MARGINS, inferProviderFamily, type ProviderFamily } from './counting/calibration.js';
 import type { CompactBudgets, ContextManagerHooks } from './types.js';
 
 /**

@@ -6,7 +6,7 @@ import type { CompactResult } from '../compact/compact.js';
 import type { ContentStore, Logger, TokenCounter } from '../ports.js';
 import type { Message } from '../types.js';
 import type { CompactBudgets } from './types.js';
-import type { Hashing } from './fingerprint.js';
+import type { Hashing } from './records/fingerprint.js';
 
 /** One compaction request: the budgets it runs with, and what this call gives it. */
 export interface CompactCall extends CompactBudgets {

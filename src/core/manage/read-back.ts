@@ -8,7 +8,7 @@
  * result equals content already stored in the session is one too (checked where results are
  * hashed).
  */
-import { isOffloadReference } from '../offload-reference.js';
+import { isOffloadReference } from '../offload/offload-reference.js';
 import { isToolUseBlock, type Message } from '../types.js';
 
 /** Deepest input nesting searched for a path. */

@@ -4,7 +4,7 @@
  * stay the same for the whole conversation when the caller sends its own (raw) history.
  */
 import type { Message } from '../types.js';
-import { sha256Hex, type Hashing } from './fingerprint.js';
+import { sha256Hex, type Hashing } from './records/fingerprint.js';
 
 /** The `sessionId` value that asks for a session derived from the history. */
 export const AUTO_SESSION_ID = 'auto';

@@ -3,9 +3,9 @@
  * when offloading was not enough. The implementation lives next to this file; integrations
  * (`agent-context-offload/ai-sdk`, `/langchain`, `/openai-agents`) code against these types.
  */
-import type { CostModel } from '../cost-model.js';
+import type { CostModel } from '../cost/cost-model.js';
 import type { CompactResult, CompactSkipReason } from '../compact/compact.js';
-import type { LastUsage } from '../tokens.js';
+import type { LastUsage } from '../text/tokens.js';
 
 /** What an offload step did: which results went to the store, and what now stands in their place. */
 export interface ContextOffloadAction {

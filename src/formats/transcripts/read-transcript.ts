@@ -7,7 +7,7 @@
 import { InvalidMessageError } from '../../core/errors.js';
 import type { MessageFormat } from '../../core/format.js';
 import type { Message } from '../../core/types.js';
-import { assertMessages } from '../../core/validate-messages.js';
+import { assertMessages } from '../../core/messages/validate-messages.js';
 import { anthropic } from '../anthropic.js';
 import { detectFormat, formats } from '../index.js';
 import { isClaudeCodeLogLine, rebuildClaudeCodeLog } from './claude-code-log.js';

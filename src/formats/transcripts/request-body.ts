@@ -10,7 +10,7 @@
 import { InvalidMessageError } from '../../core/errors.js';
 import type { MessageFormat } from '../../core/format.js';
 import type { Message } from '../../core/types.js';
-import { assertMessages } from '../../core/validate-messages.js';
+import { assertMessages } from '../../core/messages/validate-messages.js';
 import { TranscriptError } from './transcript.js';
 import type { HistoryField, SystemField, TranscriptRequestBody } from './transcript.js';
 

@@ -11,7 +11,7 @@
  * figure on: how many messages the previous step sent.
  */
 import { describeValue, InvalidOptionError } from '../../core/errors.js';
-import type { LastUsage } from '../../core/tokens.js';
+import type { LastUsage } from '../../core/text/tokens.js';
 import { sameMessages, startsWith } from '../same-messages.js';
 import { assertContextManager } from './types.js';
 import type { IntegrationContextManager } from '../manager-source.js';

@@ -3,7 +3,7 @@
  * produced the last reply.
  */
 import type { BaseMessage } from '@langchain/core/messages';
-import type { GenericUsage } from '../../core/tokens.js';
+import type { GenericUsage } from '../../core/text/tokens.js';
 
 /** The fields of an `AIMessage` read here; duck-typed, so serialized messages work too. */
 interface AiMessageLike {

@@ -5,10 +5,10 @@
  * here only spare work: a manager's decisions live in its session's store, so a thread whose
  * manager was dropped (or a restarted server) gets the same messages from a new one.
  */
-import { DEFAULT_SESSION_ID } from '../../core/defaults.js';
-import { createLruMap } from '../../core/lru-map.js';
-import { cyrb53Base36 } from '../../core/offload-names.js';
-import { isSafePathSegment } from '../../core/safe-path.js';
+import { DEFAULT_SESSION_ID } from '../../core/options/defaults.js';
+import { createLruMap } from '../../core/util/lru-map.js';
+import { cyrb53Base36 } from '../../core/offload/offload-names.js';
+import { isSafePathSegment } from '../../core/store/safe-path.js';
 
 /** The session of invocations without a `thread_id`: the context manager's own default. */
 export const DEFAULT_THREAD_SESSION = DEFAULT_SESSION_ID;

@@ -4,7 +4,7 @@
  */
 import type { AgentInputItem } from '@openai/agents';
 import type { ContextManager } from '../../core/manage/types.js';
-import { READ_OFFLOADED_TOOL_NAME } from '../../core/read-offloaded.js';
+import { READ_OFFLOADED_TOOL_NAME } from '../../core/read/read-offloaded.js';
 import { assertContextManager } from '../manager-source.js';
 
 /** What the hooks need from a manager, checked. */

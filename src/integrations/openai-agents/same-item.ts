@@ -1,4 +1,4 @@
-import { isDeepEqual } from '../../core/deep-equal.js';
+import { isDeepEqual } from '../../core/util/deep-equal.js';
 
 /**
  * Whether two items are the same object, or hold the same content apart from a top-level `id`:

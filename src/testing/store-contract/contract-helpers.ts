@@ -1,6 +1,6 @@
 /** What the store contract's case files share: the running case's context, limits and test data. */
 import type { ContentStore } from '../../core/ports.js';
-import { countUtf8Bytes } from '../../core/utf8.js';
+import { countUtf8Bytes } from '../../core/text/utf8.js';
 import type { TestStoreCase, TestStoreOptions } from '../test-store-options.js';
 
 /** What a case file is given: getters, since the store and its key prefix are made anew before each case. */

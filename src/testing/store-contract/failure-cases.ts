@@ -1,7 +1,7 @@
 /** The store contract's failure cases: an unreachable backend's errors and their cause. */
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ContentStore } from '../../core/ports.js';
-import { collectKeys } from '../../core/store-keys.js';
+import { collectKeys } from '../../core/store/store-keys.js';
 import { rejectionOf, type StoreContractContext } from './contract-helpers.js';
 
 /** Registers the group `unreachable backend` when `options.createFailingStore` is given. */

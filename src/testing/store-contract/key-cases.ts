@@ -1,6 +1,6 @@
 /** The store contract's key cases: references both ways and keys refused before any I/O. */
 import { expect, it } from 'vitest';
-import { collectKeys } from '../../core/store-keys.js';
+import { collectKeys } from '../../core/store/store-keys.js';
 import { createUnsafeKeys, rejectionOf, type StoreContractContext } from './contract-helpers.js';
 
 /** Registers the groups `references` and `key checks`. */

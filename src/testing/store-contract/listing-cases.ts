@@ -1,6 +1,6 @@
 /** The store contract's listing cases: list by prefix and delete. */
 import { beforeEach, expect, it } from 'vitest';
-import { collectKeys } from '../../core/store-keys.js';
+import { collectKeys } from '../../core/store/store-keys.js';
 import type { StoreContractContext } from './contract-helpers.js';
 
 /** Registers the groups `list` and `delete`. */

@@ -1,6 +1,6 @@
 /** The store contract's read cases: get, range reads, unicode, large values and stat. */
 import { expect, it } from 'vitest';
-import { countUtf8Bytes, decodeUtf8Range } from '../../core/utf8.js';
+import { countUtf8Bytes, decodeUtf8Range } from '../../core/text/utf8.js';
 import { CASE_TIMEOUT_MS, createLargeValue, UNICODE_TEXT, type StoreContractContext } from './contract-helpers.js';
 
 /** A clock running on another host (a Redis or S3 server) may be a little ahead of ours. */

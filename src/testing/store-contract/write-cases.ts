@@ -1,6 +1,6 @@
 /** The store contract's write cases: putIfAbsent (alone, racing, in parts) and put. */
 import { expect, it } from 'vitest';
-import { collectKeys } from '../../core/store-keys.js';
+import { collectKeys } from '../../core/store/store-keys.js';
 import { CASE_TIMEOUT_MS, pause, type StoreContractContext } from './contract-helpers.js';
 
 /** Writers racing for one key in the write-once case. */

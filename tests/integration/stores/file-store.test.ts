@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidOptionError } from '../../../src/core/errors.js';
-import { collectKeys } from '../../../src/core/store-keys.js';
+import { collectKeys } from '../../../src/core/store/store-keys.js';
 import type { ContentStore } from '../../../src/core/ports.js';
 import { createFileStore } from '../../../src/stores/file-store.js';
 import { testStore } from '../../../src/testing/index.js';

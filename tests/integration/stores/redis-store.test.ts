@@ -7,7 +7,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectKeys } from '../../../src/core/store-keys.js';
+import { collectKeys } from '../../../src/core/store/store-keys.js';
 import type { ContentStore } from '../../../src/core/ports.js';
 import { createRedisStore, type RedisLike, type RedisStore } from '../../../src/stores/redis-store.js';
 import { testStore } from '../../../src/testing/index.js';

@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReadOffloadedTool, type ReadOffloadedTool } from '../../../src/api/read-offloaded-tool.js';
-import { collectKeys } from '../../../src/core/store-keys.js';
+import { collectKeys } from '../../../src/core/store/store-keys.js';
 import { createRedisStore, type RedisStore } from '../../../src/stores/redis-store.js';
 import { REPOSITORY_ROOT } from '../cli-helpers.js';
 import { redisSuiteSkipReason, startRedisServer, type RedisServer } from './redis-server.js';

@@ -18,7 +18,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { collectKeys } from '../../../src/core/store-keys.js';
+import { collectKeys } from '../../../src/core/store/store-keys.js';
 import { createS3Store, DEFAULT_S3_STORE_PREFIX, type S3ClientLike } from '../../../src/stores/s3-store.js';
 import { testStore } from '../../../src/testing/test-store.js';
 import {

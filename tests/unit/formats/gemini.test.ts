@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createContextManager } from '../../../src/api/context-manager.js';
 import { offloadToolResults } from '../../../src/api/offload.js';
-import { createExtractiveSummarizer } from '../../../src/core/compact/extractive-summarizer.js';
+import { createExtractiveSummarizer } from '../../../src/core/compact/summary/extractive-summarizer.js';
 import { InvalidMessageError } from '../../../src/core/errors.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../../../src/core/types.js';
 import { gemini, type GeminiContent } from '../../../src/formats/gemini.js';

@@ -6,9 +6,9 @@
  * Every decision follows from the history's content, so another manager makes the same.
  */
 import { describe, expect, it } from 'vitest';
-import { selectCostModel } from '../../../src/core/cost-model.js';
+import { selectCostModel } from '../../../src/core/cost/cost-model.js';
 import type { ContextAction, ContextOffloadAction } from '../../../src/core/manage/types.js';
-import { buildPreview } from '../../../src/core/offload-reference.js';
+import { buildPreview } from '../../../src/core/offload/offload-reference.js';
 import type { ContentBlock, Message } from '../../../src/core/types.js';
 import {
   batchKey,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createReadOffloadedTool } from '../../../src/api/read-offloaded-tool.js';
-import { selectCostModel } from '../../../src/core/cost-model.js';
-import { extractReference } from '../../../src/core/read-offloaded.js';
+import { selectCostModel } from '../../../src/core/cost/cost-model.js';
+import { extractReference } from '../../../src/core/read/read-offloaded.js';
 import type { ContextOffloadAction } from '../../../src/core/manage/types.js';
 import type { Message } from '../../../src/core/types.js';
 import {

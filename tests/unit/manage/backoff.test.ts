@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { computeBackoffCalls, createCompactionBackoff } from '../../../src/core/manage/backoff.js';
+import { computeBackoffCalls, createCompactionBackoff } from '../../../src/core/manage/compaction/backoff.js';
 
 /** Runs `calls` prepare calls; on each that may attempt, `fails(call)` says whether the attempt fails. Returns which calls attempted. */
 function simulate(calls: number, fails: (call: number) => boolean): number[] {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { selectCostModel } from '../../../src/core/cost-model.js';
-import { doesBatchPay, expectRequests } from '../../../src/core/manage/batch-payoff.js';
+import { selectCostModel } from '../../../src/core/cost/cost-model.js';
+import { doesBatchPay, expectRequests } from '../../../src/core/manage/offload/batch-payoff.js';
 import type { ContextAction } from '../../../src/core/manage/types.js';
 import type { Message } from '../../../src/core/types.js';
 import { createTestManager, SYSTEM, TASK, textOf, toolTurn, type TestManagerSettings } from './manager-fixtures.js';

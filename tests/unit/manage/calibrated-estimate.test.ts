@@ -4,10 +4,10 @@
  * the first figure, the family's margin keeps Claude histories from being under-counted.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CALIBRATION_MARGINS } from '../../../src/core/manage/calibration.js';
+import { DEFAULT_CALIBRATION_MARGINS } from '../../../src/core/manage/counting/calibration.js';
 import type { Message } from '../../../src/core/types.js';
 import { createMemoryStore } from '../../../src/stores/memory-store.js';
-import { countMessageTokens } from '../../../src/core/tokens.js';
+import { countMessageTokens } from '../../../src/core/text/tokens.js';
 import { createTestManager, quarterCounter, SYSTEM, TASK, textOf, toolTurn } from './manager-fixtures.js';
 import { ADDED_LOCAL_TOKENS, ADDED_RATIOS, buildUsagePairs, FIXED_PROMPT_TOKENS, quantile } from './usage-series.js';
 

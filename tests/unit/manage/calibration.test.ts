@@ -7,7 +7,7 @@ import {
   MAX_CALIBRATION_RATIO,
   MIN_CALIBRATION_RATIO,
   MIN_CALIBRATION_SAMPLE_TOKENS,
-} from '../../../src/core/manage/calibration.js';
+} from '../../../src/core/manage/counting/calibration.js';
 import { resolveProviderFamily } from '../../../src/core/manage/manager-options.js';
 import { InvalidOptionError } from '../../../src/core/errors.js';
 import { ADDED_LOCAL_TOKENS, ADDED_RATIOS, buildUsagePairs, FIXED_PROMPT_TOKENS, quantile } from './usage-series.js';

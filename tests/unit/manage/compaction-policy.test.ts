@@ -5,8 +5,8 @@ import {
   chooseCompactionSpan,
   computeCompactionRoom,
   computeCompactionTarget,
-} from '../../../src/core/manage/compaction-policy.js';
-import { resolveEstimateRatio } from '../../../src/core/manage/calibration.js';
+} from '../../../src/core/manage/compaction/compaction-policy.js';
+import { resolveEstimateRatio } from '../../../src/core/manage/counting/calibration.js';
 import { silentLogger } from '../../../src/core/ports.js';
 import type { Message } from '../../../src/core/types.js';
 import { createMemoryStore } from '../../../src/stores/memory-store.js';

@@ -4,7 +4,7 @@
  * was freed (expiry, prune, a restarted store) or another conversation reuses the call id.
  */
 import { describe, expect, it } from 'vitest';
-import { buildContentName, parseContentName } from '../../../src/core/manage/content-names.js';
+import { buildContentName, parseContentName } from '../../../src/core/manage/offload/content-names.js';
 import { createMemoryStore } from '../../../src/stores/memory-store.js';
 import { createTestManager, directKey, resultContent, TASK, textOf, toolTurn } from './manager-fixtures.js';
 

@@ -4,9 +4,9 @@
  * never ends with the summary's acknowledgement, and a call is never split from its result.
  */
 import { describe, expect, it } from 'vitest';
-import { findExchangeStart } from '../../../src/core/manage/exchange.js';
+import { findExchangeStart } from '../../../src/core/manage/compaction/exchange.js';
 import type { Message } from '../../../src/core/types.js';
-import { buildPreview } from '../../../src/core/offload-reference.js';
+import { buildPreview } from '../../../src/core/offload/offload-reference.js';
 import { createMemoryStore } from '../../../src/stores/memory-store.js';
 import {
   createTestManager,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { serializeWithoutCacheMarkers } from '../../../src/core/manage/fingerprint.js';
+import { serializeWithoutCacheMarkers } from '../../../src/core/manage/records/fingerprint.js';
 import type { Message } from '../../../src/core/types.js';
 
 const marker = { cache_control: { type: 'ephemeral' as const } };

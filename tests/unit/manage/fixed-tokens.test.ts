@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { InvalidOptionError } from '../../../src/core/errors.js';
-import { findSmallestWorkingWindow } from '../../../src/core/manage/fixed-overhead.js';
-import { compactThresholdTokens } from '../../../src/core/tokens.js';
+import { findSmallestWorkingWindow } from '../../../src/core/manage/counting/fixed-overhead.js';
+import { compactThresholdTokens } from '../../../src/core/text/tokens.js';
 import type { Message } from '../../../src/core/types.js';
 import { createRecordingLogger, createTestManager, listKeys, TASK, textOf, toolTurn } from './manager-fixtures.js';
 

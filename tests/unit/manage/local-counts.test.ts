@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLocalCounts } from '../../../src/core/manage/history-estimate.js';
+import { createLocalCounts } from '../../../src/core/manage/counting/history-estimate.js';
 import type { TokenCounter } from '../../../src/core/ports.js';
 import type { Message } from '../../../src/core/types.js';
 import { sha256Hashing } from '../../../src/infrastructure/sha256-hashing.js';

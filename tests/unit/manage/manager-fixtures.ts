@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { createEmptyCompactStats } from '../../../src/core/compact/stats.js';
 import type { CompactResult } from '../../../src/core/compact/compact.js';
-import { selectCostModel, type CostModel } from '../../../src/core/cost-model.js';
+import { selectCostModel, type CostModel } from '../../../src/core/cost/cost-model.js';
 import type { MessageFormat } from '../../../src/core/format.js';
 import {
   createContextManagerWith,
@@ -14,9 +14,9 @@ import {
   type ContextManagerPorts,
 } from '../../../src/core/manage/context-manager.js';
 import type { OffloadTiming, ResolvedContextManagerOptions } from '../../../src/core/manage/manager-options.js';
-import type { ResolvedPreview } from '../../../src/core/offload-reference.js';
+import type { ResolvedPreview } from '../../../src/core/offload/offload-reference.js';
 import type { ContextManager, ContextManagerHooks } from '../../../src/core/manage/types.js';
-import { resolveBatchOffloadOptions } from '../../../src/core/offload-options.js';
+import { resolveBatchOffloadOptions } from '../../../src/core/options/offload-options.js';
 import type { ContentStore, Logger, TokenCounter } from '../../../src/core/ports.js';
 import type { ContentBlock, Message } from '../../../src/core/types.js';
 import { createMemoryStore } from '../../../src/stores/memory-store.js';

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { passesRatioGate, summarizeMessageChars } from '../../../src/core/manage/ratio-gate.js';
-import { resolvePlanOptions } from '../../../src/core/offload-options.js';
-import { createOffloadPlan } from '../../../src/core/plan-offload.js';
-import { recordToolNames } from '../../../src/core/tool-names.js';
+import { passesRatioGate, summarizeMessageChars } from '../../../src/core/manage/offload/ratio-gate.js';
+import { resolvePlanOptions } from '../../../src/core/options/offload-options.js';
+import { createOffloadPlan } from '../../../src/core/offload/plan-offload.js';
+import { recordToolNames } from '../../../src/core/messages/tool-names.js';
 import type { ContentBlock, Message } from '../../../src/core/types.js';
 
 const toolNames = ['bash', 'read_file', 'read_offloaded', 'grep'];

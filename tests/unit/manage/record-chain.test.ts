@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { Hashing } from '../../../src/core/manage/fingerprint.js';
-import { createRecordChain, type ReadRecord } from '../../../src/core/manage/record-chain.js';
-import { createSessionKnowledge, type SessionKnowledge } from '../../../src/core/manage/session-knowledge.js';
+import type { Hashing } from '../../../src/core/manage/records/fingerprint.js';
+import { createRecordChain, type ReadRecord } from '../../../src/core/manage/records/record-chain.js';
+import { createSessionKnowledge, type SessionKnowledge } from '../../../src/core/manage/records/session-knowledge.js';
 import {
   RECORD_VERSION,
   type CompactRecord,
   type CountRecord,
   type RecordSpan,
   type SessionRecord,
-} from '../../../src/core/manage/session-records.js';
+} from '../../../src/core/manage/records/session-records.js';
 import type { Message } from '../../../src/core/types.js';
 import { sha256Hashing } from '../../../src/infrastructure/sha256-hashing.js';
 

@@ -5,7 +5,7 @@ import {
   RESTORED_FILE_FRAME_TOKENS,
   SUMMARY_FRAME_TOKENS,
   TOKENS_PER_SUMMARY_WORD,
-} from '../../../src/core/manage/room-to-spare.js';
+} from '../../../src/core/manage/compaction/room-to-spare.js';
 import type { CompactBudgets } from '../../../src/core/manage/types.js';
 
 const DEFAULTS: CompactBudgets = {

@@ -5,7 +5,7 @@
  * history says so (more than one assistant turn after what it sent last).
  */
 import { describe, expect, it } from 'vitest';
-import { selectCostModel } from '../../../src/core/cost-model.js';
+import { selectCostModel } from '../../../src/core/cost/cost-model.js';
 import type { Message } from '../../../src/core/types.js';
 import { createTestManager, createTracingStore, TASK, textOf, toolTurn } from './manager-fixtures.js';
 

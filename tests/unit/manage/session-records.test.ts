@@ -7,10 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import type { CompactResult } from '../../../src/core/compact/compact.js';
 import type { ContextAction } from '../../../src/core/manage/types.js';
-import { isSessionRecordKey } from '../../../src/core/manage/session-records.js';
-import { isOffloadedKey } from '../../../src/core/offload-names.js';
+import { isSessionRecordKey } from '../../../src/core/manage/records/session-records.js';
+import { isOffloadedKey } from '../../../src/core/offload/offload-names.js';
 import type { Message } from '../../../src/core/types.js';
-import { countMessageTokens } from '../../../src/core/tokens.js';
+import { countMessageTokens } from '../../../src/core/text/tokens.js';
 import { createMemoryStore } from '../../../src/stores/memory-store.js';
 import {
   createRecordingCompact,

@@ -5,7 +5,7 @@
  * manager; bad input left as it is.
  */
 import { describe, expect, it } from 'vitest';
-import { selectCostModel } from '../../../src/core/cost-model.js';
+import { selectCostModel } from '../../../src/core/cost/cost-model.js';
 import type { ContextOffloadAction } from '../../../src/core/manage/types.js';
 import type { ContentStore } from '../../../src/core/ports.js';
 import type { Message, ToolUseBlock } from '../../../src/core/types.js';

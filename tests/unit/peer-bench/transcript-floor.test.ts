@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildFloorInput } from '../../../bench/floor/transcript-floor.js';
 import type { PeerTranscript } from '../../../bench/peers/transcripts.js';
 import { countTokens } from '../../../src/api/tokens.js';
-import { selectCostModel } from '../../../src/core/cost-model.js';
+import { selectCostModel } from '../../../src/core/cost/cost-model.js';
 import type { Message } from '../../../src/core/types.js';
 
 const LOG = Array.from({ length: 200 }, (_, line) => `line ${line}: FAIL totals.test.ts expected 101 to be 102`).join(
