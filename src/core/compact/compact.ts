@@ -1,6 +1,12 @@
 /**
  * Compaction: trigger → partition → archive Rest → summarize (with
  * retry) → restore recent files → assemble → stats. Pure orchestration over ports.
+ *
+ * The `compact` folder: `compactMessages` (this file), its options (`compact-options.ts`), the
+ * partition of a history (`partition.ts`), the archive of what is summarized (`persist.ts`,
+ * `archive-json.ts`), retries (`retry.ts`), the files restored after it (`restore.ts`), the
+ * assembly of the result (`assemble.ts`), its stats (`stats.ts`) and reading offloaded text back
+ * (`stored-text.ts`). The summary itself, whoever writes it, is in `summary/`.
  */
 import { describeError } from '../errors.js';
 import { throwIfAborted } from '../abort.js';

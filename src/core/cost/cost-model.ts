@@ -12,6 +12,11 @@
  * Ratios and prices are the providers' list prices, as examples for estimates, not quotes. Every
  * price is a share of the model's uncached input price, so a cost comes out in units of
  * uncached input tokens; {@link CostModel.inputPricePerMTok} turns it into dollars.
+ *
+ * The `cost` folder: what requests cost with prompt caching.
+ * - `cost-model.ts`: the price of a prompt per provider family (this file).
+ * - `session-statistics.ts`: the proxy's per-session figures (requests, tokens, cost sent and as
+ *   the client would have sent them).
  */
 import { describeValue, InvalidOptionError } from '../errors.js';
 import { inferProviderFamily } from '../manage/counting/calibration.js';

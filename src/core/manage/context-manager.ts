@@ -13,6 +13,14 @@
  * are records keyed by the fingerprint of the span they cover. A warm manager, a new one, one in another process or a restarted one give the
  * same messages for the same history; what this object keeps in memory only spares it work.
  * Pure: the store, the tokenizer, the hash, the logger and compaction come in as ports.
+ *
+ * The `manage` folder: the context manager (this file, its types in `types.ts`, its resolved
+ * options in `manager-options.ts`, its ports in `manager-ports.ts`), with its steps by feature:
+ * `offload/` (what leaves when, as results age or on arrival), `compaction/` (trigger, target,
+ * span, the circuit breaker), `counting/` (the estimate, the provider's usage as anchor, the
+ * calibration) and `records/` (the decisions kept in the session's folder, keyed by content
+ * fingerprints); `read-back.ts` (results that bring offloaded content back) and `session-id.ts`
+ * (sessions named by content) sit beside it.
  */
 import { createAbortableStore, throwIfAborted } from '../abort.js';
 import { describeError, describeValue, InvalidMessageError, InvalidOptionError } from '../errors.js';

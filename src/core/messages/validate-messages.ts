@@ -1,6 +1,11 @@
 /**
  * Shape checks for message histories. Only what the package relies on is checked; unknown
  * block types and fields pass.
+ *
+ * The `messages` folder: rules about a history's shape that every feature shares.
+ * - `validate-messages.ts`: shape checks of a history (this file).
+ * - `tool-names.ts`: the tool name of each `tool_result`, from the matching `tool_use`.
+ * - `provider-compaction.ts`: the providers' own compaction blocks, the head of a history.
  */
 import { describeValue, InvalidMessageError } from '../errors.js';
 import type { Message } from '../types.js';

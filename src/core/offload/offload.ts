@@ -1,6 +1,18 @@
 /**
  * Batch offload: gate first, then the oldest-to-newest walk that writes
  * each large `tool_result` to a file and puts a reference in its place.
+ *
+ * The `offload` folder: the two offload modes of the package's functions.
+ * - `offload.ts`: batch offload, `offloadToolResults` (this file).
+ * - `plan-offload.ts`: the plan of a batch (which results go), without writing.
+ * - `direct-offload.ts`: direct offload of one result as it arrives.
+ * - `offload-files.ts`: what both modes share once the blocks are chosen (paths, bounded
+ *   parallel writes, the copy of a changed message).
+ * - `offload-names.ts`: the names offloaded content is stored under.
+ * - `offload-reference.ts`: the reference left in a result's place, how it is recognised, its
+ *   optional preview.
+ * The context manager's own offload steps (aging, budgets, the ratio gate over a session) live in
+ * `manage/offload/`; both write through the same names and references.
  */
 import type { Message, ToolResultBlock } from '../types.js';
 import type { ContentStore } from '../ports.js';

@@ -12,6 +12,12 @@
  *
  * A reference becomes a key in reference-keys.ts; lines are scanned in line-scanner.ts; a
  * pattern is compiled in search-pattern.ts, by a linear-time engine passed in.
+ *
+ * The `read` folder: the read tool, `read_offloaded`.
+ * - `read-offloaded.ts`: the tool's rules and answers (this file).
+ * - `reference-keys.ts`: a reference given back by the model or a summary → the key it names.
+ * - `line-scanner.ts`: numbered lines of a stored value, read by byte ranges.
+ * - `search-pattern.ts`: the tool's `pattern`, compiled by a linear-time engine.
  */
 import { describeError, describeValue } from '../errors.js';
 import { formatQuantity, groupDigits } from '../text/figures.js';

@@ -2,6 +2,13 @@
  * Keys of a {@link ContentStore}: relative, slash-separated paths built by the core, never OS
  * paths. Every key is checked before any I/O, so no driver ever sees one that could leave its
  * directory or prefix.
+ *
+ * The `store` folder: the rules of what is written where, before any driver runs.
+ * - `store-keys.ts`: the keys of a content store (this file).
+ * - `safe-path.ts`: which path segments (tool-use ids, session ids) are safe names.
+ * - `path-resolution.ts`: pure path arithmetic for folders the caller names.
+ * - `taken-names.ts`: which numbered names a store already holds.
+ * - `prune.ts`: retention, removing what the package wrote past a cutoff.
  */
 import { describeValue, InvalidOptionError, UnsafePathError } from '../errors.js';
 import type { ByteRange, ContentStore } from '../ports.js';

@@ -2,6 +2,15 @@
  * UTF-16 helpers shared by every rule that cuts, writes or compares text. JavaScript strings
  * may hold lone surrogates, which no UTF-8 file can: Node writes each as U+FFFD, so content
  * read back would never equal what was written.
+ *
+ * The `text` folder: everything that measures or cuts text, with no I/O.
+ * - `text.ts`: surrogate-safe cuts and the UTF-16 helpers every rule uses.
+ * - `utf8.ts`: UTF-8 at the edges of a byte range.
+ * - `char-count.ts`: characters as the offload threshold and the ratio gate count them.
+ * - `text-pieces.ts`: long text split at pre-token boundaries so counting stays linear.
+ * - `tokens.ts`: token counting through the tokenizer port, the compaction trigger's count.
+ * - `words.ts`: word budgets (counting and cutting to a number of words).
+ * - `figures.ts`: numbers as the texts the package writes show them (no locale data).
  */
 
 /** Whether `code` (a UTF-16 code unit) opens a surrogate pair. */

@@ -3,6 +3,16 @@
  * the summarizer's own window (`summary-input.ts`: each prompt is counted before it is sent)
  * and sends it through the {@link LlmClient} port, chunk after chunk when Rest is too large
  * for one request.
+ *
+ * The `compact/summary` folder: the summary of a compaction.
+ * - `summarize-with-llm.ts`: the LLM summarizer (this file); `summarize-reusing-prefix.ts`: the
+ *   one that reuses the conversation's cached prefix; `extractive-summarizer.ts`: the offline one.
+ * - `summary-prompt.ts`, `summary-input.ts`, `summary-budget.ts`: the prompt, its sizing, the
+ *   summary's budget.
+ * - `ledger.ts`: the facts every summary carries whoever wrote it, read off the history by
+ *   `conversation-facts.ts`, `user-requests.ts`, `last-error.ts`, `error-lines.ts`,
+ *   `input-gist.ts`, `extractive-failures.ts`, `offload-index.ts`; `reference-reader.ts`: how the
+ *   summary's reader opens a reference.
  */
 import { raceWithSignal } from '../../abort.js';
 import { DEFAULT_SUMMARY_INPUT_MAX_TOKENS } from '../../options/defaults.js';

@@ -6,6 +6,13 @@
  * calibration the manager starts from for the provider family: `resolveEstimateRatio`, beside the
  * calibration, so that `count` loads no compaction), the provider's figure taken as it is.
  * Pure: the counts come in as numbers.
+ *
+ * The `manage/compaction` folder: compaction inside `prepare`.
+ * - `compaction-policy.ts`: trigger, target, span, budgets and the one estimator (this file).
+ * - `compact-step.ts`: the step, fitted to half of the trigger.
+ * - `exchange.ts`: the exchange in flight, kept verbatim after the summary.
+ * - `room-to-spare.ts`: what a compacted context leaves, fitted with room to spare.
+ * - `backoff.ts`: the circuit breaker of a compaction that keeps failing.
  */
 import { partitionMessages } from '../../compact/partition.js';
 import { compactThresholdTokens } from '../../text/tokens.js';

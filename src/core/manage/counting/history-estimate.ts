@@ -4,6 +4,12 @@
  * of the rest scaled by the calibration ratio. Local counts are cached per message object, and
  * by content: a message sent again as a new object (a history rebuilt from JSON, a prompt-cache
  * marker moved off it) is not tokenized again.
+ *
+ * The `manage/counting` folder: how many tokens a history is.
+ * - `history-estimate.ts`: the estimate (this file).
+ * - `usage-anchor.ts`: the provider's usage figure as an anchor.
+ * - `calibration.ts`: provider tokens per local token, learnt from usage.
+ * - `fixed-overhead.ts`: the prompt's fixed part (system prompt, tools) against the window.
  */
 import { createLruMap } from '../../util/lru-map.js';
 import {

@@ -7,6 +7,15 @@
  *   older ones, and older inputs with them, by the ratio gate.
  * Over the trigger, either way, older results and inputs go first, the budget and gate aside;
  * the newest results are then cut only when too large to follow a summary (read-backs too).
+ *
+ * The `manage/offload` folder: the manager's offload steps.
+ * - `offload-policy.ts`: which steps run, and when (this file).
+ * - `offload-steps.ts`, `aging-steps.ts`: the steps themselves, per timing.
+ * - `batch-payoff.ts`: whether an aged batch pays for the prefix it rewrites.
+ * - `ratio-gate.ts`: the batch's ratio gate, computed incrementally.
+ * - `assistant-text.ts`, `tool-inputs.ts`: large assistant text and tool inputs, aged like results.
+ * - `offload-output.ts`: direct offload of one tool output for framework hooks.
+ * - `content-names.ts`: the content-derived names the manager writes.
  */
 import { BATCH_REFERENCE_PREFIX } from '../../offload/offload-reference.js';
 import { isToolResultBlock, type Message } from '../../types.js';

@@ -15,6 +15,13 @@
  * A record that does not parse, has another version, or does not match its name is reported as
  * unusable (the caller warns and redoes the work). The read tool never opens records: their
  * keys are one folder deeper than any offloaded content.
+ *
+ * The `manage/records` folder: the manager's decisions kept in the store.
+ * - `session-records.ts`: the records' names, shapes and versions (this file).
+ * - `fingerprint.ts`: content fingerprints, the records' keys.
+ * - `record-chain.ts`: which records apply to a history.
+ * - `session-knowledge.ts`: what a manager knows of its session's folder.
+ * - `session-access.ts`: the session's folder as one call of `prepare` uses it.
  */
 import { ContextError } from '../../errors.js';
 import { isSafePathSegment } from '../../store/safe-path.js';
