@@ -5,10 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { extractReference, isOffloadedKey } from '../api/offloaded-content.js';
 import { describeError } from '../core/errors.js';
-import { isOffloadedKey } from '../core/offload/offload-names.js';
 import type { ContentStore } from '../core/ports.js';
-import { extractReference } from '../core/read/reference-keys.js';
 import type { SessionDetail, SessionStatistics } from '../core/cost/session-statistics.js';
 import { findStoreKeyProblem } from '../core/store/store-keys.js';
 import type { ProxyMetrics } from './metrics.js';
