@@ -45,13 +45,7 @@ export type {
 export type { CompactResult, CompactSkipReason, SummarizerKind } from '../core/compact/compact.js';
 export type { ReferenceReader } from '../core/compact/summary/reference-reader.js';
 export type { CompactStats } from '../core/compact/stats.js';
-export type {
-  CompactLedger,
-  LedgerError,
-  LedgerList,
-  LedgerOffloadIndex,
-  OffloadedResultEntry,
-} from '../core/compact/summary/ledger.js';
+export type { CompactLedger } from '../core/compact/summary/ledger.js';
 export type { PartitionResult } from '../core/compact/partition.js';
 export type { AssembleMessagesOptions } from '../core/compact/assemble.js';
 export { partitionMessages } from '../core/compact/partition.js';

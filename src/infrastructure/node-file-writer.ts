@@ -94,8 +94,3 @@ export class NodeFileWriter implements FileWriter {
   /** `path.resolve`: absolute paths against the current directory. */
   readonly resolvePath: (...segments: string[]) => string = resolvePath;
 }
-
-/** Creates a {@link NodeFileWriter}. */
-export function createNodeFileWriter(): NodeFileWriter {
-  return new NodeFileWriter();
-}
