@@ -50,7 +50,6 @@ export type { PartitionResult } from '../core/compact/partition.js';
 export type { AssembleMessagesOptions } from '../core/compact/assemble.js';
 export { partitionMessages } from '../core/compact/partition.js';
 export { assembleMessages } from '../core/compact/assemble.js';
-export { buildSummaryPrompt } from '../core/compact/summary/summary-prompt.js';
 
 /** What the extractive fallback says when it is used. */
 export const EXTRACTIVE_FALLBACK_WARNING =
@@ -188,7 +187,7 @@ export async function compactMessages(
 }
 
 /** What one run of a {@link ResolvedCompaction} may set for itself: the budgets, the resume message, the session, the store, the signal. */
-export type CompactionRunOptions = Partial<
+type CompactionRunOptions = Partial<
   Pick<
     ResolvedCompactOptions,
     | 'summaryMaxWords'
@@ -216,7 +215,7 @@ export interface ResolvedCompaction {
  *
  * @throws as {@link compactMessages} does for its options, before anything is written.
  */
-export function createCompaction(options: CompactOptions, env: Environment, currentDir: string): ResolvedCompaction {
+function createCompaction(options: CompactOptions, env: Environment, currentDir: string): ResolvedCompaction {
   return createResolvedCompaction(resolveCompactOptions(options, env, currentDir), options, env);
 }
 

@@ -45,7 +45,7 @@ export interface UpstreamRequest {
 }
 
 /** Share of the window a summary request takes at most, the reply's ceiling included. */
-export const SUMMARY_REQUEST_WINDOW_SHARE = 0.98;
+const SUMMARY_REQUEST_WINDOW_SHARE = 0.98;
 
 /**
  * Provider tokens per local (o200k) token assumed for a summary request. Anthropic's tokenizer

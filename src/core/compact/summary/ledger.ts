@@ -25,10 +25,8 @@ import {
 import { LEDGER_NOTES, type ReferenceReader } from './reference-reader.js';
 import type { StoredHead } from '../stored-text.js';
 
-export type { ReferenceReader } from './reference-reader.js';
-
 /** The heading of the ledger section: the last one in a summary is the ledger. */
-export const LEDGER_HEADING = '## Context Ledger';
+const LEDGER_HEADING = '## Context Ledger';
 
 /** The latest request when it is the task: not written twice. */
 const SAME_AS_TASK = 'the task above';
@@ -108,7 +106,7 @@ export interface CompactLedger {
 }
 
 /** A list of which the ledger keeps the most recent entries. */
-export interface LedgerList<T> {
+interface LedgerList<T> {
   /** Oldest first. */
   items: T[];
   /** Older entries left out to keep the section short. */
