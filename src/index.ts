@@ -3,7 +3,7 @@
  * The package root holds what an agent loop calls (the context manager first); the rest lives
  * behind subpaths: the framework integrations `agent-context-offload/ai-sdk`, `/openai-agents`
  * and `/langchain`; `/anthropic` and `/openai` (summary clients), `/summarize` (summarizers and
- * prompt building), `/node` (file writer and reader, the default token counter), `/messages`
+ * prompt building), `/node` (the file reader, the default token counter), `/messages`
  * (shape checks, block guards, format lookups), `/defaults` (every default value) and `/testing`
  * (the store and format contract suites).
  *
@@ -146,10 +146,6 @@ export type {
   SummarizerKind,
   RestoreRecentFilesOptions,
   CompactLedger,
-  LedgerError,
-  LedgerList,
-  LedgerOffloadIndex,
-  OffloadedResultEntry,
   ReferenceReader,
 } from './api/compact.js';
 

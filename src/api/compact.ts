@@ -45,18 +45,11 @@ export type {
 export type { CompactResult, CompactSkipReason, SummarizerKind } from '../core/compact/compact.js';
 export type { ReferenceReader } from '../core/compact/summary/reference-reader.js';
 export type { CompactStats } from '../core/compact/stats.js';
-export type {
-  CompactLedger,
-  LedgerError,
-  LedgerList,
-  LedgerOffloadIndex,
-  OffloadedResultEntry,
-} from '../core/compact/summary/ledger.js';
+export type { CompactLedger } from '../core/compact/summary/ledger.js';
 export type { PartitionResult } from '../core/compact/partition.js';
 export type { AssembleMessagesOptions } from '../core/compact/assemble.js';
 export { partitionMessages } from '../core/compact/partition.js';
 export { assembleMessages } from '../core/compact/assemble.js';
-export { buildSummaryPrompt } from '../core/compact/summary/summary-prompt.js';
 
 /** What the extractive fallback says when it is used. */
 export const EXTRACTIVE_FALLBACK_WARNING =
@@ -194,7 +187,7 @@ export async function compactMessages(
 }
 
 /** What one run of a {@link ResolvedCompaction} may set for itself: the budgets, the resume message, the session, the store, the signal. */
-export type CompactionRunOptions = Partial<
+type CompactionRunOptions = Partial<
   Pick<
     ResolvedCompactOptions,
     | 'summaryMaxWords'
@@ -222,7 +215,7 @@ export interface ResolvedCompaction {
  *
  * @throws as {@link compactMessages} does for its options, before anything is written.
  */
-export function createCompaction(options: CompactOptions, env: Environment, currentDir: string): ResolvedCompaction {
+function createCompaction(options: CompactOptions, env: Environment, currentDir: string): ResolvedCompaction {
   return createResolvedCompaction(resolveCompactOptions(options, env, currentDir), options, env);
 }
 

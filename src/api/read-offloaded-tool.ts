@@ -23,13 +23,7 @@ import { assertSafePathSegment } from '../core/store/safe-path.js';
 import { compileRe2Pattern } from '../infrastructure/re2-pattern.js';
 import { resolveStoreTarget } from './store-target.js';
 
-export {
-  DEFAULT_READ_CONTEXT_LINES,
-  DEFAULT_READ_LIMIT,
-  DEFAULT_READ_MAX_CHARS,
-  READ_OFFLOADED_TOOL_NAME,
-  type ReadOffloadedInput,
-} from '../core/read/read-offloaded.js';
+export type { ReadOffloadedInput } from '../core/read/read-offloaded.js';
 
 /** Options of {@link createReadOffloadedTool}: where the content is (exactly one of `store` and `outputDir`), and how much to show. */
 export interface ReadOffloadedToolOptions {

@@ -17,8 +17,6 @@ import { resolveEstimateRatio } from '../core/manage/counting/calibration.js';
 import { resolveProviderFamily } from '../core/manage/manager-options.js';
 import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
 
-export type { LastUsage, GenericUsage, AnthropicUsage } from '../core/text/tokens.js';
-
 /** Options of {@link countTokens}. */
 export interface CountTokensOptions {
   /**
@@ -90,7 +88,7 @@ export interface EstimateTokensOptions {
 }
 
 /** The plugged counter, checked, or the default one. @internal */
-export function resolveTokenCounter(counter: unknown): TokenCounter {
+function resolveTokenCounter(counter: unknown): TokenCounter {
   if (counter === undefined) return defaultTokenCounter;
   assertTokenCounter(counter);
   return counter;

@@ -21,7 +21,7 @@ export interface CommandArguments {
   positionals: readonly string[];
 }
 
-export const COMMON_FLAGS: Readonly<Record<string, FlagDefinition>> = {
+const COMMON_FLAGS: Readonly<Record<string, FlagDefinition>> = {
   help: { type: 'boolean', short: 'h' },
   debug: { type: 'boolean' },
 };

@@ -7,5 +7,3 @@
  */
 export { countTokens, estimateTokens, shouldCompact } from '../api/tokens.js';
 export { planOffload } from '../api/offload.js';
-export { InvalidMessageError } from '../core/errors.js';
-export { assertMessages } from '../core/messages/validate-messages.js';

@@ -13,7 +13,7 @@ import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
 import { DEFAULT_TOKEN_SAFETY_FACTOR } from '../core/options/defaults.js';
 
 /** Tokens of one tool: its calls' inputs plus its results. */
-export interface ToolTokens {
+interface ToolTokens {
   /** Number of `tool_use` calls. */
   calls: number;
   /** Tokens of the calls (name and JSON input). */
@@ -25,7 +25,7 @@ export interface ToolTokens {
 }
 
 /** One of the largest tool results. */
-export interface ToolResultSize {
+interface ToolResultSize {
   /** The block's `tool_use_id`. */
   toolUseId: string;
   /** The tool that produced it, or `null` when no `tool_use` with that id precedes it. */
@@ -39,7 +39,7 @@ export interface ToolResultSize {
 }
 
 /** What a batch offload at the current thresholds would do (from `planOffload`). */
-export interface OffloadForecast {
+interface OffloadForecast {
   /** Char threshold in force (flag, env `OFFLOAD_CHAR_THRESHOLD`, or default). */
   charThreshold: number;
   /** Ratio threshold in force (flag, env `OFFLOAD_RATIO_THRESHOLD`, or default). */
@@ -65,7 +65,7 @@ export interface OffloadForecast {
 }
 
 /** Whether compaction would trigger (from `shouldCompact`), and how close the history is. */
-export interface CompactionForecast extends CompactionTrigger {
+interface CompactionForecast extends CompactionTrigger {
   /** `totalTokens / contextTokenLimit`. */
   share: number;
   /** Whether `compactMessages` would compact now (without `force`). */

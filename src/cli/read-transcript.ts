@@ -26,7 +26,7 @@ export function selectFileReadOptions(transcript: Pick<ParsedTranscript, 'shape'
   return transcript.shape === 'claude-code' ? CLAUDE_CODE_READS : {};
 }
 
-export const FORMAT_NAMES: readonly string[] = Object.values(formats).map((format) => format.name);
+const FORMAT_NAMES: readonly string[] = Object.values(formats).map((format) => format.name);
 
 /**
  * The message format `--format` names, or `undefined` (detect it) when the flag is absent.

@@ -16,7 +16,7 @@ import type { CommandName } from './help.js';
  * A command's entry point: runs it with its arguments (the command name excluded) and the run's
  * streams; resolves to its exit code when it has one of its own (`wrap` exits with its command's).
  */
-export type CommandRunner = (args: readonly string[], io: CommandIo) => Promise<void | number>;
+type CommandRunner = (args: readonly string[], io: CommandIo) => Promise<void | number>;
 
 const COMMAND_LOADERS: Readonly<Record<CommandName, () => Promise<CommandRunner>>> = {
   count: async () => (await import('./count.js')).runCount,

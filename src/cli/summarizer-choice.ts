@@ -14,7 +14,7 @@ import type { LlmClient, Summarizer } from '../index.js';
 import { UsageError } from './errors.js';
 
 /** The summarizers `--provider` names. */
-export type ProviderName = 'anthropic' | 'openai' | 'extractive';
+type ProviderName = 'anthropic' | 'openai' | 'extractive';
 
 const PROVIDER_NAMES: readonly ProviderName[] = ['anthropic', 'openai', 'extractive'];
 

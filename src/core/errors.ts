@@ -126,7 +126,7 @@ export function describeValue(value: unknown): string {
  * looking through a few levels of `cause`: loaders and test runners may wrap it. Used to turn a
  * missing optional peer into {@link MissingDependencyError}.
  */
-export function isModuleNotFoundError(error: unknown): boolean {
+function isModuleNotFoundError(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
     const code = (current as { code?: unknown }).code;

@@ -117,11 +117,6 @@ export function toolResultBlock(
     : { type: 'tool_result', tool_use_id: toolUseId, content };
 }
 
-/** The blocks of a canonical message's content, a string read as one text block. */
-export function blocksOf(content: string | readonly ContentBlock[]): readonly ContentBlock[] {
-  return typeof content === 'string' ? [textBlock(content)] : content;
-}
-
 /** Reads a canonical block's fields without narrowing the block union. */
 export function fieldsOf(block: ContentBlock): Fields {
   return block as unknown as Fields;

@@ -7,7 +7,7 @@ import type { ContentBlock, Message } from '../core/types.js';
 import { fieldsOf } from './fields.js';
 
 /** The canonical block holding an item of `format` whose type is `kind`, e.g. `openai-responses:reasoning`. */
-export interface OpaqueItemBlock {
+interface OpaqueItemBlock {
   type: string;
   item: unknown;
 }

@@ -14,7 +14,7 @@ import type { PutOutcome } from '../core/ports.js';
 import { STORE_MARKER_KEY, STORE_MARKER_TEXT } from '../core/store/store-keys.js';
 
 /** Mode of every file written: owner read/write only. */
-export const FILE_MODE = 0o600;
+const FILE_MODE = 0o600;
 /** Mode of every directory created: owner only. */
 export const DIRECTORY_MODE = 0o700;
 
@@ -40,7 +40,7 @@ export function wrapWriteError(action: string, path: string, error: unknown): Wr
 const TEMP_NAME = /^\..*\.\d+\.[0-9a-f]{12}\.tmp$/;
 
 /** A fresh name next to `filePath`, on the same file system so rename and link stay atomic. */
-export function createTempPath(filePath: string): string {
+function createTempPath(filePath: string): string {
   // Bounded so that a 200-char id plus the suffix stays under the usual 255-byte name limit.
   const stem = basename(filePath).slice(0, 100);
   return join(dirname(filePath), `.${stem}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
@@ -64,7 +64,7 @@ export async function markCreatedDirectory(directory: string): Promise<void> {
 }
 
 /** Removes a file, ignoring every error (it may be gone already). */
-export async function removeQuietly(path: string): Promise<void> {
+async function removeQuietly(path: string): Promise<void> {
   await unlink(path).catch(() => undefined);
 }
 
@@ -86,7 +86,7 @@ function* keepSurrogatePairsWhole(parts: Iterable<string>): Generator<string, vo
  * part gets one of its own size), each yielded once the next part does not fit: the bytes of
  * the parts joined, in few writes, with a bounded buffer.
  */
-export function* encodeInBatches(parts: Iterable<string>): Generator<Buffer, void, undefined> {
+function* encodeInBatches(parts: Iterable<string>): Generator<Buffer, void, undefined> {
   let batch = Buffer.allocUnsafe(PART_BATCH_BYTES);
   let length = 0;
   for (const text of keepSurrogatePairsWhole(parts)) {
@@ -137,7 +137,7 @@ export interface OpenedFile {
 }
 
 /** The device and inode of a file: equal for two paths exactly when they name the same file. */
-export interface FileIdentity {
+interface FileIdentity {
   readonly dev: number;
   readonly ino: number;
 }
@@ -172,7 +172,7 @@ export async function openRegularFileOrFail(filePath: string): Promise<OpenedFil
  * {@link openRegularFileOrFail} that also answers `undefined` when the file cannot be opened
  * at all: for callers to whom an unreadable file is simply not theirs to reuse.
  */
-export async function openRegularFile(filePath: string): Promise<OpenedFile | undefined> {
+async function openRegularFile(filePath: string): Promise<OpenedFile | undefined> {
   return await openRegularFileOrFail(filePath).catch(() => undefined);
 }
 
@@ -214,7 +214,7 @@ export async function readChunk(handle: FileHandle, buffer: Uint8Array, position
  * Whether the file at `filePath` holds exactly the bytes of the file at `writtenPath`; sizes
  * first, then both are compared chunk by chunk, so neither is ever read whole.
  */
-export async function holdsSameBytes(filePath: string, writtenPath: string): Promise<boolean> {
+async function holdsSameBytes(filePath: string, writtenPath: string): Promise<boolean> {
   const handles: FileHandle[] = [];
   try {
     const existingFile = await openRegularFile(filePath);

@@ -25,7 +25,7 @@ export interface RetryAfterError extends Error {
  * The SDK's client class from its module: the default export (ESM), the named export, or the
  * module itself (CommonJS interop).
  */
-export function pickSdkConstructor<T>(
+function pickSdkConstructor<T>(
   sdkModule: unknown,
   namedExport: string,
   packageName: string,
@@ -45,7 +45,7 @@ export function pickSdkConstructor<T>(
 }
 
 /** What a client factory needs to construct an SDK client itself. */
-export interface SdkClientSettings {
+interface SdkClientSettings {
   /** Key of the constructed client; the SDK's own default when absent. */
   apiKey?: string | undefined;
   /** Base URL of the constructed client; the SDK's own default when absent. */
@@ -161,7 +161,7 @@ export async function sendRequest<R extends object>(
  * `retry-after` (seconds, or an HTTP date). `undefined` when neither holds a usable value.
  * Accepts a fetch `Headers` object or a plain record (older SDK versions).
  */
-export function readRetryAfterMs(headers: unknown, now: number = Date.now()): number | undefined {
+function readRetryAfterMs(headers: unknown, now: number = Date.now()): number | undefined {
   const milliseconds = Number.parseFloat(readHeader(headers, 'retry-after-ms') ?? '');
   if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
   const value = readHeader(headers, 'retry-after')?.trim();
@@ -193,7 +193,7 @@ function readHeader(headers: unknown, name: string): string | undefined {
  *   for a delay (a frozen error is wrapped instead, keeping it as `cause`);
  * - any other error unchanged.
  */
-export function toClientError(error: unknown, signal: AbortSignal | undefined): unknown {
+function toClientError(error: unknown, signal: AbortSignal | undefined): unknown {
   if (signal?.aborted === true) return signal.reason;
   if (typeof error !== 'object' || error === null) return error;
   const retryAfterMs = readRetryAfterMs((error as { headers?: unknown }).headers);

@@ -21,8 +21,6 @@ import {
   writeFileAtomically,
 } from './atomic-files.js';
 
-export { DIRECTORY_MODE, FILE_MODE } from './atomic-files.js';
-
 /**
  * Creates a directory and its parents (mode 0700); no error when it exists. A directory it
  * creates is marked as the package's (see `markCreatedDirectory`), so prune may clean it later.
@@ -93,9 +91,4 @@ export class NodeFileWriter implements FileWriter {
   readonly holdsContent: (filePath: string, content: string) => Promise<boolean> = holdsContent;
   /** `path.resolve`: absolute paths against the current directory. */
   readonly resolvePath: (...segments: string[]) => string = resolvePath;
-}
-
-/** Creates a {@link NodeFileWriter}. */
-export function createNodeFileWriter(): NodeFileWriter {
-  return new NodeFileWriter();
 }

@@ -6,9 +6,8 @@
  * a session, every request after a compaction). Counted locally once per distinct system
  * prompt and tool set.
  */
-import { sha256Hex } from '../core/manage/records/fingerprint.js';
+import { hashText } from '../api/history-fingerprints.js';
 import type { TokenCounter } from '../core/ports.js';
-import { sha256Hashing } from '../infrastructure/sha256-hashing.js';
 
 /** Distinct system prompt and tool sets remembered. */
 const MAX_REMEMBERED = 256;
@@ -19,7 +18,7 @@ export function createOverheadCounter(tokenCounter: TokenCounter): (parts: reado
   return (parts) => {
     const text = parts.map((part) => (part === undefined ? '' : JSON.stringify(part))).join('\n');
     if (text.trim() === '') return 0;
-    const key = sha256Hex(sha256Hashing, text);
+    const key = hashText(text);
     let count = counts.get(key);
     if (count === undefined) {
       count = tokenCounter.count(text);

@@ -5,17 +5,16 @@
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { extractReference, isOffloadedKey } from '../api/offloaded-content.js';
 import { describeError } from '../core/errors.js';
-import { isOffloadedKey } from '../core/offload/offload-names.js';
 import type { ContentStore } from '../core/ports.js';
-import { extractReference } from '../core/read/reference-keys.js';
 import type { SessionDetail, SessionStatistics } from '../core/cost/session-statistics.js';
 import { findStoreKeyProblem } from '../core/store/store-keys.js';
 import type { ProxyMetrics } from './metrics.js';
 import { OWN_PAGE_CSP, OWN_PAGE_HTML } from './own-page.js';
 
 /** The path under which the proxy answers itself: nothing under it reaches an upstream. */
-export const OWN_ROUTES_PREFIX = '/_agent-context';
+const OWN_ROUTES_PREFIX = '/_agent-context';
 
 /**
  * The token a request for the live page carries in its query (`/_agent-context/?token=...`), or
@@ -67,7 +66,7 @@ export interface OwnRouteSources {
 }
 
 /** Content the proxy offloaded or archived for a session, as its detail lists it. */
-export interface SessionContent {
+interface SessionContent {
   kind: 'offloaded' | 'archive';
   time: string;
   /** The reference (a path in the proxy's directory), as the content route takes it. */

@@ -6,7 +6,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { assertContentStore } from '../api/store-target.js';
-import { createExtractiveSummarizer } from '../core/compact/summary/extractive-summarizer.js';
 import { selectCostModel } from '../core/cost/cost-model.js';
 import { describeError } from '../core/errors.js';
 import { OPTIONS, resolveTableOption } from '../core/options/option-table.js';
@@ -19,6 +18,7 @@ import { createFileStore } from '../stores/file-store.js';
 import { decodeRequestBody } from './body-encoding.js';
 import { forwardRequest, normalizeRequestPath } from './forward.js';
 import { createProxyReads } from './proxy-reads.js';
+import { createExtractiveSummarizer } from '../summarize.js';
 import { READ_OFFLOADED_TOOL_NAME } from '../core/options/defaults.js';
 import {
   DEFAULT_MAX_READ_ROUNDS,

@@ -12,7 +12,7 @@ import { answerWithReads, type AnswerWithReadsResult, type HeldAnswer } from './
 import type { ProxyRoute, ProxyRoutePath } from './routes.js';
 
 /** A prepared request, as the read rounds send it. */
-export interface ReadRequest {
+interface ReadRequest {
   route: ProxyRoute;
   sessionId: string;
   upstream: URL;
@@ -25,7 +25,7 @@ export interface ReadRequest {
 }
 
 /** What the handler does around the rounds: the first answer's usage, and the client's errors. */
-export interface ReadRequestHooks {
+interface ReadRequestHooks {
   onFirstAnswer(answer: HeldAnswer): Promise<void>;
   onUnreachable(error: Error): void;
   onTooManyRounds(rounds: number): void;

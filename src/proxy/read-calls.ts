@@ -11,7 +11,7 @@ import { GEMINI_ROUTE_PATH } from './gemini-route.js';
 import { readEventPayloads, type ReadToolWire } from './read-wire.js';
 import type { ProxyRoutePath } from './routes.js';
 
-export type { ReadCall, ReadRound, ReadToolWire } from './read-wire.js';
+export type { ReadToolWire } from './read-wire.js';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

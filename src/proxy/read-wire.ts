@@ -16,7 +16,7 @@ export interface ReadCall {
 }
 
 /** An answer that calls the read tool: the calls, and the model's turn to put in the history before their results. */
-export interface ReadRound {
+interface ReadRound {
   calls: readonly ReadCall[];
   /** The model's turn without calls of the agent's own tools (they are asked again after the read). */
   turn: readonly unknown[];

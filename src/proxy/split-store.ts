@@ -10,7 +10,7 @@ import type { ContentStore, PutOutcome } from '../core/ports.js';
 const RECORD_FOLDER = '.records';
 
 /** Whether `key` (or a listing prefix) lies in a session's records folder: `<session>/.records/...`. */
-export function isRecordKey(key: string): boolean {
+function isRecordKey(key: string): boolean {
   const slash = key.indexOf('/');
   return slash !== -1 && key.startsWith(`${RECORD_FOLDER}/`, slash + 1);
 }

@@ -14,9 +14,6 @@
  * retried, and compaction falls back to the extractive summarizer.
  */
 import { AUTH_HEADER } from './auth.js';
-import { computeSummaryMaxTokens, createLlmSummarizer } from '../core/compact/summary/summarize-with-llm.js';
-import { computeMinSummaryInputTokens } from '../core/compact/summary/summary-input.js';
-import { buildSummaryInstruction } from '../core/compact/summary/summary-prompt.js';
 import type { LlmClient, LlmSummarizeOptions, SummarizerOptions, TokenCounter } from '../core/ports.js';
 import type { Message } from '../core/types.js';
 import {
@@ -28,6 +25,12 @@ import { defaultTokenCounter } from '../infrastructure/tokenizer.js';
 import { upstreamUrl } from './forward.js';
 import type { ProxyRoute } from './routes.js';
 import { SESSION_HEADER } from './session-id.js';
+import {
+  buildSummaryInstruction,
+  computeMinSummaryInputTokens,
+  computeSummaryMaxTokens,
+  createLlmSummarizer,
+} from '../summarize.js';
 
 /** The request a summary is asked for: where it was going, with which headers and body. */
 export interface UpstreamRequest {
@@ -42,7 +45,7 @@ export interface UpstreamRequest {
 }
 
 /** Share of the window a summary request takes at most, the reply's ceiling included. */
-export const SUMMARY_REQUEST_WINDOW_SHARE = 0.98;
+const SUMMARY_REQUEST_WINDOW_SHARE = 0.98;
 
 /**
  * Provider tokens per local (o200k) token assumed for a summary request. Anthropic's tokenizer

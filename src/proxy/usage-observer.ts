@@ -9,7 +9,7 @@ import { createUsageTap } from './usage-tap.js';
 import type { HistoryFingerprints, UsageRecords } from './usage-records.js';
 
 /** What the answer's figure is recorded against: the history prepared, its session and credential. */
-export interface ObservedRequest {
+interface ObservedRequest {
   sessionKey: string;
   event: { sessionId?: string | undefined };
   /** The history items sent, when the answer's usage can describe the next history's first items. */

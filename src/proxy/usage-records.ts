@@ -10,14 +10,17 @@
  * credential), so two credentials under one session name never share a figure, and a figure
  * anchors only the request that follows its answer (a sub-agent's history is another one).
  */
+import {
+  buildUsageRecordKey,
+  serializeForFingerprint,
+  startHistoryFingerprint,
+  type RunningHash,
+} from '../api/history-fingerprints.js';
 import { describeError } from '../core/errors.js';
-import { serializeForFingerprint, startHistoryHash, type RunningHash } from '../core/manage/records/fingerprint.js';
-import { buildUsageRecordKey } from '../core/manage/records/session-records.js';
 import type { ContentStore, Logger } from '../core/ports.js';
 import type { LastUsage } from '../core/text/tokens.js';
 import type { Message } from '../core/types.js';
 import { createLruMap } from '../core/util/lru-map.js';
-import { sha256Hashing } from '../infrastructure/sha256-hashing.js';
 
 /** The fingerprints of one request's history: the whole of it, and the history of the request before it. */
 export interface HistoryFingerprints {
@@ -64,7 +67,7 @@ export function createHistoryFingerprinter(maxSessions: number, maxBytes?: numbe
         hash = known.hash.copy();
         if (lastAssistant === from) previous = { messages: from, fingerprint: known.fingerprint };
       } else {
-        hash = startHistoryHash(sha256Hashing);
+        hash = startHistoryFingerprint();
         hash.update(key);
       }
       for (let index = from; index < history.length; index += 1) {
@@ -73,7 +76,7 @@ export function createHistoryFingerprinter(maxSessions: number, maxBytes?: numbe
       }
       // a history before the one known last: its last assistant turn lies in what was not hashed again
       if (previous === undefined && lastAssistant >= 0 && lastAssistant < from) {
-        const again = startHistoryHash(sha256Hashing);
+        const again = startHistoryFingerprint();
         again.update(key);
         for (let index = 0; index < lastAssistant; index += 1)
           again.update(serializeForFingerprint(history[index] as Message));

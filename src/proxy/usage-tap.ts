@@ -20,7 +20,7 @@ const MAX_JSON_BYTES = 16 * 1024 * 1024;
  * one (a `response.completed` holding a huge output) keeps only its last {@link TAIL_CHARS}
  * characters, where the usage follows the output.
  */
-export const MAX_EVENT_CHARS = 16 * 1024 * 1024;
+const MAX_EVENT_CHARS = 16 * 1024 * 1024;
 
 /** The end of an over-long event kept to find its `"usage"` object in. */
 const TAIL_CHARS = 64 * 1024;

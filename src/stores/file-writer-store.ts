@@ -18,7 +18,7 @@ export interface FileWriterStoreOptions {
 }
 
 /** Joins a directory and names with `/` (what a custom writer without `resolvePath` gets). */
-export function joinPath(directory: string, ...names: string[]): string {
+function joinPath(directory: string, ...names: string[]): string {
   let path = directory;
   for (const name of names) path = path.endsWith('/') || path.endsWith('\\') ? path + name : `${path}/${name}`;
   return path;

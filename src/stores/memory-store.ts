@@ -15,7 +15,7 @@ import { decodeUtf8Range } from '../core/text/utf8.js';
 import { systemNow } from '../infrastructure/clock.js';
 
 /** Name of a memory store created without one (its references start `memory://default/`). */
-export const DEFAULT_MEMORY_STORE_NAME = 'default';
+const DEFAULT_MEMORY_STORE_NAME = 'default';
 
 /** Options of {@link createMemoryStore}. */
 export interface MemoryStoreOptions {

@@ -39,7 +39,7 @@ export const REDIS_CONNECT_TIMEOUT_MS = 5_000;
  * How long the client made from `url` waits for the reply to one command: a server that
  * stopped (`SIGSTOP`, a frozen VM) keeps the connection open and never answers.
  */
-export const REDIS_COMMAND_TIMEOUT_MS = 10_000;
+const REDIS_COMMAND_TIMEOUT_MS = 10_000;
 
 /** How long `close()` waits for the server to acknowledge `QUIT` before it drops the connection. */
 const REDIS_QUIT_TIMEOUT_MS = 1_000;

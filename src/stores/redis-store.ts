@@ -26,7 +26,7 @@ import { countUtf8Bytes, decodeUtf8Range } from '../core/text/utf8.js';
 import { consoleLogger } from '../infrastructure/console-logger.js';
 import { createUrlConnection, useCallerClient, type RedisLike } from './redis-connection.js';
 
-export { REDIS_COMMAND_TIMEOUT_MS, REDIS_CONNECT_TIMEOUT_MS, type RedisLike } from './redis-connection.js';
+export { REDIS_CONNECT_TIMEOUT_MS, type RedisLike } from './redis-connection.js';
 
 /** Options of {@link createRedisStore}: exactly one of `client` and `url`, and a `prefix`. */
 export interface RedisStoreOptions {
@@ -41,7 +41,7 @@ export interface RedisStoreOptions {
    * A Redis URL (`redis://user:password@host:6379/0`, `rediss://` for TLS): the store creates an
    * ioredis client on first use (ioredis is an optional peer dependency: `npm install ioredis`),
    * connects within {@link REDIS_CONNECT_TIMEOUT_MS} (5 s, the server's first reply included),
-   * waits at most {@link REDIS_COMMAND_TIMEOUT_MS} (10 s) for the reply to a command, sends no
+   * waits at most 10 s for the reply to a command, sends no
    * command while disconnected (an unreachable server fails each call at once rather than
    * queueing it) and gives up reconnecting after a few tries (the next call connects again).
    * Call `close()` when done: an open connection keeps Node running.
@@ -86,7 +86,7 @@ export interface RedisStore extends ContentStore {
 }
 
 /** Keys asked of the server per `SCAN` step (a hint: Redis may return more or fewer). */
-export const REDIS_SCAN_COUNT = 1_000;
+const REDIS_SCAN_COUNT = 1_000;
 
 const HEADER_NAME = 'created-at=';
 /** `created-at=` + a 24-character ISO time (years 0000-9999) + `\n`: one byte per character. */

@@ -39,7 +39,7 @@ export interface S3StoreClientConfig {
 const S3_PACKAGE_NAME = '@aws-sdk/client-s3';
 
 /** How long the client made from `config` waits for a connection, per attempt. */
-export const S3_CONNECT_TIMEOUT_MS = 5_000;
+const S3_CONNECT_TIMEOUT_MS = 5_000;
 
 /**
  * How long the client made from `config` lets a connection sit silent, per attempt (the SDK
@@ -74,7 +74,7 @@ export function withTimeouts(config: S3StoreClientConfig | undefined): S3StoreCl
 }
 
 /** The body of a `GetObject` output, as the SDK's stream mixin gives it in Node. */
-export interface S3BodyLike {
+interface S3BodyLike {
   transformToByteArray(): Promise<Uint8Array>;
   destroy?(): void;
 }
@@ -96,7 +96,7 @@ export interface ListObjectsV2OutputLike {
   NextContinuationToken?: string;
 }
 
-export const SDK_EXPORTS = [
+const SDK_EXPORTS = [
   'S3Client',
   'PutObjectCommand',
   'GetObjectCommand',
@@ -141,7 +141,7 @@ export function httpStatusOf(error: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined;
 }
 
-export function errorNameOf(error: unknown): string | undefined {
+function errorNameOf(error: unknown): string | undefined {
   const fields = error as { name?: unknown; Code?: unknown } | null;
   if (typeof fields?.Code === 'string') return fields.Code;
   return typeof fields?.name === 'string' ? fields.name : undefined;

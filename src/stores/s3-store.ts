@@ -43,7 +43,7 @@ import {
 } from './s3-sdk.js';
 
 export type { S3ClientLike, S3StoreClientConfig } from './s3-sdk.js';
-export { S3_CONNECT_TIMEOUT_MS, S3_SOCKET_TIMEOUT_MS } from './s3-sdk.js';
+export { S3_SOCKET_TIMEOUT_MS } from './s3-sdk.js';
 
 /** Options of {@link createS3Store}. */
 export interface S3StoreOptions {

@@ -19,7 +19,7 @@ import { createExtractiveSummarizer } from '../../src/summarize.js';
 import type { Message, Summarizer, SummarizerOptions } from '../../src/index.js';
 
 /** Lines of the large tool output: `0001 INFO ...`, 100 characters each with the newline. */
-export const LOG_LINE_COUNT = 500;
+const LOG_LINE_COUNT = 500;
 export const LOG_TEXT = Array.from({ length: LOG_LINE_COUNT }, (_, index) =>
   `${String(index + 1).padStart(4, '0')} INFO request handled for tenant-${index % 7} in ${10 + (index % 90)} ms`.padEnd(
     99,
@@ -113,7 +113,7 @@ interface PromptPart {
 }
 
 /** The messages of a provider prompt, read loosely. */
-export function promptMessages(prompt: unknown): Array<{ role: string; content: string | PromptPart[] }> {
+function promptMessages(prompt: unknown): Array<{ role: string; content: string | PromptPart[] }> {
   return prompt as Array<{ role: string; content: string | PromptPart[] }>;
 }
 

@@ -25,7 +25,7 @@ export const REPOSITORY_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), 
 /** The built entry point. */
 export const CLI_PATH = join(REPOSITORY_ROOT, 'dist/cli/index.js');
 /** The CLI fixtures. */
-export const FIXTURES = join(REPOSITORY_ROOT, 'tests/fixtures/cli');
+const FIXTURES = join(REPOSITORY_ROOT, 'tests/fixtures/cli');
 
 /** A fixture's absolute path. */
 export function fixturePath(name: string): string {

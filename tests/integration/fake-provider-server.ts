@@ -50,7 +50,7 @@ export interface FakeProviderOptions {
   promptCache?: boolean;
 }
 
-export type Route = '/v1/messages' | '/v1/messages/count_tokens' | '/v1/chat/completions';
+type Route = '/v1/messages' | '/v1/messages/count_tokens' | '/v1/chat/completions';
 
 export interface FakeProviderServer {
   /** `http://127.0.0.1:<port>`. */

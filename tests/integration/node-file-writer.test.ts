@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WriteFailedError } from '../../src/core/errors.js';
-import { createNodeFileWriter, NodeFileWriter } from '../../src/infrastructure/node-file-writer.js';
+import { NodeFileWriter } from '../../src/infrastructure/node-file-writer.js';
 
 let root: string;
 const writer = new NodeFileWriter();
@@ -268,8 +268,8 @@ describe('NodeFileWriter.listDir and resolvePath', () => {
     expect(writer.resolvePath('/a/b', '../c.md')).toBe(resolve('/a/c.md'));
   });
 
-  it('works with its methods taken off the object, and from the factory', async () => {
-    const { writeFile: write, ensureDir } = createNodeFileWriter();
+  it('works with its methods taken off the object', async () => {
+    const { writeFile: write, ensureDir } = new NodeFileWriter();
     await ensureDir(join(root, 'd'));
     await write(join(root, 'd', 'x.md'), 'ok');
     expect(await readFile(join(root, 'd', 'x.md'), 'utf8')).toBe('ok');

@@ -13,6 +13,7 @@ import type { ForeignBlock } from '../../src/index.js';
 import type { OpenAILlmClient } from '../../src/openai.js';
 import type { CreateLlmSummarizerOptions, TokenCounterEncoding } from '../../src/summarize.js';
 import * as messages from '../../src/messages.js';
+import * as node from '../../src/node.js';
 import packageJson from '../../package.json' with { type: 'json' };
 
 const distDir = fileURLToPath(new URL('../../dist/', import.meta.url));
@@ -88,6 +89,10 @@ describe('public types', () => {
     ]) {
       expect(names, internal).not.toContain(internal);
     }
+  });
+
+  it('leaves the Node file writer out of ./node: offloaded content is written through a store', () => {
+    expect(Object.keys(node).sort()).toEqual(['NodeFileReader', 'createNodeFileReader', 'defaultTokenCounter']);
   });
 
   it('exports the names users write down: TokenCounterEncoding, the block guards and types, SummarizerFailedError', () => {

@@ -13,10 +13,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root. */
-export const REPOSITORY_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const REPOSITORY_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Where the agents are installed. */
-export const AGENTS_CACHE = join(REPOSITORY_ROOT, '.cache', 'agents');
+const AGENTS_CACHE = join(REPOSITORY_ROOT, '.cache', 'agents');
 
 /** An agent: its npm package, the version this suite was written against, its command. */
 export interface AgentPackage {

@@ -24,7 +24,7 @@ export const TOOL_TURNS = 22;
 /** The turn that opens a reference with the agent's own tool. */
 export const READ_BACK_TURN = 12;
 /** A line of the test log that the read-back must bring back (within the part every agent keeps of it). */
-export const READ_BACK_MARKER = 'tests/case-20.spec.ts';
+const READ_BACK_MARKER = 'tests/case-20.spec.ts';
 
 /** The 300 KB file the agent is asked to `cat`. */
 export function buildBigFile(): string {
@@ -41,7 +41,7 @@ export function buildBigFile(): string {
  * sends a 2 KB preview), so the whole log reaches the history. Each run prints its own header,
  * as real test runs differ in their timings.
  */
-export function testLogCommand(turn: number): string {
+function testLogCommand(turn: number): string {
   // no command substitution: Gemini CLI refuses a command holding `$(...)`
   return `echo "test run ${turn}"; seq 1 400 | while read i; do echo "PASS tests/case-$i.spec.ts > handles input $i (3 ms)"; done; echo "FAIL tests/case-77.spec.ts > expected 1 to be 2"`;
 }
@@ -71,7 +71,7 @@ export interface TurnObservation {
 }
 
 /** A tool call of the scripted model: a command, the agent's own read of a path, or the proxy's read tool on a reference. */
-export type ModelCall = { command: string } | { readPath: string } | { readRef: string };
+type ModelCall = { command: string } | { readPath: string } | { readRef: string };
 
 /** Who opens the reference at the read-back turn: the agent with its own tool, or the proxy (`read_offloaded`). */
 export type ReadBackBy = 'agent' | 'proxy';

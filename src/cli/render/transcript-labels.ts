@@ -8,7 +8,7 @@ export const SHAPE_LABELS: Readonly<Record<TranscriptShape, string>> = {
   'claude-code': 'Claude Code session log',
 };
 
-export const FORMAT_LABELS: Readonly<Record<FormatName, string>> = {
+const FORMAT_LABELS: Readonly<Record<FormatName, string>> = {
   anthropic: 'Anthropic Messages',
   'openai-chat': 'OpenAI Chat Completions',
   'openai-responses': 'OpenAI Responses',

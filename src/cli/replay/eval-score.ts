@@ -25,7 +25,7 @@ export const PROBE_KINDS = [
 /** A kind of probe. */
 export type ProbeKind = (typeof PROBE_KINDS)[number];
 
-export const PROBE_LABELS: Readonly<Record<ProbeKind, string>> = {
+const PROBE_LABELS: Readonly<Record<ProbeKind, string>> = {
   task: 'the task',
   'latest-request': 'the latest request',
   'edited-file': 'every edited file',
@@ -37,7 +37,7 @@ export const PROBE_LABELS: Readonly<Record<ProbeKind, string>> = {
 };
 
 /** One probe: what was looked for, and whether the compacted context holds it. */
-export interface ProbeResult {
+interface ProbeResult {
   kind: ProbeKind;
   /** The value looked for (for the last error: the tool and its first failure line). */
   subject: string;
@@ -45,7 +45,7 @@ export interface ProbeResult {
 }
 
 /** The probes of one kind. */
-export interface ProbeKindScore {
+interface ProbeKindScore {
   kind: ProbeKind;
   label: string;
   /** Probes of this kind: 0 when the transcript has nothing of the kind (no error, no edit). */

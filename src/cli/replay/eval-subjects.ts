@@ -10,7 +10,7 @@
 import type { Message } from '../../core/types.js';
 
 /** A failed tool result: which call, and the lines that say what went wrong. */
-export interface ErrorSubject {
+interface ErrorSubject {
   toolUseId: string;
   /** The tool that failed, or `unknown` when its call is not in the transcript. */
   toolName: string;
@@ -19,7 +19,7 @@ export interface ErrorSubject {
 }
 
 /** An offloaded tool result: its reference, and what its call was (command or path), when eval can tell. */
-export interface OffloadedSubject {
+interface OffloadedSubject {
   reference: string;
   /** The call's shell command (first line) or file path, cut to {@link GIST_NEEDLE_CHARS}; `undefined` when it has neither. */
   gist: string | undefined;
@@ -49,7 +49,7 @@ export interface EvalSubjects {
 /** Texts are compared by their first characters: a summary may cut what it quotes. */
 export const NEEDLE_CHARS = 80;
 /** A gist is compared by its first characters: a ledger cuts it (to 80, with its own mark). */
-export const GIST_NEEDLE_CHARS = 40;
+const GIST_NEEDLE_CHARS = 40;
 /** Error lines compared at most, so a huge log stays cheap. */
 const MAX_ERROR_LINES = 200;
 /** Shorter error lines (`FAIL`, `Error:`) say too little to count as kept. */

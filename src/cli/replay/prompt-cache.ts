@@ -19,7 +19,7 @@ export {
 export type { CacheRatios } from '../../core/cost/cost-model.js';
 
 /** How one request's input splits between the cache and new input. */
-export interface CachedInput {
+interface CachedInput {
   /** Tokens of the identical prefix of the previous request: read from the cache. */
   cacheReadTokens: number;
   /** Whether the previous request's messages were not all a prefix of this one's: the cache broke somewhere in them. */

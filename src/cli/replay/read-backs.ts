@@ -33,7 +33,7 @@ function renderResultParts(content: readonly unknown[]): string[] {
 }
 
 /** Every tool result of `messages` with some text, in order. */
-export function listArrivedResults(messages: readonly Message[]): ArrivedResult[] {
+function listArrivedResults(messages: readonly Message[]): ArrivedResult[] {
   const results: ArrivedResult[] = [];
   messages.forEach((message, index) => {
     if (typeof message.content === 'string') return;
@@ -95,7 +95,7 @@ function createReadBack(result: ArrivedResult): Message[] {
  * The read-back requests an agent sends after `sent` for `unseen`, in order: each is the one
  * before it (the first: `sent`) plus one read call and its result.
  */
-export function buildReadBackRequests(sent: readonly Message[], unseen: readonly ArrivedResult[]): Message[][] {
+function buildReadBackRequests(sent: readonly Message[], unseen: readonly ArrivedResult[]): Message[][] {
   const requests: Message[][] = [];
   let context: readonly Message[] = sent;
   for (const result of unseen) {

@@ -13,7 +13,7 @@ export const SUMMARY_ACKNOWLEDGEMENT =
 /** The assistant's reply to each restored file message. */
 export const RESTORED_FILE_ACKNOWLEDGEMENT = 'Noted, file content restored.';
 /** Prefix of a restored file message: `[Restored after compact] {path}:\n{content}`. */
-export const RESTORED_FILE_PREFIX = '[Restored after compact] ';
+const RESTORED_FILE_PREFIX = '[Restored after compact] ';
 
 /** Options of {@link assembleMessages}. */
 export interface AssembleMessagesOptions {

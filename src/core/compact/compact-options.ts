@@ -352,7 +352,7 @@ function assertSignal(signal: unknown): asserts signal is AbortSignal | undefine
  *
  * @throws {InvalidOptionError}
  */
-export function assertCompactPorts(options: CompactOptions): void {
+function assertCompactPorts(options: CompactOptions): void {
   assertPort('summarizer', options.summarizer, ['summarize']);
   assertPort('llmClient', options.llmClient, ['summarize']);
   if (options.llmClient !== undefined) assertDefaultModel(options.llmClient.defaultModel);

@@ -16,8 +16,6 @@ import { stringifyArrayInParts } from './archive-json.js';
 
 import { ARCHIVE_FILE_NAME_PATTERN } from '../offload/offload-names.js';
 
-export { ARCHIVE_FILE_NAME_PATTERN };
-
 /** Attempts at the next sequence number when concurrent writers keep taking it. */
 const MAX_EXCLUSIVE_ATTEMPTS = 1000;
 

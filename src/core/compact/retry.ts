@@ -13,7 +13,7 @@ import type { Message } from '../types.js';
 import type { CompactionSummarizerOptions, LedgerError } from './summary/ledger.js';
 
 /** Longest wait between two attempts, whatever the backoff or `retry-after` says. */
-export const DEFAULT_MAX_RETRY_DELAY_MS = 60_000;
+const DEFAULT_MAX_RETRY_DELAY_MS = 60_000;
 
 /** Options of {@link retryWithBackoff}. */
 export interface RetryOptions {

@@ -58,7 +58,7 @@ export interface StoredHead {
  * The first `maxBytes` bytes of the text `reference` names (one range read; a character cut at
  * the end is dropped), or `undefined` when no place holds it. Rejects when a store fails.
  */
-export async function readStoredHead(
+async function readStoredHead(
   reference: string,
   sources: StoredTextSources,
   maxBytes: number,
@@ -77,10 +77,10 @@ export async function readStoredHead(
  * Bytes of an offloaded command read back: enough for the characters the ledger shows of a
  * command, in any script.
  */
-export const COMMAND_HEAD_BYTES = 1024;
+const COMMAND_HEAD_BYTES = 1024;
 
 /** Offloaded commands read back at most, newest first: as many as the ledger lists. */
-export const MAX_COMMAND_HEADS_READ = 8;
+const MAX_COMMAND_HEADS_READ = 8;
 
 /** Options of {@link readOffloadedCommandHeads}. */
 export interface ReadCommandHeadsOptions extends StoredTextSources {

@@ -50,7 +50,7 @@ export interface CostModelOptions {
   readRatio?: number;
   /** A token written to the cache, as a share of the input price (a number >= 0). @default the family's ratio */
   writeRatio?: number;
-  /** US dollars per million uncached input tokens (a number >= 0). @default the model's list price, else {@link DEFAULT_INPUT_PRICE_PER_MTOK} */
+  /** US dollars per million uncached input tokens (a number >= 0). @default the model's list price, else 3 (a mid-size model's) */
   inputPricePerMTok?: number;
   /** How long Anthropic keeps a cache entry: an hour's entry costs 2x to write, 5 minutes' 1.25x. Ignored by the other families. @default '5m' */
   cacheTtl?: '5m' | '1h';
@@ -67,17 +67,17 @@ export interface SelectCostModelInput {
 }
 
 /** Anthropic's price of a token read from the cache, as a share of the input price. */
-export const ANTHROPIC_READ_RATIO = 0.1;
+const ANTHROPIC_READ_RATIO = 0.1;
 /** Anthropic's price of a token written to a 5-minute cache entry. */
-export const ANTHROPIC_WRITE_RATIO_5M = 1.25;
+const ANTHROPIC_WRITE_RATIO_5M = 1.25;
 /** Anthropic's price of a token written to an hour-long cache entry. */
-export const ANTHROPIC_WRITE_RATIO_1H = 2;
+const ANTHROPIC_WRITE_RATIO_1H = 2;
 /** The discount of an OpenAI model the tables below do not know: that of the oldest cached models (0.5), the least a cache saves. */
-export const DEFAULT_OPENAI_READ_RATIO = 0.5;
+const DEFAULT_OPENAI_READ_RATIO = 0.5;
 /** The input price assumed when the model is not known: a mid-size model's list price, in US dollars per million tokens. */
-export const DEFAULT_INPUT_PRICE_PER_MTOK = 3;
+const DEFAULT_INPUT_PRICE_PER_MTOK = 3;
 /** The family when neither `provider` nor `model` says: Anthropic's, the prices that punish a rewritten prefix most. */
-export const DEFAULT_CACHE_FAMILY: CacheFamily = 'anthropic';
+const DEFAULT_CACHE_FAMILY: CacheFamily = 'anthropic';
 
 /** One row of a price table: a model name pattern (matched on the name without a provider prefix), its cached-read share and input price. */
 interface ModelPrice {

@@ -19,7 +19,7 @@ export const SESSION_DETAIL_KEPT = 500;
 export const SESSION_SUMMARIES_KEPT = 20;
 
 /** One session's totals, as `/_agent-context/api/sessions` lists them. */
-export interface SessionSummary {
+interface SessionSummary {
   id: string;
   /** Requests recorded (managed model requests only). */
   requests: number;
@@ -40,7 +40,7 @@ export interface SessionSummary {
 }
 
 /** One request of a session's detail. */
-export interface SessionRequestRecord {
+interface SessionRequestRecord {
   /** ISO 8601 time the request was prepared. */
   time: string;
   route: string;
@@ -59,7 +59,7 @@ export interface SessionRequestRecord {
 }
 
 /** A summary a compaction wrote, with the archive of what it replaced. */
-export interface SessionSummaryRecord {
+interface SessionSummaryRecord {
   time: string;
   text: string;
   /** The archive's reference, when one was written. */
@@ -70,7 +70,7 @@ export interface SessionSummaryRecord {
 }
 
 /** Results offloaded in one step. */
-export interface SessionOffloadRecord {
+interface SessionOffloadRecord {
   time: string;
   /** `direct-offload`, `batch-offload` or `input-offload`. */
   type: string;
@@ -166,7 +166,7 @@ function cacheReadTokens(previous: readonly number[], current: readonly number[]
 }
 
 /** The summary text of a compacted history: the text after `[Conversation compressed]`. */
-export function findSummaryText(messages: readonly Message[]): string | undefined {
+function findSummaryText(messages: readonly Message[]): string | undefined {
   for (const message of messages) {
     if (message.role !== 'user') continue;
     const content = message.content;
@@ -183,7 +183,7 @@ export function findSummaryText(messages: readonly Message[]): string | undefine
 }
 
 /** One short line per step of the context manager. */
-export function describeAction(action: ContextAction): string {
+function describeAction(action: ContextAction): string {
   switch (action.type) {
     case 'direct-offload':
     case 'batch-offload':

@@ -24,7 +24,7 @@ export interface ProviderCompactionHead {
 }
 
 /** Whether `block` is a provider's compaction block (Anthropic's, or a format's opaque compaction item). */
-export function isProviderCompactionBlock(block: ContentBlock): boolean {
+function isProviderCompactionBlock(block: ContentBlock): boolean {
   if (typeof block !== 'object' || block === null) return false;
   const type = (block as { type?: unknown }).type;
   return typeof type === 'string' && (type === ANTHROPIC_COMPACTION || type.endsWith(OPAQUE_COMPACTION_SUFFIX));

@@ -17,7 +17,7 @@ const ROLES = new Set(['system', 'user', 'assistant']);
  * Real tool inputs and results nest a few dozen levels; far deeper input is hostile or broken,
  * and would overflow the stack of `JSON.stringify` and of the copies.
  */
-export const MAX_MESSAGE_DEPTH = 1000;
+const MAX_MESSAGE_DEPTH = 1000;
 
 /** An object or array met by {@link assertJsonLike}, with the way back to the root for its path. */
 interface Visit {

@@ -16,7 +16,7 @@ import { countUtf8Bytes } from '../text/utf8.js';
 const MAX_CHUNK_GROWTH = 4;
 
 /** A position in a value: byte `byte` lies in line `line`, at its start unless `lineStarted`. */
-export interface LineCheckpoint {
+interface LineCheckpoint {
   byte: number;
   line: number;
   lineStarted: boolean;

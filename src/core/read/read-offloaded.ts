@@ -43,16 +43,9 @@ import {
 } from './search-pattern.js';
 import { findHeadEnd, isHighSurrogate } from '../text/text.js';
 
-export { extractReference, resolveKey } from './reference-keys.js';
-export { createLineIndex, type LineCheckpoint, type LineIndex } from './line-scanner.js';
-export {
-  MAX_PATTERN_CHARS,
-  MAX_SEARCHED_LINE_CHARS,
-  type CompilePattern,
-  type LinePattern,
-  type PatternFlags,
-  type PatternMatch,
-} from './search-pattern.js';
+export { extractReference } from './reference-keys.js';
+export { createLineIndex } from './line-scanner.js';
+export { MAX_SEARCHED_LINE_CHARS, type CompilePattern } from './search-pattern.js';
 
 /** The read tool's name. Its own results are never offloaded: offload paths exclude it. */
 export { READ_OFFLOADED_TOOL_NAME };

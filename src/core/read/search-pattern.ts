@@ -21,10 +21,10 @@ export const MAX_SEARCHED_LINE_CHARS = 1_000_000;
  * beyond linear (a pattern of 2,000,000 characters took 2.5 to 7.7 s, the event loop held all
  * the while); one of 1,000 takes milliseconds, and a model's search is a few dozen.
  */
-export const MAX_PATTERN_CHARS = 1_000;
+const MAX_PATTERN_CHARS = 1_000;
 
 /** Flags of `/source/flags` that change how a line matches. */
-export interface PatternFlags {
+interface PatternFlags {
   /** `i`: letters match either case. */
   ignoreCase: boolean;
   /** `m`: `^` and `$` match at line breaks (a searched line has none, so this changes little). */
@@ -34,7 +34,7 @@ export interface PatternFlags {
 }
 
 /** Where a match is in a line, in UTF-16 code units. */
-export interface PatternMatch {
+interface PatternMatch {
   index: number;
   length: number;
 }

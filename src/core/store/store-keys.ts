@@ -14,7 +14,7 @@ import { describeValue, InvalidOptionError, UnsafePathError } from '../errors.js
 import type { ByteRange, ContentStore } from '../ports.js';
 
 /** Longest key accepted (S3 allows 1,024 bytes; the file store's names stay well under it). */
-export const MAX_STORE_KEY_LENGTH = 1024;
+const MAX_STORE_KEY_LENGTH = 1024;
 
 // C0 and C1 controls and DEL: never part of a key this package builds.
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
@@ -82,11 +82,6 @@ export function isDirectoryStore(store: ContentStore): boolean {
 /** Whether the folder `folder` of `store` (`''` for its top) holds the package's marker file. */
 export async function holdsStoreMarker(store: ContentStore, folder: string): Promise<boolean> {
   return (await store.stat(folder === '' ? STORE_MARKER_KEY : `${folder}/${STORE_MARKER_KEY}`)) !== undefined;
-}
-
-/** Joins key segments with `/` (empty segments dropped). */
-export function joinKey(...segments: string[]): string {
-  return segments.filter((segment) => segment !== '').join('/');
 }
 
 export async function collectKeys(store: ContentStore, prefix: string): Promise<string[]> {

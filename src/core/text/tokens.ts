@@ -19,7 +19,7 @@ import type { Environment } from '../options/env.js';
 import { OPTIONS, resolveTableOption } from '../options/option-table.js';
 import { describeValue, InvalidOptionError } from '../errors.js';
 import type { TokenCounter } from '../ports.js';
-import type { ContentBlock, Message } from '../types.js';
+import type { Message } from '../types.js';
 import { splitIntoPieces } from './text-pieces.js';
 import { assertMessage } from '../messages/validate-messages.js';
 
@@ -150,15 +150,6 @@ function visitBlock(block: unknown, visit: (text: string) => void): number {
     default:
       return 0;
   }
-}
-
-/** Tokens of one content block, its overhead included; unknown blocks are 0. */
-export function countBlockTokens(counter: TokenCounter, block: ContentBlock): number {
-  let total = 0;
-  const overhead = visitBlock(block, (text) => {
-    total += counter.count(text);
-  });
-  return overhead + total;
 }
 
 function countUncached(counter: TokenCounter, message: Message): number {
@@ -337,7 +328,7 @@ export function assertLastUsage(usage: unknown, historyLength: number): asserts 
 }
 
 /** Throws {@link InvalidOptionError} unless `factor` is a finite number > 0. */
-export function assertTokenSafetyFactor(factor: unknown): asserts factor is number {
+function assertTokenSafetyFactor(factor: unknown): asserts factor is number {
   if (typeof factor !== 'number' || !Number.isFinite(factor) || factor <= 0) {
     throw new InvalidOptionError(`tokenSafetyFactor must be a number > 0, got ${describeValue(factor)}`);
   }

@@ -24,7 +24,7 @@ export type HistoryField = 'messages' | 'input' | 'contents';
 export type SystemField = 'system' | 'instructions' | 'systemInstruction';
 
 /** A request body's system prompt, read as the leading canonical messages. */
-export interface TranscriptSystem {
+interface TranscriptSystem {
   /** The body field it came from. */
   field: SystemField;
   /** The field's value as read, written back unchanged when its messages are. */

@@ -44,7 +44,7 @@ export interface AiSdkContextMiddleware {
  * The prompt in provider shape: a user or assistant message built with string content (by
  * compaction) gets one text part; every other message is kept as it is.
  */
-export function toProviderPrompt(messages: readonly unknown[]): unknown[] {
+function toProviderPrompt(messages: readonly unknown[]): unknown[] {
   return messages.map((message) => {
     const { role, content } = message as { role?: unknown; content?: unknown };
     if ((role === 'user' || role === 'assistant') && typeof content === 'string') {

@@ -14,7 +14,7 @@ import { isSafePathSegment } from '../../core/store/safe-path.js';
 export const DEFAULT_THREAD_SESSION = DEFAULT_SESSION_ID;
 
 /** Most managers kept at once; the least recently used goes first (its thread then gets a new one, which finds its session's records). */
-export const MAX_THREAD_MANAGERS = 1000;
+const MAX_THREAD_MANAGERS = 1000;
 
 /** The longest readable part of a session built from an unsafe thread id. */
 const READABLE_CHARS = 120;

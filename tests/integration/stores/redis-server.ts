@@ -29,7 +29,7 @@ const STOP_TIMEOUT_MS = 5_000;
  * shows what a machine without the binary does), else the first on `PATH`, else `/usr/bin`,
  * `/usr/local/bin`.
  */
-export function findRedisServer(): string | undefined {
+function findRedisServer(): string | undefined {
   const chosen = process.env.REDIS_SERVER;
   const candidates =
     chosen !== undefined && chosen !== ''
@@ -86,7 +86,7 @@ export async function findFreePort(): Promise<number> {
 }
 
 /** Whether a Redis server answers PING on `port`, within `timeoutMs`. */
-export async function answersPing(port: number, timeoutMs = 500): Promise<boolean> {
+async function answersPing(port: number, timeoutMs = 500): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port });
     let reply = '';

@@ -53,7 +53,7 @@ export interface S3TestServer {
 }
 
 /** The keys s3rver accepts signatures from. */
-export const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
+const S3RVER_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
 
 /** Starts s3rver on a free 127.0.0.1 port with `bucket`, over a fresh temporary directory. */
 export async function startS3Server(bucket = 'offload-test'): Promise<S3TestServer> {

@@ -14,7 +14,7 @@ const args = fc.dictionary(fc.constantFrom('path', 'q', 'n', 'flag'), fc.oneof(t
   maxKeys: 3,
 });
 
-export interface CallSpec {
+interface CallSpec {
   args: Record<string, unknown>;
   output: string;
   error: boolean;
@@ -24,7 +24,7 @@ export interface CallSpec {
   extra: boolean;
 }
 
-export interface TurnSpec {
+interface TurnSpec {
   user: string;
   /** An image part in the user message. */
   image: boolean;

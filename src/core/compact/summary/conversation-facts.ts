@@ -52,7 +52,7 @@ const EDITOR_COMMANDS: Readonly<Record<string, FileOperation>> = {
 };
 
 /** What a tool call did to a file it names. */
-export type FileOperation = 'read' | 'written' | 'edited' | 'deleted';
+type FileOperation = 'read' | 'written' | 'edited' | 'deleted';
 
 /** One tool call and the first result that answered it. */
 export interface ToolCall {
@@ -64,7 +64,7 @@ export interface ToolCall {
 }
 
 /** The result of a {@link ToolCall}. */
-export interface ToolCallResult {
+interface ToolCallResult {
   isError: boolean;
   text: string;
   messageIndex: number;
@@ -84,7 +84,7 @@ export interface ToolResultFact {
 export type { Utterance } from './user-requests.js';
 
 /** One path a call (or a restored-file message) touched. */
-export interface FileEvent {
+interface FileEvent {
   path: string;
   /** `read`, `written`, `edited`, `deleted`, or `used by {tool}` for a tool of unknown kind. */
   operation: string;

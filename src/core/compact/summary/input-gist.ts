@@ -30,7 +30,7 @@ const QUERY_FIELDS = ['pattern', 'query', 'regex', 'search', 'q'] as const;
 const OTHER_FIELDS = ['url', 'description', 'prompt', 'name', 'id'] as const;
 
 /** Characters of a gist at most. */
-export const INPUT_GIST_CHARS = 80;
+const INPUT_GIST_CHARS = 80;
 
 /**
  * The start of each offloaded shell command, by its reference, as compaction read it back: a

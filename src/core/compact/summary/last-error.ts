@@ -24,12 +24,12 @@ import {
 import { findErrorLine, firstLine, printsItsOwnErrors } from './error-lines.js';
 
 /** Bytes read from the start of an offloaded result: where a tool's first error usually is. */
-export const OFFLOADED_ERROR_HEAD_BYTES = 16_384;
+const OFFLOADED_ERROR_HEAD_BYTES = 16_384;
 /**
  * Bytes read from its end: a test runner or a compiler prints its summary (`FAIL ...`,
  * `AssertionError: ...`, a traceback's last line) at the end of a long log.
  */
-export const OFFLOADED_ERROR_TAIL_BYTES = 16_384;
+const OFFLOADED_ERROR_TAIL_BYTES = 16_384;
 /**
  * Offloaded results read back at most, newest first, while looking for the last error: each
  * costs a few small reads, and the results older than these are judged by what the history holds.

@@ -25,45 +25,96 @@ import {
 import { LEDGER_NOTES, type ReferenceReader } from './reference-reader.js';
 import type { StoredHead } from '../stored-text.js';
 
-export type { OffloadedResultEntry } from './offload-index.js';
-export type { ReferenceReader } from './reference-reader.js';
-
 /** The heading of the ledger section: the last one in a summary is the ledger. */
-export const LEDGER_HEADING = '## Context Ledger';
+const LEDGER_HEADING = '## Context Ledger';
 
 /** The latest request when it is the task: not written twice. */
 const SAME_AS_TASK = 'the task above';
 
+/**
+ * The facts every summary of a compaction carries. Its parts are written out here rather than
+ * named: users read them as `CompactLedger['lastError']` and so on, and the names stay the
+ * ledger's own. Each list keeps the most recent entries, oldest first (`items`), and counts the
+ * older ones it left out to keep the section short (`omittedCount`).
+ */
+export interface CompactLedger {
+  /** The archive of the messages this summary replaces, or `null` when it could not be written. */
+  archiveReference: string | null;
+  /** Archives of earlier compactions, carried from the summaries before. */
+  earlierArchiveReferences: { items: string[]; omittedCount: number };
+  /** The task: the first request of the session (carried from an earlier summary when there is one). */
+  task: string | undefined;
+  /** The latest user request. */
+  latestRequest: string | undefined;
+  /** Files read (by a successful call or a restored-file message), least recent first; every one is in the index when there is one. */
+  filesRead: { items: string[]; omittedCount: number };
+  /** Files written, edited or deleted by a successful call, least recent first. */
+  filesEdited: { items: string[]; omittedCount: number };
+  /** Shell commands run, least recent first, each once (at its latest run). */
+  commands: { items: string[]; omittedCount: number };
+  /**
+   * The last error a tool printed: the newest tool result marked `is_error`, or holding an
+   * error line though it is not marked (a failing test run, a compiler error, a non-zero exit
+   * status).
+   */
+  lastError:
+    | {
+        /** The tool that failed (`'unknown'` when its call is not in the messages). */
+        toolName: string;
+        toolUseId: string;
+        /** What the call was (its command, path or query, at most 80 characters), when its call is in the messages. */
+        input?: string | undefined;
+        /**
+         * The line of the result that best says what went wrong, cut to a few hundred characters.
+         * For a marked result with no such line, its first line (for an offloaded result whose text
+         * could not be read, its reference line).
+         */
+        message: string;
+        /**
+         * Where the whole result is, when it was offloaded and `message` was read from the
+         * offloaded text: the read tool opens it.
+         */
+        reference?: string | undefined;
+      }
+    | undefined;
+  /** Offloaded tool results, least recent first: the most recent, when an index lists them all. */
+  offloadedResults: {
+    items: Array<{
+      /** The tool that produced it (`'unknown'` when its call is not in the messages). */
+      toolName: string;
+      toolUseId: string;
+      /** What the call was, in at most 80 characters: its command, path or query; `''` when unknown. */
+      input: string;
+      /** As the read tool takes it: `./tool-result-x.md`, an absolute path, `redis://...`. */
+      reference: string;
+    }>;
+    omittedCount: number;
+  };
+  /** The index of every offloaded result and every file read or edited, written in the store, when one was. */
+  offloadIndex:
+    | {
+        /** As the read tool takes it: the tool pages and searches it. */
+        reference: string;
+        /** How many offloaded results it lists. */
+        count: number;
+        /** How many files read it lists, when it lists any. */
+        filesRead?: number | undefined;
+        /** How many files written, edited or deleted it lists, when it lists any. */
+        filesEdited?: number | undefined;
+      }
+    | undefined;
+}
+
 /** A list of which the ledger keeps the most recent entries. */
-export interface LedgerList<T> {
+interface LedgerList<T> {
   /** Oldest first. */
   items: T[];
   /** Older entries left out to keep the section short. */
   omittedCount: number;
 }
 
-/**
- * The last error a tool printed: the newest tool result marked `is_error`, or holding an error
- * line though it is not marked (a failing test run, a compiler error, a non-zero exit status).
- */
-export interface LedgerError {
-  /** The tool that failed (`'unknown'` when its call is not in the messages). */
-  toolName: string;
-  toolUseId: string;
-  /** What the call was (its command, path or query, at most 80 characters), when its call is in the messages. */
-  input?: string | undefined;
-  /**
-   * The line of the result that best says what went wrong, cut to a few hundred characters.
-   * For a marked result with no such line, its first line (for an offloaded result whose text
-   * could not be read, its reference line).
-   */
-  message: string;
-  /**
-   * Where the whole result is, when it was offloaded and `message` was read from the
-   * offloaded text: the read tool opens it.
-   */
-  reference?: string | undefined;
-}
+/** The last error a tool printed, as the ledger holds it. */
+export type LedgerError = NonNullable<CompactLedger['lastError']>;
 
 /**
  * What compaction passes to its summarizer: the {@link SummarizerOptions}, and the last error
@@ -73,42 +124,6 @@ export interface LedgerError {
 export interface CompactionSummarizerOptions extends SummarizerOptions {
   /** The last error a tool printed in the messages summarized, when there is one. */
   lastError?: LedgerError | undefined;
-}
-
-/** The index of every offloaded result and every file read or edited, written in the store by a compaction. */
-export interface LedgerOffloadIndex {
-  /** As the read tool takes it: the tool pages and searches it. */
-  reference: string;
-  /** How many offloaded results it lists. */
-  count: number;
-  /** How many files read it lists, when it lists any. */
-  filesRead?: number | undefined;
-  /** How many files written, edited or deleted it lists, when it lists any. */
-  filesEdited?: number | undefined;
-}
-
-/** The facts every summary of a compaction carries. */
-export interface CompactLedger {
-  /** The archive of the messages this summary replaces, or `null` when it could not be written. */
-  archiveReference: string | null;
-  /** Archives of earlier compactions, carried from the summaries before. */
-  earlierArchiveReferences: LedgerList<string>;
-  /** The task: the first request of the session (carried from an earlier summary when there is one). */
-  task: string | undefined;
-  /** The latest user request. */
-  latestRequest: string | undefined;
-  /** Files read (by a successful call or a restored-file message), least recent first; every one is in the index when there is one. */
-  filesRead: LedgerList<string>;
-  /** Files written, edited or deleted by a successful call, least recent first. */
-  filesEdited: LedgerList<string>;
-  /** Shell commands run, least recent first, each once (at its latest run). */
-  commands: LedgerList<string>;
-  /** The last error a tool printed (see {@link LedgerError}). */
-  lastError: LedgerError | undefined;
-  /** Offloaded tool results, least recent first: the most recent, when an index lists them all. */
-  offloadedResults: LedgerList<OffloadedResultEntry>;
-  /** The index of every offloaded result, when one was written. */
-  offloadIndex: LedgerOffloadIndex | undefined;
 }
 
 /** Options of {@link buildLedger}. */

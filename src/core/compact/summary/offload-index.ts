@@ -111,7 +111,7 @@ function formatPath(path: string): string {
  * The text of an index: its title and note, one line per offloaded result, then a section per
  * non-empty list of files (`## Files read`, `## Files edited`), one JSON string per line.
  */
-export function renderOffloadIndex(
+function renderOffloadIndex(
   index: ConversationIndex,
   referenceReader: ReferenceReader = DEFAULT_REFERENCE_READER,
 ): string {
@@ -160,7 +160,7 @@ function parseJsonString(line: string): string | undefined {
 }
 
 /** The key of the index of `text` in a session: `<session>/offload-index-<hash of the text>.md`. */
-export function formatOffloadIndexKey(sessionId: string, text: string): string {
+function formatOffloadIndexKey(sessionId: string, text: string): string {
   return `${sessionId}/${buildOffloadIndexName(text)}`;
 }
 

@@ -41,7 +41,7 @@ export interface CreatePrefixReusingSummarizerOptions {
  *
  * @throws {@link InvalidOptionError} naming the field, what was expected and what was given.
  */
-export function assertConversationRequest(request: unknown, name: string): asserts request is ConversationRequest {
+function assertConversationRequest(request: unknown, name: string): asserts request is ConversationRequest {
   if (typeof request !== 'object' || request === null || Array.isArray(request)) {
     throw new InvalidOptionError(
       `${name} must be an object { model, system?, tools? } (the request the agent loop sends), got ${describeValue(request)}`,

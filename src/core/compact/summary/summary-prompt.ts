@@ -28,7 +28,7 @@ export const SUMMARY_SECTION_TITLES = [
 export type SummarySectionTitle = (typeof SUMMARY_SECTION_TITLES)[number];
 
 /** The rule about the most recent messages that the prompt carries, verbatim. */
-export const SUMMARY_MOST_RECENT_RULE =
+const SUMMARY_MOST_RECENT_RULE =
   'Pay special attention to the MOST RECENT messages — summarize the current task state, what was just done, and what the next logical step should be. This information is critical because the original recent messages will NOT be preserved.';
 
 // What each section asks for. Task Status carries the rule about the most recent round.

@@ -7,11 +7,11 @@
  */
 
 /** Failures in a row that are retried on the very next call. */
-export const COMPACT_FAILURES_BEFORE_BACKOFF = 3;
+const COMPACT_FAILURES_BEFORE_BACKOFF = 3;
 /** Calls that go by without an attempt after the failure that opens the breaker; each further failure doubles it. */
-export const COMPACT_BACKOFF_INITIAL_CALLS = 2;
+const COMPACT_BACKOFF_INITIAL_CALLS = 2;
 /** The longest wait, in calls. */
-export const COMPACT_BACKOFF_MAX_CALLS = 64;
+const COMPACT_BACKOFF_MAX_CALLS = 64;
 
 /** Counts `prepare` calls and compaction failures in a row. */
 export interface CompactionBackoff {

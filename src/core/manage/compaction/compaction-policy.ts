@@ -22,9 +22,9 @@ import { fitCompactBudgets } from './room-to-spare.js';
 import type { CompactBudgets } from '../types.js';
 
 /** The newest results follow a summary whole while they take at most this share of the trigger (then they are cut). */
-export const EXCHANGE_SHARE_OF_TRIGGER = 0.75;
+const EXCHANGE_SHARE_OF_TRIGGER = 0.75;
 /** A compaction fits the history to this share of the trigger, so the agent has room to work before the next one. */
-export const COMPACTION_TARGET_SHARE = 0.5;
+const COMPACTION_TARGET_SHARE = 0.5;
 
 /** Where a history stands against the trigger, once the system prompt and tools took their share. */
 export interface CompactionRoom {

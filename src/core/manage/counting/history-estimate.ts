@@ -29,7 +29,7 @@ import { hashMessageContent, type Hashing } from '../records/fingerprint.js';
  * Counts remembered by content per manager (least recently used forgotten): a session's
  * messages, and those of its histories' longest stretch a client resends, many times over.
  */
-export const CONTENT_COUNTS_KEPT = 4096;
+const CONTENT_COUNTS_KEPT = 4096;
 
 /** Local counts cached per message object, and a cheap upper bound for messages not counted yet. */
 export interface LocalCounts {

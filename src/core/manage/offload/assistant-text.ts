@@ -24,7 +24,7 @@ import {
 import type { ContextOffloadAction } from '../types.js';
 
 /** The id an assistant text is named under, in place of a tool call's: its name is `assistant-text-<hash>.md`. */
-export const ASSISTANT_TEXT_ID = 'assistant-text';
+const ASSISTANT_TEXT_ID = 'assistant-text';
 const ASSISTANT_TEXT_STEM = toFileStem(ASSISTANT_TEXT_ID);
 
 /** A large text of an assistant message: its block (or `-1` for string content) and its text. */
@@ -46,11 +46,6 @@ function findLargeTexts(message: Message, maxChars: number): LargeText[] {
     if (block.type === 'text' && large(text)) found.push({ blockIndex, text });
   });
   return found;
-}
-
-/** Characters of the large assistant texts in `message`: what offloading them would take out. */
-export function countLargeTextChars(message: Message, maxChars: number): number {
-  return findLargeTexts(message, maxChars).reduce((sum, { text }) => sum + text.length, 0);
 }
 
 function referenceToText(name: string, hashed: HashedText, context: OffloadStepContext, store: ContentStore): string {

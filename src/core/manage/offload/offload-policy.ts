@@ -87,7 +87,7 @@ export interface OffloadPolicy {
 }
 
 /** What a batch's payoff is weighed against: how far the history is from the compaction trigger. */
-export interface HistoryRoom {
+interface HistoryRoom {
   /** Provider tokens per local token in force. */
   ratio: number;
   /** What the history may take before it compacts, in provider tokens. */

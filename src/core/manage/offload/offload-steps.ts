@@ -144,7 +144,7 @@ export function storedName(
  * by a tool that prints its own errors): it follows the result's reference. It follows from the
  * result alone, so a result met again gets the reference it got.
  */
-export function findResultErrorLine(block: ToolResultBlock, context: OffloadStepContext): string | undefined {
+function findResultErrorLine(block: ToolResultBlock, context: OffloadStepContext): string | undefined {
   return findPrintedErrorLine(
     renderResultText(block.content),
     block.is_error === true,
@@ -193,7 +193,7 @@ export function referenceTo(
  * mode; `undefined` when its name is not in the folder as far as the manager knows. The content
  * is hashed only when some stored name belongs to its call id.
  */
-export function findOffloadedReference(
+function findOffloadedReference(
   block: ToolResultBlock,
   context: OffloadStepContext,
   store: ContentStore,
@@ -277,7 +277,7 @@ export async function storeContent(
 }
 
 /** A result chosen for offload: where it is, and its text in the mode at hand. */
-export interface Chosen {
+interface Chosen {
   messageIndex: number;
   blockIndex: number;
   block: ToolResultBlock;
@@ -292,7 +292,7 @@ export interface Chosen {
  * session's folder, or a result of a file-reading tool whose content is already stored under
  * another call's name. Another tool printing the same output again (a re-run) is offloaded as usual.
  */
-export async function offloadChosen(
+async function offloadChosen(
   working: Message[],
   chosen: Chosen[],
   mode: OffloadMode,

@@ -30,7 +30,7 @@ import { startsWithSame } from '../counting/usage-anchor.js';
 export type ReadRecord = <K extends RecordKind>(kind: K, span: RecordSpan) => Promise<RecordOfKind<K> | undefined>;
 
 /** What matching found. */
-export interface RecordMatch {
+interface RecordMatch {
   /** The history with every matching compaction applied. */
   messages: Message[];
   /** The records that applied, in order (a count record's span is a prefix of `messages`). */
@@ -51,9 +51,9 @@ export interface RecordMatch {
 const MAX_SUBSTITUTIONS = 64;
 
 /** Messages between two kept hash states, away from the end of a history. */
-export const CHECKPOINT_STRIDE = 64;
+const CHECKPOINT_STRIDE = 64;
 /** The last messages of a history, after each of which the hash state is kept. */
-export const DENSE_TAIL = 16;
+const DENSE_TAIL = 16;
 
 /** The chain's state once the first `length` messages of {@link ChainCache.output} were hashed and their spans checked. */
 interface Checkpoint {
@@ -84,7 +84,7 @@ interface Resume {
 }
 
 /** Receives the token counts a record gives for `messages`. */
-export type TakeTokens = (messages: readonly Message[], tokens: RecordedTokens | undefined) => void;
+type TakeTokens = (messages: readonly Message[], tokens: RecordedTokens | undefined) => void;
 
 /** Matches histories against a session's records, keeping what it hashed for the next call. */
 export interface RecordChain {

@@ -50,7 +50,7 @@ import type { ContextAction, ContextWritesDeferredAction } from '../types.js';
  * Local tokens counted since the last count record before a call writes another: a manager
  * that meets the history later (another process, a restart) tokenizes at most about this much.
  */
-export const COUNT_RECORD_MIN_TOKENS = 4096;
+const COUNT_RECORD_MIN_TOKENS = 4096;
 /** Records of one span tried after unusable ones, before giving up writing. */
 const MAX_RECORD_ATTEMPTS = 16;
 
@@ -70,7 +70,7 @@ export interface CallAccess extends OffloadCall {
 }
 
 /** What matching a history against the records gave, with the calibration in force after it. */
-export interface SessionMatch {
+interface SessionMatch {
   messages: Message[];
   replaced: number;
   calibration: RecordedCalibration;
@@ -79,7 +79,7 @@ export interface SessionMatch {
 }
 
 /** The calibration of a call, from the records. */
-export interface CalibrationInForce {
+interface CalibrationInForce {
   /** In force in this call. */
   inForce: RecordedCalibration;
   /** In force from the next request of the history on (what this call's usage figure taught, or `inForce`). */
@@ -92,7 +92,7 @@ export interface CalibrationInForce {
 }
 
 /** What a compaction record write came to: our messages, or those of a record written first. */
-export interface RecordedCompaction {
+interface RecordedCompaction {
   messages: Message[];
   /** False when another process recorded this span first: its messages are the ones returned. */
   won: boolean;

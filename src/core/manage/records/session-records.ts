@@ -109,7 +109,7 @@ export interface RecordName {
 const RECORD_NAME = /^(compact|count|anchor)-(\d{1,9})-([0-9a-f]{64})(?:~(\d{1,4}))?\.json$/;
 
 /** The name of a record inside the records folder. */
-export function buildRecordName(name: RecordName): string {
+function buildRecordName(name: RecordName): string {
   const suffix = name.attempt === 0 ? '' : `~${name.attempt}`;
   return `${name.kind}-${name.span.messages}-${name.span.fingerprint}${suffix}.json`;
 }
