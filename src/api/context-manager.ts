@@ -247,6 +247,11 @@ export function resolveContextManagerOptions<M = Message>(
  * `readTool` is the read tool over the same store and session: register it with the model so it
  * can open any reference. `offloadOutput` serves per-tool hooks of agent frameworks.
  *
+ * Every setting comes from `options`: the manager reads no environment variable (not
+ * `CONTEXT_TOKEN_LIMIT`, not `ANTHROPIC_API_KEY`), so a server's manager does not change with the
+ * process it runs in. To summarize with Claude, pass `llmClient: await createAnthropicLlmClient()`;
+ * without `summarizer` or `llmClient`, the extractive summarizer writes summaries (with a warning).
+ *
  * @throws {InvalidOptionError} (or {@link UnsafePathError} for `sessionId`) naming the option by
  * its path, at creation: both or neither of `outputDir` and `store`, an unknown `format` or
  * `provider`, a value out of range (`offload.directThreshold must be a number >= 1, got -3`), a port
