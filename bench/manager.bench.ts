@@ -82,7 +82,7 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
     );
 
     // --- a batch offload: the gate passes on the same 200 large results (offloaded on arrival, direct offload held back by its threshold)
-    const batchOptions = { offload: { timing: 'on-arrival' as const, threshold: 1_000_000 }, logger: silent };
+    const batchOptions = { offload: { timing: 'on-arrival' as const, directThreshold: 1_000_000 }, logger: silent };
     const check = await createContextManager({ ...batchOptions, outputDir: freshDirectory() }).prepare(messages);
     const batchAction = check.actions.find((action): action is ContextOffloadAction => action.type === 'batch-offload');
     if (batchAction === undefined || batchAction.toolCallIds.length !== 200) {

@@ -72,7 +72,7 @@ export async function run(options: BenchRunOptions): Promise<BenchRow[]> {
     upstream: upstreamOrigin,
     dir,
     maxSessions: SESSIONS,
-    offloadTiming: 'on-arrival',
+    offload: { timing: 'on-arrival' },
     logger: { warn: () => undefined },
   });
   const proxy = createServer((request, response) => void handler(request, response));

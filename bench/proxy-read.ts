@@ -56,7 +56,7 @@ async function startProxy(
     dir,
     store,
     readTool: 'proxy',
-    offloadTiming: 'on-arrival',
+    offload: { timing: 'on-arrival' },
     logger: { warn: () => undefined },
   });
   const server = createServer((request, response) => void handler(request, response));

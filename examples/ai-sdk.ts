@@ -113,7 +113,7 @@ try {
     outputDir, // where offloaded results and compaction archives go
     contextTokenLimit: 4_000, // a tiny window, so that this short run gets compacted
     offload: {
-      threshold: 4_000, // older results of 4,000+ characters go to the store as they age (a new one over half the window is cut)
+      directThreshold: 4_000, // older results of 4,000+ characters go to the store as they age (a new one over half the window is cut)
       excludeTools: ['list_files'], // keep this tool's output inline (so that the window fills up)
     },
   });

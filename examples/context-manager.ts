@@ -59,7 +59,7 @@ try {
     workDir,
     summarizer: createExtractiveSummarizer(),
     // source files (2-5 KB) stay inline for the model to read; the 18 KB log goes to the store
-    offload: { threshold: 8000 },
+    offload: { directThreshold: 8000 },
     compaction: { resumeMessage: 'Continue with the task.' },
     logger: { warn: (message) => console.warn(`  warning: ${message}`) },
   });

@@ -89,7 +89,7 @@ try {
   const contextOffload = contextOffloadMiddleware({
     outputDir, // where offloaded results and archives go
     contextTokenLimit: 4000, // a tiny window, so that this short run gets compacted
-    offload: { threshold: 4000 }, // older results of 4,000+ characters go to the store as they age (a new one over half the window is cut)
+    offload: { directThreshold: 4000 }, // older results of 4,000+ characters go to the store as they age (a new one over half the window is cut)
     logger: { warn: () => {} }, // quiet: the offline summarizer warns that it is not an LLM
     onCompact: (action) =>
       console.log(`compacted before a model call: ${action.tokensBefore} -> ${action.tokensAfter} tokens`),

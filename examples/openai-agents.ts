@@ -63,7 +63,7 @@ try {
     format: 'openai-agents',
     outputDir, // where offloaded results and compaction archives go
     contextTokenLimit: 2000, // a tiny window, so that this short conversation gets compacted
-    offload: { threshold: 4000 }, // older outputs of 4,000+ characters go to the store as they age (a new one over half the window is cut)
+    offload: { directThreshold: 4000 }, // older outputs of 4,000+ characters go to the store as they age (a new one over half the window is cut)
     logger: { warn: () => undefined }, // (quiet: this example uses the offline summarizer on purpose)
   });
   const session = createCompactingSession(new MemorySession(), manager);

@@ -2,8 +2,9 @@
  * The options of `createContextManager`: at the top what every user sets (where content goes,
  * the session, the format, the model, the window, the ports, the hooks); below, the tuning
  * knobs in two groups, `offload` and `compaction`, the latter shaped like LangChain's
- * summarization middleware (`trigger`, then what the summary, the restored files and the
- * archive are).
+ * summarization middleware (when it triggers, then what the summary, the restored files and
+ * the archive are). The groups are the package's one vocabulary of tuning knobs: the proxy,
+ * the integrations and the CLI's config file take them as they are.
  */
 import type { ArchivePolicy } from '../core/compact/compact-options.js';
 import type { SummaryMode } from '../core/compact/summary/summarize-reusing-prefix.js';
@@ -24,6 +25,7 @@ import type {
   TokenCounter,
 } from '../core/ports.js';
 import type { Message } from '../core/types.js';
+import { OPTION_GROUPS } from '../core/options/option-table.js';
 
 /** `offload` of {@link ContextManagerOptions}: when and which tool results go to the store. */
 export interface ManagerOffloadOptions {
@@ -31,33 +33,40 @@ export interface ManagerOffloadOptions {
    * When tool results go to the store.
    * - `'as-they-age'`: the model sees what it asked for. The newest results (those answering
    *   the latest assistant turn) are sent whole; one of more than `maxInlineResultChars` is cut
-   *   to its reference, head and tail. Older results stay inline until those of at least 300
-   *   characters (`threshold`, when smaller) add up to more than `agedBudgetChars` and the batch
-   *   pays for the prefix it rewrites, then all of them go to the store at once, so the prompt
-   *   prefix changes once per batch.
-   * - `'on-arrival'`: every new result of at least `threshold` characters is replaced by its
-   *   reference before the model sees it (the model reads it back when it needs it), and older
-   *   results of at least `charThreshold` go when the ratio gate passes (`ratioThreshold`).
+   *   to its reference, head and tail. Older results stay inline until those of at least
+   *   `minAgedResultChars` add up to more than `agedBudgetChars` and the batch pays for the
+   *   prefix it rewrites, then all of them go to the store at once, so the prompt prefix changes
+   *   once per batch.
+   * - `'on-arrival'`: every new result of at least `directThreshold` characters is replaced by
+   *   its reference before the model sees it (the model reads it back when it needs it), and
+   *   older results of at least `charThreshold` go when the ratio gate passes (`ratioThreshold`).
    * @default 'as-they-age'
    */
   timing?: OffloadTiming | undefined;
   /**
-   * As results age, the smallest older result (and tool input field) a batch takes; on
-   * arrival, a new result of at least this many characters goes to the store before the model
-   * sees it. An integer >= 1.
+   * The size at which one tool result, or one field of a tool's input, is offloaded on its own:
+   * on arrival, every new result of at least this many characters before the model sees it;
+   * with either timing, the fields of older tool inputs a batch takes, and the newest results
+   * when a compaction must keep them in view. An integer >= 1. (It was `offload.threshold`.)
    * @default 1000
    */
-  threshold?: number | undefined;
+  directThreshold?: number | undefined;
+  /**
+   * As results age: the smallest older result a batch takes, and counts toward
+   * `agedBudgetChars`. An integer >= 1. Unused on arrival.
+   * @default 300
+   */
+  minAgedResultChars?: number | undefined;
   /**
    * The smallest result offloaded when the history is over the trigger, and (on arrival) by
    * the ratio gate: a number >= 1.
-   * @default env `OFFLOAD_CHAR_THRESHOLD`, else 100
+   * @default 100
    */
   charThreshold?: number | undefined;
   /**
    * On arrival: the batch offload runs only when offloadable characters make up at least this
    * share of the history's; a number in [0, 1].
-   * @default env `OFFLOAD_RATIO_THRESHOLD`, else 0.2
+   * @default 0.2
    */
   ratioThreshold?: number | undefined;
   /**
@@ -84,33 +93,22 @@ export interface ManagerOffloadOptions {
    */
   maxInlineResultChars?: number | undefined;
   /**
-   * As results age: the older results of at least 300 characters (`threshold`, when smaller)
-   * stay inline until they add up to more than this many characters. An integer >= 1.
+   * As results age: the older results of at least `minAgedResultChars` characters stay inline until they add up to more than this many characters. An integer >= 1.
    * @default a fifth of the window, at 4 characters per token (`contextTokenLimit × 0.8`), at most 20,000
    */
   agedBudgetChars?: number | undefined;
-}
-
-/** `compaction.trigger`: when the manager compacts (it first offloads without the gate). */
-export interface ManagerTriggerOptions {
-  /**
-   * Compaction triggers when the estimate reaches `contextTokenLimit × ratio`; a number in
-   * [0, 1]. A compaction leaves at most half of that.
-   * @default 0.92, env `COMPACT_THRESHOLD_RATIO`
-   */
-  ratio?: number | undefined;
 }
 
 /** `compaction.summary`: how the summary is written, with what budget, and how failures are retried. */
 export interface ManagerSummaryOptions {
   /**
    * The model that writes the summary with `llmClient` or the Anthropic client.
-   * @default env `SUMMARY_MODEL`, else the client's default model, else "claude-haiku-4-5-20251001"
+   * @default the client's default model, else "claude-haiku-4-5-20251001"
    */
   model?: string | undefined;
   /**
    * Word budget of the summary (an integer >= 1); the manager shrinks it in a small window.
-   * @default 1200, env `SUMMARY_MAX_WORDS`
+   * @default 1200
    */
   maxWords?: number | undefined;
   /**
@@ -121,7 +119,7 @@ export interface ManagerSummaryOptions {
   inputMaxTokens?: number | undefined;
   /**
    * Retries after a failed summary attempt; an integer >= 0.
-   * @default 2, env `COMPACT_MAX_RETRIES`
+   * @default 2
    */
   maxRetries?: number | undefined;
   /**
@@ -148,17 +146,17 @@ export interface ManagerSummaryOptions {
 export interface ManagerRestoreOptions {
   /**
    * How many of the most recently read files are candidates (an integer >= 0; 0 restores none).
-   * @default 5, env `MAX_RESTORE_FILES`
+   * @default 5
    */
   maxFiles?: number | undefined;
   /**
    * A file of more tokens than this is not restored (an integer >= 0).
-   * @default 5000, env `MAX_RESTORE_TOKENS_PER_FILE`
+   * @default 5000
    */
   maxTokensPerFile?: number | undefined;
   /**
    * Restoration stops before the file that would take the total above this (an integer >= 0).
-   * @default 50000, env `MAX_RESTORE_TOKENS_TOTAL`
+   * @default 50000
    */
   maxTokensTotal?: number | undefined;
   /**
@@ -179,29 +177,28 @@ export interface ManagerRestoreOptions {
   fileReader?: FileReader | undefined;
 }
 
-/** `compaction.archive`: what the archive of the compacted messages must be. */
-export interface ManagerArchiveOptions {
-  /**
-   * When the archive cannot be written: `'required'` skips the compaction, `'best-effort'`
-   * compacts anyway.
-   * @default 'required'
-   */
-  policy?: ArchivePolicy | undefined;
-}
-
 /**
  * `compaction` of {@link ContextManagerOptions}: when the history is compacted and what the
  * compaction writes. The manager archives into its own store, under its session.
  */
 export interface ManagerCompactionOptions {
-  /** When the manager compacts. */
-  trigger?: ManagerTriggerOptions | undefined;
+  /**
+   * The manager compacts (it first offloads without the gate) when the estimate reaches
+   * `contextTokenLimit × triggerRatio`; a number in [0, 1]. A compaction leaves at most half
+   * of that. (It was `compaction.trigger.ratio`.)
+   * @default 0.92
+   */
+  triggerRatio?: number | undefined;
   /** How the summary is written. */
   summary?: ManagerSummaryOptions | undefined;
   /** Which files are restored after the summary. */
   restore?: ManagerRestoreOptions | undefined;
-  /** What the archive must be. */
-  archive?: ManagerArchiveOptions | undefined;
+  /**
+   * When the archive of the compacted messages cannot be written: `'required'` skips the
+   * compaction, `'best-effort'` compacts anyway. (It was `compaction.archive.policy`.)
+   * @default 'required'
+   */
+  archivePolicy?: ArchivePolicy | undefined;
   /**
    * A user message appended after a compaction (e.g. `"Continue with the task."`), so the
    * history does not end with an assistant message; appended only when no exchange in flight
@@ -215,9 +212,10 @@ export interface ManagerCompactionOptions {
  * Options of `createContextManager`. At the top what every user sets: where offloaded content
  * goes (exactly one of `outputDir` and `store`), the session, the message format, the model
  * and window, the summarizer, the ports and the hooks. The tuning knobs are in two groups,
- * `offload` and `compaction`. Environment variables (`OFFLOAD_CHAR_THRESHOLD`,
- * `CONTEXT_TOKEN_LIMIT`, ...) are read once, when the manager is created. An unknown key is an
- * error naming it, at any level.
+ * `offload` and `compaction`. The manager reads no environment variable: every setting comes
+ * from these options (the CLI's `proxy`, `wrap` and `replay` read `CONTEXT_TOKEN_LIMIT`,
+ * `OFFLOAD_CHAR_THRESHOLD`, ... and pass them here). An unknown key is an error naming it, at
+ * any level; a removed one (`offload.threshold`, `compaction.trigger`) names its replacement.
  *
  * @example
  * ```ts
@@ -225,8 +223,8 @@ export interface ManagerCompactionOptions {
  *   outputDir: '.context',
  *   model: 'claude-sonnet-4-6',
  *   contextTokenLimit: 200_000,
- *   offload: { timing: 'on-arrival', threshold: 4000 },
- *   compaction: { trigger: { ratio: 0.8 }, summary: { maxWords: 800 }, resumeMessage: 'Continue with the task.' },
+ *   offload: { timing: 'on-arrival', directThreshold: 4000 },
+ *   compaction: { triggerRatio: 0.8, summary: { maxWords: 800 }, resumeMessage: 'Continue with the task.' },
  * });
  * ```
  */
@@ -278,7 +276,7 @@ export interface ContextManagerOptions<M = Message> extends ContextManagerHooks 
   cost?: CostModelOptions | undefined;
   /**
    * The context window, in tokens (an integer >= 1).
-   * @default 200000, env `CONTEXT_TOKEN_LIMIT`
+   * @default 200000
    */
   contextTokenLimit?: number | undefined;
   /**
@@ -299,13 +297,14 @@ export interface ContextManagerOptions<M = Message> extends ContextManagerHooks 
   /**
    * The whole summarizing strategy: takes the compacted messages, returns the summary. Wins
    * over `llmClient`.
-   * @default the first that applies: `llmClient`, the Anthropic client, the extractive summarizer (with a warning)
+   * @default `llmClient` when given, else the extractive summarizer (with a warning)
    */
   summarizer?: Summarizer | undefined;
   /**
    * An LLM to write the summary with the package's prompt (`compaction.summary` sets its model
-   * and budgets). Ignored when `summarizer` is given.
-   * @default an Anthropic client when `ANTHROPIC_API_KEY` is set (honouring `ANTHROPIC_BASE_URL`)
+   * and budgets). Ignored when `summarizer` is given. The manager reads no environment variable:
+   * for Anthropic, pass `await createAnthropicLlmClient()` (which reads `ANTHROPIC_API_KEY`).
+   * @default undefined (the extractive summarizer writes summaries)
    */
   llmClient?: LlmClient | undefined;
   /**
@@ -325,50 +324,29 @@ export interface ContextManagerOptions<M = Message> extends ContextManagerHooks 
   compaction?: ManagerCompactionOptions | undefined;
 }
 
-/** A group of the schema: each key is either the flat option it stands for or a nested group. */
-type OptionGroupSchema = { readonly [key: string]: string | OptionGroupSchema };
+/** The keys of `T`, required (the groups' interfaces have every field optional). */
+type KeysOf<T> = { [K in keyof T]-?: true };
+/** `true` when `A` and `B` have the same keys. */
+type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] extends [never, never] ? true : false;
+type Groups = typeof OPTION_GROUPS;
+// a field added to a group without a row of the mapping (or a row without a field) does not compile
+const GROUPS_MATCH_INTERFACES: [
+  SameKeys<Groups['offload'], KeysOf<ManagerOffloadOptions>>,
+  SameKeys<
+    Omit<Groups['compaction'], 'summary' | 'restore'>,
+    KeysOf<Omit<ManagerCompactionOptions, 'summary' | 'restore'>>
+  >,
+  SameKeys<Groups['compaction']['summary'], KeysOf<ManagerSummaryOptions>>,
+  SameKeys<Groups['compaction']['restore'], KeysOf<ManagerRestoreOptions>>,
+] = [true, true, true, true];
+void GROUPS_MATCH_INTERFACES;
 
 /**
  * Every grouped option and the flat option it stands for: the name `offloadToolResults` and
- * `compactMessages` take, by which their resolvers check and name it. Typed against the
- * interfaces above, so a field added to a group without a row (or a row without a field) does
- * not compile.
+ * `compactMessages` take, by which their resolvers check and name it (the mapping of
+ * `core/options/option-table.ts`, checked against the interfaces above).
  */
-export const MANAGER_OPTION_GROUPS = {
-  offload: {
-    timing: 'offloadTiming',
-    threshold: 'threshold',
-    charThreshold: 'charThreshold',
-    ratioThreshold: 'ratioThreshold',
-    keepRecent: 'keepRecent',
-    excludeTools: 'excludeTools',
-    preview: 'preview',
-    maxInlineResultChars: 'maxInlineResultChars',
-    agedBudgetChars: 'agedBudgetChars',
-  } satisfies Record<keyof ManagerOffloadOptions, string>,
-  compaction: {
-    trigger: { ratio: 'compactThresholdRatio' } satisfies Record<keyof ManagerTriggerOptions, string>,
-    summary: {
-      model: 'summaryModel',
-      maxWords: 'summaryMaxWords',
-      inputMaxTokens: 'summaryInputMaxTokens',
-      maxRetries: 'maxRetries',
-      retryBaseDelayMs: 'retryBaseDelayMs',
-      mode: 'summaryMode',
-      conversationRequest: 'conversationRequest',
-    } satisfies Record<keyof ManagerSummaryOptions, string>,
-    restore: {
-      maxFiles: 'maxRestoreFiles',
-      maxTokensPerFile: 'maxRestoreTokensPerFile',
-      maxTokensTotal: 'maxRestoreTokensTotal',
-      readToolNames: 'readToolNames',
-      pathField: 'pathField',
-      fileReader: 'fileReader',
-    } satisfies Record<keyof ManagerRestoreOptions, string>,
-    archive: { policy: 'archive' } satisfies Record<keyof ManagerArchiveOptions, string>,
-    resumeMessage: 'resumeMessage',
-  } satisfies Record<keyof ManagerCompactionOptions, string | OptionGroupSchema>,
-} as const satisfies OptionGroupSchema;
+export const MANAGER_OPTION_GROUPS = OPTION_GROUPS;
 
 const TOP_LEVEL: Record<Exclude<keyof ContextManagerOptions, keyof typeof MANAGER_OPTION_GROUPS>, true> = {
   outputDir: true,

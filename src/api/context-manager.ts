@@ -30,7 +30,7 @@ import {
 import type { ContextManager } from '../core/manage/types.js';
 import { resolveBatchOffloadOptions, type BatchOffloadOptions } from '../core/options/offload-options.js';
 import { flattenOptionGroups, resolveWithOptionPaths } from '../core/options/option-groups.js';
-import { OPTIONS, resolveTableOption } from '../core/options/option-table.js';
+import { OPTIONS, REMOVED_GROUPED_OPTIONS, resolveTableOption } from '../core/options/option-table.js';
 import type { ContentStore, Logger, TokenCounter } from '../core/ports.js';
 import type { Message } from '../core/types.js';
 import { resolveFormat } from '../formats/index.js';
@@ -68,12 +68,10 @@ export type { ProviderFamily } from '../core/manage/counting/calibration.js';
 export type { OffloadTiming } from '../core/manage/manager-options.js';
 export type {
   ContextManagerOptions,
-  ManagerArchiveOptions,
   ManagerCompactionOptions,
   ManagerOffloadOptions,
   ManagerRestoreOptions,
   ManagerSummaryOptions,
-  ManagerTriggerOptions,
 } from './context-manager-options.js';
 
 /**
@@ -120,7 +118,7 @@ interface ResolvedManager<M> {
  * Reads and checks every option of {@link ContextManagerOptions} once: the groups against
  * their schema (an unknown key, or a flat option given at the top that now lives in a group, is
  * an error naming it), then each value with the resolver of the function it comes from, its
- * errors naming its grouped path (`offload.threshold must be a number >= 1, got -3`).
+ * errors naming its grouped path (`offload.directThreshold must be a number >= 1, got -3`).
  */
 function resolveManagerOptions<M>(
   options: ContextManagerOptions<M>,
@@ -136,6 +134,7 @@ function resolveManagerOptions<M>(
     options as Record<string, unknown>,
     MANAGER_OPTION_GROUPS,
     new Set(MANAGER_TOP_LEVEL_OPTIONS),
+    REMOVED_GROUPED_OPTIONS,
   );
   // unchecked yet: each resolver below checks the values it takes
   const flat = values as FlatManagerOptions;
@@ -173,7 +172,6 @@ function resolveManagerOptions<M>(
     }
     const { offloadTiming, aging } = resolveAgingOptions(flat, {
       contextTokenLimit: compaction.contextTokenLimit,
-      threshold,
       cut: typeof flat.preview === 'object' && flat.preview !== null ? (batch.preview ?? undefined) : undefined,
     });
     const restoresFiles = options.workDir !== undefined;
@@ -206,15 +204,37 @@ function resolveManagerOptions<M>(
 }
 
 /**
+ * The environment the manager resolves with: none. Its settings come from its options only, so
+ * a server's manager does not change with the variables of the process it runs in; the CLI
+ * reads the variables (`CONTEXT_TOKEN_LIMIT`, `OFFLOAD_CHAR_THRESHOLD`, ...) and passes them.
+ */
+const NO_ENVIRONMENT: Environment = Object.freeze({});
+
+/**
+ * Checks `options` as {@link createContextManager} does, once, without creating a manager (no
+ * summarizer is built, nothing is read from the store), and returns the settings a caller that
+ * creates managers later needs now: the window in force. The proxy checks its options with it
+ * when its handler is created, so a bad one fails there and not at the first request.
+ *
+ * @throws {InvalidOptionError} (or {@link UnsafePathError}) as {@link createContextManager}.
+ */
+export function resolveContextManagerOptions<M = Message>(
+  options: ContextManagerOptions<M>,
+): { readonly contextTokenLimit: number } {
+  const { settings } = resolveManagerOptions(options, NO_ENVIRONMENT, process.cwd());
+  return { contextTokenLimit: settings.contextTokenLimit };
+}
+
+/**
  * Creates the context manager of one conversation: call `prepare(messages, { lastUsage })`
  * before every model request and send the messages it returns. In order, each step only when
  * needed (`offload.timing` sets the first two):
  * 1. as results age (the default), the newest results are sent whole, one too large for the
  *    window cut to its reference, head and tail; on arrival, every new result of at least
- *    `offload.threshold` characters goes to the store and a reference takes its place;
+ *    `offload.directThreshold` characters goes to the store and a reference takes its place;
  * 2. older results go in batches: as they age, when they add up to more than
  *    `offload.agedBudgetChars`; on arrival, when the ratio gate passes;
- * 3. when the estimate is still at the trigger (`contextTokenLimit × compaction.trigger.ratio`),
+ * 3. when the estimate is still at the trigger (`contextTokenLimit × compaction.triggerRatio`),
  *    older results go without the gate, and if that is not enough the history is compacted
  *    (summary, archive, restored files), fitted to half of the trigger.
  *
@@ -227,11 +247,17 @@ function resolveManagerOptions<M>(
  * `readTool` is the read tool over the same store and session: register it with the model so it
  * can open any reference. `offloadOutput` serves per-tool hooks of agent frameworks.
  *
+ * Every setting comes from `options`: the manager reads no environment variable (not
+ * `CONTEXT_TOKEN_LIMIT`, not `ANTHROPIC_API_KEY`), so a server's manager does not change with the
+ * process it runs in. To summarize with Claude, pass `llmClient: await createAnthropicLlmClient()`;
+ * without `summarizer` or `llmClient`, the extractive summarizer writes summaries (with a warning).
+ *
  * @throws {InvalidOptionError} (or {@link UnsafePathError} for `sessionId`) naming the option by
  * its path, at creation: both or neither of `outputDir` and `store`, an unknown `format` or
- * `provider`, a value out of range (`offload.threshold must be a number >= 1, got -3`), a port
+ * `provider`, a value out of range (`offload.directThreshold must be a number >= 1, got -3`), a port
  * without its methods, an unknown key, an option of the flat shape given at the top
- * (`threshold moved to offload.threshold`). `prepare` rejects with
+ * (`keepRecent moved to offload.keepRecent`), a removed one naming its replacement
+ * (`offload.threshold`: `offload.directThreshold` or `offload.minAgedResultChars`). `prepare` rejects with
  * `InvalidMessageError` for a malformed message (its index and field), and with the signal's
  * reason when aborted. A store that refuses writes does not fail `prepare`: a new offload it
  * refuses leaves its result inline (a `writes-deferred` action), and what was offloaded or
@@ -259,14 +285,14 @@ export function createContextManager<M = Message>(
 } {
   const { settings, compaction, compactOptions, store, tokenCounter, logger, restoresFiles } = resolveManagerOptions(
     options,
-    process.env,
+    NO_ENVIRONMENT,
     process.cwd(),
   );
   const { sessionId } = settings;
   // the manager decides when to compact: a trigger at 0 compacts any history and, unlike
   // `force`, keeps the no-gain guard (a summary as large as what it replaces is skipped as 'no-gain')
   const runOptions = { ...compaction, compactThresholdRatio: 0, lastUsage: undefined, force: false };
-  const runner = createResolvedCompaction(runOptions, { ...compactOptions, store }, process.env);
+  const runner = createResolvedCompaction(runOptions, { ...compactOptions, store }, NO_ENVIRONMENT);
   // what summarizes when the configured summarizer fails on a history: built at its first use
   let fallback: ResolvedCompaction | undefined;
   const extractiveRun = async (messages: readonly Message[], call: CompactCall): Promise<CompactResult> => {
@@ -274,7 +300,7 @@ export function createContextManager<M = Message>(
     fallback ??= createResolvedCompaction(
       extractiveOptions,
       { ...compactOptions, store, summarizer: createExtractiveSummarizer(), llmClient: undefined },
-      process.env,
+      NO_ENVIRONMENT,
     );
     return { ...(await fallback.run(messages, call)), summarizer: 'extractive' };
   };

@@ -216,8 +216,9 @@ Options:
                           (default: env CONTEXT_TOKEN_LIMIT, else 200000)
   --ratio <r>             compaction triggers at this share of the window
                           (default: env COMPACT_THRESHOLD_RATIO, else 0.92)
-  --threshold <n>         older tool results of at least n chars are offloaded
-                          as they age (default: 1000)
+  --threshold <n>         a tool result or input field of at least n chars is
+                          offloaded on its own (offload.directThreshold;
+                          default: 1000)
   --provider <name>       who writes the summaries: extractive (offline, the
                           default, whatever the environment), anthropic, openai
   --model <model>         summary model (LLM providers)
@@ -341,9 +342,10 @@ Options:
   -h, --help              this help
 
 Config file (JSON with comments): the flags in camelCase under "proxy"
-({ "proxy": { "window": 100000, "offloadTiming": "on-arrival" } }) and the
-context manager's "offload" and "compaction" groups. A flag comes before an
-environment variable, which comes before the file; an unknown key is refused.
+({ "proxy": { "window": 100000 } }) and the context manager's "offload" and
+"compaction" groups ({ "offload": { "timing": "on-arrival" } }). A flag comes
+before an environment variable (CONTEXT_TOKEN_LIMIT, OFFLOAD_CHAR_THRESHOLD,
+...), which comes before the file; an unknown key is refused.
 
 Sessions: the x-agent-context-session header names one (else Claude Code's
 x-claude-code-session-id); without either, one is derived from the system

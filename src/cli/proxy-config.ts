@@ -25,7 +25,13 @@ import type { ManagerCompactionOptions, ManagerOffloadOptions } from '../api/con
 import { MANAGER_OPTION_GROUPS } from '../api/context-manager-options.js';
 import { describeNumberRule, type NumberRule } from '../core/options/env.js';
 import { describeValue } from '../core/errors.js';
-import { OPTIONS, type OptionRow } from '../core/options/option-table.js';
+import {
+  OPTIONS,
+  REMOVED_GROUPED_OPTIONS,
+  resolveTableOption,
+  type OptionGroupMapping,
+  type OptionRow,
+} from '../core/options/option-table.js';
 import { UsageError } from './errors.js';
 import { isRecord } from '../formats/fields.js';
 
@@ -41,7 +47,6 @@ export interface ProxyFileSettings {
   /** The context window in tokens (`--window`). */
   window?: number;
   summarizer?: 'extractive' | 'upstream';
-  offloadTiming?: 'as-they-age' | 'on-arrival';
   workDir?: string;
   store?: string;
   /** Who opens references (`--read-tool`): the agent's own tools, or the proxy's read tool. */
@@ -95,7 +100,6 @@ const CONFIG_SCHEMA: GroupSchema = {
     dir: STRING,
     window: { kind: 'number', rule: { min: 1, integer: true } },
     summarizer: { kind: 'one-of', values: ['extractive', 'upstream'] },
-    offloadTiming: { kind: 'one-of', values: ['as-they-age', 'on-arrival'] },
     workDir: STRING,
     store: STRING,
     readTool: { kind: 'one-of', values: ['own-tools', 'proxy'] },
@@ -103,7 +107,8 @@ const CONFIG_SCHEMA: GroupSchema = {
   },
   offload: {
     timing: { kind: 'one-of', values: ['as-they-age', 'on-arrival'] },
-    threshold: tableRule(MANAGER_OPTION_GROUPS.offload.threshold),
+    directThreshold: tableRule(MANAGER_OPTION_GROUPS.offload.directThreshold),
+    minAgedResultChars: CHAR_COUNT,
     charThreshold: tableRule(MANAGER_OPTION_GROUPS.offload.charThreshold),
     ratioThreshold: tableRule(MANAGER_OPTION_GROUPS.offload.ratioThreshold),
     keepRecent: tableRule(MANAGER_OPTION_GROUPS.offload.keepRecent),
@@ -113,7 +118,7 @@ const CONFIG_SCHEMA: GroupSchema = {
     agedBudgetChars: CHAR_COUNT,
   },
   compaction: {
-    trigger: { ratio: tableRule(MANAGER_OPTION_GROUPS.compaction.trigger.ratio) },
+    triggerRatio: tableRule(MANAGER_OPTION_GROUPS.compaction.triggerRatio),
     summary: {
       model: STRING,
       maxWords: tableRule(MANAGER_OPTION_GROUPS.compaction.summary.maxWords),
@@ -129,9 +134,15 @@ const CONFIG_SCHEMA: GroupSchema = {
       readToolNames: STRING_LIST,
       pathField: STRING,
     },
-    archive: { policy: { kind: 'one-of', values: ['required', 'best-effort'] } },
+    archivePolicy: { kind: 'one-of', values: ['required', 'best-effort'] },
     resumeMessage: STRING,
   },
+};
+
+/** Settings of the file that are gone, and what to write instead. */
+const REMOVED_SETTINGS: Readonly<Record<string, string>> = {
+  ...REMOVED_GROUPED_OPTIONS,
+  'proxy.offloadTiming': 'it is offload.timing',
 };
 
 function isRule(entry: FieldRule | GroupSchema): entry is FieldRule {
@@ -202,6 +213,8 @@ function checkGroup(
     const childPath = path === '' ? key : `${path}.${key}`;
     if (path === '' && key === '$schema') continue;
     const entry = Object.hasOwn(schema, key) ? schema[key] : undefined;
+    const instead = Object.hasOwn(REMOVED_SETTINGS, childPath) ? REMOVED_SETTINGS[childPath] : undefined;
+    if (entry === undefined && instead !== undefined) fail(`${childPath} is not a setting any more: ${instead}`);
     if (entry === undefined) fail(`${childPath} is not a setting: expected one of ${Object.keys(schema).join(', ')}`);
     if (isRule(entry)) {
       if (!fitsRule(child, entry, childPath, fail))
@@ -278,59 +291,52 @@ export async function loadProxyConfig(
   return { path, ...parseProxyConfig(text, explicitPath ?? DEFAULT_CONFIG_FILE_NAME, command) };
 }
 
-/** The environment variable of each library option that has one, by its flat name. */
-function environmentVariableOf(flatName: string): string | undefined {
-  return Object.values(OPTIONS as Record<string, OptionRow>).find((row) => row.option === flatName)?.env;
+/** The grouped path of each flat option of the manager's groups (`compactThresholdRatio` → `['compaction', 'triggerRatio']`). */
+function groupedPaths(mapping: OptionGroupMapping, prefix: readonly string[] = []): Map<string, readonly string[]> {
+  const paths = new Map<string, readonly string[]>();
+  for (const [key, entry] of Object.entries(mapping)) {
+    if (typeof entry === 'string') paths.set(entry, [...prefix, key]);
+    else for (const [flat, path] of groupedPaths(entry, [...prefix, key])) paths.set(flat, path);
+  }
+  return paths;
 }
 
-/** `group` without the settings whose variable `env` sets, following `schema` to each flat name. */
-function dropSetByEnvironment(
-  group: Record<string, unknown>,
-  schema: Readonly<Record<string, unknown>>,
-  env: Readonly<Record<string, string | undefined>>,
-): Record<string, unknown> {
-  const kept: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(group)) {
-    const entry = schema[key];
-    if (typeof entry === 'string') {
-      const variable = environmentVariableOf(entry);
-      if (variable !== undefined && (env[variable] ?? '').trim() !== '') continue;
-      kept[key] = value;
-    } else if (isRecord(entry) && isRecord(value)) {
-      kept[key] = dropSetByEnvironment(value, entry, env);
-    } else {
-      kept[key] = value;
-    }
-  }
-  return kept;
+/** The manager's groups, as the proxy passes them on. */
+export interface ManagerGroups {
+  offload: ManagerOffloadOptions | undefined;
+  compaction: ManagerCompactionOptions | undefined;
 }
 
 /**
- * The file's manager groups with every setting an environment variable also sets left out, so
- * that the library reads the variable: the environment comes before the file
- * (`OFFLOAD_CHAR_THRESHOLD` over `offload.charThreshold`, `COMPACT_THRESHOLD_RATIO` over
- * `compaction.trigger.ratio`).
+ * The manager's groups with the environment's values put in: each variable of the option table
+ * that is set (and not blank) gives the grouped option it stands for (`OFFLOAD_CHAR_THRESHOLD`
+ * → `offload.charThreshold`, `COMPACT_THRESHOLD_RATIO` → `compaction.triggerRatio`), over what
+ * `groups` (the config file's) holds. The library reads no variable when a server runs it:
+ * the CLI reads them here, once, and passes values.
+ *
+ * @throws {InvalidOptionError} naming the variable, for a value out of its range.
  */
-export function applyEnvironmentOverFile(
-  config: Pick<ProxyConfigFile, 'offload' | 'compaction'>,
+export function applyEnvironment(
+  groups: ManagerGroups,
   env: Readonly<Record<string, string | undefined>>,
-): { offload: ManagerOffloadOptions | undefined; compaction: ManagerCompactionOptions | undefined } {
-  return {
-    offload:
-      config.offload === undefined
-        ? undefined
-        : (dropSetByEnvironment(
-            config.offload as Record<string, unknown>,
-            MANAGER_OPTION_GROUPS.offload,
-            env,
-          ) as ManagerOffloadOptions),
-    compaction:
-      config.compaction === undefined
-        ? undefined
-        : (dropSetByEnvironment(
-            config.compaction as Record<string, unknown>,
-            MANAGER_OPTION_GROUPS.compaction,
-            env,
-          ) as ManagerCompactionOptions),
+): ManagerGroups {
+  const result: Record<string, unknown> = {
+    offload: groups.offload,
+    compaction: groups.compaction,
   };
+  const paths = groupedPaths(MANAGER_OPTION_GROUPS);
+  for (const row of Object.values(OPTIONS as Record<string, OptionRow>)) {
+    const path = paths.get(row.option);
+    if (row.env === undefined || path === undefined || (env[row.env] ?? '').trim() === '') continue;
+    const value = resolveTableOption(row, undefined, env);
+    let group = result;
+    // copied on the way down: the groups given are not changed
+    for (const key of path.slice(0, -1)) {
+      const copy: Record<string, unknown> = { ...(isRecord(group[key]) ? group[key] : {}) };
+      group[key] = copy;
+      group = copy;
+    }
+    group[path.at(-1) as string] = value;
+  }
+  return result as unknown as ManagerGroups;
 }

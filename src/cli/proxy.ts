@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { parseNumberText } from '../core/options/env.js';
 import { InvalidOptionError } from '../core/errors.js';
 import { OPTIONS } from '../core/options/option-table.js';
-import type { OffloadTiming } from '../core/manage/manager-options.js';
+import type { OffloadTiming } from '../api/context-manager.js';
 import type { ContentStore } from '../core/ports.js';
 import { createProxyHandler } from '../proxy/proxy-handler.js';
 import type { UpgradeListener } from '../proxy/upgrade-forward.js';
@@ -27,7 +27,8 @@ import {
 import type { ManagerCompactionOptions, ManagerOffloadOptions } from '../api/context-manager-options.js';
 import { parseCommandArguments, readStringFlag, type CommandArguments } from './arguments.js';
 import {
-  applyEnvironmentOverFile,
+  applyEnvironment,
+  type ManagerGroups,
   DEFAULT_CONFIG_FILE_NAME,
   loadProxyConfig,
   type ProxyConfigFile,
@@ -227,11 +228,11 @@ export interface ProxySettings {
   /** `undefined`: the default (200000). */
   window: number | undefined;
   summarizer: ProxySummarizer;
-  offloadTiming: OffloadTiming | undefined;
   workDir: string | undefined;
   storeUrl: string | undefined;
   /** Who opens references: the agent's own tools, or the proxy's read tool. */
   readTool: ProxyReadTool;
+  /** The manager's groups: `--offload-timing` over the environment's variables over the config file's groups. */
   offload: ManagerOffloadOptions | undefined;
   compaction: ManagerCompactionOptions | undefined;
   /** The token every request must carry in `x-agent-context-token`, if any. */
@@ -287,7 +288,14 @@ export async function resolveProxySettings(
     `${fileName}authToken`,
     command,
   );
-  const fileGroups = config === undefined ? undefined : applyEnvironmentOverFile(config, env);
+  let groups: ManagerGroups;
+  try {
+    groups = applyEnvironment({ offload: config?.offload, compaction: config?.compaction }, env);
+  } catch (error) {
+    if (error instanceof InvalidOptionError) throw new UsageError(error.message, command);
+    throw error;
+  }
+  const offloadTiming = readOffloadTiming(readStringFlag(parsed, 'offload-timing'));
   return {
     port,
     host,
@@ -297,14 +305,11 @@ export async function resolveProxySettings(
     window:
       readTokenCountFlag(parsed, 'window', command) ?? windowFromEnvironment ?? fromFile<number>(config, 'window'),
     summarizer: readSummarizer(readStringFlag(parsed, 'summarizer') ?? fromFile<string>(config, 'summarizer')),
-    offloadTiming: readOffloadTiming(
-      readStringFlag(parsed, 'offload-timing') ?? fromFile<string>(config, 'offloadTiming'),
-    ),
     workDir: readStringFlag(parsed, 'work-dir') ?? fromFile<string>(config, 'workDir'),
     storeUrl: readStringFlag(parsed, 'store') ?? fromFile<string>(config, 'store'),
     readTool: readReadTool(readStringFlag(parsed, 'read-tool') ?? fromFile<string>(config, 'readTool')),
-    offload: fileGroups?.offload,
-    compaction: fileGroups?.compaction,
+    offload: offloadTiming === undefined ? groups.offload : { ...groups.offload, timing: offloadTiming },
+    compaction: groups.compaction,
     configPath: config?.path,
   };
 }
@@ -337,7 +342,6 @@ export async function startProxyServer(settings: ProxySettings, hooks: ProxyServ
     readTool: settings.readTool,
     contextTokenLimit: settings.window,
     summarizer: settings.summarizer,
-    offloadTiming: settings.offloadTiming,
     workDir: settings.workDir,
     offload: settings.offload,
     compaction: settings.compaction,

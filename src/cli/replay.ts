@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { createContextManager } from '../api/context-manager.js';
 import { countTokens } from '../api/tokens.js';
 import { DEFAULT_DIRECT_OFFLOAD_THRESHOLD } from '../core/options/defaults.js';
+import { DEFAULT_MIN_AGED_CHARS } from '../core/manage/manager-options.js';
 import type { Message } from '../core/types.js';
 import {
   parseCommandArguments,
@@ -42,6 +43,7 @@ import { countLeadingSystemMessages, findRequestTurns } from './replay/request-t
 import { openRunDirectory } from './replay/run-directory.js';
 import { createWarningLines } from './replay/warning-lines.js';
 import { createChosenSummarizer, describeSummarizer } from './summarizer-choice.js';
+import { applyEnvironment } from './proxy-config.js';
 
 const REPLAY_FLAGS = {
   window: { type: 'string' },
@@ -157,15 +159,27 @@ export async function runReplay(args: readonly string[], io: CommandIo): Promise
   const interruption = listenForInterrupt();
   let requests: ReplayRequest[];
   try {
+    // the manager reads no variable: those of its groups (OFFLOAD_CHAR_THRESHOLD, SUMMARY_MAX_WORDS, ...) are read here
+    const environment = applyEnvironment({ offload: undefined, compaction: undefined }, process.env);
     const manager = createContextManager({
       outputDir: directory.path,
       contextTokenLimit: trigger.contextTokenLimit,
       // a margin of 1: the manager counts in the same local tokens as the report
       provider: 'openai',
-      offload: { threshold },
+      // --threshold is the size a result is offloaded at on its own; below the aging batches'
+      // default smallest result, it lowers that too (as it always has)
+      offload: {
+        ...environment.offload,
+        directThreshold: threshold,
+        minAgedResultChars: Math.min(threshold, DEFAULT_MIN_AGED_CHARS),
+      },
       compaction: {
-        trigger: { ratio: trigger.compactThresholdRatio },
-        summary: { model: 'summaryModel' in summarizer ? summarizer.summaryModel : undefined },
+        ...environment.compaction,
+        triggerRatio: trigger.compactThresholdRatio,
+        summary: {
+          ...environment.compaction?.summary,
+          model: 'summaryModel' in summarizer ? summarizer.summaryModel : undefined,
+        },
         // files are never read back from this machine: the transcript may come from elsewhere
         restore: { maxFiles: 0, ...selectFileReadOptions(transcript) },
         resumeMessage: RESUME_MESSAGE,

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { assertContentStore } from '../api/store-target.js';
 import { selectCostModel } from '../core/cost/cost-model.js';
 import { describeError } from '../core/errors.js';
-import { OPTIONS, resolveTableOption } from '../core/options/option-table.js';
+import { resolveContextManagerOptions } from '../api/context-manager.js';
 import type { Logger } from '../core/ports.js';
 import type { Message } from '../core/types.js';
 import { splitRequestBody, systemFieldOf } from '../formats/transcripts/request-body.js';
@@ -171,13 +171,20 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ContextPr
         })
       : undefined;
   const extractive = settings.summarizer === 'extractive' ? createExtractiveSummarizer() : undefined;
-  const window = resolveTableOption(OPTIONS.contextTokenLimit, options.contextTokenLimit, process.env);
   const countOverhead = createOverheadCounter(defaultTokenCounter);
   const usages = createUsageRecords(store, settings.maxSessions, logger);
   const fingerprinter = createHistoryFingerprinter(settings.maxSessions, settings.maxKeptBytes);
   // usage being read off answers and recorded, by session and credential
   const readingUsage = new Map<string, Promise<void>>();
 
+  // the manager's options, checked once here (not at the first request) by the public layer's own resolver
+  const { contextTokenLimit: window } = resolveContextManagerOptions({
+    store,
+    contextTokenLimit: options.contextTokenLimit,
+    workDir: options.workDir,
+    offload: options.offload,
+    compaction: options.compaction,
+  });
   const createManager = createSessionManagerFactory({
     store,
     window,
@@ -185,8 +192,6 @@ export function createProxyHandler(options: ProxyHandlerOptions = {}): ContextPr
     referenceReader: settings.readTool === 'proxy' ? 'read-tool' : 'own-tools',
     logger,
   });
-  // the manager checks its options when created: check them now, not at the first request
-  createManager('check', 'anthropic', createExtractiveSummarizer());
   // the tokenizer takes ~0.5 s to load, the event loop held: before the server listens, not in its first request
   preloadTokenizer();
   // bounded in sessions and in the bytes of the requests their histories came in

@@ -3,7 +3,6 @@
  * when the handler is created, never at a request.
  */
 import { describeValue, InvalidOptionError } from '../core/errors.js';
-import type { OffloadTiming } from '../core/manage/manager-options.js';
 import type { ContextAction, ContextStats } from '../core/manage/types.js';
 import type { ManagerCompactionOptions, ManagerOffloadOptions } from '../api/context-manager-options.js';
 import type { ContentStore, Logger } from '../core/ports.js';
@@ -79,9 +78,10 @@ export interface ProxyRequestEvent {
 }
 
 /**
- * Options of {@link createProxyHandler}: flat, since the proxy sets only a few of the context
- * manager's (`threshold` and `offloadTiming` become its `offload.threshold` and
- * `offload.timing`, `compactThresholdRatio` its `compaction.trigger.ratio`).
+ * Options of {@link createProxyHandler}: the proxy's own settings, and the context manager's
+ * as `createContextManager` takes them (`contextTokenLimit`, `workDir`, the groups `offload` and
+ * `compaction`), checked once, when the handler is created. The handler reads no environment
+ * variable: `agent-context proxy` reads them and passes their values.
  */
 export interface ProxyHandlerOptions {
   /**
@@ -123,28 +123,11 @@ export interface ProxyHandlerOptions {
    */
   readTool?: ProxyReadTool | undefined;
   /**
-   * The context window, in tokens.
-   * @default 200000, env `CONTEXT_TOKEN_LIMIT`
+   * The context window, in tokens, as `createContextManager` takes it. The handler reads no
+   * environment variable (`agent-context proxy` reads `CONTEXT_TOKEN_LIMIT` and passes it).
+   * @default 200000
    */
   contextTokenLimit?: number | undefined;
-  /**
-   * Compaction triggers at this share of the window, in [0, 1].
-   * @default 0.92, env `COMPACT_THRESHOLD_RATIO`
-   */
-  compactThresholdRatio?: number | undefined;
-  /**
-   * New tool results of at least this many characters are offloaded (`offloadTiming:
-   * 'on-arrival'`); as results age, the smallest older result offloaded.
-   * @default 1000
-   */
-  threshold?: number | undefined;
-  /**
-   * When tool results go to the store, as `offload.timing` of `createContextManager`: `'as-they-age'` (the model
-   * gets each result whole while it acts on it, older ones go in batches) or `'on-arrival'`
-   * (every new result of at least `threshold` characters is replaced by its reference).
-   * @default 'as-they-age'
-   */
-  offloadTiming?: OffloadTiming | undefined;
   /**
    * `'extractive'`: summaries are written offline, at no cost. `'upstream'`: the upstream
    * writes them, with the request's own model and credentials (for Anthropic, repeating the
@@ -191,16 +174,15 @@ export interface ProxyHandlerOptions {
   /** Called after each managed request was prepared, before it is sent on. */
   onRequest?: ((event: ProxyRequestEvent) => void) | undefined;
   /**
-   * The rest of the context manager's `offload` group, as `createContextManager` takes it
-   * (`excludeTools`, `charThreshold`, ...). `threshold` and `offloadTiming` above, when given,
-   * come before its `threshold` and `timing`.
+   * The context manager's `offload` group, as `createContextManager` takes it (`timing`,
+   * `directThreshold`, `excludeTools`, ...).
    * @default undefined (the manager's defaults)
    */
   offload?: ManagerOffloadOptions | undefined;
   /**
-   * The context manager's `compaction` group, as `createContextManager` takes it (`summary`,
-   * `restore`, `archive`, ...). `compactThresholdRatio` above, when given, comes before its
-   * `trigger.ratio`. The summarizer stays the proxy's (`summarizer`).
+   * The context manager's `compaction` group, as `createContextManager` takes it
+   * (`triggerRatio`, `summary`, `restore`, `archivePolicy`, ...). The summarizer stays the
+   * proxy's (`summarizer`).
    * @default undefined (the manager's defaults)
    */
   compaction?: ManagerCompactionOptions | undefined;
@@ -214,6 +196,17 @@ export interface ProxyHandlerOptions {
   authToken?: string | undefined;
 }
 
+/**
+ * The flat spellings of the manager's options the handler took before it took the manager's
+ * groups, and what to write instead: each is refused with that hint.
+ */
+const REMOVED_PROXY_OPTIONS: Readonly<Record<string, string>> = {
+  threshold:
+    'pass offload: { directThreshold } (a new result offloaded on arrival) or offload: { minAgedResultChars } (as results age)',
+  offloadTiming: 'pass offload: { timing }',
+  compactThresholdRatio: 'pass compaction: { triggerRatio }',
+};
+
 /** Every option of {@link ProxyHandlerOptions}: a key not listed here is refused. */
 const PROXY_OPTION_NAMES: Readonly<Record<keyof ProxyHandlerOptions, true>> = {
   upstream: true,
@@ -221,9 +214,6 @@ const PROXY_OPTION_NAMES: Readonly<Record<keyof ProxyHandlerOptions, true>> = {
   store: true,
   readTool: true,
   contextTokenLimit: true,
-  compactThresholdRatio: true,
-  threshold: true,
-  offloadTiming: true,
   summarizer: true,
   workDir: true,
   maxBodyBytes: true,
@@ -315,6 +305,11 @@ export function resolveProxyOptions(options: ProxyHandlerOptions): ResolvedProxy
   }
   // a misspelt option (`uptream`) would otherwise be ignored and its default used without a word
   for (const [key, value] of Object.entries(options)) {
+    if (value !== undefined && Object.hasOwn(REMOVED_PROXY_OPTIONS, key)) {
+      throw new InvalidOptionError(
+        `${key} is not an option of createProxyHandler any more: ${REMOVED_PROXY_OPTIONS[key] as string}`,
+      );
+    }
     if (value !== undefined && !Object.hasOwn(PROXY_OPTION_NAMES, key)) {
       throw new InvalidOptionError(
         `${key} is not an option of createProxyHandler: expected one of ${Object.keys(PROXY_OPTION_NAMES).join(', ')}`,

@@ -17,7 +17,7 @@ export interface SessionManagerFactoryOptions {
   store: ContentStore;
   /** The window, in tokens. */
   window: number;
-  /** The handler's options: the manager's groups and the proxy's flat spellings of them. */
+  /** The handler's options: the manager's groups among them, checked when the handler was created. */
   options: ProxyHandlerOptions;
   /** What a reference line tells the model to read it with. */
   referenceReader: ReferenceReader;
@@ -45,18 +45,8 @@ export function createSessionManagerFactory(factory: SessionManagerFactoryOption
       model,
       summarizer,
       contextTokenLimit: window,
-      offload: {
-        ...options.offload,
-        threshold: options.threshold ?? options.offload?.threshold,
-        timing: options.offloadTiming ?? options.offload?.timing,
-      },
-      compaction: {
-        ...options.compaction,
-        trigger: {
-          ...options.compaction?.trigger,
-          ratio: options.compactThresholdRatio ?? options.compaction?.trigger?.ratio,
-        },
-      },
+      offload: options.offload,
+      compaction: options.compaction,
       // a proxy never puts its own files into an agent's context: restore only from a directory named for it
       workDir: options.workDir,
       // without reads answered here, the agent has no read tool of ours: it opens a reference (a path) with its own tools

@@ -48,7 +48,7 @@ export const OLD_TURNS = [
 export const SCENARIO_LIMITS = {
   contextTokenLimit: 2_000,
   // offloaded on arrival: the scenario reads a result back and compacts, which needs it
-  offload: { timing: 'on-arrival', threshold: 5_000, excludeTools: ['list_files'] },
+  offload: { timing: 'on-arrival', directThreshold: 5_000, excludeTools: ['list_files'] },
 } as const;
 
 /** A real (extractive) summarizer that counts how often it ran. */

@@ -331,7 +331,7 @@ describe('withOffload', () => {
     return createContextManager({
       format: 'ai-sdk',
       outputDir: await createTempDir(),
-      offload: { timing: 'on-arrival', threshold: options.threshold },
+      offload: { timing: 'on-arrival', directThreshold: options.threshold },
     });
   }
   // The SDK's own call of toModelOutput, typed loosely: each tool here declares its own output type.
@@ -429,7 +429,7 @@ describe('withOffload', () => {
     const manager = createContextManager({
       format: 'ai-sdk',
       outputDir: await createTempDir(),
-      offload: { threshold: 1_000, excludeTools: ['fetch_log'] },
+      offload: { directThreshold: 1_000, excludeTools: ['fetch_log'] },
     });
     const wrapped = withOffload(scenarioTools().fetch_log, manager, { toolName: 'fetch_log' });
     expect(await wrapped.toModelOutput!(call(LOG_TEXT))).toEqual({ type: 'text', value: LOG_TEXT });
@@ -447,7 +447,7 @@ describe('createReadTool', () => {
     const manager = createContextManager({
       format: 'ai-sdk',
       outputDir,
-      offload: { timing: 'on-arrival', threshold: 1_000 },
+      offload: { timing: 'on-arrival', directThreshold: 1_000 },
     });
     const reference = await manager.offloadOutput(LOG_TEXT, { toolName: 'fetch_log', toolCallId: 'call-x' });
     const readTool = createReadTool(createReadOffloadedTool({ outputDir }));
@@ -460,7 +460,7 @@ describe('createReadTool', () => {
     const manager = createContextManager({
       format: 'ai-sdk',
       outputDir: await createTempDir(),
-      offload: { timing: 'on-arrival', threshold: 1_000 },
+      offload: { timing: 'on-arrival', directThreshold: 1_000 },
     });
     let calls = 0;
     const model = new MockLanguageModelV4({

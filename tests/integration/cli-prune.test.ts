@@ -249,7 +249,7 @@ describe('agent-context prune', () => {
         sessionId: 'live-1',
         contextTokenLimit: 4000,
         summarizer: createExtractiveSummarizer(),
-        offload: { threshold: 1000, timing: 'on-arrival' },
+        offload: { directThreshold: 1000, timing: 'on-arrival' },
         logger: { warn: () => undefined },
       });
       const rows = Array.from({ length: 150 }, (_, index) => `row ${index}: value ${index * 7}`).join('\n');

@@ -53,7 +53,7 @@ describe('agent-context wrap', () => {
   it('takes its proxy settings from the config file in the working directory', async () => {
     await writeFile(
       join(directory.path, 'agent-context.json'),
-      `{\n  // where the scripted model listens\n  "proxy": { "upstream": "${upstream.origin}", "offloadTiming": "on-arrival" },\n}\n`,
+      `{\n  // where the scripted model listens\n  "proxy": { "upstream": "${upstream.origin}" },\n  "offload": { "timing": "on-arrival" },\n}\n`,
     );
 
     const run = await runCli(['wrap', '--', process.execPath, CLIENT], {
@@ -70,8 +70,8 @@ describe('agent-context wrap', () => {
     await writeFile(
       join(directory.path, 'agent-context.json'),
       JSON.stringify({
-        proxy: { upstream: upstream.origin, offloadTiming: 'on-arrival' },
-        offload: { excludeTools: ['Bash'] },
+        proxy: { upstream: upstream.origin },
+        offload: { timing: 'on-arrival', excludeTools: ['Bash'] },
       }),
     );
 

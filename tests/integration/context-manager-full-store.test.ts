@@ -75,7 +75,7 @@ function createManager(store: ContentStore, contextTokenLimit = 20_000) {
     sessionId: 'full-disk',
     contextTokenLimit,
     summarizer: createExtractiveSummarizer(),
-    offload: { threshold: 1000, timing: 'on-arrival' },
+    offload: { directThreshold: 1000, timing: 'on-arrival' },
     logger,
   });
 }

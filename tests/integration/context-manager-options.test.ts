@@ -1,7 +1,8 @@
 /**
  * The context manager's options in groups: each grouped option reaches the step it tunes, a bad
  * value is named by its path, an unknown key or an option of the flat shape is refused naming
- * where it lives, and the environment still applies.
+ * where it lives, a removed spelling is refused naming its replacement, and the environment is
+ * not read.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -46,32 +47,30 @@ afterEach(() => {
 });
 
 describe('createContextManager options in groups', () => {
-  it('triggers at contextTokenLimit × compaction.trigger.ratio', async () => {
+  it('triggers at contextTokenLimit × compaction.triggerRatio', async () => {
     const manager = createContextManager({
       store: createMemoryStore(),
       provider: 'openai',
       contextTokenLimit: 10_000,
-      compaction: { trigger: { ratio: 0.5 } },
+      compaction: { triggerRatio: 0.5 },
     });
     const { stats } = await manager.prepare([{ role: 'user', content: 'Hello.' }]);
     expect(stats.triggerTokens).toBe(5000);
   });
 
-  it('reads COMPACT_THRESHOLD_RATIO when compaction.trigger.ratio is not given, naming the variable when it is bad', async () => {
+  it('reads no environment variable: COMPACT_THRESHOLD_RATIO set, its options and defaults still decide', async () => {
     process.env.COMPACT_THRESHOLD_RATIO = '0.25';
     const manager = createContextManager({ store: createMemoryStore(), provider: 'openai', contextTokenLimit: 10_000 });
-    expect((await manager.prepare([{ role: 'user', content: 'Hello.' }])).stats.triggerTokens).toBe(2500);
+    expect((await manager.prepare([{ role: 'user', content: 'Hello.' }])).stats.triggerTokens).toBe(9200);
     process.env.COMPACT_THRESHOLD_RATIO = 'half';
-    expect(() => createContextManager({ store: createMemoryStore() })).toThrow(
-      /^COMPACT_THRESHOLD_RATIO must be a number in \[0, 1\], got "half"$/,
-    );
+    expect(() => createContextManager({ store: createMemoryStore() })).not.toThrow();
   });
 
-  it('offloads on arrival with offload.timing and offload.threshold', async () => {
+  it('offloads on arrival with offload.timing and offload.directThreshold', async () => {
     const manager = createContextManager({
       store: createMemoryStore(),
       logger: quiet,
-      offload: { timing: 'on-arrival', threshold: 500 },
+      offload: { timing: 'on-arrival', directThreshold: 500 },
     });
     const history: Message[] = [
       { role: 'user', content: 'Read the log.' },
@@ -175,7 +174,7 @@ describe('createContextManager options in groups', () => {
     const options: ContextManagerOptions = {
       outputDir: 'x',
       offload: { preview: { headChars: 10 } },
-      compaction: { trigger: { ratio: 0.5 } },
+      compaction: { triggerRatio: 0.5 },
     };
     const copy = structuredClone(options);
     createContextManager(options);
@@ -183,13 +182,18 @@ describe('createContextManager options in groups', () => {
   });
 
   it.each([
-    ['offload.threshold', -3, 'offload.threshold must be a number >= 1, got -3'],
+    ['offload.directThreshold', -3, 'offload.directThreshold must be a number >= 1, got -3'],
+    [
+      'offload.minAgedResultChars',
+      0,
+      'offload.minAgedResultChars must be an integer >= 1 (a number of characters), got 0',
+    ],
     ['offload.charThreshold', 0, 'offload.charThreshold must be a number >= 1, got 0'],
     ['offload.keepRecent', 1.5, 'offload.keepRecent must be an integer >= 0, got 1.5'],
     ['offload.excludeTools', 'bash', 'offload.excludeTools must be an array of strings, got "bash"'],
     ['offload.preview', 3, 'offload.preview must be an object, got 3'],
     ['offload.preview', { headChars: -1 }, 'offload.preview.headChars must be an integer >= 0, got -1'],
-    ['compaction.trigger.ratio', 2, 'compaction.trigger.ratio must be a number in [0, 1], got 2'],
+    ['compaction.triggerRatio', 2, 'compaction.triggerRatio must be a number in [0, 1], got 2'],
     ['compaction.summary.model', '', 'compaction.summary.model must be a non-empty string, got ""'],
     ['compaction.summary.maxWords', 0, 'compaction.summary.maxWords must be an integer >= 1, got 0'],
     ['compaction.summary.inputMaxTokens', 0.5, 'compaction.summary.inputMaxTokens must be an integer >= 1, got 0.5'],
@@ -214,11 +218,7 @@ describe('createContextManager options in groups', () => {
       {},
       'compaction.restore.fileReader must be an object with read() and exists(), got an object',
     ],
-    [
-      'compaction.archive.policy',
-      'maybe',
-      'compaction.archive.policy must be "required" or "best-effort", got "maybe"',
-    ],
+    ['compaction.archivePolicy', 'maybe', 'compaction.archivePolicy must be "required" or "best-effort", got "maybe"'],
     ['compaction.resumeMessage', ' ', 'compaction.resumeMessage must be a non-blank string, got " "'],
   ])('names %s by its path when its value is bad', (path, value, message) => {
     const options = { outputDir: 'x', ...nest(path, value) };
@@ -257,8 +257,28 @@ describe('createContextManager options in groups', () => {
 
   it('refuses an unknown key in a group, naming it and the keys of the group', () => {
     expect(() => createContextManager({ outputDir: 'x', offload: { treshold: 5 } } as never)).toThrow(
-      'offload.treshold is not an option: expected one of timing, threshold, charThreshold',
+      'offload.treshold is not an option: expected one of timing, directThreshold, minAgedResultChars, charThreshold',
     );
+  });
+
+  it.each([
+    [
+      'offload.threshold',
+      1000,
+      /^offload\.threshold is not an option any more: .*offload\.directThreshold .*offload\.minAgedResultChars/,
+    ],
+    [
+      'compaction.trigger',
+      { ratio: 0.5 },
+      /^compaction\.trigger is not an option any more: compaction\.trigger\.ratio is now compaction\.triggerRatio$/,
+    ],
+    [
+      'compaction.archive',
+      { policy: 'best-effort' },
+      /^compaction\.archive is not an option any more: compaction\.archive\.policy is now compaction\.archivePolicy$/,
+    ],
+  ])('refuses the removed spelling %s, naming what replaces it', (path, value, message) => {
+    expect(() => createContextManager({ outputDir: 'x', ...nest(path, value) })).toThrow(message);
   });
 
   it('refuses a flat option put in the wrong group, saying where it lives', () => {
@@ -271,8 +291,8 @@ describe('createContextManager options in groups', () => {
     expect(() => createContextManager({ outputDir: 'x', sesionId: 'a' } as never)).toThrow(
       /^sesionId is not an option: expected one of outputDir, store, sessionId/,
     );
-    expect(() => createContextManager({ outputDir: 'x', compaction: { trigger: 0.5 } } as never)).toThrow(
-      'compaction.trigger must be an object { ratio }, got 0.5',
+    expect(() => createContextManager({ outputDir: 'x', compaction: { restore: 0.5 } } as never)).toThrow(
+      'compaction.restore must be an object { maxFiles, maxTokensPerFile, maxTokensTotal, readToolNames, pathField, fileReader }, got 0.5',
     );
   });
 

@@ -164,7 +164,7 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
         compactions.push(action);
       },
       // Notes are never offloaded (as a tool whose results must stay would be), so only compaction can make room.
-      offload: { timing: 'on-arrival', threshold: 4000, excludeTools: ['read_notes'] },
+      offload: { timing: 'on-arrival', directThreshold: 4000, excludeTools: ['read_notes'] },
     });
     const agent = createAgent({
       model,
@@ -225,7 +225,7 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
       .respond(new AIMessage('Done.'));
     const middleware = contextOffloadMiddleware({
       outputDir: directory,
-      offload: { timing: 'on-arrival', threshold: 1000 },
+      offload: { timing: 'on-arrival', directThreshold: 1000 },
     });
     const agent = createAgent({
       model,
@@ -256,7 +256,7 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
     const pages = { one: buildPage('one', 100), two: buildPage('two', 100) };
     const middleware = contextOffloadMiddleware({
       outputDir: directory,
-      offload: { timing: 'on-arrival', threshold: 1000 },
+      offload: { timing: 'on-arrival', directThreshold: 1000 },
     });
     const agent = createAgent({ model, tools: [buildFetchTool(pages)], middleware: [middleware] });
 
@@ -294,7 +294,7 @@ describe('contextOffloadMiddleware in a createAgent loop (fakeModel)', () => {
     const model = fakeModel().respond(new AIMessage('Done.'));
     const middleware = contextOffloadMiddleware({
       outputDir: directory,
-      offload: { timing: 'on-arrival', threshold: 2000 },
+      offload: { timing: 'on-arrival', directThreshold: 2000 },
     });
     const agent = createAgent({ model, tools: [buildFetchTool({})], middleware: [middleware] });
     const input = [
@@ -373,7 +373,7 @@ describe('one agent, many conversations (LangGraph threads)', () => {
       .respond(new AIMessage('Bob is done.'));
     const middleware = contextOffloadMiddleware({
       outputDir: directory,
-      offload: { timing: 'on-arrival', threshold: 1000 },
+      offload: { timing: 'on-arrival', directThreshold: 1000 },
     });
     const agent = createAgent({
       model,
@@ -488,10 +488,10 @@ describe('contextOffloadMiddleware options', () => {
   });
 
   it('throws on a bad threshold, naming the option', () => {
-    expect(() => contextOffloadMiddleware({ outputDir: directory, offload: { threshold: -5 } })).toThrow(
+    expect(() => contextOffloadMiddleware({ outputDir: directory, offload: { directThreshold: -5 } })).toThrow(
       expect.objectContaining({
         code: 'INVALID_OPTION',
-        message: expect.stringContaining('offload.threshold must be'),
+        message: expect.stringContaining('offload.directThreshold must be'),
       }),
     );
   });

@@ -213,7 +213,7 @@ describe('through the proxy, the demo session x2 in a 12K window', () => {
           proxy = await startProxy(upstream.origin, {
             dir: directory,
             contextTokenLimit: WINDOW,
-            offloadTiming: 'as-they-age',
+            offload: { timing: 'as-they-age' },
           });
           proxies.set(name, proxy);
         }

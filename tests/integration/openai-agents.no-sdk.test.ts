@@ -28,7 +28,7 @@ async function createManager() {
     format: 'openai-agents',
     outputDir,
     logger: { warn: () => undefined },
-    offload: { threshold: 100, timing: 'on-arrival' },
+    offload: { directThreshold: 100, timing: 'on-arrival' },
   });
 }
 

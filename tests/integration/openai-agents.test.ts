@@ -117,7 +117,7 @@ function managerFor(
     outputDir,
     logger: { warn: () => undefined },
     // assistant prose over the inline limit would leave by offload: these turns stand for history a compaction must take
-    offload: { timing: 'on-arrival', threshold: 2000, maxInlineResultChars: 100_000 },
+    offload: { timing: 'on-arrival', directThreshold: 2000, maxInlineResultChars: 100_000 },
     ...options,
   });
 }

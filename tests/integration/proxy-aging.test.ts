@@ -25,7 +25,7 @@ beforeEach(async () => {
     sendJson(response, anthropicBody([{ type: 'text', text: 'ok' }], { input_tokens: 100, output_tokens: 1 })),
   );
   // a 10,000-token window: older results stay inline up to 8,000 characters (a fifth of it)
-  proxy = await startProxy(upstream.origin, { offloadTiming: 'as-they-age', contextTokenLimit: 10_000 });
+  proxy = await startProxy(upstream.origin, { offload: { timing: 'as-they-age' }, contextTokenLimit: 10_000 });
 });
 
 afterEach(async () => {

@@ -127,7 +127,7 @@ describe('compaction through the proxy', () => {
     // a trigger at half the window: the repeated request (the history, the reply's ceiling, the thinking budget) fits the window
     proxy = await startProxy(upstream.origin, {
       contextTokenLimit: 20_000,
-      compactThresholdRatio: 0.5,
+      compaction: { triggerRatio: 0.5 },
       summarizer: 'upstream',
     });
 

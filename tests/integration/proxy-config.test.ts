@@ -73,8 +73,8 @@ describe('proxy settings: flags, then environment, then the config file', () => 
     });
 
     expect(settings.window).toBe(80000);
-    // the library reads OFFLOAD_CHAR_THRESHOLD itself once the file's value is out of its way
-    expect(settings.offload).toEqual({ excludeTools: ['Read'] });
+    // the library reads no variable: the command puts OFFLOAD_CHAR_THRESHOLD where the file's value was
+    expect(settings.offload).toEqual({ charThreshold: 2000, excludeTools: ['Read'] });
   });
 
   it('takes who opens references from --read-tool, else the file, else the agent’s own tools', async () => {
@@ -110,7 +110,7 @@ describe('agent-context proxy with a bad config file', () => {
     expect(run.exitCode).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe(
-      'agent-context: agent-context.json: proxy.uptream is not a setting: expected one of port, host, upstream, dir, window, summarizer, offloadTiming, workDir, store, readTool, authToken\nRun "agent-context proxy --help" for usage.\n',
+      'agent-context: agent-context.json: proxy.uptream is not a setting: expected one of port, host, upstream, dir, window, summarizer, workDir, store, readTool, authToken\nRun "agent-context proxy --help" for usage.\n',
     );
   });
 

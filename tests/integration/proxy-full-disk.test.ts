@@ -93,7 +93,11 @@ describe.skipIf(skipReason !== undefined)('the proxy on a disk that fills up', (
     upstream = await startScriptedUpstream((_record, response) =>
       sendJson(response, anthropicBody([{ type: 'text', text: 'ok' }], { input_tokens: 100, output_tokens: 5 })),
     );
-    proxy = await startProxy(upstream.origin, { dir: join(dir, 'store'), contextTokenLimit: 6000, threshold: 1000 });
+    proxy = await startProxy(upstream.origin, {
+      dir: join(dir, 'store'),
+      contextTokenLimit: 6000,
+      offload: { directThreshold: 1000 },
+    });
     const history: unknown[] = [{ role: 'user', content: 'Export the tables.' }];
     const send = async (): Promise<unknown[]> => {
       const reply = await sendRaw(proxy.origin, '/v1/messages', {

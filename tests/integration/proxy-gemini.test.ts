@@ -64,7 +64,7 @@ let proxy: RunningProxy;
 
 beforeEach(async () => {
   upstream = await startScriptedUpstream((_request, response) => sendJson(response, answer('Done.', 12)));
-  proxy = await startProxy(upstream.origin, { threshold: 2_000 });
+  proxy = await startProxy(upstream.origin, { offload: { directThreshold: 2_000 } });
 });
 
 afterEach(async () => {

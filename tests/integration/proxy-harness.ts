@@ -33,8 +33,8 @@ export async function startProxy(
     logger: { warn: (message) => warnings.push(message) },
     onRequest: (event) => events.push(event),
     // these tests follow offloaded results by their references: they are offloaded as they arrive
-    offloadTiming: 'on-arrival',
     ...options,
+    offload: { timing: 'on-arrival', ...options.offload },
   });
   const server = createServer((request, response) => void handler(request, response));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

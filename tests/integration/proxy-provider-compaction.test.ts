@@ -103,7 +103,7 @@ describe('Anthropic server-side compaction through the proxy', () => {
         anthropicBody([{ type: 'text', text: 'Tests pass.' }], { input_tokens: 900, output_tokens: 5 }),
       ),
     );
-    proxy = await startProxy(upstream.origin, { threshold: 2000 });
+    proxy = await startProxy(upstream.origin, { offload: { directThreshold: 2000 } });
     const client = new Anthropic({ apiKey: 'sk-ant-one', baseURL: proxy.origin, maxRetries: 0 });
     const through = anthropicThroughCompaction();
 
@@ -218,7 +218,7 @@ describe('OpenAI compaction through the proxy', () => {
     upstream.answer((_record, response) =>
       sendJson(response, responsesBody([{ type: 'message', text: 'Tests pass.' }], 900)),
     );
-    proxy = await startProxy(upstream.origin, { threshold: 2000 });
+    proxy = await startProxy(upstream.origin, { offload: { directThreshold: 2000 } });
     const client = new OpenAI({ apiKey: 'sk-openai-one', baseURL: `${proxy.origin}/v1`, maxRetries: 0 });
     const through: ResponseInputItem[] = [
       { role: 'user', content: 'Build the date parser, then run its tests.' },
@@ -252,7 +252,7 @@ describe('OpenAI compaction through the proxy', () => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(answer);
     });
-    proxy = await startProxy(upstream.origin, { threshold: 2000 });
+    proxy = await startProxy(upstream.origin, { offload: { directThreshold: 2000 } });
     // odd spacing and a large output: any re-serialization or offload would show
     const body = `{ "model" : "gpt-test",\n  "input": [ {"role":"user","content":"Build it."}, {"type":"function_call_output","call_id":"c1","output":${JSON.stringify(BUILD_LOG)}} ] }`;
 
@@ -296,7 +296,7 @@ describe('OpenAI compaction through the proxy', () => {
         usage: { input_tokens: 10, output_tokens: 2, total_tokens: 12 },
       }),
     );
-    proxy = await startProxy(upstream.origin, { threshold: 2000 });
+    proxy = await startProxy(upstream.origin, { offload: { directThreshold: 2000 } });
     const client = new OpenAI({ apiKey: 'sk-openai-one', baseURL: `${proxy.origin}/v1`, maxRetries: 0 });
     const input: ResponseInputItem[] = [
       { role: 'user', content: 'Build it.' },

@@ -75,7 +75,7 @@ beforeEach(async () => {
   });
   proxy = await startProxy(upstream.origin, {
     contextTokenLimit: WINDOW,
-    offloadTiming: 'as-they-age',
+    offload: { timing: 'as-they-age' },
     summarizer: 'extractive',
   });
 });

@@ -88,7 +88,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       // Each result as it arrives: the scripted model then sees a reference on the very next turn
       // and asks the agent to open it with its own tool. (The default, results whole while the
       // model acts on them, is covered against the real SDK clients in tests/integration/proxy-aging.)
-      offloadTiming: 'on-arrival',
+      offload: { timing: 'on-arrival' },
       readTool: options.readBackBy === 'proxy' ? 'proxy' : 'own-tools',
       logger: { warn: (message) => warnings.push(message) },
       onRequest: (event) => events.push(event),

@@ -60,4 +60,14 @@ describe('flattenOptionGroups', () => {
   it('leaves the top-level keys to the caller', () => {
     expect(flattenOptionGroups({ outputDir: 'x' }, schema, new Set(['outputDir'])).values).toEqual({});
   });
+
+  it('refuses a removed grouped spelling with what replaces it, and an unknown key with the keys of its group', () => {
+    const removed = { 'offload.limit': 'pass offload.threshold' };
+    expect(() => flattenOptionGroups({ offload: { limit: 5 } }, schema, new Set(), removed)).toThrow(
+      'offload.limit is not an option any more: pass offload.threshold',
+    );
+    expect(() => flattenOptionGroups({ offload: { limits: 5 } }, schema, new Set(), removed)).toThrow(
+      'offload.limits is not an option: expected one of threshold, timing',
+    );
+  });
 });

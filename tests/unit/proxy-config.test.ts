@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { applyEnvironmentOverFile, parseProxyConfig } from '../../src/cli/proxy-config.js';
+import { applyEnvironment, parseProxyConfig } from '../../src/cli/proxy-config.js';
 
 /** Parses a config text named `agent-context.json`, for `proxy`. */
 function parse(text: string): ReturnType<typeof parseProxyConfig> {
@@ -11,16 +11,16 @@ describe('the config file of proxy and wrap', () => {
   it('reads JSON with comments and trailing commas', () => {
     const config = parse(`{
       // the model's window
-      "proxy": { "window": 100000, "offloadTiming": "on-arrival", },
+      "proxy": { "window": 100000, },
       /* tuning */
-      "offload": { "excludeTools": ["Read"], "preview": { "headChars": 100, "tailChars": 0 } },
-      "compaction": { "trigger": { "ratio": 0.8 }, "summary": { "mode": "prompt" } },
+      "offload": { "timing": "on-arrival", "excludeTools": ["Read"], "preview": { "headChars": 100, "tailChars": 0 } },
+      "compaction": { "triggerRatio": 0.8, "summary": { "mode": "prompt" } },
     }`);
 
     expect(config).toEqual({
-      proxy: { window: 100000, offloadTiming: 'on-arrival' },
-      offload: { excludeTools: ['Read'], preview: { headChars: 100, tailChars: 0 } },
-      compaction: { trigger: { ratio: 0.8 }, summary: { mode: 'prompt' } },
+      proxy: { window: 100000 },
+      offload: { timing: 'on-arrival', excludeTools: ['Read'], preview: { headChars: 100, tailChars: 0 } },
+      compaction: { triggerRatio: 0.8, summary: { mode: 'prompt' } },
     });
   });
 
@@ -31,17 +31,35 @@ describe('the config file of proxy and wrap', () => {
   describe('unknown keys', () => {
     it('refuses a misspelt proxy setting, naming its path and the settings there are', () => {
       expect(() => parse('{ "proxy": { "uptream": "http://127.0.0.1:1" } }')).toThrow(
-        'agent-context.json: proxy.uptream is not a setting: expected one of port, host, upstream, dir, window, summarizer, offloadTiming, workDir, store, readTool, authToken',
+        'agent-context.json: proxy.uptream is not a setting: expected one of port, host, upstream, dir, window, summarizer, workDir, store, readTool, authToken',
       );
     });
 
     it('refuses an unknown key deep in a manager group, and at the top', () => {
-      expect(() => parse('{ "compaction": { "trigger": { "ratios": 0.5 } } }')).toThrow(
-        'agent-context.json: compaction.trigger.ratios is not a setting: expected one of ratio',
+      expect(() => parse('{ "compaction": { "summary": { "maxWord": 500 } } }')).toThrow(
+        'agent-context.json: compaction.summary.maxWord is not a setting: expected one of model, maxWords, inputMaxTokens, maxRetries, retryBaseDelayMs, mode',
       );
       expect(() => parse('{ "offlaod": {} }')).toThrow(
         'agent-context.json: offlaod is not a setting: expected one of proxy, offload, compaction',
       );
+    });
+
+    it.each([
+      [
+        '{ "proxy": { "offloadTiming": "on-arrival" } }',
+        'proxy.offloadTiming is not a setting any more: it is offload.timing',
+      ],
+      ['{ "offload": { "threshold": 1000 } }', 'offload.threshold is not a setting any more: it meant one thing'],
+      [
+        '{ "compaction": { "trigger": { "ratio": 0.5 } } }',
+        'compaction.trigger is not a setting any more: compaction.trigger.ratio is now compaction.triggerRatio',
+      ],
+      [
+        '{ "compaction": { "archive": { "policy": "required" } } }',
+        'compaction.archive is not a setting any more: compaction.archive.policy is now compaction.archivePolicy',
+      ],
+    ])('refuses the removed spelling in %s, naming what replaces it', (text, message) => {
+      expect(() => parse(text)).toThrow(`agent-context.json: ${message}`);
     });
 
     it('refuses the settings a file cannot carry (a port, a function)', () => {
@@ -65,9 +83,10 @@ describe('the config file of proxy and wrap', () => {
         'offload.preview.headChars must be an integer >= 0, got -1',
       ],
       [
-        '{ "compaction": { "trigger": { "ratio": "high" } } }',
-        'compaction.trigger.ratio must be a number in [0, 1], got "high"',
+        '{ "compaction": { "triggerRatio": "high" } }',
+        'compaction.triggerRatio must be a number in [0, 1], got "high"',
       ],
+      ['{ "offload": { "minAgedResultChars": 0 } }', 'offload.minAgedResultChars must be an integer >= 1, got 0'],
     ])('refuses %s, naming the field, what it must be and what it is', (text, message) => {
       expect(() => parse(text)).toThrow(`agent-context.json: ${message}`);
     });
@@ -90,20 +109,40 @@ describe('the config file of proxy and wrap', () => {
   });
 });
 
-describe('the environment over the file', () => {
-  it("leaves out of the manager's groups each setting an environment variable sets", () => {
-    const groups = applyEnvironmentOverFile(
-      {
-        offload: { charThreshold: 500, excludeTools: ['Read'] },
-        compaction: { trigger: { ratio: 0.5 }, summary: { maxWords: 300 } },
-      },
-      { OFFLOAD_CHAR_THRESHOLD: '2000', COMPACT_THRESHOLD_RATIO: '0.7', SUMMARY_MAX_WORDS: ' ' },
-    );
+describe("the environment into the manager's groups", () => {
+  it('puts each variable that is set where its grouped option lives, over the file, leaving the rest', () => {
+    const file = {
+      offload: { charThreshold: 500, excludeTools: ['Read'] },
+      compaction: { triggerRatio: 0.5, summary: { maxWords: 300 } },
+    };
+    const groups = applyEnvironment(file, {
+      OFFLOAD_CHAR_THRESHOLD: '2000',
+      COMPACT_THRESHOLD_RATIO: '0.7',
+      MAX_RESTORE_FILES: '2',
+      SUMMARY_MAX_WORDS: ' ',
+    });
 
     expect(groups).toEqual({
-      offload: { excludeTools: ['Read'] },
-      compaction: { trigger: {}, summary: { maxWords: 300 } },
+      offload: { charThreshold: 2000, excludeTools: ['Read'] },
+      compaction: { triggerRatio: 0.7, summary: { maxWords: 300 }, restore: { maxFiles: 2 } },
     });
+    expect(file.offload.charThreshold).toBe(500);
+  });
+
+  it('gives groups from the environment alone, and none when no variable is set', () => {
+    expect(
+      applyEnvironment({ offload: undefined, compaction: undefined }, { SUMMARY_MODEL: 'claude-haiku-4-5' }),
+    ).toEqual({ offload: undefined, compaction: { summary: { model: 'claude-haiku-4-5' } } });
+    expect(applyEnvironment({ offload: undefined, compaction: undefined }, {})).toEqual({
+      offload: undefined,
+      compaction: undefined,
+    });
+  });
+
+  it('refuses a variable out of its range, naming it', () => {
+    expect(() =>
+      applyEnvironment({ offload: undefined, compaction: undefined }, { OFFLOAD_RATIO_THRESHOLD: '2' }),
+    ).toThrow('OFFLOAD_RATIO_THRESHOLD must be a number in [0, 1], got "2"');
   });
 });
 

@@ -16,8 +16,8 @@ import type { CompactBudgets, ContextManagerHooks } from './types.js';
  * - `'as-they-age'`: the newest results (those answering the latest assistant turn) are sent
  *   whole, one too large for the window cut to its head and tail with the reference; older
  *   results go to the store in batches, when those still inline add up to more than a budget;
- * - `'on-arrival'`: every new result of at least `threshold` characters is replaced by its
- *   reference before the model sees it, and older ones go by the ratio gate.
+ * - `'on-arrival'`: every new result of at least `offload.directThreshold` characters is
+ *   replaced by its reference before the model sees it, and older ones go by the ratio gate.
  */
 export type OffloadTiming = 'as-they-age' | 'on-arrival';
 
@@ -33,13 +33,17 @@ export interface ResolvedAgingOptions {
   cut: ResolvedPreview;
 }
 
-/** Every setting of the manager, resolved: the core trusts these values. */
+/**
+ * Every setting of the manager, resolved: the core trusts these values. They come from the
+ * grouped options (`offload.directThreshold` is `threshold`, `compaction.triggerRatio` is
+ * `compactThresholdRatio`, ...: the mapping of `OPTION_GROUPS`).
+ */
 export interface ResolvedContextManagerOptions<M> {
   /** Converts the caller's messages to the canonical shape and back. */
   format: MessageFormat<M>;
   /** The session folder every key goes under. */
   sessionId: string;
-  /** Direct offload: new results of at least this many characters. */
+  /** Direct offload (`offload.directThreshold`): one result or input field of at least this many characters. */
   threshold: number;
   /** Tools whose results are never offloaded (the read tool included). */
   excludeTools: ReadonlySet<string>;
@@ -90,7 +94,7 @@ export const DEFAULT_AGED_BUDGET_SHARE = 0.2;
  */
 export const DEFAULT_MAX_AGED_BUDGET_CHARS = 20_000;
 /**
- * The smallest older result an aging batch takes, by default (or `threshold`, when smaller). A
+ * The smallest older result an aging batch takes, by default (`minAgedResultChars`). A
  * batch rewrites the prompt from its first offloaded result to the end: the more of that span it
  * frees, the sooner the rewrite pays. Results of a few hundred characters are most of an agent's
  * shell output; left inline, they are read again by every later request and keep the history
@@ -108,6 +112,7 @@ export interface AgingOptionFields {
   offloadTiming?: unknown;
   maxInlineResultChars?: unknown;
   agedBudgetChars?: unknown;
+  minAgedResultChars?: unknown;
 }
 
 function resolveCharCount(name: string, value: unknown, fallback: number): number {
@@ -132,8 +137,8 @@ function scaleDefaultCut(windowChars: number): ResolvedPreview {
 /**
  * The offload timing and the settings of `'as-they-age'`: the bound of a new result and the
  * budget of the older ones default to shares of the window (in characters, at
- * {@link CHARS_PER_WINDOW_TOKEN} per token; the budget at most {@link DEFAULT_MAX_AGED_BUDGET_CHARS}); the smallest older result offloaded is `threshold`
- * or {@link DEFAULT_MIN_AGED_CHARS}, whichever is smaller;
+ * {@link CHARS_PER_WINDOW_TOKEN} per token; the budget at most {@link DEFAULT_MAX_AGED_BUDGET_CHARS}); the smallest older result offloaded is
+ * `minAgedResultChars`, else {@link DEFAULT_MIN_AGED_CHARS};
  * a cut keeps `settings.cut` (the sizes `preview` gives, when it gives them), else
  * {@link DEFAULT_CUT}, scaled down in a window of fewer than 25,000 tokens.
  *
@@ -141,7 +146,7 @@ function scaleDefaultCut(windowChars: number): ResolvedPreview {
  */
 export function resolveAgingOptions(
   fields: AgingOptionFields,
-  settings: { contextTokenLimit: number; threshold: number; cut?: ResolvedPreview | undefined },
+  settings: { contextTokenLimit: number; cut?: ResolvedPreview | undefined },
 ): { offloadTiming: OffloadTiming; aging: ResolvedAgingOptions } {
   const timing = fields.offloadTiming ?? 'as-they-age';
   if (timing !== 'as-they-age' && timing !== 'on-arrival') {
@@ -161,7 +166,7 @@ export function resolveAgingOptions(
         fields.agedBudgetChars,
         Math.max(1, Math.min(DEFAULT_MAX_AGED_BUDGET_CHARS, Math.floor(windowChars * DEFAULT_AGED_BUDGET_SHARE))),
       ),
-      minAgedChars: Math.min(settings.threshold, DEFAULT_MIN_AGED_CHARS),
+      minAgedChars: resolveCharCount('minAgedResultChars', fields.minAgedResultChars, DEFAULT_MIN_AGED_CHARS),
       cut: settings.cut ?? scaleDefaultCut(windowChars),
     },
   };

@@ -12,7 +12,7 @@ export interface ContextOffloadAction {
   /**
    * `'direct-offload'`: new tool results went to the store: as results age, one too large for
    * the window, its reference followed by its head and tail; on arrival, each of at least
-   * `offload.threshold` characters, before the model saw it. `'batch-offload'`: older results went to
+   * `offload.directThreshold` characters, before the model saw it. `'batch-offload'`: older results went to
    * the store: as results age, when those still inline passed their budget; on arrival, when the
    * ratio gate passed; or, either way, because the history was over the compaction trigger
    * (offloading comes before summarizing). `'input-offload'`: large string fields of older
@@ -174,7 +174,7 @@ export interface ContextStats {
    */
   tokensBefore: number;
   tokensAfter: number;
-  /** The compaction trigger in tokens (`contextTokenLimit × compaction.trigger.ratio`). */
+  /** The compaction trigger in tokens (`contextTokenLimit × compaction.triggerRatio`). */
   triggerTokens: number;
   /**
    * Provider tokens per local token: the provider family's default margin until usage arrives,
@@ -259,7 +259,7 @@ export interface ContextManager<M> {
    */
   prepare(messages: readonly M[], options?: PrepareOptions): Promise<PrepareResult<M>>;
   /**
-   * Offloads one tool output as it arrives when it is at least `offload.threshold` characters (and its
+   * Offloads one tool output as it arrives when it is at least `offload.directThreshold` characters (and its
    * tool is not excluded): resolves with the reference text that replaces it, else with the
    * output itself (also when the store refuses the write: a warning says so).
    */

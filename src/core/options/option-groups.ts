@@ -36,6 +36,7 @@ function readGroup(
   path: string,
   paths: ReadonlyMap<string, string>,
   values: Record<string, unknown>,
+  removed: Readonly<Record<string, string>>,
 ): void {
   if (typeof group !== 'object' || group === null || Array.isArray(group)) {
     throw new InvalidOptionError(
@@ -46,28 +47,33 @@ function readGroup(
     if (value === undefined) continue;
     const entry = Object.hasOwn(schema, key) ? schema[key] : undefined;
     if (entry === undefined) {
+      const instead = Object.hasOwn(removed, `${path}.${key}`) ? removed[`${path}.${key}`] : undefined;
+      if (instead !== undefined) throw new InvalidOptionError(`${path}.${key} is not an option any more: ${instead}`);
       const elsewhere = paths.get(key);
       const hint = elsewhere === undefined ? `expected one of ${Object.keys(schema).join(', ')}` : `it is ${elsewhere}`;
       throw new InvalidOptionError(`${path}.${key} is not an option: ${hint}`);
     }
     if (typeof entry === 'string') values[entry] = value;
-    else readGroup(value, entry, `${path}.${key}`, paths, values);
+    else readGroup(value, entry, `${path}.${key}`, paths, values, removed);
   }
 }
 
 /**
  * Reads `options` against `schema`: the keys of `topLevel` are left to the caller; each group
  * must be an object whose keys are the schema's; a key given with the value `undefined` counts
- * as absent.
+ * as absent. `removed` names grouped paths that are gone (`'compaction.trigger'`) and what
+ * to write instead.
  *
  * @throws {InvalidOptionError} naming the key: an unknown one (`offload.treshold is not an
- *   option: expected one of ...`), a flat option given at the top that lives in a group
- *   (`threshold moved to offload.threshold`), a group that is not an object.
+ *   option: expected one of ...`), a removed one (`compaction.trigger is not an option any
+ *   more: ...`), a flat option given at the top that lives in a group (`keepRecent moved to
+ *   offload.keepRecent`), a group that is not an object.
  */
 export function flattenOptionGroups(
   options: Readonly<Record<string, unknown>>,
   schema: OptionGroupSchema,
   topLevel: ReadonlySet<string>,
+  removed: Readonly<Record<string, string>> = {},
 ): FlattenedOptions {
   const paths = collectPaths(schema, '', new Map());
   const values: Record<string, unknown> = {};
@@ -75,7 +81,7 @@ export function flattenOptionGroups(
     if (value === undefined || topLevel.has(key)) continue;
     const entry = Object.hasOwn(schema, key) ? schema[key] : undefined;
     if (entry !== undefined && typeof entry !== 'string') {
-      readGroup(value, entry, key, paths, values);
+      readGroup(value, entry, key, paths, values, removed);
       continue;
     }
     const moved = paths.get(key);

@@ -309,3 +309,62 @@ function resolveByRule(
       );
   }
 }
+
+/** A group of {@link OPTION_GROUPS}: each key the flat option it stands for, or a nested group. */
+export type OptionGroupMapping = { readonly [key: string]: string | OptionGroupMapping };
+
+/**
+ * The one vocabulary of the tuning knobs: the groups `createContextManager` takes (and the
+ * proxy, the integrations and the CLI's config file, which pass them on), each leaf the flat
+ * option of the functions above that it stands for (`compaction.summary.maxWords` is
+ * `compactMessages`' `summaryMaxWords`). Options are resolved once, at the entry, through
+ * this mapping: the flat names stay the contract of `offloadToolResults`, `compactMessages`
+ * and the other functions of the table, and their resolvers check the grouped values.
+ */
+export const OPTION_GROUPS = {
+  offload: {
+    timing: 'offloadTiming',
+    directThreshold: 'threshold',
+    minAgedResultChars: 'minAgedResultChars',
+    charThreshold: 'charThreshold',
+    ratioThreshold: 'ratioThreshold',
+    keepRecent: 'keepRecent',
+    excludeTools: 'excludeTools',
+    preview: 'preview',
+    maxInlineResultChars: 'maxInlineResultChars',
+    agedBudgetChars: 'agedBudgetChars',
+  },
+  compaction: {
+    triggerRatio: 'compactThresholdRatio',
+    summary: {
+      model: 'summaryModel',
+      maxWords: 'summaryMaxWords',
+      inputMaxTokens: 'summaryInputMaxTokens',
+      maxRetries: 'maxRetries',
+      retryBaseDelayMs: 'retryBaseDelayMs',
+      mode: 'summaryMode',
+      conversationRequest: 'conversationRequest',
+    },
+    restore: {
+      maxFiles: 'maxRestoreFiles',
+      maxTokensPerFile: 'maxRestoreTokensPerFile',
+      maxTokensTotal: 'maxRestoreTokensTotal',
+      readToolNames: 'readToolNames',
+      pathField: 'pathField',
+      fileReader: 'fileReader',
+    },
+    archivePolicy: 'archive',
+    resumeMessage: 'resumeMessage',
+  },
+} as const satisfies OptionGroupMapping;
+
+/**
+ * Grouped spellings that are gone, by path, and what to write instead: given, each is an error
+ * that says so (a removed option silently ignored would leave its default in force).
+ */
+export const REMOVED_GROUPED_OPTIONS: Readonly<Record<string, string>> = {
+  'offload.threshold':
+    'it meant one thing on arrival and another as results age: pass offload.directThreshold (the size at which one new result or tool input field is offloaded on its own) or offload.minAgedResultChars (the smallest older result a batch takes as results age)',
+  'compaction.trigger': 'compaction.trigger.ratio is now compaction.triggerRatio',
+  'compaction.archive': 'compaction.archive.policy is now compaction.archivePolicy',
+};

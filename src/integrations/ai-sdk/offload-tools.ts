@@ -74,7 +74,7 @@ function isToolResultOutput(value: unknown): value is AiSdkToolResultOutput {
  * Returns a copy of an AI SDK tool whose `toModelOutput` hands each output to the manager, as
  * its `offload.timing` says: as results age (the default), an output of more than
  * `offload.maxInlineResultChars` becomes its reference followed by its head and tail, and a smaller one
- * reaches the model whole; on arrival, an output of at least `offload.threshold` characters becomes its
+ * reaches the model whole; on arrival, an output of at least `offload.directThreshold` characters becomes its
  * reference (`[Tool result offloaded to file: ...]`, readable with the read tool). The model, and
  * the history the SDK returns (`result.responseMessages` in `ai` 7, `result.response.messages` in
  * `ai` 6), get that text, while `steps[i].toolResults` keeps the raw output. A tool's own

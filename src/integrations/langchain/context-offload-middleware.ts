@@ -62,10 +62,10 @@ function withResumeMessage(compaction: ManagerCompactionOptions | undefined): Ma
  *   `offload.timing`. As results age (the default), a result of more than `offload.maxInlineResultChars`
  *   goes to the store and the `ToolMessage` the agent keeps holds its reference, head and tail;
  *   a smaller one stays whole for the model to act on. On arrival, each result of at least
- *   `offload.threshold` characters goes to the store and the `ToolMessage` holds the reference;
+ *   `offload.directThreshold` characters goes to the store and the `ToolMessage` holds the reference;
  * - `beforeModel`: before every model call, the context manager's `prepare` runs on the
  *   agent's messages (older results offloaded as they age, or by the ratio gate, and compaction
- *   when the history is still over `contextTokenLimit × compaction.trigger.ratio`); when it changed
+ *   when the history is still over `contextTokenLimit × compaction.triggerRatio`); when it changed
  *   anything, the state's messages are replaced with its result, so a compaction persists.
  *   Compaction summarizes whole turns (a tool call and its result are never split) and
  *   ends with `compaction.resumeMessage`, so the agent goes on;

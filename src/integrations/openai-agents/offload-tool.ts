@@ -58,7 +58,7 @@ function replaceOutputText(output: unknown, reference: string): unknown {
  * - as results age (the default), an output of more than `offload.maxInlineResultChars` is written to
  *   the store and the tool returns its reference followed by its head and tail; a smaller one is
  *   returned whole, for the model to act on (the input filter offloads it later, as it ages);
- * - on arrival, an output of at least `offload.threshold` characters is written to the store and the
+ * - on arrival, an output of at least `offload.directThreshold` characters is written to the store and the
  *   tool returns its reference (`[Tool result offloaded to file: ...]`).
  * What the tool returns is what the run's items, the session and every later model call hold;
  * the model reads offloaded content back with the read tool. The outputs of tools in the
