@@ -40,33 +40,13 @@ module.exports = {
         'equality (util/), the cost model (cost/: its functions are exported at the package root), and the ' +
         "store's key and path-segment rules (store/: every store and adapter must apply the same ones).",
       severity: 'error',
-      from: { path: '^src/proxy/', pathNot: '^src/proxy/(proxy-handler|proxy-options)[.]ts$' },
+      from: { path: '^src/proxy/' },
       to: {
         path: '^src/core/',
         pathNot: [
           '^src/core/(types|ports|errors|format)[.]ts$',
           '^src/core/manage/types[.]ts$',
           '^src/core/(text|util|cost|store)/',
-        ],
-      },
-    },
-    {
-      // TEMPORARY: the proxy's option resolution is being reworked; until then these two files
-      // may also read the option table, the defaults and the manager's option types. Remove
-      // this rule (and the pathNot of the rule above) once they go through src/api.
-      name: 'proxy-uses-the-public-layer-options-pending',
-      comment:
-        'As proxy-uses-the-public-layer, with the core option modules still allowed in the two files being reworked.',
-      severity: 'error',
-      from: { path: '^src/proxy/(proxy-handler|proxy-options)[.]ts$' },
-      to: {
-        path: '^src/core/',
-        pathNot: [
-          '^src/core/(types|ports|errors|format)[.]ts$',
-          '^src/core/manage/types[.]ts$',
-          '^src/core/(text|util|cost|store)/',
-          '^src/core/options/',
-          '^src/core/manage/manager-options[.]ts$',
         ],
       },
     },

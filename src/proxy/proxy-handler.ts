@@ -19,7 +19,7 @@ import { decodeRequestBody } from './body-encoding.js';
 import { forwardRequest, normalizeRequestPath } from './forward.js';
 import { createProxyReads } from './proxy-reads.js';
 import { createExtractiveSummarizer } from '../summarize.js';
-import { READ_OFFLOADED_TOOL_NAME } from '../core/options/defaults.js';
+import { READ_OFFLOADED_TOOL_NAME } from '../defaults.js';
 import {
   DEFAULT_MAX_READ_ROUNDS,
   resolveProxyOptions,

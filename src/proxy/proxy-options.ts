@@ -235,7 +235,7 @@ function checkPositiveInteger(name: string, value: unknown, fallback: number): n
 }
 
 /** The shortest auth token taken: a short one is guessed by trying. */
-export const MIN_AUTH_TOKEN_CHARS = 16;
+const MIN_AUTH_TOKEN_CHARS = 16;
 
 /**
  * An auth token: `undefined`, or a string of at least {@link MIN_AUTH_TOKEN_CHARS} visible

@@ -107,7 +107,7 @@ export function resolveNumberSetting(setting: NumberSetting, optionValue: unknow
 }
 
 /** Resolves a string setting: the option, else the non-empty environment variable, else the default. */
-export function resolveString(
+function resolveString(
   optionName: string,
   optionValue: unknown,
   env: Environment,

@@ -11,11 +11,6 @@ import { OPTIONS, resolveTableOption } from './option-table.js';
 import type { ContentStore, FileWriter } from '../ports.js';
 import { assertDirectorySetting, assertSafePathSegment } from '../store/safe-path.js';
 
-/** Environment variable of the batch char threshold. */
-export const OFFLOAD_CHAR_THRESHOLD_ENV = OPTIONS.charThreshold.env;
-/** Environment variable of the batch ratio threshold. */
-export const OFFLOAD_RATIO_THRESHOLD_ENV = OPTIONS.ratioThreshold.env;
-
 /**
  * How the reference to an offloaded file is written: `'relative'` gives
  * `./tool-result-{id}.md` (relative to `outputDir`), `'absolute'` the file's absolute path.
