@@ -19,8 +19,8 @@ import { Redis } from 'ioredis';
 import type { ContentStore } from '../src/core/ports.js';
 import { createProxyHandler } from '../src/proxy.js';
 import { createRedisStore, type RedisStore } from '../src/stores/redis-store.js';
-import { sendRaw } from '../tests/integration/proxy-harness.js';
-import { anthropicBody, sendJson, startScriptedUpstream } from '../tests/integration/proxy-scripted-upstream.js';
+import { sendRaw } from '../tests/integration/proxy/proxy-harness.js';
+import { anthropicBody, sendJson, startScriptedUpstream } from '../tests/integration/proxy/proxy-scripted-upstream.js';
 import {
   commandOutput,
   createReadingModel,
@@ -28,7 +28,7 @@ import {
   REFERENCE,
   runReadingSession,
   type AnsweredRead,
-} from '../tests/integration/reading-session.js';
+} from '../tests/integration/proxy/reading-session.js';
 import { findRedisServerSkipReason, startRedisServer } from '../tests/integration/stores/redis-server.js';
 
 const quick = process.argv.includes('--quick');

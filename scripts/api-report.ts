@@ -75,7 +75,7 @@ for (const entry of entries) {
           'ae-wrong-input-file-type': { logLevel: ExtractorLogLevel.None },
           // Each entry is read alone: a type it names but another entry exports (the root's
           // `Message`, say) is not forgotten, and links may point across entries. That every
-          // named type is exported somewhere is tests/integration/public-types.test.ts's job.
+          // named type is exported somewhere is tests/integration/package/public-types.test.ts's job.
           'ae-forgotten-export': { logLevel: ExtractorLogLevel.None },
           'ae-unresolved-link': { logLevel: ExtractorLogLevel.None },
         },

@@ -17,7 +17,7 @@
  *   message array, as `createAgent` passes it, so a hook that edits it in place (LangChain's
  *   `ClearToolUsesEdit`) edits the state, as it does in a real agent.
  *
- * `tests/unit/peer-bench/langchain-agent.test.ts` checks this against a real `createAgent` run.
+ * `tests/unit/bench/peers/langchain-agent.test.ts` checks this against a real `createAgent` run.
  */
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';

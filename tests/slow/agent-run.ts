@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createProxyHandler, type ProxyRequestEvent } from '../../src/proxy.js';
-import { CLI_PATH } from '../integration/cli-helpers.js';
-import { startScriptedUpstream } from '../integration/proxy-scripted-upstream.js';
+import { CLI_PATH } from '../integration/cli/cli-helpers.js';
+import { startScriptedUpstream } from '../integration/proxy/proxy-scripted-upstream.js';
 import {
   buildBigFile,
   createScriptedModel,
@@ -87,7 +87,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       contextTokenLimit: options.proxyWindow,
       // Each result as it arrives: the scripted model then sees a reference on the very next turn
       // and asks the agent to open it with its own tool. (The default, results whole while the
-      // model acts on them, is covered against the real SDK clients in tests/integration/proxy-aging.)
+      // model acts on them, is covered against the real SDK clients in tests/integration/proxy/proxy-aging.test.ts.)
       offload: { timing: 'on-arrival' },
       readTool: options.readBackBy === 'proxy' ? 'proxy' : 'own-tools',
       logger: { warn: (message) => warnings.push(message) },

@@ -17,7 +17,7 @@ import {
   sendJson,
   sendStream,
   type UpstreamRecord,
-} from '../integration/proxy-scripted-upstream.js';
+} from '../integration/proxy/proxy-scripted-upstream.js';
 
 /** Tool turns before the final answer. */
 export const TOOL_TURNS = 22;

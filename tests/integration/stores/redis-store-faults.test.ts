@@ -14,7 +14,7 @@ import { createReadOffloadedTool } from '../../../src/api/read-offloaded-tool.js
 import { archiveRest } from '../../../src/core/compact/persist.js';
 import type { Message } from '../../../src/core/types.js';
 import { createRedisStore, type RedisLike } from '../../../src/stores/redis-store.js';
-import { createRecordingLogger } from '../../unit/compact-fixtures.js';
+import { createRecordingLogger } from '../../fixtures/compact-fixtures.js';
 import { redisSuiteSkipReason, startRedisServer, type RedisServer } from './redis-server.js';
 
 const skipReason = redisSuiteSkipReason('Redis store faults (tests/integration/stores/redis-store-faults.test.ts)');

@@ -11,7 +11,7 @@ import { collectKeys } from '../../../src/core/store/store-keys.js';
 import type { ContentStore } from '../../../src/core/ports.js';
 import { createRedisStore, type RedisLike, type RedisStore } from '../../../src/stores/redis-store.js';
 import { testStore } from '../../../src/testing/index.js';
-import { createRecordingLogger } from '../../unit/compact-fixtures.js';
+import { createRecordingLogger } from '../../fixtures/compact-fixtures.js';
 import { findFreePort, redisSuiteSkipReason, startRedisServer, type RedisServer } from './redis-server.js';
 
 const skipReason = redisSuiteSkipReason('Redis store (tests/integration/stores/redis-store.test.ts)');

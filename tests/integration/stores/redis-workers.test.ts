@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReadOffloadedTool, type ReadOffloadedTool } from '../../../src/api/read-offloaded-tool.js';
 import { collectKeys } from '../../../src/core/store/store-keys.js';
 import { createRedisStore, type RedisStore } from '../../../src/stores/redis-store.js';
-import { REPOSITORY_ROOT } from '../cli-helpers.js';
+import { REPOSITORY_ROOT } from '../cli/cli-helpers.js';
 import { redisSuiteSkipReason, startRedisServer, type RedisServer } from './redis-server.js';
 
 const WORKER_SCRIPT = join(REPOSITORY_ROOT, 'tests/integration/stores/redis-worker.mjs');
