@@ -18,7 +18,11 @@ import type { ContextAction, ContextCompactAction } from '../../../src/core/mana
 import type { Logger } from '../../../src/core/ports.js';
 import type { ContentBlock, Message } from '../../../src/core/types.js';
 import { createMemoryStore } from '../../../src/stores/memory-store.js';
-import { anthropicMessage, startFakeProviderServer, type FakeProviderServer } from '../../fixtures/fake-provider-server.js';
+import {
+  anthropicMessage,
+  startFakeProviderServer,
+  type FakeProviderServer,
+} from '../../fixtures/fake-provider-server.js';
 
 let root: string;
 const warnings: string[] = [];

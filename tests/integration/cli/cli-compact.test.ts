@@ -5,7 +5,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { countTokens } from '../../../src/index.js';
 import { DEFAULT_SUMMARY_MODEL } from '../../../src/defaults.js';
 import type { Message } from '../../../src/index.js';
-import { anthropicError, anthropicMessage, chatCompletion, startFakeProviderServer } from '../../fixtures/fake-provider-server.js';
+import {
+  anthropicError,
+  anthropicMessage,
+  chatCompletion,
+  startFakeProviderServer,
+} from '../../fixtures/fake-provider-server.js';
 import type { FakeProviderServer } from '../../fixtures/fake-provider-server.js';
 import { createTemporaryDirectory, fixturePath, readFixtureMessages, runInProcess } from './cli-helpers.js';
 

@@ -8,7 +8,12 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTemporaryDirectory, fixturePath, runCli, startCli } from './cli-helpers.js';
-import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from '../proxy/proxy-scripted-upstream.js';
+import {
+  anthropicBody,
+  sendJson,
+  startScriptedUpstream,
+  type ScriptedUpstream,
+} from '../proxy/proxy-scripted-upstream.js';
 
 const CLIENT = fixturePath('wrapped-anthropic-client.mjs');
 

@@ -177,7 +177,9 @@ async function replayThroughProxyProcesses(serving: Serving, redisUrl?: string):
   return sentMessages(upstream, from, directory);
 }
 
-const redisSkip = redisSuiteSkipReason('one history over Redis (tests/integration/proxy/one-history-processes.test.ts)');
+const redisSkip = redisSuiteSkipReason(
+  'one history over Redis (tests/integration/proxy/one-history-processes.test.ts)',
+);
 let redis: RedisServer | undefined;
 
 beforeAll(async () => {

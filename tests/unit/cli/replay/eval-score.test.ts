@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { holdsText, PROBE_KINDS, renderContextText, scoreCompactedContext } from '../../../../src/cli/replay/eval-score.js';
+import {
+  holdsText,
+  PROBE_KINDS,
+  renderContextText,
+  scoreCompactedContext,
+} from '../../../../src/cli/replay/eval-score.js';
 import type { EvalSubjects } from '../../../../src/cli/replay/eval-subjects.js';
 import type { Message } from '../../../../src/index.js';
 

@@ -9,7 +9,12 @@ import { formatRestoredFileMessage } from '../../../../src/core/compact/assemble
 import { isPathInside, resolvePathFrom } from '../../../../src/core/store/path-resolution.js';
 import type { FileReader } from '../../../../src/core/ports.js';
 import type { Message } from '../../../../src/core/types.js';
-import { charCounter, createRecordingLogger, MemoryFileSystem, readFileTurn } from '../../../fixtures/compact-fixtures.js';
+import {
+  charCounter,
+  createRecordingLogger,
+  MemoryFileSystem,
+  readFileTurn,
+} from '../../../fixtures/compact-fixtures.js';
 
 function setUp(files: Record<string, string>, overrides: Partial<CollectRestoredFilesOptions> = {}) {
   const fileSystem = new MemoryFileSystem(files);

@@ -3,7 +3,14 @@ import { planOffload } from '../../../../src/api/offload.js';
 import { planOffload as planOffloadPure } from '../../../../src/core/offload/plan-offload.js';
 import { buildDirectReference, buildPreview } from '../../../../src/core/offload/offload-reference.js';
 import type { Message } from '../../../../src/core/types.js';
-import { assistantMessage, deepFreeze, text, toolResult, toolUse, userMessage } from '../../../fixtures/offload-fixtures.js';
+import {
+  assistantMessage,
+  deepFreeze,
+  text,
+  toolResult,
+  toolUse,
+  userMessage,
+} from '../../../fixtures/offload-fixtures.js';
 
 afterEach(() => {
   vi.unstubAllEnvs();

@@ -9,7 +9,12 @@ import { describe, expect, it } from 'vitest';
 import * as defaults from '../../../../src/core/options/defaults.js';
 import { InvalidOptionError } from '../../../../src/core/errors.js';
 import { OPTION_DOCS, type OptionDocSection } from '../../../../scripts/option-docs.js';
-import { OPTION_TABLE, OPTIONS, resolveTableOption, type OptionFunction } from '../../../../src/core/options/option-table.js';
+import {
+  OPTION_TABLE,
+  OPTIONS,
+  resolveTableOption,
+  type OptionFunction,
+} from '../../../../src/core/options/option-table.js';
 import {
   describeRule,
   findStaleOptionTables,

@@ -2,7 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatRestoredFileMessage } from '../../../../../src/core/compact/assemble.js';
 import { gatherFacts } from '../../../../../src/core/compact/summary/conversation-facts.js';
-import { findLastErrorReadingStore, type LastErrorFinding } from '../../../../../src/core/compact/summary/last-error.js';
+import {
+  findLastErrorReadingStore,
+  type LastErrorFinding,
+} from '../../../../../src/core/compact/summary/last-error.js';
 import {
   appendLedger,
   buildLedger,

@@ -4,10 +4,18 @@ import {
   createPrefixReusingSummarizer,
   resolveSummaryMode,
 } from '../../../../../src/core/compact/summary/summarize-reusing-prefix.js';
-import { computeSummaryMaxTokens, createUsageTotal } from '../../../../../src/core/compact/summary/summarize-with-llm.js';
+import {
+  computeSummaryMaxTokens,
+  createUsageTotal,
+} from '../../../../../src/core/compact/summary/summarize-with-llm.js';
 import { buildSummaryInstruction } from '../../../../../src/core/compact/summary/summary-prompt.js';
 import { InvalidMessageError, InvalidOptionError, SummarizerFailedError } from '../../../../../src/core/errors.js';
-import type { ConversationSummaryRequest, LlmClient, LlmSummarizeOptions, LlmUsage } from '../../../../../src/core/ports.js';
+import type {
+  ConversationSummaryRequest,
+  LlmClient,
+  LlmSummarizeOptions,
+  LlmUsage,
+} from '../../../../../src/core/ports.js';
 import type { Message } from '../../../../../src/core/types.js';
 
 const conversationRequest = {

@@ -8,7 +8,10 @@ import {
   MIN_SUMMARY_CONVERSATION_TOKENS,
 } from '../../../../../src/core/compact/summary/summarize-with-llm.js';
 import { createRequestPlanner, type PlannedRequest } from '../../../../../src/core/compact/summary/summary-input.js';
-import { buildSummaryPrompt, renderMessagesForSummary } from '../../../../../src/core/compact/summary/summary-prompt.js';
+import {
+  buildSummaryPrompt,
+  renderMessagesForSummary,
+} from '../../../../../src/core/compact/summary/summary-prompt.js';
 import { ContextError, InvalidOptionError, SummarizerFailedError } from '../../../../../src/core/errors.js';
 import type { LlmClient, LlmSummarizeOptions, TokenCounter } from '../../../../../src/core/ports.js';
 import { CHARS_COUNTED_BETWEEN_YIELDS, countHistoryTokens } from '../../../../../src/core/text/tokens.js';

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { checkLastUsage, learnFromUsage, startsWithSame } from '../../../../../src/core/manage/counting/usage-anchor.js';
+import {
+  checkLastUsage,
+  learnFromUsage,
+  startsWithSame,
+} from '../../../../../src/core/manage/counting/usage-anchor.js';
 import type { Message } from '../../../../../src/core/types.js';
 
 const history: Message[] = Array.from({ length: 6 }, (_, index) => ({

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Hashing } from '../../../../../src/core/manage/records/fingerprint.js';
 import { createRecordChain, type ReadRecord } from '../../../../../src/core/manage/records/record-chain.js';
-import { createSessionKnowledge, type SessionKnowledge } from '../../../../../src/core/manage/records/session-knowledge.js';
+import {
+  createSessionKnowledge,
+  type SessionKnowledge,
+} from '../../../../../src/core/manage/records/session-knowledge.js';
 import {
   RECORD_VERSION,
   type CompactRecord,
