@@ -29,7 +29,7 @@ import { forEachPiece, MAX_COUNTED_PIECE_CHARS } from '../src/core/text/text-pie
 import type { Message } from '../src/core/types.js';
 import { countTextTokens, forgetRememberedCounts, preloadTokenizer } from '../src/infrastructure/tokenizer.js';
 import { createRandom } from '../tests/fixtures/random.js';
-import { anthropicMessage, startFakeProviderServer } from '../tests/fixtures/fake-provider-server.js';
+import { anthropicMessage, startFakeProviderServer } from '../tests/fixtures/scripted-llm-server.js';
 import { computeMedian, type BenchRow, type BenchRunOptions } from './report.js';
 
 export const title = 'Megabytes of base64 (linear counting, the event loop kept running)';

@@ -20,7 +20,7 @@ import type { ContentStore } from '../src/core/ports.js';
 import { createProxyHandler } from '../src/proxy.js';
 import { createRedisStore, type RedisStore } from '../src/stores/redis-store.js';
 import { sendRaw } from '../tests/integration/proxy/proxy-harness.js';
-import { anthropicBody, sendJson, startScriptedUpstream } from '../tests/integration/proxy/proxy-scripted-upstream.js';
+import { anthropicBody, sendJson, startScriptedUpstream } from '../tests/fixtures/scripted-llm-server.js';
 import {
   commandOutput,
   createReadingModel,

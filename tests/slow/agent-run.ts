@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createProxyHandler, type ProxyRequestEvent } from '../../src/proxy.js';
 import { CLI_PATH } from '../integration/cli/cli-helpers.js';
-import { startScriptedUpstream } from '../integration/proxy/proxy-scripted-upstream.js';
+import { startScriptedUpstream } from '../fixtures/scripted-llm-server.js';
 import {
   buildBigFile,
   createScriptedModel,

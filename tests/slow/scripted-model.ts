@@ -17,7 +17,7 @@ import {
   sendJson,
   sendStream,
   type UpstreamRecord,
-} from '../integration/proxy/proxy-scripted-upstream.js';
+} from '../fixtures/scripted-llm-server.js';
 
 /** Tool turns before the final answer. */
 export const TOOL_TURNS = 22;

@@ -17,7 +17,7 @@ import type { Message } from '../../../src/core/types.js';
 import { createAnthropicLlmClient } from '../../../src/infrastructure/anthropic-client.js';
 import { countTextTokens } from '../../../src/infrastructure/tokenizer.js';
 import { createRandom } from '../../fixtures/random.js';
-import { anthropicMessage, startFakeProviderServer } from '../../fixtures/fake-provider-server.js';
+import { anthropicMessage, startFakeProviderServer } from '../../fixtures/scripted-llm-server.js';
 
 function buildBase64(byteCount: number, seed: number): string {
   const random = createRandom(seed);

@@ -22,7 +22,7 @@ import {
   anthropicMessage,
   startFakeProviderServer,
   type FakeProviderServer,
-} from '../../fixtures/fake-provider-server.js';
+} from '../../fixtures/scripted-llm-server.js';
 
 let root: string;
 const warnings: string[] = [];

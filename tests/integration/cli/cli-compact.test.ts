@@ -10,8 +10,8 @@ import {
   anthropicMessage,
   chatCompletion,
   startFakeProviderServer,
-} from '../../fixtures/fake-provider-server.js';
-import type { FakeProviderServer } from '../../fixtures/fake-provider-server.js';
+} from '../../fixtures/scripted-llm-server.js';
+import type { FakeProviderServer } from '../../fixtures/scripted-llm-server.js';
 import { createTemporaryDirectory, fixturePath, readFixtureMessages, runInProcess } from './cli-helpers.js';
 
 let directory: { path: string; remove: () => Promise<void> };

@@ -9,8 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/index.js';
 import type { EvalReport } from '../../../src/cli/eval.js';
 import type { ProbeKind } from '../../../src/cli/replay/eval-score.js';
-import { anthropicMessage, startFakeProviderServer } from '../../fixtures/fake-provider-server.js';
-import type { FakeProviderServer } from '../../fixtures/fake-provider-server.js';
+import { anthropicMessage, startFakeProviderServer } from '../../fixtures/scripted-llm-server.js';
+import type { FakeProviderServer } from '../../fixtures/scripted-llm-server.js';
 import { createTemporaryDirectory, fixturePath, hasAnsi, REPOSITORY_ROOT, runInProcess } from './cli-helpers.js';
 import type { RunInProcessOptions } from './cli-helpers.js';
 

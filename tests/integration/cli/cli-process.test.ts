@@ -12,8 +12,8 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/index.js';
-import { anthropicMessage, startFakeProviderServer } from '../../fixtures/fake-provider-server.js';
-import type { FakeProviderServer } from '../../fixtures/fake-provider-server.js';
+import { anthropicMessage, startFakeProviderServer } from '../../fixtures/scripted-llm-server.js';
+import type { FakeProviderServer } from '../../fixtures/scripted-llm-server.js';
 import { createTemporaryDirectory, fixturePath, REPOSITORY_ROOT, runCli, startCli } from './cli-helpers.js';
 
 let directory: { path: string; remove: () => Promise<void> };

@@ -9,8 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { countTokens } from '../../../src/index.js';
 import type { Message } from '../../../src/index.js';
 import type { ReplayReport } from '../../../src/cli/replay/replay-report.js';
-import { anthropicMessage, startFakeProviderServer } from '../../fixtures/fake-provider-server.js';
-import type { FakeProviderServer } from '../../fixtures/fake-provider-server.js';
+import { anthropicMessage, startFakeProviderServer } from '../../fixtures/scripted-llm-server.js';
+import type { FakeProviderServer } from '../../fixtures/scripted-llm-server.js';
 import {
   createTemporaryDirectory,
   fixturePath,

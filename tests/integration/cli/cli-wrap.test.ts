@@ -13,7 +13,7 @@ import {
   sendJson,
   startScriptedUpstream,
   type ScriptedUpstream,
-} from '../proxy/proxy-scripted-upstream.js';
+} from '../../fixtures/scripted-llm-server.js';
 
 const CLIENT = fixturePath('wrapped-anthropic-client.mjs');
 

@@ -20,7 +20,7 @@ import {
   startFakeProviderServer,
   type FakeProviderServer,
   type RecordedRequest,
-} from '../../fixtures/fake-provider-server.js';
+} from '../../fixtures/scripted-llm-server.js';
 
 const API_KEY = 'sk-ant-test-key';
 const LOOP_MODEL = 'claude-sonnet-4-6';

@@ -19,7 +19,7 @@ import {
   anthropicMessage,
   startFakeProviderServer,
   type FakeProviderServer,
-} from '../../fixtures/fake-provider-server.js';
+} from '../../fixtures/scripted-llm-server.js';
 
 const API_KEY = 'sk-ant-test-key';
 const MODEL = 'claude-haiku-4-5-20251001';

@@ -20,7 +20,7 @@ import {
   openAIError,
   startFakeProviderServer,
   type FakeProviderServer,
-} from '../../fixtures/fake-provider-server.js';
+} from '../../fixtures/scripted-llm-server.js';
 
 const API_KEY = 'sk-openai-test-key';
 const MODEL = 'qwen2.5-coder:14b';

@@ -25,7 +25,7 @@ import {
   setStorePathsAside,
   type RecordedSession,
 } from './one-history-sessions.js';
-import type { ScriptedUpstream } from './proxy-scripted-upstream.js';
+import type { ScriptedUpstream } from '../../fixtures/scripted-llm-server.js';
 import { redisSuiteSkipReason, startRedisServer, type RedisServer } from '../stores/redis-server.js';
 
 const MANAGER_SCRIPT = join(REPOSITORY_ROOT, 'tests/integration/api/manager-process.ts');

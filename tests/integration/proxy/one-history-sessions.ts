@@ -12,7 +12,12 @@ import { createProcessIo } from '../../../src/cli/command-io.js';
 import { isToolResultBlock, isToolUseBlock, type ContentBlock, type Message } from '../../../src/core/types.js';
 import { REPOSITORY_ROOT } from '../cli/cli-helpers.js';
 import { sendRaw } from './proxy-harness.js';
-import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
+import {
+  anthropicBody,
+  sendJson,
+  startScriptedUpstream,
+  type ScriptedUpstream,
+} from '../../fixtures/scripted-llm-server.js';
 
 /** One recorded session. */
 export interface RecordedSession {

@@ -28,7 +28,7 @@ import {
   type RecordedSession,
 } from './one-history-sessions.js';
 import { startProxy, type RunningProxy } from './proxy-harness.js';
-import type { ScriptedUpstream } from './proxy-scripted-upstream.js';
+import type { ScriptedUpstream } from '../../fixtures/scripted-llm-server.js';
 
 const WINDOW = 12_000;
 const silent = { warn: () => undefined };

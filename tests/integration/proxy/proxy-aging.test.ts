@@ -7,7 +7,12 @@ import Anthropic from '@anthropic-ai/sdk';
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startProxy, type RunningProxy } from './proxy-harness.js';
-import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
+import {
+  anthropicBody,
+  sendJson,
+  startScriptedUpstream,
+  type ScriptedUpstream,
+} from '../../fixtures/scripted-llm-server.js';
 
 /** A test run's output of `lines` lines (about 60 characters each). */
 function testLog(lines: number, seed: string): string {

@@ -12,7 +12,7 @@ import {
   sendJson,
   startScriptedUpstream,
   type ScriptedUpstream,
-} from './proxy-scripted-upstream.js';
+} from '../../fixtures/scripted-llm-server.js';
 
 const TOKEN = 'a-token-of-32-characters-0123456';
 const ANTHROPIC = { 'content-type': 'application/json', 'x-api-key': 'sk-ant-key', 'anthropic-version': '2023-06-01' };

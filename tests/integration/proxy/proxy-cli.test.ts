@@ -13,7 +13,12 @@ import {
   type RunningProxyCommand,
 } from '../cli/cli-helpers.js';
 import { sendRaw } from './proxy-harness.js';
-import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
+import {
+  anthropicBody,
+  sendJson,
+  startScriptedUpstream,
+  type ScriptedUpstream,
+} from '../../fixtures/scripted-llm-server.js';
 
 const KEY = 'sk-ant-cli-secret';
 const TOKEN = 'proxy-token-0123456789abcdef';

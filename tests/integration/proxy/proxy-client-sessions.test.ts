@@ -5,7 +5,12 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendRaw, startProxy, type RunningProxy } from './proxy-harness.js';
-import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
+import {
+  anthropicBody,
+  sendJson,
+  startScriptedUpstream,
+  type ScriptedUpstream,
+} from '../../fixtures/scripted-llm-server.js';
 import { buildAgentBody as body, buildHistory, conversation } from './proxy-sessions-fixture.js';
 
 const CLAUDE_SESSION = '1f0c6a52-7d1e-4b8e-9a43-2f6d0c1b9e77';

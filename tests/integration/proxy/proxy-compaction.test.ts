@@ -14,7 +14,7 @@ import {
   startScriptedUpstream,
   type ScriptedUpstream,
   type UpstreamRecord,
-} from './proxy-scripted-upstream.js';
+} from '../../fixtures/scripted-llm-server.js';
 import { conversation } from './proxy-sessions-fixture.js';
 
 const SYSTEM = [{ type: 'text', text: 'You are a coding agent.', cache_control: { type: 'ephemeral' } }];

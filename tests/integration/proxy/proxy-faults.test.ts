@@ -19,7 +19,7 @@ import {
   sendJson,
   startScriptedUpstream,
   type ScriptedUpstream,
-} from './proxy-scripted-upstream.js';
+} from '../../fixtures/scripted-llm-server.js';
 
 const SECRET_KEY = 'sk-ant-secret-0123456789';
 const TOOL_OUTPUT = `secret-looking output ${'x'.repeat(3000)}`;

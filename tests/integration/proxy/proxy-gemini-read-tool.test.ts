@@ -12,7 +12,7 @@ import {
   startScriptedUpstream,
   type ScriptedUpstream,
   type UpstreamRecord,
-} from './proxy-scripted-upstream.js';
+} from '../../fixtures/scripted-llm-server.js';
 
 const MODEL_PATH = '/v1beta/models/gemini-2.5-pro';
 const KEY_HEADERS = { 'content-type': 'application/json', 'x-goog-api-key': 'AIza-reader' };

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendRaw, startProxy, type RunningProxy } from './proxy-harness.js';
-import { sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
+import { sendJson, startScriptedUpstream, type ScriptedUpstream } from '../../fixtures/scripted-llm-server.js';
 
 const MODEL_PATH = '/v1beta/models/gemini-2.5-pro';
 const KEY_HEADERS = { 'content-type': 'application/json', 'x-goog-api-key': 'AIza-one' };

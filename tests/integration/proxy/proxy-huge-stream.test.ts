@@ -6,7 +6,7 @@
 import { request as httpRequest, type ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startProxy, type RunningProxy } from './proxy-harness.js';
-import { startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
+import { startScriptedUpstream, type ScriptedUpstream } from '../../fixtures/scripted-llm-server.js';
 
 /** Over V8's longest string (about 512 MiB): a line this long cannot be held as one string. */
 const LINE_BYTES = 600 * 1024 * 1024;

@@ -5,7 +5,12 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendRaw, startProxy, type RunningProxy } from './proxy-harness.js';
-import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
+import {
+  anthropicBody,
+  sendJson,
+  startScriptedUpstream,
+  type ScriptedUpstream,
+} from '../../fixtures/scripted-llm-server.js';
 
 /** About 28 KB of instructions, as a coding agent's system prompt takes. */
 const SYSTEM = [

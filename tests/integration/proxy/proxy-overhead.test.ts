@@ -7,7 +7,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTemporaryDirectory, startProxyCommand, type RunningProxyCommand } from '../cli/cli-helpers.js';
 import { sendRaw } from './proxy-harness.js';
-import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
+import {
+  anthropicBody,
+  sendJson,
+  startScriptedUpstream,
+  type ScriptedUpstream,
+} from '../../fixtures/scripted-llm-server.js';
 
 /** `count` characters of instructions, as a coding agent's prompt and tool descriptions read. */
 function prose(count: number, topic: string): string {

@@ -6,7 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendRaw, startProxy, type RunningProxy } from './proxy-harness.js';
-import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
+import {
+  anthropicBody,
+  sendJson,
+  startScriptedUpstream,
+  type ScriptedUpstream,
+} from '../../fixtures/scripted-llm-server.js';
 import { BUILD_LOG, buildAgentBody as body, buildHistory, conversation } from './proxy-sessions-fixture.js';
 
 const VERSION = (

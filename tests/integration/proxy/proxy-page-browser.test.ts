@@ -10,7 +10,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CHROMIUM, chromiumMissing, runChromium } from '../../fixtures/chromium.js';
 import { createTemporaryDirectory } from '../cli/cli-helpers.js';
 import { sendRaw, startProxy, type RunningProxy } from './proxy-harness.js';
-import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
+import {
+  anthropicBody,
+  sendJson,
+  startScriptedUpstream,
+  type ScriptedUpstream,
+} from '../../fixtures/scripted-llm-server.js';
 
 const TOKEN = 'a-token-of-32-characters-0123456';
 const AUTH = { 'x-agent-context-token': TOKEN };

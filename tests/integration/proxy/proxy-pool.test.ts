@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProxyCommand, type RunningProxyCommand } from '../cli/cli-helpers.js';
-import { startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
+import { startScriptedUpstream, type ScriptedUpstream } from '../../fixtures/scripted-llm-server.js';
 import { commandOutput, createReadingModel, linesOf, runReadingSession, type AnsweredRead } from './reading-session.js';
 import { redisSuiteSkipReason, startRedisServer, type RedisServer } from '../stores/redis-server.js';
 

@@ -23,7 +23,7 @@ import {
   startScriptedUpstream,
   type ScriptedUpstream,
   type UpstreamRecord,
-} from './proxy-scripted-upstream.js';
+} from '../../fixtures/scripted-llm-server.js';
 
 const BUILD_LOG = Array.from(
   { length: 800 },

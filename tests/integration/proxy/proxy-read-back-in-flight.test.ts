@@ -10,7 +10,12 @@ import Anthropic from '@anthropic-ai/sdk';
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startProxy, type RunningProxy } from './proxy-harness.js';
-import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
+import {
+  anthropicBody,
+  sendJson,
+  startScriptedUpstream,
+  type ScriptedUpstream,
+} from '../../fixtures/scripted-llm-server.js';
 
 const WINDOW = 24_000;
 /** The reference document the agent prints first: 40,000 characters of short option lines. */

@@ -14,7 +14,7 @@ import {
   sendJson,
   startScriptedUpstream,
   type ScriptedUpstream,
-} from './proxy-scripted-upstream.js';
+} from '../../fixtures/scripted-llm-server.js';
 
 const TEST_LOG = Array.from(
   { length: 600 },

@@ -7,7 +7,7 @@ import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createS3Store, type S3Store } from '../../../src/stores/s3-store.js';
 import { startProxy, type RunningProxy } from './proxy-harness.js';
-import { startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
+import { startScriptedUpstream, type ScriptedUpstream } from '../../fixtures/scripted-llm-server.js';
 import { commandOutput, createReadingModel, linesOf, runReadingSession, type AnsweredRead } from './reading-session.js';
 import { createTestS3Client, emulateAwsWriteSemantics, startS3Server, type S3TestServer } from '../stores/s3-server.js';
 

@@ -21,7 +21,7 @@ import {
   startScriptedUpstream,
   type ScriptedUpstream,
   type UpstreamRecord,
-} from './proxy-scripted-upstream.js';
+} from '../../fixtures/scripted-llm-server.js';
 
 const TOOL_OUTPUT = Array.from({ length: 120 }, (_, index) => `row ${index}: checksum ${(index * 7919) % 1000}`).join(
   '\n',

@@ -7,7 +7,12 @@ import { execFileSync } from 'node:child_process';
 import * as zlib from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendRaw, startProxy, type RunningProxy } from './proxy-harness.js';
-import { anthropicBody, sendJson, startScriptedUpstream, type ScriptedUpstream } from './proxy-scripted-upstream.js';
+import {
+  anthropicBody,
+  sendJson,
+  startScriptedUpstream,
+  type ScriptedUpstream,
+} from '../../fixtures/scripted-llm-server.js';
 
 const TOOL_OUTPUT = Array.from({ length: 200 }, (_, index) => `line ${index} of the build log`).join('\n');
 const BODY = JSON.stringify({

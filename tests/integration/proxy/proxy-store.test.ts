@@ -16,7 +16,7 @@ import {
   startScriptedUpstream,
   type ScriptedUpstream,
   type UpstreamRecord,
-} from './proxy-scripted-upstream.js';
+} from '../../fixtures/scripted-llm-server.js';
 import { redisSuiteSkipReason, startRedisServer, type RedisServer } from '../stores/redis-server.js';
 
 const skipReason = redisSuiteSkipReason('proxy with a Redis store (tests/integration/proxy/proxy-store.test.ts)');

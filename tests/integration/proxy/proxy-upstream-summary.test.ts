@@ -15,7 +15,7 @@ import {
   startScriptedUpstream,
   type ScriptedUpstream,
   type UpstreamRecord,
-} from './proxy-scripted-upstream.js';
+} from '../../fixtures/scripted-llm-server.js';
 
 const WINDOW = 12_000;
 /** The provider's tokens per local token: Anthropic's tokenizer counts about 1.5 times o200k's. */

@@ -12,7 +12,7 @@ import {
   startScriptedUpstream,
   type ScriptedUpstream,
   type UpstreamAnswer,
-} from './proxy-scripted-upstream.js';
+} from '../../fixtures/scripted-llm-server.js';
 
 const HEADERS = { 'content-type': 'application/json', 'x-api-key': 'sk-ant-one', 'accept-encoding': 'gzip' };
 const FIRST = [{ role: 'user', content: 'Summarize the release notes.' }];

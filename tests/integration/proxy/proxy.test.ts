@@ -23,7 +23,7 @@ import {
   sendStream,
   startScriptedUpstream,
   type ScriptedUpstream,
-} from './proxy-scripted-upstream.js';
+} from '../../fixtures/scripted-llm-server.js';
 
 const BUILD_LOG = Array.from(
   { length: 1500 },

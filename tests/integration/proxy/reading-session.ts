@@ -7,7 +7,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { sendRaw } from './proxy-harness.js';
-import { sendJson, type UpstreamRecord } from './proxy-scripted-upstream.js';
+import { sendJson, type UpstreamRecord } from '../../fixtures/scripted-llm-server.js';
 
 /** A reference line, as the proxy leaves it in place of an offloaded result. */
 export const REFERENCE = /\[(?:Content offloaded to|Tool result offloaded to file): ([^\]]+)\]/;
