@@ -161,7 +161,7 @@ function resolveManagerOptions<M>(
     logger,
   };
   return resolveWithOptionPaths(paths, () => {
-    const threshold = resolveTableOption(OPTIONS.threshold, flat.threshold);
+    const directThreshold = resolveTableOption(OPTIONS.threshold, flat.threshold);
     // references name the store's own key under the session, which the read tool opens
     const batch = { ...resolveBatchOffloadOptions(flat, env), reference: 'absolute' as const };
     const compaction = resolveCompactOptions(compactOptions, env, currentDir);
@@ -170,7 +170,7 @@ function resolveManagerOptions<M>(
       resolveSummaryModel(compaction.summaryModel, options.llmClient);
       assertSummaryInputMaxTokens(compaction, tokenCounter);
     }
-    const { offloadTiming, aging } = resolveAgingOptions(flat, {
+    const { timing, aging } = resolveAgingOptions(flat, {
       contextTokenLimit: compaction.contextTokenLimit,
       cut: typeof flat.preview === 'object' && flat.preview !== null ? (batch.preview ?? undefined) : undefined,
     });
@@ -179,22 +179,26 @@ function resolveManagerOptions<M>(
     const settings: ResolvedContextManagerOptions<M> = {
       format,
       sessionId,
-      threshold,
-      excludeTools: batch.excludeTools,
-      readToolNames: new Set(compaction.readToolNames),
-      preview: batch.preview,
-      offloadTiming,
-      aging,
-      batch,
       contextTokenLimit: compaction.contextTokenLimit,
-      compactThresholdRatio: compaction.compactThresholdRatio,
-      budgets: {
-        summaryMaxWords: compaction.summaryMaxWords,
-        maxRestoreFiles: restoresFiles ? compaction.maxRestoreFiles : 0,
-        maxRestoreTokensPerFile: compaction.maxRestoreTokensPerFile,
-        maxRestoreTokensTotal: compaction.maxRestoreTokensTotal,
+      offload: {
+        timing,
+        directThreshold,
+        excludeTools: batch.excludeTools,
+        readToolNames: new Set(compaction.readToolNames),
+        preview: batch.preview,
+        aging,
+        batch,
       },
-      resumeMessage: compaction.resumeMessage,
+      compaction: {
+        triggerRatio: compaction.compactThresholdRatio,
+        budgets: {
+          summaryMaxWords: compaction.summaryMaxWords,
+          maxRestoreFiles: restoresFiles ? compaction.maxRestoreFiles : 0,
+          maxRestoreTokensPerFile: compaction.maxRestoreTokensPerFile,
+          maxRestoreTokensTotal: compaction.maxRestoreTokensTotal,
+        },
+        resumeMessage: compaction.resumeMessage,
+      },
       initialCalibrationRatio: resolveInitialCalibrationRatio(family),
       costModel: selectCostModel({ provider: family, model: options.model, override: options.cost }),
       hooks: resolveHooks(options),

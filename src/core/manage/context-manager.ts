@@ -121,7 +121,7 @@ export function createContextManagerWith<M>(
   const roomFor = (fixedTokens: number): CompactionRoom =>
     computeCompactionRoom({
       contextTokenLimit: options.contextTokenLimit,
-      compactThresholdRatio: options.compactThresholdRatio,
+      compactThresholdRatio: options.compaction.triggerRatio,
       fixedTokens,
     });
   const { triggerTokens } = roomFor(0);
@@ -141,7 +141,7 @@ export function createContextManagerWith<M>(
   const charsOf = (message: Message): MessageChars => {
     let summary = charSummaries.get(message);
     if (summary === undefined) {
-      summary = summarizeMessageChars(message, toolNames, options.batch);
+      summary = summarizeMessageChars(message, toolNames, options.offload.batch);
       charSummaries.set(message, summary);
     }
     return summary;
@@ -393,8 +393,8 @@ export function createContextManagerWith<M>(
             targetTokens,
             calibration: inForce,
             recordedCalibration: learned,
-            resumeMessage: options.resumeMessage,
-            budgets: options.budgets,
+            resumeMessage: options.compaction.resumeMessage,
+            budgets: options.compaction.budgets,
             compact: ports.compact,
             notify,
           };
@@ -579,7 +579,7 @@ export function createContextManagerWith<M>(
   ): PrepareResult<M> {
     if (!overheadReported) {
       overheadReported = true;
-      const smallestWindow = findSmallestWorkingWindow(fixedTokens, options.compactThresholdRatio);
+      const smallestWindow = findSmallestWorkingWindow(fixedTokens, options.compaction.triggerRatio);
       logger.warn(
         `context manager: the system prompt and tools take about ${fixedTokens} tokens, at or over the compaction trigger of ` +
           `${triggerTokens} (a window of ${options.contextTokenLimit}), so no history fits beside them: requests are sent as they come, nothing offloaded or compacted. ` +

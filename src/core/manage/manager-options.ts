@@ -25,46 +25,61 @@ export type OffloadTiming = 'as-they-age' | 'on-arrival';
 export interface ResolvedAgingOptions {
   /** A newest result of more characters than this is cut to its head and tail, with the reference. */
   maxInlineResultChars: number;
-  /** Older results stay inline until those of at least `minAgedChars` add up to more than this many characters. */
+  /** Older results stay inline until those of at least `minAgedResultChars` add up to more than this many characters. */
   agedBudgetChars: number;
   /** The smallest older result offloaded when the budget is passed. */
-  minAgedChars: number;
+  minAgedResultChars: number;
   /** What a cut result keeps of its content. */
   cut: ResolvedPreview;
 }
 
+/** The manager's offload settings, resolved. */
+export interface ResolvedManagerOffloadOptions {
+  /** When results go to the store. */
+  timing: OffloadTiming;
+  /** Direct offload: one result or input field of at least this many characters. */
+  directThreshold: number;
+  /** Tools whose results are never offloaded (the read tool included). */
+  excludeTools: ReadonlySet<string>;
+  /**
+   * Tools that read files: one returning content already stored in the session read it back, and
+   * it stays inline. Given as `compaction.restore.readToolNames` (the same tools are the ones whose
+   * files a compaction restores), kept here since only the offload steps read it in the manager.
+   */
+  readToolNames: ReadonlySet<string>;
+  /** The preview that follows each reference, or `null`. */
+  preview: ResolvedPreview | null;
+  /** The settings of the `'as-they-age'` timing (unused `'on-arrival'`). */
+  aging: ResolvedAgingOptions;
+  /** Batch offload (its `reference` is the store's own, under the session). */
+  batch: ResolvedBatchOffloadOptions;
+}
+
+/** The manager's compaction settings, resolved. */
+export interface ResolvedManagerCompactionOptions {
+  /** Share of the window at which compaction triggers. */
+  triggerRatio: number;
+  /** Summary and restore budgets as configured: the most a compaction gets. */
+  budgets: CompactBudgets;
+  /** The message compaction appends, counted in what it keeps. */
+  resumeMessage: string | undefined;
+}
+
 /**
- * Every setting of the manager, resolved: the core trusts these values. They come from the
- * grouped options (`offload.directThreshold` is `threshold`, `compaction.triggerRatio` is
- * `compactThresholdRatio`, ...: the mapping of `OPTION_GROUPS`).
+ * Every setting of the manager, resolved: the core trusts these values. Grouped and named as
+ * the public options are.
  */
 export interface ResolvedContextManagerOptions<M> {
   /** Converts the caller's messages to the canonical shape and back. */
   format: MessageFormat<M>;
   /** The session folder every key goes under. */
   sessionId: string;
-  /** Direct offload (`offload.directThreshold`): one result or input field of at least this many characters. */
-  threshold: number;
-  /** Tools whose results are never offloaded (the read tool included). */
-  excludeTools: ReadonlySet<string>;
-  /** Tools that read files: one returning content already stored in the session read it back, and it stays inline. */
-  readToolNames: ReadonlySet<string>;
-  /** The preview that follows each reference, or `null`. */
-  preview: ResolvedPreview | null;
-  /** When results go to the store. */
-  offloadTiming: OffloadTiming;
-  /** The settings of the `'as-they-age'` timing (unused `'on-arrival'`). */
-  aging: ResolvedAgingOptions;
-  /** Batch offload (its `reference` is the store's own, under the session). */
-  batch: ResolvedBatchOffloadOptions;
   /** The window, in tokens. */
   contextTokenLimit: number;
-  /** Share of the window at which compaction triggers. */
-  compactThresholdRatio: number;
-  /** Summary and restore budgets as configured: the most a compaction gets. */
-  budgets: CompactBudgets;
-  /** The message compaction appends, counted in what it keeps. */
-  resumeMessage: string | undefined;
+  /** What goes to the store, and when. */
+  offload: ResolvedManagerOffloadOptions;
+  /** When the history is compacted, and what a compaction may spend. */
+  compaction: ResolvedManagerCompactionOptions;
   /** Provider tokens per local token before any usage arrives. */
   initialCalibrationRatio: number;
   /** How the provider prices cached and uncached input: what a rewritten prompt prefix costs. */
@@ -147,14 +162,14 @@ function scaleDefaultCut(windowChars: number): ResolvedPreview {
 export function resolveAgingOptions(
   fields: AgingOptionFields,
   settings: { contextTokenLimit: number; cut?: ResolvedPreview | undefined },
-): { offloadTiming: OffloadTiming; aging: ResolvedAgingOptions } {
+): { timing: OffloadTiming; aging: ResolvedAgingOptions } {
   const timing = fields.offloadTiming ?? 'as-they-age';
   if (timing !== 'as-they-age' && timing !== 'on-arrival') {
     throw new InvalidOptionError(`offloadTiming must be "as-they-age" or "on-arrival", got ${describeValue(timing)}`);
   }
   const windowChars = settings.contextTokenLimit * CHARS_PER_WINDOW_TOKEN;
   return {
-    offloadTiming: timing,
+    timing,
     aging: {
       maxInlineResultChars: resolveCharCount(
         'maxInlineResultChars',
@@ -166,7 +181,7 @@ export function resolveAgingOptions(
         fields.agedBudgetChars,
         Math.max(1, Math.min(DEFAULT_MAX_AGED_BUDGET_CHARS, Math.floor(windowChars * DEFAULT_AGED_BUDGET_SHARE))),
       ),
-      minAgedChars: resolveCharCount('minAgedResultChars', fields.minAgedResultChars, DEFAULT_MIN_AGED_CHARS),
+      minAgedResultChars: resolveCharCount('minAgedResultChars', fields.minAgedResultChars, DEFAULT_MIN_AGED_CHARS),
       cut: settings.cut ?? scaleDefaultCut(windowChars),
     },
   };

@@ -37,7 +37,7 @@ export function countAgedChars(summaries: readonly MessageChars[], newestStart: 
 
 /**
  * Offloads every older result (before `newestStart`) still inline, read-backs included (the
- * model has seen them): those of at least `minAgedChars` once the older results and inputs
+ * model has seen them): those of at least `minAgedResultChars` once the older results and inputs
  * passed their budget (`'aged'`, the caller's check), or of at least `charThreshold` when the
  * history is over the trigger (`'over-trigger'`). The newest `keepRecent` results stay. Resolves
  * the action, or `undefined` when nothing went.
@@ -50,7 +50,8 @@ export async function offloadAgedResults(
   reason: 'aged' | 'over-trigger',
 ): Promise<ContextOffloadAction | undefined> {
   const { aging, batch } = context;
-  const charThreshold = reason === 'aged' ? Math.max(aging.minAgedChars, batch.charThreshold) : batch.charThreshold;
+  const charThreshold =
+    reason === 'aged' ? Math.max(aging.minAgedResultChars, batch.charThreshold) : batch.charThreshold;
   const plan = createOffloadPlan(working.slice(0, newestStart), { ...batch, charThreshold, ratioThreshold: 0 });
   return offloadPlanned(working, plan, context, call, reason, true);
 }

@@ -32,10 +32,7 @@ import type { ContextAction, ContextOffloadAction } from '../types.js';
 
 /** What the policy works with, for the life of a manager. */
 export interface OffloadPolicyParts {
-  options: Pick<
-    ResolvedContextManagerOptions<unknown>,
-    'offloadTiming' | 'aging' | 'batch' | 'threshold' | 'costModel'
-  >;
+  options: Pick<ResolvedContextManagerOptions<unknown>, 'offload' | 'costModel'>;
   /** The gate's view of a message (cached by the manager). */
   charsOf(message: Message): MessageChars;
   counts: LocalCounts;
@@ -118,10 +115,11 @@ function indicesFrom(start: number, end: number): number[] {
 /** The policy of a manager's options. */
 export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
   const { options, charsOf, counts, report } = parts;
+  const { offload } = options;
   const inputChars = new WeakMap<Message, number>();
   const inputCharsOf = (message: Message): number => {
     let chars = inputChars.get(message);
-    if (chars === undefined) inputChars.set(message, (chars = countLargeInputChars(message, options.threshold)));
+    if (chars === undefined) inputChars.set(message, (chars = countLargeInputChars(message, offload.directThreshold)));
     return chars;
   };
   // the calls before the last assistant message: the newest calls are left as they are
@@ -144,7 +142,7 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
   function batchPays(working: readonly Message[], newestStart: number, freedChars: number, room: HistoryRoom): boolean {
     const { costModel } = options;
     if (costModel.writeRatio <= costModel.readRatio) return true;
-    const minChars = options.aging.minAgedChars;
+    const minChars = offload.aging.minAgedResultChars;
     const inputsEnd = olderCallsEnd(working);
     let firstChanged = -1;
     let lastRewrite = -1;
@@ -188,10 +186,10 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
   return {
     async offloadOnCall(working, fresh, steps, call, actions, room) {
       const newestStart = findNewestStart(working);
-      if (options.offloadTiming === 'on-arrival') {
-        await report(await offloadNewResults(working, fresh, options.threshold, steps, call), actions);
+      if (offload.timing === 'on-arrival') {
+        await report(await offloadNewResults(working, fresh, offload.directThreshold, steps, call), actions);
         if (
-          passesRatioGate(working.map(charsOf), options.batch) &&
+          passesRatioGate(working.map(charsOf), offload.batch) &&
           (await report(await offloadOlderResults(working, steps, call, 'ratio-gate'), actions))
         ) {
           await offloadInputs(working, steps, call, actions, 'ratio-gate');
@@ -200,14 +198,14 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
       }
       const newest = fresh.filter((index) => index >= newestStart);
       await report(
-        await offloadNewResults(working, newest, options.aging.maxInlineResultChars + 1, steps, call),
+        await offloadNewResults(working, newest, offload.aging.maxInlineResultChars + 1, steps, call),
         actions,
       );
       // a text over the inline limit is half the window or more: freeing it pays at once
       await report(await offloadOlderTexts(working, olderCallsEnd(working), steps, call, 'aged'), actions);
-      let aged = countAgedChars(working.map(charsOf), newestStart, options.aging.minAgedChars);
+      let aged = countAgedChars(working.map(charsOf), newestStart, offload.aging.minAgedResultChars);
       for (let index = 0; index < olderCallsEnd(working); index += 1) aged += inputCharsOf(working[index] as Message);
-      if (aged <= options.aging.agedBudgetChars) return;
+      if (aged <= offload.aging.agedBudgetChars) return;
       if (!batchPays(working, newestStart, aged, room)) return;
       await report(await offloadAgedResults(working, newestStart, steps, call, 'aged'), actions);
       await offloadInputs(working, steps, call, actions, 'aged');
@@ -216,8 +214,8 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
     async offloadOverTrigger(working, steps, call, actions, ratio, maxExchangeTokens, isOverTrigger) {
       const newestStart = findNewestStart(working);
       let freed: boolean;
-      if (options.offloadTiming === 'on-arrival') {
-        const gateless = { ratioThreshold: 0, keepRecent: options.batch.keepRecent };
+      if (offload.timing === 'on-arrival') {
+        const gateless = { ratioThreshold: 0, keepRecent: offload.batch.keepRecent };
         freed =
           passesRatioGate(working.map(charsOf), gateless) &&
           (await report(await offloadOlderResults(working, steps, call, 'over-trigger'), actions));
@@ -240,19 +238,20 @@ export function createOffloadPolicy(parts: OffloadPolicyParts): OffloadPolicy {
       if (ratio * newestLocal <= maxExchangeTokens) return freed;
       const newest = indicesFrom(newestStart, working.length);
       return (
-        (await report(await offloadNewResults(working, newest, options.threshold, steps, call, true), actions)) || freed
+        (await report(await offloadNewResults(working, newest, offload.directThreshold, steps, call, true), actions)) ||
+        freed
       );
     },
 
     async fitCompacted(compacted, targetTokens, steps, call, actions, ratio) {
-      if (options.offloadTiming === 'on-arrival') return;
+      if (offload.timing === 'on-arrival') return;
       await counts.warm(compacted, call.signal);
       if (estimateHistoryTokens(compacted, ratio, counts, undefined) <= targetTokens) return;
       await report(
         await offloadNewResults(
           compacted,
           indicesFrom(findNewestStart(compacted), compacted.length),
-          options.threshold,
+          offload.directThreshold,
           steps,
           call,
         ),

@@ -185,23 +185,23 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
   const folderReference = ports.store.referenceFor(`${sessionId}/x`).slice(0, -1);
   const steps: OffloadStepContext = {
     sessionId,
-    threshold: options.threshold,
-    excludeTools: options.excludeTools,
-    preview: options.preview,
-    directPreview: options.offloadTiming === 'as-they-age' ? options.aging.cut : options.preview,
-    batch: options.batch,
-    timing: options.offloadTiming,
-    aging: options.aging,
+    threshold: options.offload.directThreshold,
+    excludeTools: options.offload.excludeTools,
+    preview: options.offload.preview,
+    directPreview: options.offload.timing === 'as-they-age' ? options.offload.aging.cut : options.offload.preview,
+    batch: options.offload.batch,
+    timing: options.offload.timing,
+    aging: options.offload.aging,
     toolNames: parts.toolNames,
     readBacks: createReadBackCalls(folderReference, (name) => knowledge.hasContent(name)),
     knowledge,
     hashing: ports.hashing,
     moved: new Map(),
-    readToolNames: options.readToolNames,
+    readToolNames: options.offload.readToolNames,
     logger: ports.logger,
   };
   const warned = new Set<string>();
-  const smallestOffloaded = Math.min(options.threshold, options.batch.charThreshold);
+  const smallestOffloaded = Math.min(options.offload.directThreshold, options.offload.batch.charThreshold);
   let uncounted = 0;
   // raw results (call id and length) this manager has met: meeting them again is nothing new
   const judged = new Set<string>();
@@ -356,7 +356,7 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
       (block) => isToolUseBlock(block) && !knowledge.knowsStem(toFileStem(block.id)),
     );
     if (unknown.length === 0) return false;
-    const chars = countLargeInputChars(message, options.threshold);
+    const chars = countLargeInputChars(message, options.offload.directThreshold);
     if (chars === 0) return false;
     let unexplained = false;
     for (const block of unknown) {

@@ -14,17 +14,17 @@ import {
 describe('as results age: the smallest older result a batch takes', () => {
   it('is a few hundred characters by default, below the direct-offload threshold', () => {
     const { aging } = resolveAgingOptions({}, { contextTokenLimit: 30_000 });
-    expect(aging.minAgedChars).toBe(DEFAULT_MIN_AGED_CHARS);
-    expect(aging.minAgedChars).toBeLessThan(1000);
+    expect(aging.minAgedResultChars).toBe(DEFAULT_MIN_AGED_CHARS);
+    expect(aging.minAgedResultChars).toBeLessThan(1000);
   });
 
   it('is minAgedResultChars when given, smaller or larger than the default', () => {
-    expect(resolveAgingOptions({ minAgedResultChars: 120 }, { contextTokenLimit: 30_000 }).aging.minAgedChars).toBe(
-      120,
-    );
-    expect(resolveAgingOptions({ minAgedResultChars: 5000 }, { contextTokenLimit: 30_000 }).aging.minAgedChars).toBe(
-      5000,
-    );
+    expect(
+      resolveAgingOptions({ minAgedResultChars: 120 }, { contextTokenLimit: 30_000 }).aging.minAgedResultChars,
+    ).toBe(120);
+    expect(
+      resolveAgingOptions({ minAgedResultChars: 5000 }, { contextTokenLimit: 30_000 }).aging.minAgedResultChars,
+    ).toBe(5000);
   });
 
   it('refuses a minAgedResultChars that is not an integer >= 1, naming it', () => {
