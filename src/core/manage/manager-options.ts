@@ -34,7 +34,7 @@ export interface ResolvedAgingOptions {
 }
 
 /** The manager's offload settings, resolved. */
-export interface ResolvedManagerOffloadOptions {
+interface ResolvedManagerOffloadOptions {
   /** When results go to the store. */
   timing: OffloadTiming;
   /** Direct offload: one result or input field of at least this many characters. */
@@ -56,7 +56,7 @@ export interface ResolvedManagerOffloadOptions {
 }
 
 /** The manager's compaction settings, resolved. */
-export interface ResolvedManagerCompactionOptions {
+interface ResolvedManagerCompactionOptions {
   /** Share of the window at which compaction triggers. */
   triggerRatio: number;
   /** Summary and restore budgets as configured: the most a compaction gets. */
