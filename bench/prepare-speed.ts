@@ -7,6 +7,10 @@
  * Only the call is timed: `prepare` for the manager, the middlewares' hooks for deepagents
  * (the tool results through `wrapToolCall`, `beforeAgent`, `beforeModel`, `wrapModelCall`).
  *
+ * The file store runs twice: with usage figures equal to the local count (an OpenAI model: the
+ * calibration settles and is recorded only when it moves) and with Claude-like figures, which
+ * differ from the local count by message (the calibration moves, and is recorded, at most requests).
+ *
  * Requests whose work is a compaction are reported on their own row as well as counted in the
  * totals (the goal is on all requests). Times are wall times; the last column gives the CPU time
  * of the process during the call, which a machine busy with other work does not inflate.
@@ -83,12 +87,44 @@ function describeTimes(values: readonly number[]): Distribution {
 
 type StoreKind = 'file store' | 'memory store';
 
+/**
+ * Whose usage figures the replay gives back: `'local'`, the local count itself (an OpenAI model,
+ * counted by its own tokenizer: the calibration never moves); `'claude'`, a Claude-like count that
+ * differs by message (each message's local count times a ratio drawn from what two real Claude
+ * Code sessions measured: median about 1.33x, p10 1.13x, p90 1.6x), so the calibration moves.
+ */
+type FigureKind = 'local' | 'claude';
+
+/** Provider tokens per local token for a message, by its position: the spread measured on Claude Code sessions. */
+const CLAUDE_MESSAGE_RATIOS: readonly number[] = [
+  1.31, 1.12, 1.45, 1.36, 1.62, 1.28, 1.19, 1.33, 1.71, 1.25, 1.38, 1.16, 1.52, 1.3, 1.41, 1.22, 1.35, 1.58, 1.27, 1.14,
+];
+
+/** Local tokens of each message object met so far: the replay passes the same objects again. */
+const messageTokens = new WeakMap<Message, number>();
+function tokensOf(message: Message): number {
+  let tokens = messageTokens.get(message);
+  if (tokens === undefined) messageTokens.set(message, (tokens = countTokens([message])));
+  return tokens;
+}
+
+/** The provider's figure for `messages`, as `kind` says it counts. */
+function providerFigure(messages: readonly Message[], toolDefinitionTokens: number, kind: FigureKind): number {
+  if (kind === 'local') return toolDefinitionTokens + countTokens(messages);
+  return messages.reduce(
+    (total, message, index) =>
+      total + Math.round(CLAUDE_MESSAGE_RATIOS[index % CLAUDE_MESSAGE_RATIOS.length]! * tokensOf(message)),
+    toolDefinitionTokens,
+  );
+}
+
 /** Replays `transcript` through one manager over a store of `kind`, timing each `prepare`. */
 async function timeManager(
   transcript: PeerTranscript,
   window: number,
   kind: StoreKind,
   times: RequestTimes,
+  figures: FigureKind = 'local',
 ): Promise<void> {
   const directory = kind === 'file store' ? await mkdtemp(join(tmpdir(), 'aco-bench-prepare-')) : undefined;
   try {
@@ -96,7 +132,7 @@ async function timeManager(
       // the file store as users get it: `outputDir`
       ...(directory === undefined ? { store: createMemoryStore() } : { outputDir: directory }),
       contextTokenLimit: window,
-      provider: 'openai',
+      provider: figures === 'local' ? 'openai' : 'anthropic',
       summarizer: sharedSummarizer,
       logger: silentLogger,
       compaction: { restore: { maxFiles: 0 } },
@@ -115,7 +151,7 @@ async function timeManager(
       times.cpu.push(cpuMs);
       if (actions.some((action) => action.type === 'compact')) times.compactions.push(wallMs);
       lastUsage = {
-        inputTokens: transcript.toolDefinitionTokens + countTokens(messages),
+        inputTokens: providerFigure(messages, transcript.toolDefinitionTokens, figures),
         messageCount: messages.length,
       };
       history = messages;
@@ -173,6 +209,7 @@ export async function measurePrepareSpeed(options: SpeedOptions): Promise<BenchR
     };
     for (const transcript of transcripts) {
       await timeManager(transcript, window, 'file store', timesOf('manager, file store'));
+      await timeManager(transcript, window, 'file store', timesOf("manager, file store, Claude's figures"), 'claude');
       await timeManager(transcript, window, 'memory store', timesOf('manager, memory store'));
       if (options.peer) await timeDeepagents(transcript, window, timesOf('deepagents middlewares'));
     }

@@ -56,6 +56,24 @@ function clampRatio(ratio: number): number {
   return Math.min(MAX_CALIBRATION_RATIO, Math.max(MIN_CALIBRATION_RATIO, ratio));
 }
 
+/**
+ * The smallest move of the ratio, as a share of the ratio in force, that a usage figure must make
+ * to be worth recording: a figure within 1.67% of the ratio (0.5% after the smoothing) teaches
+ * less than the spread of real figures, and the next figure, learned against the last one recorded,
+ * counts its messages too. The ratio in force then lags what the figures say by at most 1.67%, and
+ * only scales the messages the provider has not counted yet.
+ */
+export const MIN_RECORDED_RATIO_SHIFT = 0.005;
+
+/**
+ * Whether learning moved `before` to an `after` worth recording: a figure that taught nothing
+ * (too few tokens) or moved the ratio by less than {@link MIN_RECORDED_RATIO_SHIFT} of it is not.
+ */
+export function movesCalibration(before: CalibrationState, after: CalibrationState): boolean {
+  if (after.samples === before.samples) return false;
+  return Math.abs(after.ratio - before.ratio) > MIN_RECORDED_RATIO_SHIFT * before.ratio;
+}
+
 /** A calibration's state: the smoothed ratio provider tokens / local tokens, and how many figures it learned from. */
 export interface CalibrationState {
   readonly ratio: number;

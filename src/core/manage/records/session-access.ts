@@ -29,6 +29,7 @@ import { createReadBackCalls } from '../read-back.js';
 import { createRecordChain, type ReadRecord } from './record-chain.js';
 import { createSessionKnowledge, type SessionKnowledge } from './session-knowledge.js';
 import { countLargeInputChars } from '../offload/tool-inputs.js';
+import { movesCalibration } from '../counting/calibration.js';
 import { learnFromUsage, type CheckedUsage } from '../counting/usage-anchor.js';
 import {
   type AnchorRecord,
@@ -473,6 +474,9 @@ export function createSessionAccess<M>(parts: SessionAccessParts<M>): SessionAcc
       inForce,
       counts.of,
     );
+    // a figure against a recorded one that moves the ratio little is not recorded: the next
+    // figure learns against that same recorded one, over the messages of both
+    if (previous !== undefined && !movesCalibration(inForce, learned)) return { inForce, learned: inForce, foundAt };
     const span: RecordSpan = {
       messages: usage.messageCount,
       fingerprint: fingerprints.get(usage.messageCount) ?? chain.fingerprint(history, usage.messageCount),

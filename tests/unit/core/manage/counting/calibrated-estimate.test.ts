@@ -9,7 +9,14 @@ import type { Message } from '../../../../../src/core/types.js';
 import { createMemoryStore } from '../../../../../src/stores/memory-store.js';
 import { countMessageTokens } from '../../../../../src/core/text/tokens.js';
 import { createTestManager, quarterCounter, SYSTEM, TASK, textOf, toolTurn } from '../manager-fixtures.js';
-import { ADDED_LOCAL_TOKENS, ADDED_RATIOS, buildUsagePairs, FIXED_PROMPT_TOKENS, quantile } from './usage-series.js';
+import {
+  ADDED_LOCAL_TOKENS,
+  ADDED_RATIOS,
+  buildUsagePairs,
+  FIXED_PROMPT_TOKENS,
+  learnAsRecorded,
+  quantile,
+} from './usage-series.js';
 
 /** A user message the quarter counter counts exactly `tokens` (4 of them are its overhead). */
 function messageOfTokens(tokens: number, index: number): Message {
@@ -50,10 +57,19 @@ describe('learning from each lastUsage', () => {
     return { ratios, last, pairs };
   }
 
-  it('learns from every figure after the first (which only anchors); what a call learns is in force from the next call', async () => {
+  it('learns from the figures after the first (which only anchors); what a call learns is in force from the next call', async () => {
     const { last, pairs } = await runSeries();
-    // the last call learned its figure (the 39th) after deciding with what was in force before it
-    expect(last.stats.calibrationSamples).toBe(pairs.length - 2);
+    // the last call learned its figure (the 40th) after deciding with what was in force before it
+    const expected = learnAsRecorded(pairs.slice(0, -1), DEFAULT_CALIBRATION_MARGINS.anthropic);
+    expect(last.stats.calibrationSamples).toBe(expected.samples);
+    expect(last.stats.calibrationRatio).toBe(expected.ratio);
+  });
+
+  it('leaves out a figure that moves the ratio little: the next learns over the messages of both', async () => {
+    const { last, pairs } = await runSeries();
+    // on this series a few figures land within 1.67% of the ratio in force
+    expect(last.stats.calibrationSamples).toBeLessThan(pairs.length - 2);
+    expect(last.stats.calibrationSamples).toBeGreaterThan((pairs.length - 2) / 2);
   });
 
   it('ends near the series median, inside its p10-p90, never outside [0.5, 3]', async () => {
@@ -126,7 +142,10 @@ describe('learning from the records, whatever process serves each request', () =
     'learns the same ratio at every request given the history %s as given the same objects',
     async (serving) => {
       const expected = await ratiosServed('the same objects');
-      expect(expected.at(-1)![1]).toBe(buildUsagePairs().length - 3);
+      const pairs = buildUsagePairs();
+      expect(expected.at(-1)![1]).toBe(
+        learnAsRecorded(pairs.slice(0, -2), DEFAULT_CALIBRATION_MARGINS.anthropic).samples,
+      );
       expect(await ratiosServed(serving)).toEqual(expected);
     },
   );

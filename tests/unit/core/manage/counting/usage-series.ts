@@ -6,6 +6,11 @@
  * added, and the provider's ratio for them; the prompt's fixed part (system prompt and tools,
  * which the messages do not hold) is `FIXED_PROMPT_TOKENS`.
  */
+import {
+  learnCalibration,
+  movesCalibration,
+  type CalibrationState,
+} from '../../../../../src/core/manage/counting/calibration.js';
 
 /** Provider tokens of what every request sends besides the messages (system prompt, tool definitions). */
 export const FIXED_PROMPT_TOKENS = 14_000;
@@ -45,4 +50,27 @@ export function buildUsagePairs(): UsagePair[] {
 export function quantile(values: readonly number[], q: number): number {
   const sorted = [...values].sort((left, right) => left - right);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+/**
+ * The calibration in force after the manager has learned the figures of `pairs`, in order: the
+ * first only anchors; each later one learns against the last figure recorded, and is recorded
+ * (becomes the next one's anchor) only when it moves the ratio by more than the recorded shift.
+ */
+export function learnAsRecorded(pairs: readonly UsagePair[], initialRatio: number): CalibrationState {
+  let calibration: CalibrationState = { ratio: initialRatio, samples: 0 };
+  let anchor = pairs[0];
+  for (const pair of pairs.slice(1)) {
+    if (anchor === undefined) break;
+    const learned =
+      learnCalibration(
+        calibration,
+        pair.providerInputTokens - anchor.providerInputTokens,
+        pair.localTokens - anchor.localTokens,
+      ) ?? calibration;
+    if (!movesCalibration(calibration, learned)) continue;
+    calibration = learned;
+    anchor = pair;
+  }
+  return calibration;
 }

@@ -152,6 +152,42 @@ describe('store traffic', () => {
     }
   });
 
+  /**
+   * The anchor records written over a loop of `turns` requests whose figures count a fixed 500
+   * tokens plus, for the messages each request added, `ratioAt(turn)` provider tokens per local one.
+   */
+  async function anchorWrites(turns: number, ratioAt: (turn: number) => number): Promise<string[]> {
+    const store = createTracingStore();
+    const { manager } = createTestManager({ ...SETTINGS, contextTokenLimit: 1_000_000, store });
+    let history: Message[] = [SYSTEM, TASK];
+    let lastUsage: { inputTokens: number; messageCount: number } | undefined;
+    let [provider, counted] = [500, 0];
+    for (let turn = 0; turn < turns; turn += 1) {
+      history = [
+        ...history,
+        { role: 'assistant', content: textOf(900, `a${turn}`) },
+        { role: 'user', content: 'go on' },
+      ];
+      const result = await manager.prepare(rebuilt(history), lastUsage === undefined ? {} : { lastUsage });
+      const local = result.messages.reduce((total, message) => total + countMessageTokens(message, quarterCounter), 0);
+      [provider, counted] = [provider + Math.round(ratioAt(turn) * (local - counted)), local];
+      lastUsage = { inputTokens: provider, messageCount: result.messages.length };
+    }
+    return store.calls
+      .filter((call) => call.operation === 'putIfAbsent' && call.key.includes('/.records/anchor-'))
+      .map((call) => call.key);
+  }
+
+  it('records no figure that leaves the ratio where it is: the first one, which the next learns against, is all', async () => {
+    // the provider counts what the local tokenizer counts: every figure agrees with the ratio in force
+    expect(await anchorWrites(8, () => 1)).toHaveLength(1);
+  });
+
+  it('records every figure that moves the ratio', async () => {
+    // the provider counts 1.2x, then 1.6x, then 1.2x...: each figure moves the ratio by more than the recorded shift
+    expect(await anchorWrites(8, (turn) => (turn % 2 === 0 ? 1.2 : 1.6))).toHaveLength(7);
+  });
+
   it('reads one listing and the one record it needs when cold, and uploads no content again', async () => {
     const store = createTracingStore();
     const history = buildConversation(6);
