@@ -184,8 +184,8 @@ describe('store traffic', () => {
   });
 
   it('records every figure that moves the ratio', async () => {
-    // the provider counts 1.2x, then 1.6x, then 1.2x...: each figure moves the ratio by more than the recorded shift
-    expect(await anchorWrites(8, (turn) => (turn % 2 === 0 ? 1.2 : 1.6))).toHaveLength(7);
+    // the provider counts 1x, then 2x, then 1x...: each figure moves the ratio by more than the recorded shift
+    expect(await anchorWrites(8, (turn) => (turn % 2 === 0 ? 1 : 2))).toHaveLength(7);
   });
 
   it('reads one listing and the one record it needs when cold, and uploads no content again', async () => {
