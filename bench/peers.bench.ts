@@ -70,7 +70,7 @@ async function measureWindow(
   model: CostModel,
 ): Promise<WindowFigures> {
   let unmanaged = createEmptyFigures();
-  const floor = { cost: 0, requestsOverWindow: 0 };
+  const floor = { cost: 0, requestsOverWindow: 0, prefixChanges: 0 };
   const costs: TranscriptCost[] = [];
   for (const transcript of transcripts) {
     const figures = measureRun(transcript, replayUnmanaged(transcript), window, model);
@@ -78,6 +78,7 @@ async function measureWindow(
     const own = priceFloor(transcript, window, model);
     floor.cost += own.cost;
     floor.requestsOverWindow += own.requestsOverWindow;
+    floor.prefixChanges += own.prefixChanges;
     costs.push({ name: transcript.name, unmanaged: figures.cachedCost, own: 0, floor: own.cost });
   }
   const systems: SystemFigures[] = [];

@@ -74,6 +74,11 @@ export interface FloorResult {
   cost: number;
   /** Requests no state of the family could fit in the window (they took the smallest size reachable). */
   requestsOverWindow: number;
+  /**
+   * Requests whose prefix the cheapest schedule changed (an offload of a result the previous
+   * request sent, or a compaction): of the cheapest schedules, one found by the search.
+   */
+  prefixChanges: number;
 }
 
 /** The most candidate boundaries the search keeps: O(R·K²) stays a few seconds on a thousand requests. */
@@ -109,7 +114,7 @@ function chooseBoundaries(systemEnd: number, turnEnds: readonly number[], max: n
  */
 export function computeFloor(input: FloorInput, maxBoundaries = MAX_BOUNDARIES): FloorResult {
   const { systemEnd, turnEnds, fixedTokens, summaryTokens, window, readRatio, writeRatio } = input;
-  if (turnEnds.length === 0) return { cost: 0, requestsOverWindow: 0 };
+  if (turnEnds.length === 0) return { cost: 0, requestsOverWindow: 0, prefixChanges: 0 };
   const full = prefixSums(input.messageTokens);
   const saved = prefixSums(input.offloadSavings);
   const bounds = chooseBoundaries(systemEnd, turnEnds, maxBoundaries);
@@ -130,6 +135,9 @@ export function computeFloor(input: FloorInput, maxBoundaries = MAX_BOUNDARIES):
 
   let costs = new Float64Array(count * count).fill(Infinity);
   let next = new Float64Array(count * count);
+  // the prefix changes of the cheapest way into each state, beside its cost
+  let changes = new Float64Array(count * count);
+  let nextChanges = new Float64Array(count * count);
   let requestsOverWindow = 0;
   // before the first request: nothing compacted, nothing offloaded; it writes all it sends
   const firstEnd = turnEnds[0] as number;
@@ -147,37 +155,51 @@ export function computeFloor(input: FloorInput, maxBoundaries = MAX_BOUNDARIES):
     next.fill(Infinity);
     // the cheapest way into a compaction: the best state of any earlier compaction point
     let bestBelow = Infinity;
+    let bestBelowChanges = 0;
     let smallest = Infinity;
     for (let i = 0; i < usable; i += 1) {
       const c = bounds[i] as number;
       // the best offload predecessor so far for this c: min over b0 < b of cost - (w - r) × shared
       let bestOffload = Infinity;
+      let bestOffloadChanges = 0;
       let rowBest = Infinity;
+      let rowBestChanges = 0;
       for (let j = i; j < usable; j += 1) {
         const tokens = size(end, i, j);
         smallest = Math.min(smallest, tokens);
         const here = costs[i * count + j] as number;
         let cost = Infinity;
+        let costChanges = 0;
         if (here < Infinity) {
           const previous = size(previousEnd, i, j);
           cost = here + readRatio * previous + writeRatio * (tokens - previous);
+          costChanges = changes[i * count + j] as number;
         }
-        if (bestOffload < Infinity) cost = Math.min(cost, bestOffload + writeRatio * tokens);
-        if (i > 0 && bestBelow < Infinity) cost = Math.min(cost, bestBelow + writeRatio * tokens);
+        if (bestOffload < Infinity && bestOffload + writeRatio * tokens < cost)
+          [cost, costChanges] = [bestOffload + writeRatio * tokens, bestOffloadChanges];
+        if (i > 0 && bestBelow < Infinity && bestBelow + writeRatio * tokens < cost)
+          [cost, costChanges] = [bestBelow + writeRatio * tokens, bestBelowChanges];
         next[i * count + j] = cost;
+        nextChanges[i * count + j] = costChanges;
         if (here < Infinity) {
           // the prefix an offload from this state keeps: up to its first offloadable result
           const b = Math.max(c, Math.min(bounds[j] as number, previousEnd));
           const changed = Math.min(nextOffloadable[b] as number, previousEnd);
           const shared = size(changed, i, j);
-          bestOffload = Math.min(bestOffload, here - (writeRatio - readRatio) * shared);
-          rowBest = Math.min(rowBest, here);
+          const viaHere = here - (writeRatio - readRatio) * shared;
+          if (viaHere < bestOffload) {
+            bestOffload = viaHere;
+            // a later state offloads from here; the prefix changes when a result it sent goes
+            bestOffloadChanges = (changes[i * count + j] as number) + (changed < previousEnd ? 1 : 0);
+          }
+          if (here < rowBest) [rowBest, rowBestChanges] = [here, changes[i * count + j] as number];
         }
       }
       // a compaction to a later point reads the system prompt and the tool definitions only; it
       // may leave this point only when no offload keeps the request in the window from here
       const forced = size(end, i, usable - 1) > window;
-      if (forced && rowBest < Infinity) bestBelow = Math.min(bestBelow, rowBest + (readRatio - writeRatio) * base);
+      if (forced && rowBest < Infinity && rowBest + (readRatio - writeRatio) * base < bestBelow)
+        [bestBelow, bestBelowChanges] = [rowBest + (readRatio - writeRatio) * base, rowBestChanges + 1];
     }
     // the window: a state over it is out, unless no state fits
     const limit = smallest > window ? smallest : window;
@@ -185,9 +207,12 @@ export function computeFloor(input: FloorInput, maxBoundaries = MAX_BOUNDARIES):
     for (let i = 0; i < usable; i += 1)
       for (let j = i; j < usable; j += 1) if (size(end, i, j) > limit) next[i * count + j] = Infinity;
     [costs, next] = [next, costs];
+    [changes, nextChanges] = [nextChanges, changes];
     previousEnd = end;
   }
   let cost = Infinity;
-  for (const value of costs) cost = Math.min(cost, value);
-  return { cost, requestsOverWindow };
+  let prefixChanges = 0;
+  for (const [index, value] of costs.entries())
+    if (value < cost) [cost, prefixChanges] = [value, changes[index] as number];
+  return { cost, requestsOverWindow, prefixChanges };
 }

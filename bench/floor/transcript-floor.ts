@@ -28,6 +28,8 @@ export interface TranscriptFloor {
   cost: number;
   /** Requests no schedule could fit in the window (their newest turn alone is larger). */
   requestsOverWindow: number;
+  /** Requests whose cached prefix the cheapest schedule changed. */
+  prefixChanges: number;
 }
 
 /** Tokens of the message a compaction leaves in place of what it replaces, and of the agent's resume message after it. */
@@ -95,5 +97,9 @@ export function buildFloorInput(transcript: PeerTranscript, window: number, mode
 /** The floor of `transcript` in a `window`-token window, priced with `model`. */
 export function priceFloor(transcript: PeerTranscript, window: number, model: CostModel): TranscriptFloor {
   const floor = computeFloor(buildFloorInput(transcript, window, model));
-  return { cost: priceInDollars(model, floor.cost), requestsOverWindow: floor.requestsOverWindow };
+  return {
+    cost: priceInDollars(model, floor.cost),
+    requestsOverWindow: floor.requestsOverWindow,
+    prefixChanges: floor.prefixChanges,
+  };
 }

@@ -32,7 +32,7 @@ export interface WindowFigures {
   unmanaged: RunFigures;
   systems: SystemFigures[];
   /** The cheapest lossless schedule found with hindsight, summed over the transcripts (see `bench/floor/`). */
-  floor: { cost: number; requestsOverWindow: number };
+  floor: { cost: number; requestsOverWindow: number; prefixChanges: number };
   /** Per transcript, for the worst case (absent when this package's row was not run). */
   transcripts: TranscriptCost[];
 }
@@ -113,7 +113,7 @@ export function renderCostTable(windows: readonly WindowFigures[], costModel: st
           ? `**${share}** (${ratio(system.figures.cachedCost, window.floor.cost)} the floor)`
           : share;
       })} |`,
-      `| ${label} prefix changes | - | ${cells((system) => count(system.figures.prefixChanges))} |`,
+      `| ${label} prefix changes | ${count(window.floor.prefixChanges)} | ${cells((system) => count(system.figures.prefixChanges))} |`,
       `| ${label} requests over the window | ${count(window.floor.requestsOverWindow)} | ${cells((system) => count(system.figures.overWindow))} |`,
       `| ${label} results lost | 0 | ${cells((system) => `${count(system.figures.lostResults)} of ${count(system.figures.results)}`)} |`,
       `| ${label} eval probes | - | ${cells((system) => `${count(system.figures.probesKept)}/${count(system.figures.probesTotal)}`)} |`,
@@ -156,7 +156,7 @@ export function renderWindowTable(window: WindowFigures): string {
     '| system | tokens sent (% of unmanaged) | with read-backs | cost with caching | requests over the window | prefix changes | results lost | eval probes |',
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
     `| ${unmanagedRow} |`,
-    `| floor (cheapest lossless schedule, hindsight) | - | - | ${dollars(window.floor.cost)} (${percent(window.floor.cost, unmanaged.cachedCost)}) | ${count(window.floor.requestsOverWindow)} of ${count(unmanaged.requests)} | - | 0 of ${count(unmanaged.results)} | - |`,
+    `| floor (cheapest lossless schedule, hindsight) | - | - | ${dollars(window.floor.cost)} (${percent(window.floor.cost, unmanaged.cachedCost)}) | ${count(window.floor.requestsOverWindow)} of ${count(unmanaged.requests)} | ${count(window.floor.prefixChanges)} of ${count(unmanaged.transitions)} | 0 of ${count(unmanaged.results)} | - |`,
     ...window.systems.map((system) => `| ${renderRow(system, unmanaged)} |`),
   ];
   const own = window.systems.find((system) => system.isPackage);

@@ -23,6 +23,7 @@ describe('computeFloor on a hand-checked transcript', () => {
   it('sends everything when the window holds it: a rewrite would not pay back in one request', () => {
     // 1.25 × 20, then 0.1 × 20 + 1.25 × 105, then 0.1 × 125 + 1.25 × 15
     expect(computeFloor(TINY).cost).toBeCloseTo(25 + 133.25 + 31.25, 9);
+    expect(computeFloor(TINY).prefixChanges).toBe(0);
   });
 
   it('offloads the aged result when the window demands it, rather than compacting', () => {
@@ -32,6 +33,7 @@ describe('computeFloor on a hand-checked transcript', () => {
     const result = computeFloor({ ...TINY, window: 100 });
     expect(result.cost).toBeCloseTo(25 + 133.25 + (0.1 * 25 + 1.25 * 25), 9);
     expect(result.requestsOverWindow).toBe(1);
+    expect(result.prefixChanges).toBe(1);
   });
 
   it('rewrites early when the requests after it repay the rewrite', () => {
@@ -64,6 +66,7 @@ describe('computeFloor when only a compaction fits', () => {
     const result = computeFloor({ ...TINY, window: 40, summaryTokens: 20 });
     expect(result.cost).toBeCloseTo(25 + 133.25 + (0.1 * 10 + 1.25 * 35), 9);
     expect(result.requestsOverWindow).toBe(2);
+    expect(result.prefixChanges).toBe(1);
   });
 });
 
@@ -81,7 +84,16 @@ describe('computeFloor against an exhaustive search of the same family', () => {
   it('finds the cheapest sequence of states on small random transcripts', () => {
     fc.assert(
       fc.property(arbitraryInput(4), (input) => {
-        expect(computeFloor(input).cost).toBeCloseTo(searchExhaustively(input), 6);
+        expect(computeFloor(input).cost).toBeCloseTo(searchExhaustively(input).cost, 6);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('counts the prefix changes of one of the cheapest sequences', () => {
+    fc.assert(
+      fc.property(arbitraryInput(4), (input) => {
+        expect(searchExhaustively(input).cheapestChanges).toContain(computeFloor(input).prefixChanges);
       }),
       { numRuns: 60 },
     );
@@ -126,8 +138,12 @@ function arbitraryInput(requests: number): fc.Arbitrary<FloorInput> {
     });
 }
 
-/** Tries every sequence of states (c, b), each request's context built message by message. */
-function searchExhaustively(input: FloorInput): number {
+/**
+ * Tries every sequence of states (c, b), each request's context built message by message: the
+ * cheapest cost, and the prefix changes (requests not starting with the whole request before
+ * them) of each sequence that costs it.
+ */
+function searchExhaustively(input: FloorInput): { cost: number; cheapestChanges: number[] } {
   const bounds = [input.systemEnd, ...input.turnEnds.filter((end) => end > input.systemEnd)];
   const contextOf = (end: number, c: number, b: number): Array<{ key: string; tokens: number }> => {
     const items = [{ key: 'fixed', tokens: input.fixedTokens }];
@@ -143,15 +159,16 @@ function searchExhaustively(input: FloorInput): number {
     return items;
   };
   const total = (items: ReadonlyArray<{ tokens: number }>): number => items.reduce((sum, item) => sum + item.tokens, 0);
-  let best = Infinity;
+  const leaves: Array<{ cost: number; changes: number }> = [];
   const visit = (
     request: number,
     previous: Array<{ key: string; tokens: number }> | undefined,
     point: number,
     cost: number,
+    changes: number,
   ): void => {
     if (request === input.turnEnds.length) {
-      best = Math.min(best, cost);
+      leaves.push({ cost, changes });
       return;
     }
     const end = input.turnEnds[request]!;
@@ -174,9 +191,17 @@ function searchExhaustively(input: FloorInput): number {
           index += 1;
         shared = total(context.slice(0, index));
       }
-      visit(request + 1, context, c, cost + input.readRatio * shared + input.writeRatio * (total(context) - shared));
+      const changed = previous !== undefined && shared < total(previous) ? 1 : 0;
+      visit(
+        request + 1,
+        context,
+        c,
+        cost + input.readRatio * shared + input.writeRatio * (total(context) - shared),
+        changes + changed,
+      );
     }
   };
-  visit(0, undefined, input.systemEnd, 0);
-  return best;
+  visit(0, undefined, input.systemEnd, 0, 0);
+  const cost = Math.min(...leaves.map((leaf) => leaf.cost));
+  return { cost, cheapestChanges: leaves.filter((leaf) => leaf.cost <= cost + 1e-6).map((leaf) => leaf.changes) };
 }

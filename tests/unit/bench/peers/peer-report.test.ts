@@ -9,7 +9,7 @@ function buildWindow(transcripts: WindowFigures['transcripts']): WindowFigures {
     window: 30_000,
     unmanaged,
     systems: [{ name: 'this package', hasStore: true, isPackage: true, figures: own, wallMs: 1 }],
-    floor: { cost: 5, requestsOverWindow: 0 },
+    floor: { cost: 5, requestsOverWindow: 0, prefixChanges: 2 },
     transcripts,
   };
 }
@@ -31,7 +31,7 @@ describe('the cost table', () => {
   it("prints each window's cost as a share of unmanaged with this package's ratio to the floor, and the worst transcript", () => {
     const table = renderCostTable([buildWindow([{ name: 'b', unmanaged: 2, own: 2.5, floor: 1.5 }])], 'anthropic');
     expect(table).toContain('| 30K cost | 50.0% | **60.0%** (1.20x the floor) |');
-    expect(table).toContain('| 30K prefix changes | - | 4 |');
+    expect(table).toContain('| 30K prefix changes | 2 | 4 |');
     expect(table).toContain(
       '30K: worst transcript b, this package at 125.0% of unmanaged (floor 75.0%); 1 of 1 transcripts',
     );
