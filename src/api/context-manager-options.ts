@@ -53,13 +53,15 @@ export interface ManagerOffloadOptions {
   directThreshold?: number | undefined;
   /**
    * As results age: the smallest older result a batch takes, and counts toward
-   * `agedBudgetChars`. An integer >= 1. Unused on arrival.
+   * `agedBudgetChars`; over the trigger too (a smaller result frees little once its reference
+   * is in). An integer >= 1. Unused on arrival.
    * @default 300
    */
   minAgedResultChars?: number | undefined;
   /**
-   * The smallest result offloaded when the history is over the trigger, and (on arrival) by
-   * the ratio gate: a number >= 1.
+   * On arrival: the smallest result offloaded when the history is over the trigger, and by
+   * the ratio gate; as results age, a result must reach it as well as `minAgedResultChars`. A
+   * number >= 1.
    * @default 100
    */
   charThreshold?: number | undefined;

@@ -27,7 +27,7 @@ export interface ResolvedAgingOptions {
   maxInlineResultChars: number;
   /** Older results stay inline until those of at least `minAgedResultChars` add up to more than this many characters. */
   agedBudgetChars: number;
-  /** The smallest older result offloaded when the budget is passed. */
+  /** The smallest older result offloaded when the budget is passed, or over the trigger. */
   minAgedResultChars: number;
   /** What a cut result keeps of its content. */
   cut: ResolvedPreview;
@@ -102,9 +102,9 @@ export const DEFAULT_AGED_BUDGET_SHARE = 0.2;
  * grow with the window. A budget that did (a tenth of the window: 80,000 characters at 200,000
  * tokens) held the first batch back until late in a session, where it rewrote a long prefix for
  * the few requests left. On the bench's corpus, against a tenth of the window: at 100,000 and
- * 200,000 tokens 56.9% of the cost of sending everything instead of 61.8% and 70.0%, and no
+ * 200,000 tokens 56.9% of the cost of sending everything instead of 61.9% and 70.0%, and no
  * transcript costlier than that instead of two and one; at 30,000 tokens (20,000 characters
- * instead of 12,000) 53.3% instead of 51.2%, with 241 prefix changes instead of 336 and no
+ * instead of 12,000) 51.7% instead of 50.0%, with 242 prefix changes instead of 337 and no
  * transcript costlier than sending everything instead of one.
  */
 export const DEFAULT_MAX_AGED_BUDGET_CHARS = 20_000;

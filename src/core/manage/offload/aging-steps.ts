@@ -36,11 +36,15 @@ export function countAgedChars(summaries: readonly MessageChars[], newestStart: 
 }
 
 /**
- * Offloads every older result (before `newestStart`) still inline, read-backs included (the
- * model has seen them): those of at least `minAgedResultChars` once the older results and inputs
- * passed their budget (`'aged'`, the caller's check), or of at least `charThreshold` when the
- * history is over the trigger (`'over-trigger'`). The newest `keepRecent` results stay. Resolves
- * the action, or `undefined` when nothing went.
+ * Offloads every older result (before `newestStart`) still inline of at least
+ * `minAgedResultChars` (and `charThreshold`), read-backs included (the model has seen them): once
+ * the older results and inputs passed their budget (`'aged'`, the caller's check), or when the
+ * history is over the trigger (`'over-trigger'`, the budget aside). The smaller ones stay over the
+ * trigger too: a reference takes about a hundred characters, so each frees little or nothing, and
+ * since the batches before took every larger one, the oldest of them sits near the start of the
+ * history: taking them would rewrite almost the whole prompt for a few requests before a
+ * compaction rewrites it again. The newest `keepRecent` results stay. Resolves the action, or
+ * `undefined` when nothing went.
  */
 export async function offloadAgedResults(
   working: Message[],
@@ -50,8 +54,7 @@ export async function offloadAgedResults(
   reason: 'aged' | 'over-trigger',
 ): Promise<ContextOffloadAction | undefined> {
   const { aging, batch } = context;
-  const charThreshold =
-    reason === 'aged' ? Math.max(aging.minAgedResultChars, batch.charThreshold) : batch.charThreshold;
+  const charThreshold = Math.max(aging.minAgedResultChars, batch.charThreshold);
   const plan = createOffloadPlan(working.slice(0, newestStart), { ...batch, charThreshold, ratioThreshold: 0 });
   return offloadPlanned(working, plan, context, call, reason, true);
 }

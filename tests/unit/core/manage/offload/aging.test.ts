@@ -298,6 +298,25 @@ describe('as results age: over the trigger', () => {
     expect(compact.calls).toHaveLength(0);
   });
 
+  it('leaves the older results under minAgedResultChars inline: the prompt is rewritten from the first larger one only', async () => {
+    // charThreshold 100, minAgedResultChars 1,000: the 600-char result stands first, before the larger ones
+    const { manager, compact } = createAgingManager({ contextTokenLimit: 3000, agedBudgetChars: 5000 });
+    const history = [
+      TASK,
+      { role: 'assistant' as const, content: textOf(5600) },
+      ...toolTurn('small', textOf(600)),
+      ...toolTurn('a', textOf(1800)),
+      ...toolTurn('b', textOf(1800)),
+      ...toolTurn('c', textOf(1500)),
+    ];
+    const result = await manager.prepare(history);
+
+    expect(typesOf(result.actions)).toEqual(['batch-offload:over-trigger']);
+    expect((result.actions[0] as ContextOffloadAction).toolCallIds).toEqual(['a', 'b']);
+    expect(compact.calls).toHaveLength(0);
+    expect(startsWithBytes(result.messages, history.slice(0, 5))).toBe(true);
+  });
+
   it('keeps the newest results whole through a compaction while they take at most three quarters of the trigger', async () => {
     // trigger 2,760 tokens: a newest result of 1,800 tokens (65%) follows the summary verbatim
     const { manager, compact } = createAgingManager({ contextTokenLimit: 3000, maxInlineResultChars: 8000 });
