@@ -23,6 +23,7 @@ import {
   type OffloadIndex,
 } from './offload-index.js';
 import { LEDGER_NOTES, type ReferenceReader } from './reference-reader.js';
+import { cutTextInMiddle } from './summary-prompt.js';
 import type { StoredHead } from '../stored-text.js';
 
 /** The heading of the ledger section: the last one in a summary is the ledger. */
@@ -153,6 +154,12 @@ export interface BuildLedgerOptions {
 
 /** How much the ledger keeps: it must stay a short section whatever the history. */
 export const LEDGER_LIMITS = {
+  /**
+   * The task keeps its head and its tail: what to do, and how to finish. An agent's task often
+   * ends with how to hand the work in (the exact command that submits it), which a compaction
+   * must not take away from the agent.
+   */
+  taskChars: 2_000,
   requestChars: 400,
   files: 15,
   commands: 8,
@@ -224,6 +231,9 @@ export function buildLedgerFromFacts(
   const { offloadIndex } = options;
   const firstRequest = requests[0];
   const latestRequest = requests.at(-1);
+  const task =
+    previous?.task ??
+    (firstRequest === undefined ? undefined : cutTextInMiddle(firstRequest.text, LEDGER_LIMITS.taskChars));
   return {
     archiveReference: options.archiveReference,
     earlierArchiveReferences: mergeList(
@@ -232,11 +242,14 @@ export function buildLedgerFromFacts(
       LEDGER_LIMITS.earlierArchives,
       (reference) => reference,
     ),
-    task:
-      previous?.task ??
-      (firstRequest === undefined ? undefined : cutText(firstRequest.text, LEDGER_LIMITS.requestChars)),
+    task,
+    // the task itself, when it is still the latest request: written once, as the task
     latestRequest:
-      latestRequest === undefined ? previous?.latestRequest : cutText(latestRequest.text, LEDGER_LIMITS.requestChars),
+      latestRequest === undefined
+        ? previous?.latestRequest
+        : latestRequest === firstRequest && previous?.task === undefined
+          ? task
+          : cutText(latestRequest.text, LEDGER_LIMITS.requestChars),
     filesRead:
       offloadIndex === undefined
         ? mergeList(previous?.filesRead, reads, LEDGER_LIMITS.files, (path) => path)

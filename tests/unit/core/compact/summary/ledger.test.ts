@@ -383,15 +383,28 @@ describe('buildLedger: recoverable compaction', () => {
     expect(parseLedger(rendered)).toEqual(ledger);
   });
 
-  it('cuts a long request and a long command, marking the cut', () => {
+  it('cuts a long latest request and a long command, marking the cut', () => {
     const messages: Message[] = [
-      { role: 'user', content: 'word '.repeat(300) },
+      { role: 'user', content: 'the task' },
       ...turn('b1', 'bash', { command: `echo ${'y'.repeat(400)}` }),
+      { role: 'user', content: 'word '.repeat(300) },
     ];
     const ledger = buildLedger(messages, { archiveReference: null });
-    expect(ledger.task).toHaveLength(400 + ' […]'.length);
-    expect(ledger.task?.endsWith(' […]')).toBe(true);
+    expect(ledger.latestRequest).toHaveLength(400 + ' […]'.length);
+    expect(ledger.latestRequest?.endsWith(' […]')).toBe(true);
     expect(ledger.commands.items[0]).toBe(`echo ${'y'.repeat(145)} […]`);
+  });
+
+  it('keeps the head and the tail of a long task: what to do, and how to hand the work in', () => {
+    const task = `Fix the parser. ${'context '.repeat(1000)}Submit with: echo SUBMIT && cat patch.txt`;
+    const ledger = buildLedger([{ role: 'user', content: task }, ...turn('b1', 'bash', { command: 'ls' })], {
+      archiveReference: null,
+    });
+    expect(ledger.task?.startsWith('Fix the parser.')).toBe(true);
+    expect(ledger.task?.endsWith('Submit with: echo SUBMIT && cat patch.txt')).toBe(true);
+    expect(ledger.task).toContain('chars cut ...]');
+    expect(ledger.task!.length).toBeLessThan(2_100);
+    expect(renderLedger(ledger)).toContain('- Latest request: the task above');
   });
 
   it('never mutates its input', () => {
