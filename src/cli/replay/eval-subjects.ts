@@ -7,6 +7,7 @@
  * so the score checks the ledger and the summary against the transcript rather than against
  * themselves.
  */
+import { createUserRequestReader } from '../../core/compact/summary/user-requests.js';
 import type { Message } from '../../core/types.js';
 
 /** A failed tool result: which call, and the lines that say what went wrong. */
@@ -76,18 +77,6 @@ const SHELL_TOOL = /bash|shell|terminal|command|exec|^run$|^sh$/;
 const FAILURE_LINE = /error|exception|fail|fatal|panic|traceback|denied|not found|cannot|unable/i;
 /** A line holding an error message: `TypeError: ...`, `error[E0308]: ...`, `fatal: ...`. */
 const ERROR_MESSAGE = /(?:Error|Exception)\b|^error\b|fatal|panic|traceback/i;
-/** User text that is only markup a client injects (`<local-command-caveat>...`, `<bash-stdout>...`). */
-const MARKUP_ONLY = /^\s*(?:<([\w-]+)(?:\s[^>]*)?>[\s\S]*?<\/\1>\s*)+$/;
-/** Claude Code's caveat before local commands, and their output after them. */
-const CAVEAT = /^<local-command-caveat>/;
-const LOCAL_COMMAND_OUTPUT = /^<local-command-std(?:out|err)>/;
-/** A slash command as Claude Code logs it: its name (or, without one, its message's first word) and its arguments. */
-const COMMAND_NAME = /<command-name>\s*\/?([^<\s]+)\s*<\/command-name>/;
-const COMMAND_MESSAGE = /^<command-message>\s*\/?([^<\s]+)/;
-const COMMAND_ARGS = /<command-args>([^<]*)<\/command-args>/;
-/** Plain text a client writes: hook feedback, an interruption, its own continuation summary. */
-const CLIENT_TEXT =
-  /^(?:[A-Za-z]+(?::\S*)? hook\b|\[Request interrupted by user|This session is being continued from a previous conversation)/;
 /**
  * A line by which a result that is not marked as an error still reports one: an error or
  * exception message, a compiler error, a failing test, a non-zero exit status. Zero counts and
@@ -97,8 +86,6 @@ const PRINTED_ERROR =
   /^\s*(?:(?:E\s+)?[\w.$]*(?:Error|Exception)(?::|$)|(?:error(?:\[\w+\]| TS\d+)?|fatal|panic):|(?:--- )?FAIL(?:ED)?\b|Traceback \(most recent call last\)|\S+?(?::\d+){1,2}:? (?:- )?error\b|\S+?\(\d+,\d+\): error\b)|\b[1-9]\d* (?:failed|failing)\b|\bexit(?:ed with)? (?:code|status):? ?[1-9]/m;
 /** Tools whose output is content they fetched: an error line in it is not theirs. */
 const CONTENT_TOOL = /read|view|open|grep|search|glob|find|list|fetch|web|(?:^|[^a-z])(?:cat|ls|rg)(?:[^a-z]|$)/;
-/** Reminders a client injects inside a user message. */
-const SYSTEM_REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
 /** Compaction's own user messages: a summary, a restored file. */
 const COMPACTION_MESSAGE = /^\[(?:Conversation compressed|Restored after compact)\]/;
 const REFERENCE_LINE = /^\[(?:Content offloaded to|Tool result offloaded to file): (.+)\]$/;
@@ -136,67 +123,23 @@ function resultText(content: unknown): string {
     .join('\n');
 }
 
-/** `/review https://...`: the slash command `text` logs, or `undefined`. */
-function readSlashCommand(text: string): string | undefined {
-  if (!/^<command-(?:name|message|args)>/.test(text)) return undefined;
-  const name = COMMAND_NAME.exec(text)?.[1] ?? COMMAND_MESSAGE.exec(text)?.[1];
-  if (name === undefined) return undefined;
-  const args = COMMAND_ARGS.exec(text)?.[1]?.trim() ?? '';
-  return args === '' ? `/${name}` : `/${name} ${args}`;
-}
-
-/** A request, and whether a local command's output later showed it was none. */
-interface RequestRecord {
-  text: string;
-  dropped: boolean;
-}
-
 /**
- * The user's requests, in order: one per user message holding some, by its text blocks. In a
- * run of user messages (none from the assistant between them), a slash command is a request
- * unless a caveat precedes it (with no local command's output since) or its output follows
- * (a local command), and the text after a
- * prompt command is its expansion; injected markup, client text and compaction's own
- * messages are none.
+ * The user's requests, in order, read as compaction's ledger reads them (one reader decides what
+ * a request is, so the eval asks for what a summary is meant to keep): a slash command as typed,
+ * harness text and compaction's own messages never; one per user message holding some.
  */
 function readRequests(messages: readonly Message[]): string[] {
-  const requests: RequestRecord[] = [];
-  let caveat = false;
-  let command: RequestRecord | undefined;
-  for (const message of messages) {
-    if (message.role === 'assistant') {
-      caveat = false;
-      command = undefined;
-    }
-    if (message.role !== 'user') continue;
-    const parts: string[] = [];
-    for (const block of blocksOf(message).map((item) => fieldsOf(item))) {
-      const text =
-        block.type === 'text' && typeof block.text === 'string' ? block.text.replace(SYSTEM_REMINDER, '').trim() : '';
-      const slash = readSlashCommand(text);
-      if (CAVEAT.test(text)) caveat = true;
-      else if (LOCAL_COMMAND_OUTPUT.test(text)) {
-        // a local command ran: not a request, and the caveat before it is used up
-        if (command !== undefined) command.dropped = true;
-        command = undefined;
-        caveat = false;
-      } else if (slash !== undefined && !caveat && command === undefined) {
-        command = { text: slash, dropped: false };
-        requests.push(command);
-      } else if (
-        text !== '' &&
-        slash === undefined &&
-        command === undefined &&
-        !MARKUP_ONLY.test(text) &&
-        !CLIENT_TEXT.test(text) &&
-        !COMPACTION_MESSAGE.test(text)
-      ) {
-        parts.push(text);
-      }
-    }
-    if (parts.length > 0) requests.push({ text: parts.join('\n'), dropped: false });
-  }
-  return requests.filter((request) => !request.dropped).map((request) => toNeedle(request.text));
+  const reader = createUserRequestReader();
+  messages.forEach((message, messageIndex) => {
+    if (message.role === 'assistant') reader.noteAssistantMessage();
+    if (message.role !== 'user') return;
+    const texts = blocksOf(message)
+      .map((item) => fieldsOf(item))
+      .flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : []));
+    if (texts.some((text) => COMPACTION_MESSAGE.test(text.trim()))) return;
+    reader.readUserMessage(texts, messageIndex);
+  });
+  return reader.requests.map((request) => toNeedle(request.text));
 }
 
 function isSinglePath(value: unknown): value is string {

@@ -56,10 +56,11 @@ const HARNESS_LINE =
 /**
  * Single lines a harness puts before or between its elements, with what the user typed after
  * them kept: an interruption (`[Request interrupted by user for tool use]`), the heading of
- * Codex's `AGENTS.md` instructions, the line after a background task's notification.
+ * Codex's `AGENTS.md` instructions, the line after a background task's notification (either
+ * version of Claude Code's).
  */
 const LEADING_HARNESS_LINE =
-  /^(?:\[Request interrupted by user\b[^\n]*|# AGENTS\.md instructions for [^\n]*|Read the output file to retrieve the result:[^\n]*)(?:\n|$)/;
+  /^(?:\[Request interrupted by user\b[^\n]*|# AGENTS\.md instructions for [^\n]*|Read the output file to retrieve the result:[^\n]*|Full transcript available at: [^\n]*)(?:\n|$)/;
 
 /** The element `text` opens with (after spaces): its name and where it ends, or `undefined`. */
 function readLeadingElement(

@@ -215,6 +215,13 @@ describe('the task and the latest request are what the user asked', () => {
     ["Codex's aborted turn", TURN_ABORTED],
     ["Codex's approved command prefix", 'Approved command prefix saved:\n- ["npm", "test"]'],
     ["Claude Code's background task notification", TASK_NOTIFICATION],
+    [
+      "Claude Code's subagent notification, with where its transcript is",
+      TASK_NOTIFICATION.replace(
+        /\nRead the output file[^\n]*$/,
+        '\nFull transcript available at: /tmp/claude/tasks/b7x2k.output',
+      ),
+    ],
     ['an interruption without a reason', '[Request interrupted by user]'],
   ])('%s is never the latest request', (_, text) => {
     expect(
