@@ -2,7 +2,9 @@
  * The floor of a bench transcript: its messages as token counts for `computeFloor`, each tool
  * result's saving as the tokens its reference line would take less, and an assistant message's
  * text over the manager's inline limit (half the window, in characters) as what its reference,
- * head and tail would take less (the manager lets such text age like a result); the summary
+ * head and tail would take less (the manager lets such text age like a result), and with it the
+ * string fields of its tool calls' inputs of at least the direct-offload threshold as what their
+ * references take less (the manager offloads them with the batches); the summary
  * the size of the one every system of the bench gets (with the marker the manager puts before
  * it), priced with a cost model. See `cheapest-schedule.ts` for the schedules searched.
  */
@@ -17,7 +19,8 @@ import {
   DEFAULT_MAX_INLINE_RESULT_SHARE,
 } from '../../src/core/manage/manager-options.js';
 import { appendPreview, buildBatchReference } from '../../src/core/offload/offload-reference.js';
-import { isTextBlock, isToolResultBlock, type Message } from '../../src/core/types.js';
+import { DEFAULT_DIRECT_OFFLOAD_THRESHOLD } from '../../src/core/options/defaults.js';
+import { isTextBlock, isToolResultBlock, isToolUseBlock, type Message } from '../../src/core/types.js';
 import { SHARED_SUMMARY } from '../peers/shared-summary.js';
 import type { PeerTranscript } from '../peers/transcripts.js';
 import { computeFloor, type FloorInput } from './cheapest-schedule.js';
@@ -50,19 +53,36 @@ function referToText(text: string, window: number): string {
   return appendPreview(reference, text, { headChars, tailChars: keptChars - headChars });
 }
 
-/** An assistant `message` with each text over the inline limit replaced as the manager does, or `undefined` when it has none. */
-function referToAssistantText(message: Message, window: number): Message | undefined {
+/** `value` with every string of at least the direct-offload threshold replaced by a reference; `changed` says whether one was. */
+function referToInputFields(value: unknown, changed: { any: boolean }): unknown {
+  if (typeof value === 'string') {
+    if (value.length < DEFAULT_DIRECT_OFFLOAD_THRESHOLD) return value;
+    changed.any = true;
+    return buildBatchReference('default/tool-input-toolu_0000000000000000-0000000000000000.md');
+  }
+  if (Array.isArray(value)) return value.map((item) => referToInputFields(item, changed));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, referToInputFields(item, changed)]));
+  return value;
+}
+
+/**
+ * An assistant `message` with each text over the inline limit and each large field of its tool
+ * calls' inputs replaced as the manager does, or `undefined` when it has none.
+ */
+function referToAssistantParts(message: Message, window: number): Message | undefined {
   if (message.role !== 'assistant') return undefined;
   const limit = Math.floor(window * CHARS_PER_WINDOW_TOKEN * DEFAULT_MAX_INLINE_RESULT_SHARE);
   if (typeof message.content === 'string')
     return message.content.length > limit ? { ...message, content: referToText(message.content, window) } : undefined;
-  let changed = false;
+  const changed = { any: false };
   const content = message.content.map((block) => {
+    if (isToolUseBlock(block)) return { ...block, input: referToInputFields(block.input, changed) };
     if (!isTextBlock(block) || block.text.length <= limit) return block;
-    changed = true;
+    changed.any = true;
     return { ...block, text: referToText(block.text, window) };
   });
-  return changed ? { ...message, content } : undefined;
+  return changed.any ? { ...message, content } : undefined;
 }
 
 /** `message` with its one tool result replaced by a reference line, or `undefined` when it is not a lone tool result. */
@@ -78,7 +98,7 @@ function referTo(message: Message): Message | undefined {
 export function buildFloorInput(transcript: PeerTranscript, window: number, model: CostModel): FloorInput {
   const messageTokens = transcript.messages.map((message) => countTokens([message]));
   const offloadSavings = transcript.messages.map((message, index) => {
-    const reference = referTo(message) ?? referToAssistantText(message, window);
+    const reference = referTo(message) ?? referToAssistantParts(message, window);
     return reference === undefined ? 0 : Math.max(0, (messageTokens[index] as number) - countTokens([reference]));
   });
   return {

@@ -21,6 +21,12 @@ const messages: Message[] = [
   // more characters than half the window's: the manager lets it age like a result
   { role: 'assistant', content: [{ type: 'text', text: LOG }] },
   { role: 'user', content: 'Go on.' },
+  // a written file's content: a tool input field the manager offloads with its batches
+  {
+    role: 'assistant',
+    content: [{ type: 'tool_use', id: 'write1', name: 'write_file', input: { path: 'totals.ts', content: LOG } }],
+  },
+  { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'write1', content: 'written' }] },
   { role: 'assistant', content: 'Done.' },
 ];
 const transcript: PeerTranscript = { name: 'test', messages, toolDefinitionTokens: 7 };
@@ -30,13 +36,13 @@ describe('buildFloorInput', () => {
 
   it('counts each message as the bench does, and the requests as the assistant messages', () => {
     expect(input.messageTokens).toEqual(messages.map((message) => countTokens([message])));
-    expect(input.turnEnds).toEqual([2, 4, 6]);
+    expect(input.turnEnds).toEqual([2, 4, 6, 8]);
     expect([input.systemEnd, input.fixedTokens, input.window]).toEqual([1, 7, WINDOW]);
   });
 
-  it('lets a tool result and assistant text over the inline limit go, each for less than it takes', () => {
+  it('lets a tool result, assistant text over the inline limit and a large input field go, each for less than it takes', () => {
     const offloadable = input.offloadSavings.flatMap((saving, index) => (saving > 0 ? [index] : []));
-    expect(offloadable).toEqual([3, 4]);
+    expect(offloadable).toEqual([3, 4, 6]);
     for (const index of offloadable) expect(input.offloadSavings[index]).toBeLessThan(input.messageTokens[index]!);
   });
 
