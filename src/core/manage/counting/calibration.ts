@@ -65,7 +65,7 @@ function clampRatio(ratio: number): number {
  * nothing is dropped: the ratio in force is at most 6.7% from what the figures since say, and only
  * scales the messages the provider has not counted yet.
  */
-export const MIN_RECORDED_RATIO_SHIFT = 0.02;
+const MIN_RECORDED_RATIO_SHIFT = 0.02;
 
 /**
  * Whether learning moved `before` to an `after` worth recording: a figure that taught nothing
