@@ -9,7 +9,8 @@
  *   span, so a process that meets the history again does not tokenize it again;
  * - an anchor record (`anchor-<n>-<fingerprint>.json`): the provider's usage figure for the span
  *   (a caller's `lastUsage`), so the next figure of the history learns the calibration from it
- *   in whichever process it arrives.
+ *   in whichever process it arrives; written when the figure moves the calibration, or when no
+ *   figure before it was recorded (one that moves it little is learned over by the next).
  * Each carries the calibration (provider tokens per local token) in force from there on.
  *
  * A record that does not parse, has another version, or does not match its name is reported as
